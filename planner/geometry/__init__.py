@@ -1,0 +1,1 @@
+"""Geometry with the rules' meaning: the only package that imports shapely."""

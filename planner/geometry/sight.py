@@ -1,0 +1,254 @@
+"""Line of sight between bases across line-of-sight-blocking terrain footprints.
+
+Definition used (HH2 true line of sight reduced to the table plane, as the issue states it):
+unit A can draw line of sight to unit B when a straight line from *some point of some model's
+base* in A to *some point of some model's base* in B crosses the interior of no blocking
+footprint. Solid features (buildings, walls) block every such line; area features (ruins,
+woods) block it unless the observing or the target model stands in that feature (partly or
+wholly, per feature). Models do not block. A line that only grazes a footprint's edge or corner
+is clear.
+
+Method, and why a "hidden" verdict is sound
+-------------------------------------------
+For one pair of bases A, B with obstacles O (open sets):
+
+1. Obstacles that do not meet the convex hull of A and B are irrelevant (every segment from A to
+   B lies in that hull). None left: visible.
+2. A few direct segments (centre to centre, and between the bases' extreme points) are tested;
+   any clear one proves visibility and is kept as evidence.
+3. *Separation proof*: if, inside the hull H of (circumscribed polygons of) A and B, the
+   obstacles cut every part of A off from every part of B, no segment can be clear: hidden.
+4. Otherwise an exact search over *critical lines*. If some clear segment exists, one exists
+   that touches two of: a vertex of A's or B's polygon, an obstacle vertex, or a point where an
+   obstacle edge meets A's or B's outline (a clear segment can be slid and turned until two
+   such contacts stop it). All lines through two such points are tested at once with shapely's
+   vectorised predicates. Round and oval bases enter as *circumscribed* polygons, which contain
+   the true base: "no clear segment between the bigger shapes" implies none between the true
+   ones, so hidden is never claimed wrongly; a clear segment found between the bigger shapes is
+   re-checked against inscribed polygons, and if only the bigger shapes see each other (a gap of
+   under 0.002") the verdict is visible, the side that can never make an illegal Infiltrate look
+   legal. Obstacles are shrunk by 1e-7" so floating-point noise on grazing lines reads as clear.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+from shapely.geometry import LineString, Polygon
+from shapely.ops import unary_union
+
+from planner.geometry.shapes import Footprint, signed_distance
+
+_SHRINK = 1e-7
+_N_POLY = 64
+
+
+@dataclass(frozen=True)
+class Obstacle:
+    """A blocking footprint: the terrain feature id and its polygon (inches)."""
+
+    id: str
+    polygon: Polygon
+
+
+@dataclass(frozen=True)
+class Sight:
+    """Verdict for one pair of bases.
+
+    ``visible``: a clear line exists; ``segment`` is one such line (evidence).
+    ``blocking``: when hidden, the obstacles that stand between the two bases.
+    """
+
+    visible: bool
+    segment: tuple[tuple[float, float], tuple[float, float]] | None = None
+    blocking: tuple[str, ...] = ()
+
+
+def _shrunk(obstacles: Sequence[Obstacle]) -> list[Polygon]:
+    out = []
+    for o in obstacles:
+        s = o.polygon.buffer(-_SHRINK, join_style="mitre")
+        if not s.is_empty:
+            out.append(s)
+    return out
+
+
+def _segment_clear(p, q, blockers: list[Polygon]) -> bool:
+    line = LineString([p, q]) if p != q else shapely.Point(p)
+    return not any(b.intersects(line) for b in blockers)
+
+
+def _convex_parts(fp: Footprint, circumscribed: bool) -> Polygon:
+    return fp.polygon(_N_POLY, circumscribed=circumscribed)
+
+
+def _separated(hull: Polygon, a_poly: Polygon, b_poly: Polygon, blocked: Polygon) -> bool:
+    """True if every path inside ``hull`` from ``a_poly`` to ``b_poly`` meets ``blocked``."""
+    free = hull.difference(blocked)
+    if free.is_empty:
+        return True
+    parts = list(getattr(free, "geoms", [free]))
+    n = len(parts)
+    parent = list(range(n))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    tree = shapely.STRtree(parts)
+    for i, p in enumerate(parts):
+        for j in tree.query(p, predicate="dwithin", distance=1e-9):
+            j = int(j)
+            if j > i:
+                parent[find(i)] = find(j)
+    ta = {find(i) for i, p in enumerate(parts) if p.distance(a_poly) <= 1e-9}
+    tb = {find(i) for i, p in enumerate(parts) if p.distance(b_poly) <= 1e-9}
+    return not (ta & tb)
+
+
+def _chord(px, py, dx, dy, poly_xy: np.ndarray):
+    """Parameter interval [t0, t1] where lines p + t d meet the convex polygon (vectorised)."""
+    v = poly_xy
+    e = np.roll(v, -1, axis=0) - v  # edges, counter-clockwise
+    nx, ny = e[:, 1], -e[:, 0]  # outward normals for a ccw polygon
+    c = nx * v[:, 0] + ny * v[:, 1]
+    num = c[None, :] - (nx[None, :] * px[:, None] + ny[None, :] * py[:, None])
+    den = nx[None, :] * dx[:, None] + ny[None, :] * dy[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = num / den
+    t0 = np.where(den < 0, t, -np.inf).max(axis=1)
+    t1 = np.where(den > 0, t, np.inf).min(axis=1)
+    parallel_out = ((den == 0) & (num < 0)).any(axis=1)
+    ok = (t0 <= t1) & ~parallel_out
+    return t0, t1, ok
+
+
+def _ccw(poly: Polygon) -> np.ndarray:
+    p = shapely.orient_polygons(poly) if hasattr(shapely, "orient_polygons") else shapely.geometry.polygon.orient(poly)
+    return np.asarray(p.exterior.coords)[:-1]
+
+
+def _critical_search(a_poly: Polygon, b_poly: Polygon, blockers: list[Polygon], blocked_union, hull: Polygon):
+    """Exact search for a clear segment between two convex polygons; returns one or None."""
+    av = _ccw(a_poly)
+    bv = _ccw(b_poly)
+    pts = [av, bv]
+    for bl in blockers:
+        inter = bl.intersection(hull.buffer(1e-6))
+        if inter.is_empty:
+            continue
+        for g in getattr(inter, "geoms", [inter]):
+            if isinstance(g, Polygon):
+                pts.append(np.asarray(g.exterior.coords)[:-1])
+                for r in g.interiors:
+                    pts.append(np.asarray(r.coords)[:-1])
+        for outline in (a_poly.exterior, b_poly.exterior):
+            x = bl.exterior.intersection(outline)
+            if not x.is_empty:
+                pts.append(shapely.get_coordinates(x))
+    P = np.unique(np.round(np.vstack(pts), 12), axis=0)
+    n = len(P)
+    if n < 2:
+        return None
+    ii, jj = np.triu_indices(n, 1)
+    px, py = P[ii, 0], P[ii, 1]
+    dx, dy = P[jj, 0] - px, P[jj, 1] - py
+    norm = np.hypot(dx, dy)
+    keep = norm > 1e-12
+    px, py, dx, dy = px[keep], py[keep], dx[keep] / norm[keep], dy[keep] / norm[keep]
+    ta0, ta1, oka = _chord(px, py, dx, dy, av)
+    tb0, tb1, okb = _chord(px, py, dx, dy, bv)
+    ok = oka & okb
+    if not ok.any():
+        return None
+    px, py, dx, dy = px[ok], py[ok], dx[ok], dy[ok]
+    ta0, ta1, tb0, tb1 = ta0[ok], ta1[ok], tb0[ok], tb1[ok]
+    s = np.where(ta1 < tb0, ta1, np.where(tb1 < ta0, tb1, np.maximum(ta0, tb0)))
+    e = np.where(ta1 < tb0, tb0, np.where(tb1 < ta0, ta0, np.maximum(ta0, tb0)))
+    x0, y0 = px + s * dx, py + s * dy
+    x1, y1 = px + e * dx, py + e * dy
+    coords = np.stack([np.column_stack([x0, y0]), np.column_stack([x1, y1])], axis=1)
+    lines = shapely.linestrings(coords)
+    hits = shapely.intersects(lines, blocked_union)
+    free = np.nonzero(~hits)[0]
+    if len(free) == 0:
+        return None
+    k = int(free[0])
+    return (float(x0[k]), float(y0[k])), (float(x1[k]), float(y1[k]))
+
+
+def line_of_sight(a: Footprint, b: Footprint, obstacles: Sequence[Obstacle]) -> Sight:
+    """Can a straight line join some point of base ``a`` to some point of base ``b`` unblocked?
+
+    Parameters
+    ----------
+    a, b : Footprint
+        The two bases (inches).
+    obstacles : sequence of Obstacle
+        The footprints that block this pair (area terrain either model stands in already removed).
+
+    Returns
+    -------
+    Sight
+        ``visible`` with a clear segment as evidence, or hidden with the blocking feature ids.
+        Hidden verdicts are sound (see the module docstring).
+    """
+    a_out = _convex_parts(a, True)
+    b_out = _convex_parts(b, True)
+    hull = unary_union([a_out, b_out]).convex_hull
+    relevant = [o for o in obstacles if o.polygon.intersects(hull)]
+    centre = ((a.cx, a.cy), (b.cx, b.cy))
+    if not relevant:
+        return Sight(True, centre)
+    blockers = _shrunk(relevant)
+    blockers = [bl for bl in blockers if bl.intersects(hull)]
+    if not blockers:
+        return Sight(True, centre)
+    if signed_distance(a, b) <= 0:
+        return Sight(True, centre)  # touching or overlapping bases see each other
+    # 2. quick direct segments between the true bases
+    if _segment_clear(*centre, blockers):
+        return Sight(True, centre)
+    a_in = _convex_parts(a, False)
+    b_in = _convex_parts(b, False)
+    av = np.asarray(a_in.exterior.coords)[:-1:8]
+    bv = np.asarray(b_in.exterior.coords)[:-1:8]
+    for p, q in itertools.product(av, bv):
+        if _segment_clear(tuple(p), tuple(q), blockers):
+            return Sight(True, (tuple(map(float, p)), tuple(map(float, q))))
+    blocked_union = unary_union(blockers)
+    ids = tuple(o.id for o in relevant)
+    # 3. separation proof
+    if _separated(hull, a_out, b_out, blocked_union):
+        return Sight(False, None, ids)
+    # 4. exact critical-line search on the circumscribed polygons (sound for hidden)
+    found = _critical_search(a_out, b_out, blockers, blocked_union, hull)
+    if found is None:
+        return Sight(False, None, ids)
+    # evidence on the true bases where possible
+    exact = _critical_search(a_in, b_in, blockers, blocked_union, hull)
+    return Sight(True, exact or found)
+
+
+def group_separated(group_a: Sequence[Footprint], group_b: Sequence[Footprint], obstacles: Sequence[Obstacle]) -> bool:
+    """Sound and cheap: True proves that *no* base of ``group_a`` sees any base of ``group_b``.
+
+    Uses the separation proof on the hull of both groups. False means "not proven" only.
+    """
+    if not obstacles:
+        return False
+    a_polys = [f.polygon(_N_POLY, circumscribed=True) for f in group_a]
+    b_polys = [f.polygon(_N_POLY, circumscribed=True) for f in group_b]
+    a_union = unary_union(a_polys)
+    b_union = unary_union(b_polys)
+    hull = unary_union([a_union, b_union]).convex_hull
+    blockers = [bl for bl in _shrunk([o for o in obstacles if o.polygon.intersects(hull)]) if bl.intersects(hull)]
+    if not blockers:
+        return False
+    return _separated(hull, a_union, b_union, unary_union(blockers))

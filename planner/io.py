@@ -1,0 +1,152 @@
+"""Reading scenario and catalogue files (YAML or JSON) into validated records.
+
+Every problem becomes a :class:`planner.errors.ScenarioError` that names the file, the field path
+and the value. Nothing here writes to a user's file except :func:`dump_scenario`, which refuses
+to overwrite its own input (see ``planner.cli``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from planner.errors import ScenarioError
+from planner.schema import Catalogue, Scenario
+
+R = TypeVar("R", bound=BaseModel)
+
+MAX_FILE_BYTES = 20 * 1024 * 1024
+
+
+def _loc_to_str(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            # pydantic puts the discriminator tag or the union member name in the loc; keep it readable
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _value_at(data: Any, loc: tuple[Any, ...]) -> Any:
+    cur = data
+    for part in loc:
+        try:
+            if isinstance(cur, dict):
+                if part in cur:
+                    cur = cur[part]
+                    continue
+                return None
+            if isinstance(cur, list) and isinstance(part, int):
+                cur = cur[part]
+                continue
+            return None
+        except (IndexError, KeyError, TypeError):
+            return None
+    return cur
+
+
+def validation_error(exc: ValidationError, data: Any, file: str | None) -> ScenarioError:
+    """Turn the first pydantic error into a ScenarioError naming the field path and value."""
+    err = exc.errors()[0]
+    loc = tuple(p for p in err["loc"] if p not in ("round", "oval", "hull", "near_point", "function-after"))
+    # drop pydantic's union member tags such as 'tagged-union[...]'
+    loc = tuple(p for p in loc if not (isinstance(p, str) and "[" in p and p.endswith("]")))
+    value = err.get("input")
+    if isinstance(value, dict | list):
+        value = _value_at(data, loc)
+        if isinstance(value, dict | list):
+            value = None
+    msg = err["msg"]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+    more = len(exc.errors()) - 1
+    if more:
+        msg += f" (and {more} more problem{'s' if more > 1 else ''})"
+    return ScenarioError(msg, file=file, location=_loc_to_str(loc), value=value)
+
+
+def read_data(path: str | Path) -> Any:
+    """Read a YAML or JSON file into plain Python data.
+
+    Raises
+    ------
+    ScenarioError
+        If the file is missing, unreadable, too large, or not well-formed YAML/JSON.
+    """
+    p = Path(path)
+    name = str(path)
+    try:
+        if p.is_dir():
+            raise ScenarioError("is a folder, not a scenario file", file=name)
+        size = p.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ScenarioError(f"file is too large ({size} bytes; limit {MAX_FILE_BYTES})", file=name)
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError("no such file", file=name) from None
+    except UnicodeDecodeError:
+        raise ScenarioError("not a UTF-8 text file", file=name) from None
+    except OSError as exc:
+        raise ScenarioError(f"cannot read file: {exc.strerror}", file=name) from None
+    try:
+        if p.suffix.lower() == ".json":
+            data = json.loads(text)
+        else:
+            data = yaml.safe_load(text)
+    except json.JSONDecodeError as exc:
+        raise ScenarioError(f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=name) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ScenarioError(f"malformed YAML{where}: {problem}", file=name) from None
+    except RecursionError:
+        raise ScenarioError("document nests too deeply", file=name) from None
+    return data
+
+
+def parse_record(model: type[R], data: Any, file: str | None = None) -> R:
+    """Validate plain data as ``model``; errors become ScenarioError."""
+    if not isinstance(data, dict):
+        kind = "empty" if data is None else type(data).__name__
+        raise ScenarioError(f"expected a mapping at the top level, got {kind}", file=file)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise validation_error(exc, data, file) from None
+    except RecursionError:
+        raise ScenarioError("document nests too deeply", file=file) from None
+
+
+def load_scenario_record(path: str | Path) -> Scenario:
+    """Read and validate a scenario file (schema only, no cross-reference checks)."""
+    return parse_record(Scenario, read_data(path), str(path))
+
+
+def load_catalogue_file(path: str | Path) -> Catalogue:
+    """Read and validate one catalogue file of the ``models/`` folder."""
+    return parse_record(Catalogue, read_data(path), str(path))
+
+
+def scenario_to_data(scenario: Scenario) -> dict[str, Any]:
+    """The scenario as plain data, without defaults the user did not need to write."""
+    return scenario.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def dump_scenario(scenario: Scenario, path: str | Path) -> None:
+    """Write a scenario as YAML (or JSON if the path ends in .json)."""
+    data = scenario_to_data(scenario)
+    p = Path(path)
+    if p.suffix.lower() == ".json":
+        text = json.dumps(data, indent=2) + "\n"
+    else:
+        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120)
+    tmp = p.with_name(p.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(p)

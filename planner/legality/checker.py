@@ -1,0 +1,41 @@
+"""check_deployment: the independent legality checker (float-exact; the judge of every plan)."""
+
+from __future__ import annotations
+
+from planner.legality import hh2 as hh2_checks
+from planner.legality.report import LegalityReport, UnitReport, Violation
+from planner.legality.table import setup_label
+from planner.rules.registry import find_ruleset
+from planner.world import World
+
+_CHECKS = {"hh2": hh2_checks.run_checks}
+
+
+def check_deployment(world: World) -> LegalityReport:
+    """Check every unit of a resolved scenario against its ruleset.
+
+    Never raises for an illegal deployment: the verdict is the report, with
+    ``report.legal == (not report.violations)``.
+
+    Raises
+    ------
+    UnknownRulesetError
+        If the scenario's ruleset has no checker.
+    """
+    rs = find_ruleset(world.scenario.ruleset)
+    findings = _CHECKS[rs.id](world)
+    units: list[UnitReport] = []
+    violations: list[Violation] = []
+    for u in world.units.values():
+        fs = findings.get(u.id, [])
+        margins = [(f.margin, f.rule) for f in fs if f.margin is not None]
+        tight = min(margins) if margins else (None, None)
+        units.append(UnitReport(unit=u.id, name=u.label, player=u.player, setup=setup_label(u),
+                                legal=all(f.passed for f in fs), tightest_margin=tight[0], tightest_rule=tight[1],
+                                findings=fs))
+        for f in fs:
+            if not f.passed:
+                violations.append(Violation(rule=f.rule, unit=f.unit, model=f.model, measured=f.measured,
+                                            required=f.required, margin=f.margin, message=f.message))
+    return LegalityReport(ruleset=rs.id, scenario=world.file, legal=not violations, violations=violations,
+                          units=units)

@@ -1,0 +1,485 @@
+"""Horus Heresy 2.0 deployment checks. Rule ids and numbers come from :mod:`planner.rules.hh2`.
+
+Each check returns :class:`Finding` records, passed or not, with the measured value, the
+requirement, the margin and evidence; the checker never stops at the first problem.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+from planner.geometry.measure import is_more_than_distance, is_within_distance, max_displacement, overlaps
+from planner.geometry.shapes import clearance_inside, distance_to_polygon, signed_distance
+from planner.legality.report import Evidence, Finding
+from planner.legality.table import Placed, Table
+from planner.rules import hh2 as R
+from planner.schema import SetupMethod, SpecialRule, SubType
+from planner.units import TOLERANCE_IN
+from planner.world import UnitInfo, World
+
+
+def _f(v: float) -> str:
+    return f'{v:.3f}"'
+
+
+def _finding(rule: str, passed: bool, unit: UnitInfo, message: str, *, model: str | None = None,
+             measured: float | None = None, required: str, margin: float | None = None,
+             evidence: Evidence | None = None) -> Finding:
+    return Finding(rule=rule, passed=passed, unit=unit.id, model=model, measured=measured, required=required,
+                   margin=margin, message=message, evidence=evidence or Evidence())
+
+
+def infiltrates(unit: UnitInfo) -> bool:
+    """True if the unit's (first) set-up is by Infiltrate."""
+    s = unit.setup
+    return s.method is SetupMethod.INFILTRATE or (s.method is SetupMethod.SCOUT and s.first == "infiltrate")
+
+
+def has_infiltrate_for_setup(world: World, unit: UnitInfo) -> bool:
+    """A unit may Infiltrate if one of its models has Infiltrate, or it is a transport carrying such a unit."""
+    if unit.any_model_has(SpecialRule.INFILTRATE):
+        return True
+    return any(world.units[e].any_model_has(SpecialRule.INFILTRATE) for e in unit.embarked)
+
+
+def has_scout_for_setup(world: World, unit: UnitInfo) -> bool:
+    """Scout: a model with Scout, or a Dedicated Transport with a Scout unit deployed inside."""
+    if unit.any_model_has(SpecialRule.SCOUT):
+        return True
+    return any(world.units[e].any_model_has(SpecialRule.SCOUT) for e in unit.embarked)
+
+
+def coherency_range(models) -> float:
+    """Unit coherency range in inches for a group of models (HH2: 2", Close-order 1", Skirmish 3").
+
+    A group uses the Close-order or Skirmish range only if every model has that sub-type.
+    """
+    if models and all(SubType.CLOSE_ORDER in m.subtypes for m in models):
+        return R.COHERENCY_CLOSE_ORDER_IN
+    if models and all(SubType.SKIRMISH in m.subtypes for m in models):
+        return R.COHERENCY_SKIRMISH_IN
+    return R.COHERENCY_IN
+
+
+def coherency_gap(fps) -> tuple[float, int, int]:
+    """The smallest range that links every model into one group: the longest edge of a minimum
+    spanning tree over closest-point distances (Prim). Returns (inches, i, j) of that edge."""
+    n = len(fps)
+    if n < 2:
+        return 0.0, 0, 0
+    dist = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(i + 1, n):
+            d = max(0.0, signed_distance(fps[i], fps[j]))
+            dist[i][j] = dist[j][i] = d
+    in_tree = [False] * n
+    best = [math.inf] * n
+    link = [0] * n
+    best[0] = 0.0
+    worst = (0.0, 0, 0)
+    for _ in range(n):
+        k = min((i for i in range(n) if not in_tree[i]), key=lambda i: best[i])
+        in_tree[k] = True
+        if k != 0 and best[k] > worst[0]:
+            worst = (best[k], link[k], k)
+        for i in range(n):
+            if not in_tree[i] and dist[k][i] < best[i]:
+                best[i], link[i] = dist[k][i], k
+    return worst
+
+
+def scout_limit(unit: UnitInfo) -> float:
+    """6" if the unit includes an Infantry, Dreadnought or Automata model or an Artillery sub-type
+    model, else 12" (HH2 p.246; a mixed unit takes the shorter, stricter limit)."""
+    for m in unit.models:
+        if m.type in R.SCOUT_SHORT_TYPES or (m.subtypes & R.SCOUT_SHORT_SUBTYPES):
+            return R.SCOUT_SHORT_IN
+    return R.SCOUT_LONG_IN
+
+
+class HH2Checker:
+    """Runs every HH2 deployment check over a resolved scenario."""
+
+    def __init__(self, world: World):
+        self.world = world
+        self.table = Table(world)
+        self.findings: dict[str, list[Finding]] = defaultdict(list)
+
+    def add(self, f: Finding) -> None:
+        self.findings[f.unit].append(f)
+
+    # ------------------------------------------------------------------ driver
+    def run(self) -> dict[str, list[Finding]]:
+        w = self.world
+        for u in w.units.values():
+            if u.on_battlefield and u.is_positioned:
+                final = self.table.final(u)
+                self.check_battlefield(final, "")
+                self.check_impassable(final, "")
+                if u.method is SetupMethod.DEPLOYMENT_ZONE:
+                    self.check_zone(final, "")
+                elif u.method is SetupMethod.INFILTRATE:
+                    self.check_infiltrate(final, "")
+                elif u.method is SetupMethod.SCOUT:
+                    self.check_scout(u)
+                self.check_coherency(u)
+            elif u.method is SetupMethod.EMBARKED and u.setup.first == "infiltrate":
+                self.check_building_infiltrate(u)
+            if u.setup.joined:
+                self.check_ic(u)
+        self.check_overlaps()
+        self.check_capacity()
+        return self.findings
+
+    # ------------------------------------------------------------------ basic placement
+    def check_battlefield(self, placed: Placed, when: str) -> None:
+        u = placed.unit
+        worst = min((clearance_inside(f, self.table.battlefield), i) for i, f in enumerate(placed.footprints))
+        m = u.models[worst[1]]
+        ok = worst[0] >= -TOLERANCE_IN
+        msg = (f"every model wholly on the battlefield{when}; closest to the edge: model {m.id}, {_f(worst[0])} inside"
+               if ok else f"model {m.id} is {_f(-worst[0])} over the battlefield edge{when}")
+        self.add(_finding("hh2.battlefield", ok, u, msg, model=m.id, measured=worst[0],
+                          required="wholly on the battlefield", margin=worst[0]))
+
+    def check_zone(self, placed: Placed, when: str) -> None:
+        u = placed.unit
+        zone_id = u.setup.zone or (self.world.zone_of(u.player).id if self.world.zone_of(u.player) else None)
+        rule = "hh2.deployment.wholly_within_zone"
+        if zone_id is None:
+            self.add(_finding(rule, False, u, f"player {u.player!r} has no deployment zone{when}",
+                              required="wholly within the player's deployment zone"))
+            return
+        poly = self.table.zone_polys[zone_id]
+        worst = min((clearance_inside(f, poly), i) for i, f in enumerate(placed.footprints))
+        m = u.models[worst[1]]
+        ok = worst[0] >= -TOLERANCE_IN
+        msg = (f"every model wholly within deployment zone {zone_id}{when}; tightest: model {m.id}, "
+               f"{_f(worst[0])} from the zone edge" if ok
+               else f"model {m.id} is not wholly within deployment zone {zone_id}{when}: "
+                    f"{_f(-worst[0])} outside")
+        self.add(_finding(rule, ok, u, msg, model=m.id, measured=worst[0],
+                          required=f"wholly within deployment zone {zone_id}", margin=worst[0],
+                          evidence=Evidence(model=m.id)))
+
+    def check_impassable(self, placed: Placed, when: str) -> None:
+        u = placed.unit
+        feats = [t for t in self.world.scenario.terrain if t.is_impassable]
+        if not feats:
+            return
+        best = None
+        for i, f in enumerate(placed.footprints):
+            for t in feats:
+                d = distance_to_polygon(f, self.table.terrain_polys[t.id])
+                if best is None or d < best[0]:
+                    best = (d, i, t.id)
+        assert best is not None
+        d, i, tid = best
+        ok = d >= -TOLERANCE_IN
+        m = u.models[i]
+        msg = (f"no model in impassable terrain{when}; closest: model {m.id}, {_f(max(d, 0))} from {tid}" if ok
+               else f"model {m.id} stands in impassable terrain {tid}{when}")
+        self.add(_finding("hh2.terrain.impassable", ok, u, msg, model=m.id, measured=d,
+                          required="not in impassable terrain", margin=d,
+                          evidence=Evidence(model=m.id, terrain_feature=tid)))
+
+    def check_overlaps(self) -> None:
+        placed = [self.table.final(u) for u in self.table.on_table]
+        items = [(p.unit, i, f) for p in placed for i, f in enumerate(p.footprints)]
+        worst: dict[str, tuple[float, int, str]] = {}
+        bad: dict[str, list[tuple[int, str, float]]] = defaultdict(list)
+        for a in range(len(items)):
+            ua, ia, fa = items[a]
+            for b in range(a + 1, len(items)):
+                ub, ib, fb = items[b]
+                lb = math.hypot(fa.cx - fb.cx, fa.cy - fb.cy) - fa.outer_radius - fb.outer_radius
+                if lb > 1.0:
+                    continue
+                d = signed_distance(fa, fb)
+                for u, i, other in ((ua, ia, f"{ub.id}/{ub.models[ib].id}"), (ub, ib, f"{ua.id}/{ua.models[ia].id}")):
+                    if u.id not in worst or d < worst[u.id][0]:
+                        worst[u.id] = (d, i, other)
+                if overlaps(fa, fb):
+                    bad[ua.id].append((ia, f"{ub.id}/{ub.models[ib].id}", d))
+                    bad[ub.id].append((ib, f"{ua.id}/{ua.models[ia].id}", d))
+        for p in placed:
+            u = p.unit
+            if bad[u.id]:
+                for i, other, d in bad[u.id]:
+                    self.add(_finding("hh2.bases.no_overlap", False, u,
+                                      f"model {u.models[i].id} overlaps {other} by {_f(-d)}", model=u.models[i].id,
+                                      measured=d, required="bases do not overlap", margin=d,
+                                      evidence=Evidence(model=u.models[i].id, other_model=other)))
+            elif u.id in worst:
+                d, i, other = worst[u.id]
+                self.add(_finding("hh2.bases.no_overlap", True, u,
+                                  f"no overlapping bases; closest: model {u.models[i].id}, {_f(d)} from {other}",
+                                  model=u.models[i].id, measured=d, required="bases do not overlap", margin=d,
+                                  evidence=Evidence(model=u.models[i].id, other_model=other)))
+            else:
+                self.add(_finding("hh2.bases.no_overlap", True, u, "no other base within 1\"",
+                                  required="bases do not overlap"))
+
+    def check_coherency(self, u: UnitInfo) -> None:
+        if u.setup.joined:
+            return  # checked with the unit it joins
+        group = [u] + [self.world.units[j] for j in u.joined_by
+                       if self.world.units[j].on_battlefield and self.world.units[j].is_positioned]
+        models = [m for g in group for m in g.models]
+        if len(models) < 2:
+            return
+        fps = [f for g in group for f in self.table.final(g).footprints]
+        rng = coherency_range(models)
+        gap, i, j = coherency_gap(fps)
+        ok = is_within_distance(gap, rng)
+        names = [f"{m.unit_id}/{m.id}" for m in models]
+        rule = "hh2.coherency"
+        msg = (f"in unit coherency ({rng:g}\"): every model linked, longest link {_f(gap)}" if ok
+               else f"out of unit coherency ({rng:g}\"): {names[j]} is {_f(gap)} from the rest of the unit")
+        self.add(_finding(rule, ok, u, msg, model=models[j].id, measured=gap,
+                          required=f"within {rng:g}\" of another model, one group", margin=rng - gap,
+                          evidence=Evidence(model=names[j], other_model=names[i])))
+
+    # ------------------------------------------------------------------ Infiltrate
+    def _observers(self, u: UnitInfo) -> list[Placed]:
+        """Enemy units deployed when ``u`` Infiltrates, at their positions then (before Scout)."""
+        out = []
+        for e in self.table.enemy_units(u.player):
+            if infiltrates(e) and u.setup.order is not None and e.setup.order is not None \
+                    and e.setup.order > u.setup.order:
+                continue  # deployed after u in the alternation: not a deployed enemy unit yet
+            out.append(self.table.first(e))
+        return out
+
+    def check_infiltrate(self, placed: Placed, when: str) -> None:
+        u = placed.unit
+        w = self.world
+        eligible = has_infiltrate_for_setup(w, u)
+        self.add(_finding("hh2.infiltrate.eligible", eligible, u,
+                          "contains a model with Infiltrate" if u.any_model_has(SpecialRule.INFILTRATE)
+                          else ("carries a unit with Infiltrate (Dedicated Transport)" if eligible
+                                else "no model with Infiltrate (and no Infiltrate unit embarked)"),
+                          required="at least one model with Infiltrate"))
+        enemies = [self.table.first(e) for e in self.table.enemy_units(u.player)]
+        near = self.table.nearest_unit(placed, enemies)
+        if near is None:
+            self.add(_finding("hh2.infiltrate.distance", True, u, "no enemy unit on the battlefield",
+                              required='more than 9" (hidden) or 12" from every enemy unit'))
+            return
+        d, i, other, j = near
+        ev = Evidence(nearest_enemy_unit=other.unit.id, nearest_enemy_model=other.unit.models[j].id,
+                      model=u.models[i].id)
+        hidden_needed = not is_more_than_distance(d, R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN)
+        far_enough = is_more_than_distance(d, R.INFILTRATE_HIDDEN_MORE_THAN_IN)
+        required = (f'more than {R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}" from every enemy unit (hidden) '
+                    f'or more than {R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}"')
+        if not far_enough:
+            self.add(_finding("hh2.infiltrate.distance", False, u,
+                              f"model {u.models[i].id} is {_f(d)} from enemy unit {other.unit.id} (model "
+                              f"{other.unit.models[j].id}){when}: needs more than "
+                              f"{R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\"", model=u.models[i].id, measured=d,
+                              required=required, margin=d - R.INFILTRATE_HIDDEN_MORE_THAN_IN, evidence=ev))
+            return
+        if not hidden_needed:
+            self.add(_finding("hh2.infiltrate.distance", True, u,
+                              f"more than {R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}\" from every enemy unit (plain "
+                              f"sight allowed): nearest {other.unit.id}/{other.unit.models[j].id} at {_f(d)}{when}",
+                              model=u.models[i].id, measured=d, required=required,
+                              margin=d - R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN, evidence=ev))
+            return
+        self.add(_finding("hh2.infiltrate.distance", True, u,
+                          f"more than {R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\" from every enemy unit (nearest "
+                          f"{other.unit.id}/{other.unit.models[j].id} at {_f(d)}), within "
+                          f"{R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}\" so it must be hidden{when}",
+                          model=u.models[i].id, measured=d, required=required,
+                          margin=d - R.INFILTRATE_HIDDEN_MORE_THAN_IN, evidence=ev))
+        self.check_hidden(placed, when)
+
+    def check_hidden(self, placed: Placed, when: str) -> None:
+        u = placed.unit
+        observers = self._observers(u)
+        ids = [o.unit.id for o in observers]
+        blocking: set[str] = set()
+        for o in observers:
+            s = self.table.unit_sight(o, placed)
+            if s.visible:
+                seg = [s.segment[0], s.segment[1]] if s.segment else None
+                self.add(_finding("hh2.infiltrate.hidden", False, u,
+                                  f"enemy unit {o.unit.id} can draw line of sight to model {s.target_model} "
+                                  f"(from its model {s.observer_model}){when}", model=s.target_model,
+                                  required="no deployed enemy unit can draw line of sight",
+                                  evidence=Evidence(observer_units=ids, seen_by=f"{o.unit.id}/{s.observer_model}",
+                                                    sight_line=seg, model=s.target_model)))
+                return
+            blocking.update(s.blocking)
+        self.add(_finding("hh2.infiltrate.hidden", True, u,
+                          f"hidden from all {len(observers)} deployed enemy units"
+                          + (f", sight blocked by {', '.join(sorted(blocking))}" if blocking else "") + when,
+                          required="no deployed enemy unit can draw line of sight",
+                          evidence=Evidence(observer_units=ids, blocking_features=sorted(blocking))))
+
+    def check_building_infiltrate(self, u: UnitInfo) -> None:
+        tid = u.setup.in_
+        if tid not in self.table.terrain_polys:
+            return  # a transport unit: the transport itself deploys by Infiltrate
+        eligible = has_infiltrate_for_setup(self.world, u)
+        self.add(_finding("hh2.infiltrate.eligible", eligible, u,
+                          "contains a model with Infiltrate" if eligible else "no model with Infiltrate",
+                          required="at least one model with Infiltrate"))
+        poly = self.table.terrain_polys[tid]
+        best = None
+        for e in self.table.enemy_units(u.player):
+            for k, f in enumerate(self.table.first(e).footprints):
+                d = max(0.0, distance_to_polygon(f, poly))
+                if best is None or d < best[0]:
+                    best = (d, e, k)
+        if best is None:
+            self.add(_finding("hh2.infiltrate.building", True, u, f"no enemy unit near building {tid}",
+                              required='building more than 9" from every enemy unit'))
+            return
+        d, e, k = best
+        ok = is_more_than_distance(d, R.INFILTRATE_HIDDEN_MORE_THAN_IN)
+        self.add(_finding("hh2.infiltrate.building", ok, u,
+                          f"building {tid} is {_f(d)} from enemy unit {e.id} (model {e.models[k].id}); needs more "
+                          f"than {R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\"", measured=d,
+                          required='building more than 9" from every enemy unit',
+                          margin=d - R.INFILTRATE_HIDDEN_MORE_THAN_IN,
+                          evidence=Evidence(nearest_enemy_unit=e.id, nearest_enemy_model=e.models[k].id,
+                                            terrain_feature=tid)))
+
+    # ------------------------------------------------------------------ Scout
+    def check_scout(self, u: UnitInfo) -> None:
+        w = self.world
+        eligible = has_scout_for_setup(w, u)
+        self.add(_finding("hh2.scout.eligible", eligible, u,
+                          "has a model with Scout" if u.any_model_has(SpecialRule.SCOUT)
+                          else ("Dedicated Transport carrying a Scout unit" if eligible else "no model with Scout"),
+                          required="a model with Scout"))
+        first = self.table.first(u)
+        final = self.table.final(u)
+        note = " (before the Scout redeploy)"
+        n_before = len(self.findings[u.id])
+        self.check_battlefield(first, note)
+        if u.setup.first == "infiltrate":
+            self.check_infiltrate(first, note)
+        else:
+            self.check_zone(first, note)
+        for f in self.findings[u.id][n_before:]:
+            f.evidence.note = "position before the Scout redeploy"
+        first_ok = all(f.passed for f in self.findings[u.id][n_before:])
+        self.add(_finding("hh2.scout.first_position", first_ok, u,
+                          "the position before the redeploy was a legal set-up" if first_ok
+                          else "the position before the redeploy was not a legal set-up (see the findings above)",
+                          required="a legal first set-up"))
+        limit = scout_limit(u)
+        worst = max((max_displacement(a, b), i) for i, (a, b) in enumerate(zip(first.footprints, final.footprints,
+                                                                              strict=True)))
+        ok = is_within_distance(worst[0], limit)
+        m = u.models[worst[1]]
+        self.add(_finding("hh2.scout.distance", ok, u,
+                          f"each model entirely within {limit:g}\" of its position; farthest: model {m.id} moved "
+                          f"{_f(worst[0])}" if ok else f"model {m.id} redeployed {_f(worst[0])}: more than {limit:g}\"",
+                          model=m.id, measured=worst[0], required=f"entirely within {limit:g}\" of its position",
+                          margin=limit - worst[0]))
+        enemies = [self.table.final(e) for e in self.table.enemy_units(u.player)]
+        near = self.table.nearest_unit(final, enemies)
+        if near is None:
+            self.add(_finding("hh2.scout.more_than_9", True, u, "no enemy unit on the battlefield",
+                              required='more than 9" from every enemy unit'))
+            return
+        d, i, other, j = near
+        ok = is_more_than_distance(d, R.SCOUT_MORE_THAN_IN)
+        self.add(_finding("hh2.scout.more_than_9", ok, u,
+                          f"model {u.models[i].id} ends {_f(d)} from enemy unit {other.unit.id} (model "
+                          f"{other.unit.models[j].id}); needs more than {R.SCOUT_MORE_THAN_IN:g}\"",
+                          model=u.models[i].id, measured=d, required='more than 9" from every enemy unit',
+                          margin=d - R.SCOUT_MORE_THAN_IN,
+                          evidence=Evidence(nearest_enemy_unit=other.unit.id,
+                                            nearest_enemy_model=other.unit.models[j].id, model=u.models[i].id)))
+
+    # ------------------------------------------------------------------ Independent Characters
+    def check_ic(self, ic: UnitInfo) -> None:
+        host = self.world.units[ic.setup.joined]  # type: ignore[index]
+        is_ic = ic.any_model_has(SpecialRule.INDEPENDENT_CHARACTER)
+        self.add(_finding("hh2.ic.eligible", is_ic, ic,
+                          f"Independent Character joined to {host.id}" if is_ic
+                          else f"joins {host.id} but has no Independent Character model",
+                          required="an Independent Character"))
+        ic_inf = ic.any_model_has(SpecialRule.INFILTRATE)
+        host_inf = host.any_model_has(SpecialRule.INFILTRATE)
+        ok = ic_inf == host_inf
+        if ok:
+            msg = ("both have Infiltrate" if ic_inf else "neither has Infiltrate")
+        elif host_inf:
+            msg = f"an Independent Character without Infiltrate cannot join {host.id}, a unit of Infiltrators, " \
+                  "during deployment"
+        else:
+            msg = f"an Independent Character with Infiltrate cannot join {host.id}, a unit without it, during deployment"
+        self.add(_finding("hh2.ic.infiltrate", ok, ic, msg, required="IC and unit both with or both without Infiltrate",
+                          evidence=Evidence(other_model=host.id,
+                                            note="'unit of Infiltrators' read as a unit containing a model with "
+                                                 "Infiltrate (HH2 p.242)")))
+        # unit-type limits (p.241, p.195)
+        ic_types = ic.types
+        problems = []
+        for t in host.types & R.IC_FORBIDDEN_HOST_TYPES:
+            if t not in ic_types:
+                problems.append(f"{host.id} contains {t.value} models")
+        from planner.schema import UnitType
+        if UnitType.INFANTRY in host.types and not ic_types <= R.IC_INFANTRY_HOST_ALLOWS:
+            problems.append(f"{host.id} is Infantry and only takes Infantry or Primarch characters")
+        self.add(_finding("hh2.ic.unit_type", not problems, ic,
+                          "; ".join(problems) if problems else f"may join {host.id} by unit type",
+                          required="unit-type joining limits (p.241, p.195)"))
+        # set up with the unit
+        same = ic.on_battlefield == host.on_battlefield and (
+            ic.method is host.method or (not ic.on_battlefield and not host.on_battlefield))
+        if not same:
+            self.add(_finding("hh2.ic.coherency", False, ic,
+                              f"set up by {ic.method.value} but {host.id} by {host.method.value}: a joined IC is set "
+                              "up with its unit", required="set up with the unit, in coherency"))
+            return
+        if not ic.on_battlefield or not ic.is_positioned or not host.is_positioned:
+            self.add(_finding("hh2.ic.coherency", True, ic, f"joined to {host.id}, off the battlefield with it",
+                              required="set up with the unit"))
+            return
+        a = self.table.final(ic).footprints
+        b = self.table.final(host).footprints
+        rng = coherency_range(list(ic.models) + list(host.models))
+        d = min(max(0.0, signed_distance(x, y)) for x in a for y in b)
+        ok = is_within_distance(d, rng)
+        self.add(_finding("hh2.ic.coherency", ok, ic,
+                          f"{_f(d)} from {host.id}: within coherency ({rng:g}\")" if ok
+                          else f"{_f(d)} from {host.id}: not within coherency ({rng:g}\")",
+                          measured=d, required=f"within {rng:g}\" of a model of {host.id}", margin=rng - d))
+
+    # ------------------------------------------------------------------ capacity
+    def check_capacity(self) -> None:
+        w = self.world
+        loads: dict[str, list[UnitInfo]] = defaultdict(list)
+        for u in w.units.values():
+            if u.method is SetupMethod.EMBARKED:
+                loads[u.setup.in_].append(u)  # type: ignore[index]
+        for tid, cargo in loads.items():
+            if tid in w.units:
+                cap = w.units[tid].transport_capacity or 0
+                owner = w.units[tid]
+                what = f"transport {tid}"
+            else:
+                cap = w.terrain[tid].building.capacity  # type: ignore[union-attr]
+                owner = cargo[0]
+                what = f"building {tid}"
+            used = sum(c.capacity_used() for c in cargo)
+            ok = used <= cap
+            msg = f"{what} carries {used} of {cap} (Bulky counted): " + ", ".join(c.id for c in cargo)
+            for c in ([owner] if tid in w.units else cargo):
+                self.add(_finding("hh2.transport.capacity", ok, c, msg if ok else "over capacity: " + msg,
+                                  measured=float(used), required=f"at most {cap} models", margin=float(cap - used)))
+            if tid in w.units and owner.method is SetupMethod.INFILTRATE:
+                pass  # eligibility through cargo is checked by hh2.infiltrate.eligible
+
+
+def run_checks(world: World) -> dict[str, list[Finding]]:
+    """Every HH2 finding, grouped by unit id."""
+    return HH2Checker(world).run()

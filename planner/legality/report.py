@@ -1,0 +1,78 @@
+"""The legality report: what ``planner check`` prints and writes as JSON.
+
+``planner schema report`` prints the JSON Schema of :class:`LegalityReport`.
+Distances are in inches. ``margin`` is how far a measured value is on the legal side of its
+threshold (negative: by how much the rule is broken).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _R(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Evidence(_R):
+    """Why a finding came out as it did."""
+
+    nearest_enemy_unit: str | None = None
+    nearest_enemy_model: str | None = None
+    model: str | None = Field(default=None, description="The model of this unit that was measured.")
+    observer_units: list[str] = Field(default_factory=list, description="Enemy units checked for line of sight.")
+    seen_by: str | None = Field(default=None, description="unit/model that can draw line of sight, if any.")
+    sight_line: list[tuple[float, float]] | None = Field(default=None, description="A clear line, as evidence.")
+    blocking_features: list[str] = Field(default_factory=list, description="Terrain features that block sight.")
+    other_model: str | None = Field(default=None, description="unit/model on the other side of a measurement.")
+    terrain_feature: str | None = None
+    note: str | None = None
+
+
+class Finding(_R):
+    """One rule checked for one unit."""
+
+    rule: str
+    passed: bool
+    unit: str
+    model: str | None = None
+    measured: float | None = Field(default=None, description="Measured value, inches (or models for capacity).")
+    required: str = Field(description="What the rule asks, in words, e.g. 'more than 9\"'.")
+    margin: float | None = None
+    message: str
+    evidence: Evidence = Field(default_factory=Evidence)
+
+
+class Violation(_R):
+    """A broken rule: the failing findings, flattened for the report's top level."""
+
+    rule: str
+    unit: str
+    model: str | None = None
+    measured: float | None = None
+    required: str
+    margin: float | None = None
+    message: str
+
+
+class UnitReport(_R):
+    """Every rule checked for one unit."""
+
+    unit: str
+    name: str
+    player: str
+    setup: str
+    legal: bool
+    tightest_margin: float | None = None
+    tightest_rule: str | None = None
+    findings: list[Finding]
+
+
+class LegalityReport(_R):
+    """The whole verdict. ``legal`` is True exactly when ``violations`` is empty."""
+
+    ruleset: str
+    scenario: str | None = None
+    legal: bool
+    violations: list[Violation]
+    units: list[UnitReport]

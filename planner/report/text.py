@@ -1,0 +1,46 @@
+"""Terminal rendering of reports with rich: a table per player, one line per violation."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table as RichTable
+
+from planner.legality.report import LegalityReport
+
+
+def _m(v: float | None) -> str:
+    return "" if v is None else f'{v:+.3f}"'
+
+
+def print_check_report(report: LegalityReport, console: Console, *, verbose: bool = False) -> None:
+    """Print the legality report: per unit its set-up, verdict and tightest margin; then violations.
+
+    With ``verbose`` every finding of every unit is listed (the full explanation).
+    """
+    t = RichTable(title=f"Deployment check ({report.ruleset})" + (f": {report.scenario}" if report.scenario else ""))
+    t.add_column("player")
+    t.add_column("unit")
+    t.add_column("set up by")
+    t.add_column("verdict")
+    t.add_column("tightest margin", justify="right")
+    t.add_column("rule")
+    for u in report.units:
+        verdict = "[green]legal[/green]" if u.legal else "[red]ILLEGAL[/red]"
+        t.add_row(u.player, f"{u.unit} ({u.name})" if u.name != u.unit else u.unit, u.setup, verdict,
+                  _m(u.tightest_margin), u.tightest_rule or "")
+    console.print(t)
+    if verbose:
+        for u in report.units:
+            console.print(f"[bold]{u.unit}[/bold] ({u.setup})")
+            for f in u.findings:
+                mark = "[green]ok[/green]  " if f.passed else "[red]FAIL[/red]"
+                console.print(f"  {mark} [{f.rule}] {f.message}", highlight=False)
+    if report.violations:
+        console.print(f"[red]{len(report.violations)} violation(s):[/red]")
+        for v in report.violations:
+            where = f"unit {v.unit}" + (f" model {v.model}" if v.model else "")
+            meas = f" (measured {v.measured:.3f}, needs {v.required})" if v.measured is not None else \
+                f" (needs {v.required})"
+            console.print(f"  {where}: {v.message}{meas} [{v.rule}]", highlight=False)
+    else:
+        console.print("[green]Legal deployment:[/green] every rule checked passed.")

@@ -1,0 +1,94 @@
+"""Horus Heresy 2.0 (Age of Darkness, 2022): the deployment rules' numbers and rule ids.
+
+Sources: *Age of Darkness Rulebook* (page numbers as carried by the BSData ``2022 - Horus
+Heresy.gst`` rule entries); see the project's rules notes. Every HH2 number used by the checker
+and the planner is defined here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from planner.rules.base import RuleInfo, Ruleset
+from planner.schema import SubType, UnitType
+
+ID = "hh2"
+
+BATTLEFIELD_WIDTH_IN = 72.0
+BATTLEFIELD_DEPTH_IN = 48.0
+
+INFILTRATE_HIDDEN_MORE_THAN_IN = 9.0
+"""Infiltrate option A (p.242): more than 9" from any enemy unit, out of sight of every deployed enemy unit."""
+INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN = 12.0
+"""Infiltrate option B (p.242): more than 12" from any enemy unit, even in plain sight."""
+
+SCOUT_SHORT_IN = 6.0
+"""Scout (p.246): Infantry, Artillery, Dreadnought or Automata: each model entirely within 6" of its position."""
+SCOUT_LONG_IN = 12.0
+"""Scout (p.246): any other unit type: entirely within 12"."""
+SCOUT_MORE_THAN_IN = 9.0
+"""Scout (p.246): must remain more than 9" away from any enemy unit."""
+SCOUT_SHORT_TYPES = frozenset({UnitType.INFANTRY, UnitType.DREADNOUGHT, UnitType.AUTOMATA})
+SCOUT_SHORT_SUBTYPES = frozenset({SubType.ARTILLERY})
+
+COHERENCY_IN = 2.0
+"""Unit coherency range (HH-GST 4b54-...): 2"."""
+COHERENCY_CLOSE_ORDER_IN = 1.0
+"""Close-order sub-type (p.129): 1"."""
+COHERENCY_SKIRMISH_IN = 3.0
+"""Skirmish sub-type (p.95): 3"."""
+
+IC_FORBIDDEN_HOST_TYPES = frozenset({UnitType.VEHICLE, UnitType.DREADNOUGHT, UnitType.AUTOMATA, UnitType.MONSTROUS})
+"""IC (p.241): cannot join units containing Vehicles, Dreadnoughts, Automata or Monstrous models unless it shares the type."""
+IC_INFANTRY_HOST_ALLOWS = frozenset({UnitType.INFANTRY, UnitType.PRIMARCH})
+"""Infantry units may only be joined by Infantry or Primarch models (p.195)."""
+
+DEFAULT_BULKY = 2
+"""Bulky with no value counts as Bulky (2)."""
+
+RULES: tuple[RuleInfo, ...] = (
+    RuleInfo("hh2.battlefield", "every model's base is wholly on the battlefield", "HH2 rulebook, deployment"),
+    RuleInfo("hh2.deployment.wholly_within_zone",
+             "normal deployment: every model wholly within its player's deployment zone", "HH2 rulebook, deployment"),
+    RuleInfo("hh2.bases.no_overlap", "no two models' bases (or hulls) overlap", "HH2 rulebook, models and bases"),
+    RuleInfo("hh2.terrain.impassable", "no model stands in impassable terrain", "HH2 rulebook, terrain"),
+    RuleInfo("hh2.coherency",
+             "unit coherency: each model within 2\" of another (Close-order 1\", Skirmish 3\"), one connected group",
+             "HH2 rulebook p.129 (Close-order), p.95 (Skirmish); HH-GST 4b54-c60c-3ce2-7409"),
+    RuleInfo("hh2.infiltrate.eligible", "a unit setting up by Infiltrate contains at least one model with Infiltrate",
+             "HH2 rulebook p.242 (Infiltrate)"),
+    RuleInfo("hh2.infiltrate.distance",
+             "Infiltrate: more than 9\" from every enemy unit (hidden) or more than 12\" (plain sight)",
+             "HH2 rulebook p.242 (Infiltrate)"),
+    RuleInfo("hh2.infiltrate.hidden",
+             "Infiltrate within 12\" of an enemy unit: no deployed enemy unit can draw line of sight to it",
+             "HH2 rulebook p.242 (Infiltrate)"),
+    RuleInfo("hh2.infiltrate.building",
+             "Infiltrate into a Building: the Building is more than 9\" from every enemy unit",
+             "HH2 rulebook p.242 (Infiltrate), p.224 (Buildings)"),
+    RuleInfo("hh2.scout.eligible",
+             "a Scout redeploy needs a model with Scout (or a Dedicated Transport carrying a Scout unit)",
+             "HH2 rulebook p.246 (Scout)"),
+    RuleInfo("hh2.scout.distance",
+             "Scout: each model ends entirely within 6\" (Infantry, Artillery, Dreadnought, Automata) or 12\" "
+             "(other types) of its position", "HH2 rulebook p.246 (Scout)"),
+    RuleInfo("hh2.scout.more_than_9", "Scout: ends more than 9\" from every enemy unit", "HH2 rulebook p.246 (Scout)"),
+    RuleInfo("hh2.scout.first_position", "the position before a Scout redeploy was itself a legal set-up",
+             "HH2 rulebook p.246 (Scout)"),
+    RuleInfo("hh2.ic.infiltrate",
+             "an Independent Character without Infiltrate cannot join Infiltrators during deployment, and vice versa",
+             "HH2 rulebook p.242 (Infiltrate), p.241 (Independent Character)"),
+    RuleInfo("hh2.ic.unit_type",
+             "an IC cannot join a unit with Vehicle, Dreadnought, Automata or Monstrous models unless it shares the "
+             "type; Infantry units only take Infantry or Primarch ICs", "HH2 rulebook p.241, p.195"),
+    RuleInfo("hh2.ic.coherency", "an IC joined at deployment is set up in unit coherency with the unit",
+             "HH2 rulebook p.241 (Independent Character)"),
+    RuleInfo("hh2.ic.eligible", "only a unit with Independent Character joins another unit",
+             "HH2 rulebook p.241 (Independent Character)"),
+    RuleInfo("hh2.transport.capacity",
+             "models embarked in a transport or building fit its capacity (Bulky (X) counts X)",
+             "HH2 rulebook, Transports; Bulky (X)"),
+    RuleInfo("hh2.transport.dedicated_infiltrate",
+             "a unit with Infiltrate in a Dedicated Transport: the Transport deploys by the Infiltrate rules",
+             "HH2 rulebook p.242 (Infiltrate)"),
+)
+
+RULESET = Ruleset(ID, "Horus Heresy 2.0 (Age of Darkness)", BATTLEFIELD_WIDTH_IN, BATTLEFIELD_DEPTH_IN, RULES)

@@ -1,0 +1,488 @@
+"""Scenario schema: pydantic records for battlefields, terrain, zones, armies and deployments.
+
+All distances and coordinates are in inches, base sizes in millimetres, facings in degrees
+(counter-clockwise from the +x axis). The battlefield's origin is its lower-left corner:
+x runs along the width, y along the depth.
+
+Records are called *records* in prose; :class:`Model` is a miniature.
+``planner schema`` prints the JSON Schema of :class:`Scenario`.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+
+Point = tuple[float, float]
+
+
+class Record(BaseModel):
+    """Base of every schema record: unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+
+
+# --------------------------------------------------------------------------- bases
+
+
+class RoundBase(Record):
+    """A round base, by its diameter in mm (e.g. 32 for a Legion Space Marine)."""
+
+    shape: Literal["round"] = "round"
+    diameter_mm: float = Field(gt=0, le=1000)
+
+
+class OvalBase(Record):
+    """An oval base: a true ellipse, ``length_mm`` along the model's facing, ``width_mm`` across."""
+
+    shape: Literal["oval"] = "oval"
+    length_mm: float = Field(gt=0, le=1000)
+    width_mm: float = Field(gt=0, le=1000)
+
+
+class HullBase(Record):
+    """A model without a base, measured to its hull: a rectangle in *inches*, length along facing."""
+
+    shape: Literal["hull"] = "hull"
+    length_in: float = Field(gt=0, le=100)
+    width_in: float = Field(gt=0, le=100)
+
+
+def _base_shape(v: object) -> str | None:
+    """The base kind: ``shape`` if given, else inferred from the size fields."""
+    if isinstance(v, BaseModel):
+        return getattr(v, "shape", None)
+    if not isinstance(v, dict):
+        return None
+    if "shape" in v:
+        return v["shape"] if v["shape"] in ("round", "oval", "hull") else None
+    if "diameter_mm" in v:
+        return "round"
+    if "length_mm" in v or "width_mm" in v:
+        return "oval"
+    if "length_in" in v or "width_in" in v:
+        return "hull"
+    return None
+
+
+Base = Annotated[
+    Annotated[RoundBase, Tag("round")] | Annotated[OvalBase, Tag("oval")] | Annotated[HullBase, Tag("hull")],
+    Discriminator(
+        _base_shape,
+        custom_error_type="base_shape",
+        custom_error_message="a base is {diameter_mm}, {length_mm, width_mm} (oval) or {length_in, width_in} (hull)",
+    ),
+]
+
+
+# --------------------------------------------------------------------------- special rules
+
+
+class SpecialRule(StrEnum):
+    """The special rules that matter for deployment (Horus Heresy 2.0 names)."""
+
+    INFILTRATE = "Infiltrate"
+    SCOUT = "Scout"
+    DEEP_STRIKE = "Deep Strike"
+    OUTFLANK = "Outflank"
+    INDEPENDENT_CHARACTER = "Independent Character"
+    DEDICATED_TRANSPORT = "Dedicated Transport"
+    TRANSPORT = "Transport"
+    BULKY = "Bulky"
+
+
+_RULE_LOOKUP = {r.value.lower(): r for r in SpecialRule}
+_DECORATED = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z ]*?)\s*(\((?P<arg>[^)]*)\))?\s*$")
+
+
+def parse_rule(text: str) -> tuple[SpecialRule, int | None]:
+    """Parse a rule name as written in a book or roster.
+
+    ``"Infiltrate"``, ``"Infiltrate (By Wing and Talon)"`` -> (INFILTRATE, None);
+    ``"Bulky (2)"`` -> (BULKY, 2); ``"Bulky"`` -> (BULKY, 2).
+
+    Raises
+    ------
+    ValueError
+        If the name is not a deployment-relevant rule this planner knows.
+    """
+    m = _DECORATED.match(text)
+    if not m:
+        raise ValueError(f"not a rule name: {text!r}")
+    name = m.group("name").strip().lower()
+    arg = m.group("arg")
+    if name not in _RULE_LOOKUP:
+        known = ", ".join(r.value for r in SpecialRule)
+        raise ValueError(f"unknown special rule {text!r}; known: {known} (other rules go in other_rules)")
+    rule = _RULE_LOOKUP[name]
+    if rule is SpecialRule.BULKY:
+        if arg is None:
+            return rule, 2
+        try:
+            value = int(arg.strip())
+        except ValueError:
+            raise ValueError(f"Bulky needs a whole number, as in 'Bulky (2)': {text!r}") from None
+        if value < 1:
+            raise ValueError(f"Bulky (X) needs X >= 1: {text!r}")
+        return rule, value
+    return rule, None
+
+
+class UnitType(StrEnum):
+    """Horus Heresy 2.0 unit types (p.195-216)."""
+
+    INFANTRY = "Infantry"
+    CAVALRY = "Cavalry"
+    DREADNOUGHT = "Dreadnought"
+    AUTOMATA = "Automata"
+    VEHICLE = "Vehicle"
+    PRIMARCH = "Primarch"
+    KNIGHT = "Knight"
+    TITAN = "Titan"
+    MONSTROUS = "Monstrous"
+    FORTIFICATION = "Fortification"
+
+
+class SubType(StrEnum):
+    """Horus Heresy 2.0 unit sub-types that the deployment rules read."""
+
+    ARTILLERY = "Artillery"
+    SKIRMISH = "Skirmish"
+    CLOSE_ORDER = "Close-order"
+    CHARACTER = "Character"
+    UNIQUE = "Unique"
+    HEAVY = "Heavy"
+    LIGHT = "Light"
+    LINE = "Line"
+    JUMP = "Jump"
+    BIKE = "Bike"
+    JETBIKE = "Jetbike"
+    ANTIGRAV = "Antigrav"
+    SKIMMER = "Skimmer"
+    FAST = "Fast"
+    TANK = "Tank"
+    TRANSPORT = "Transport"
+    WALKER = "Walker"
+    FLYER = "Flyer"
+    BUILDING = "Building"
+    MONSTROUS = "Monstrous"
+    LUMBERING = "Lumbering"
+    STUBBORN = "Stubborn"
+    COMMAND = "Command"
+
+
+# --------------------------------------------------------------------------- catalogue
+
+
+class CatalogueEntry(Record):
+    """One kind of miniature in the ``models/`` catalogue: its base, unit type and special rules."""
+
+    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
+    name: str = Field(min_length=1)
+    aliases: list[str] = Field(default_factory=list, description="Other names, e.g. as spelled in rosters.")
+    base: Base
+    type: UnitType
+    subtypes: list[SubType] = Field(default_factory=list)
+    rules: list[str] = Field(default_factory=list)
+    transport_capacity: int | None = Field(default=None, ge=0)
+    source: str = Field(default="", description="Where the base size and type come from.")
+
+    @field_validator("rules")
+    @classmethod
+    def _known_rules(cls, v: list[str]) -> list[str]:
+        for r in v:
+            parse_rule(r)
+        return v
+
+
+class Catalogue(Record):
+    """A catalogue file: the miniatures of one game system."""
+
+    system: str = Field(description="Ruleset id the entries belong to, e.g. 'hh2'.")
+    entries: list[CatalogueEntry]
+
+
+# --------------------------------------------------------------------------- battlefield
+
+
+def _check_polygon(points: list[Point], what: str) -> list[Point]:
+    from shapely.geometry import Polygon
+
+    if len(points) < 3:
+        raise ValueError(f"{what} needs at least 3 points, got {len(points)}")
+    poly = Polygon(points)
+    if not poly.is_valid:
+        from shapely.validation import explain_validity
+
+        raise ValueError(f"{what} is not a simple polygon: {explain_validity(poly)}")
+    if poly.area <= 0:
+        raise ValueError(f"{what} has zero area")
+    return points
+
+
+class Battlefield(Record):
+    """The table: width along x, depth along y, in inches. Horus Heresy default 72" x 48"."""
+
+    width: float = Field(default=72.0, gt=0, le=1000)
+    depth: float = Field(default=48.0, gt=0, le=1000)
+
+
+class TerrainKind(StrEnum):
+    """How a terrain feature blocks sight.
+
+    ``solid``: buildings, walls, hills: block every line through their footprint.
+    ``area``: ruins, woods: block lines through them except for a model standing in them.
+    ``open``: blocks nothing (craters, rubble that is only difficult).
+    """
+
+    SOLID = "solid"
+    AREA = "area"
+    OPEN = "open"
+
+
+class TerrainTrait(StrEnum):
+    BLOCKS_LINE_OF_SIGHT = "blocks_line_of_sight"
+    DIFFICULT = "difficult"
+    DANGEROUS = "dangerous"
+    IMPASSABLE = "impassable"
+
+
+class StandingIn(StrEnum):
+    """For area terrain: when a model counts as standing in it (and so sees out and is seen)."""
+
+    PARTLY = "partly"
+    WHOLLY = "wholly"
+
+
+class Building(Record):
+    """A terrain feature that is a Building (HH2 p.224): units may be embarked in it."""
+
+    capacity: int = Field(ge=1, description="Transport Capacity, in models (Bulky counts).")
+
+
+class TerrainFeature(Record):
+    """A terrain feature with its footprint polygon (inches) and traits."""
+
+    id: str = Field(min_length=1)
+    name: str = ""
+    footprint: list[Point]
+    kind: TerrainKind = TerrainKind.AREA
+    traits: list[TerrainTrait] = Field(default_factory=list)
+    standing_in: StandingIn = Field(
+        default=StandingIn.PARTLY,
+        description="Area terrain: a model partly (default) or only wholly inside it sees out of it.",
+    )
+    building: Building | None = None
+
+    @field_validator("footprint")
+    @classmethod
+    def _poly(cls, v: list[Point]) -> list[Point]:
+        return _check_polygon(v, "footprint")
+
+    @property
+    def blocks_line_of_sight(self) -> bool:
+        return TerrainTrait.BLOCKS_LINE_OF_SIGHT in self.traits or self.building is not None
+
+    @property
+    def is_impassable(self) -> bool:
+        return TerrainTrait.IMPASSABLE in self.traits
+
+
+class DeploymentZone(Record):
+    """A player's deployment zone: a polygon in inches."""
+
+    id: str = Field(min_length=1)
+    player: str = Field(min_length=1)
+    polygon: list[Point]
+
+    @field_validator("polygon")
+    @classmethod
+    def _poly(cls, v: list[Point]) -> list[Point]:
+        return _check_polygon(v, "polygon")
+
+
+class Objective(Record):
+    """An objective marker (centre in inches)."""
+
+    id: str = Field(min_length=1)
+    x: float
+    y: float
+    diameter_mm: float = Field(default=40.0, gt=0)
+
+
+# --------------------------------------------------------------------------- armies
+
+
+class Model(Record):
+    """A miniature: its base, type and rules (or a catalogue ``profile``), and its position.
+
+    ``x``/``y`` are the centre of the base in inches, ``facing`` in degrees. They are optional in
+    the file: a unit the planner is to place has none yet.
+    """
+
+    id: str | None = None
+    name: str = ""
+    profile: str | None = Field(default=None, description="Catalogue entry id, e.g. 'legion-tactical-marine'.")
+    base: Base | None = None
+    type: UnitType | None = None
+    subtypes: list[SubType] | None = None
+    rules: list[str] = Field(default_factory=list)
+    x: float | None = Field(default=None, ge=-1000, le=2000)
+    y: float | None = Field(default=None, ge=-1000, le=2000)
+    facing: float = Field(default=0.0, ge=-360, le=360)
+
+    @field_validator("rules")
+    @classmethod
+    def _known_rules(cls, v: list[str]) -> list[str]:
+        for r in v:
+            parse_rule(r)
+        return v
+
+    @model_validator(mode="after")
+    def _both_or_neither(self) -> Model:
+        if (self.x is None) != (self.y is None):
+            raise ValueError("give both x and y, or neither")
+        return self
+
+    @property
+    def is_positioned(self) -> bool:
+        return self.x is not None and self.y is not None
+
+
+class SetupMethod(StrEnum):
+    DEPLOYMENT_ZONE = "deployment_zone"
+    INFILTRATE = "infiltrate"
+    SCOUT = "scout"
+    EMBARKED = "embarked"
+    RESERVES = "reserves"
+
+
+class Setup(Record):
+    """How a unit was (or is to be) set up.
+
+    - ``deployment_zone``: normal deployment, wholly within ``zone`` (default: the player's zone).
+    - ``infiltrate``: by the Infiltrate special rule (HH2 p.242).
+    - ``scout``: deployed by ``first`` (deployment_zone or infiltrate) at the positions ``from``
+      (one [x, y] or [x, y, facing] per model, in model order), then redeployed by Scout (p.246)
+      to the model positions.
+    - ``embarked``: inside the transport unit or building ``in`` (not on the battlefield);
+      ``first: infiltrate`` says it Infiltrated into that building.
+    - ``reserves``: in Reserves (not on the battlefield); ``arrival`` says how it will arrive.
+
+    ``joined`` names the unit an Independent Character joins at deployment. ``order`` is the
+    unit's place in the Infiltrate alternation (1 = deployed first); an Infiltrator is checked
+    for line of sight only against enemy units deployed before it (RULES.md §1.1: "no *deployed*
+    enemy unit"); an enemy Infiltrator without an order counts as deployed before.
+    """
+
+    method: SetupMethod = SetupMethod.DEPLOYMENT_ZONE
+    zone: str | None = None
+    first: Literal["deployment_zone", "infiltrate"] = "deployment_zone"
+    from_: list[list[float]] | None = Field(default=None, alias="from")
+    in_: str | None = Field(default=None, alias="in")
+    arrival: Literal["reserves", "deep_strike", "outflank"] = "reserves"
+    joined: str | None = None
+    order: int | None = Field(default=None, ge=1)
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_string(cls, data: object) -> object:
+        if isinstance(data, str):
+            return {"method": data}
+        return data
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Setup:
+        if self.method is SetupMethod.SCOUT and self.from_ is None:
+            raise ValueError("a Scout redeploy needs 'from': the model positions before the redeploy")
+        if self.method is not SetupMethod.SCOUT and self.from_ is not None:
+            raise ValueError("'from' is only for method 'scout'")
+        if self.method is SetupMethod.EMBARKED and not self.in_:
+            raise ValueError("method 'embarked' needs 'in': the transport unit or building id")
+        if self.method is not SetupMethod.EMBARKED and self.in_:
+            raise ValueError("'in' is only for method 'embarked'")
+        if self.from_ is not None:
+            for i, p in enumerate(self.from_):
+                if len(p) not in (2, 3):
+                    raise ValueError(f"from[{i}] must be [x, y] or [x, y, facing], got {p}")
+        return self
+
+    @property
+    def on_battlefield(self) -> bool:
+        return self.method not in (SetupMethod.EMBARKED, SetupMethod.RESERVES)
+
+
+class Unit(Record):
+    """A unit: its models and how it is set up.
+
+    ``type``, ``subtypes`` and ``rules`` given on the unit apply to every model; a model's own
+    values (or its catalogue profile) take precedence for type and sub-types, and add rules.
+    ``place: true`` marks a unit for ``planner plan`` to position.
+    """
+
+    id: str = Field(min_length=1)
+    name: str = ""
+    type: UnitType | None = None
+    subtypes: list[SubType] = Field(default_factory=list)
+    rules: list[str] = Field(default_factory=list)
+    other_rules: list[str] = Field(default_factory=list, description="Kept for reference; not read.")
+    transport_capacity: int | None = Field(default=None, ge=0)
+    setup: Setup = Field(default_factory=Setup)
+    place: bool = False
+    models: list[Model] = Field(min_length=1)
+
+    @field_validator("rules")
+    @classmethod
+    def _known_rules(cls, v: list[str]) -> list[str]:
+        for r in v:
+            parse_rule(r)
+        return v
+
+    @property
+    def label(self) -> str:
+        return self.name or self.id
+
+
+class Army(Record):
+    """One player's army."""
+
+    player: str = Field(min_length=1)
+    name: str = ""
+    units: list[Unit] = Field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- goals
+
+
+class NearPointGoal(Record):
+    """Place the marked units as close as possible to a point (sum over models of centre distance)."""
+
+    kind: Literal["near_point"] = "near_point"
+    x: float
+    y: float
+    weight: float = Field(default=1.0, gt=0)
+
+
+Goal = Annotated[NearPointGoal, Field(discriminator="kind")]
+
+
+# --------------------------------------------------------------------------- scenario
+
+
+class Scenario(Record):
+    """A whole scenario file."""
+
+    ruleset: str = Field(description="Ruleset id, e.g. 'hh2' (Horus Heresy 2.0).")
+    name: str = ""
+    description: str = ""
+    battlefield: Battlefield = Field(default_factory=Battlefield)
+    terrain: list[TerrainFeature] = Field(default_factory=list)
+    deployment_zones: list[DeploymentZone] = Field(default_factory=list)
+    objectives: list[Objective] = Field(default_factory=list)
+    armies: list[Army] = Field(default_factory=list)
+    goals: list[Goal] = Field(default_factory=list)

@@ -1,0 +1,317 @@
+"""A loaded scenario with every reference resolved: what the checker and the planner read.
+
+:func:`load_scenario` reads a file, validates it against the schema, fills models from the
+``models/`` catalogue and checks that ids are unique and references resolve. Every failure is a
+:class:`planner.errors.ScenarioError` naming the file, the field path and the value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from planner.catalogue import load_catalogue
+from planner.errors import ScenarioError, UnknownRulesetError
+from planner.io import load_scenario_record
+from planner.schema import (
+    Base,
+    DeploymentZone,
+    Scenario,
+    SetupMethod,
+    SpecialRule,
+    SubType,
+    TerrainFeature,
+    Unit,
+    UnitType,
+    parse_rule,
+)
+
+FAR_OFF_TABLE_IN = 24.0
+"""A model centre more than this far outside the battlefield is a typo, not a deployment: input error."""
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """One miniature with its effective base, type, sub-types and rules, and its position (inches)."""
+
+    unit_id: str
+    index: int
+    id: str
+    label: str
+    base: Base
+    type: UnitType
+    subtypes: frozenset[SubType]
+    rules: frozenset[SpecialRule]
+    bulky: int
+    x: float | None
+    y: float | None
+    facing: float
+
+    @property
+    def ref(self) -> str:
+        """``unit/model`` reference used in findings."""
+        return f"{self.unit_id}/{self.id}"
+
+    def has(self, rule: SpecialRule) -> bool:
+        return rule in self.rules
+
+
+@dataclass
+class UnitInfo:
+    """A unit with its player, set-up and resolved models."""
+
+    id: str
+    label: str
+    player: str
+    record: Unit
+    models: list[ModelInfo]
+    path: str
+    transport_capacity: int | None = None
+    embarked: list[str] = field(default_factory=list)
+    joined_by: list[str] = field(default_factory=list)
+
+    @property
+    def setup(self):  # -> Setup
+        return self.record.setup
+
+    @property
+    def method(self) -> SetupMethod:
+        return self.record.setup.method
+
+    @property
+    def on_battlefield(self) -> bool:
+        return self.record.setup.on_battlefield
+
+    def any_model_has(self, rule: SpecialRule) -> bool:
+        """"A unit containing at least one model with this special rule"."""
+        return any(rule in m.rules for m in self.models)
+
+    def all_models_have(self, rule: SpecialRule) -> bool:
+        """"A unit made up entirely of models with this special rule"."""
+        return all(rule in m.rules for m in self.models)
+
+    @property
+    def types(self) -> frozenset[UnitType]:
+        return frozenset(m.type for m in self.models)
+
+    @property
+    def subtypes(self) -> frozenset[SubType]:
+        out: set[SubType] = set()
+        for m in self.models:
+            out |= m.subtypes
+        return frozenset(out)
+
+    @property
+    def is_positioned(self) -> bool:
+        return all(m.x is not None for m in self.models)
+
+    def capacity_used(self) -> int:
+        return sum(m.bulky for m in self.models)
+
+
+@dataclass
+class World:
+    """A scenario, resolved: units by id, players, zones, terrain."""
+
+    scenario: Scenario
+    file: str | None
+    units: dict[str, UnitInfo]
+    players: list[str]
+    zones: dict[str, DeploymentZone]
+    terrain: dict[str, TerrainFeature]
+
+    def units_of(self, player: str) -> list[UnitInfo]:
+        return [u for u in self.units.values() if u.player == player]
+
+    def enemies_of(self, player: str) -> list[UnitInfo]:
+        return [u for u in self.units.values() if u.player != player]
+
+    def zone_of(self, player: str) -> DeploymentZone | None:
+        for z in self.zones.values():
+            if z.player == player:
+                return z
+        return None
+
+
+def _err(msg: str, file: str | None, loc: str, value: object = None) -> ScenarioError:
+    return ScenarioError(msg, file=file, location=loc, value=value)
+
+
+def resolve(scenario: Scenario, file: str | None = None, *, require_positions: bool = False) -> World:
+    """Resolve catalogue profiles and cross-references of a validated scenario.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        A record that passed schema validation.
+    file : str, optional
+        File name for error messages.
+    require_positions : bool
+        If True, every model of a unit on the battlefield needs ``x`` and ``y`` (what ``check``
+        needs); if False, units marked ``place: true`` may lack them (what ``plan`` needs).
+
+    Raises
+    ------
+    ScenarioError
+        Unknown ruleset, duplicate id, dangling reference, unknown catalogue profile, a model with
+        no base or type, a model far off the table, or a missing position.
+    """
+    from planner.rules.registry import find_ruleset
+
+    try:
+        find_ruleset(scenario.ruleset)
+    except UnknownRulesetError as exc:
+        raise UnknownRulesetError(exc.detail, file=file, location="ruleset", value=scenario.ruleset) from None
+    catalogue = load_catalogue(scenario.ruleset)
+    bf = scenario.battlefield
+
+    def unique(items, what: str) -> None:
+        seen: set[str] = set()
+        for i, it in enumerate(items):
+            if it.id in seen:
+                raise _err(f"duplicate {what} id", file, f"{what}[{i}].id", it.id)
+            seen.add(it.id)
+
+    unique(scenario.terrain, "terrain")
+    unique(scenario.deployment_zones, "deployment_zones")
+    unique(scenario.objectives, "objectives")
+
+    players: list[str] = []
+    for ai, army in enumerate(scenario.armies):
+        if army.player in players:
+            raise _err("two armies for the same player", file, f"armies[{ai}].player", army.player)
+        players.append(army.player)
+    for zi, z in enumerate(scenario.deployment_zones):
+        if z.player not in players:
+            raise _err(f"deployment zone of a player with no army (players: {players})", file,
+                       f"deployment_zones[{zi}].player", z.player)
+    for ti, t in enumerate(scenario.terrain):
+        for pi, (x, y) in enumerate(t.footprint):
+            if not (-FAR_OFF_TABLE_IN <= x <= bf.width + FAR_OFF_TABLE_IN
+                    and -FAR_OFF_TABLE_IN <= y <= bf.depth + FAR_OFF_TABLE_IN):
+                raise _err("terrain point far outside the battlefield", file, f"terrain[{ti}].footprint[{pi}]", [x, y])
+
+    units: dict[str, UnitInfo] = {}
+    for ai, army in enumerate(scenario.armies):
+        for ui, unit in enumerate(army.units):
+            upath = f"armies[{ai}].units[{ui}]"
+            if unit.id in units:
+                raise _err("duplicate unit id", file, f"{upath}.id", unit.id)
+            unit_rules = [parse_rule(r) for r in unit.rules]
+            models: list[ModelInfo] = []
+            seen_model_ids: set[str] = set()
+            for mi, m in enumerate(unit.models):
+                mpath = f"{upath}.models[{mi}]"
+                entry = None
+                if m.profile is not None:
+                    entry = catalogue.get(m.profile)
+                    if entry is None:
+                        raise _err(f"no catalogue entry with this id or name for ruleset {scenario.ruleset!r}",
+                                   file, f"{mpath}.profile", m.profile)
+                base = m.base or (entry.base if entry else None)
+                if base is None:
+                    raise _err("model has no base: give 'base' or a catalogue 'profile'", file, f"{mpath}.base")
+                mtype = m.type or unit.type or (entry.type if entry else None)
+                if mtype is None:
+                    raise _err("model has no unit type: give 'type' on the model or unit, or a 'profile'",
+                               file, f"{mpath}.type")
+                if m.subtypes is not None:
+                    subs = set(m.subtypes)
+                elif entry is not None and not unit.subtypes:
+                    subs = set(entry.subtypes)
+                else:
+                    subs = set(unit.subtypes) | (set(entry.subtypes) if entry else set())
+                parsed = unit_rules + [parse_rule(r) for r in m.rules]
+                if entry is not None:
+                    parsed += [parse_rule(r) for r in entry.rules]
+                rules = frozenset(r for r, _ in parsed)
+                bulky = max([v for r, v in parsed if r is SpecialRule.BULKY and v is not None], default=1)
+                mid = m.id or str(mi + 1)
+                if mid in seen_model_ids:
+                    raise _err("duplicate model id within the unit", file, f"{mpath}.id", mid)
+                seen_model_ids.add(mid)
+                if m.x is not None and m.y is not None:
+                    if not (-FAR_OFF_TABLE_IN <= m.x <= bf.width + FAR_OFF_TABLE_IN):
+                        raise _err(f"model centre far off the {bf.width:g}\" x {bf.depth:g}\" battlefield",
+                                   file, f"{mpath}.x", m.x)
+                    if not (-FAR_OFF_TABLE_IN <= m.y <= bf.depth + FAR_OFF_TABLE_IN):
+                        raise _err(f"model centre far off the {bf.width:g}\" x {bf.depth:g}\" battlefield",
+                                   file, f"{mpath}.y", m.y)
+                label = m.name or (entry.name if entry else "") or unit.name or unit.id
+                models.append(ModelInfo(unit.id, mi, mid, label, base, mtype, frozenset(subs), rules, bulky,
+                                        m.x, m.y, m.facing))
+            cap = unit.transport_capacity
+            if cap is None:
+                caps = [catalogue.get(m.profile).transport_capacity for m in unit.models  # type: ignore[union-attr]
+                        if m.profile and catalogue.get(m.profile) is not None]
+                caps = [c for c in caps if c is not None]
+                cap = max(caps) if caps else None
+            units[unit.id] = UnitInfo(unit.id, unit.label, army.player, unit, models, upath, cap)
+
+    zones = {z.id: z for z in scenario.deployment_zones}
+    terrain = {t.id: t for t in scenario.terrain}
+
+    for u in units.values():
+        s = u.setup
+        if s.zone is not None:
+            if s.zone not in zones:
+                raise _err(f"no deployment zone with this id (zones: {sorted(zones)})", file,
+                           f"{u.path}.setup.zone", s.zone)
+            if zones[s.zone].player != u.player:
+                raise _err(f"deployment zone belongs to player {zones[s.zone].player!r}, not {u.player!r}",
+                           file, f"{u.path}.setup.zone", s.zone)
+        if s.method is SetupMethod.EMBARKED:
+            tgt = s.in_
+            if tgt in units:
+                t = units[tgt]
+                if t.player != u.player:
+                    raise _err("cannot embark in an enemy transport", file, f"{u.path}.setup.in", tgt)
+                if t.transport_capacity is None:
+                    raise _err("unit is not a transport (no transport_capacity)", file, f"{u.path}.setup.in", tgt)
+                if t.method is SetupMethod.EMBARKED:
+                    raise _err("cannot embark in a transport that is itself embarked", file, f"{u.path}.setup.in", tgt)
+                t.embarked.append(u.id)
+            elif tgt in terrain:
+                if terrain[tgt].building is None:
+                    raise _err("terrain feature is not a building", file, f"{u.path}.setup.in", tgt)
+            else:
+                raise _err("no transport unit or building with this id", file, f"{u.path}.setup.in", tgt)
+        if s.joined is not None:
+            if s.joined not in units:
+                raise _err("no unit with this id to join", file, f"{u.path}.setup.joined", s.joined)
+            host = units[s.joined]
+            if host.player != u.player:
+                raise _err("an Independent Character cannot join an enemy unit", file,
+                           f"{u.path}.setup.joined", s.joined)
+            if host.id == u.id:
+                raise _err("a unit cannot join itself", file, f"{u.path}.setup.joined", s.joined)
+            host.joined_by.append(u.id)
+        if s.from_ is not None and len(s.from_) != len(u.models):
+            raise _err(f"'from' needs one position per model ({len(u.models)}), got {len(s.from_)}", file,
+                       f"{u.path}.setup.from", len(s.from_))
+        if s.from_ is not None:
+            for i, p in enumerate(s.from_):
+                if not (-FAR_OFF_TABLE_IN <= p[0] <= bf.width + FAR_OFF_TABLE_IN
+                        and -FAR_OFF_TABLE_IN <= p[1] <= bf.depth + FAR_OFF_TABLE_IN):
+                    raise _err("position far off the battlefield", file, f"{u.path}.setup.from[{i}]", p)
+        if u.on_battlefield:
+            missing = [i for i, m in enumerate(u.models) if m.x is None]
+            if missing and (require_positions or not u.record.place):
+                i = missing[0]
+                hint = "" if require_positions else " (or mark the unit 'place: true' for planner plan)"
+                raise _err(f"model on the battlefield has no position: give x and y{hint}", file,
+                           f"{u.path}.models[{i}].x")
+
+    return World(scenario, file, units, players, zones, terrain)
+
+
+def load_scenario(path: str | Path, *, require_positions: bool = False) -> World:
+    """Read, validate and resolve a scenario file (YAML or JSON).
+
+    Raises
+    ------
+    ScenarioError
+        For any problem with the file; the message names the file, the field path and the value.
+    """
+    rec = load_scenario_record(path)
+    return resolve(rec, str(path), require_positions=require_positions)
