@@ -34,7 +34,10 @@ JsonOpt = Annotated[str | None, typer.Option("--json", help="Write the JSON repo
 
 def _console(json_to_stdout: bool) -> Console:
     # when the JSON goes to stdout, the human-readable output goes to stderr
-    return Console(stderr=json_to_stdout, highlight=False, soft_wrap=True)
+    console = Console(stderr=json_to_stdout, highlight=False, soft_wrap=True)
+    if not console.is_terminal:
+        console.width = 140  # files and pipes: wide enough for rule ids
+    return console
 
 
 def _same_file(a: str | Path, b: str | Path) -> bool:
@@ -137,11 +140,11 @@ def plan(
         print_plan_report(result, console)
         if out is not None and result.scenario is not None:
             try:
-                dump_scenario(result.scenario, out)
+                dump_scenario(result.scenario_data or result.scenario, out)
             except OSError as exc:
                 raise ScenarioError(f"cannot write the plan: {exc.strerror}", location="--out", value=out) from None
             console.print(f"Wrote the planned scenario to {out}")
-        _write_json(json_out, result.model_dump(mode="json", exclude={"scenario"}), [scenario])
+        _write_json(json_out, result.model_dump(mode="json", exclude={"scenario", "scenario_data"}), [scenario])
         return result.exit_code
 
     _run(go)

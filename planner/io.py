@@ -139,14 +139,47 @@ def scenario_to_data(scenario: Scenario) -> dict[str, Any]:
     return scenario.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-def dump_scenario(scenario: Scenario, path: str | Path) -> None:
-    """Write a scenario as YAML (or JSON if the path ends in .json)."""
-    data = scenario_to_data(scenario)
+class _CompactDumper(yaml.SafeDumper):
+    """YAML with short lists and small mappings (points, bases, models) on one line."""
+
+
+def _is_scalar(v: Any) -> bool:
+    return v is None or isinstance(v, str | int | float | bool)
+
+
+def _flow_short(v: Any) -> bool:
+    if isinstance(v, list):
+        return all(_is_scalar(x) or (isinstance(x, list) and all(_is_scalar(y) for y in x)) for x in v) and len(v) <= 12
+    if isinstance(v, dict):
+        return len(v) <= 8 and all(_is_scalar(x) or (isinstance(x, dict | list) and _flow_short(x)) for x in v.values())
+    return False
+
+
+def _repr_list(dumper: yaml.SafeDumper, data: list) -> yaml.Node:
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=_flow_short(data))
+
+
+def _repr_dict(dumper: yaml.SafeDumper, data: dict) -> yaml.Node:
+    return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=_flow_short(data))
+
+
+_CompactDumper.add_representer(list, _repr_list)
+_CompactDumper.add_representer(dict, _repr_dict)
+
+
+def dump_data(data: Any, path: str | Path) -> None:
+    """Write plain data as YAML (compact) or JSON (if the path ends in .json), atomically."""
     p = Path(path)
     if p.suffix.lower() == ".json":
         text = json.dumps(data, indent=2) + "\n"
     else:
-        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120)
+        text = yaml.dump(data, Dumper=_CompactDumper, sort_keys=False, allow_unicode=True, width=120)
     tmp = p.with_name(p.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(p)
+
+
+def dump_scenario(scenario: Scenario | dict[str, Any], path: str | Path) -> None:
+    """Write a scenario (a record, or its data as read from a file) as YAML or JSON."""
+    data = scenario if isinstance(scenario, dict) else scenario_to_data(scenario)
+    dump_data(data, path)

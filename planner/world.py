@@ -12,7 +12,6 @@ from pathlib import Path
 
 from planner.catalogue import load_catalogue
 from planner.errors import ScenarioError, UnknownRulesetError
-from planner.io import load_scenario_record
 from planner.schema import (
     Base,
     DeploymentZone,
@@ -119,6 +118,8 @@ class World:
     players: list[str]
     zones: dict[str, DeploymentZone]
     terrain: dict[str, TerrainFeature]
+    raw: dict | None = None
+    """The file's data as read (so that a planned scenario keeps the user's own wording)."""
 
     def units_of(self, player: str) -> list[UnitInfo]:
         return [u for u in self.units.values() if u.player == player]
@@ -313,5 +314,10 @@ def load_scenario(path: str | Path, *, require_positions: bool = False) -> World
     ScenarioError
         For any problem with the file; the message names the file, the field path and the value.
     """
-    rec = load_scenario_record(path)
-    return resolve(rec, str(path), require_positions=require_positions)
+    from planner.io import parse_record, read_data
+
+    raw = read_data(path)
+    rec = parse_record(Scenario, raw, str(path))
+    world = resolve(rec, str(path), require_positions=require_positions)
+    world.raw = raw
+    return world

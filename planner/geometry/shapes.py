@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 import shapely
@@ -106,6 +106,9 @@ class Footprint:
         Curved footprints give an ``n``-gon, inscribed by default (every vertex on the curve), or
         circumscribed (containing the true shape) with ``circumscribed=True``.
         """
+        return _polygon_cached(self, n, circumscribed)
+
+    def _polygon(self, n: int, circumscribed: bool) -> Polygon:
         if self.kind in ("polygon", "segment"):
             if self.kind == "segment":
                 return Polygon(self.verts).buffer(0) if len(self.verts) > 2 else shapely.LineString(self.verts)
@@ -136,6 +139,11 @@ class Footprint:
     def moved(self, x: float, y: float, facing_deg: float | None = None) -> Footprint:
         """The same shape with its centre at (x, y) (and, for ellipses/polygons, a new facing)."""
         return footprint_of_shape(self, x, y, facing_deg)
+
+
+@lru_cache(maxsize=65536)
+def _polygon_cached(fp: Footprint, n: int, circumscribed: bool) -> Polygon:
+    return fp._polygon(n, circumscribed)
 
 
 def round_footprint(x: float, y: float, diameter_mm: float) -> Footprint:
@@ -223,6 +231,10 @@ def signed_distance(a: Footprint, b: Footprint) -> float:
     """
     if a.kind == "circle" and b.kind == "circle":
         return math.hypot(a.cx - b.cx, a.cy - b.cy) - a.a - b.a
+    if a.kind in ("polygon", "segment") and b.kind in ("polygon", "segment"):
+        ga, gb = _straight(a), _straight(b)
+        if not ga.intersects(gb):
+            return ga.distance(gb)  # exact for straight-edged shapes
     if a.kind == "circle" and b.kind in ("polygon", "segment"):
         return _circle_poly(a, b)
     if b.kind == "circle" and a.kind in ("polygon", "segment"):
@@ -238,6 +250,10 @@ def signed_distance(a: Footprint, b: Footprint) -> float:
         v, _ = _golden_max(a, b, t0 - step, t0 + step)
         best = max(best, v, float(vals[i]))
     return best
+
+
+def _straight(f: Footprint):
+    return shapely.LineString(f.verts) if f.kind == "segment" else Polygon(f.verts)
 
 
 def _circle_poly(c: Footprint, p: Footprint) -> float:

@@ -19,10 +19,13 @@ For one pair of bases A, B with obstacles O (open sets):
 3. *Separation proof*: if, inside the hull H of (circumscribed polygons of) A and B, the
    obstacles cut every part of A off from every part of B, no segment can be clear: hidden.
 4. Otherwise an exact search over *critical lines*. If some clear segment exists, one exists
-   that touches two of: a vertex of A's or B's polygon, an obstacle vertex, or a point where an
-   obstacle edge meets A's or B's outline (a clear segment can be slid and turned until two
-   such contacts stop it). All lines through two such points are tested at once with shapely's
-   vectorised predicates. Round and oval bases enter as *circumscribed* polygons, which contain
+   on a line where two constraints meet: the line is a supporting (tangent) line of A or of B,
+   or passes through an obstacle vertex or a point where an obstacle edge crosses A's or B's
+   outline (a clear segment can be slid and turned until two such contacts stop it; the range of
+   directions of lines meeting both A and B is an interval, so a free region has such a corner).
+   The candidates -- the edge lines of A and B, the tangents to each from every vertex of the
+   other, the tangents to A and to B from every obstacle point, and the lines through every two
+   obstacle points -- are tested at once with numpy and shapely's vectorised predicates. Round and oval bases enter as *circumscribed* polygons, which contain
    the true base: "no clear segment between the bigger shapes" implies none between the true
    ones, so hidden is never claimed wrongly; a clear segment found between the bigger shapes is
    re-checked against inscribed polygons, and if only the bigger shapes see each other (a gap of
@@ -134,31 +137,65 @@ def _ccw(poly: Polygon) -> np.ndarray:
     return np.asarray(p.exterior.coords)[:-1]
 
 
+def _tangent_vertices(P: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For points P (outside convex polygon V), the two vertices of V touched by tangent lines."""
+    c = V.mean(axis=0)
+    rel = V[None, :, :] - P[:, None, :]
+    to_c = (c - P)[:, None, :]
+    cross = to_c[..., 0] * rel[..., 1] - to_c[..., 1] * rel[..., 0]
+    dot = (to_c * rel).sum(axis=2)
+    ang = np.arctan2(cross, dot)
+    return V[np.argmin(ang, axis=1)], V[np.argmax(ang, axis=1)]
+
+
 def _critical_search(a_poly: Polygon, b_poly: Polygon, blockers: list[Polygon], blocked_union, hull: Polygon):
-    """Exact search for a clear segment between two convex polygons; returns one or None."""
+    """Exact search for a clear segment between two convex polygons; returns one or None.
+
+    Critical lines: the edge lines of both polygons; the tangents to each polygon from every
+    vertex of the other; the tangents to both polygons from every obstacle point (obstacle
+    vertices, and points where an obstacle edge crosses a polygon's outline); and the lines
+    through every two obstacle points.
+    """
     av = _ccw(a_poly)
     bv = _ccw(b_poly)
-    pts = [av, bv]
+    obs = []
     for bl in blockers:
         inter = bl.intersection(hull.buffer(1e-6))
         if inter.is_empty:
             continue
         for g in getattr(inter, "geoms", [inter]):
             if isinstance(g, Polygon):
-                pts.append(np.asarray(g.exterior.coords)[:-1])
+                obs.append(np.asarray(g.exterior.coords)[:-1])
                 for r in g.interiors:
-                    pts.append(np.asarray(r.coords)[:-1])
+                    obs.append(np.asarray(r.coords)[:-1])
         for outline in (a_poly.exterior, b_poly.exterior):
             x = bl.exterior.intersection(outline)
             if not x.is_empty:
-                pts.append(shapely.get_coordinates(x))
-    P = np.unique(np.round(np.vstack(pts), 12), axis=0)
-    n = len(P)
-    if n < 2:
-        return None
-    ii, jj = np.triu_indices(n, 1)
-    px, py = P[ii, 0], P[ii, 1]
-    dx, dy = P[jj, 0] - px, P[jj, 1] - py
+                obs.append(shapely.get_coordinates(x))
+    O = np.unique(np.round(np.vstack(obs), 12), axis=0) if obs else np.zeros((0, 2))
+    starts = [av, bv]
+    ends = [np.roll(av, -1, axis=0), np.roll(bv, -1, axis=0)]
+    for src, poly in ((av, bv), (bv, av)):
+        t1, t2 = _tangent_vertices(src, poly)
+        starts += [src, src]
+        ends += [t1, t2]
+    if len(O):
+        a_shape, b_shape = Polygon(av), Polygon(bv)
+        for V, shape in ((av, a_shape), (bv, b_shape)):
+            outside = ~shapely.contains_xy(shape, O[:, 0], O[:, 1])
+            Po = O[outside]
+            if len(Po):
+                t1, t2 = _tangent_vertices(Po, V)
+                starts += [Po, Po]
+                ends += [t1, t2]
+        if len(O) >= 2:
+            ii, jj = np.triu_indices(len(O), 1)
+            starts.append(O[ii])
+            ends.append(O[jj])
+    S = np.vstack(starts)
+    E = np.vstack(ends)
+    px, py = S[:, 0], S[:, 1]
+    dx, dy = E[:, 0] - px, E[:, 1] - py
     norm = np.hypot(dx, dy)
     keep = norm > 1e-12
     px, py, dx, dy = px[keep], py[keep], dx[keep] / norm[keep], dy[keep] / norm[keep]
@@ -201,7 +238,7 @@ def line_of_sight(a: Footprint, b: Footprint, obstacles: Sequence[Obstacle]) -> 
     """
     a_out = _convex_parts(a, True)
     b_out = _convex_parts(b, True)
-    hull = unary_union([a_out, b_out]).convex_hull
+    hull = shapely.multipoints(np.vstack([shapely.get_coordinates(a_out), shapely.get_coordinates(b_out)])).convex_hull
     relevant = [o for o in obstacles if o.polygon.intersects(hull)]
     centre = ((a.cx, a.cy), (b.cx, b.cy))
     if not relevant:

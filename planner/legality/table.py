@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
-from shapely.geometry import Polygon, box
+from shapely.geometry import Point, Polygon, box
 
 from planner.geometry.measure import nearest
 from planner.geometry.shapes import Footprint, clearance_inside, distance_to_polygon, footprint
@@ -76,6 +76,8 @@ class Table:
     def stands_in(self, fp: Footprint, feature: TerrainFeature) -> bool:
         """True if a model with footprint ``fp`` stands in area terrain ``feature`` (per its trait)."""
         poly = self.terrain_polys[feature.id]
+        if poly.distance(Point(fp.cx, fp.cy)) > fp.outer_radius + 1e-3:
+            return False  # too far for any part of the base to touch the feature
         if feature.standing_in is StandingIn.WHOLLY:
             return clearance_inside(fp, poly) >= -TOLERANCE_IN
         return distance_to_polygon(fp, poly) <= TOLERANCE_IN

@@ -1,0 +1,238 @@
+"""plan_deployment: place the units a scenario marks ``place: true`` with OR-Tools CP-SAT.
+
+The CP-SAT model ``cp`` has one Boolean per (unit, candidate placement) -- see
+:mod:`planner.solve.candidates` for how candidates are generated and judged exactly -- with
+
+- ``hh2.placement.one[<unit>]``: exactly one candidate per unit;
+- ``hh2.bases.no_overlap[<unit>,<unit>]``: candidates of two units whose bases overlap exclude
+  each other (overlap decided exactly, as in the checker);
+- objective: minimise the weighted sum over models of the centre distance to the goal point
+  (``near_point`` goals; inches, scaled to integers by ``COST_SCALE``).
+
+The status is CP-SAT's, stated honestly: ``optimal`` means optimal *over the candidate set*
+(formations on a grid), ``feasible`` means stopped by the time limit with the best bound.
+Every plan returned is re-checked by the independent checker, and the report includes that
+verdict.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from dataclasses import dataclass
+from typing import Literal
+
+from ortools.sat.python import cp_model
+from pydantic import BaseModel, ConfigDict, Field
+
+from planner.errors import ScenarioError, SolverError
+from planner.geometry.measure import overlaps
+from planner.legality.checker import check_deployment
+from planner.legality.report import LegalityReport
+from planner.legality.table import Table
+from planner.schema import Scenario, SetupMethod
+from planner.solve.candidates import Candidate, CandidateBuilder, Group
+from planner.world import World, resolve
+
+COST_SCALE = 1000
+"""Objective units per inch."""
+
+
+@dataclass(frozen=True)
+class SolverSettings:
+    """CP-SAT limits: wall time in seconds, worker threads, random seed; candidate generation."""
+
+    time_limit_s: float = 20.0
+    workers: int = 2
+    seed: int = 0
+    grid_in: float = 1.0
+    candidates_per_unit: int = 60
+
+
+class UnitPlacement(BaseModel):
+    """Where the planner put one unit."""
+
+    model_config = ConfigDict(extra="forbid")
+    unit: str
+    formation: str
+    anchor: tuple[float, float]
+    distance_to_target: float = Field(description="Sum over models of centre distance to the goal point, inches.")
+    nearest_enemy: float | None = Field(default=None, description="Closest enemy unit, inches (Infiltrate).")
+    candidates: int
+
+
+class PlanResult(BaseModel):
+    """The planner's answer. ``scenario`` is the complete planned scenario (not in the JSON report)."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    status: Literal["optimal", "feasible", "infeasible", "unknown"]
+    message: str
+    objective: float | None = Field(default=None, description="Weighted distance, inches.")
+    best_bound: float | None = None
+    gap: float | None = Field(default=None, description="(objective - bound) / objective, if feasible.")
+    terms: dict[str, float] = Field(default_factory=dict)
+    wall_time_s: float
+    solver_time_s: float = 0.0
+    placements: list[UnitPlacement] = Field(default_factory=list)
+    legal: bool | None = None
+    legality: LegalityReport | None = None
+    scenario: Scenario | None = None
+    scenario_data: dict | None = Field(default=None, description="The planned scenario as data (for writing).")
+
+    @property
+    def exit_code(self) -> int:
+        if self.status in ("optimal", "feasible"):
+            return 0 if self.legal else 1
+        return 1 if self.status == "infeasible" else 3
+
+
+def _groups(world: World) -> list[Group]:
+    to_place = [u for u in world.units.values() if u.record.place and u.on_battlefield]
+    ids = {u.id for u in to_place}
+    groups: dict[str, Group] = {}
+    for u in to_place:
+        if u.setup.joined:
+            continue
+        groups[u.id] = Group(u, [u])
+    for u in to_place:
+        if u.setup.joined:
+            if u.setup.joined not in ids:
+                raise ScenarioError(f"Independent Character {u.id!r} is to be placed but the unit it joins is not; "
+                                    "mark both 'place: true'", file=world.file, location=f"{u.path}.setup.joined",
+                                    value=u.setup.joined)
+            groups[u.setup.joined].members.append(u)
+    for g in groups.values():
+        if g.host.method not in (SetupMethod.DEPLOYMENT_ZONE, SetupMethod.INFILTRATE):
+            raise ScenarioError("the planner places units set up by deployment_zone or infiltrate; Scout planning "
+                                "is not supported yet", file=world.file, location=f"{g.host.path}.setup.method",
+                                value=g.host.method.value)
+    players = {g.host.player for g in groups.values()}
+    if len(players) > 1:
+        raise ScenarioError(f"units of several players are marked 'place: true' ({sorted(players)}); plan one "
+                            "player's units at a time", file=world.file, location="armies")
+    return list(groups.values())
+
+
+def _target(world: World) -> tuple[tuple[float, float], float, str]:
+    goals = world.scenario.goals
+    if not goals:
+        bf = world.scenario.battlefield
+        return (bf.width / 2, bf.depth / 2), 1.0, "battlefield centre (no goal given)"
+    total = sum(g.weight for g in goals)
+    x = sum(g.x * g.weight for g in goals) / total
+    y = sum(g.y * g.weight for g in goals) / total
+    return (x, y), total, f"near_point ({x:g}, {y:g})"
+
+
+def _with_positions(world: World, chosen: dict[str, Candidate]) -> dict:
+    """The scenario's data (as the user wrote it, where known) with the planned model positions."""
+    data = copy.deepcopy(world.raw) if world.raw is not None else \
+        world.scenario.model_dump(mode="json", by_alias=True, exclude_none=True)
+    where: dict[str, list[tuple[float, float, float]]] = {}
+    for c in chosen.values():
+        where.update(c.positions)
+    for army in data["armies"]:
+        for unit in army["units"]:
+            if unit["id"] in where:
+                for m, (x, y, facing) in zip(unit["models"], where[unit["id"]], strict=True):
+                    m["x"], m["y"], m["facing"] = float(x), float(y), float(facing)
+    return data
+
+
+def plan_deployment(world: World, settings: SolverSettings | None = None) -> PlanResult:
+    """Place every unit marked ``place: true`` as close as possible to the goal point.
+
+    Parameters
+    ----------
+    world : World
+        A resolved scenario (:func:`planner.world.load_scenario`); fixed units need positions.
+    settings : SolverSettings
+        Time limit (s), workers, seed, candidate grid (inches) and candidates per unit.
+
+    Returns
+    -------
+    PlanResult
+        Status (optimal / feasible / infeasible / unknown), objective and bound in inches, the
+        placements, the planned scenario and the checker's verdict on it.
+
+    Raises
+    ------
+    ScenarioError
+        If nothing is marked to place, or the marked units cannot be planned by this planner.
+    SolverError
+        If CP-SAT reports MODEL_INVALID (a bug in this module).
+    """
+    settings = settings or SolverSettings()
+    t0 = time.monotonic()
+    groups = _groups(world)
+    if not groups:
+        raise ScenarioError("no unit is marked 'place: true': nothing to plan", file=world.file, location="armies")
+    table = Table(world)
+    placing = {u.id for g in groups for u in g.members}
+    fixed = [table.final(u) for u in table.on_table if u.id not in placing]
+    target, weight, target_label = _target(world)
+    builder = CandidateBuilder(table, fixed, settings.grid_in, target)
+    per_group_budget = max(1.0, settings.time_limit_s * 0.5 / len(groups))
+    cands: dict[str, list[Candidate]] = {}
+    for g in groups:
+        cands[g.id], _ = builder.build(g, settings.candidates_per_unit, per_group_budget)
+    empty = [g.id for g in groups if not cands[g.id]]
+    if empty:
+        return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0,
+                          message="no legal position on the candidate grid "
+                                  f"({settings.grid_in:g}\" grid, formations of 1-3 ranks) for unit(s) "
+                                  + ", ".join(empty) + ": each candidate broke a rule (zone, battlefield edge, "
+                                  "impassable terrain, overlap with fixed models, or Infiltrate distance / line of "
+                                  "sight); this is not a proof over all positions")
+
+    cp = cp_model.CpModel()
+    x: dict[tuple[str, int], cp_model.IntVar] = {}
+    for g in groups:
+        for c in cands[g.id]:
+            x[g.id, c.index] = cp.new_bool_var(f"place[{g.id}@{c.index}]")
+        cp.add_exactly_one(x[g.id, c.index] for c in cands[g.id]).with_name(f"hh2.placement.one[{g.id}]")
+    for a in range(len(groups)):
+        for b in range(a + 1, len(groups)):
+            ga, gb = groups[a], groups[b]
+            for ca in cands[ga.id]:
+                for cb in cands[gb.id]:
+                    if math.hypot(ca.anchor[0] - cb.anchor[0], ca.anchor[1] - cb.anchor[1]) > 40:
+                        continue
+                    if any(overlaps(fa, fb) for fa in ca.footprints for fb in cb.footprints):
+                        cp.add_bool_or([x[ga.id, ca.index].Not(), x[gb.id, cb.index].Not()]).with_name(
+                            f"hh2.bases.no_overlap[{ga.id}@{ca.index},{gb.id}@{cb.index}]")
+    cp.minimize(sum(round(c.cost * weight * COST_SCALE) * x[g.id, c.index] for g in groups for c in cands[g.id]))
+
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = max(0.1, settings.time_limit_s - (time.monotonic() - t0))
+    solver.parameters.num_workers = settings.workers
+    solver.parameters.random_seed = settings.seed
+    status = solver.solve(cp)
+    name = solver.status_name(status)
+    if status == cp_model.MODEL_INVALID:
+        raise SolverError(f"CP-SAT model invalid: {cp.validate()}")
+    if status == cp_model.INFEASIBLE:
+        return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, solver_time_s=solver.wall_time,
+                          message="no combination of candidate placements avoids overlapping bases "
+                                  f"[hh2.bases.no_overlap] (candidate grid {settings.grid_in:g}\")")
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return PlanResult(status="unknown", wall_time_s=time.monotonic() - t0, solver_time_s=solver.wall_time,
+                          message=f"no plan found within {settings.time_limit_s:g} s (CP-SAT status {name})")
+    chosen = {g.id: next(c for c in cands[g.id] if solver.boolean_value(x[g.id, c.index])) for g in groups}
+    planned_data = _with_positions(world, chosen)
+    planned = Scenario.model_validate(planned_data)
+    report = check_deployment(resolve(planned, world.file, require_positions=True))
+    obj = solver.objective_value / COST_SCALE
+    bound = solver.best_objective_bound / COST_SCALE
+    gap = (obj - bound) / obj if obj > 0 else 0.0
+    st: Literal["optimal", "feasible"] = "optimal" if status == cp_model.OPTIMAL else "feasible"
+    placements = [UnitPlacement(unit=g.id, formation=chosen[g.id].formation, anchor=chosen[g.id].anchor,
+                                distance_to_target=chosen[g.id].cost, nearest_enemy=chosen[g.id].nearest_enemy_in,
+                                candidates=len(cands[g.id])) for g in groups]
+    msg = ("optimal over the candidate placements" if st == "optimal"
+           else f"feasible: time limit reached before a proof; best bound {bound:.3f}, gap {gap:.1%}")
+    return PlanResult(status=st, message=msg, objective=obj, best_bound=bound, gap=gap,
+                      terms={f"distance to {target_label}": obj}, wall_time_s=time.monotonic() - t0,
+                      solver_time_s=solver.wall_time, placements=placements, legal=report.legal, legality=report,
+                      scenario=planned, scenario_data=planned_data)
