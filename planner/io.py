@@ -174,6 +174,7 @@ def dump_data(data: Any, path: str | Path) -> None:
         text = json.dumps(data, indent=2) + "\n"
     else:
         text = yaml.dump(data, Dumper=_CompactDumper, sort_keys=False, allow_unicode=True, width=120)
+    p.parent.mkdir(parents=True, exist_ok=True)
     tmp = p.with_name(p.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(p)
