@@ -36,18 +36,28 @@ def infiltrates(unit: UnitInfo) -> bool:
     return s.method is SetupMethod.INFILTRATE or (s.method is SetupMethod.SCOUT and s.first == "infiltrate")
 
 
+def is_dedicated_transport(unit: UnitInfo) -> bool:
+    """True if the unit is a Dedicated Transport (a model with the Dedicated Transport rule)."""
+    return unit.any_model_has(SpecialRule.DEDICATED_TRANSPORT)
+
+
 def has_infiltrate_for_setup(world: World, unit: UnitInfo) -> bool:
-    """A unit may Infiltrate if one of its models has Infiltrate, or it is a transport carrying such a unit."""
+    """A unit may Infiltrate if one of its models has Infiltrate, or it is a Dedicated Transport
+    with a unit with Infiltrate deployed inside ("the same rules apply when deploying their
+    Transport", HH2 p.242)."""
     if unit.any_model_has(SpecialRule.INFILTRATE):
         return True
-    return any(world.units[e].any_model_has(SpecialRule.INFILTRATE) for e in unit.embarked)
+    return is_dedicated_transport(unit) and any(
+        world.units[e].any_model_has(SpecialRule.INFILTRATE) for e in unit.embarked)
 
 
 def has_scout_for_setup(world: World, unit: UnitInfo) -> bool:
-    """Scout: a model with Scout, or a Dedicated Transport with a Scout unit deployed inside."""
+    """Scout: a model with Scout (a Transport keeps its own Scout whatever is aboard), or a
+    Dedicated Transport with a Scout unit deployed inside (HH2 p.246)."""
     if unit.any_model_has(SpecialRule.SCOUT):
         return True
-    return any(world.units[e].any_model_has(SpecialRule.SCOUT) for e in unit.embarked)
+    return is_dedicated_transport(unit) and any(
+        world.units[e].any_model_has(SpecialRule.SCOUT) for e in unit.embarked)
 
 
 def coherency_range(models) -> float:
@@ -258,8 +268,8 @@ class HH2Checker:
         eligible = has_infiltrate_for_setup(w, u)
         self.add(_finding("hh2.infiltrate.eligible", eligible, u,
                           "contains a model with Infiltrate" if u.any_model_has(SpecialRule.INFILTRATE)
-                          else ("carries a unit with Infiltrate (Dedicated Transport)" if eligible
-                                else "no model with Infiltrate (and no Infiltrate unit embarked)"),
+                          else ("Dedicated Transport carrying a unit with Infiltrate" if eligible
+                                else "no model with Infiltrate (and not a Dedicated Transport carrying one)"),
                           required="at least one model with Infiltrate"))
         enemies = [self.table.first(e) for e in self.table.enemy_units(u.player)]
         near = self.table.nearest_unit(placed, enemies)
