@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from planner.errors import PlannerError, ScenarioError
 
@@ -69,7 +70,7 @@ def _run(fn) -> None:
     try:
         code = fn()
     except PlannerError as exc:
-        Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]error:[/red] {exc}", markup=True)
+        Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(exc.exit_code) from None
     except (typer.Exit, typer.Abort):
         raise

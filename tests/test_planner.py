@@ -99,16 +99,16 @@ def test_infiltrator_hides_behind_a_wall_between_9_and_12_inches():
     assert hidden and hidden[0].passed and hidden[0].evidence.blocking_features == ["wall"]
 
 
-def test_no_legal_place_reports_infeasible():
+def test_no_legal_place_found_is_reported_as_unknown_not_as_a_proof():
     # enemies every 10" along the whole table: no point is more than 9" from all of them and hidden
     enemy = [{"id": f"e{i}{j}", "type": "Infantry", "models": [marine(4 + 8 * i, 4 + 8 * j)]}
              for i in range(9) for j in range(6)]
     data = scenario(enemy, [{"id": "inf", "type": "Infantry", "rules": ["Infiltrate"], "setup": "infiltrate",
                              "place": True, "models": [marine()]}])
     result = plan_deployment(world_of(data), SolverSettings(time_limit_s=5, workers=1, candidates_per_unit=5))
-    assert result.status == "infeasible"
-    assert result.exit_code == 1
-    assert "inf" in result.message
+    assert result.status == "unknown"
+    assert result.exit_code == 3
+    assert "inf" in result.message and "not a proof" in result.message
 
 
 def test_nothing_marked_is_an_input_error():
@@ -163,7 +163,7 @@ def test_every_plan_passes_the_checker(enemies, walls, target, n_models, infiltr
         assert_plan_legal(result)
         assert result.legal
     else:
-        assert result.status == "infeasible"
+        assert result.status == "unknown"
 
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table as RichTable
 
 from planner.report.text import print_check_report
@@ -12,7 +13,7 @@ from planner.solve.planner import PlanResult
 def print_plan_report(result: PlanResult, console: Console) -> None:
     """Print the solver status, the objective and bound, each placement and why it is legal."""
     colour = {"optimal": "green", "feasible": "yellow", "infeasible": "red", "unknown": "red"}[result.status]
-    console.print(f"Solver status: [{colour}]{result.status}[/{colour}] - {result.message}")
+    console.print(f"Solver status: [{colour}]{result.status}[/{colour}] - {escape(result.message)}")
     if result.objective is not None:
         console.print(f"Objective: {result.objective:.3f}\" (best bound {result.best_bound:.3f}\", "
                       f"gap {result.gap:.2%}); wall time {result.wall_time_s:.2f} s")
@@ -29,7 +30,7 @@ def print_plan_report(result: PlanResult, console: Console) -> None:
         t.add_column("nearest enemy", justify="right")
         t.add_column("candidates", justify="right")
         for p in result.placements:
-            t.add_row(p.unit, p.formation, f"({p.anchor[0]:g}, {p.anchor[1]:g})", f"{p.distance_to_target:.2f}\"",
+            t.add_row(escape(p.unit), p.formation, f"({p.anchor[0]:g}, {p.anchor[1]:g})", f"{p.distance_to_target:.2f}\"",
                       "" if p.nearest_enemy is None else f"{p.nearest_enemy:.3f}\"", str(p.candidates))
         console.print(t)
     if result.legality is not None:
@@ -39,8 +40,8 @@ def print_plan_report(result: PlanResult, console: Console) -> None:
             if u.unit in placed or any(f.unit in placed for f in u.findings):
                 if u.unit not in placed:
                     continue
-                console.print(f"[bold]{u.unit}[/bold] ({u.setup})")
+                console.print(f"[bold]{escape(u.unit)}[/bold] ({escape(u.setup)})")
                 for f in u.findings:
                     mark = "[green]ok[/green]  " if f.passed else "[red]FAIL[/red]"
-                    console.print(f"  {mark} [{f.rule}] {f.message}", highlight=False)
+                    console.print(f"  {mark} {escape(f'[{f.rule}] {f.message}')}", highlight=False)
         print_check_report(result.legality, console)

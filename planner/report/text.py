@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table as RichTable
 
 from planner.legality.report import LegalityReport
 
 
 def _m(v: float | None) -> str:
-    return "" if v is None else f'{v:+.3f}"'
+    if v is None:
+        return ""
+    if abs(v) < 5e-4:
+        v = 0.0  # touching a zone edge is a margin of zero, not "-0.000"
+    return f'{v:+.3f}"'
 
 
 def print_check_report(report: LegalityReport, console: Console, *, verbose: bool = False) -> None:
@@ -26,21 +31,22 @@ def print_check_report(report: LegalityReport, console: Console, *, verbose: boo
     t.add_column("rule")
     for u in report.units:
         verdict = "[green]legal[/green]" if u.legal else "[red]ILLEGAL[/red]"
-        t.add_row(u.player, f"{u.unit} ({u.name})" if u.name != u.unit else u.unit, u.setup, verdict,
+        t.add_row(escape(u.player), escape(f"{u.unit} ({u.name})" if u.name != u.unit else u.unit), escape(u.setup),
+                  verdict,
                   _m(u.tightest_margin), u.tightest_rule or "")
     console.print(t)
     if verbose:
         for u in report.units:
-            console.print(f"[bold]{u.unit}[/bold] ({u.setup})")
+            console.print(f"[bold]{escape(u.unit)}[/bold] ({escape(u.setup)})")
             for f in u.findings:
                 mark = "[green]ok[/green]  " if f.passed else "[red]FAIL[/red]"
-                console.print(f"  {mark} [{f.rule}] {f.message}", highlight=False)
+                console.print(f"  {mark} {escape(f'[{f.rule}] {f.message}')}", highlight=False)
     if report.violations:
         console.print(f"[red]{len(report.violations)} violation(s):[/red]")
         for v in report.violations:
             where = f"unit {v.unit}" + (f" model {v.model}" if v.model else "")
             meas = f" (measured {v.measured:.3f}, needs {v.required})" if v.measured is not None else \
                 f" (needs {v.required})"
-            console.print(f"  {where}: {v.message}{meas} [{v.rule}]", highlight=False)
+            console.print(escape(f"  {where}: {v.message}{meas} [{v.rule}]"), highlight=False)
     else:
         console.print("[green]Legal deployment:[/green] every rule checked passed.")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from shapely.geometry import Point
@@ -29,6 +30,10 @@ from planner.world import ModelInfo, UnitInfo
 
 FORMATION_GAP_IN = 0.25
 """Gap between neighbouring bases in a formation, inches (well inside every coherency range)."""
+
+
+class CandidateTimeout(Exception):
+    """The candidate stream ran past the builder's deadline."""
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,8 @@ class CandidateBuilder:
         self.fixed = fixed
         self.grid = grid_in
         self.target = target
+        self.judged = 0
+        self.deadline = math.inf
 
     def region(self, group: Group):
         """Polygon the group must stand in: its zone (normal deployment) or the battlefield."""
@@ -183,36 +190,26 @@ class CandidateBuilder:
                             return False, near
         return True, near
 
-    def build(self, group: Group, limit: int, time_budget_s: float) -> tuple[list[Candidate], int]:
-        """Up to ``limit`` legal candidates, nearest the target first; returns (candidates, judged)."""
+    def stream(self, group: Group) -> Iterator[Candidate]:
+        """Legal candidates for ``group``, lazily, nearest the target first.
+
+        Anchors are visited in order of distance to the target; every formation that keeps the
+        unit in coherency is judged at each anchor. The stream ends when the region is exhausted.
+        """
         models = group.models
-        forms = formations(models)
         rng = coherency_range(models)
-        forms = [f for f in forms if is_within_distance(
+        forms = [f for f in formations(models) if is_within_distance(
             coherency_gap([footprint(m.base, dx, dy, f.facing) for m, (dx, dy) in zip(models, f.offsets,
                                                                                       strict=True)])[0], rng)]
-        out: list[Candidate] = []
-        judged = 0
-        start = time.monotonic()
         tx, ty = self.target
-        near = self.anchors(group)
-        coarse = [p for p in near if round(p[0] / self.grid) % 4 == 0 and round(p[1] / self.grid) % 4 == 0]
-        # nearest anchors first; then a coarse spread over the region, so that units which crowd
-        # each other near the target still have somewhere legal to go
-        plan = [(p, limit) for p in near] + [(p, limit + limit // 2) for p in coarse]
-        seen: set[tuple[float, float]] = set()
-        for (ax, ay), cap in plan:
-            if len(out) >= cap:
-                continue
-            if (ax, ay) in seen:
-                continue
-            if time.monotonic() - start > time_budget_s:
-                break
-            seen.add((ax, ay))
+        index = 0
+        for ax, ay in self.anchors(group):
+            if time.monotonic() > self.deadline:
+                raise CandidateTimeout(group.id)
             for form in forms:
-                fps = [footprint(m.base, ax + dx, ay + dy, form.facing) for m, (dx, dy) in zip(models, form.offsets,
-                                                                                             strict=True)]
-                judged += 1
+                fps = [footprint(m.base, ax + dx, ay + dy, form.facing)
+                       for m, (dx, dy) in zip(models, form.offsets, strict=True)]
+                self.judged += 1
                 ok, dist = self.judge(group, fps)
                 if not ok:
                     continue
@@ -222,7 +219,5 @@ class CandidateBuilder:
                     positions[u.id] = [(fps[k + i].cx, fps[k + i].cy, form.facing) for i in range(len(u.models))]
                     k += len(u.models)
                 cost = sum(math.hypot(f.cx - tx, f.cy - ty) for f in fps)
-                out.append(Candidate(len(out), (ax, ay), form.name, positions, tuple(fps), cost, dist))
-                if len(out) >= cap:
-                    break
-        return out, judged
+                yield Candidate(index, (ax, ay), form.name, positions, tuple(fps), cost, dist)
+                index += 1

@@ -32,7 +32,7 @@ from planner.legality.checker import check_deployment
 from planner.legality.report import LegalityReport
 from planner.legality.table import Table
 from planner.schema import Scenario, SetupMethod
-from planner.solve.candidates import Candidate, CandidateBuilder, Group
+from planner.solve.candidates import Candidate, CandidateBuilder, CandidateTimeout, Group
 from planner.world import World, resolve
 
 COST_SCALE = 1000
@@ -140,6 +140,41 @@ def _with_positions(world: World, chosen: dict[str, Candidate]) -> dict:
     return data
 
 
+def _solve(groups: list[Group], cands: dict[str, list[Candidate]], weight: float, settings: SolverSettings,
+           deadline: float):
+    """Build and solve the CP-SAT model ``cp`` over the candidates so far."""
+    cp = cp_model.CpModel()
+    x: dict[tuple[str, int], cp_model.IntVar] = {}
+    for g in groups:
+        for c in cands[g.id]:
+            x[g.id, c.index] = cp.new_bool_var(f"place[{g.id}@{c.index}]")
+        cp.add_exactly_one(x[g.id, c.index] for c in cands[g.id]).with_name(f"hh2.placement.one[{g.id}]")
+    for a in range(len(groups)):
+        for b in range(a + 1, len(groups)):
+            ga, gb = groups[a], groups[b]
+            for ca in cands[ga.id]:
+                for cb in cands[gb.id]:
+                    if _apart(ca, cb):
+                        continue
+                    if any(overlaps(fa, fb) for fa in ca.footprints for fb in cb.footprints):
+                        cp.add_bool_or([x[ga.id, ca.index].Not(), x[gb.id, cb.index].Not()]).with_name(
+                            f"hh2.bases.no_overlap[{ga.id}@{ca.index},{gb.id}@{cb.index}]")
+    cp.minimize(sum(round(c.cost * weight * COST_SCALE) * x[g.id, c.index] for g in groups for c in cands[g.id]))
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = max(0.5, deadline - time.monotonic())
+    solver.parameters.num_workers = settings.workers
+    solver.parameters.random_seed = settings.seed
+    status = solver.solve(cp)
+    return status, solver, cp, x
+
+
+def _apart(a: Candidate, b: Candidate) -> bool:
+    """Cheap proof that no base of ``a`` can touch a base of ``b`` (bounding discs)."""
+    ra = max(math.hypot(f.cx - a.anchor[0], f.cy - a.anchor[1]) + f.outer_radius for f in a.footprints)
+    rb = max(math.hypot(f.cx - b.anchor[0], f.cy - b.anchor[1]) + f.outer_radius for f in b.footprints)
+    return math.hypot(a.anchor[0] - b.anchor[0], a.anchor[1] - b.anchor[1]) > ra + rb
+
+
 def plan_deployment(world: World, settings: SolverSettings | None = None) -> PlanResult:
     """Place every unit marked ``place: true`` as close as possible to the goal point.
 
@@ -173,52 +208,58 @@ def plan_deployment(world: World, settings: SolverSettings | None = None) -> Pla
     fixed = [table.final(u) for u in table.on_table if u.id not in placing]
     target, weight, target_label = _target(world)
     builder = CandidateBuilder(table, fixed, settings.grid_in, target)
-    per_group_budget = max(1.0, settings.time_limit_s * 0.5 / len(groups))
-    cands: dict[str, list[Candidate]] = {}
-    for g in groups:
-        cands[g.id], _ = builder.build(g, settings.candidates_per_unit, per_group_budget)
-    empty = [g.id for g in groups if not cands[g.id]]
-    if empty:
-        return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0,
-                          message="no legal position on the candidate grid "
-                                  f"({settings.grid_in:g}\" grid, formations of 1-3 ranks) for unit(s) "
-                                  + ", ".join(empty) + ": each candidate broke a rule (zone, battlefield edge, "
-                                  "impassable terrain, overlap with fixed models, or Infiltrate distance / line of "
-                                  "sight); this is not a proof over all positions")
+    deadline = t0 + settings.time_limit_s
+    builder.deadline = deadline - min(2.0, 0.2 * settings.time_limit_s)  # leave the solver some time
+    streams = {g.id: builder.stream(g) for g in groups}
+    cands: dict[str, list[Candidate]] = {g.id: [] for g in groups}
+    exhausted: set[str] = set()
 
-    cp = cp_model.CpModel()
-    x: dict[tuple[str, int], cp_model.IntVar] = {}
-    for g in groups:
-        for c in cands[g.id]:
-            x[g.id, c.index] = cp.new_bool_var(f"place[{g.id}@{c.index}]")
-        cp.add_exactly_one(x[g.id, c.index] for c in cands[g.id]).with_name(f"hh2.placement.one[{g.id}]")
-    for a in range(len(groups)):
-        for b in range(a + 1, len(groups)):
-            ga, gb = groups[a], groups[b]
-            for ca in cands[ga.id]:
-                for cb in cands[gb.id]:
-                    if math.hypot(ca.anchor[0] - cb.anchor[0], ca.anchor[1] - cb.anchor[1]) > 40:
-                        continue
-                    if any(overlaps(fa, fb) for fa in ca.footprints for fb in cb.footprints):
-                        cp.add_bool_or([x[ga.id, ca.index].Not(), x[gb.id, cb.index].Not()]).with_name(
-                            f"hh2.bases.no_overlap[{ga.id}@{ca.index},{gb.id}@{cb.index}]")
-    cp.minimize(sum(round(c.cost * weight * COST_SCALE) * x[g.id, c.index] for g in groups for c in cands[g.id]))
+    def extend(g: Group, n: int) -> None:
+        for _ in range(n):
+            if time.monotonic() > deadline:
+                return
+            try:
+                c = next(streams[g.id], None)
+            except CandidateTimeout:
+                return
+            if c is None:
+                exhausted.add(g.id)
+                return
+            cands[g.id].append(c)
 
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(0.1, settings.time_limit_s - (time.monotonic() - t0))
-    solver.parameters.num_workers = settings.workers
-    solver.parameters.random_seed = settings.seed
-    status = solver.solve(cp)
-    name = solver.status_name(status)
-    if status == cp_model.MODEL_INVALID:
-        raise SolverError(f"CP-SAT model invalid: {cp.validate()}")
-    if status == cp_model.INFEASIBLE:
-        return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, solver_time_s=solver.wall_time,
-                          message="no combination of candidate placements avoids overlapping bases "
-                                  f"[hh2.bases.no_overlap] (candidate grid {settings.grid_in:g}\")")
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    # Rounds: take the next batch of candidates for every unit, solve; when the units crowd each
+    # other out (infeasible over the candidates so far), take more and solve again.
+    batch = settings.candidates_per_unit
+    rounds = 0
+    while True:
+        rounds += 1
+        for g in groups:
+            if g.id not in exhausted:
+                extend(g, batch)
+        empty = [g.id for g in groups if not cands[g.id]]
+        if empty:
+            where = "in the whole region" if all(e in exhausted for e in empty) else "before the time limit"
+            return PlanResult(status="unknown", wall_time_s=time.monotonic() - t0,
+                              message=f"no legal placement found {where} on the {settings.grid_in:g}\" candidate "
+                                      f"grid (formations of 1-3 ranks) for unit(s) {', '.join(empty)}: every "
+                                      "candidate broke a rule (zone, battlefield edge, impassable terrain, overlap "
+                                      "with fixed models, or Infiltrate distance / line of sight). This is not a "
+                                      "proof that no legal position exists.")
+        status, solver, cp, x = _solve(groups, cands, weight, settings, deadline)
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            break
+        if status == cp_model.MODEL_INVALID:
+            raise SolverError(f"CP-SAT model invalid: {cp.validate()}")
+        out_of_time = time.monotonic() >= deadline
+        if status == cp_model.INFEASIBLE and not out_of_time and len(exhausted) < len(groups):
+            batch *= 2
+            continue
+        why = ("the candidate placements found all crowd each other (overlapping bases [hh2.bases.no_overlap])"
+               if status == cp_model.INFEASIBLE else f"CP-SAT status {solver.status_name(status)}")
         return PlanResult(status="unknown", wall_time_s=time.monotonic() - t0, solver_time_s=solver.wall_time,
-                          message=f"no plan found within {settings.time_limit_s:g} s (CP-SAT status {name})")
+                          message=f"no plan found within {settings.time_limit_s:g} s after {rounds} round(s) of "
+                                  f"candidates: {why}. This is not a proof that no legal plan exists; try a "
+                                  "longer --time-limit.")
     chosen = {g.id: next(c for c in cands[g.id] if solver.boolean_value(x[g.id, c.index])) for g in groups}
     planned_data = _with_positions(world, chosen)
     planned = Scenario.model_validate(planned_data)
