@@ -8,7 +8,10 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
+import numpy as np
+import shapely
 from shapely.geometry import Point, Polygon, box
+from shapely.ops import unary_union
 
 from planner.geometry.measure import nearest
 from planner.geometry.shapes import Footprint, clearance_inside, distance_to_polygon, footprint
@@ -75,6 +78,14 @@ class Table:
     # ------------------------------------------------------------------ terrain
     def stands_in(self, fp: Footprint, feature: TerrainFeature) -> bool:
         """True if a model with footprint ``fp`` stands in area terrain ``feature`` (per its trait)."""
+        key = (fp, feature.id)
+        hit = self._stands_in_cache.get(key)
+        if hit is None:
+            hit = self._stands_in(fp, feature)
+            self._stands_in_cache[key] = hit
+        return hit
+
+    def _stands_in(self, fp: Footprint, feature: TerrainFeature) -> bool:
         poly = self.terrain_polys[feature.id]
         if poly.distance(Point(fp.cx, fp.cy)) > fp.outer_radius + 1e-3:
             return False  # too far for any part of the base to touch the feature
@@ -83,17 +94,41 @@ class Table:
         return distance_to_polygon(fp, poly) <= TOLERANCE_IN
 
     @cached_property
+    def _stands_in_cache(self) -> dict:
+        return {}
+
+    @cached_property
     def blocking_features(self) -> list[TerrainFeature]:
         return [t for t in self.world.scenario.terrain if t.blocks_line_of_sight and t.kind is not TerrainKind.OPEN]
 
+    def standing_in(self, fp: Footprint) -> frozenset[str]:
+        """Ids of the blocking area features a model with footprint ``fp`` stands in."""
+        return frozenset(t.id for t in self.blocking_features
+                         if t.kind is TerrainKind.AREA and self.stands_in(fp, t))
+
     def obstacles_for(self, fps: list[Footprint]) -> list[Obstacle]:
         """Blocking obstacles for lines from or to any of ``fps``: area terrain they stand in is dropped."""
-        out = []
-        for t in self.blocking_features:
-            if t.kind is TerrainKind.AREA and any(self.stands_in(f, t) for f in fps):
-                continue
-            out.append(Obstacle(t.id, self.terrain_polys[t.id]))
-        return out
+        skip: set[str] = set()
+        for f in fps:
+            skip |= self.standing_in(f)
+        return [Obstacle(t.id, self.terrain_polys[t.id]) for t in self.blocking_features if t.id not in skip]
+
+    def _blocked_union(self, skip: frozenset[str]):
+        """Union of the (slightly shrunk) blocking footprints, without the features in ``skip``."""
+        cache = self._union_cache
+        if skip not in cache:
+            polys = [self.terrain_polys[t.id].buffer(-1e-7, join_style="mitre") for t in self.blocking_features
+                     if t.id not in skip]
+            polys = [p for p in polys if not p.is_empty]
+            union = unary_union(polys) if polys else None
+            if union is not None:
+                shapely.prepare(union)
+            cache[skip] = union
+        return cache[skip]
+
+    @cached_property
+    def _union_cache(self) -> dict:
+        return {}
 
     # ------------------------------------------------------------------ measurements
     def nearest_unit(self, placed: Placed, others: list[Placed]):
@@ -116,32 +151,81 @@ class Table:
                 best = (n.distance, n.i, o, n.j)
         return best
 
-    def unit_sight(self, observer: Placed, target: Placed) -> UnitSight:
+    def unit_sight(self, observer: Placed, target: Placed, *, exact: bool = True) -> UnitSight:
         """Can any model of ``observer`` draw line of sight to any model of ``target``?
 
-        Sound for "hidden": first a cheap proof that the terrain separates the two units
-        completely; failing that, every model pair is decided by
-        :func:`planner.geometry.sight.line_of_sight` (stopping at the first clear line).
+        1. Quick, vectorised: sample segments between every pair of bases (centres and points on
+           the outlines); a clear one proves visibility.
+        2. Sound proofs of "hidden", cheapest first: the terrain separates the two whole units;
+           else it separates each observer model from the whole target unit.
+        3. Every pair still open is decided exactly by
+           :func:`planner.geometry.sight.line_of_sight`. With ``exact=False`` (the planner's fast
+           judge) an open pair counts as visible instead: the answer may then be a false
+           "visible", never a false "hidden".
         """
-        all_fps = list(observer.footprints) + list(target.footprints)
-        group_obstacles = self.obstacles_for(all_fps)
-        if group_separated(list(observer.footprints), list(target.footprints), group_obstacles):
-            return UnitSight(False, blocking=tuple(o.id for o in group_obstacles))
-        blocking: set[str] = set()
-        order = sorted(
-            ((i, j) for i in range(len(observer.footprints)) for j in range(len(target.footprints))),
-            key=lambda ij: math.hypot(
-                observer.footprints[ij[0]].cx - target.footprints[ij[1]].cx,
-                observer.footprints[ij[0]].cy - target.footprints[ij[1]].cy,
-            ),
-        )
-        for i, j in order:
-            a, b = observer.footprints[i], target.footprints[j]
+        obs, tgt = list(observer.footprints), list(target.footprints)
+        if not self.blocking_features:
+            return UnitSight(True, observer.unit.models[0].id, target.unit.models[0].id,
+                             ((obs[0].cx, obs[0].cy), (tgt[0].cx, tgt[0].cy)))
+        quick = self._quick_visible(obs, tgt)
+        if quick is not None:
+            i, j, seg = quick
+            return UnitSight(True, observer.unit.models[i].id, target.unit.models[j].id, seg)
+        group_obstacles = self.obstacles_for(obs + tgt)
+        if group_separated(obs, tgt, group_obstacles):
+            return UnitSight(False, blocking=self._blockers_between(obs, tgt, group_obstacles))
+        open_pairs: list[tuple[int, int]] = []
+        for i, a in enumerate(obs):
+            if not group_separated([a], tgt, self.obstacles_for([a, *tgt])):
+                open_pairs += [(i, j) for j in range(len(tgt))]
+        if open_pairs and not exact:
+            i, j = open_pairs[0]
+            return UnitSight(True, observer.unit.models[i].id, target.unit.models[j].id, None)
+        blocking: set[str] = set(self._blockers_between(obs, tgt, group_obstacles))
+        open_pairs.sort(key=lambda ij: math.hypot(obs[ij[0]].cx - tgt[ij[1]].cx, obs[ij[0]].cy - tgt[ij[1]].cy))
+        for i, j in open_pairs:
+            a, b = obs[i], tgt[j]
             s: Sight = line_of_sight(a, b, self.obstacles_for([a, b]))
             if s.visible:
                 return UnitSight(True, observer.unit.models[i].id, target.unit.models[j].id, s.segment)
-            blocking.update(s.blocking)
         return UnitSight(False, blocking=tuple(sorted(blocking)))
+
+    def _quick_visible(self, obs: list[Footprint], tgt: list[Footprint]):
+        """A clear sampled segment between some observer base and some target base, or None."""
+        by_key: dict[frozenset[str], list[tuple[int, int]]] = {}
+        for i, a in enumerate(obs):
+            for j, b in enumerate(tgt):
+                by_key.setdefault(self.standing_in(a) | self.standing_in(b), []).append((i, j))
+        # centres only: cheap, and any clear one is a proof; the outline points are tried per pair
+        # by line_of_sight when it comes to that
+        samples_o = [np.array([[f.cx, f.cy]]) for f in obs]
+        samples_t = [np.array([[f.cx, f.cy]]) for f in tgt]
+        for key, pairs in by_key.items():
+            union = self._blocked_union(key)
+            segs, idx = [], []
+            for i, j in pairs:
+                p, q = samples_o[i], samples_t[j]
+                k = len(p) * len(q)
+                segs.append(np.stack([np.repeat(p, len(q), axis=0), np.tile(q, (len(p), 1))], axis=1))
+                idx += [(i, j)] * k
+            allsegs = np.concatenate(segs)
+            if union is None:
+                free = np.array([0])
+            else:
+                free = np.nonzero(~shapely.intersects(shapely.linestrings(allsegs), union))[0]
+            if len(free):
+                k = int(free[0])
+                i, j = idx[k]
+                p, q = allsegs[k]
+                return i, j, ((float(p[0]), float(p[1])), (float(q[0]), float(q[1])))
+        return None
+
+    def _blockers_between(self, obs: list[Footprint], tgt: list[Footprint], obstacles) -> tuple[str, ...]:
+        """The obstacles that cross some centre-to-centre line between the two groups (the
+        features a judge would point at); all obstacles in the way if none does alone."""
+        segs = shapely.linestrings([[[a.cx, a.cy], [b.cx, b.cy]] for a in obs for b in tgt])
+        named = [o.id for o in obstacles if shapely.intersects(segs, o.polygon).any()]
+        return tuple(sorted(named)) if named else tuple(sorted(o.id for o in obstacles))
 
 
 def setup_label(unit: UnitInfo) -> str:

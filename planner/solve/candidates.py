@@ -186,7 +186,7 @@ class CandidateBuilder:
                     return False, near
                 if not is_more_than_distance(near, R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN):
                     for e in enemies:
-                        if t.unit_sight(e, placed).visible:
+                        if t.unit_sight(e, placed, exact=False).visible:
                             return False, near
         return True, near
 

@@ -214,9 +214,9 @@ def plan_deployment(world: World, settings: SolverSettings | None = None) -> Pla
     cands: dict[str, list[Candidate]] = {g.id: [] for g in groups}
     exhausted: set[str] = set()
 
-    def extend(g: Group, n: int) -> None:
+    def extend(g: Group, n: int, until: float) -> None:
         for _ in range(n):
-            if time.monotonic() > deadline:
+            if time.monotonic() > until:
                 return
             try:
                 c = next(streams[g.id], None)
@@ -233,9 +233,11 @@ def plan_deployment(world: World, settings: SolverSettings | None = None) -> Pla
     rounds = 0
     while True:
         rounds += 1
-        for g in groups:
-            if g.id not in exhausted:
-                extend(g, batch)
+        # share the candidate time fairly: units with fewest candidates first, each a slice
+        todo = sorted((g for g in groups if g.id not in exhausted), key=lambda g: len(cands[g.id]))
+        for k, g in enumerate(todo):
+            share = (builder.deadline - time.monotonic()) / (len(todo) - k)
+            extend(g, batch, time.monotonic() + max(0.0, share))
         empty = [g.id for g in groups if not cands[g.id]]
         if empty:
             where = "in the whole region" if all(e in exhausted for e in empty) else "before the time limit"
