@@ -302,6 +302,21 @@ def distance_to_polygon(fp: Footprint, poly: Polygon) -> float:
     return d
 
 
+@lru_cache(maxsize=1024)
+def _convex_halfplanes(poly: Polygon):
+    """For a convex polygon without holes: unit outward normals and offsets of its edge lines."""
+    if poly.interiors or abs(poly.convex_hull.area - poly.area) > 1e-12 * max(1.0, poly.area):
+        return None
+    v = np.asarray(shapely.orient_polygons(poly).exterior.coords)[:-1] if hasattr(shapely, "orient_polygons") \
+        else np.asarray(shapely.geometry.polygon.orient(poly).exterior.coords)[:-1]
+    e = np.roll(v, -1, axis=0) - v
+    ln = np.hypot(e[:, 0], e[:, 1])
+    keep = ln > 0
+    v, e, ln = v[keep], e[keep], ln[keep]
+    nx, ny = e[:, 1] / ln, -e[:, 0] / ln
+    return nx, ny, nx * v[:, 0] + ny * v[:, 1]
+
+
 def clearance_inside(fp: Footprint, poly: Polygon) -> float:
     """How far the footprint stays inside ``poly``: min distance from the footprint to the boundary.
 
@@ -309,6 +324,11 @@ def clearance_inside(fp: Footprint, poly: Polygon) -> float:
     boundary from inside, negative when part of it is outside (minus the overhang across the
     nearest edge) or its centre is outside.
     """
+    hp = _convex_halfplanes(poly)
+    if hp is not None:
+        # convex area: the clearance is the least gap to an edge line (exact, no search)
+        nx, ny, c = hp
+        return float(np.min(c - fp.support_many(nx, ny)))
     pt = shapely.Point(fp.cx, fp.cy)
     if not poly.covers(pt):
         return -(poly.distance(pt) + fp.inner_radius) - 1e-12

@@ -9,6 +9,9 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
+import numpy as np
+from shapely.geometry import Point
+
 from planner.geometry.measure import is_more_than_distance, is_within_distance, max_displacement, overlaps
 from planner.geometry.shapes import clearance_inside, distance_to_polygon, signed_distance
 from planner.legality.report import Evidence, Finding
@@ -178,12 +181,16 @@ class HH2Checker:
         feats = [t for t in self.world.scenario.terrain if t.is_impassable]
         if not feats:
             return
+        # exact distances in order of a cheap lower bound, stopping when no pair can be closer
+        bounds = sorted((self.table.terrain_polys[t.id].distance(Point(f.cx, f.cy)) - f.outer_radius, i, t.id)
+                        for i, f in enumerate(placed.footprints) for t in feats)
         best = None
-        for i, f in enumerate(placed.footprints):
-            for t in feats:
-                d = distance_to_polygon(f, self.table.terrain_polys[t.id])
-                if best is None or d < best[0]:
-                    best = (d, i, t.id)
+        for lb, i, tid in bounds:
+            if best is not None and lb >= best[0]:
+                break
+            d = distance_to_polygon(placed.footprints[i], self.table.terrain_polys[tid])
+            if best is None or d < best[0]:
+                best = (d, i, tid)
         assert best is not None
         d, i, tid = best
         ok = d >= -TOLERANCE_IN
@@ -199,13 +206,14 @@ class HH2Checker:
         items = [(p.unit, i, f) for p in placed for i, f in enumerate(p.footprints)]
         worst: dict[str, tuple[float, int, str]] = {}
         bad: dict[str, list[tuple[int, str, float]]] = defaultdict(list)
-        for a in range(len(items)):
+        # pairs whose bounding discs come within 1": the only ones that can overlap or be nearest
+        xy = np.array([[f.cx, f.cy] for _, _, f in items]).reshape(-1, 2)
+        rad = np.array([f.outer_radius for _, _, f in items])
+        lb = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1]) - rad[:, None] - rad[None, :]
+        for a, b in zip(*np.nonzero(np.triu(lb <= 1.0, k=1)), strict=True):
             ua, ia, fa = items[a]
-            for b in range(a + 1, len(items)):
-                ub, ib, fb = items[b]
-                lb = math.hypot(fa.cx - fb.cx, fa.cy - fb.cy) - fa.outer_radius - fb.outer_radius
-                if lb > 1.0:
-                    continue
+            ub, ib, fb = items[b]
+            if True:
                 d = signed_distance(fa, fb)
                 for u, i, other in ((ua, ia, f"{ub.id}/{ub.models[ib].id}"), (ub, ib, f"{ua.id}/{ua.models[ia].id}")):
                     if u.id not in worst or d < worst[u.id][0]:
