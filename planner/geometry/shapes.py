@@ -16,7 +16,7 @@ pair through the support-function formula
 which is the gap between A and B along the best direction when they are apart (the distance)
 and minus the penetration depth when they overlap. Support functions of discs, ellipses and
 polygons are closed-form; the maximum over u is found by a 512-direction scan refined by golden
-section to 1e-12 rad (error well below 1e-9"). Polygons (``shapely``) are used for drawing, for
+section to 1e-10 rad (error below 1e-9"). Polygons (``shapely``) are used for drawing, for
 terrain and zones, and as inscribed/circumscribed bounds where a proof needs a polygon.
 """
 
@@ -62,11 +62,15 @@ class Footprint:
         if self.kind == "circle":
             return self.cx * ux + self.cy * uy + self.a
         if self.kind == "ellipse":
-            c, s = math.cos(self.angle), math.sin(self.angle)
+            c, s = self._cs
             ua = ux * c + uy * s
             ub = -ux * s + uy * c
             return self.cx * ux + self.cy * uy + math.hypot(self.a * ua, self.b * ub)
         return max(x * ux + y * uy for x, y in self.verts)
+
+    @cached_property
+    def _cs(self) -> tuple[float, float]:
+        return math.cos(self.angle), math.sin(self.angle)
 
     def support_many(self, ux: np.ndarray, uy: np.ndarray) -> np.ndarray:
         """Vectorised :meth:`support` over arrays of unit vectors."""
@@ -202,7 +206,7 @@ def _golden_max(a: Footprint, b: Footprint, lo: float, hi: float) -> tuple[float
     x1 = hi - _GOLD * (hi - lo)
     x2 = lo + _GOLD * (hi - lo)
     f1, f2 = _gap(a, b, x1), _gap(a, b, x2)
-    while hi - lo > 1e-12:
+    while hi - lo > 1e-10:
         if f1 < f2:
             lo, x1, f1 = x1, x2, f2
             x2 = lo + _GOLD * (hi - lo)

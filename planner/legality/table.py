@@ -15,7 +15,7 @@ from shapely.ops import unary_union
 
 from planner.geometry.measure import nearest
 from planner.geometry.shapes import Footprint, clearance_inside, distance_to_polygon, footprint
-from planner.geometry.sight import Obstacle, Sight, group_separated, line_of_sight
+from planner.geometry.sight import Obstacle, Sight, line_of_sight, outline_union, outlines_separated
 from planner.schema import SetupMethod, StandingIn, TerrainFeature, TerrainKind
 from planner.units import TOLERANCE_IN
 from planner.world import UnitInfo, World
@@ -53,19 +53,30 @@ class Table:
     # ------------------------------------------------------------------ footprints
     def final(self, unit: UnitInfo) -> Placed:
         """The unit's footprints at its model positions."""
-        fps = tuple(footprint(m.base, m.x, m.y, m.facing) for m in unit.models)  # type: ignore[arg-type]
-        return Placed(unit, fps)
+        key = ("final", unit.id)
+        if key not in self._placed:
+            fps = tuple(footprint(m.base, m.x, m.y, m.facing) for m in unit.models)  # type: ignore[arg-type]
+            self._placed[key] = Placed(unit, fps)
+        return self._placed[key]
+
+    @cached_property
+    def _placed(self) -> dict:
+        return {}
 
     def first(self, unit: UnitInfo) -> Placed:
         """The unit's footprints before a Scout redeploy (``setup.from``), else its final ones."""
         frm = unit.setup.from_
         if frm is None:
             return self.final(unit)
+        key = ("first", unit.id)
+        if key in self._placed:
+            return self._placed[key]
         fps = []
         for m, p in zip(unit.models, frm, strict=True):
             facing = p[2] if len(p) > 2 else m.facing
             fps.append(footprint(m.base, p[0], p[1], facing))
-        return Placed(unit, tuple(fps))
+        self._placed[key] = Placed(unit, tuple(fps))
+        return self._placed[key]
 
     @cached_property
     def on_table(self) -> list[UnitInfo]:
@@ -103,8 +114,29 @@ class Table:
 
     def standing_in(self, fp: Footprint) -> frozenset[str]:
         """Ids of the blocking area features a model with footprint ``fp`` stands in."""
-        return frozenset(t.id for t in self.blocking_features
-                         if t.kind is TerrainKind.AREA and self.stands_in(fp, t))
+        cache = self._standing_cache
+        hit = cache.get(id(fp))
+        if hit is None or hit[0] is not fp:
+            hit = (fp, frozenset(t.id for t in self.blocking_features
+                                 if t.kind is TerrainKind.AREA and self.stands_in(fp, t)))
+            cache[id(fp)] = hit
+        return hit[1]
+
+    @cached_property
+    def _standing_cache(self) -> dict:
+        return {}
+
+    def _outline(self, fps: tuple[Footprint, ...]):
+        key = tuple(id(f) for f in fps)
+        hit = self._outline_cache.get(key)
+        if hit is None or any(a is not b for a, b in zip(hit[0], fps, strict=True)):
+            hit = (fps, outline_union(fps))
+            self._outline_cache[key] = hit
+        return hit[1]
+
+    @cached_property
+    def _outline_cache(self) -> dict:
+        return {}
 
     def obstacles_for(self, fps: list[Footprint]) -> list[Obstacle]:
         """Blocking obstacles for lines from or to any of ``fps``: area terrain they stand in is dropped."""
@@ -172,11 +204,12 @@ class Table:
             i, j, seg = quick
             return UnitSight(True, observer.unit.models[i].id, target.unit.models[j].id, seg)
         group_obstacles = self.obstacles_for(obs + tgt)
-        if group_separated(obs, tgt, group_obstacles):
+        tgt_outline = self._outline(target.footprints)
+        if outlines_separated(self._outline(observer.footprints), tgt_outline, group_obstacles):
             return UnitSight(False, blocking=self._blockers_between(obs, tgt, group_obstacles))
         open_pairs: list[tuple[int, int]] = []
         for i, a in enumerate(obs):
-            if not group_separated([a], tgt, self.obstacles_for([a, *tgt])):
+            if not outlines_separated(self._outline((a,)), tgt_outline, self.obstacles_for([a, *tgt])):
                 open_pairs += [(i, j) for j in range(len(tgt))]
         if open_pairs and not exact:
             i, j = open_pairs[0]
@@ -191,33 +224,32 @@ class Table:
         return UnitSight(False, blocking=tuple(sorted(blocking)))
 
     def _quick_visible(self, obs: list[Footprint], tgt: list[Footprint]):
-        """A clear sampled segment between some observer base and some target base, or None."""
+        """A clear centre-to-centre line between some observer base and some target base, or None.
+
+        Cheap, and any clear line is a proof; outline points are tried per pair later by
+        :func:`planner.geometry.sight.line_of_sight` when it comes to that.
+        """
+        so = [self.standing_in(f) for f in obs]
+        st = [self.standing_in(f) for f in tgt]
         by_key: dict[frozenset[str], list[tuple[int, int]]] = {}
-        for i, a in enumerate(obs):
-            for j, b in enumerate(tgt):
-                by_key.setdefault(self.standing_in(a) | self.standing_in(b), []).append((i, j))
-        # centres only: cheap, and any clear one is a proof; the outline points are tried per pair
-        # by line_of_sight when it comes to that
-        samples_o = [np.array([[f.cx, f.cy]]) for f in obs]
-        samples_t = [np.array([[f.cx, f.cy]]) for f in tgt]
+        for i in range(len(obs)):
+            for j in range(len(tgt)):
+                by_key.setdefault(so[i] | st[j], []).append((i, j))
+        co = np.array([[f.cx, f.cy] for f in obs])
+        ct = np.array([[f.cx, f.cy] for f in tgt])
         for key, pairs in by_key.items():
             union = self._blocked_union(key)
-            segs, idx = [], []
-            for i, j in pairs:
-                p, q = samples_o[i], samples_t[j]
-                k = len(p) * len(q)
-                segs.append(np.stack([np.repeat(p, len(q), axis=0), np.tile(q, (len(p), 1))], axis=1))
-                idx += [(i, j)] * k
-            allsegs = np.concatenate(segs)
+            ij = np.array(pairs)
             if union is None:
-                free = np.array([0])
+                k = 0
             else:
-                free = np.nonzero(~shapely.intersects(shapely.linestrings(allsegs), union))[0]
-            if len(free):
+                segs = shapely.linestrings(np.stack([co[ij[:, 0]], ct[ij[:, 1]]], axis=1))
+                free = np.nonzero(~shapely.intersects(segs, union))[0]
+                if not len(free):
+                    continue
                 k = int(free[0])
-                i, j = idx[k]
-                p, q = allsegs[k]
-                return i, j, ((float(p[0]), float(p[1])), (float(q[0]), float(q[1])))
+            i, j = int(ij[k, 0]), int(ij[k, 1])
+            return i, j, ((obs[i].cx, obs[i].cy), (tgt[j].cx, tgt[j].cy))
         return None
 
     def _blockers_between(self, obs: list[Footprint], tgt: list[Footprint], obstacles) -> tuple[str, ...]:
