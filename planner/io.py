@@ -60,7 +60,8 @@ def validation_error(exc: ValidationError, data: Any, file: str | None) -> Scena
     value = err.get("input")
     if isinstance(value, dict | list):
         value = _value_at(data, loc)
-        if isinstance(value, dict | list):
+        # show a list of plain values (a polygon, an empty model list); hide mappings
+        if isinstance(value, dict) or (isinstance(value, list) and any(isinstance(v, dict) for v in value)):
             value = None
     msg = err["msg"]
     if msg.startswith("Value error, "):

@@ -10,6 +10,7 @@ Records are called *records* in prose; :class:`Model` is a miniature.
 
 from __future__ import annotations
 
+import math
 import re
 from enum import StrEnum
 from typing import Annotated, Literal
@@ -22,7 +23,7 @@ Point = tuple[float, float]
 class Record(BaseModel):
     """Base of every schema record: unknown keys are errors."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+    model_config = ConfigDict(extra="forbid", validate_assignment=False, allow_inf_nan=False)
 
 
 # --------------------------------------------------------------------------- bases
@@ -213,6 +214,9 @@ def _check_polygon(points: list[Point], what: str) -> list[Point]:
 
     if len(points) < 3:
         raise ValueError(f"{what} needs at least 3 points, got {len(points)}")
+    for i, (x, y) in enumerate(points):
+        if not (math.isfinite(x) and math.isfinite(y)):
+            raise ValueError(f"{what} point {i} must be finite numbers, got {[x, y]}")
     poly = Polygon(points)
     if not poly.is_valid:
         from shapely.validation import explain_validity
@@ -387,7 +391,7 @@ class Setup(Record):
     joined: str | None = None
     order: int | None = Field(default=None, ge=1)
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
 
     @model_validator(mode="before")
     @classmethod
@@ -410,6 +414,10 @@ class Setup(Record):
             for i, p in enumerate(self.from_):
                 if len(p) not in (2, 3):
                     raise ValueError(f"from[{i}] must be [x, y] or [x, y, facing], got {p}")
+                if not all(math.isfinite(v) for v in p):
+                    raise ValueError(f"from[{i}] must hold finite numbers, got {p}")
+                if len(p) == 3 and not -360 <= p[2] <= 360:
+                    raise ValueError(f"from[{i}]: a facing is between -360 and 360 degrees, got {p[2]}")
         return self
 
     @property

@@ -191,6 +191,12 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
             if not (-FAR_OFF_TABLE_IN <= x <= bf.width + FAR_OFF_TABLE_IN
                     and -FAR_OFF_TABLE_IN <= y <= bf.depth + FAR_OFF_TABLE_IN):
                 raise _err("terrain point far outside the battlefield", file, f"terrain[{ti}].footprint[{pi}]", [x, y])
+    for zi, z in enumerate(scenario.deployment_zones):
+        for pi, (x, y) in enumerate(z.polygon):
+            if not (-FAR_OFF_TABLE_IN <= x <= bf.width + FAR_OFF_TABLE_IN
+                    and -FAR_OFF_TABLE_IN <= y <= bf.depth + FAR_OFF_TABLE_IN):
+                raise _err("deployment zone point far outside the battlefield", file,
+                           f"deployment_zones[{zi}].polygon[{pi}]", [x, y])
 
     units: dict[str, UnitInfo] = {}
     for ai, army in enumerate(scenario.armies):

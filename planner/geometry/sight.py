@@ -28,9 +28,12 @@ For one pair of bases A, B with obstacles O (open sets):
    obstacle points -- are tested at once with numpy and shapely's vectorised predicates. Round and oval bases enter as *circumscribed* polygons, which contain
    the true base: "no clear segment between the bigger shapes" implies none between the true
    ones, so hidden is never claimed wrongly; a clear segment found between the bigger shapes is
-   re-checked against inscribed polygons, and if only the bigger shapes see each other (a gap of
-   under 0.002") the verdict is visible, the side that can never make an illegal Infiltrate look
-   legal. Obstacles are shrunk by 1e-7" so floating-point noise on grazing lines reads as clear.
+   re-checked against inscribed polygons; if only the bigger shapes see each other, the search
+   is repeated with circumscribed and inscribed 512-gons (none between the bigger 512-gons: hidden;
+   a remaining gap of under 0.0001" reads as visible, the side that can never make an illegal
+   Infiltrate look legal). Obstacles are shrunk by 1e-7" so floating-point noise on grazing lines
+   reads as clear; critical points are taken from the unshrunk obstacles, so a line through them
+   grazes and is clear.
 """
 
 from __future__ import annotations
@@ -48,6 +51,8 @@ from planner.geometry.shapes import Footprint, signed_distance
 
 _SHRINK = 1e-7
 _N_POLY = 64
+_CHORD_EPS = 1e-9
+_N_FINE = 512
 
 
 @dataclass(frozen=True)
@@ -120,15 +125,22 @@ def _chord(px, py, dx, dy, poly_xy: np.ndarray):
     v = poly_xy
     e = np.roll(v, -1, axis=0) - v  # edges, counter-clockwise
     nx, ny = e[:, 1], -e[:, 0]  # outward normals for a ccw polygon
+    ln = np.hypot(nx, ny)
+    ln[ln == 0] = 1.0
+    nx, ny = nx / ln, ny / ln  # unit normals: num is a distance, den a cosine
     c = nx * v[:, 0] + ny * v[:, 1]
     num = c[None, :] - (nx[None, :] * px[:, None] + ny[None, :] * py[:, None])
     den = nx[None, :] * dx[:, None] + ny[None, :] * dy[:, None]
+    par = np.abs(den) < 1e-12
     with np.errstate(divide="ignore", invalid="ignore"):
         t = num / den
-    t0 = np.where(den < 0, t, -np.inf).max(axis=1)
-    t1 = np.where(den > 0, t, np.inf).min(axis=1)
-    parallel_out = ((den == 0) & (num < 0)).any(axis=1)
-    ok = (t0 <= t1) & ~parallel_out
+    t0 = np.where(~par & (den < 0), t, -np.inf).max(axis=1)
+    t1 = np.where(~par & (den > 0), t, np.inf).min(axis=1)
+    parallel_out = (par & (num < -_CHORD_EPS)).any(axis=1)
+    # a line through a vertex touches the polygon in one point: rounding may give t0 a hair
+    # above t1 there, and such lines are exactly the critical ones, so allow a tiny slack
+    ok = (t0 <= t1 + _CHORD_EPS) & ~parallel_out
+    t1 = np.where(ok, np.maximum(t0, t1), t1)
     return t0, t1, ok
 
 
@@ -172,26 +184,26 @@ def _critical_search(a_poly: Polygon, b_poly: Polygon, blockers: list[Polygon], 
             x = bl.exterior.intersection(outline)
             if not x.is_empty:
                 obs.append(shapely.get_coordinates(x))
-    O = np.unique(np.round(np.vstack(obs), 12), axis=0) if obs else np.zeros((0, 2))
+    pts_o = np.unique(np.round(np.vstack(obs), 12), axis=0) if obs else np.zeros((0, 2))
     starts = [av, bv]
     ends = [np.roll(av, -1, axis=0), np.roll(bv, -1, axis=0)]
     for src, poly in ((av, bv), (bv, av)):
         t1, t2 = _tangent_vertices(src, poly)
         starts += [src, src]
         ends += [t1, t2]
-    if len(O):
+    if len(pts_o):
         a_shape, b_shape = Polygon(av), Polygon(bv)
         for V, shape in ((av, a_shape), (bv, b_shape)):
-            outside = ~shapely.contains_xy(shape, O[:, 0], O[:, 1])
-            Po = O[outside]
+            outside = ~shapely.contains_xy(shape, pts_o[:, 0], pts_o[:, 1])
+            Po = pts_o[outside]
             if len(Po):
                 t1, t2 = _tangent_vertices(Po, V)
                 starts += [Po, Po]
                 ends += [t1, t2]
-        if len(O) >= 2:
-            ii, jj = np.triu_indices(len(O), 1)
-            starts.append(O[ii])
-            ends.append(O[jj])
+        if len(pts_o) >= 2:
+            ii, jj = np.triu_indices(len(pts_o), 1)
+            starts.append(pts_o[ii])
+            ends.append(pts_o[jj])
     S = np.vstack(starts)
     E = np.vstack(ends)
     px, py = S[:, 0], S[:, 1]
@@ -265,12 +277,28 @@ def line_of_sight(a: Footprint, b: Footprint, obstacles: Sequence[Obstacle]) -> 
     if _separated(hull, a_out, b_out, blocked_union):
         return Sight(False, None, ids)
     # 4. exact critical-line search on the circumscribed polygons (sound for hidden)
-    found = _critical_search(a_out, b_out, blockers, blocked_union, hull)
+    # critical points come from the unshrunk obstacles: a line through a vertex of a shrunk
+    # obstacle touches it and would read as blocked, while one through the true vertex grazes
+    # (clear) and misses the shrunk obstacle by the shrink margin
+    outlines = [o.polygon for o in relevant]
+    found = _critical_search(a_out, b_out, outlines, blocked_union, hull)
     if found is None:
         return Sight(False, None, ids)
     # evidence on the true bases where possible
-    exact = _critical_search(a_in, b_in, blockers, blocked_union, hull)
-    return Sight(True, exact or found)
+    exact = _critical_search(a_in, b_in, outlines, blocked_union, hull)
+    if exact is not None:
+        return Sight(True, exact)
+    # only the 64-gons that contain the bases see each other: settle it with finer polygons
+    # (circumscribed 512-gons still contain the bases, so "none" there is a sound hidden)
+    a_fine, b_fine = a.polygon(_N_FINE, circumscribed=True), b.polygon(_N_FINE, circumscribed=True)
+    # a 512-gon's vertices may stick out of the 64-gon's edges by ~2e-5 r: widen the hull to hold both
+    hull_fine = shapely.multipoints(np.vstack([shapely.get_coordinates(hull), shapely.get_coordinates(a_fine),
+                                               shapely.get_coordinates(b_fine)])).convex_hull
+    fine = _critical_search(a_fine, b_fine, outlines, blocked_union, hull_fine)
+    if fine is None:
+        return Sight(False, None, ids)
+    exact = _critical_search(a.polygon(_N_FINE), b.polygon(_N_FINE), outlines, blocked_union, hull_fine)
+    return Sight(True, exact or fine)
 
 
 def group_separated(group_a: Sequence[Footprint], group_b: Sequence[Footprint], obstacles: Sequence[Obstacle]) -> bool:
@@ -280,11 +308,23 @@ def group_separated(group_a: Sequence[Footprint], group_b: Sequence[Footprint], 
     """
     if not obstacles:
         return False
-    a_polys = [f.polygon(_N_POLY, circumscribed=True) for f in group_a]
-    b_polys = [f.polygon(_N_POLY, circumscribed=True) for f in group_b]
-    a_union = unary_union(a_polys)
-    b_union = unary_union(b_polys)
-    hull = unary_union([a_union, b_union]).convex_hull
+    a_union = outline_union(group_a)
+    b_union = outline_union(group_b)
+    return outlines_separated(a_union, b_union, obstacles)
+
+
+def outline_union(group: Sequence[Footprint]):
+    """Union of the circumscribed polygons of a group of bases (contains every true base)."""
+    polys = [f.polygon(_N_POLY, circumscribed=True) for f in group]
+    return polys[0] if len(polys) == 1 else unary_union(polys)
+
+
+def outlines_separated(a_union, b_union, obstacles: Sequence[Obstacle]) -> bool:
+    """:func:`group_separated` for outlines already made by :func:`outline_union`."""
+    if not obstacles:
+        return False
+    hull = shapely.multipoints(np.vstack([shapely.get_coordinates(a_union),
+                                          shapely.get_coordinates(b_union)])).convex_hull
     blockers = [bl for bl in _shrunk([o for o in obstacles if o.polygon.intersects(hull)]) if bl.intersects(hull)]
     if not blockers:
         return False
