@@ -15,8 +15,8 @@ pair through the support-function formula
 
 which is the gap between A and B along the best direction when they are apart (the distance)
 and minus the penetration depth when they overlap. Support functions of discs, ellipses and
-polygons are closed-form; the maximum over u is found by a 512-direction scan refined by golden
-section to 1e-10 rad (error below 1e-9"). Polygons (``shapely``) are used for drawing, for
+polygons are closed-form; the maximum over u is found by a 512-direction scan refined by
+vectorised zooming to about 1e-11 rad (error below 1e-9"). Polygons (``shapely``) are used for drawing, for
 terrain and zones, and as inscribed/circumscribed bounds where a proof needs a polygon.
 """
 
@@ -37,7 +37,6 @@ _SCAN = 512
 _THETAS = np.linspace(0.0, 2.0 * math.pi, _SCAN, endpoint=False)
 _UX = np.cos(_THETAS)
 _UY = np.sin(_THETAS)
-_GOLD = (math.sqrt(5.0) - 1.0) / 2.0
 
 
 @dataclass(frozen=True)
@@ -197,28 +196,6 @@ def footprint_of_shape(fp: Footprint, x: float, y: float, facing_deg: float | No
 # ---------------------------------------------------------------- signed distance
 
 
-def _gap(a: Footprint, b: Footprint, theta: float) -> float:
-    ux, uy = math.cos(theta), math.sin(theta)
-    return -b.support(-ux, -uy) - a.support(ux, uy)
-
-
-def _golden_max(a: Footprint, b: Footprint, lo: float, hi: float) -> tuple[float, float]:
-    x1 = hi - _GOLD * (hi - lo)
-    x2 = lo + _GOLD * (hi - lo)
-    f1, f2 = _gap(a, b, x1), _gap(a, b, x2)
-    while hi - lo > 1e-10:
-        if f1 < f2:
-            lo, x1, f1 = x1, x2, f2
-            x2 = lo + _GOLD * (hi - lo)
-            f2 = _gap(a, b, x2)
-        else:
-            hi, x2, f2 = x2, x1, f1
-            x1 = hi - _GOLD * (hi - lo)
-            f1 = _gap(a, b, x1)
-    t = (lo + hi) / 2
-    return _gap(a, b, t), t
-
-
 def signed_distance(a: Footprint, b: Footprint) -> float:
     """Closest-point distance between two footprints, in inches; negative when they overlap.
 
@@ -245,14 +222,32 @@ def signed_distance(a: Footprint, b: Footprint) -> float:
         return _circle_poly(b, a)
     ux, uy = _UX, _UY
     vals = -b.support_many(-ux, -uy) - a.support_many(ux, uy)
-    # refine the best few local maxima (the gap is unimodal when apart; overlap may have several)
-    idx = np.argsort(vals)[-3:]
+    # refine the best local maximum (the gap is unimodal where positive, so one suffices when the
+    # footprints are apart); when they overlap, refine the best three
+    idx = [int(np.argmax(vals))] if vals.max() > 0 else list(np.argsort(vals)[-3:])
     step = 2.0 * math.pi / _SCAN
     best = -math.inf
     for i in idx:
         t0 = float(_THETAS[i])
-        v, _ = _golden_max(a, b, t0 - step, t0 + step)
-        best = max(best, v, float(vals[i]))
+        best = max(best, _zoom_max(a, b, t0, step), float(vals[i]))
+    return best
+
+
+_ZOOM = np.linspace(-1.0, 1.0, 33)
+
+
+def _zoom_max(a: Footprint, b: Footprint, t0: float, half: float) -> float:
+    """Maximise the gap near angle t0 by vectorised zooming: 33 angles a round, 16x narrower each
+    round, to a bracket of about 1e-11 rad."""
+    best = -math.inf
+    while half > 1e-11:
+        t = t0 + half * _ZOOM
+        ux, uy = np.cos(t), np.sin(t)
+        vals = -b.support_many(-ux, -uy) - a.support_many(ux, uy)
+        k = int(np.argmax(vals))
+        best = max(best, float(vals[k]))
+        t0 = float(t[k])
+        half /= 16.0
     return best
 
 
@@ -300,7 +295,7 @@ def distance_to_polygon(fp: Footprint, poly: Polygon) -> float:
             return -(poly.boundary.distance(pt) + fp.a)
         return poly.distance(pt) - fp.a
     inside = poly.covers(shapely.Point(fp.cx, fp.cy))
-    d = min(signed_distance(fp, e) for e in polygon_edges(poly))
+    d = _min_edge_distance(fp, poly)
     if inside:
         return -abs(d) if d > 0 else d - 1e-12
     return d
@@ -339,4 +334,18 @@ def clearance_inside(fp: Footprint, poly: Polygon) -> float:
     if fp.kind == "circle":
         return poly.boundary.distance(pt) - fp.a
     # ellipse or hull: signed distance to every edge; crossing an edge is negative
-    return min(signed_distance(fp, e) for e in polygon_edges(poly))
+    return _min_edge_distance(fp, poly)
+
+
+def _min_edge_distance(fp: Footprint, poly: Polygon) -> float:
+    """min over the polygon's edges of the signed distance, exact distances only where a cheap
+    lower bound (edge to centre, less the outer radius) could still beat the best so far."""
+    edges = polygon_edges(poly)
+    centre = shapely.Point(fp.cx, fp.cy)
+    bounds = sorted((shapely.LineString(e.verts).distance(centre) - fp.outer_radius, k) for k, e in enumerate(edges))
+    best = math.inf
+    for lb, k in bounds:
+        if lb >= best:
+            break
+        best = min(best, signed_distance(fp, edges[k]))
+    return best
