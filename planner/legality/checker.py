@@ -28,8 +28,15 @@ def check_deployment(world: World) -> LegalityReport:
     violations: list[Violation] = []
     for u in world.units.values():
         fs = findings.get(u.id, [])
-        margins = [(f.margin, f.rule) for f in fs if f.margin is not None]
-        tight = min(margins) if margins else (None, None)
+        failed = [f for f in fs if not f.passed]
+        if failed:
+            # an illegal unit is summed up by what it breaks: the worst failing margin, or the
+            # first rule broken when that rule has no measure (e.g. line of sight)
+            margins = [(f.margin, f.rule) for f in failed if f.margin is not None]
+            tight = min(margins) if margins else (None, failed[0].rule)
+        else:
+            margins = [(f.margin, f.rule) for f in fs if f.margin is not None]
+            tight = min(margins) if margins else (None, None)
         units.append(UnitReport(unit=u.id, name=u.label, player=u.player, setup=setup_label(u),
                                 legal=all(f.passed for f in fs), tightest_margin=tight[0], tightest_rule=tight[1],
                                 findings=fs))

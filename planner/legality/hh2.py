@@ -325,7 +325,9 @@ class HH2Checker:
                 seg = [s.segment[0], s.segment[1]] if s.segment else None
                 self.add(_finding("hh2.infiltrate.hidden", False, u,
                                   f"enemy unit {o.unit.id} can draw line of sight to model {s.target_model} "
-                                  f"(from its model {s.observer_model}){when}", model=s.target_model,
+                                  f"(from its model {s.observer_model}"
+                                  + (f", clear line ({seg[0][0]:.2f}, {seg[0][1]:.2f})-({seg[1][0]:.2f}, "
+                                     f"{seg[1][1]:.2f})" if seg else "") + f"){when}", model=s.target_model,
                                   required="no deployed enemy unit can draw line of sight",
                                   evidence=Evidence(observer_units=ids, seen_by=f"{o.unit.id}/{s.observer_model}",
                                                     sight_line=seg, model=s.target_model)))

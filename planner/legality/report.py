@@ -63,8 +63,10 @@ class UnitReport(_R):
     player: str
     setup: str
     legal: bool
-    tightest_margin: float | None = None
-    tightest_rule: str | None = None
+    tightest_margin: float | None = Field(
+        default=None, description="Legal unit: its smallest margin. Illegal unit: its worst failing margin.")
+    tightest_rule: str | None = Field(
+        default=None, description="The rule of that margin (for an illegal unit, a rule it breaks).")
     findings: list[Finding]
 
 
