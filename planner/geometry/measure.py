@@ -14,6 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from shapely.geometry import Polygon
 
 from planner.geometry.shapes import (
@@ -84,11 +85,17 @@ def is_wholly_within(fp: Footprint, area: Polygon) -> bool:
     return clearance_inside(fp, area) >= -TOLERANCE_IN
 
 
+def is_overlap_distance(signed: float) -> bool:
+    """True if a signed distance (negative = penetration) means the bases overlap: by more than
+    the tolerance (touching is not overlapping)."""
+    return signed < -TOLERANCE_IN
+
+
 def overlaps(a: Footprint, b: Footprint) -> bool:
     """True if two bases overlap by more than the tolerance (touching is not overlapping)."""
     if distance_lower_bound(a, b) > 0:
         return False
-    return signed_distance(a, b) < -TOLERANCE_IN
+    return is_overlap_distance(signed_distance(a, b))
 
 
 @dataclass(frozen=True)
@@ -141,13 +148,24 @@ def max_displacement(before: Footprint, after: Footprint) -> float:
     if before.kind == "polygon":
         pts = [(x - before.cx, y - before.cy) for x, y in before.verts]
     else:
-        n = 720
+        # the displacement is smooth along the ellipse: scan 720 points, then zoom on the best
         ca, sa = math.cos(before.angle), math.sin(before.angle)
-        pts = []
-        for k in range(n):
-            t = 2 * math.pi * k / n
-            px, py = before.a * math.cos(t), before.b * math.sin(t)
-            pts.append((px * ca - py * sa, px * sa + py * ca))
+
+        def moved(t: np.ndarray) -> np.ndarray:
+            px, py = before.a * np.cos(t), before.b * np.sin(t)
+            qx, qy = px * ca - py * sa, px * sa + py * ca
+            return np.hypot((c - 1) * qx - s * qy + dx, s * qx + (c - 1) * qy + dy)
+
+        t = np.linspace(0.0, 2 * math.pi, 720, endpoint=False)
+        vals = moved(t)
+        k = int(np.argmax(vals))
+        best, t0, half = float(vals[k]), float(t[k]), 2 * math.pi / 720
+        while half > 1e-11:
+            tt = t0 + half * np.linspace(-1.0, 1.0, 33)
+            vv = moved(tt)
+            k = int(np.argmax(vv))
+            best, t0, half = max(best, float(vv[k])), float(tt[k]), half / 16.0
+        return best
     best = 0.0
     for px, py in pts:
         mx = (c - 1) * px - s * py + dx

@@ -112,9 +112,9 @@ class Footprint:
         return _polygon_cached(self, n, circumscribed)
 
     def _polygon(self, n: int, circumscribed: bool) -> Polygon:
-        if self.kind in ("polygon", "segment"):
-            if self.kind == "segment":
-                return Polygon(self.verts).buffer(0) if len(self.verts) > 2 else shapely.LineString(self.verts)
+        if self.kind == "segment":
+            raise ValueError("a segment has no polygon")
+        if self.kind == "polygon":
             return Polygon(self.verts)
         t = np.linspace(0.0, 2.0 * math.pi, n, endpoint=False)
         scale = 1.0 / math.cos(math.pi / n) if circumscribed else 1.0

@@ -12,7 +12,12 @@ from collections import defaultdict
 import numpy as np
 from shapely.geometry import Point
 
-from planner.geometry.measure import is_more_than_distance, is_within_distance, max_displacement, overlaps
+from planner.geometry.measure import (
+    is_more_than_distance,
+    is_overlap_distance,
+    is_within_distance,
+    max_displacement,
+)
 from planner.geometry.shapes import clearance_inside, distance_to_polygon, signed_distance
 from planner.legality.report import Evidence, Finding
 from planner.legality.table import Placed, Table
@@ -213,14 +218,13 @@ class HH2Checker:
         for a, b in zip(*np.nonzero(np.triu(lb <= 1.0, k=1)), strict=True):
             ua, ia, fa = items[a]
             ub, ib, fb = items[b]
-            if True:
-                d = signed_distance(fa, fb)
-                for u, i, other in ((ua, ia, f"{ub.id}/{ub.models[ib].id}"), (ub, ib, f"{ua.id}/{ua.models[ia].id}")):
-                    if u.id not in worst or d < worst[u.id][0]:
-                        worst[u.id] = (d, i, other)
-                if overlaps(fa, fb):
-                    bad[ua.id].append((ia, f"{ub.id}/{ub.models[ib].id}", d))
-                    bad[ub.id].append((ib, f"{ua.id}/{ua.models[ia].id}", d))
+            d = signed_distance(fa, fb)
+            for u, i, other in ((ua, ia, f"{ub.id}/{ub.models[ib].id}"), (ub, ib, f"{ua.id}/{ua.models[ia].id}")):
+                if u.id not in worst or d < worst[u.id][0]:
+                    worst[u.id] = (d, i, other)
+            if is_overlap_distance(d):
+                bad[ua.id].append((ia, f"{ub.id}/{ub.models[ib].id}", d))
+                bad[ub.id].append((ib, f"{ua.id}/{ua.models[ia].id}", d))
         for p in placed:
             u = p.unit
             if bad[u.id]:
@@ -496,8 +500,6 @@ class HH2Checker:
             for c in ([owner] if tid in w.units else cargo):
                 self.add(_finding("hh2.transport.capacity", ok, c, msg if ok else "over capacity: " + msg,
                                   measured=float(used), required=f"at most {cap} models", margin=float(cap - used)))
-            if tid in w.units and owner.method is SetupMethod.INFILTRATE:
-                pass  # eligibility through cargo is checked by hh2.infiltrate.eligible
 
 
 def run_checks(world: World) -> dict[str, list[Finding]]:
