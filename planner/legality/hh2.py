@@ -183,7 +183,7 @@ class HH2Checker:
 
     def check_impassable(self, placed: Placed, when: str) -> None:
         u = placed.unit
-        feats = [t for t in self.world.scenario.terrain if t.is_impassable]
+        feats = self.table.no_go_features
         if not feats:
             return
         # exact distances in order of a cheap lower bound, stopping when no pair can be closer
@@ -200,10 +200,12 @@ class HH2Checker:
         d, i, tid = best
         ok = d >= -TOLERANCE_IN
         m = u.models[i]
-        msg = (f"no model in impassable terrain{when}; closest: model {m.id}, {_f(max(d, 0))} from {tid}" if ok
-               else f"model {m.id} stands in impassable terrain {tid}{when}")
+        msg = (f"no model in impassable terrain or inside a building or wall{when}; closest: model {m.id}, "
+               f"{_f(max(d, 0))} from {tid}" if ok
+               else f"model {m.id} stands in {tid} ({self.world.terrain[tid].kind.value}"
+                    f"{', impassable' if self.world.terrain[tid].is_impassable else ''}){when}")
         self.add(_finding("hh2.terrain.impassable", ok, u, msg, model=m.id, measured=d,
-                          required="not in impassable terrain", margin=d,
+                          required="not in impassable terrain, buildings or walls", margin=d,
                           evidence=Evidence(model=m.id, terrain_feature=tid)))
 
     def check_overlaps(self) -> None:
@@ -265,13 +267,18 @@ class HH2Checker:
 
     # ------------------------------------------------------------------ Infiltrate
     def _observers(self, u: UnitInfo) -> list[Placed]:
-        """Enemy units deployed when ``u`` Infiltrates, at their positions then (before Scout)."""
+        """Enemy units deployed when ``u`` Infiltrates, where they stood then (before Scout).
+
+        An enemy Infiltrator later in the alternation (a higher ``order``) is not deployed yet:
+        it is neither measured to nor an observer for ``u``; it answers for the distance itself
+        when it is placed (case 3).
+        """
         out = []
-        for e in self.table.enemy_units(u.player):
-            if infiltrates(e) and u.setup.order is not None and e.setup.order is not None \
-                    and e.setup.order > u.setup.order:
-                continue  # deployed after u in the alternation: not a deployed enemy unit yet
-            out.append(self.table.first(e))
+        for e in self.table.enemy_presence(u.player, "first"):
+            if infiltrates(e.unit) and u.setup.order is not None and e.unit.setup.order is not None \
+                    and e.unit.setup.order > u.setup.order:
+                continue
+            out.append(e)
         return out
 
     def check_infiltrate(self, placed: Placed, when: str) -> None:
@@ -283,14 +290,14 @@ class HH2Checker:
                           else ("Dedicated Transport carrying a unit with Infiltrate" if eligible
                                 else "no model with Infiltrate (and not a Dedicated Transport carrying one)"),
                           required="at least one model with Infiltrate"))
-        enemies = [self.table.first(e) for e in self.table.enemy_units(u.player)]
+        enemies = self._observers(u)
         near = self.table.nearest_unit(placed, enemies)
         if near is None:
             self.add(_finding("hh2.infiltrate.distance", True, u, "no enemy unit on the battlefield",
                               required='more than 9" (hidden) or 12" from every enemy unit'))
             return
         d, i, other, j = near
-        ev = Evidence(nearest_enemy_unit=other.unit.id, nearest_enemy_model=other.unit.models[j].id,
+        ev = Evidence(nearest_enemy_unit=other.unit.id, nearest_enemy_model=other.model_id(j),
                       model=u.models[i].id)
         hidden_needed = not is_more_than_distance(d, R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN)
         far_enough = is_more_than_distance(d, R.INFILTRATE_HIDDEN_MORE_THAN_IN)
@@ -299,20 +306,20 @@ class HH2Checker:
         if not far_enough:
             self.add(_finding("hh2.infiltrate.distance", False, u,
                               f"model {u.models[i].id} is {_f(d)} from enemy unit {other.unit.id} (model "
-                              f"{other.unit.models[j].id}){when}: needs more than "
+                              f"{other.model_id(j)}){when}: needs more than "
                               f"{R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\"", model=u.models[i].id, measured=d,
                               required=required, margin=d - R.INFILTRATE_HIDDEN_MORE_THAN_IN, evidence=ev))
             return
         if not hidden_needed:
             self.add(_finding("hh2.infiltrate.distance", True, u,
                               f"more than {R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}\" from every enemy unit (plain "
-                              f"sight allowed): nearest {other.unit.id}/{other.unit.models[j].id} at {_f(d)}{when}",
+                              f"sight allowed): nearest {other.unit.id}/{other.model_id(j)} at {_f(d)}{when}",
                               model=u.models[i].id, measured=d, required=required,
                               margin=d - R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN, evidence=ev))
             return
         self.add(_finding("hh2.infiltrate.distance", True, u,
                           f"more than {R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\" from every enemy unit (nearest "
-                          f"{other.unit.id}/{other.unit.models[j].id} at {_f(d)}), within "
+                          f"{other.unit.id}/{other.model_id(j)} at {_f(d)}), within "
                           f"{R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}\" so it must be hidden{when}",
                           model=u.models[i].id, measured=d, required=required,
                           margin=d - R.INFILTRATE_HIDDEN_MORE_THAN_IN, evidence=ev))
@@ -353,8 +360,8 @@ class HH2Checker:
                           required="at least one model with Infiltrate"))
         poly = self.table.terrain_polys[tid]
         best = None
-        for e in self.table.enemy_units(u.player):
-            for k, f in enumerate(self.table.first(e).footprints):
+        for e in self._observers(u):
+            for k, f in enumerate(e.footprints):
                 d = max(0.0, distance_to_polygon(f, poly))
                 if best is None or d < best[0]:
                     best = (d, e, k)
@@ -362,14 +369,15 @@ class HH2Checker:
             self.add(_finding("hh2.infiltrate.building", True, u, f"no enemy unit near building {tid}",
                               required='building more than 9" from every enemy unit'))
             return
-        d, e, k = best
+        d, placed_e, k = best
+        e = placed_e.unit
         ok = is_more_than_distance(d, R.INFILTRATE_HIDDEN_MORE_THAN_IN)
         self.add(_finding("hh2.infiltrate.building", ok, u,
-                          f"building {tid} is {_f(d)} from enemy unit {e.id} (model {e.models[k].id}); needs more "
+                          f"building {tid} is {_f(d)} from enemy unit {e.id} (model {placed_e.model_id(k)}); needs more "
                           f"than {R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\"", measured=d,
                           required='building more than 9" from every enemy unit',
                           margin=d - R.INFILTRATE_HIDDEN_MORE_THAN_IN,
-                          evidence=Evidence(nearest_enemy_unit=e.id, nearest_enemy_model=e.models[k].id,
+                          evidence=Evidence(nearest_enemy_unit=e.id, nearest_enemy_model=placed_e.model_id(k),
                                             terrain_feature=tid)))
 
     # ------------------------------------------------------------------ Scout
@@ -406,7 +414,7 @@ class HH2Checker:
                           f"{_f(worst[0])}" if ok else f"model {m.id} redeployed {_f(worst[0])}: more than {limit:g}\"",
                           model=m.id, measured=worst[0], required=f"entirely within {limit:g}\" of its position",
                           margin=limit - worst[0]))
-        enemies = [self.table.final(e) for e in self.table.enemy_units(u.player)]
+        enemies = self.table.enemy_presence(u.player, "final")
         near = self.table.nearest_unit(final, enemies)
         if near is None:
             self.add(_finding("hh2.scout.more_than_9", True, u, "no enemy unit on the battlefield",
@@ -416,11 +424,11 @@ class HH2Checker:
         ok = is_more_than_distance(d, R.SCOUT_MORE_THAN_IN)
         self.add(_finding("hh2.scout.more_than_9", ok, u,
                           f"model {u.models[i].id} ends {_f(d)} from enemy unit {other.unit.id} (model "
-                          f"{other.unit.models[j].id}); needs more than {R.SCOUT_MORE_THAN_IN:g}\"",
+                          f"{other.model_id(j)}); needs more than {R.SCOUT_MORE_THAN_IN:g}\"",
                           model=u.models[i].id, measured=d, required='more than 9" from every enemy unit',
                           margin=d - R.SCOUT_MORE_THAN_IN,
                           evidence=Evidence(nearest_enemy_unit=other.unit.id,
-                                            nearest_enemy_model=other.unit.models[j].id, model=u.models[i].id)))
+                                            nearest_enemy_model=other.model_id(j), model=u.models[i].id)))
 
     # ------------------------------------------------------------------ Independent Characters
     def check_ic(self, ic: UnitInfo) -> None:

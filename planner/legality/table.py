@@ -23,10 +23,20 @@ from planner.world import UnitInfo, World
 
 @dataclass(frozen=True)
 class Placed:
-    """A unit's footprints at one moment (``stage`` 'first' = before Scout, 'final' = after)."""
+    """A unit's footprints at one moment (before a Scout redeploy, or final).
+
+    ``ids`` names the footprints when they are not the unit's own models one for one (a unit
+    with the Independent Characters that join it; a unit embarked in a Building, measured to
+    the Building).
+    """
 
     unit: UnitInfo
     footprints: tuple[Footprint, ...]
+    ids: tuple[str, ...] = ()
+
+    def model_id(self, i: int) -> str:
+        """The id of the model (or stand-in) behind footprint ``i``."""
+        return self.ids[i] if self.ids else self.unit.models[i].id
 
 
 @dataclass(frozen=True)
@@ -86,6 +96,41 @@ class Table:
         """Enemy units on the battlefield (not embarked, not in Reserves)."""
         return [u for u in self.on_table if u.player != player]
 
+    def enemy_presence(self, player: str, stage: str = "final") -> list[Placed]:
+        """Every enemy unit that can be measured to, and that can see: those on the battlefield
+        (at their positions before a Scout redeploy if ``stage`` is 'first'), and those embarked
+        in a Building, which stand for the Building's footprint (a Building uses the Transport
+        rules, HH2 p.103: its garrison is measured to and sees from the Building). Units embarked
+        in a transport unit are represented by the transport; units in Reserves are absent."""
+        out = [self.first(u) if stage == "first" else self.final(u) for u in self.enemy_units(player)]
+        for u in self.world.units.values():
+            if u.player != player and u.method is SetupMethod.EMBARKED and u.setup.in_ in self.terrain_polys:
+                out.append(self.garrison(u))
+        return out
+
+    def garrison(self, unit: UnitInfo) -> Placed:
+        """A unit embarked in a Building, standing for the Building's footprint (its convex hull)."""
+        key = ("garrison", unit.id)
+        if key not in self._placed:
+            tid = unit.setup.in_
+            hull = self.terrain_polys[tid].convex_hull  # type: ignore[index]
+            ring = shapely.geometry.polygon.orient(hull).exterior.coords[:-1]
+            c = hull.centroid
+            fp = Footprint("polygon", c.x, c.y, 0.0, 0.0, 0.0, tuple((float(x), float(y)) for x, y in ring))
+            self._garrison_skip[id(fp)] = (fp, frozenset({tid}))
+            self._placed[key] = Placed(unit, (fp,), (f"(in building {tid})",))
+        return self._placed[key]
+
+    @cached_property
+    def _garrison_skip(self) -> dict:
+        return {}
+
+    @cached_property
+    def no_go_features(self) -> list[TerrainFeature]:
+        """Terrain no model may stand in: impassable features, and solid ones (buildings, walls),
+        which models can only occupy by embarking."""
+        return [t for t in self.world.scenario.terrain if t.is_impassable or t.kind is TerrainKind.SOLID]
+
     # ------------------------------------------------------------------ terrain
     def stands_in(self, fp: Footprint, feature: TerrainFeature) -> bool:
         """True if a model with footprint ``fp`` stands in area terrain ``feature`` (per its trait)."""
@@ -117,8 +162,12 @@ class Table:
         cache = self._standing_cache
         hit = cache.get(id(fp))
         if hit is None or hit[0] is not fp:
-            hit = (fp, frozenset(t.id for t in self.blocking_features
-                                 if t.kind is TerrainKind.AREA and self.stands_in(fp, t)))
+            inside = frozenset(t.id for t in self.blocking_features
+                               if t.kind is TerrainKind.AREA and self.stands_in(fp, t))
+            g = self._garrison_skip.get(id(fp))
+            if g is not None and g[0] is fp:
+                inside |= g[1]  # a garrison sees out of its own Building
+            hit = (fp, inside)
             cache[id(fp)] = hit
         return hit[1]
 
@@ -197,12 +246,12 @@ class Table:
         """
         obs, tgt = list(observer.footprints), list(target.footprints)
         if not self.blocking_features:
-            return UnitSight(True, observer.unit.models[0].id, target.unit.models[0].id,
+            return UnitSight(True, observer.model_id(0), target.model_id(0),
                              ((obs[0].cx, obs[0].cy), (tgt[0].cx, tgt[0].cy)))
         quick = self._quick_visible(obs, tgt)
         if quick is not None:
             i, j, seg = quick
-            return UnitSight(True, observer.unit.models[i].id, target.unit.models[j].id, seg)
+            return UnitSight(True, observer.model_id(i), target.model_id(j), seg)
         group_obstacles = self.obstacles_for(obs + tgt)
         tgt_outline = self._outline(target.footprints)
         if outlines_separated(self._outline(observer.footprints), tgt_outline, group_obstacles):
@@ -213,14 +262,14 @@ class Table:
                 open_pairs += [(i, j) for j in range(len(tgt))]
         if open_pairs and not exact:
             i, j = open_pairs[0]
-            return UnitSight(True, observer.unit.models[i].id, target.unit.models[j].id, None)
+            return UnitSight(True, observer.model_id(i), target.model_id(j), None)
         blocking: set[str] = set(self._blockers_between(obs, tgt, group_obstacles))
         open_pairs.sort(key=lambda ij: math.hypot(obs[ij[0]].cx - tgt[ij[1]].cx, obs[ij[0]].cy - tgt[ij[1]].cy))
         for i, j in open_pairs:
             a, b = obs[i], tgt[j]
             s: Sight = line_of_sight(a, b, self.obstacles_for([a, b]))
             if s.visible:
-                return UnitSight(True, observer.unit.models[i].id, target.unit.models[j].id, s.segment)
+                return UnitSight(True, observer.model_id(i), target.model_id(j), s.segment)
         return UnitSight(False, blocking=tuple(sorted(blocking)))
 
     def _quick_visible(self, obs: list[Footprint], tgt: list[Footprint]):

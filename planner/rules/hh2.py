@@ -49,7 +49,9 @@ RULES: tuple[RuleInfo, ...] = (
     RuleInfo("hh2.deployment.wholly_within_zone",
              "normal deployment: every model wholly within its player's deployment zone", "HH2 rulebook, deployment"),
     RuleInfo("hh2.bases.no_overlap", "no two models' bases (or hulls) overlap", "HH2 rulebook, models and bases"),
-    RuleInfo("hh2.terrain.impassable", "no model stands in impassable terrain", "HH2 rulebook, terrain"),
+    RuleInfo("hh2.terrain.impassable",
+             "no model stands in impassable terrain, or inside a solid feature (a building or wall: only by embarking)",
+             "HH2 rulebook, terrain; p.224 (Buildings)"),
     RuleInfo("hh2.coherency",
              "unit coherency: each model within 2\" of another (Close-order 1\", Skirmish 3\"), one connected group",
              "HH2 rulebook p.129 (Close-order), p.95 (Skirmish); HH-GST 4b54-c60c-3ce2-7409"),
@@ -92,3 +94,24 @@ RULES: tuple[RuleInfo, ...] = (
 )
 
 RULESET = Ruleset(ID, "Horus Heresy 2.0 (Age of Darkness)", BATTLEFIELD_WIDTH_IN, BATTLEFIELD_DEPTH_IN, RULES)
+
+# --------------------------------------------------------------------------- Deep Strike Assault (RULES.md §1.4)
+# Data only: the HH2 Deep Strike Assault procedure as far as RULES.md sources it. HH2 has no Deep
+# Strike Mishap table; a first model ending within 1" of an enemy model, a battlefield edge or
+# Impassable Terrain is moved by the opponent instead.
+
+DEEP_STRIKE_FIRST_MODEL_CLEAR_IN = 1.0
+"""The first model is placed at least 1" from any enemy model, battlefield edge and Impassable Terrain."""
+DEEP_STRIKE_OPPONENT_MOVE_IN = 18.0
+"""Scattered within 1" of those: the opponent moves it up to 18" to a spot more than 1" from all of them."""
+DEEP_STRIKE_DISORDERED_ON = (1,)
+"""D6 once the first unit is down: Disordered on a 1 (a Warlord trait: 1-3)."""
+DEEP_STRIKE_DISORDERED_WITHIN_IN = 24.0
+"""Disordered: the opponent places the remaining units within 24" of the first, no scatter."""
+DEEP_STRIKE_OTHERS_WITHIN_IN = 6.0
+"""Not Disordered: the other units of a Deep Strike Assault are placed within 6" of the first."""
+DEEP_STRIKE_PINNING_WITHIN_IN = 6.0
+"""Enemy units with models within 6" of a deployed unit take a Pinning test (Drop Pod Assault)."""
+INERTIAL_GUIDANCE_SCATTER_FACTOR = 0.5
+"""Inertial Guidance System (p.121): the first model's scatter distance is halved; if it would
+scatter into Impassable Terrain or off the battlefield it is moved the minimum distance to avoid that."""

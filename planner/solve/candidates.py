@@ -162,14 +162,13 @@ class CandidateBuilder:
             for f in fps:
                 if clearance_inside(f, region) < -TOLERANCE_IN:
                     return False, None
-        for feat in t.world.scenario.terrain:
-            if feat.is_impassable:
-                poly = t.terrain_polys[feat.id]
-                for f in fps:
-                    if poly.distance(Point(f.cx, f.cy)) > f.outer_radius + 1e-3:
-                        continue
-                    if distance_to_polygon(f, poly) < -TOLERANCE_IN:
-                        return False, None
+        for feat in t.no_go_features:
+            poly = t.terrain_polys[feat.id]
+            for f in fps:
+                if poly.distance(Point(f.cx, f.cy)) > f.outer_radius + 1e-3:
+                    continue
+                if distance_to_polygon(f, poly) < -TOLERANCE_IN:
+                    return False, None
         for p in self.fixed:
             for a in p.footprints:
                 for f in fps:
@@ -177,8 +176,9 @@ class CandidateBuilder:
                         return False, None
         near = None
         if u.method is SetupMethod.INFILTRATE:
-            enemies = [t.first(e) for e in t.enemy_units(u.player)]
-            placed = Placed(u, tuple(fps))
+            enemies = [e for e in t.enemy_presence(u.player, "first")
+                       if not (e.unit.setup.order and u.setup.order and e.unit.setup.order > u.setup.order)]
+            placed = Placed(u, tuple(fps), tuple(f"{m.unit_id}/{m.id}" for m in group.models))
             n = t.nearest_unit(placed, enemies)
             if n is not None:
                 near = n[0]
