@@ -6,6 +6,8 @@ A's base to a point of B's base crosses the interior of no blocking footprint; g
 
 from __future__ import annotations
 
+import pytest
+
 import math
 import random
 
@@ -101,15 +103,26 @@ def test_gap_between_two_walls():
 
 
 def test_grazing_line_is_clear():
-    # two walls meeting along y = 10.5 leave only the line y = 10.5, which grazes both: visible
+    # two 1" hulls at y in [10.5, 11.5]; a wall covers y >= 10.5 between them: the only lines
+    # left run along y = 10.5, grazing the wall's lower edge, and a grazing line is clear
+    h = HullBase(length_in=1, width_in=1)
+    a, b = footprint(h, 10, 11), footprint(h, 20, 11)
+    wall = [Obstacle("wall", box(14, 10.5, 16, 20))]
+    s = line_of_sight(a, b, wall)
+    _assert_evidence(s, a, b, wall)
+    assert s.segment[0][1] == pytest.approx(10.5, abs=1e-6)
+    # lower the wall by 0.001": nothing is clear
+    assert not line_of_sight(a, b, [Obstacle("wall", box(14, 10.499, 16, 20))]).visible
+
+
+def test_walls_meeting_along_an_edge_block_as_one():
+    # a wall built from two rectangles that share the edge y = 10.5 has no seam to see through
     h = HullBase(length_in=1, width_in=1)
     a, b = footprint(h, 10, 10), footprint(h, 20, 11)
     walls = [Obstacle("top", box(14, 10.5, 16, 20)), Obstacle("bottom", box(14, 0, 16, 10.5))]
     s = line_of_sight(a, b, walls)
-    _assert_evidence(s, a, b, walls)
-    # lower the top wall by 0.001": the walls overlap and nothing is clear
-    shut = [Obstacle("top", box(14, 10.499, 16, 20)), Obstacle("bottom", box(14, 0, 16, 10.5))]
-    assert not line_of_sight(a, b, shut).visible
+    assert not s.visible
+    assert set(s.blocking) == {"top", "bottom"}
 
 
 def test_oval_seen_over_a_low_corner():

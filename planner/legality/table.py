@@ -15,7 +15,14 @@ from shapely.ops import unary_union
 
 from planner.geometry.measure import nearest
 from planner.geometry.shapes import Footprint, clearance_inside, distance_to_polygon, footprint
-from planner.geometry.sight import Obstacle, Sight, line_of_sight, outline_union, outlines_separated
+from planner.geometry.sight import (
+    Obstacle,
+    Sight,
+    line_of_sight,
+    outline_union,
+    outlines_separated,
+    shrunk_union,
+)
 from planner.schema import SetupMethod, StandingIn, TerrainFeature, TerrainKind
 from planner.units import TOLERANCE_IN
 from planner.world import UnitInfo, World
@@ -198,9 +205,7 @@ class Table:
         """Union of the (slightly shrunk) blocking footprints, without the features in ``skip``."""
         cache = self._union_cache
         if skip not in cache:
-            polys = [self.terrain_polys[t.id].buffer(-1e-7, join_style="mitre") for t in self.blocking_features
-                     if t.id not in skip]
-            polys = [p for p in polys if not p.is_empty]
+            polys = shrunk_union([self.terrain_polys[t.id] for t in self.blocking_features if t.id not in skip])
             union = unary_union(polys) if polys else None
             if union is not None:
                 shapely.prepare(union)
