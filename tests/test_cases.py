@@ -352,13 +352,18 @@ def test_case6_land_speeder_may_move_up_to_12():
     assert _violations(report) == {"hh2.scout.distance"}
 
 
-def test_case6_oval_cavalry_turning_counts_the_swing():
-    # a 75 x 42 mm oval moved 11.9" and turned 90 degrees: its ends swing farther than 12"
+def test_case6_oval_cavalry_turning_is_measured_from_where_it_stood():
+    # "entirely within 12\" of its current position": every part of the base at its new place lies
+    # within 12" of the base where it stood; turning does not add the swing of its ends
     oval = {"shape": "oval", "length_mm": 75, "width_mm": 42}
-    report = _check([_scout((10, 10), (21.9, 10), type="Cavalry", base=oval, facing=0.0)],
-                    [ENEMY_AT_30], zones=SCOUT_ZONES)
-    assert report.legal, [v.message for v in report.violations]
     unit = _scout((10, 10), (21.9, 10), type="Cavalry", base=oval, facing=90.0)
+    unit["setup"]["from"] = [[10, 10, 0.0]]
+    report = _check([unit], [ENEMY_AT_30], zones=SCOUT_ZONES)
+    assert report.legal, [v.message for v in report.violations]
+    (dist,) = [f for u in report.units for f in u.findings if f.rule == "hh2.scout.distance"]
+    # the new side point (21.9 + 21/25.4, 10) is farthest: 11.9 + (21 - 37.5) / 25.4 from the old tip
+    assert dist.measured == pytest.approx(11.9 + (21 - 37.5) / 25.4, abs=1e-6)
+    unit = _scout((10, 10), (23.0, 10), type="Cavalry", base=oval, facing=90.0)
     unit["setup"]["from"] = [[10, 10, 0.0]]
     report = _check([unit], [ENEMY_AT_30], zones=SCOUT_ZONES)
     assert _violations(report) == {"hh2.scout.distance"}

@@ -19,12 +19,12 @@ from shapely.geometry import Polygon, box
 
 from planner.geometry.measure import (
     distance,
+    farthest_from,
     is_more_than,
     is_more_than_distance,
     is_wholly_within,
     is_within,
     is_within_distance,
-    max_displacement,
     nearest,
     overlaps,
 )
@@ -442,28 +442,36 @@ def test_wholly_within_non_convex_zone():
 # ----------------------------------------------------------------------------- Scout displacement
 
 
-def test_max_displacement_round():
+def test_farthest_from_round_is_the_centre_move():
     a = round_footprint(36.0, 18.0, 25)
     b6 = round_footprint(36.0, 24.0, 25)
     b65 = round_footprint(36.0, 24.5, 25)
-    assert max_displacement(a, b6) == pytest.approx(6.0, abs=EXACT_TOL)
-    assert is_within_distance(max_displacement(a, b6), 6.0)
-    assert max_displacement(a, b65) == pytest.approx(6.5, abs=EXACT_TOL)
-    assert not is_within_distance(max_displacement(a, b65), 6.0)
+    assert farthest_from(a, b6) == pytest.approx(6.0, abs=EXACT_TOL)
+    assert is_within_distance(farthest_from(a, b6), 6.0)
+    assert farthest_from(a, b65) == pytest.approx(6.5, abs=EXACT_TOL)
+    assert not is_within_distance(farthest_from(a, b65), 6.0)
     diag = round_footprint(36.0 + 3.6, 18.0 + 4.8, 25)  # 6.0 along a 3-4-5 diagonal
-    assert max_displacement(a, diag) == pytest.approx(6.0, abs=EXACT_TOL)
+    assert farthest_from(a, diag) == pytest.approx(6.0, abs=EXACT_TOL)
 
 
-def test_max_displacement_oval_and_hull_with_turn():
+def test_farthest_from_oval_and_hull_with_turn():
     a = footprint(OVAL_S, 20.0, 20.0, 0.0)
-    # pure translation
-    assert max_displacement(a, a.moved(26.0, 20.0)) == pytest.approx(6.0, abs=EXACT_TOL)
-    assert max_displacement(a, a.moved(26.5, 20.0)) == pytest.approx(6.5, abs=EXACT_TOL)
-    # turning 90 degrees in place swings the end (A_S, 0) to (0, A_S): sqrt(2) * A_S
-    assert max_displacement(a, a.moved(20.0, 20.0, 90.0)) == pytest.approx(math.sqrt(2) * A_S, abs=1e-9)
-    # a 6.0" move plus a turn is more than 6"
-    assert not is_within_distance(max_displacement(a, a.moved(26.0, 20.0, 30.0)), 6.0)
+    # pure translation: the leading tip ends exactly as far from the old base as the move
+    assert farthest_from(a, a.moved(26.0, 20.0)) == pytest.approx(6.0, abs=EXACT_TOL)
+    assert farthest_from(a, a.moved(26.5, 20.0)) == pytest.approx(6.5, abs=EXACT_TOL)
+    # turning 90 degrees in place: the new tip (0, A_S) is A_S - B_S from the old outline
+    assert farthest_from(a, a.moved(20.0, 20.0, 90.0)) == pytest.approx(A_S - B_S, abs=1e-7)
+    # a move plus a turn, against brute force: the farthest of 4000 outline points from a
+    # 4096-gon of the old oval (the polygon is inscribed, so it may read up to ~1e-5 long)
+    moved = a.moved(25.0, 21.0, 30.0)
+    old = a.polygon(4096)
+    new_pts = shapely.get_coordinates(moved.polygon(4000).exterior)
+    brute = max(old.distance(shapely.Point(x, y)) for x, y in new_pts)
+    assert farthest_from(a, moved) == pytest.approx(brute, abs=1e-4)
     h = footprint(HULL, 30.0, 20.0, 0.0)
-    assert max_displacement(h, h.moved(36.0, 20.0, 0.0)) == pytest.approx(6.0, abs=EXACT_TOL)
-    corner = math.hypot(HULL.length_in / 2, HULL.width_in / 2)
-    assert max_displacement(h, h.moved(30.0, 20.0, 180.0)) == pytest.approx(2 * corner, abs=1e-9)
+    assert farthest_from(h, h.moved(36.0, 20.0, 0.0)) == pytest.approx(6.0, abs=EXACT_TOL)
+    # a hull turned end for end in place covers the same ground: it has gone nowhere
+    assert farthest_from(h, h.moved(30.0, 20.0, 180.0)) == pytest.approx(0.0, abs=1e-9)
+    # 11.5" forward while turning 90 degrees: the far corner (43, 22.25) ends 10.75" along and
+    # 0.75" across from the old hull's corner (32.25, 21.5)
+    assert farthest_from(h, h.moved(41.5, 20.0, 90.0)) == pytest.approx(math.hypot(10.75, 0.75), abs=1e-9)

@@ -149,7 +149,7 @@ def test_cli_illegal_scenario_exits_1_and_names_the_violations():
     assert "7 violation" in out
     assert '8.500" from enemy unit we-tactical-1' in out
     assert "out of unit coherency" in out
-    assert 'redeployed 6.500"' in out
+    assert 'redeployed to 6.500"' in out
 
 
 def test_cli_plan_scenario_exits_2_with_a_clear_message():

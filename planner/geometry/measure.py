@@ -14,7 +14,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
 from shapely.geometry import Polygon
 
 from planner.geometry.shapes import (
@@ -133,42 +132,39 @@ def nearest(group_a: Sequence[Footprint], group_b: Sequence[Footprint]) -> Neare
     return best
 
 
-def max_displacement(before: Footprint, after: Footprint) -> float:
-    """How far any point of a base travelled when moved rigidly from ``before`` to ``after``, inches.
+def farthest_from(before: Footprint, after: Footprint) -> float:
+    """How far the farthest point of ``after`` lies from the base ``before``, inches.
 
-    "Entirely within 6" of its current position" (Scout) is read as: no point of the base ends
-    more than 6" from where that point started. For a round base this is the centre's move; for
-    ovals and hulls a turn adds the swing of the far end (maximum over the boundary).
+    Rules term "each model can redeploy anywhere entirely within 6\" of its current position"
+    (HH2 Scout): every part of the base at its new position lies within 6\" of the base where it
+    stood. For a round base this is exactly how far its centre moved; a vehicle that turns on the
+    spot has moved 0\" to no further than its hull already reached.
     """
-    dx, dy = after.cx - before.cx, after.cy - before.cy
-    if before.kind == "circle":
-        return math.hypot(dx, dy)
-    dth = after.angle - before.angle
-    c, s = math.cos(dth), math.sin(dth)
-    if before.kind == "polygon":
-        pts = [(x - before.cx, y - before.cy) for x, y in before.verts]
-    else:
-        # the displacement is smooth along the ellipse: scan 720 points, then zoom on the best
-        ca, sa = math.cos(before.angle), math.sin(before.angle)
+    def dist_to_before(x: float, y: float) -> float:
+        if before.kind == "circle":
+            return max(0.0, math.hypot(x - before.cx, y - before.cy) - before.a)
+        return max(0.0, signed_distance(Footprint("circle", x, y, 0.0), before))
 
-        def moved(t: np.ndarray) -> np.ndarray:
-            px, py = before.a * np.cos(t), before.b * np.sin(t)
-            qx, qy = px * ca - py * sa, px * sa + py * ca
-            return np.hypot((c - 1) * qx - s * qy + dx, s * qx + (c - 1) * qy + dy)
+    if after.kind == "circle" and before.kind == "circle":
+        return max(0.0, math.hypot(after.cx - before.cx, after.cy - before.cy) + after.a - before.a)
+    if after.kind == "polygon":
+        # distance to a convex set is convex: its maximum over a polygon is at a vertex
+        return max(dist_to_before(x, y) for x, y in after.verts)
+    # ellipse (or circle around a non-circle): scan the outline, then zoom on the farthest point
+    ca, sa = (math.cos(after.angle), math.sin(after.angle)) if after.kind == "ellipse" else (1.0, 0.0)
+    b = after.b if after.kind == "ellipse" else after.a
 
-        t = np.linspace(0.0, 2 * math.pi, 720, endpoint=False)
-        vals = moved(t)
-        k = int(np.argmax(vals))
-        best, t0, half = float(vals[k]), float(t[k]), 2 * math.pi / 720
-        while half > 1e-11:
-            tt = t0 + half * np.linspace(-1.0, 1.0, 33)
-            vv = moved(tt)
-            k = int(np.argmax(vv))
-            best, t0, half = max(best, float(vv[k])), float(tt[k]), half / 16.0
-        return best
-    best = 0.0
-    for px, py in pts:
-        mx = (c - 1) * px - s * py + dx
-        my = s * px + (c - 1) * py + dy
-        best = max(best, math.hypot(mx, my))
+    def point(t: float) -> tuple[float, float]:
+        px, py = after.a * math.cos(t), b * math.sin(t)
+        return after.cx + px * ca - py * sa, after.cy + px * sa + py * ca
+
+    ts = [2 * math.pi * k / 360 for k in range(360)]
+    vals = [dist_to_before(*point(t)) for t in ts]
+    k = max(range(len(ts)), key=vals.__getitem__)
+    best, t0, half = vals[k], ts[k], 2 * math.pi / 360
+    while half > 1e-9:
+        cand = [t0 + half * f for f in (-1.0, -0.5, 0.0, 0.5, 1.0)]
+        cv = [dist_to_before(*point(t)) for t in cand]
+        j = max(range(5), key=cv.__getitem__)
+        best, t0, half = max(best, cv[j]), cand[j], half / 2.0
     return best

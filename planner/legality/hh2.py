@@ -13,10 +13,10 @@ import numpy as np
 from shapely.geometry import Point
 
 from planner.geometry.measure import (
+    farthest_from,
     is_more_than_distance,
     is_overlap_distance,
     is_within_distance,
-    max_displacement,
 )
 from planner.geometry.shapes import clearance_inside, distance_to_polygon, signed_distance
 from planner.legality.report import Evidence, Finding
@@ -405,13 +405,14 @@ class HH2Checker:
                           else "the position before the redeploy was not a legal set-up (see the findings above)",
                           required="a legal first set-up"))
         limit = scout_limit(u)
-        worst = max((max_displacement(a, b), i) for i, (a, b) in enumerate(zip(first.footprints, final.footprints,
+        worst = max((farthest_from(a, b), i) for i, (a, b) in enumerate(zip(first.footprints, final.footprints,
                                                                               strict=True)))
         ok = is_within_distance(worst[0], limit)
         m = u.models[worst[1]]
         self.add(_finding("hh2.scout.distance", ok, u,
-                          f"each model entirely within {limit:g}\" of its position; farthest: model {m.id} moved "
-                          f"{_f(worst[0])}" if ok else f"model {m.id} redeployed {_f(worst[0])}: more than {limit:g}\"",
+                          f"each model entirely within {limit:g}\" of its position; farthest: model {m.id}, "
+                          f"{_f(worst[0])} from where it stood" if ok
+                          else f"model {m.id} redeployed to {_f(worst[0])} from where it stood: more than {limit:g}\"",
                           model=m.id, measured=worst[0], required=f"entirely within {limit:g}\" of its position",
                           margin=limit - worst[0]))
         enemies = self.table.enemy_presence(u.player, "final")

@@ -71,7 +71,8 @@ RULES: tuple[RuleInfo, ...] = (
              "HH2 rulebook p.246 (Scout)"),
     RuleInfo("hh2.scout.distance",
              "Scout: each model ends entirely within 6\" (Infantry, Artillery, Dreadnought, Automata) or 12\" "
-             "(other types) of its position", "HH2 rulebook p.246 (Scout)"),
+             "(other types) of its position: every part of its base within that distance of the base where it stood",
+             "HH2 rulebook p.246 (Scout)"),
     RuleInfo("hh2.scout.more_than_9", "Scout: ends more than 9\" from every enemy unit", "HH2 rulebook p.246 (Scout)"),
     RuleInfo("hh2.scout.first_position", "the position before a Scout redeploy was itself a legal set-up",
              "HH2 rulebook p.246 (Scout)"),
