@@ -345,7 +345,8 @@ class HH2Checker:
                 return
             blocking.update(s.blocking)
         self.add(_finding("hh2.infiltrate.hidden", True, u,
-                          f"hidden from all {len(observers)} deployed enemy units"
+                          (f"hidden from all {len(observers)} deployed enemy units" if observers
+                           else "no deployed enemy unit to see it")
                           + (f", sight blocked by {', '.join(sorted(blocking))}" if blocking else "") + when,
                           required="no deployed enemy unit can draw line of sight",
                           evidence=Evidence(observer_units=ids, blocking_features=sorted(blocking))))

@@ -26,7 +26,7 @@ def print_plan_report(result: PlanResult, console: Console) -> None:
         t.add_column("unit")
         t.add_column("formation")
         t.add_column("anchor (in)")
-        t.add_column("distance to target", justify="right")
+        t.add_column("sum of model distances to goal", justify="right")
         t.add_column("nearest enemy", justify="right")
         t.add_column("candidates", justify="right")
         for p in result.placements:
@@ -44,4 +44,4 @@ def print_plan_report(result: PlanResult, console: Console) -> None:
                 for f in u.findings:
                     mark = "[green]ok[/green]  " if f.passed else "[red]FAIL[/red]"
                     console.print(f"  {mark} {escape(f'[{f.rule}] {f.message}')}", highlight=False)
-        print_check_report(result.legality, console)
+        print_check_report(result.legality.model_copy(update={"scenario": "the planned deployment"}), console)

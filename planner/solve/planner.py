@@ -102,6 +102,12 @@ def _groups(world: World) -> list[Group]:
                                     "mark both 'place: true'", file=world.file, location=f"{u.path}.setup.joined",
                                     value=u.setup.joined)
             groups[u.setup.joined].members.append(u)
+    for u in to_place:
+        for ic in u.joined_by:
+            if ic not in ids and world.units[ic].on_battlefield:
+                raise ScenarioError(f"Independent Character {ic!r} joins {u.id!r}, which is to be placed; mark "
+                                    f"{ic!r} 'place: true' too so they are placed together", file=world.file,
+                                    location=f"{world.units[ic].path}.place", value=False)
     for g in groups.values():
         if g.host.method not in (SetupMethod.DEPLOYMENT_ZONE, SetupMethod.INFILTRATE):
             raise ScenarioError("the planner places units set up by deployment_zone or infiltrate; Scout planning "
