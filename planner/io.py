@@ -72,6 +72,28 @@ def validation_error(exc: ValidationError, data: Any, file: str | None) -> Scena
     return ScenarioError(msg, file=file, location=_loc_to_str(loc), value=value)
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A safe YAML loader that refuses a mapping with the same key twice (YAML leaves it to us)."""
+
+
+def _mapping_without_duplicates(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        try:
+            duplicate = key in seen
+        except TypeError:
+            continue  # an unhashable key: construct_mapping reports it
+        if duplicate:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark)
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
+
+
 def read_data(path: str | Path) -> Any:
     """Read a YAML or JSON file into plain Python data.
 
@@ -99,7 +121,7 @@ def read_data(path: str | Path) -> Any:
         if p.suffix.lower() == ".json":
             data = json.loads(text)
         else:
-            data = yaml.safe_load(text)
+            data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
     except json.JSONDecodeError as exc:
         raise ScenarioError(f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=name) from None
     except yaml.YAMLError as exc:

@@ -314,3 +314,12 @@ def test_directory(tmp_path):
     d = tmp_path / "scenarios.yaml"
     d.mkdir()
     _assert_input_error(d, "folder")
+
+
+def test_duplicate_yaml_key_is_an_input_error(tmp_path):
+    path = tmp_path / "dup.yaml"
+    path.write_text("ruleset: hh2\nruleset: hh2\narmies: []\n")
+    r = subprocess.run([sys.executable, "-m", "planner", "check", str(path)], capture_output=True, text=True)
+    assert r.returncode == 2
+    assert "duplicate key 'ruleset'" in r.stderr and "line 2" in r.stderr
+    assert "Traceback" not in r.stderr + r.stdout
