@@ -202,6 +202,110 @@ def rules(
     _run(go)
 
 
+@app.command("import-roster")
+def import_roster(
+    roster: Annotated[str, typer.Argument(help="BattleScribe .ros/.rosz or New Recruit roster file.")],
+    player: Annotated[str, typer.Option("--player", help="The player whose army this is.")],
+    ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset id.")] = "hh2",
+    out: Annotated[str | None, typer.Option("--out", help="Write the army here (YAML, or JSON if it ends in "
+                                                           ".json); default: print the YAML.")] = None,
+    default_base: Annotated[str | None, typer.Option("--default-base", help="Round base for models the catalogue "
+                                                                            "does not know, e.g. 32mm.")] = None,
+    embark: Annotated[bool, typer.Option("--embark", help="Embark Infantry units in their Dedicated "
+                                                          "Transports.")] = False,
+    json_out: JsonOpt = None,
+) -> None:
+    """Import an army list into a scenario army: units, model counts, types, deployment rules, transports.
+
+    Exit 0 when imported (warnings go to stderr), 2 for a file that cannot be used.
+    With --json - and no --out, the army is in the JSON report instead of printed as YAML.
+    """
+
+    def go() -> int:
+        from planner.io import dump_data
+        from planner.roster import army_to_data, army_to_yaml, parse_base_size, read_roster, roster_to_army
+        from planner.rules.registry import find_ruleset
+
+        if not player.strip():
+            raise ScenarioError("give the player's name", location="--player", value=player)
+        if out is not None and _same_file(out, roster):
+            raise ScenarioError("refusing to overwrite the roster; choose another --out", location="--out", value=out)
+        rs = find_ruleset(ruleset)
+        base = parse_base_size(default_base) if default_base is not None else None
+        rec = read_roster(roster, rs.id)
+        army, warnings = roster_to_army(rec, rs.id, player, base, embark)
+        err = Console(stderr=True, highlight=False, soft_wrap=True)
+        for w in warnings:
+            err.print(f"[yellow]warning:[/yellow] {escape(w)}")
+        n_models = sum(len(u.models) for u in army.units)
+        summary = f"Imported {len(army.units)} units ({n_models} models) from {roster} ({rec.generator})"
+        if out is not None:
+            try:
+                if out.lower().endswith(".json"):
+                    dump_data(army_to_data(army), out)
+                else:
+                    header = [f"Army imported by planner import-roster from {Path(roster).name} ({rec.generator}, "
+                              f"{rec.game_system}); paste it under 'armies:' of a scenario.",
+                              *[f"warning: {w}" for w in warnings]]
+                    Path(out).parent.mkdir(parents=True, exist_ok=True)
+                    Path(out).write_text(army_to_yaml(army, header), encoding="utf-8")
+            except OSError as exc:
+                raise ScenarioError(f"cannot write the army: {exc.strerror}", location="--out", value=out) from None
+            err.print(f"{escape(summary)}; wrote {escape(out)}")
+        elif json_out != "-":
+            sys.stdout.write(army_to_yaml(army, [f"{summary}; paste under 'armies:' of a scenario."]))
+        else:
+            err.print(escape(summary))
+        _write_json(json_out, {"file": roster, "generator": rec.generator, "game_system": rec.game_system,
+                               "ruleset": rs.id, "player": player, "units": len(army.units), "models": n_models,
+                               "warnings": warnings, "army": army_to_data(army)}, [roster])
+        return EXIT_OK
+
+    _run(go)
+
+
+@app.command()
+def deepstrike(
+    scenario: Annotated[str, typer.Argument(help="Scenario file; the unit is in it (e.g. setup: reserves).")],
+    unit: Annotated[str, typer.Option("--unit", help="Id of the unit that Deep Strikes.")],
+    at: Annotated[str | None, typer.Option("--at", help="Aim point of the first model, X,Y inches.")] = None,
+    ruleset: Annotated[str | None, typer.Option("--ruleset", help="Override the scenario's ruleset "
+                                                                  "(wh40k5, wh40k7, wh40k10, wh40k11).")] = None,
+    orientation: Annotated[float, typer.Option("--orientation", help="Direction the rings start, degrees.")] = 0.0,
+    map_file: Annotated[str | None, typer.Option("--map", help="Write a mishap heat map (.csv, or .png with "
+                                                               "matplotlib).")] = None,
+    resolution: Annotated[float, typer.Option("--resolution", min=0.1, max=12.0, help="Map/search cell, inches.")]
+    = 1.0,
+    best: Annotated[bool, typer.Option("--best", help="Find the aim point with the best chance of the goal.")] = False,
+    near: Annotated[str | None, typer.Option("--near", help="Goal point X,Y for --best (and the odds).")] = None,
+    within: Annotated[float | None, typer.Option("--within", min=0.0, help="Goal: a model within D inches of "
+                                                                           "--near.")] = None,
+    n_sim: Annotated[int | None, typer.Option("--simulate", min=1, max=10_000_000, help="Replay N times.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed for --simulate.")] = 0,
+    json_out: JsonOpt = None,
+) -> None:
+    """Deep Strike odds: clean landing, each mishap result and trigger, dangerous terrain, a goal point.
+
+    Exit 0 with the odds (10th/11th: 0 if the set-up at --at is legal, 1 if not), 2 for invalid input.
+    """
+
+    def go() -> int:
+        from planner.deepstrike.command import run_deepstrike
+        from planner.world import load_scenario
+
+        if map_file is not None and _same_file(map_file, scenario):
+            raise ScenarioError("refusing to overwrite the input scenario with the map", location="--map",
+                                value=map_file)
+        world = load_scenario(scenario)
+        console = _console(json_out == "-")
+        data, code = run_deepstrike(world, unit, at, ruleset, orientation, map_file, resolution, best, near, within,
+                                    n_sim, seed, console)
+        _write_json(json_out, data, [scenario])
+        return code
+
+    _run(go)
+
+
 def main() -> None:
     """Console-script entry point."""
     app()

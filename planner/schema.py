@@ -456,11 +456,28 @@ class Unit(Record):
         return self.name or self.id
 
 
+class RosterRef(Record):
+    """An army list to import (BattleScribe ``.ros``/``.rosz`` or New Recruit), see ``planner.roster``.
+
+    ``file`` is relative to the scenario file. Its units come first; a unit written in the army
+    with the id of an imported unit replaces it (to give positions or a set-up), other written
+    units are added after.
+    """
+
+    file: str = Field(min_length=1)
+    default_base_mm: float | None = Field(default=None, gt=0, le=1000,
+                                          description="Round base for models the catalogue does not know.")
+    embark: bool = Field(default=False, description="Embark Infantry units in their Dedicated Transports.")
+    place: bool = Field(default=False, description="Mark the imported units 'place: true' for planner plan.")
+    id_prefix: str = Field(default="", description="Put before every imported unit id.")
+
+
 class Army(Record):
     """One player's army."""
 
     player: str = Field(min_length=1)
     name: str = ""
+    roster: RosterRef | None = Field(default=None, description="Import the units of an army list file.")
     units: list[Unit] = Field(default_factory=list)
 
 

@@ -163,6 +163,10 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
         find_ruleset(scenario.ruleset)
     except UnknownRulesetError as exc:
         raise UnknownRulesetError(exc.detail, file=file, location="ruleset", value=scenario.ruleset) from None
+    if any(a.roster is not None for a in scenario.armies):
+        from planner.roster import expand_rosters
+
+        scenario, _ = expand_rosters(scenario, file)
     catalogue = load_catalogue(scenario.ruleset)
     bf = scenario.battlefield
 
@@ -321,9 +325,11 @@ def load_scenario(path: str | Path, *, require_positions: bool = False) -> World
         For any problem with the file; the message names the file, the field path and the value.
     """
     from planner.io import parse_record, read_data
+    from planner.roster import expand_rosters
 
     raw = read_data(path)
     rec = parse_record(Scenario, raw, str(path))
+    rec, raw = expand_rosters(rec, str(path), raw)
     world = resolve(rec, str(path), require_positions=require_positions)
     world.raw = raw
     return world

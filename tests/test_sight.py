@@ -6,12 +6,11 @@ A's base to a point of B's base crosses the interior of no blocking footprint; g
 
 from __future__ import annotations
 
-import pytest
-
 import math
 import random
 
 import numpy as np
+import pytest
 import shapely
 from shapely.affinity import rotate
 from shapely.geometry import LineString, Point, Polygon, box

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from planner.errors import UnknownRulesetError
 from planner.legality import hh2 as hh2_checks
 from planner.legality.report import LegalityReport, UnitReport, Violation
 from planner.legality.table import setup_label
@@ -23,6 +24,11 @@ def check_deployment(world: World) -> LegalityReport:
         If the scenario's ruleset has no checker.
     """
     rs = find_ruleset(world.scenario.ruleset)
+    if rs.id not in _CHECKS:
+        raise UnknownRulesetError(
+            f"ruleset {rs.id!r} has no deployment checker yet (checkers: {', '.join(sorted(_CHECKS))}); "
+            "for this ruleset use 'planner deepstrike' and 'planner rules'",
+            file=world.file, location="ruleset", value=world.scenario.ruleset)
     findings = _CHECKS[rs.id](world)
     units: list[UnitReport] = []
     violations: list[Violation] = []

@@ -1,0 +1,152 @@
+"""What ``planner deepstrike`` does, apart from the command-line plumbing in :mod:`planner.cli`."""
+
+from __future__ import annotations
+
+import csv
+import time
+from dataclasses import asdict
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table as RichTable
+
+from planner.deepstrike.procedure import (
+    ERROR_BOUND,
+    best_landing,
+    heat_map,
+    judge_landing,
+    make_setup,
+    odds,
+    simulate,
+)
+from planner.errors import ScenarioError
+
+
+def parse_point(text: str, option: str) -> tuple[float, float]:
+    """``"X,Y"`` -> (x, y).
+
+    Raises
+    ------
+    ScenarioError
+        If the text is not two finite numbers.
+    """
+    try:
+        x, y = (float(v) for v in text.replace(" ", "").split(","))
+    except ValueError:
+        raise ScenarioError("give a point as X,Y in inches", location=option, value=text) from None
+    if not (abs(x) < 1e4 and abs(y) < 1e4):
+        raise ScenarioError("give a point as X,Y in inches", location=option, value=text)
+    return x, y
+
+
+def write_map(path: str, xs, ys, P, title: str) -> None:
+    """Write the heat map as CSV (x, y, p_mishap) or PNG (needs matplotlib).
+
+    Raises
+    ------
+    ScenarioError
+        Unknown extension, matplotlib missing for PNG, or the file cannot be written.
+    """
+    low = path.lower()
+    try:
+        if low.endswith(".csv"):
+            with open(path, "w", newline="", encoding="utf-8") as fh:
+                w = csv.writer(fh)
+                w.writerow(["x", "y", "p_mishap"])
+                for j, y in enumerate(ys):
+                    for i, x in enumerate(xs):
+                        w.writerow([f"{x:g}", f"{y:g}", f"{P[j, i]:.6f}"])
+        elif low.endswith(".png"):
+            try:
+                import matplotlib
+
+                matplotlib.use("Agg")
+                import matplotlib.pyplot as plt
+            except ImportError:
+                raise ScenarioError("a PNG map needs matplotlib (pip install matplotlib); write .csv instead",
+                                    location="--map", value=path) from None
+            step = xs[1] - xs[0] if len(xs) > 1 else 1.0
+            fig, ax = plt.subplots(figsize=(9, 6))
+            im = ax.imshow(P, origin="lower", extent=(xs[0] - step / 2, xs[-1] + step / 2, ys[0] - step / 2,
+                                                      ys[-1] + step / 2), vmin=0, vmax=1, cmap="magma_r")
+            fig.colorbar(im, ax=ax, label="P(mishap)")
+            ax.set_title(title)
+            fig.savefig(path, dpi=120)
+            plt.close(fig)
+        else:
+            raise ScenarioError("the map file must end in .csv or .png", location="--map", value=path)
+    except OSError as exc:
+        raise ScenarioError(f"cannot write the map: {exc.strerror}", location="--map", value=path) from None
+
+
+def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orientation: float, map_file: str | None,
+                   resolution: float, best: bool, near: str | None, within: float | None, n_sim: int | None,
+                   seed: int, console: Console) -> tuple[dict, int]:
+    """Compute and print; return the JSON data and the exit code."""
+    st = make_setup(world, unit, ruleset, orientation)
+    R = st.rules
+    data: dict = {"ruleset": R.ruleset, "scenario": world.file, "unit": unit, "models": len(st.unit.models),
+                  "orientation_deg": orientation, "exact_bases": st.exact_bases, "error_bound": ERROR_BOUND}
+    q = parse_point(near, "--near") if near is not None else None
+    wgoal = (q[0], q[1], within if within is not None else 0.0) if q is not None else None
+    if within is not None and q is None:
+        raise ScenarioError("--within needs --near X,Y (the point to be within range of)", location="--within",
+                            value=within)
+    if at is None and not best and map_file is None:
+        raise ScenarioError("give --at X,Y (the aim point), or --best, or --map FILE", location="--at")
+    code = 0
+    console.print(f"[bold]Deep Strike[/bold] of {escape(st.unit.label)} ({len(st.unit.models)} models) "
+                  f"under {R.ruleset}; formation orientation {orientation:g} deg")
+    if not st.exact_bases:
+        console.print("[yellow]note:[/yellow] non-round bases stood in for by their circumscribed discs")
+    if at is not None:
+        x, y = parse_point(at, "--at")
+        o = odds(st, x, y, within=wgoal)
+        data["odds"] = asdict(o)
+        land = judge_landing(st, x, y)
+        data["landing_on_target"] = {"mishap": land.mishap, "triggers": land.triggers,
+                                     "findings": [f.model_dump(mode="json") for f in land.findings],
+                                     "positions": [list(c) for c in land.formation.centres]}
+        _print_odds(console, o, R.scatter, f"aim ({x:g}, {y:g})")
+        if not R.scatter:
+            code = 1 if land.mishap else 0
+            for f in land.findings:
+                if not f.passed:
+                    console.print(f"  [red]x[/red] {escape(f'[{f.rule}] {f.message}')}")
+        if n_sim:
+            s = simulate(st, x, y, n_sim, seed, within=wgoal)
+            data["simulation"] = asdict(s)
+            console.print(f"Simulation: {n_sim} replays (seed {seed}): P(mishap) = {s.p_mishap:.4f} "
+                          f"+/- {s.se_mishap:.4f} (1 s.e.); exact {o.p_mishap:.4f}")
+    if best:
+        b = best_landing(st, q, within, resolution)
+        data["best"] = {"x": b.x, "y": b.y, "probability": b.probability, "goal": b.goal, "odds": asdict(b.odds)}
+        console.print(f"Best aim point for a {b.goal}: ({b.x:.2f}, {b.y:.2f}), P = {b.probability:.4f}")
+        _print_odds(console, b.odds, R.scatter, f"best ({b.x:.2f}, {b.y:.2f})")
+    if map_file is not None:
+        t0 = time.perf_counter()
+        xs, ys, P = heat_map(st, resolution)
+        dt = time.perf_counter() - t0
+        write_map(map_file, xs, ys, P, f"P(mishap): {st.unit.label}, {R.ruleset}")
+        data["map"] = {"file": map_file, "resolution": resolution, "cells": int(P.size), "seconds": dt}
+        console.print(f"Wrote the mishap heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s) to {map_file}")
+    return data, code
+
+
+def _print_odds(console: Console, o, scatter: bool, title: str) -> None:
+    t = RichTable(title=f"Deep Strike odds, {title}")
+    t.add_column("outcome")
+    t.add_column("probability", justify="right")
+    t.add_row("clean landing", f"{o.p_clean:.4f}")
+    t.add_row("mishap", f"{o.p_mishap:.4f}")
+    for k, v in o.results.items():
+        t.add_row(f"  mishap result: {k}", f"{v:.4f}")
+    for k, v in o.triggers.items():
+        t.add_row(f"  trigger {k}", f"{v:.4f}")
+    for k, v in o.dangerous.items():
+        t.add_row(f"model {k} in dangerous terrain (clean landing)", f"{v:.4f}")
+    if o.within is not None:
+        t.add_row("clean landing within range of the point", f"{o.within:.4f}")
+    console.print(t)
+    if scatter:
+        console.print(f"exact over the scatter die and 2D6; direction: closed-form arcs, error <= {o.error_bound:g}")

@@ -1,0 +1,192 @@
+"""The Deep Strike formation: the first model, then the others in base contact in concentric rings.
+
+The text (5th/7th editions, RULES.md §2.1): "the other models are placed in base contact with
+the first, forming a circle around it; when the first circle is complete, a further concentric
+circle, each model touching the circle inside it; each circle must include as many models as
+will fit". Shared by the landing test and the odds (:mod:`planner.deepstrike.procedure`).
+
+Exact construction (round bases; a base that is not round is stood in for by its circumscribed
+disc, a conservative choice: it can only be farther out than the real base would be):
+
+- Ring 0 is the first model, radius ``r0``, at ``first_centre``.
+- Ring k (k >= 1) is built around the *envelope* of ring k-1: the outer boundary of the union of
+  the discs of radius ``rho_i + r`` about the centres of ring k-1 (``rho_i`` their radii, ``r``
+  the radius of the model being placed). A centre on that envelope is a position where the model
+  touches a model of ring k-1 and overlaps none of them. For ring 1 the envelope is the circle of
+  radius ``r0 + r`` about the first model.
+- The ring starts on the envelope in direction ``orientation_deg`` (counter-clockwise from +x)
+  from the first model's centre. Each next model goes counter-clockwise along the envelope to the
+  first position where it touches the previous model of the ring (a circle-circle intersection,
+  closed form), never overlapping a placed model.
+- The ring is complete when the next position would overlap the ring's own first model (or
+  would pass it): that ring then holds as many models as fit along the chain. The next model
+  starts ring k+1.
+
+Equal round bases give the hexagonal rings 1 + 6 + 12 + 18 ...; all positions are exact to
+about 1e-12" and tested with the exact geometry (no overlaps; every ring-1 model touches the
+first; every outer model touches the ring inside it).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from planner.geometry.shapes import footprint
+from planner.units import mm_to_in
+
+_EPS = 1e-9
+
+
+@dataclass(frozen=True)
+class Formation:
+    """Model centres (inches) and their ring numbers (0 = the first model), in model order."""
+
+    centres: tuple[tuple[float, float], ...]
+    radii: tuple[float, ...]
+    rings: tuple[int, ...]
+
+    def offsets(self) -> list[tuple[float, float]]:
+        """Each centre relative to the first model's centre."""
+        x0, y0 = self.centres[0]
+        return [(x - x0, y - y0) for x, y in self.centres]
+
+    def ring_counts(self) -> list[int]:
+        """How many models each ring holds (ring 0 = the first model: 1)."""
+        n = max(self.rings) + 1
+        return [sum(1 for r in self.rings if r == k) for k in range(n)]
+
+    @property
+    def extent(self) -> float:
+        """Radius of a disc about the first centre containing every base."""
+        x0, y0 = self.centres[0]
+        return max(math.hypot(x - x0, y - y0) + r for (x, y), r in zip(self.centres, self.radii, strict=True))
+
+
+def base_radius(base) -> tuple[float, bool]:
+    """The radius used by the formation and the odds, and whether it is exact (round base)."""
+    fp = footprint(base, 0.0, 0.0, 0.0)
+    if fp.kind == "circle":
+        return fp.a, True
+    return fp.outer_radius, False
+
+
+def _envelope_radius(cx: float, cy: float, ux: float, uy: float, discs: list[tuple[float, float, float]]) -> float:
+    """Distance from (cx, cy) along unit (ux, uy) to the outer boundary of the union of discs."""
+    best = -math.inf
+    for px, py, R in discs:
+        dx, dy = px - cx, py - cy
+        along = dx * ux + dy * uy
+        across2 = (dx * dx + dy * dy) - along * along
+        if across2 <= R * R:
+            best = max(best, along + math.sqrt(R * R - across2))
+    return best
+
+
+def _circle_circle(ax, ay, ra, bx, by, rb) -> list[tuple[float, float]]:
+    dx, dy = bx - ax, by - ay
+    d = math.hypot(dx, dy)
+    if d == 0 or d > ra + rb + _EPS or d < abs(ra - rb) - _EPS:
+        return []
+    a = (ra * ra - rb * rb + d * d) / (2 * d)
+    h2 = ra * ra - a * a
+    h = math.sqrt(max(0.0, h2))
+    mx, my = ax + a * dx / d, ay + a * dy / d
+    return [(mx - h * dy / d, my + h * dx / d), (mx + h * dy / d, my - h * dx / d)]
+
+
+def ring_formation(first_centre: tuple[float, float], radii: list[float], orientation_deg: float = 0.0) -> Formation:
+    """Centres of a Deep Strike formation: ``radii[0]`` is the first model at ``first_centre``.
+
+    Parameters
+    ----------
+    first_centre : (float, float)
+        Centre of the first model, inches.
+    radii : list of float
+        Base radius of every model, inches, in placement order (the first model first).
+    orientation_deg : float
+        Direction, from the first model, in which every ring starts (degrees counter-clockwise).
+
+    Raises
+    ------
+    ValueError
+        If ``radii`` is empty or holds a radius that is not positive.
+    """
+    if not radii or any(not (r > 0) for r in radii):
+        raise ValueError("ring_formation needs at least one model, every radius > 0")
+    cx, cy = first_centre
+    phi0 = math.radians(orientation_deg)
+    ux0, uy0 = math.cos(phi0), math.sin(phi0)
+    centres = [(cx, cy)]
+    rings = [0]
+    inner: list[tuple[float, float, float]] = [(cx, cy, radii[0])]  # the ring inside the one being built
+    current: list[tuple[float, float, float]] = []
+    ring = 1
+    start_angle = 0.0
+    i = 1
+    while i < len(radii):
+        r = radii[i]
+        discs = [(px, py, pr + r) for px, py, pr in inner]
+        if not current:
+            t = _envelope_radius(cx, cy, ux0, uy0, discs)
+            pos = (cx + t * ux0, cy + t * uy0)
+            start_angle = math.atan2(pos[1] - cy, pos[0] - cx)
+        else:
+            qx, qy, qr = current[-1]
+            q_ang = math.atan2(qy - cy, qx - cx)
+            best = None
+            for px, py, R in discs:
+                for p in _circle_circle(qx, qy, qr + r, px, py, R):
+                    if not _free(p, r, centres, radii):
+                        continue
+                    ang = math.atan2(p[1] - cy, p[0] - cx)
+                    u = (math.cos(ang), math.sin(ang))
+                    if math.hypot(p[0] - cx, p[1] - cy) < _envelope_radius(cx, cy, *u, discs) - 1e-7:
+                        continue  # not on the outer envelope
+                    adv = (ang - q_ang) % (2 * math.pi)
+                    if adv < 1e-9:
+                        continue
+                    if best is None or adv < best[0]:
+                        best = (adv, p)
+            total = None if best is None else ((best[1][1] - cy, best[1][0] - cx))
+            closes = best is None
+            if best is not None:
+                ang = math.atan2(total[0], total[1])
+                swept = (ang - start_angle) % (2 * math.pi)
+                prev_swept = (q_ang - start_angle) % (2 * math.pi)
+                if swept < prev_swept - 1e-12:  # went past the ring's start
+                    closes = True
+                fx, fy, fr = current[0]
+                if math.hypot(best[1][0] - fx, best[1][1] - fy) < fr + r - _EPS:
+                    closes = True
+            if closes:
+                inner, current, ring = current, [], ring + 1
+                continue
+            pos = best[1]  # type: ignore[index]
+        centres.append(pos)
+        rings.append(ring)
+        current.append((pos[0], pos[1], r))
+        i += 1
+    return Formation(tuple(centres), tuple(radii), tuple(rings))
+
+
+def _free(p: tuple[float, float], r: float, centres: list[tuple[float, float]], radii: list[float]) -> bool:
+    for (x, y), rr in zip(centres, radii, strict=False):
+        if math.hypot(p[0] - x, p[1] - y) < rr + r - _EPS:
+            return False
+    return True
+
+
+def formation_radii(bases) -> tuple[list[float], bool]:
+    """Radii for a list of schema bases, and whether all are exact (round)."""
+    out, exact = [], True
+    for b in bases:
+        r, ok = base_radius(b)
+        out.append(r)
+        exact = exact and ok
+    return out, exact
+
+
+def mm_radius(diameter_mm: float) -> float:
+    """Radius in inches of a round base of ``diameter_mm``."""
+    return mm_to_in(diameter_mm) / 2.0

@@ -1,0 +1,551 @@
+"""Deep Strike: the procedure per ruleset, the mishap test for one landing, and exact odds.
+
+The procedure (5th-edition French seed, 7th edition; RULES.md §1.11, §2.1): the first model is
+placed at the aim point; the scatter die shows HIT on 2 faces of 6 (the model stays) or an arrow
+(the model moves 2D6" in the arrow's direction, uniform over the circle); the other models form
+the rings of :func:`planner.deepstrike.formation.ring_formation` around the first. The formation
+keeps its orientation (``orientation_deg``, fixed relative to the table): the odds are for that
+orientation; a player who may rotate the rings after the scatter can only do better.
+
+Mishap triggers (one rule id each, ``<ruleset>.deepstrike.mishap.<trigger>``):
+``off_table`` (7th: any part of a base off the table; 5th: the centre off it; see the ruleset
+modules), ``impassable`` (a base overlapping impassable terrain; 7th: also buildings),
+``on_model`` (bases overlapping a friendly or enemy model), ``enemy_within_1`` (within 1" of an
+enemy model). Dangerous terrain: a base on or touching a difficult (or dangerous) feature.
+
+Odds: exact over the HIT faces (1/3) and the 36 outcomes of 2D6; over the direction each
+probability is the angle-measure of the scatter circle inside a region of the first model's
+centre (:mod:`planner.deepstrike.regions`: closed-form crossing angles, error below 2e-6, well
+inside the documented bound ``ERROR_BOUND`` = 1e-4). The regions are built from the same
+predicates the landing test uses (:mod:`planner.geometry.measure`), and the tests check that the
+two agree at random points. Non-round bases of the deep-striking unit are stood in for by their
+circumscribed disc (conservative; the report says ``exact_bases: false``); oval *obstacle* models
+by a circumscribed 64-gon.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from importlib import import_module
+
+import numpy as np
+from shapely.geometry import Point, Polygon, box
+
+from planner.deepstrike.formation import Formation, formation_radii, ring_formation
+from planner.deepstrike.regions import RegionSet
+from planner.errors import ScenarioError
+from planner.geometry.measure import is_more_than, is_within, overlaps
+from planner.geometry.shapes import (
+    Footprint,
+    clearance_inside,
+    distance_to_polygon,
+    footprint,
+    signed_distance,
+)
+from planner.legality.report import Evidence, Finding
+from planner.rules.registry import find_ruleset
+from planner.schema import TerrainTrait
+from planner.units import TOLERANCE_IN
+from planner.world import UnitInfo, World
+
+ERROR_BOUND = 1e-4
+"""Documented bound on the numerical (direction) error of every probability reported."""
+
+TRIGGERS = ("off_table", "impassable", "on_model", "enemy_within_1")
+_BIG = 1000.0
+
+
+# --------------------------------------------------------------------------- rules per ruleset
+
+
+@dataclass(frozen=True)
+class DeepStrikeRules:
+    """The Deep Strike numbers of one ruleset (read from its module)."""
+
+    ruleset: str
+    scatter: bool
+    p_hit: float = 1 / 3
+    dice: int = 2
+    scale: float = 1.0
+    off_table_rule: str = "partial"
+    enemy_within_in: float = 1.0
+    buildings_impassable: bool = False
+    difficult_is_dangerous: bool = True
+    mishap_table: tuple[tuple[int, int, str], ...] = ()
+    more_than_in: float | None = None
+
+    def rule_id(self, what: str) -> str:
+        return f"{self.ruleset}.deepstrike.{what}"
+
+    def scatter_distances(self) -> list[tuple[float, float]]:
+        """(distance in inches, probability) of an arrow roll: exact over the 6^dice outcomes."""
+        counts: dict[int, int] = {0: 1}
+        for _ in range(self.dice):
+            nxt: dict[int, int] = {}
+            for s, c in counts.items():
+                for f in range(1, 7):
+                    nxt[s + f] = nxt.get(s + f, 0) + c
+            counts = nxt
+        tot = 6 ** self.dice
+        return [(s * self.scale, c / tot) for s, c in sorted(counts.items())]
+
+    def result_probabilities(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for lo, hi, name in self.mishap_table:
+            out[name] = out.get(name, 0.0) + (hi - lo + 1) / 6
+        return out
+
+
+def deepstrike_rules(ruleset: str) -> DeepStrikeRules:
+    """The Deep Strike rules of a ruleset id or alias.
+
+    Raises
+    ------
+    ScenarioError
+        If the ruleset has no Deep Strike procedure here (HH2's Deep Strike Assault is data only).
+    """
+    rs = find_ruleset(ruleset)
+    if rs.id in ("wh40k5", "wh40k7"):
+        m = import_module(f"planner.rules.{rs.id}")
+        return DeepStrikeRules(rs.id, True, m.SCATTER_HIT_FACES / m.SCATTER_FACES, m.SCATTER_DICE,
+                               0.5 if m.SCATTER_HALVED else 1.0, m.OFF_TABLE_RULE, m.ENEMY_MISHAP_WITHIN_IN,
+                               m.BUILDINGS_IMPASSABLE, m.DIFFICULT_IS_DANGEROUS, m.MISHAP_TABLE)
+    if rs.id in ("wh40k10", "wh40k11"):
+        m = import_module(f"planner.rules.{rs.id}")
+        return DeepStrikeRules(rs.id, False, more_than_in=m.DEEP_STRIKE_MORE_THAN_IN)
+    raise ScenarioError(f"ruleset {rs.id!r} has no Deep Strike procedure in 'planner deepstrike' yet "
+                        "(supported: wh40k5, wh40k7, wh40k10, wh40k11; HH2 Deep Strike Assault is data only)",
+                        location="ruleset", value=ruleset)
+
+
+# --------------------------------------------------------------------------- the battlefield
+
+
+@dataclass
+class Obstacle:
+    """A model on the battlefield that a landing unit must not land on (or near, if an enemy)."""
+
+    ref: str
+    enemy: bool
+    fp: Footprint
+
+
+@dataclass
+class DeepStrikeSetup:
+    """A unit about to Deep Strike onto a resolved scenario's battlefield."""
+
+    world: World
+    unit: UnitInfo
+    rules: DeepStrikeRules
+    orientation_deg: float = 0.0
+    radii: list[float] = field(default_factory=list)
+    exact_bases: bool = True
+    obstacles: list[Obstacle] = field(default_factory=list)
+    impassable: dict[str, Polygon] = field(default_factory=dict)
+    dangerous: dict[str, Polygon] = field(default_factory=dict)
+    width: float = 72.0
+    depth: float = 48.0
+
+    def formation(self, x: float, y: float) -> Formation:
+        return ring_formation((x, y), self.radii, self.orientation_deg)
+
+
+def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientation_deg: float = 0.0) -> DeepStrikeSetup:
+    """Collect what a landing of ``unit_id`` is judged against.
+
+    Raises
+    ------
+    ScenarioError
+        Unknown unit, or a ruleset without a Deep Strike procedure.
+    """
+    if unit_id not in world.units:
+        raise ScenarioError(f"no unit with this id (units: {', '.join(world.units)})", file=world.file,
+                            location="--unit", value=unit_id)
+    rules = deepstrike_rules(ruleset or world.scenario.ruleset)
+    unit = world.units[unit_id]
+    radii, exact = formation_radii([m.base for m in unit.models])
+    obstacles = []
+    for u in world.units.values():
+        if u.id == unit.id or not (u.on_battlefield and u.is_positioned):
+            continue
+        for m in u.models:
+            obstacles.append(Obstacle(m.ref, u.player != unit.player, footprint(m.base, m.x, m.y, m.facing)))
+    imp, dang = {}, {}
+    for t in world.scenario.terrain:
+        poly = Polygon(t.footprint)
+        if t.is_impassable or (rules.buildings_impassable and t.building is not None):
+            imp[t.id] = poly
+        if TerrainTrait.DANGEROUS in t.traits or (rules.difficult_is_dangerous and TerrainTrait.DIFFICULT in t.traits):
+            dang[t.id] = poly
+    bf = world.scenario.battlefield
+    return DeepStrikeSetup(world, unit, rules, orientation_deg, radii, exact, obstacles, imp, dang, bf.width, bf.depth)
+
+
+# --------------------------------------------------------------------------- one landing (checker predicates)
+
+
+@dataclass
+class Landing:
+    """The outcome of one landing: the first model's final centre and what it triggers."""
+
+    x: float
+    y: float
+    formation: Formation
+    triggers: list[str]
+    dangerous_models: list[str]
+    findings: list[Finding]
+
+    @property
+    def mishap(self) -> bool:
+        return bool(self.triggers)
+
+
+def _fmt(v: float) -> str:
+    return f'{v:.3f}"'
+
+
+def judge_landing(st: DeepStrikeSetup, x: float, y: float) -> Landing:
+    """The mishap test for one landing with the checker's exact predicates (first model at (x, y))."""
+    form = st.formation(x, y)
+    fps = [Footprint("circle", cx, cy, r) for (cx, cy), r in zip(form.centres, form.radii, strict=True)]
+    unit, R = st.unit, st.rules
+    labels = [m.id for m in unit.models]
+    findings: list[Finding] = []
+    fired: list[str] = []
+
+    def add(trigger: str, passed: bool, msg: str, *, model=None, measured=None, required: str, margin=None,
+            evidence=None, rule=None):
+        rid = rule or R.rule_id(f"mishap.{trigger}")
+        findings.append(Finding(rule=rid, passed=passed, unit=unit.id, model=model, measured=measured,
+                                required=required, margin=margin, message=msg, evidence=evidence or Evidence()))
+        if not passed and trigger in TRIGGERS:
+            fired.append(trigger)
+
+    table = box(0.0, 0.0, st.width, st.depth)
+    # --- off the table
+    if R.off_table_rule == "centre":
+        vals = [min(f.cx, st.width - f.cx, f.cy, st.depth - f.cy) for f in fps]
+        req = "the model's centre on the table"
+    else:
+        vals = [clearance_inside(f, table) for f in fps]
+        req = "no part of the base off the table"
+    i = int(np.argmin(vals))
+    ok = vals[i] >= -TOLERANCE_IN
+    add("off_table", ok, (f"every model on the table; closest to an edge: model {labels[i]}, {_fmt(vals[i])}" if ok
+                          else f"model {labels[i]} would land off the table ({_fmt(-vals[i])} over the edge)"),
+        model=labels[i], measured=vals[i], required=req, margin=vals[i], evidence=Evidence(model=labels[i]))
+    # --- 10th/11th: more than X" from every enemy model, wholly on the battlefield
+    if not R.scatter:
+        enemies = [o for o in st.obstacles if o.enemy]
+        best = (math.inf, 0, None)
+        for j, f in enumerate(fps):
+            for o in enemies:
+                d = max(0.0, signed_distance(f, o.fp))
+                if d < best[0]:
+                    best = (d, j, o.ref)
+        d, j, ref = best
+        more = R.more_than_in or 0.0
+        ok = ref is None or is_more_than(fps[j], next(o.fp for o in enemies if o.ref == ref), more)
+        findings.append(Finding(rule=R.rule_id("distance"), passed=ok, unit=unit.id, model=labels[j],
+                                measured=None if ref is None else d, required=f'more than {more:g}" from every enemy',
+                                margin=None if ref is None else d - more,
+                                message=(f"closest enemy model {ref} at {_fmt(d)}" if ref else "no enemy model"),
+                                evidence=Evidence(model=labels[j], nearest_enemy_model=ref)))
+        if not ok:
+            fired.append("distance")
+        findings[0] = findings[0].model_copy(update={"rule": R.rule_id("battlefield")})
+        return Landing(x, y, form, fired, [], findings)
+    # --- impassable terrain
+    worst = (math.inf, 0, None)
+    for j, f in enumerate(fps):
+        for tid, poly in st.impassable.items():
+            if poly.distance(Point(f.cx, f.cy)) > f.a + 1.0:
+                continue
+            d = distance_to_polygon(f, poly)
+            if d < worst[0]:
+                worst = (d, j, tid)
+    d, j, tid = worst
+    ok = tid is None or d >= -TOLERANCE_IN
+    add("impassable", ok, ("no model in impassable terrain" if ok else f"model {labels[j]} would land in {tid}"),
+        model=labels[j] if tid else None, measured=None if tid is None else d, required="not in impassable terrain",
+        margin=None if tid is None else d, evidence=Evidence(model=labels[j], terrain_feature=tid))
+    # --- on a model / within 1" of an enemy model
+    hit_model, hit_enemy = None, None
+    near = (math.inf, 0, None)
+    for j, f in enumerate(fps):
+        for o in st.obstacles:
+            if math.hypot(f.cx - o.fp.cx, f.cy - o.fp.cy) > f.a + o.fp.outer_radius + R.enemy_within_in + 1.0:
+                continue
+            if hit_model is None and overlaps(f, o.fp):
+                hit_model = (j, o.ref)
+            if o.enemy:
+                d = max(0.0, signed_distance(f, o.fp))
+                if d < near[0]:
+                    near = (d, j, o.ref)
+                if hit_enemy is None and is_within(f, o.fp, R.enemy_within_in):
+                    hit_enemy = (j, o.ref)
+    if hit_model is None:
+        add("on_model", True, "no model lands on another model", required="bases do not overlap")
+    else:
+        j, ref = hit_model
+        add("on_model", False, f"model {labels[j]} would land on {ref}", model=labels[j], required="bases do not overlap",
+            evidence=Evidence(model=labels[j], other_model=ref))
+    d, j, ref = near
+    lim = R.enemy_within_in
+    if hit_enemy is None:
+        add("enemy_within_1", True, (f"closest enemy model {ref} at {_fmt(d)}" if ref else "no enemy model"),
+            model=labels[j] if ref else None, measured=None if ref is None else d,
+            required=f'more than {lim:g}" from every enemy model', margin=None if ref is None else d - lim,
+            evidence=Evidence(model=labels[j] if ref else None, nearest_enemy_model=ref))
+    else:
+        j, ref = hit_enemy
+        dd = max(0.0, signed_distance(fps[j], next(o.fp for o in st.obstacles if o.ref == ref)))
+        add("enemy_within_1", False, f"model {labels[j]} would land {_fmt(dd)} from enemy model {ref}",
+            model=labels[j], measured=dd, required=f'more than {lim:g}" from every enemy model', margin=dd - lim,
+            evidence=Evidence(model=labels[j], nearest_enemy_model=ref))
+    # --- dangerous terrain (not a mishap)
+    dang = []
+    for j, f in enumerate(fps):
+        for tid, poly in st.dangerous.items():
+            if distance_to_polygon(f, poly) <= TOLERANCE_IN:
+                dang.append(labels[j])
+                findings.append(Finding(rule=R.rule_id("dangerous"), passed=True, unit=unit.id, model=labels[j],
+                                        required="difficult terrain counts as dangerous",
+                                        message=f"model {labels[j]} lands in {tid}: dangerous terrain test",
+                                        evidence=Evidence(model=labels[j], terrain_feature=tid)))
+                break
+    return Landing(x, y, form, fired, dang, findings)
+
+
+# --------------------------------------------------------------------------- regions of the first model's centre
+
+
+def _add_obstacle_fp(rs: RegionSet, fp: Footprint, grow: float, region: int, ox: float, oy: float) -> None:
+    if fp.kind == "circle":
+        rs.add_disc(fp.cx - ox, fp.cy - oy, fp.a + grow, region)
+    else:
+        verts = fp.verts if fp.kind == "polygon" else list(fp.polygon(64, circumscribed=True).exterior.coords)[:-1]
+        rs.add_polygon_band(verts, grow, region, -ox, -oy)
+
+
+def build_regions(st: DeepStrikeSetup, *, within: tuple[float, float, float] | None = None,
+                  dangerous: bool = True, triggers: bool = True) -> tuple[RegionSet, dict[str, int]]:
+    """Regions of the first model's final centre, for the formation's fixed orientation.
+
+    Region ids: ``mishap`` (any trigger), ``trigger:<name>`` for each trigger, ``dangerous:<model>``
+    (that model in dangerous terrain, *or* a mishap), ``within`` (a model within the distance of
+    the point, *or* a mishap). The "or a mishap" unions give P(clean and X) = P(X or mishap) - P(mishap).
+    """
+    form = st.formation(0.0, 0.0)
+    offs = form.offsets()
+    ids: dict[str, int] = {"mishap": 0}
+    if triggers:
+        for t in TRIGGERS:
+            ids[f"trigger:{t}"] = len(ids)
+    if dangerous and st.dangerous:
+        for m in st.unit.models:
+            ids[f"dangerous:{m.id}"] = len(ids)
+    if within is not None:
+        ids["within"] = len(ids)
+    rs = RegionSet(len(ids))
+    mishap_targets = [0] + [ids[k] for k in ids if k.startswith(("dangerous:", "within"))]
+    T = TOLERANCE_IN
+    R = st.rules
+
+    def both(trigger: str) -> list[int]:
+        out = list(mishap_targets)
+        if triggers:
+            out.append(ids[f"trigger:{trigger}"])
+        return out
+
+    # off the table: model j is off when its centre is within e_j of an edge (e_j = r_j - T for
+    # 'partial', -T for 'centre'); the union over the models of half-planes is one half-plane per edge
+    es = [((r - T) if R.off_table_rule == "partial" else -T, ox, oy) for (ox, oy), r in zip(offs, form.radii,
+                                                                                              strict=True)]
+    for reg in both("off_table"):
+        rs.add_rect(-_BIG, -_BIG, max(e - ox for e, ox, _ in es), _BIG, reg)
+        rs.add_rect(min(st.width - e - ox for e, ox, _ in es), -_BIG, _BIG, _BIG, reg)
+        rs.add_rect(-_BIG, -_BIG, _BIG, max(e - oy for e, _, oy in es), reg)
+        rs.add_rect(-_BIG, min(st.depth - e - oy for e, _, oy in es), _BIG, _BIG, reg)
+    for (ox, oy), r in zip(offs, form.radii, strict=True):
+        for poly in st.impassable.values():
+            verts = list(poly.exterior.coords)[:-1]
+            for reg in both("impassable"):
+                rs.add_polygon_band(verts, r - T, reg, -ox, -oy)
+        for o in st.obstacles:
+            for reg in both("on_model"):
+                _add_obstacle_fp(rs, o.fp, r - T, reg, ox, oy)
+            if o.enemy:
+                for reg in both("enemy_within_1"):
+                    _add_obstacle_fp(rs, o.fp, r + R.enemy_within_in + T, reg, ox, oy)
+    if dangerous and st.dangerous:
+        for m, (ox, oy), r in zip(st.unit.models, offs, form.radii, strict=True):
+            for poly in st.dangerous.values():
+                rs.add_polygon_band(list(poly.exterior.coords)[:-1], r + T, ids[f"dangerous:{m.id}"], -ox, -oy)
+    if within is not None:
+        qx, qy, dist = within
+        for (ox, oy), r in zip(offs, form.radii, strict=True):
+            rs.add_disc(qx - ox, qy - oy, dist + r + T, ids["within"])
+    return rs, ids
+
+
+# --------------------------------------------------------------------------- odds
+
+
+def region_probabilities(st: DeepStrikeSetup, rs: RegionSet, x, y) -> np.ndarray:
+    """P(the first model's final centre is in each region) for aim points (x_i, y_i): (n, regions)."""
+    x, y = np.atleast_1d(np.asarray(x, float)), np.atleast_1d(np.asarray(y, float))
+    R = st.rules
+    p = R.p_hit * rs.contains(x, y).astype(float)
+    for d, pd in R.scatter_distances():
+        p += (1 - R.p_hit) * pd * rs.arc_fraction(x, y, np.full_like(x, d))
+    return p
+
+
+@dataclass
+class Odds:
+    """Exact odds of one aim point (probabilities; ``error_bound`` on each)."""
+
+    x: float
+    y: float
+    p_mishap: float
+    p_clean: float
+    results: dict[str, float]
+    triggers: dict[str, float]
+    dangerous: dict[str, float]
+    within: float | None
+    error_bound: float = ERROR_BOUND
+
+
+def odds(st: DeepStrikeSetup, x: float, y: float, within: tuple[float, float, float] | None = None) -> Odds:
+    """Exact odds for aiming the first model at (x, y)."""
+    if not st.rules.scatter:
+        land = judge_landing(st, x, y)
+        pm = 1.0 if land.mishap else 0.0
+        return Odds(x, y, pm, 1 - pm, {}, {t: (1.0 if t in land.triggers else 0.0) for t in ("off_table", "distance")},
+                    {m: 1.0 for m in land.dangerous_models}, None)
+    rs, ids = build_regions(st, within=within)
+    p = region_probabilities(st, rs, [x], [y])[0]
+    pm = float(p[0])
+    res = {k: pm * v for k, v in st.rules.result_probabilities().items()}
+    trig = {st.rules.rule_id(f"mishap.{t}"): float(p[ids[f"trigger:{t}"]]) for t in TRIGGERS}
+    dang = {k.split(":", 1)[1]: max(0.0, float(p[i]) - pm) for k, i in ids.items() if k.startswith("dangerous:")}
+    w = max(0.0, float(p[ids["within"]]) - pm) if within is not None else None
+    return Odds(x, y, pm, 1 - pm, res, trig, dang, w)
+
+
+def heat_map(st: DeepStrikeSetup, resolution: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mishap probability at the centres of a grid of ``resolution``-inch cells: (xs, ys, P[y, x])."""
+    xs = np.arange(resolution / 2, st.width, resolution)
+    ys = np.arange(resolution / 2, st.depth, resolution)
+    X, Y = np.meshgrid(xs, ys)
+    if not st.rules.scatter:
+        P = np.array([[1.0 if judge_landing(st, float(a), float(b)).mishap else 0.0 for a in xs] for b in ys])
+        return xs, ys, P
+    rs, _ = build_regions(st, dangerous=False, triggers=False)
+    P = region_probabilities(st, rs, X.ravel(), Y.ravel())[:, 0].reshape(X.shape)
+    return xs, ys, P
+
+
+@dataclass
+class Best:
+    x: float
+    y: float
+    probability: float
+    goal: str
+    odds: Odds
+
+
+def best_landing(st: DeepStrikeSetup, near: tuple[float, float] | None, within: float | None,
+                 resolution: float = 1.0) -> Best:
+    """The aim point maximising P(clean landing and a model within ``within`` of ``near``)
+    (or P(clean landing) without ``near``): the best cell centre of the grid, refined by a
+    pattern search down to 0.01"."""
+    goal_w = None if near is None else (near[0], near[1], within if within is not None else 0.0)
+    if not st.rules.scatter:
+        raise ScenarioError("--best needs a ruleset with scatter (wh40k5, wh40k7)", location="--best")
+    rs, ids = build_regions(st, within=goal_w, dangerous=False, triggers=False)
+    k = ids.get("within")
+
+    def score(px, py):
+        p = region_probabilities(st, rs, px, py)
+        return (p[:, k] - p[:, 0]) if k is not None else 1 - p[:, 0]
+
+    xs = np.arange(resolution / 2, st.width, resolution)
+    ys = np.arange(resolution / 2, st.depth, resolution)
+    X, Y = np.meshgrid(xs, ys)
+    X, Y = X.ravel(), Y.ravel()
+    if near is not None:  # no chance of the goal beyond the scatter reach
+        reach = max(d for d, _ in st.rules.scatter_distances()) + st.formation(0, 0).extent + (within or 0) + resolution
+        keep = np.hypot(X - near[0], Y - near[1]) <= reach
+        X, Y = X[keep], Y[keep]
+    s = score(X, Y)
+    i = int(np.argmax(s))
+    bx, by, bs = float(X[i]), float(Y[i]), float(s[i])
+    step = resolution / 2
+    while step >= 0.01:
+        cand = np.array([(bx + dx * step, by + dy * step) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy])
+        sc = score(cand[:, 0], cand[:, 1])
+        j = int(np.argmax(sc))
+        if sc[j] > bs + 1e-12:
+            bx, by, bs = float(cand[j, 0]), float(cand[j, 1]), float(sc[j])
+        else:
+            step /= 2
+    goal = (f'clean landing with a model within {within or 0:g}" of ({near[0]:g}, {near[1]:g})' if near
+            else "clean landing")
+    return Best(bx, by, bs, goal, odds(st, bx, by, within=goal_w))
+
+
+@dataclass
+class Simulation:
+    n: int
+    seed: int
+    p_mishap: float
+    se_mishap: float
+    results: dict[str, float]
+    p_within: float | None = None
+
+
+def simulate(st: DeepStrikeSetup, x: float, y: float, n: int, seed: int,
+             within: tuple[float, float, float] | None = None, *, use_checker: bool = False) -> Simulation:
+    """Replay the procedure ``n`` times (seeded): scatter die, 2D6, a uniform direction, then the
+    mishap D6 on a mishap. The landing is judged by the regions (fast) or, with ``use_checker``,
+    by :func:`judge_landing` with the checker's predicates (slow, for cross-checks)."""
+    rng = np.random.default_rng(seed)
+    R = st.rules
+    faces = 6
+    hit = rng.integers(0, faces, n) < round(R.p_hit * faces)
+    dist = sum(rng.integers(1, 7, n) for _ in range(R.dice)) * R.scale
+    theta = rng.uniform(0.0, 2 * math.pi, n)
+    dist = np.where(hit, 0.0, dist) if R.scatter else np.zeros(n)
+    px, py = x + dist * np.cos(theta), y + dist * np.sin(theta)
+    p_within = None
+    if use_checker:
+        mis = np.array([judge_landing(st, float(a), float(b)).mishap for a, b in zip(px, py, strict=True)])
+    else:
+        rs, ids = build_regions(st, within=within, dangerous=False, triggers=False)
+        inside = rs.contains(px, py)
+        mis = inside[:, 0]
+        if within is not None:
+            p_within = float(np.mean(inside[:, ids["within"]] & ~mis))
+    d6 = rng.integers(1, 7, n)
+    results: dict[str, float] = {}
+    for lo, hi, name in R.mishap_table:
+        results[name] = results.get(name, 0.0) + float(np.mean(mis & (d6 >= lo) & (d6 <= hi)))
+    pm = float(np.mean(mis))
+    return Simulation(n, seed, pm, math.sqrt(max(pm * (1 - pm), 1e-300) / n), results, p_within)
+
+
+def mishap_result(rules: DeepStrikeRules, d6: int) -> str:
+    """The Mishap table's result for a D6 roll (e.g. wh40k7: 2 -> 'misplaced'; wh40k5: 2 -> 'destroyed').
+
+    Raises
+    ------
+    ValueError
+        If ``d6`` is not 1-6 or the ruleset has no Mishap table.
+    """
+    for lo, hi, name in rules.mishap_table:
+        if lo <= d6 <= hi:
+            return name
+    raise ValueError(f"no Mishap result for {d6} under {rules.ruleset}")

@@ -1,0 +1,372 @@
+"""Exact measure of circles inside planar regions (the engine of the Deep Strike odds).
+
+A *region* is a union of primitives in the plane of the first model's centre:
+
+- capsules ``{p : dist(p, segment ab) < R}`` (a disc when a == b): a round base's overlap with
+  another round base, with a polygon's edge band, "within X"" of a point;
+- convex polygons (non-convex polygons are cut into triangles by ear clipping).
+
+For a circle (centre C, radius d) :meth:`RegionSet.arc_fraction` returns, per region, the
+fraction of the circle's angle that lies inside it. Per (circle, primitive) pair every crossing
+angle of the circle with the primitive's boundary is solved in closed form (circle-line and
+circle-circle intersections); between consecutive crossings membership is constant, so one
+midpoint test per arc decides it; the arcs of all primitives of a region are merged (sorted
+union). The result is exact up to floating-point rounding: a crossing angle is accurate to about
+1e-12 rad, or about 1e-8 rad where the circle is nearly tangent to a boundary (square root of a
+tiny discriminant); a misplaced crossing changes the measure by at most its own error, so with
+fewer than 10^3 crossings per circle the fraction is within 2e-6 of the exact value, far inside
+the 1e-4 required.
+
+Pairs are pruned by bounding box: a primitive whose box the circle does not cross cannot change
+membership along the circle except by containing it (box contains circle: kept) or not touching it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+TWO_PI = 2.0 * math.pi
+
+
+def _is_convex(v: np.ndarray) -> bool:
+    n = len(v)
+    sign = 0
+    for i in range(n):
+        a, b, c = v[i], v[(i + 1) % n], v[(i + 2) % n]
+        cr = (b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0])
+        if abs(cr) > 1e-12:
+            s = 1 if cr > 0 else -1
+            if sign == 0:
+                sign = s
+            elif s != sign:
+                return False
+    return True
+
+
+def _ccw(v: np.ndarray) -> np.ndarray:
+    area = 0.5 * np.sum(v[:, 0] * np.roll(v[:, 1], -1) - np.roll(v[:, 0], -1) * v[:, 1])
+    return v if area > 0 else v[::-1]
+
+
+def ear_clip(verts) -> list[np.ndarray]:
+    """Triangles covering a simple polygon exactly (ear clipping; convex input returns itself)."""
+    v = _ccw(np.asarray(verts, dtype=float))
+    if len(v) > 1 and np.allclose(v[0], v[-1]):
+        v = v[:-1]
+    if _is_convex(v):
+        return [v]
+    idx = list(range(len(v)))
+    out: list[np.ndarray] = []
+    guard = 0
+    while len(idx) > 3 and guard < 10000:
+        guard += 1
+        for k in range(len(idx)):
+            i0, i1, i2 = idx[k - 1], idx[k], idx[(k + 1) % len(idx)]
+            a, b, c = v[i0], v[i1], v[i2]
+            cr = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+            if cr <= 1e-14:
+                continue
+            ok = True
+            for j in idx:
+                if j in (i0, i1, i2):
+                    continue
+                p = v[j]
+                d1 = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])
+                d2 = (c[0] - b[0]) * (p[1] - b[1]) - (c[1] - b[1]) * (p[0] - b[0])
+                d3 = (a[0] - c[0]) * (p[1] - c[1]) - (a[1] - c[1]) * (p[0] - c[0])
+                if d1 >= 0 and d2 >= 0 and d3 >= 0:
+                    ok = False
+                    break
+            if ok:
+                out.append(np.array([a, b, c]))
+                idx.pop(k)
+                break
+    out.append(v[idx])
+    return out
+
+
+class RegionSet:
+    """Primitives labelled by region id (0 .. n_regions-1)."""
+
+    def __init__(self, n_regions: int):
+        self.n_regions = n_regions
+        self._caps: list[tuple[float, float, float, float, float, int]] = []
+        self._polys: list[tuple[np.ndarray, int]] = []
+        self._done = False
+
+    # ------------------------------------------------------------------ building
+    def add_capsule(self, ax: float, ay: float, bx: float, by: float, radius: float, region: int) -> None:
+        if radius > 0:
+            self._caps.append((ax, ay, bx, by, radius, region))
+            self._done = False
+
+    def add_disc(self, x: float, y: float, radius: float, region: int) -> None:
+        self.add_capsule(x, y, x, y, radius, region)
+
+    def add_polygon(self, verts, region: int) -> None:
+        """A simple polygon (any shape): cut into convex pieces."""
+        for piece in ear_clip(verts):
+            piece = _ccw(np.asarray(piece, dtype=float))
+            if len(piece) <= 4:
+                self._polys.append((piece, region))
+            else:  # a fan of triangles keeps every piece small (fixed-size, fast arrays)
+                for i in range(1, len(piece) - 1):
+                    self._polys.append((piece[[0, i, i + 1]], region))
+        self._done = False
+
+    def add_rect(self, x0: float, y0: float, x1: float, y1: float, region: int) -> None:
+        if x1 > x0 and y1 > y0:
+            self._polys.append((np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=float), region))
+            self._done = False
+
+    def add_polygon_band(self, verts, radius: float, region: int, dx: float = 0.0, dy: float = 0.0) -> None:
+        """The polygon grown by ``radius`` (polygon plus a capsule on every edge), shifted by (dx, dy)."""
+        v = np.asarray(verts, dtype=float) + np.array([dx, dy])
+        self.add_polygon(v, region)
+        n = len(v)
+        for i in range(n):
+            a, b = v[i], v[(i + 1) % n]
+            self.add_capsule(a[0], a[1], b[0], b[1], radius, region)
+
+    def extend(self, other: RegionSet, region_map: dict[int, int]) -> None:
+        """Copy the primitives of ``other`` whose region is in ``region_map``, relabelled."""
+        for c in other._caps:
+            if c[5] in region_map:
+                self._caps.append((*c[:5], region_map[c[5]]))
+        for p, r in other._polys:
+            if r in region_map:
+                self._polys.append((p, region_map[r]))
+        self._done = False
+
+    def _finalize(self) -> None:
+        if self._done:
+            return
+        c = np.array(self._caps, dtype=float).reshape(-1, 6)
+        self.cax, self.cay, self.cbx, self.cby, self.cR = (c[:, k] for k in range(5))
+        self.creg = c[:, 5].astype(int)
+        self.cbox = np.column_stack([np.minimum(self.cax, self.cbx) - self.cR, np.minimum(self.cay, self.cby) - self.cR,
+                                     np.maximum(self.cax, self.cbx) + self.cR, np.maximum(self.cay, self.cby) + self.cR])
+        kmax = max([len(p) for p, _ in self._polys], default=3)
+        n = len(self._polys)
+        V = np.zeros((n, kmax, 2))
+        valid = np.zeros((n, kmax), dtype=bool)
+        for i, (p, _) in enumerate(self._polys):
+            k = len(p)
+            V[i, :k] = p
+            V[i, k:] = p[0]
+            valid[i, :k] = True
+        W = np.roll(V, -1, axis=1)
+        for i, (p, _) in enumerate(self._polys):  # close every polygon: its last edge ends at its first vertex
+            W[i, len(p) - 1] = p[0]
+        E = W - V
+        ln = np.hypot(E[..., 0], E[..., 1])
+        valid &= ln > 0
+        ln = np.where(ln > 0, ln, 1.0)
+        self.pV, self.pW, self.pvalid = V, W, valid
+        self.pnx, self.pny = E[..., 1] / ln, -E[..., 0] / ln  # outward normals (ccw polygons)
+        self.pc = self.pnx * V[..., 0] + self.pny * V[..., 1]
+        self.preg = np.array([r for _, r in self._polys], dtype=int)
+        self.pbox = (np.column_stack([V[..., 0].min(1), V[..., 1].min(1), V[..., 0].max(1), V[..., 1].max(1)])
+                     if n else np.zeros((0, 4)))
+        self._done = True
+
+    # ------------------------------------------------------------------ membership
+    def _in_caps(self, px, py, k) -> np.ndarray:
+        ax, ay, bx, by, R = self.cax[k], self.cay[k], self.cbx[k], self.cby[k], self.cR[k]
+        ex, ey = bx - ax, by - ay
+        ee = ex * ex + ey * ey
+        t = np.clip(((px - ax) * ex + (py - ay) * ey) / np.where(ee > 0, ee, 1.0), 0.0, 1.0)
+        t = np.where(ee > 0, t, 0.0)
+        dx, dy = px - (ax + t * ex), py - (ay + t * ey)
+        return dx * dx + dy * dy < R * R
+
+    def _in_polys(self, px, py, k) -> np.ndarray:
+        s = self.pnx[k] * px[..., None] + self.pny[k] * py[..., None] - self.pc[k]
+        return np.all((s < 0) | ~self.pvalid[k], axis=-1)
+
+    def contains(self, px, py) -> np.ndarray:
+        """(n, n_regions) booleans: is point i inside region r (only primitives whose box holds it are tested)."""
+        self._finalize()
+        px, py = np.atleast_1d(np.asarray(px, float)), np.atleast_1d(np.asarray(py, float))
+        n = len(px)
+        out = np.zeros(n * self.n_regions, dtype=bool)
+        zero = np.zeros(n)
+        for start in range(0, n, 40000):
+            sl = slice(start, min(n, start + 40000))
+            for box, test, reg in ((self.cbox, self._in_caps, self.creg), (self.pbox, self._in_polys, self.preg)):
+                i, k = self._pairs(px[sl], py[sl], zero[sl], box)
+                if len(i):
+                    hit = test(px[sl][i], py[sl][i], k)
+                    out[((i + start) * self.n_regions + reg[k])[hit]] = True
+        return out.reshape(n, self.n_regions)
+
+    # ------------------------------------------------------------------ arcs
+    def arc_fraction(self, cx, cy, d, chunk: int = 40000) -> np.ndarray:
+        """(n, n_regions): fraction of the angle of circle (cx_i, cy_i, d_i) inside each region."""
+        self._finalize()
+        cx, cy, d = (np.atleast_1d(np.asarray(a, float)) for a in (cx, cy, d))
+        cx, cy, d = np.broadcast_arrays(cx, cy, d)
+        n = len(cx)
+        out = np.zeros((n, self.n_regions))
+        for s in range(0, n, chunk):
+            sl = slice(s, min(n, s + chunk))
+            out[sl] = self._arc_chunk(cx[sl], cy[sl], d[sl])
+        return out
+
+    def _pairs(self, cx, cy, d, box, tile: float = 2.0):
+        """(circle, primitive) index pairs where circle i crosses box k or lies inside it:
+        dist(C, box) <= d <= distance to the farthest corner. Circles are grouped by centre tile
+        and radius first; a group keeps the boxes its annulus [d - h, d + h] can reach (h the
+        group's spread), then each member circle is tested exactly."""
+        if len(box) == 0 or len(cx) == 0:
+            return np.zeros(0, int), np.zeros(0, int)
+        key = np.column_stack([np.floor(cx / tile), np.floor(cy / tile), d])
+        _, grp, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+        grp = grp.ravel()
+        ng = len(counts)
+        gx = np.bincount(grp, cx, ng) / counts
+        gy = np.bincount(grp, cy, ng) / counts
+        gd = np.bincount(grp, d, ng) / counts
+        h = np.zeros(ng)
+        np.maximum.at(h, grp, np.hypot(cx - gx[grp], cy - gy[grp]) + np.abs(d - gd[grp]))
+        order = np.argsort(grp, kind="stable")
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        gi_all, k_all = [], []
+        step = max(1, 4_000_000 // max(1, len(box)))
+        for s0 in range(0, ng, step):
+            sl = slice(s0, min(ng, s0 + step))
+            m = self._box_test(gx[sl], gy[sl], gd[sl] + h[sl], np.maximum(gd[sl] - h[sl], 0.0), box)
+            gi, k = np.nonzero(m)
+            gi_all.append(gi + s0)
+            k_all.append(k)
+        gi = np.concatenate(gi_all)
+        k = np.concatenate(k_all)
+        # expand each (group, box) pair to the group's circles
+        cnt = counts[gi]
+        rep_k = np.repeat(k, cnt)
+        first = np.repeat(starts[gi], cnt)
+        within = np.arange(len(rep_k)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        ci = order[first + within]
+        keep = self._box_test(cx[ci], cy[ci], d[ci], d[ci], box[rep_k], paired=True)
+        return ci[keep], rep_k[keep]
+
+    @staticmethod
+    def _box_test(X, Y, dmax, dmin, box, paired: bool = False):
+        if paired:
+            x0, y0, x1, y1 = box[:, 0], box[:, 1], box[:, 2], box[:, 3]
+        else:
+            x0, y0, x1, y1 = (box[:, j][None, :] for j in range(4))
+            X, Y, dmax, dmin = X[:, None], Y[:, None], dmax[:, None], dmin[:, None]
+        nx = np.maximum(np.maximum(x0 - X, 0), X - x1)
+        ny = np.maximum(np.maximum(y0 - Y, 0), Y - y1)
+        fx = np.maximum(np.abs(X - x0), np.abs(X - x1))
+        fy = np.maximum(np.abs(Y - y0), np.abs(Y - y1))
+        return (nx * nx + ny * ny <= dmax * dmax * (1 + 1e-12) + 1e-12) & \
+            (fx * fx + fy * fy >= dmin * dmin * (1 - 1e-12) - 1e-12)
+
+    def _arc_chunk(self, cx, cy, d) -> np.ndarray:
+        nc = len(cx)
+        gs, ss, es = [], [], []
+        # ---- capsules
+        ci, k = self._pairs(cx, cy, d, self.cbox)
+        if len(ci):
+            X, Y, D = cx[ci], cy[ci], d[ci]
+            ax, ay, bx, by, R = self.cax[k], self.cay[k], self.cbx[k], self.cby[k], self.cR[k]
+            ex, ey = bx - ax, by - ay
+            ln = np.hypot(ex, ey)
+            seg = ln > 0
+            lns = np.where(seg, ln, 1.0)
+            nx, ny = -ey / lns * R, ex / lns * R
+            angs = [
+                _circle_circle(X, Y, D, ax, ay, R), _circle_circle(X, Y, D, bx, by, R),
+                _circle_segment(X, Y, D, ax + nx, ay + ny, bx + nx, by + ny, seg),
+                _circle_segment(X, Y, D, ax - nx, ay - ny, bx - nx, by - ny, seg),
+            ]
+            A = np.concatenate(angs, axis=1)
+
+            def inside(px, py):
+                return self._in_caps(px, py, k[:, None])
+
+            g, s0, e0 = _arcs(A, X, Y, D, inside)
+            gs.append(ci[g] * self.n_regions + self.creg[k][g])
+            ss.append(s0)
+            es.append(e0)
+        # ---- convex polygons
+        ci, k = self._pairs(cx, cy, d, self.pbox)
+        if len(ci):
+            X, Y, D = cx[ci], cy[ci], d[ci]
+            V, W, valid = self.pV[k], self.pW[k], self.pvalid[k]
+            A = _circle_segment(X[:, None], Y[:, None], D[:, None], V[..., 0], V[..., 1], W[..., 0], W[..., 1], valid)
+            A = A.reshape(len(ci), -1)
+
+            def inside(px, py):
+                return self._in_polys(px, py, k[:, None])
+
+            g, s0, e0 = _arcs(A, X, Y, D, inside)
+            gs.append(ci[g] * self.n_regions + self.preg[k][g])
+            ss.append(s0)
+            es.append(e0)
+        out = np.zeros(nc * self.n_regions)
+        if gs:
+            g = np.concatenate(gs)
+            s0 = np.concatenate(ss)
+            e0 = np.concatenate(es)
+            order = np.lexsort((s0, g))
+            g, s0, e0 = g[order], s0[order], e0[order]
+            off = g.astype(float) * 8.0
+            S, E = s0 + off, e0 + off
+            prev = np.concatenate([[-1.0], np.maximum.accumulate(E)[:-1]])
+            add = np.maximum(0.0, E - np.maximum(S, prev))
+            out += np.bincount(g, weights=add, minlength=nc * self.n_regions)
+        return np.minimum(out.reshape(nc, self.n_regions) / TWO_PI, 1.0)
+
+
+def _circle_circle(X, Y, D, qx, qy, R) -> np.ndarray:
+    """Angles (about (X, Y)) where circle (X, Y, D) meets circle (qx, qy, R): (n, 2), NaN if none."""
+    dx, dy = qx - X, qy - Y
+    L = np.hypot(dx, dy)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        c = (D * D + L * L - R * R) / (2 * D * L)
+        alpha = np.arccos(np.where(np.abs(c) <= 1, c, np.nan))
+    beta = np.arctan2(dy, dx)
+    return np.column_stack([beta - alpha, beta + alpha])
+
+
+def _circle_segment(X, Y, D, px, py, qx, qy, valid) -> np.ndarray:
+    """Angles where circle (X, Y, D) meets segment p-q: shape (..., 2), NaN where none."""
+    ex, ey = qx - px, qy - py
+    fx, fy = px - X, py - Y
+    a = ex * ex + ey * ey
+    b = fx * ex + fy * ey
+    c = fx * fx + fy * fy - D * D
+    disc = b * b - a * c
+    ok = valid & (a > 0) & (disc >= 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sq = np.sqrt(np.where(ok, disc, np.nan))
+        aa = np.where(ok, a, np.nan)
+        res = []
+        for t in ((-b - sq) / aa, (-b + sq) / aa):
+            t = np.where((t >= 0) & (t <= 1), t, np.nan)
+            res.append(np.arctan2(fy + t * ey, fx + t * ex))
+    return np.stack(res, axis=-1)
+
+
+def _arcs(A, X, Y, D, inside):
+    """From crossing angles A (pairs x m, NaN = none) to the arcs inside each pair's primitive.
+
+    Returns (pair index, start, end) of every inside arc, angles in [0, 2 pi]."""
+    A = np.mod(A, TWO_PI)
+    A = np.sort(A, axis=1)  # NaN last
+    npair, m = A.shape
+    B = np.concatenate([np.zeros((npair, 1)), A, np.full((npair, 1), TWO_PI)], axis=1)
+    # replace NaN bounds by 2 pi so that they give empty arcs
+    B = np.where(np.isnan(B), TWO_PI, B)
+    lo, hi = B[:, :-1], B[:, 1:]
+    mid = 0.5 * (lo + hi)
+    px = X[:, None] + D[:, None] * np.cos(mid)
+    py = Y[:, None] + D[:, None] * np.sin(mid)
+    ins = inside(px, py) & (hi > lo)
+    g, j = np.nonzero(ins)
+    return g, lo[g, j], hi[g, j]

@@ -1,0 +1,1069 @@
+"""Importing army lists: BattleScribe rosters (``.ros`` XML, ``.rosz`` zip) and New Recruit exports.
+
+:func:`read_roster` reads a roster file into plain :class:`Roster` records (forces, selections with
+their profiles, rules and categories); :func:`roster_to_army` turns one into an :class:`Army` of a
+scenario. New Recruit writes the same XML (its root names it in ``generatedBy``), so both import
+the same way.
+
+Rosters are untrusted input. XML is parsed with :mod:`defusedxml` (DTDs, and so entity expansion
+and external references, are refused); an archive may hold at most :data:`MAX_ZIP_MEMBERS` members,
+exactly one of them a ``.ros`` file, with no absolute or ``..`` paths, at most
+:data:`MAX_UNCOMPRESSED_BYTES` once decompressed (checked while reading, not only from the header);
+selections may nest :data:`MAX_DEPTH` deep and a unit holds at most :data:`MAX_MODELS_PER_UNIT`
+models. Every problem is a :class:`planner.errors.ScenarioError` naming the file, where in the
+roster (``force[0]/selection 'Tactical Squad, Legion'``) and the value.
+
+How a roster becomes an army:
+
+- one unit per selection of type ``unit`` (or a top-level ``model`` selection: a unit on its own).
+  A unit selection nested in another (a Techmarine in a Techmarine Covenant) is a unit of its
+  own; the container becomes a unit only if it holds models besides them;
+- its models: selections of type ``model``, upgrades that carry a unit/vehicle profile (a Predator
+  in a squadron, Servo-automata), the unit selection itself when it carries such a profile (a
+  Praetor); a unit with none of these is one model. ``number`` gives the count;
+- unit type and sub-types from the model's "Unit Type" characteristic (or "Type" on vehicle
+  profiles), spelled as players and data authors spell them ("Infanty (Character)",
+  "Jump Infantry", "Bike", "Vehicle (Tank, Transport)"), else from categories ("Infantry",
+  "Tank (Unit)"), else from the unit's; if the ``models/`` catalogue disagrees on the type, the
+  catalogue (written for the ruleset) wins and a warning says so;
+- the deployment rules (Infiltrate, Scout, Deep Strike, Outflank, Independent Character, Bulky)
+  found on the unit, its models and their upgrades, or as categories; "Very Bulky" is Bulky (3),
+  "Extremely Bulky" Bulky (5). Other rules on the unit selection itself go to ``other_rules``;
+- a Dedicated Transport nested in a unit (category "Dedicated Transport", or a vehicle with a
+  Transport profile) becomes its own unit with the rules Dedicated Transport and Transport and the
+  capacity of its Transport profile; with ``embark`` its (Infantry) unit is set up embarked in it;
+- bases from the catalogue by model name (a character in Terminator armour is looked up as
+  "<name> in Terminator Armour" first); names it does not know are reported together, or, with
+  ``default_base_mm``, get a round base of that size and are marked in ``other_rules``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import stat
+import unicodedata
+import zipfile
+import zlib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from planner.errors import ScenarioError
+from planner.schema import (
+    Army,
+    Model,
+    RoundBase,
+    Setup,
+    SetupMethod,
+    SpecialRule,
+    SubType,
+    Unit,
+    UnitType,
+    parse_rule,
+)
+
+MAX_FILE_BYTES = 50 * 1024 * 1024
+"""Largest roster file read from disk (``.ros`` or ``.rosz``)."""
+MAX_ZIP_MEMBERS = 16
+"""Most members (files and folders) a ``.rosz`` archive may list."""
+MAX_UNCOMPRESSED_BYTES = 50 * 1024 * 1024
+"""Largest ``.ros`` inside a ``.rosz`` once decompressed."""
+MAX_DEPTH = 64
+"""Deepest nesting of selections."""
+MAX_MODELS_PER_UNIT = 1000
+MAX_MODELS = 10000
+
+GAME_SYSTEMS: dict[str, tuple[str, ...]] = {
+    "hh2": ("horus heresy", "warhammer 30,000", "warhammer 30k"),
+    # Warhammer 40,000 editions (BSData names such as "Warhammer 40,000 10th Edition"); these rulesets
+    # have no models/ catalogue yet, so their imports need a default base
+    **{f"wh40k{n}": (f"40,000 {n}th", f"40k {n}th", f"40,000: {n}th") for n in (5, 7, 10, 11)},
+}
+"""Per ruleset id: words of the roster's ``gameSystemName`` that it accepts (case-insensitive)."""
+
+MODEL_PROFILE_TYPES = {"unit", "model", "vehicle", "flyer", "walker", "primarch", "knight", "titan"}
+"""Profile ``typeName`` values that describe a miniature (not a weapon or wargear item)."""
+
+
+# --------------------------------------------------------------------------- roster records
+
+
+@dataclass
+class Profile:
+    """A profile of a selection: its ``typeName`` (Unit, Vehicle, Transport, Weapon...) and characteristics."""
+
+    name: str
+    type_name: str
+    characteristics: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def is_model(self) -> bool:
+        return self.type_name.strip().lower() in MODEL_PROFILE_TYPES
+
+    @property
+    def unit_type_text(self) -> str | None:
+        for key in ("Unit Type", "Type", "Unit type", "Keywords"):
+            if self.characteristics.get(key, "").strip():
+                return self.characteristics[key].strip()
+        return None
+
+
+@dataclass
+class Selection:
+    """One selection of a roster (``type`` is unit, model or upgrade), with what is nested in it."""
+
+    name: str
+    type: str
+    number: int
+    path: str
+    custom_name: str = ""
+    categories: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)
+    profiles: list[Profile] = field(default_factory=list)
+    children: list[Selection] = field(default_factory=list)
+
+    @property
+    def model_profiles(self) -> list[Profile]:
+        return [p for p in self.profiles if p.is_model]
+
+    @property
+    def is_model_like(self) -> bool:
+        """Stands for miniatures itself: a ``model`` selection, or one carrying a unit/vehicle profile."""
+        return self.type == "model" or bool(self.model_profiles)
+
+
+@dataclass
+class Force:
+    name: str
+    catalogue: str
+    path: str
+    custom_name: str = ""
+    selections: list[Selection] = field(default_factory=list)
+    forces: list[Force] = field(default_factory=list)
+
+
+@dataclass
+class Roster:
+    """A roster file, read: its game system, generator (BattleScribe or New Recruit) and forces."""
+
+    file: str
+    name: str
+    game_system: str
+    generator: str
+    forces: list[Force]
+    points: float | None = None
+
+    def all_forces(self) -> list[Force]:
+        out: list[Force] = []
+
+        def walk(fs: list[Force]) -> None:
+            for f in fs:
+                out.append(f)
+                walk(f.forces)
+
+        walk(self.forces)
+        return out
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _local(tag: object) -> str:
+    return str(tag).rsplit("}", 1)[-1]
+
+
+def _kids(el: Any, name: str) -> list[Any]:
+    return [c for c in el if _local(c.tag) == name]
+
+
+def _grand(el: Any, group: str, item: str) -> list[Any]:
+    out: list[Any] = []
+    for g in _kids(el, group):
+        out.extend(_kids(g, item))
+    return out
+
+
+def _visible(el: Any) -> bool:
+    return str(el.get("hidden", "false")).strip().lower() != "true"
+
+
+def _bad_member_name(name: str) -> str | None:
+    if "\x00" in name:
+        return "a NUL character in the name"
+    if "\\" in name:
+        return "a backslash in the path"
+    if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
+        return "an absolute path"
+    if ".." in name.split("/"):
+        return "a '..' path component"
+    return None
+
+
+def _read_zip(path: Path, name: str) -> tuple[bytes, str]:
+    """The bytes of the single ``.ros`` member of a ``.rosz`` archive, and the member's name."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            infos = z.infolist()
+            if len(infos) > MAX_ZIP_MEMBERS:
+                raise ScenarioError(f"archive lists {len(infos)} members; at most {MAX_ZIP_MEMBERS} are allowed",
+                                    file=name)
+            for info in infos:
+                why = _bad_member_name(info.filename)
+                if why:
+                    raise ScenarioError(f"archive member with {why} refused", file=name, value=info.filename)
+                if stat.S_ISLNK(info.external_attr >> 16):
+                    raise ScenarioError("archive member that is a symbolic link refused", file=name,
+                                        value=info.filename)
+            files = [i for i in infos if not i.is_dir()]
+            if len(files) != 1 or not files[0].filename.lower().endswith(".ros"):
+                shown = [i.filename for i in files][:5]
+                raise ScenarioError(f"a .rosz archive must hold exactly one .ros file; found {len(files)} "
+                                    f"file(s): {shown}", file=name)
+            info = files[0]
+            if info.flag_bits & 0x1:
+                raise ScenarioError("encrypted archive member refused", file=name, value=info.filename)
+            if info.file_size > MAX_UNCOMPRESSED_BYTES:
+                raise ScenarioError(f"archive member is {info.file_size} bytes uncompressed; the limit is "
+                                    f"{MAX_UNCOMPRESSED_BYTES}", file=name, value=info.filename)
+            with z.open(info) as fh:
+                data = fh.read(MAX_UNCOMPRESSED_BYTES + 1)
+            if len(data) > MAX_UNCOMPRESSED_BYTES:
+                raise ScenarioError(f"archive member decompresses to more than {MAX_UNCOMPRESSED_BYTES} bytes "
+                                    "(its header understates its size)", file=name, value=info.filename)
+            return data, info.filename
+    except ScenarioError:
+        raise
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError) as exc:
+        raise ScenarioError(f"not a valid .rosz archive (corrupt or truncated zip: {exc})", file=name) from None
+    except OSError as exc:
+        raise ScenarioError(f"cannot read the archive: {exc.strerror or exc}", file=name) from None
+
+
+def _parse_xml(data: bytes, name: str, member: str | None) -> Any:
+    from xml.etree.ElementTree import ParseError
+
+    from defusedxml import DefusedXmlException
+    from defusedxml import ElementTree as SafeET
+
+    where = member or ""
+    try:
+        return SafeET.fromstring(data, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+    except DefusedXmlException as exc:
+        raise ScenarioError(f"refusing unsafe XML: {type(exc).__name__} (a DTD, entity declarations or external "
+                            "references; rosters never need them, and entity expansion can exhaust memory)",
+                            file=name, location=where) from None
+    except ParseError as exc:
+        line, col = getattr(exc, "position", (None, None))
+        at = f" at line {line} column {col}" if line is not None else ""
+        raise ScenarioError(f"not a well-formed XML roster{at}", file=name, location=where) from None
+    except (RecursionError, MemoryError):
+        raise ScenarioError("XML document nests too deeply or is too large", file=name, location=where) from None
+
+
+def _number(el: Any, loc: str, name: str) -> int:
+    raw = el.get("number", "1")
+    try:
+        value = float(str(raw).strip())
+    except ValueError:
+        raise ScenarioError("selection 'number' is not a number", file=name, location=loc, value=raw) from None
+    if value != value or value < 0 or value != int(value):
+        raise ScenarioError("selection 'number' must be a whole number >= 0", file=name, location=loc, value=raw)
+    if value > MAX_MODELS_PER_UNIT:
+        raise ScenarioError(f"selection 'number' is larger than {MAX_MODELS_PER_UNIT}", file=name, location=loc,
+                            value=raw)
+    return int(value)
+
+
+def _selection(el: Any, parent: str, name: str, depth: int) -> Selection:
+    sname = (el.get("name") or "").strip()
+    loc = f"{parent}/selection {sname!r}"
+    if depth > MAX_DEPTH:
+        raise ScenarioError(f"selections nest more than {MAX_DEPTH} deep", file=name, location=loc)
+    profiles = []
+    for p in _grand(el, "profiles", "profile"):
+        if not _visible(p):
+            continue
+        chars = {}
+        for c in _grand(p, "characteristics", "characteristic"):
+            chars[(c.get("name") or "").strip()] = (c.text or "").strip()
+        profiles.append(Profile((p.get("name") or "").strip(), (p.get("typeName") or "").strip(), chars))
+    return Selection(
+        name=sname,
+        type=(el.get("type") or "").strip().lower(),
+        number=_number(el, loc, name),
+        path=loc,
+        custom_name=(el.get("customName") or "").strip(),
+        categories=[(c.get("name") or "").strip() for c in _grand(el, "categories", "category")],
+        rules=[(r.get("name") or "").strip() for r in _grand(el, "rules", "rule") if _visible(r)],
+        profiles=profiles,
+        children=[_selection(c, loc, name, depth + 1) for c in _grand(el, "selections", "selection")],
+    )
+
+
+def _force(el: Any, loc: str, name: str, depth: int) -> Force:
+    if depth > MAX_DEPTH:
+        raise ScenarioError(f"forces nest more than {MAX_DEPTH} deep", file=name, location=loc)
+    return Force(
+        name=(el.get("name") or "").strip(),
+        catalogue=(el.get("catalogueName") or "").strip(),
+        custom_name=(el.get("customName") or "").strip(),
+        path=loc,
+        selections=[_selection(s, loc, name, 1) for s in _grand(el, "selections", "selection")],
+        forces=[_force(f, f"{loc}/force[{i}]", name, depth + 1) for i, f in enumerate(_grand(el, "forces", "force"))],
+    )
+
+
+def game_system_matches(ruleset: str, system: str) -> bool:
+    """Whether a roster's ``gameSystemName`` belongs to ruleset ``ruleset``."""
+    words = GAME_SYSTEMS.get(ruleset, ())
+    s = " ".join(system.lower().split())
+    return any(w in s for w in words)
+
+
+def read_roster(path: str | Path, ruleset: str = "hh2") -> Roster:
+    """Read a BattleScribe or New Recruit roster (``.ros`` XML or ``.rosz`` zip).
+
+    Parameters
+    ----------
+    path : str or Path
+        The roster file. A zip archive is recognised by its content or its ``.rosz`` suffix.
+    ruleset : str
+        The ruleset whose game system the roster must be for (``'hh2'``: game system names
+        containing "Horus Heresy" or "Warhammer 30,000").
+
+    Raises
+    ------
+    ScenarioError
+        Missing or unreadable file, corrupt or unsafe archive, XML that is not well formed or
+        declares entities, a file that is not a roster, a roster of another game system, an
+        empty roster, a bad ``number``.
+    """
+    p = Path(path)
+    name = str(path)
+    try:
+        if p.is_dir():
+            raise ScenarioError("is a folder, not a roster file", file=name)
+        size = p.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ScenarioError(f"file is too large ({size} bytes; limit {MAX_FILE_BYTES})", file=name)
+        with p.open("rb") as fh:
+            head = fh.read(4)
+    except FileNotFoundError:
+        raise ScenarioError("no such file", file=name) from None
+    except OSError as exc:
+        raise ScenarioError(f"cannot read file: {exc.strerror or exc}", file=name) from None
+
+    member = None
+    if head.startswith(b"PK") or p.suffix.lower() == ".rosz":
+        data, member = _read_zip(p, name)
+    else:
+        try:
+            data = p.read_bytes()
+        except OSError as exc:
+            raise ScenarioError(f"cannot read file: {exc.strerror or exc}", file=name) from None
+    if not data.strip():
+        raise ScenarioError("empty file: no roster in it", file=name, location=member or "")
+    root = _parse_xml(data, name, member)
+    if _local(root.tag) != "roster":
+        raise ScenarioError("not a BattleScribe roster: the root element is not <roster>", file=name,
+                            location=member or "", value=_local(root.tag))
+    system = (root.get("gameSystemName") or "").strip()
+    if not game_system_matches(ruleset, system):
+        accepted = " or ".join(repr(w) for w in GAME_SYSTEMS.get(ruleset, ())) or "none known"
+        raise ScenarioError(f"roster is for another game system than ruleset {ruleset!r} (accepted: names "
+                            f"containing {accepted})", file=name, location="roster.gameSystemName",
+                            value=system or "(none)")
+    generated_by = (root.get("generatedBy") or "").strip()
+    if generated_by:
+        generator = f"New Recruit ({generated_by})" if "newrecruit" in generated_by.lower().replace(" ", "") \
+            else generated_by
+    else:
+        generator = f"BattleScribe {root.get('battleScribeVersion', '')}".strip()
+    points = None
+    for c in _grand(root, "costs", "cost"):
+        if (c.get("name") or "").strip().lower() in ("pts", "points"):
+            try:
+                points = float(c.get("value", ""))
+            except ValueError:
+                points = None
+    forces = [_force(f, f"force[{i}]", name, 1) for i, f in enumerate(_grand(root, "forces", "force"))]
+    roster = Roster(name, (root.get("name") or "").strip(), system, generator, forces, points)
+    if not any(s.type in ("unit", "model") for f in roster.all_forces() for s in f.selections):
+        what = "no forces" if not forces else "no unit or model selections in any force"
+        raise ScenarioError(f"empty roster: {what}", file=name)
+    return roster
+
+
+# --------------------------------------------------------------------------- unit types
+
+
+def _norm_words(text: str) -> str:
+    return " ".join(re.sub(r"[-_]", " ", text.lower()).split())
+
+
+# word or phrase -> (unit type, sub-type); either may be None
+_TYPE_VOCAB: dict[str, tuple[UnitType | None, SubType | None]] = {
+    "infantry": (UnitType.INFANTRY, None),
+    "cavalry": (UnitType.CAVALRY, None),
+    "bike": (UnitType.CAVALRY, SubType.BIKE),
+    "bikes": (UnitType.CAVALRY, SubType.BIKE),
+    "jetbike": (UnitType.CAVALRY, SubType.JETBIKE),
+    "jetbikes": (UnitType.CAVALRY, SubType.JETBIKE),
+    "jet bike": (UnitType.CAVALRY, SubType.JETBIKE),
+    "dreadnought": (UnitType.DREADNOUGHT, None),
+    "automata": (UnitType.AUTOMATA, None),
+    "vehicle": (UnitType.VEHICLE, None),
+    "primarch": (UnitType.PRIMARCH, None),
+    "knight": (UnitType.KNIGHT, None),
+    "titan": (UnitType.TITAN, None),
+    "monster": (UnitType.MONSTROUS, None),
+    "monstrous creature": (UnitType.MONSTROUS, None),
+    "fortification": (UnitType.FORTIFICATION, None),
+    "mounted": (UnitType.CAVALRY, None),
+    "jump": (None, SubType.JUMP),
+    "jump units": (None, SubType.JUMP),
+    "jump unit": (None, SubType.JUMP),
+    "jet pack": (None, SubType.JUMP),
+    "character": (None, SubType.CHARACTER),
+    "artillery": (None, SubType.ARTILLERY),
+    "skirmish": (None, SubType.SKIRMISH),
+    "close order": (None, SubType.CLOSE_ORDER),
+    "unique": (None, SubType.UNIQUE),
+    "heavy": (None, SubType.HEAVY),
+    "light": (None, SubType.LIGHT),
+    "line": (None, SubType.LINE),
+    "antigrav": (None, SubType.ANTIGRAV),
+    "skimmer": (None, SubType.SKIMMER),
+    "fast": (None, SubType.FAST),
+    "tank": (None, SubType.TANK),
+    "transport": (None, SubType.TRANSPORT),
+    "walker": (None, SubType.WALKER),
+    "flyer": (None, SubType.FLYER),
+    "building": (None, SubType.BUILDING),
+    "lumbering": (None, SubType.LUMBERING),
+    "stubborn": (None, SubType.STUBBORN),
+    "command": (None, SubType.COMMAND),
+}
+# both a unit type and a sub-type: the unit type if none is named yet
+_TYPE_OR_SUB = {"monstrous": (UnitType.MONSTROUS, SubType.MONSTROUS)}
+# sub-types that only vehicles have: with no unit type named, they say "Vehicle" ("Tank, Fast")
+_VEHICLE_SUBS = {SubType.TANK, SubType.TRANSPORT, SubType.WALKER, SubType.FLYER, SubType.SKIMMER}
+_PROFILE_TYPES = {"vehicle": UnitType.VEHICLE, "flyer": UnitType.VEHICLE, "walker": UnitType.VEHICLE,
+                  "knight": UnitType.KNIGHT, "titan": UnitType.TITAN, "primarch": UnitType.PRIMARCH}
+
+
+def _lookup_word(word: str, fuzzy: bool) -> tuple[UnitType | None, SubType | None] | None:
+    if word in _TYPE_VOCAB:
+        return _TYPE_VOCAB[word]
+    if fuzzy and len(word) >= 5:
+        close = difflib.get_close_matches(word, list(_TYPE_VOCAB), n=1, cutoff=0.85)
+        if close:
+            return _TYPE_VOCAB[close[0]]
+    return None
+
+
+@dataclass
+class TypeInfo:
+    """Unit type and sub-types read from a roster, with the text they came from."""
+
+    type: UnitType | None = None
+    subtypes: set[SubType] = field(default_factory=set)
+    sources: list[str] = field(default_factory=list)
+
+    def add(self, other: TypeInfo) -> None:
+        if self.type is None and other.type is not None:
+            self.type = other.type
+        self.subtypes |= other.subtypes
+        self.sources += other.sources
+
+
+def parse_unit_type(text: str, *, profile_type: str = "") -> TypeInfo:
+    """Unit type and sub-types from a "Unit Type" characteristic, however it is spelled.
+
+    ``"Infanty (Character)"`` -> Infantry + Character; ``"Jump Infantry"`` -> Infantry + Jump;
+    ``"Bike"`` -> Cavalry + Bike; ``"Vehicle (Tank, Transport)"`` -> Vehicle + Tank + Transport;
+    ``"Tank, Fast"`` (on a Vehicle profile, or alone) -> Vehicle + Tank + Fast.
+    """
+    info = TypeInfo(sources=[text])
+    ambiguous: list[str] = []
+    for phrase in re.split(r"[,()/;:\[\]]", text):
+        phrase = _norm_words(phrase)
+        if not phrase:
+            continue
+        hits = [_lookup_word(phrase, fuzzy=True)] if phrase in _TYPE_VOCAB else []
+        if not hits or hits[0] is None:
+            hits = []
+            for word in phrase.split():
+                if word in _TYPE_OR_SUB:
+                    ambiguous.append(word)
+                    continue
+                hit = _lookup_word(word, fuzzy=True)
+                if hit is not None:
+                    hits.append(hit)
+        for t, s in hits:
+            if t is not None and info.type is None:
+                info.type = t
+            if s is not None:
+                info.subtypes.add(s)
+    for word in ambiguous:
+        t, s = _TYPE_OR_SUB[word]
+        if info.type is None:
+            info.type = t
+        else:
+            info.subtypes.add(s)
+    if info.type is None:
+        pt = _PROFILE_TYPES.get(profile_type.strip().lower())
+        if pt is not None:
+            info.type = pt
+        elif info.subtypes & _VEHICLE_SUBS:
+            info.type = UnitType.VEHICLE
+    if profile_type.strip().lower() == "flyer":
+        info.subtypes.add(SubType.FLYER)
+    if profile_type.strip().lower() == "walker" and info.type is UnitType.VEHICLE:
+        info.subtypes.add(SubType.WALKER)
+    return info
+
+
+def categories_type(categories: list[str]) -> TypeInfo:
+    """Unit type and sub-types from category names ("Infantry", "Tank (Unit)", "Jump Units", "Character")."""
+    info = TypeInfo()
+    for cat in categories:
+        key = _norm_words(re.sub(r"\(\s*unit\s*\)\s*$", "", cat, flags=re.IGNORECASE))
+        hit = _TYPE_VOCAB.get(key)
+        if hit is None and key in _TYPE_OR_SUB:
+            hit = (_TYPE_OR_SUB[key][0], None)
+        if hit is None:
+            continue
+        t, s = hit
+        if t is not None and info.type is None:
+            info.type = t
+        if s is not None:
+            info.subtypes.add(s)
+        info.sources.append(f"category {cat!r}")
+    if info.type is None and info.subtypes & _VEHICLE_SUBS:
+        info.type = UnitType.VEHICLE
+    return info
+
+
+def _own_type(sel: Selection) -> TypeInfo:
+    info = TypeInfo()
+    for p in sel.model_profiles:
+        text = p.unit_type_text
+        if text:
+            info.add(parse_unit_type(text, profile_type=p.type_name))
+        else:
+            info.add(parse_unit_type("", profile_type=p.type_name))
+    info.add(categories_type(sel.categories))
+    return info
+
+
+# --------------------------------------------------------------------------- special rules
+
+
+_EXTRA_BULKY = {"very bulky": 3, "extremely bulky": 5}
+_RULE_CATEGORIES = {SpecialRule.INFILTRATE, SpecialRule.SCOUT, SpecialRule.DEEP_STRIKE, SpecialRule.OUTFLANK,
+                    SpecialRule.INDEPENDENT_CHARACTER, SpecialRule.DEDICATED_TRANSPORT}
+
+
+def deployment_rule(text: str) -> tuple[str, SpecialRule, int | None] | None:
+    """The deployment rule a roster rule name stands for, as ``(text to write, rule, Bulky value)``.
+
+    ``"Infiltrate (By Wing and Talon)"`` is kept as written; ``"Very Bulky"`` becomes
+    ``"Bulky (3)"``. Rules that do not matter for deployment give ``None``.
+    """
+    key = _norm_words(text)
+    if key in _EXTRA_BULKY:
+        v = _EXTRA_BULKY[key]
+        return f"Bulky ({v})", SpecialRule.BULKY, v
+    try:
+        rule, value = parse_rule(text)
+    except ValueError:
+        return None
+    return text, rule, value
+
+
+class _Rules:
+    """Deployment rules in first-seen order, one entry per rule (the largest Bulky), plus the rest."""
+
+    def __init__(self) -> None:
+        self.found: dict[SpecialRule, tuple[str, int | None]] = {}
+        self.other: list[str] = []
+
+    def add(self, text: str, *, keep_other: bool) -> None:
+        text = " ".join(text.split())
+        if not text:
+            return
+        hit = deployment_rule(text)
+        if hit is None:
+            if keep_other and text not in self.other:
+                self.other.append(text)
+            return
+        shown, rule, value = hit
+        if rule is SpecialRule.BULKY:
+            old = self.found.get(rule)
+            if old is None or (value or 2) > (old[1] or 2):
+                self.found[rule] = (shown, value)
+            if shown != text and keep_other and text not in self.other:
+                self.other.append(text)  # keep "Very Bulky" for reference, as hand-written armies do
+            return
+        self.found.setdefault(rule, (shown, value))
+
+    def add_category(self, cat: str) -> None:
+        hit = deployment_rule(cat)
+        if hit is not None and hit[1] in _RULE_CATEGORIES:
+            self.found.setdefault(hit[1], (hit[0], hit[2]))
+
+    def texts(self, exclude: set[SpecialRule] = frozenset()) -> list[str]:  # type: ignore[assignment]
+        return [t for r, (t, _) in self.found.items() if r not in exclude]
+
+
+# --------------------------------------------------------------------------- roster -> army
+
+
+_TERMINATOR = re.compile(r"terminator armour", re.IGNORECASE)
+
+
+def _slug(text: str) -> str:
+    t = re.sub(r"\([^)]*\)", " ", text)
+    t = unicodedata.normalize("NFKD", t).encode("ascii", "ignore").decode()
+    t = t.replace("'", "")
+    t = re.sub(r"[^a-z0-9]+", "-", t.lower()).strip("-")
+    return t[:60].strip("-") or "unit"
+
+
+def _strip_parens(text: str) -> str:
+    return " ".join(re.sub(r"\([^)]*\)", " ", text).split())
+
+
+@dataclass
+class _ModelSpec:
+    sel: Selection
+    count: int
+    rules: _Rules
+    self_model: bool = False
+
+
+@dataclass
+class _UnitSpec:
+    sel: Selection
+    context: list[Selection]  # enclosing unit selections, nearest first (for type fallback)
+    inherited: list[str]  # deployment rules of enclosing unit selections
+    models: list[_ModelSpec] = field(default_factory=list)
+    rules: _Rules = field(default_factory=_Rules)
+    transports: list[Selection] = field(default_factory=list)
+    nested: list[Selection] = field(default_factory=list)
+
+
+def _is_dedicated_transport(sel: Selection) -> bool:
+    cats = {_norm_words(c) for c in sel.categories}
+    if "dedicated transport" in cats or re.search(r"\(\s*dt\s*\)\s*$", sel.name, re.IGNORECASE):
+        return True
+    types = {p.type_name.strip().lower() for p in sel.profiles}
+    return "transport" in types and bool(types & (MODEL_PROFILE_TYPES - {"unit", "model"}))
+
+
+def _terminator_armoured(sel: Selection) -> bool:
+    def walk(s: Selection) -> bool:
+        if _TERMINATOR.search(s.name) or any(_TERMINATOR.search(r) for r in s.rules):
+            return True
+        return any(walk(c) for c in s.children if not c.is_model_like and not _is_dedicated_transport(c))
+
+    return walk(sel)
+
+
+def _collect(sel: Selection, spec: _UnitSpec, owner: _Rules) -> None:
+    """Walk what is nested in ``sel``: models, Dedicated Transports, nested units, upgrades' rules."""
+    for child in sel.children:
+        if _is_dedicated_transport(child):
+            if child.number > 0:
+                spec.transports.append(child)
+        elif child.type == "unit":
+            spec.nested.append(child)
+        elif child.is_model_like:
+            m = _ModelSpec(child, child.number, _Rules())
+            for r in child.rules:
+                m.rules.add(r, keep_other=False)
+            for c in child.categories:
+                m.rules.add_category(c)
+            if child.number > 0:
+                spec.models.append(m)
+                _collect(child, spec, m.rules)
+        else:
+            if child.number == 0:
+                continue
+            for r in child.rules:
+                owner.add(r, keep_other=False)
+            for c in child.categories:
+                owner.add_category(c)
+            _collect(child, spec, owner)
+
+
+def _unit_specs(sel: Selection, context: list[Selection], inherited: list[str]) -> list[_UnitSpec]:
+    """The units of a unit selection: itself (if it holds models) and its nested unit selections."""
+    spec = _UnitSpec(sel, context, inherited)
+    for r in sel.rules:
+        spec.rules.add(r, keep_other=True)
+    for c in sel.categories:
+        spec.rules.add_category(c)
+    if sel.model_profiles:
+        spec.models.append(_ModelSpec(sel, max(sel.number, 1), _Rules(), self_model=True))
+    _collect(sel, spec, spec.rules)
+    out: list[_UnitSpec] = []
+    if spec.models or not spec.nested:
+        if not spec.models:
+            spec.models.append(_ModelSpec(sel, max(sel.number, 1), _Rules(), self_model=True))
+        out.append(spec)
+    passed_on = inherited + spec.rules.texts()
+    for n in spec.nested:
+        out.extend(_unit_specs(n, [sel, *context], passed_on))
+    return out
+
+
+def _model_type(ms: _ModelSpec, spec: _UnitSpec) -> TypeInfo:
+    """A model's type: its own profile and categories; else its unit's categories, then profiles.
+
+    Sub-types: its own, and those of its unit's categories ("Tank (Unit)", "Jump Units").
+    """
+    own = _own_type(ms.sel)
+    around = [s for s in [spec.sel, *spec.context] if s is not ms.sel]
+    cats = TypeInfo()
+    for s in around:
+        cats.add(categories_type(s.categories))
+    info = TypeInfo()
+    info.add(own)
+    info.add(cats)
+    if info.type is None:
+        for s in around:
+            for p in s.model_profiles:
+                info.add(TypeInfo(parse_unit_type(p.unit_type_text or "", profile_type=p.type_name).type, set(),
+                                  [p.unit_type_text or p.type_name]))
+    return info
+
+
+@dataclass
+class _Built:
+    unit: Unit
+    embark_in: str | None = None
+
+
+def roster_to_army(roster: Roster, ruleset: str = "hh2", player: str = "player", default_base_mm: float | None = None,
+                   embark: bool = False, *, id_prefix: str = "", place: bool = False) -> tuple[Army, list[str]]:
+    """Turn a roster into one player's :class:`Army`, with warnings for what was assumed.
+
+    Parameters
+    ----------
+    roster : Roster
+        From :func:`read_roster`.
+    ruleset : str
+        Ruleset id (``'hh2'``); picks the ``models/`` catalogue and the accepted game systems.
+    player : str
+        The army's player.
+    default_base_mm : float, optional
+        Round base (mm) for models the catalogue does not know; without it they are an error.
+    embark : bool
+        Set up each Infantry unit with a Dedicated Transport embarked in it.
+    id_prefix : str
+        Put before every unit id (to keep two imported armies' ids apart in one scenario).
+    place : bool
+        Mark every unit ``place: true`` (for ``planner plan``), except units embarked by ``embark``.
+
+    Raises
+    ------
+    ScenarioError
+        Unknown ruleset, a roster of another game system, models the catalogue does not know
+        (all listed in one message) without ``default_base_mm``, a model with no unit type, too
+        many models.
+    """
+    from planner.catalogue import load_catalogue
+    from planner.rules.registry import find_ruleset
+
+    rs = find_ruleset(ruleset)
+    if not game_system_matches(rs.id, roster.game_system):
+        raise ScenarioError(f"roster is for another game system than ruleset {rs.id!r}", file=roster.file,
+                            location="roster.gameSystemName", value=roster.game_system)
+    if default_base_mm is not None and not (0 < default_base_mm <= 1000):
+        raise ScenarioError("default base size must be more than 0 and at most 1000 mm", location="default_base_mm",
+                            value=default_base_mm)
+    catalogue = load_catalogue(rs.id)
+    warnings: list[str] = []
+    used_ids: set[str] = set()
+    unknown: list[tuple[str, str, str]] = []
+    total_models = 0
+
+    def new_id(name: str) -> str:
+        base = f"{id_prefix}{_slug(name)}"
+        uid, n = base, 2
+        while uid in used_ids:
+            uid, n = f"{base}-{n}", n + 1
+        used_ids.add(uid)
+        return uid
+
+    def lookup(ms: _ModelSpec, terminator: bool):
+        names = [ms.sel.name, *[p.name for p in ms.sel.model_profiles]]
+        names += [_strip_parens(n) for n in names]
+        if terminator and not any(_TERMINATOR.search(n) or "terminator" in n.lower() for n in names):
+            names = [f"{_strip_parens(n)} in Terminator Armour" for n in names] + names
+        for n in names:
+            if n and (e := catalogue.get(n)) is not None:
+                return e
+        return None
+
+    def build(spec: _UnitSpec, uid: str, extra_rules: list[str], name: str) -> Unit:
+        nonlocal total_models
+        sel = spec.sel
+        unit_rules = _Rules()
+        for t in spec.inherited + spec.rules.texts() + extra_rules:
+            unit_rules.add(t, keep_other=False)
+        unit_rule_set = set(unit_rules.found)
+        count = sum(m.count for m in spec.models)
+        if count > MAX_MODELS_PER_UNIT:
+            raise ScenarioError(f"unit has {count} models; at most {MAX_MODELS_PER_UNIT}", file=roster.file,
+                                location=sel.path)
+        total_models += count
+        if total_models > MAX_MODELS:
+            raise ScenarioError(f"roster has more than {MAX_MODELS} models", file=roster.file, location=sel.path)
+        terminator = len(spec.models) == 1 and _terminator_armoured(sel)
+        rows = []  # (spec, entry, type, roster subtypes, model rules)
+        for ms in spec.models:
+            entry = lookup(ms, terminator or _terminator_armoured(ms.sel))
+            tinfo = _model_type(ms, spec)
+            mtype = tinfo.type
+            subs = set(tinfo.subtypes)
+            if entry is not None and mtype is not None and entry.type is not mtype:
+                warnings.append(f"{name}: model {ms.sel.name!r}: the roster's unit type ({'; '.join(tinfo.sources)}) "
+                                f"reads as {mtype.value}, the {rs.id} catalogue entry {entry.id!r} says "
+                                f"{entry.type.value}; using the catalogue's")
+                mtype = entry.type
+                subs = (subs & {SubType.CHARACTER, SubType.UNIQUE}) | set(entry.subtypes)
+            if mtype is None and entry is not None:
+                mtype = entry.type
+            if mtype is None:
+                raise ScenarioError(f"no unit type for model {ms.sel.name!r} of unit {sel.name!r}: no 'Unit Type' "
+                                    "characteristic, no type category, and not in the catalogue", file=roster.file,
+                                    location=ms.sel.path)
+            if entry is None:
+                unknown.append((sel.name, ms.sel.name, ms.sel.path))
+            mrules = [t for r, (t, _) in ms.rules.found.items()
+                      if r not in unit_rule_set and (entry is None or r not in {parse_rule(x)[0] for x in entry.rules})]
+            rows.append((ms, entry, mtype, subs, mrules))
+
+        types = Counter(r[2] for r in rows)
+        unit_type = types.most_common(1)[0][0]
+        common = set.intersection(*(r[3] for r in rows)) if rows else set()
+        models: list[Model] = []
+        other = list(spec.rules.other)
+        for ms, entry, mtype, subs, mrules in rows:
+            entry_subs = set(entry.subtypes) if entry is not None else set()
+            want = subs | entry_subs
+            data: dict[str, Any] = {}
+            if entry is not None:
+                data["profile"] = entry.id
+                if _norm_words(ms.sel.name) not in {_norm_words(x) for x in [entry.name, *entry.aliases]}:
+                    data["name"] = ms.sel.name
+            else:
+                data["name"] = ms.sel.name
+                if default_base_mm is not None:
+                    data["base"] = RoundBase(diameter_mm=default_base_mm)
+            if mtype is not unit_type:
+                data["type"] = mtype
+            if want != (common | entry_subs):
+                data["subtypes"] = sorted(want, key=lambda s: list(SubType).index(s))
+            if mrules:
+                data["rules"] = mrules
+            if entry is None and default_base_mm is not None:
+                note = f"base assumed {default_base_mm:g} mm (not in catalogue): {ms.sel.name}"
+                if note not in other:
+                    other.append(note)
+            models.extend(Model(**data) for _ in range(ms.count))
+        cap = None
+        for p in sel.profiles:
+            if p.type_name.strip().lower() == "transport" and cap is None:
+                cap = _capacity(p, sel.path, warnings)
+        rules = unit_rules.texts()
+        if cap is None and SpecialRule.TRANSPORT in unit_rules.found:
+            caps = [r[1].transport_capacity for r in rows if r[1] is not None and r[1].transport_capacity]
+            cap = max(caps) if caps else None
+        if cap is not None and SpecialRule.TRANSPORT not in unit_rules.found:
+            rules.append("Transport")
+        display = f"{sel.custom_name} ({name})" if sel.custom_name else name
+        return Unit(id=uid, name=display, type=unit_type,
+                    subtypes=sorted(common, key=lambda s: list(SubType).index(s)), rules=rules,
+                    other_rules=other, transport_capacity=cap, place=place, models=models)
+
+    built: list[_Built] = []
+    for force in roster.all_forces():
+        for top in force.selections:
+            if top.type not in ("unit", "model") or top.number == 0:
+                continue
+            for spec in _unit_specs(top, [], []):
+                uid = new_id(spec.sel.name)
+                label = f"{spec.sel.name} (of {spec.context[0].name})" if spec.context else spec.sel.name
+                unit = build(spec, uid, [], label)
+                b = _Built(unit)
+                built.append(b)
+                for ti, t in enumerate(spec.transports):
+                    tspec = _unit_specs(t, [], [])[0]
+                    tid = new_id(t.name)
+                    tunit = build(tspec, tid, ["Dedicated Transport", "Transport"],
+                                  t.name)
+                    tunit.name = f"{tunit.name} (Dedicated Transport of {uid})"
+                    if tunit.transport_capacity is None:
+                        warnings.append(f"{tid}: Dedicated Transport with no Transport profile capacity and no "
+                                        "catalogue capacity")
+                    built.append(_Built(tunit))
+                    if embark and ti == 0:
+                        b.embark_in = tid
+                        _check_embark(unit, tunit, catalogue, warnings)
+
+    if unknown and default_base_mm is None:
+        listed = "; ".join(f"unit {u!r}: model {m!r}" for u, m, _ in unknown)
+        raise ScenarioError(f"{len(unknown)} model(s) not in the {rs.id} catalogue (models/{rs.id}/); add them to the "
+                            f"catalogue, or import with a default base (--default-base 32mm): {listed}",
+                            file=roster.file)
+    for u, m, _ in unknown:
+        warnings.append(f"unit {u!r}: model {m!r} is not in the {rs.id} catalogue; assumed a round "
+                        f"{default_base_mm:g} mm base")
+
+    units: list[Unit] = []
+    for b in built:
+        u = b.unit
+        if b.embark_in is not None and u.setup.method is SetupMethod.DEPLOYMENT_ZONE:
+            if u.type is UnitType.INFANTRY and all(m.type in (None, UnitType.INFANTRY) for m in u.models):
+                u = u.model_copy(update={"setup": Setup(method=SetupMethod.EMBARKED, in_=b.embark_in),
+                                         "place": False})
+            else:
+                warnings.append(f"{u.id}: not embarked in its Dedicated Transport {b.embark_in}: only Infantry "
+                                "units embark")
+        units.append(u)
+
+    forces = [f.custom_name or f.name for f in roster.all_forces()]
+    pts = f", {roster.points:g} pts" if roster.points else ""
+    label = roster.name if roster.name and roster.name != "New Roster" else " / ".join(x for x in forces if x)
+    army = Army(player=player, name=f"{label} ({Path(roster.file).name}{pts})".strip(), units=units)
+    return army, warnings
+
+
+def _capacity(p: Profile, loc: str, warnings: list[str]) -> int | None:
+    for key, value in p.characteristics.items():
+        if "capacity" in key.lower():
+            m = re.search(r"\d+", value)
+            if m:
+                return int(m.group())
+            warnings.append(f"{loc}: Transport capacity {value!r} is not a number; ignored")
+    return None
+
+
+def _check_embark(unit: Unit, transport: Unit, catalogue, warnings: list[str]) -> None:
+    """Warn when a unit does not fit in its Dedicated Transport (Bulky counts)."""
+    cap = transport.transport_capacity
+    if cap is None:
+        return
+    unit_bulky = [parse_rule(r) for r in unit.rules]
+    used = 0
+    for m in unit.models:
+        parsed = unit_bulky + [parse_rule(r) for r in m.rules]
+        entry = catalogue.get(m.profile) if m.profile else None
+        if entry is not None:
+            parsed += [parse_rule(r) for r in entry.rules]
+        used += max([v for r, v in parsed if r is SpecialRule.BULKY and v is not None], default=1)
+    if used > cap:
+        warnings.append(f"{unit.id}: embarked in {transport.id}, but needs {used} places (Bulky counts) and the "
+                        f"transport has {cap}")
+
+
+# --------------------------------------------------------------------------- files
+
+
+def import_roster(path: str | Path, ruleset: str = "hh2", player: str = "player",
+                  default_base_mm: float | None = None, embark: bool = False, *, id_prefix: str = "",
+                  place: bool = False) -> tuple[Army, list[str]]:
+    """:func:`read_roster` then :func:`roster_to_army`."""
+    roster = read_roster(path, ruleset)
+    return roster_to_army(roster, ruleset, player, default_base_mm, embark, id_prefix=id_prefix, place=place)
+
+
+def army_to_data(army: Army) -> dict[str, Any]:
+    """The army as plain data for a scenario file (without defaults)."""
+    return army.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True) | {
+        "player": army.player}
+
+
+def army_to_yaml(army: Army, header: list[str] = ()) -> str:  # type: ignore[assignment]
+    """The army as compact YAML (as in scenario files), after ``# `` comment lines."""
+    import yaml
+
+    from planner.io import _CompactDumper
+
+    text = yaml.dump(army_to_data(army), Dumper=_CompactDumper, sort_keys=False, allow_unicode=True, width=120)
+    lines = "".join(f"# {h}\n" for h in header)
+    return lines + text
+
+
+def parse_base_size(text: str) -> float:
+    """``"32mm"``, ``"32 mm"``, ``"32"`` -> 32.0.
+
+    Raises
+    ------
+    ScenarioError
+        If it is not a positive size in millimetres up to 1000.
+    """
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(mm)?\s*", text, flags=re.IGNORECASE)
+    if not m or not 0 < float(m.group(1)) <= 1000:
+        raise ScenarioError("a base size in millimetres, such as 32mm (more than 0, at most 1000)",
+                            location="--default-base", value=text)
+    return float(m.group(1))
+
+
+def expand_rosters(scenario, file: str | None, raw: dict | None = None):
+    """Replace each army's ``roster:`` reference by the units imported from it.
+
+    The roster's units come first; a unit written in the army with the id of an imported unit
+    replaces it (to give it positions or a set-up), other written units are added after.
+    Returns the scenario and the raw data with the same expansion (so that a planned scenario
+    written from ``raw`` holds every unit). Paths are relative to the scenario file.
+
+    Raises
+    ------
+    ScenarioError
+        Naming the scenario file and ``armies[i].roster``, for any problem with the roster.
+    """
+    if not any(a.roster is not None for a in scenario.armies):
+        return scenario, raw
+    base_dir = Path(file).resolve().parent if file else Path.cwd()
+    armies = []
+    raw_armies = raw.get("armies") if isinstance(raw, dict) else None
+    for ai, army in enumerate(scenario.armies):
+        ref = army.roster
+        if ref is None:
+            armies.append(army)
+            continue
+        rpath = Path(ref.file)
+        if not rpath.is_absolute():
+            rpath = base_dir / rpath
+        try:
+            imported, _ = import_roster(rpath, scenario.ruleset, army.player, ref.default_base_mm, ref.embark,
+                                        id_prefix=ref.id_prefix, place=ref.place)
+        except ScenarioError as exc:
+            raise ScenarioError(f"cannot import the roster: {exc}", file=file, location=f"armies[{ai}].roster.file",
+                                value=ref.file) from None
+        written = {u.id: u for u in army.units}
+        units = [written.pop(u.id, u) for u in imported.units] + [u for u in army.units if u.id in written]
+        armies.append(army.model_copy(update={"units": units, "roster": None,
+                                              "name": army.name or imported.name}))
+        if raw_armies is not None and ai < len(raw_armies) and isinstance(raw_armies[ai], dict):
+            raw_units = {u.get("id"): u for u in raw_armies[ai].get("units") or [] if isinstance(u, dict)}
+            new_raw = [raw_units.pop(u.id, None) or army_to_data_unit(u) for u in imported.units]
+            new_raw += [u for u in raw_armies[ai].get("units") or [] if isinstance(u, dict) and u.get("id") in raw_units]
+            raw_armies[ai] = {k: v for k, v in raw_armies[ai].items() if k != "roster"} | {"units": new_raw}
+    return scenario.model_copy(update={"armies": armies}), raw
+
+
+def army_to_data_unit(unit: Unit) -> dict[str, Any]:
+    return unit.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True) | {"id": unit.id}
+
+
+__all__ = ["Force", "Profile", "Roster", "Selection", "TypeInfo", "army_to_data", "army_to_yaml", "categories_type",
+           "deployment_rule", "expand_rosters", "import_roster", "parse_base_size", "parse_unit_type", "read_roster",
+           "roster_to_army"]

@@ -1,0 +1,260 @@
+"""Deep Strike (issue 4): cases 10 and 12 of CASES.md, exact odds against closed forms and seeded
+Monte Carlo, the ring formation's shape, the 10th/11th arrival distance, and the command line.
+
+Exact values, not rounded radii: a 25 mm base has radius 12.5/25.4".
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import yaml
+
+from planner.deepstrike.formation import mm_radius, ring_formation
+from planner.deepstrike.procedure import (
+    build_regions,
+    deepstrike_rules,
+    heat_map,
+    judge_landing,
+    make_setup,
+    mishap_result,
+    odds,
+    simulate,
+)
+from planner.deepstrike.scene import scene, scene_data
+from planner.errors import ScenarioError
+from planner.geometry.measure import overlaps
+from planner.geometry.shapes import round_footprint, signed_distance
+from planner.legality.checker import check_deployment
+from planner.schema import Scenario
+from planner.world import resolve
+
+R25 = 12.5 / 25.4
+R32 = 16 / 25.4
+
+
+def _world(ruleset: str, *, n: int = 1, mm: float = 25, red=(), terrain=()):
+    data = {
+        "ruleset": ruleset,
+        "battlefield": {"width": 72, "depth": 48},
+        "terrain": list(terrain),
+        "armies": [
+            {"player": "blue", "units": [{"id": "ds", "type": "Infantry",
+                                          "setup": {"method": "reserves", "arrival": "deep_strike"},
+                                          "models": [{"base": {"diameter_mm": mm}} for _ in range(n)]}]},
+            {"player": "red", "units": list(red)},
+        ],
+    }
+    return resolve(Scenario.model_validate(data))
+
+
+def _enemy(x, y, mm=25):
+    return {"id": "enemy", "type": "Infantry", "models": [{"base": {"diameter_mm": mm}, "x": x, "y": y}]}
+
+
+# --------------------------------------------------------------------------- case 10
+
+
+@pytest.mark.parametrize("ruleset", ["wh40k7", "wh40k5"])
+def test_case10_scatter_off_table(ruleset):
+    st = make_setup(_world(ruleset), "ds")
+    # aimed at (2, 24), arrow to -x, 2D6 = 3: centre (-1, 24): mishap in both editions
+    land = judge_landing(st, 2 - 3, 24)
+    assert land.mishap and land.triggers == ["off_table"]
+    assert any(f.rule == f"{ruleset}.deepstrike.mishap.off_table" and not f.passed for f in land.findings)
+
+
+def test_case10_partial_overhang_differs_by_edition():
+    # centre (0.3, 24), r 0.492: part of the base overhangs; 7th: mishap, 5th (centre on the table): none
+    assert judge_landing(make_setup(_world("wh40k7"), "ds"), 0.3, 24).triggers == ["off_table"]
+    assert judge_landing(make_setup(_world("wh40k5"), "ds"), 0.3, 24).triggers == []
+    # touching the edge is on the table in 7th
+    assert judge_landing(make_setup(_world("wh40k7"), "ds"), R25, 24).triggers == []
+
+
+def test_case10_mishap_d6_2():
+    assert mishap_result(deepstrike_rules("wh40k7"), 2) == "misplaced"
+    assert mishap_result(deepstrike_rules("wh40k5"), 2) == "destroyed"
+    assert [mishap_result(deepstrike_rules("wh40k7"), d) for d in range(1, 7)] == \
+        ["destroyed", "misplaced", "misplaced", "delayed", "delayed", "delayed"]
+    assert [mishap_result(deepstrike_rules("wh40k5"), d) for d in range(1, 7)] == \
+        ["destroyed", "destroyed", "misplaced", "misplaced", "delayed", "delayed"]
+
+
+# --------------------------------------------------------------------------- case 12
+
+
+def test_case12_within_1_of_enemy():
+    ex, ey = 36.0, 30.0
+    world = _world("wh40k7", red=[_enemy(ex, ey)])
+    st = make_setup(world, "ds")
+    y09 = ey - 2 * R25 - 0.9        # first model's base edge 0.9" from the enemy base
+    land = judge_landing(st, ex, y09)
+    assert land.triggers == ["enemy_within_1"]
+    f = next(f for f in land.findings if f.rule == "wh40k7.deepstrike.mishap.enemy_within_1")
+    assert not f.passed and f.measured == pytest.approx(0.9, abs=1e-9)
+    assert judge_landing(st, ex, ey - 2 * R25 - 1.01).triggers == []
+    # a ring model within 1" makes the whole unit mishap: 3 models, rings start towards +y (90 deg)
+    st3 = make_setup(_world("wh40k7", n=3, red=[_enemy(ex, ey)]), "ds", orientation_deg=90)
+    land3 = judge_landing(st3, ex, ey - 2 * R25 - 1.01)
+    assert "enemy_within_1" in land3.triggers
+    assert next(f for f in land3.findings if f.rule.endswith("enemy_within_1")).model != "1"
+
+
+# --------------------------------------------------------------------------- exact odds
+
+
+@pytest.mark.parametrize("ruleset", ["wh40k7", "wh40k5"])
+def test_empty_table_centre_no_mishap(ruleset):
+    o = odds(make_setup(_world(ruleset), "ds"), 36, 24)
+    assert o.p_mishap == 0.0 and o.p_clean == 1.0
+
+
+def _closed_form_edge(edge_gap: float) -> float:
+    """P(mishap) for a single model aimed ``1"`` from the left edge: off the table when the
+    scatter d along theta gives d cos(theta) > edge_gap; uniform theta: arccos(edge_gap / d) / pi."""
+    total = 0.0
+    for a, b in itertools.product(range(1, 7), repeat=2):
+        d = a + b
+        if d > edge_gap:
+            total += math.acos(edge_gap / d) / math.pi / 36
+    return (2 / 3) * total
+
+
+@pytest.mark.parametrize("ruleset,gap", [("wh40k7", 1 - R25), ("wh40k5", 1.0)])
+def test_edge_closed_form(ruleset, gap):
+    o = odds(make_setup(_world(ruleset), "ds"), 1.0, 24)
+    assert o.p_mishap == pytest.approx(_closed_form_edge(gap), abs=1e-6)
+    assert o.triggers[f"{ruleset}.deepstrike.mishap.off_table"] == pytest.approx(o.p_mishap, abs=1e-12)
+    res = deepstrike_rules(ruleset).result_probabilities()
+    for k, v in res.items():
+        assert o.results[k] == pytest.approx(o.p_mishap * v)
+
+
+def test_monte_carlo_agrees_within_4_se():
+    st = make_setup(scene(ovals=False), "ds")
+    o = odds(st, 36, 30)
+    s = simulate(st, 36, 30, 100_000, seed=12345)
+    assert abs(s.p_mishap - o.p_mishap) <= 4 * s.se_mishap
+    for name, p in o.results.items():
+        se = math.sqrt(p * (1 - p) / s.n)
+        assert abs(s.results[name] - p) <= 4 * se + 1e-12
+
+
+def test_checker_replay_agrees_within_4_se():
+    """The replay judged by the checker's own predicates (not the regions) agrees with the exact odds."""
+    st = make_setup(scene(ovals=False), "ds")
+    o = odds(st, 36, 30)
+    s = simulate(st, 36, 30, 600, seed=7, use_checker=True)
+    assert abs(s.p_mishap - o.p_mishap) <= 4 * math.sqrt(o.p_mishap * (1 - o.p_mishap) / s.n)
+
+
+def test_regions_match_landing_test():
+    """The odds' regions say mishap (and which trigger) exactly where the landing test does."""
+    st = make_setup(scene(ovals=False), "ds")
+    rs, ids = build_regions(st)
+    pts = np.random.default_rng(3).uniform([-2, -2], [74, 50], (250, 2))
+    inside = rs.contains(pts[:, 0], pts[:, 1])
+    for (x, y), row in zip(pts, inside, strict=True):
+        land = judge_landing(st, float(x), float(y))
+        assert bool(row[0]) == land.mishap, (x, y, land.triggers)
+        for t in ("off_table", "impassable", "on_model", "enemy_within_1"):
+            assert bool(row[ids[f"trigger:{t}"]]) == (t in land.triggers), (x, y, t)
+        dang = set(land.dangerous_models)
+        if not land.mishap:
+            for m in st.unit.models:
+                assert bool(row[ids[f"dangerous:{m.id}"]]) == (m.id in dang), (x, y, m.id)
+
+
+def test_heat_map_matches_odds():
+    st = make_setup(scene(ovals=False, n=3), "ds")
+    xs, ys, P = heat_map(st, 12.0)
+    assert P.shape == (4, 6)
+    for j, i in [(0, 0), (2, 3), (3, 5)]:
+        assert P[j, i] == pytest.approx(odds(st, xs[i], ys[j]).p_mishap, abs=1e-12)
+
+
+# --------------------------------------------------------------------------- ring formation
+
+
+@pytest.mark.parametrize("mm", [25, 32, 40])
+@pytest.mark.parametrize("n", range(1, 21))
+def test_ring_formation_shape(mm, n):
+    r = mm_radius(mm)
+    f = ring_formation((36.0, 24.0), [r] * n, orientation_deg=17.0)
+    fps = [round_footprint(x, y, mm) for x, y in f.centres]
+    assert len(fps) == n and f.rings[0] == 0
+    for a, b in itertools.combinations(fps, 2):
+        assert not overlaps(a, b)
+    expected = [1, 6, 12, 18]
+    counts = f.ring_counts()
+    left = n
+    for k, c in enumerate(counts):
+        assert c == min(expected[k], left)
+        left -= c
+    for i, ring in enumerate(f.rings):
+        if ring == 1:
+            assert abs(signed_distance(fps[i], fps[0])) <= 1e-9
+        elif ring > 1:  # touches the ring inside it
+            inner = [fps[j] for j, rr in enumerate(f.rings) if rr == ring - 1]
+            assert min(abs(signed_distance(fps[i], g)) for g in inner) <= 1e-9
+
+
+def test_ring_formation_mixed_bases():
+    radii = [mm_radius(60)] + [mm_radius(25)] * 15
+    f = ring_formation((0.0, 0.0), radii)
+    fps = [round_footprint(x, y, 2 * r * 25.4) for (x, y), r in zip(f.centres, radii, strict=True)]
+    for a, b in itertools.combinations(fps, 2):
+        assert signed_distance(a, b) >= -1e-9
+    assert f.ring_counts()[1] == 10  # ten 25 mm bases fit around a 60 mm base
+
+
+# --------------------------------------------------------------------------- 10th / 11th
+
+
+@pytest.mark.parametrize("ruleset,limit", [("wh40k10", 9.0), ("wh40k11", 8.0)])
+def test_new_editions_arrival_distance(ruleset, limit):
+    st = make_setup(_world(ruleset, red=[_enemy(30, 30, 32)]), "ds")
+    at = 30 - R32 - limit - R25           # exactly the limit: not "more than"
+    assert "distance" in judge_landing(st, 30, at).triggers
+    assert judge_landing(st, 30, at - 0.01).triggers == []
+    assert odds(st, 30, at - 0.01).p_clean == 1.0
+
+
+def test_check_refuses_ruleset_without_checker():
+    with pytest.raises(ScenarioError, match="no deployment checker"):
+        check_deployment(_world("wh40k7"))
+
+
+def test_hh2_has_no_deepstrike_procedure_here():
+    with pytest.raises(ScenarioError, match="no Deep Strike procedure"):
+        deepstrike_rules("hh2")
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def test_cli_deepstrike(tmp_path):
+    path = tmp_path / "ds.yaml"
+    path.write_text(yaml.safe_dump(scene_data(n=3, ovals=False)), encoding="utf-8")
+    out = tmp_path / "r.json"
+    csv = tmp_path / "m.csv"
+    p = subprocess.run([sys.executable, "-m", "planner", "deepstrike", str(path), "--unit", "ds", "--at", "36,30",
+                        "--json", str(out), "--map", str(csv), "--resolution", "6", "--simulate", "2000"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    data = json.loads(out.read_text())
+    assert 0 < data["odds"]["p_mishap"] < 1 and data["simulation"]["n"] == 2000
+    assert len(csv.read_text().splitlines()) == 1 + 12 * 8
+    bad = subprocess.run([sys.executable, "-m", "planner", "deepstrike", str(path), "--unit", "ds", "--at", "x"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--at" in bad.stderr
+    chk = subprocess.run([sys.executable, "-m", "planner", "check", str(path)], capture_output=True, text=True,
+                         timeout=60)
+    assert chk.returncode == 2 and "deepstrike" in chk.stderr
