@@ -8,6 +8,7 @@ exit 0 = done and legal; 1 = illegal or proven infeasible; 2 = invalid input;
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 import traceback
@@ -65,6 +66,19 @@ def _write_json(target: str | None, data: Any, inputs: list[str]) -> None:
         raise ScenarioError(f"cannot write the JSON report: {exc.strerror}", location="--json", value=target) from None
 
 
+def _check_writable(target: str | None, option: str) -> None:
+    """Fail early (before a long solve) if ``target`` cannot be written as a file."""
+    if target is None:
+        return
+    p = Path(target)
+    if p.is_dir():
+        raise ScenarioError("is a folder; give a file name", location=option, value=target)
+    parent = p.parent if str(p.parent) else Path(".")
+    existing = next((a for a in [parent, *parent.parents] if a.exists()), Path("."))
+    if not existing.is_dir() or not os.access(existing, os.W_OK):
+        raise ScenarioError("cannot write there", location=option, value=target)
+
+
 def _run(fn) -> None:
     """Call ``fn`` and turn its result or error into the exit code (the one error boundary)."""
     try:
@@ -116,7 +130,7 @@ def check(
 def plan(
     scenario: Annotated[str, typer.Argument(help="Scenario file; units with 'place: true' are placed.")],
     out: Annotated[str | None, typer.Option("--out", help="Write the planned scenario here (YAML or JSON).")] = None,
-    time_limit: Annotated[float, typer.Option("--time-limit", min=0.1, help="Solver time limit, seconds.")] = 20.0,
+    time_limit: Annotated[float, typer.Option("--time-limit", min=0.1, max=86400, help="Solver time limit, seconds.")] = 20.0,
     workers: Annotated[int, typer.Option("--workers", min=1, max=64, help="CP-SAT worker threads.")] = 2,
     seed: Annotated[int, typer.Option("--seed", help="CP-SAT random seed.")] = 0,
     json_out: JsonOpt = None,
@@ -135,6 +149,9 @@ def plan(
         if out is not None and _same_file(out, scenario):
             raise ScenarioError("refusing to overwrite the input scenario; choose another --out", location="--out",
                                 value=out)
+        _check_writable(out, "--out")
+        if json_out not in (None, "-"):
+            _check_writable(json_out, "--json")
         world = load_scenario(scenario)
         result = plan_deployment(world, SolverSettings(time_limit_s=time_limit, workers=workers, seed=seed))
         console = _console(json_out == "-")
@@ -187,7 +204,10 @@ def rules(
 
         from planner.rules.registry import find_ruleset
 
-        rs = find_ruleset(ruleset)
+        try:
+            rs = find_ruleset(ruleset)
+        except ScenarioError as exc:
+            raise ScenarioError(exc.detail, location="--ruleset", value=ruleset) from None
         console = _console(json_out == "-")
         t = RichTable(title=f"{rs.name} ({rs.id})")
         t.add_column("rule id", no_wrap=True)

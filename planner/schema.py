@@ -15,9 +15,14 @@ import re
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Strict, Tag, field_validator, model_validator
 
-Point = tuple[float, float]
+Num = Annotated[float, Strict()]
+"""A number as written: an int or a float, never a string or a boolean (``x: "36"`` and
+``x: true`` are input errors, not 36 and 1)."""
+Count = Annotated[int, Strict()]
+"""A whole number as written (not a boolean, not 10.0)."""
+Point = tuple[Num, Num]
 
 
 class Record(BaseModel):
@@ -33,23 +38,23 @@ class RoundBase(Record):
     """A round base, by its diameter in mm (e.g. 32 for a Legion Space Marine)."""
 
     shape: Literal["round"] = "round"
-    diameter_mm: float = Field(gt=0, le=1000)
+    diameter_mm: Num = Field(gt=0, le=1000)
 
 
 class OvalBase(Record):
     """An oval base: a true ellipse, ``length_mm`` along the model's facing, ``width_mm`` across."""
 
     shape: Literal["oval"] = "oval"
-    length_mm: float = Field(gt=0, le=1000)
-    width_mm: float = Field(gt=0, le=1000)
+    length_mm: Num = Field(gt=0, le=1000)
+    width_mm: Num = Field(gt=0, le=1000)
 
 
 class HullBase(Record):
     """A model without a base, measured to its hull: a rectangle in *inches*, length along facing."""
 
     shape: Literal["hull"] = "hull"
-    length_in: float = Field(gt=0, le=100)
-    width_in: float = Field(gt=0, le=100)
+    length_in: Num = Field(gt=0, le=100)
+    width_in: Num = Field(gt=0, le=100)
 
 
 def _base_shape(v: object) -> str | None:
@@ -188,7 +193,7 @@ class CatalogueEntry(Record):
     type: UnitType
     subtypes: list[SubType] = Field(default_factory=list)
     rules: list[str] = Field(default_factory=list)
-    transport_capacity: int | None = Field(default=None, ge=0)
+    transport_capacity: Count | None = Field(default=None, ge=0)
     source: str = Field(default="", description="Where the base size and type come from.")
 
     @field_validator("rules")
@@ -230,8 +235,8 @@ def _check_polygon(points: list[Point], what: str) -> list[Point]:
 class Battlefield(Record):
     """The table: width along x, depth along y, in inches. Horus Heresy default 72" x 48"."""
 
-    width: float = Field(default=72.0, gt=0, le=1000)
-    depth: float = Field(default=48.0, gt=0, le=1000)
+    width: Num = Field(default=72.0, gt=0, le=1000)
+    depth: Num = Field(default=48.0, gt=0, le=1000)
 
 
 class TerrainKind(StrEnum):
@@ -264,7 +269,7 @@ class StandingIn(StrEnum):
 class Building(Record):
     """A terrain feature that is a Building (HH2 p.224): units may be embarked in it."""
 
-    capacity: int = Field(ge=1, description="Transport Capacity, in models (Bulky counts).")
+    capacity: Count = Field(ge=1, description="Transport Capacity, in models (Bulky counts).")
 
 
 class TerrainFeature(Record):
@@ -312,9 +317,9 @@ class Objective(Record):
     """An objective marker (centre in inches)."""
 
     id: str = Field(min_length=1)
-    x: float
-    y: float
-    diameter_mm: float = Field(default=40.0, gt=0)
+    x: Num
+    y: Num
+    diameter_mm: Num = Field(default=40.0, gt=0)
 
 
 # --------------------------------------------------------------------------- armies
@@ -334,9 +339,9 @@ class Model(Record):
     type: UnitType | None = None
     subtypes: list[SubType] | None = None
     rules: list[str] = Field(default_factory=list)
-    x: float | None = Field(default=None, ge=-1000, le=2000)
-    y: float | None = Field(default=None, ge=-1000, le=2000)
-    facing: float = Field(default=0.0, ge=-360, le=360)
+    x: Num | None = Field(default=None, ge=-1000, le=2000)
+    y: Num | None = Field(default=None, ge=-1000, le=2000)
+    facing: Num = Field(default=0.0, ge=-360, le=360)
 
     @field_validator("rules")
     @classmethod
@@ -385,11 +390,11 @@ class Setup(Record):
     method: SetupMethod = SetupMethod.DEPLOYMENT_ZONE
     zone: str | None = None
     first: Literal["deployment_zone", "infiltrate"] = "deployment_zone"
-    from_: list[list[float]] | None = Field(default=None, alias="from")
+    from_: list[list[Num]] | None = Field(default=None, alias="from")
     in_: str | None = Field(default=None, alias="in")
     arrival: Literal["reserves", "deep_strike", "outflank"] = "reserves"
     joined: str | None = None
-    order: int | None = Field(default=None, ge=1)
+    order: Count | None = Field(default=None, ge=1)
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
 
@@ -439,7 +444,7 @@ class Unit(Record):
     subtypes: list[SubType] = Field(default_factory=list)
     rules: list[str] = Field(default_factory=list)
     other_rules: list[str] = Field(default_factory=list, description="Kept for reference; not read.")
-    transport_capacity: int | None = Field(default=None, ge=0)
+    transport_capacity: Count | None = Field(default=None, ge=0)
     setup: Setup = Field(default_factory=Setup)
     place: bool = False
     models: list[Model] = Field(min_length=1)
@@ -465,7 +470,7 @@ class RosterRef(Record):
     """
 
     file: str = Field(min_length=1)
-    default_base_mm: float | None = Field(default=None, gt=0, le=1000,
+    default_base_mm: Num | None = Field(default=None, gt=0, le=1000,
                                           description="Round base for models the catalogue does not know.")
     embark: bool = Field(default=False, description="Embark Infantry units in their Dedicated Transports.")
     place: bool = Field(default=False, description="Mark the imported units 'place: true' for planner plan.")
@@ -488,9 +493,9 @@ class NearPointGoal(Record):
     """Place the marked units as close as possible to a point (sum over models of centre distance)."""
 
     kind: Literal["near_point"] = "near_point"
-    x: float
-    y: float
-    weight: float = Field(default=1.0, gt=0)
+    x: Num
+    y: Num
+    weight: Num = Field(default=1.0, gt=0)
 
 
 Goal = Annotated[NearPointGoal, Field(discriminator="kind")]
