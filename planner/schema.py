@@ -15,7 +15,16 @@ import re
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Strict, Tag, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Strict,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 Num = Annotated[float, Strict()]
 """A number as written: an int or a float, never a string or a boolean (``x: "36"`` and

@@ -16,7 +16,9 @@ import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
+import numpy as np
 from shapely.geometry import Point
 
 from planner.geometry.measure import is_more_than_distance, is_within_distance, overlaps
@@ -56,6 +58,32 @@ class Candidate:
     footprints: tuple[Footprint, ...]
     cost: float  # inches, sum over models of centre distance to the target point
     nearest_enemy_in: float | None
+
+    @cached_property
+    def reach(self) -> float:
+        """Radius of a disc about the anchor that holds every base, inches."""
+        return max(math.hypot(f.cx - self.anchor[0], f.cy - self.anchor[1]) + f.outer_radius for f in self.footprints)
+
+    @cached_property
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray, bool]:
+        xy = np.array([[f.cx, f.cy] for f in self.footprints])
+        r = np.array([f.outer_radius for f in self.footprints])
+        return xy, r, all(f.kind == "circle" for f in self.footprints)
+
+    def overlaps(self, other: Candidate) -> bool:
+        """Would some base of this placement overlap some base of ``other``? Exact (as the checker)."""
+        if math.hypot(self.anchor[0] - other.anchor[0], self.anchor[1] - other.anchor[1]) > self.reach + other.reach:
+            return False
+        xa, ra, round_a = self._arrays
+        xb, rb, round_b = other._arrays
+        gap = np.hypot(xa[:, None, 0] - xb[None, :, 0], xa[:, None, 1] - xb[None, :, 1]) - ra[:, None] - rb[None, :]
+        if round_a and round_b:
+            # round bases: the bound is the exact distance
+            return bool((gap < -TOLERANCE_IN).any())
+        for i, j in zip(*np.nonzero(gap <= 0), strict=True):
+            if overlaps(self.footprints[i], other.footprints[j]):
+                return True
+        return False
 
 
 @dataclass
@@ -193,8 +221,10 @@ class CandidateBuilder:
     def stream(self, group: Group) -> Iterator[Candidate]:
         """Legal candidates for ``group``, lazily, nearest the target first.
 
-        Anchors are visited in order of distance to the target; every formation that keeps the
-        unit in coherency is judged at each anchor. The stream ends when the region is exhausted.
+        Anchors are visited in order of distance to the target. At each anchor the formations
+        that keep the unit in coherency are judged cheapest first, and the first legal one is
+        kept: one candidate per anchor spreads the candidates of crowded units over more ground.
+        The stream ends when the region is exhausted.
         """
         models = group.models
         rng = coherency_range(models)
@@ -206,9 +236,10 @@ class CandidateBuilder:
         for ax, ay in self.anchors(group):
             if time.monotonic() > self.deadline:
                 raise CandidateTimeout(group.id)
-            for form in forms:
-                fps = [footprint(m.base, ax + dx, ay + dy, form.facing)
-                       for m, (dx, dy) in zip(models, form.offsets, strict=True)]
+            placed = [(form, [footprint(m.base, ax + dx, ay + dy, form.facing)
+                              for m, (dx, dy) in zip(models, form.offsets, strict=True)]) for form in forms]
+            placed.sort(key=lambda p: sum(math.hypot(f.cx - tx, f.cy - ty) for f in p[1]))
+            for form, fps in placed:
                 self.judged += 1
                 ok, dist = self.judge(group, fps)
                 if not ok:
@@ -221,3 +252,4 @@ class CandidateBuilder:
                 cost = sum(math.hypot(f.cx - tx, f.cy - ty) for f in fps)
                 yield Candidate(index, (ax, ay), form.name, positions, tuple(fps), cost, dist)
                 index += 1
+                break

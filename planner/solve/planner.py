@@ -18,21 +18,21 @@ verdict.
 from __future__ import annotations
 
 import copy
-import math
 import time
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
 from ortools.sat.python import cp_model
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner.errors import ScenarioError, SolverError
-from planner.geometry.measure import overlaps
 from planner.legality.checker import check_deployment
 from planner.legality.report import LegalityReport
 from planner.legality.table import Table
 from planner.schema import Scenario, SetupMethod
 from planner.solve.candidates import Candidate, CandidateBuilder, CandidateTimeout, Group
+from planner.units import TOLERANCE_IN
 from planner.world import World, resolve
 
 COST_SCALE = 1000
@@ -146,9 +146,42 @@ def _with_positions(world: World, chosen: dict[str, Candidate]) -> dict:
     return data
 
 
+def _overlapping_pairs(ca_list: list[Candidate], cb_list: list[Candidate], ida: str, idb: str,
+                       cache: dict[tuple[str, int, str, int], bool]) -> list[tuple[Candidate, Candidate]]:
+    """Pairs of candidates of two units whose bases overlap (exact, as the checker decides).
+
+    All pairs at once with numpy: centre distance less outer radii for every model pair. For
+    round bases that is the exact distance; pairs with other bases whose bounds come within 0"
+    go to :meth:`Candidate.overlaps` (cached across rounds).
+    """
+    xa = np.array([[[f.cx, f.cy] for f in c.footprints] for c in ca_list])
+    xb = np.array([[[f.cx, f.cy] for f in c.footprints] for c in cb_list])
+    ra = np.array([[f.outer_radius for f in c.footprints] for c in ca_list])
+    rb = np.array([[f.outer_radius for f in c.footprints] for c in cb_list])
+    gap = (np.hypot(xa[:, None, :, None, 0] - xb[None, :, None, :, 0], xa[:, None, :, None, 1] - xb[None, :, None, :, 1])
+           - ra[:, None, :, None] - rb[None, :, None, :])
+    round_a = all(f.kind == "circle" for f in ca_list[0].footprints)
+    round_b = all(f.kind == "circle" for f in cb_list[0].footprints)
+    if round_a and round_b:
+        hits = (gap < -TOLERANCE_IN).any(axis=(2, 3))
+        return [(ca_list[i], cb_list[j]) for i, j in zip(*np.nonzero(hits), strict=True)]
+    maybe = (gap <= 0).any(axis=(2, 3))
+    out = []
+    for i, j in zip(*np.nonzero(maybe), strict=True):
+        ca, cb = ca_list[i], cb_list[j]
+        key = (ida, ca.index, idb, cb.index)
+        hit = cache.get(key)
+        if hit is None:
+            hit = cache[key] = ca.overlaps(cb)
+        if hit:
+            out.append((ca, cb))
+    return out
+
+
 def _solve(groups: list[Group], cands: dict[str, list[Candidate]], weight: float, settings: SolverSettings,
-           deadline: float):
-    """Build and solve the CP-SAT model ``cp`` over the candidates so far."""
+           deadline: float, conflicts: dict[tuple[str, int, str, int], bool]):
+    """Build and solve the CP-SAT model ``cp`` over the candidates so far (``conflicts`` caches
+    the exact overlap test of candidate pairs across rounds)."""
     cp = cp_model.CpModel()
     x: dict[tuple[str, int], cp_model.IntVar] = {}
     for g in groups:
@@ -157,14 +190,12 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], weight: float
         cp.add_exactly_one(x[g.id, c.index] for c in cands[g.id]).with_name(f"hh2.placement.one[{g.id}]")
     for a in range(len(groups)):
         for b in range(a + 1, len(groups)):
+            if time.monotonic() > deadline:
+                return cp_model.UNKNOWN, None, cp, x  # out of time while building the model
             ga, gb = groups[a], groups[b]
-            for ca in cands[ga.id]:
-                for cb in cands[gb.id]:
-                    if _apart(ca, cb):
-                        continue
-                    if any(overlaps(fa, fb) for fa in ca.footprints for fb in cb.footprints):
-                        cp.add_bool_or([x[ga.id, ca.index].Not(), x[gb.id, cb.index].Not()]).with_name(
-                            f"hh2.bases.no_overlap[{ga.id}@{ca.index},{gb.id}@{cb.index}]")
+            for ca, cb in _overlapping_pairs(cands[ga.id], cands[gb.id], ga.id, gb.id, conflicts):
+                cp.add_bool_or([x[ga.id, ca.index].Not(), x[gb.id, cb.index].Not()]).with_name(
+                    f"hh2.bases.no_overlap[{ga.id}@{ca.index},{gb.id}@{cb.index}]")
     cp.minimize(sum(round(c.cost * weight * COST_SCALE) * x[g.id, c.index] for g in groups for c in cands[g.id]))
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = max(0.5, deadline - time.monotonic())
@@ -172,13 +203,6 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], weight: float
     solver.parameters.random_seed = settings.seed
     status = solver.solve(cp)
     return status, solver, cp, x
-
-
-def _apart(a: Candidate, b: Candidate) -> bool:
-    """Cheap proof that no base of ``a`` can touch a base of ``b`` (bounding discs)."""
-    ra = max(math.hypot(f.cx - a.anchor[0], f.cy - a.anchor[1]) + f.outer_radius for f in a.footprints)
-    rb = max(math.hypot(f.cx - b.anchor[0], f.cy - b.anchor[1]) + f.outer_radius for f in b.footprints)
-    return math.hypot(a.anchor[0] - b.anchor[0], a.anchor[1] - b.anchor[1]) > ra + rb
 
 
 def plan_deployment(world: World, settings: SolverSettings | None = None) -> PlanResult:
@@ -219,6 +243,7 @@ def plan_deployment(world: World, settings: SolverSettings | None = None) -> Pla
     streams = {g.id: builder.stream(g) for g in groups}
     cands: dict[str, list[Candidate]] = {g.id: [] for g in groups}
     exhausted: set[str] = set()
+    conflicts: dict[tuple[str, int, str, int], bool] = {}
 
     def extend(g: Group, n: int, until: float) -> None:
         for _ in range(n):
@@ -253,7 +278,7 @@ def plan_deployment(world: World, settings: SolverSettings | None = None) -> Pla
                                       "candidate broke a rule (zone, battlefield edge, impassable terrain, overlap "
                                       "with fixed models, or Infiltrate distance / line of sight). This is not a "
                                       "proof that no legal position exists.")
-        status, solver, cp, x = _solve(groups, cands, weight, settings, deadline)
+        status, solver, cp, x = _solve(groups, cands, weight, settings, deadline, conflicts)
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             break
         if status == cp_model.MODEL_INVALID:
@@ -262,9 +287,14 @@ def plan_deployment(world: World, settings: SolverSettings | None = None) -> Pla
         if status == cp_model.INFEASIBLE and not out_of_time and len(exhausted) < len(groups):
             batch *= 2
             continue
-        why = ("the candidate placements found all crowd each other (overlapping bases [hh2.bases.no_overlap])"
-               if status == cp_model.INFEASIBLE else f"CP-SAT status {solver.status_name(status)}")
-        return PlanResult(status="unknown", wall_time_s=time.monotonic() - t0, solver_time_s=solver.wall_time,
+        if solver is None:
+            why = "the time ran out while building the CP-SAT model"
+        elif status == cp_model.INFEASIBLE:
+            why = "the candidate placements found all crowd each other (overlapping bases [hh2.bases.no_overlap])"
+        else:
+            why = f"CP-SAT status {solver.status_name(status)}"
+        return PlanResult(status="unknown", wall_time_s=time.monotonic() - t0,
+                          solver_time_s=solver.wall_time if solver is not None else 0.0,
                           message=f"no plan found within {settings.time_limit_s:g} s after {rounds} round(s) of "
                                   f"candidates: {why}. This is not a proof that no legal plan exists; try a "
                                   "longer --time-limit.")
