@@ -88,14 +88,22 @@ def _run(fn) -> None:
         raise typer.Exit(exc.exit_code) from None
     except (typer.Exit, typer.Abort):
         raise
+    except BrokenPipeError:
+        # the reader of our output went away (e.g. `| head`): nothing left to say
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        except OSError:
+            pass
+        raise typer.Exit(0) from None
     except KeyboardInterrupt:
         Console(stderr=True).print("interrupted")
         raise typer.Exit(EXIT_NO_ANSWER) from None
     except Exception:  # noqa: BLE001 - the boundary: never show a traceback to the user
-        log = Path(tempfile.gettempdir()) / "planner-error.log"
         try:
-            log.write_text(traceback.format_exc(), encoding="utf-8")
-            where = f" (details in {log})"
+            fd, name = tempfile.mkstemp(prefix="planner-error-", suffix=".log")
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(traceback.format_exc())
+            where = f" (details in {name})"
         except OSError:
             where = ""
         Console(stderr=True).print(f"unexpected internal error, please report it{where}")
@@ -155,12 +163,16 @@ def plan(
         world = load_scenario(scenario)
         result = plan_deployment(world, SolverSettings(time_limit_s=time_limit, workers=workers, seed=seed))
         console = _console(json_out == "-")
-        print_plan_report(result, console)
+        wrote = False
         if out is not None and result.scenario is not None:
+            # write the plan before printing, so a closed pipe (`| head`) cannot lose it
             try:
                 dump_scenario(result.scenario_data or result.scenario, out)
             except OSError as exc:
                 raise ScenarioError(f"cannot write the plan: {exc.strerror}", location="--out", value=out) from None
+            wrote = True
+        print_plan_report(result, console)
+        if wrote:
             console.print(f"Wrote the planned scenario to {out}")
         _write_json(json_out, result.model_dump(mode="json", exclude={"scenario", "scenario_data"}), [scenario])
         return result.exit_code
