@@ -10,7 +10,7 @@ import math
 from collections import defaultdict
 
 import numpy as np
-from shapely.geometry import Point
+import shapely
 
 from planner.geometry.measure import (
     farthest_from,
@@ -187,8 +187,10 @@ class HH2Checker:
         if not feats:
             return
         # exact distances in order of a cheap lower bound, stopping when no pair can be closer
-        bounds = sorted((self.table.terrain_polys[t.id].distance(Point(f.cx, f.cy)) - f.outer_radius, i, t.id)
-                        for i, f in enumerate(placed.footprints) for t in feats)
+        centres = shapely.points([(f.cx, f.cy) for f in placed.footprints])
+        radii = np.array([f.outer_radius for f in placed.footprints])
+        bounds = sorted((float(lb), i, t.id) for t in feats
+                        for i, lb in enumerate(shapely.distance(self.table.terrain_polys[t.id], centres) - radii))
         best = None
         for lb, i, tid in bounds:
             if best is not None and lb >= best[0]:
