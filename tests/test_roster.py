@@ -29,7 +29,7 @@ from planner.roster import (
     read_roster,
     roster_to_army,
 )
-from planner.schema import Army, Scenario, Setup, SetupMethod, SpecialRule, SubType, UnitType, parse_rule
+from planner.schema import Army, Scenario, SetupMethod, SpecialRule, SubType, UnitType, parse_rule
 from planner.solve.planner import SolverSettings, plan_deployment
 from planner.testing import assert_plan_legal
 from planner.world import load_scenario, resolve
@@ -232,26 +232,19 @@ def _plan_scenario(army: Army) -> dict:
 
 
 @needs_rosters
-def test_imported_ravenguard_deploys_legally_through_the_planner(tmp_path):
-    """The imported army, written as a scenario file, is planned in its deployment zone and checked.
-
-    Planned: the Tactical Squad, Breacher Siege Squad, Praetor and Rhino (21 models, the two squads
-    and the Independent Character on 32/40 mm bases, the Rhino by its hull). The five tank units
-    go to Reserves: the planner's pairwise hull overlap tests make nine units crowding one goal
-    too slow for a 20 s test (see the report of issue 5).
-    """
-    army, _ = import_roster(_roster("ravenguard.rosz"), "hh2", "blue", place=True)
-    planned = {"tactical-squad-legion", "breacher-siege-squad-legion", "praetor-legion",
-               "rhino-armoured-carrier-legion"}
-    army = army.model_copy(update={"units": [
-        u if u.id in planned else u.model_copy(update={"place": False, "setup": Setup(method=SetupMethod.RESERVES)})
-        for u in army.units]})
+@pytest.mark.parametrize("roster", ["ravenguard.rosz", "chogorian-brotherhood.rosz", "ironhands.rosz",
+                                    "berserker-assault.rosz"])
+def test_each_imported_army_deploys_legally_through_the_planner(tmp_path, roster):
+    """Every unit of the imported army (all set up in the deployment zone) is planned against the
+    fixed enemy, written as a scenario file, and the plan passes the independent checker."""
+    army, _ = import_roster(_roster(roster), "hh2", "blue", place=True)
     path = tmp_path / "plan.yaml"
     path.write_text(yaml.safe_dump(_plan_scenario(army), sort_keys=False), encoding="utf-8")
     world = load_scenario(path)
-    result = plan_deployment(world, SolverSettings(time_limit_s=20, workers=1))
+    on_table = {u.id for u in world.units.values() if u.player == "blue" and u.on_battlefield}
+    result = plan_deployment(world, SolverSettings(time_limit_s=25, workers=2, seed=0))
     assert result.status in ("optimal", "feasible"), result.message
-    assert {p.unit for p in result.placements} == planned
+    assert {p.unit for p in result.placements} == {u for u in on_table if not world.units[u].setup.joined}
     assert_plan_legal(result)
 
 

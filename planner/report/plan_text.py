@@ -15,8 +15,9 @@ def print_plan_report(result: PlanResult, console: Console) -> None:
     colour = {"optimal": "green", "feasible": "yellow", "infeasible": "red", "unknown": "red"}[result.status]
     console.print(f"Solver status: [{colour}]{result.status}[/{colour}] - {escape(result.message)}")
     if result.objective is not None:
-        console.print(f"Objective: {result.objective:.3f}\" (best bound {result.best_bound:.3f}\", "
-                      f"gap {result.gap:.2%}); wall time {result.wall_time_s:.2f} s")
+        bound = (f"best bound {result.best_bound:.3f}\", gap {result.gap:.2%}" if result.best_bound is not None
+                 else "no bound")
+        console.print(f"Objective: {result.objective:.3f}\" ({bound}); wall time {result.wall_time_s:.2f} s")
         for name, value in result.terms.items():
             console.print(f"  term {name}: {value:.3f}\"")
     else:

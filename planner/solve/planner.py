@@ -179,7 +179,8 @@ def _overlapping_pairs(ca_list: list[Candidate], cb_list: list[Candidate], ida: 
 
 
 def _solve(groups: list[Group], cands: dict[str, list[Candidate]], weight: float, settings: SolverSettings,
-           deadline: float, conflicts: dict[tuple[str, int, str, int], bool]):
+           deadline: float, conflicts: dict[tuple[str, int, str, int], bool],
+           hint: dict[str, Candidate] | None = None):
     """Build and solve the CP-SAT model ``cp`` over the candidates so far (``conflicts`` caches
     the exact overlap test of candidate pairs across rounds)."""
     cp = cp_model.CpModel()
@@ -197,6 +198,10 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], weight: float
                 cp.add_bool_or([x[ga.id, ca.index].Not(), x[gb.id, cb.index].Not()]).with_name(
                     f"hh2.bases.no_overlap[{ga.id}@{ca.index},{gb.id}@{cb.index}]")
     cp.minimize(sum(round(c.cost * weight * COST_SCALE) * x[g.id, c.index] for g in groups for c in cands[g.id]))
+    if hint is not None:
+        for g in groups:
+            for c in cands[g.id]:
+                cp.add_hint(x[g.id, c.index], c is hint[g.id])
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = max(0.5, deadline - time.monotonic())
     solver.parameters.num_workers = settings.workers
@@ -258,10 +263,29 @@ def plan_deployment(world: World, settings: SolverSettings | None = None) -> Pla
                 return
             cands[g.id].append(c)
 
+    def greedy(until: float) -> dict[str, Candidate] | None:
+        """Biggest units first, each at its cheapest candidate clear of those already placed
+        (pulling more candidates from its stream as needed): a quick legal plan, used as the
+        CP-SAT hint and as the answer if the exact model cannot be built in time."""
+        picked: dict[str, Candidate] = {}
+        for g in sorted(groups, key=lambda g: -len(g.models)):
+            i = 0
+            while g.id not in picked:
+                while i >= len(cands[g.id]):
+                    if g.id in exhausted or time.monotonic() > until:
+                        return None
+                    extend(g, 10, until)
+                c = cands[g.id][i]
+                i += 1
+                if not any(c.overlaps(o) for o in picked.values()):
+                    picked[g.id] = c
+        return picked
+
     # Rounds: take the next batch of candidates for every unit, solve; when the units crowd each
     # other out (infeasible over the candidates so far), take more and solve again.
     batch = settings.candidates_per_unit
     rounds = 0
+    start = None
     while True:
         rounds += 1
         # share the candidate time fairly: units with fewest candidates first, each a slice
@@ -269,6 +293,8 @@ def plan_deployment(world: World, settings: SolverSettings | None = None) -> Pla
         for k, g in enumerate(todo):
             share = (builder.deadline - time.monotonic()) / (len(todo) - k)
             extend(g, batch, time.monotonic() + max(0.0, share))
+        if start is None and all(cands[g.id] for g in groups):
+            start = greedy(time.monotonic() + 0.4 * max(0.0, builder.deadline - time.monotonic()))
         empty = [g.id for g in groups if not cands[g.id]]
         if empty:
             where = "in the whole region" if all(e in exhausted for e in empty) else "before the time limit"
@@ -278,9 +304,15 @@ def plan_deployment(world: World, settings: SolverSettings | None = None) -> Pla
                                       "candidate broke a rule (zone, battlefield edge, impassable terrain, overlap "
                                       "with fixed models, or Infiltrate distance / line of sight). This is not a "
                                       "proof that no legal position exists.")
-        status, solver, cp, x = _solve(groups, cands, weight, settings, deadline, conflicts)
+        status, solver, cp, x = _solve(groups, cands, weight, settings, deadline, conflicts, start)
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             break
+        if start is not None and status != cp_model.MODEL_INVALID:
+            return _result(world, groups, cands, start, t0, target_label, weight,
+                           status="feasible", solver=None,
+                           message="feasible: the greedy placement (biggest units first, each at its cheapest "
+                                   "place clear of the others); the CP-SAT model could not improve or bound it "
+                                   "within the time limit, so there is no bound")
         if status == cp_model.MODEL_INVALID:
             raise SolverError(f"CP-SAT model invalid: {cp.validate()}")
         out_of_time = time.monotonic() >= deadline
@@ -299,19 +331,29 @@ def plan_deployment(world: World, settings: SolverSettings | None = None) -> Pla
                                   f"candidates: {why}. This is not a proof that no legal plan exists; try a "
                                   "longer --time-limit.")
     chosen = {g.id: next(c for c in cands[g.id] if solver.boolean_value(x[g.id, c.index])) for g in groups}
+    st: Literal["optimal", "feasible"] = "optimal" if status == cp_model.OPTIMAL else "feasible"
+    return _result(world, groups, cands, chosen, t0, target_label, weight, status=st, solver=solver, message="")
+
+
+def _result(world: World, groups: list[Group], cands: dict[str, list[Candidate]], chosen: dict[str, Candidate],
+            t0: float, target_label: str, weight: float, *, status: Literal["optimal", "feasible"],
+            solver: cp_model.CpSolver | None, message: str) -> PlanResult:
+    """The plan for the chosen candidates, re-checked by the independent checker."""
     planned_data = _with_positions(world, chosen)
     planned = Scenario.model_validate(planned_data)
     report = check_deployment(resolve(planned, world.file, require_positions=True))
-    obj = solver.objective_value / COST_SCALE
-    bound = solver.best_objective_bound / COST_SCALE
-    gap = (obj - bound) / obj if obj > 0 else 0.0
-    st: Literal["optimal", "feasible"] = "optimal" if status == cp_model.OPTIMAL else "feasible"
+    obj = sum(c.cost for c in chosen.values()) * weight
+    bound = gap = None
+    if solver is not None:
+        obj = solver.objective_value / COST_SCALE
+        bound = solver.best_objective_bound / COST_SCALE
+        gap = (obj - bound) / obj if obj > 0 else 0.0
+        message = ("optimal over the candidate placements" if status == "optimal"
+                   else f"feasible: time limit reached before a proof; best bound {bound:.3f}, gap {gap:.1%}")
     placements = [UnitPlacement(unit=g.id, formation=chosen[g.id].formation, anchor=chosen[g.id].anchor,
                                 distance_to_target=chosen[g.id].cost, nearest_enemy=chosen[g.id].nearest_enemy_in,
                                 candidates=len(cands[g.id])) for g in groups]
-    msg = ("optimal over the candidate placements" if st == "optimal"
-           else f"feasible: time limit reached before a proof; best bound {bound:.3f}, gap {gap:.1%}")
-    return PlanResult(status=st, message=msg, objective=obj, best_bound=bound, gap=gap,
+    return PlanResult(status=status, message=message, objective=obj, best_bound=bound, gap=gap,
                       terms={f"distance to {target_label}": obj}, wall_time_s=time.monotonic() - t0,
-                      solver_time_s=solver.wall_time, placements=placements, legal=report.legal, legality=report,
-                      scenario=planned, scenario_data=planned_data)
+                      solver_time_s=solver.wall_time if solver is not None else 0.0, placements=placements,
+                      legal=report.legal, legality=report, scenario=planned, scenario_data=planned_data)
