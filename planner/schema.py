@@ -16,6 +16,7 @@ from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Discriminator,
@@ -146,6 +147,16 @@ def parse_rule(text: str) -> tuple[SpecialRule, int | None]:
     return rule, None
 
 
+def _known_rules(names: list[str]) -> list[str]:
+    for r in names:
+        parse_rule(r)
+    return names
+
+
+RuleNames = Annotated[list[str], AfterValidator(_known_rules)]
+"""Special rule names as written, each one :func:`parse_rule` knows."""
+
+
 class UnitType(StrEnum):
     """Horus Heresy 2.0 unit types (p.195-216)."""
 
@@ -201,16 +212,9 @@ class CatalogueEntry(Record):
     base: Base
     type: UnitType
     subtypes: list[SubType] = Field(default_factory=list)
-    rules: list[str] = Field(default_factory=list)
+    rules: RuleNames = Field(default_factory=list)
     transport_capacity: Count | None = Field(default=None, ge=0)
     source: str = Field(default="", description="Where the base size and type come from.")
-
-    @field_validator("rules")
-    @classmethod
-    def _known_rules(cls, v: list[str]) -> list[str]:
-        for r in v:
-            parse_rule(r)
-        return v
 
 
 class Catalogue(Record):
@@ -347,17 +351,10 @@ class Model(Record):
     base: Base | None = None
     type: UnitType | None = None
     subtypes: list[SubType] | None = None
-    rules: list[str] = Field(default_factory=list)
+    rules: RuleNames = Field(default_factory=list)
     x: Num | None = Field(default=None, ge=-1000, le=2000)
     y: Num | None = Field(default=None, ge=-1000, le=2000)
     facing: Num = Field(default=0.0, ge=-360, le=360)
-
-    @field_validator("rules")
-    @classmethod
-    def _known_rules(cls, v: list[str]) -> list[str]:
-        for r in v:
-            parse_rule(r)
-        return v
 
     @model_validator(mode="after")
     def _both_or_neither(self) -> Model:
@@ -451,19 +448,12 @@ class Unit(Record):
     name: str = ""
     type: UnitType | None = None
     subtypes: list[SubType] = Field(default_factory=list)
-    rules: list[str] = Field(default_factory=list)
+    rules: RuleNames = Field(default_factory=list)
     other_rules: list[str] = Field(default_factory=list, description="Kept for reference; not read.")
     transport_capacity: Count | None = Field(default=None, ge=0)
     setup: Setup = Field(default_factory=Setup)
     place: bool = False
     models: list[Model] = Field(min_length=1)
-
-    @field_validator("rules")
-    @classmethod
-    def _known_rules(cls, v: list[str]) -> list[str]:
-        for r in v:
-            parse_rule(r)
-        return v
 
     @property
     def label(self) -> str:
