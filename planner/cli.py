@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import tempfile
 import traceback
@@ -340,6 +341,9 @@ def deepstrike(
 
 def main() -> None:
     """Console-script entry point."""
+    if hasattr(signal, "SIGPIPE"):
+        # like cat or grep: when the reader goes away (`| head`), stop quietly
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     app()
 
 

@@ -142,8 +142,10 @@ def formations(models: list[ModelInfo]) -> list[Formation]:
 class CandidateBuilder:
     """Generates and judges candidates for one group against the fixed units of a scenario."""
 
-    def __init__(self, table: Table, fixed: list[Placed], grid_in: float, target: tuple[float, float]):
+    def __init__(self, table: Table, fixed: list[Placed], grid_in: float, target: tuple[float, float],
+                 margin_in: float = 0.0):
         self.table = table
+        self.margin = margin_in
         self.fixed = fixed
         self.grid = grid_in
         self.target = target
@@ -210,9 +212,10 @@ class CandidateBuilder:
             n = t.nearest_unit(placed, enemies)
             if n is not None:
                 near = n[0]
-                if not is_more_than_distance(near, R.INFILTRATE_HIDDEN_MORE_THAN_IN):
+                # keep a margin a player can reproduce with a tape measure
+                if not is_more_than_distance(near, R.INFILTRATE_HIDDEN_MORE_THAN_IN + self.margin):
                     return False, near
-                if not is_more_than_distance(near, R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN):
+                if not is_more_than_distance(near, R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN + self.margin):
                     for e in enemies:
                         if t.unit_sight(e, placed, exact=False).visible:
                             return False, near

@@ -48,6 +48,9 @@ class SolverSettings:
     seed: int = 0
     grid_in: float = 1.0
     candidates_per_unit: int = 60
+    margin_in: float = 0.1
+    """Planned units keep this much more than a "more than X\"" distance asks (Infiltrate 9"/12"),
+    so that the plan can be set up with a tape measure; the checker itself allows no margin."""
 
 
 class UnitPlacement(BaseModel):
@@ -197,7 +200,11 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], weight: float
             for ca, cb in _overlapping_pairs(cands[ga.id], cands[gb.id], ga.id, gb.id, conflicts):
                 cp.add_bool_or([x[ga.id, ca.index].Not(), x[gb.id, cb.index].Not()]).with_name(
                     f"hh2.bases.no_overlap[{ga.id}@{ca.index},{gb.id}@{cb.index}]")
-    cp.minimize(sum(round(c.cost * weight * COST_SCALE) * x[g.id, c.index] for g in groups for c in cands[g.id]))
+    # ties (equal cost) are broken by candidate order, so equal plans come out the same every run;
+    # tie exceeds any sum of candidate indices, so the cost still comes first
+    tie = 1 + len(groups) * max(len(cands[g.id]) for g in groups)
+    cp.minimize(sum((round(c.cost * weight * COST_SCALE) * tie + c.index) * x[g.id, c.index]
+                    for g in groups for c in cands[g.id]))
     if hint is not None:
         for g in groups:
             for c in cands[g.id]:
@@ -242,7 +249,7 @@ def plan_deployment(world: World, settings: SolverSettings | None = None) -> Pla
     placing = {u.id for g in groups for u in g.members}
     fixed = [table.final(u) for u in table.on_table if u.id not in placing]
     target, weight, target_label = _target(world)
-    builder = CandidateBuilder(table, fixed, settings.grid_in, target)
+    builder = CandidateBuilder(table, fixed, settings.grid_in, target, settings.margin_in)
     deadline = t0 + settings.time_limit_s
     builder.deadline = deadline - min(2.0, 0.2 * settings.time_limit_s)  # leave the solver some time
     streams = {g.id: builder.stream(g) for g in groups}
@@ -345,8 +352,12 @@ def _result(world: World, groups: list[Group], cands: dict[str, list[Candidate]]
     obj = sum(c.cost for c in chosen.values()) * weight
     bound = gap = None
     if solver is not None:
-        obj = solver.objective_value / COST_SCALE
-        bound = solver.best_objective_bound / COST_SCALE
+        tie = 1 + len(groups) * max(len(cands[g.id]) for g in groups)
+        obj = sum(round(c.cost * weight * COST_SCALE) for c in chosen.values()) / COST_SCALE
+        # the tie-break adds less than tie per unit: take it off so the bound stays a true bound
+        bound = min(obj, max(0.0, (solver.best_objective_bound - (tie - 1)) / tie) / COST_SCALE)
+        if status == "optimal":
+            bound = obj
         gap = (obj - bound) / obj if obj > 0 else 0.0
         message = ("optimal over the candidate placements" if status == "optimal"
                    else f"feasible: time limit reached before a proof; best bound {bound:.3f}, gap {gap:.1%}")
