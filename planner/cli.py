@@ -314,7 +314,7 @@ def deepstrike(
     within: Annotated[float | None, typer.Option("--within", min=0.0, help="Goal: a model within D inches of "
                                                                            "--near.")] = None,
     n_sim: Annotated[int | None, typer.Option("--simulate", min=1, max=10_000_000, help="Replay N times.")] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Random seed for --simulate.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Random seed for --simulate.")] = 0,
     json_out: JsonOpt = None,
 ) -> None:
     """Deep Strike odds: clean landing, each mishap result and trigger, dangerous terrain, a goal point.
@@ -329,6 +329,10 @@ def deepstrike(
         if map_file is not None and _same_file(map_file, scenario):
             raise ScenarioError("refusing to overwrite the input scenario with the map", location="--map",
                                 value=map_file)
+        if map_file is not None:
+            _check_writable(map_file, "--map")
+        if json_out not in (None, "-"):
+            _check_writable(json_out, "--json")
         world = load_scenario(scenario)
         console = _console(json_out == "-")
         data, code = run_deepstrike(world, unit, at, ruleset, orientation, map_file, resolution, best, near, within,

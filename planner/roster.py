@@ -948,10 +948,10 @@ def roster_to_army(roster: Roster, ruleset: str = "hh2", player: str = "player",
 def _capacity(p: Profile, loc: str, warnings: list[str]) -> int | None:
     for key, value in p.characteristics.items():
         if "capacity" in key.lower():
-            m = re.search(r"\d+", value)
-            if m:
+            m = re.search(r"-?\d+", value)
+            if m and int(m.group()) >= 0:
                 return int(m.group())
-            warnings.append(f"{loc}: Transport capacity {value!r} is not a number; ignored")
+            warnings.append(f"{loc}: Transport capacity {value!r} is not a whole number of models; ignored")
     return None
 
 

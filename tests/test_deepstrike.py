@@ -45,7 +45,7 @@ def _world(ruleset: str, *, n: int = 1, mm: float = 25, red=(), terrain=()):
         "battlefield": {"width": 72, "depth": 48},
         "terrain": list(terrain),
         "armies": [
-            {"player": "blue", "units": [{"id": "ds", "type": "Infantry",
+            {"player": "blue", "units": [{"id": "ds", "type": "Infantry", "rules": ["Deep Strike"],
                                           "setup": {"method": "reserves", "arrival": "deep_strike"},
                                           "models": [{"base": {"diameter_mm": mm}} for _ in range(n)]}]},
             {"player": "red", "units": list(red)},
@@ -258,3 +258,26 @@ def test_cli_deepstrike(tmp_path):
     chk = subprocess.run([sys.executable, "-m", "planner", "check", str(path)], capture_output=True, text=True,
                          timeout=60)
     assert chk.returncode == 2 and "deepstrike" in chk.stderr
+
+
+def test_only_a_deep_strike_unit_in_reserve_can_deep_strike():
+    data = scene_data(n=1)
+    data["armies"][0]["units"][0]["rules"] = []
+    with pytest.raises(ScenarioError, match="needs the Deep Strike rule"):
+        make_setup(resolve(Scenario.model_validate(data)), "ds")
+    data = scene_data(n=1)
+    data["armies"][0]["units"][0]["setup"] = {"method": "reserves"}
+    with pytest.raises(ScenarioError, match="starts the game in Reserve"):
+        make_setup(resolve(Scenario.model_validate(data)), "ds")
+
+
+@pytest.mark.parametrize("args", [["--at", "100,24"], ["--at", "-1,5"], ["--at", "36,30", "--seed", "-1",
+                                                                          "--simulate", "10"],
+                                  ["--at", "36,30", "--orientation", "nan"], ["--at", "36,30", "--orientation", "inf"]])
+def test_bad_deepstrike_options_are_input_errors(tmp_path, args):
+    path = tmp_path / "ds.yaml"
+    path.write_text(yaml.safe_dump(scene_data(n=3)), encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "planner", "deepstrike", str(path), "--unit", "ds", *args],
+                       capture_output=True, text=True)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "Traceback" not in r.stdout + r.stderr and "internal error" not in r.stderr

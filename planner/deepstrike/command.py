@@ -94,6 +94,8 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
                             value=within)
     if at is None and not best and map_file is None:
         raise ScenarioError("give --at X,Y (the aim point), or --best, or --map FILE", location="--at")
+    if at is not None:
+        parse_point(at, "--at")
     code = 0
     console.print(f"[bold]Deep Strike[/bold] of {escape(st.unit.label)} ({len(st.unit.models)} models) "
                   f"under {R.ruleset}; formation orientation {orientation:g} deg")
@@ -101,6 +103,10 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         console.print("[yellow]note:[/yellow] non-round bases stood in for by their circumscribed discs")
     if at is not None:
         x, y = parse_point(at, "--at")
+        bf = world.scenario.battlefield
+        if not (0.0 <= x <= bf.width and 0.0 <= y <= bf.depth):
+            raise ScenarioError(f"the aim point must be on the {bf.width:g}\" x {bf.depth:g}\" battlefield",
+                                location="--at", value=at)
         o = odds(st, x, y, within=wgoal)
         data["odds"] = asdict(o)
         land = judge_landing(st, x, y)

@@ -45,7 +45,7 @@ from planner.geometry.shapes import (
 )
 from planner.legality.report import Evidence, Finding
 from planner.rules.registry import find_ruleset
-from planner.schema import TerrainTrait
+from planner.schema import SetupMethod, SpecialRule, TerrainTrait
 from planner.units import TOLERANCE_IN
 from planner.world import UnitInfo, World
 
@@ -164,6 +164,19 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
                             location="--unit", value=unit_id)
     rules = deepstrike_rules(ruleset or world.scenario.ruleset)
     unit = world.units[unit_id]
+    if not math.isfinite(orientation_deg):
+        raise ScenarioError("the orientation must be a finite number of degrees", location="--orientation",
+                            value=orientation_deg)
+    # RULES.md §2.1: every model needs Deep Strike, and the unit starts the game in Reserve
+    if not unit.all_models_have(SpecialRule.DEEP_STRIKE):
+        missing = [m.id for m in unit.models if SpecialRule.DEEP_STRIKE not in m.rules]
+        raise ScenarioError(f"every model of a Deep Striking unit needs the Deep Strike rule (models without it: "
+                            f"{', '.join(missing[:5])})", file=world.file, location=f"{unit.path}.rules",
+                            value=unit_id)
+    if unit.setup.method is not SetupMethod.RESERVES or unit.setup.arrival != "deep_strike":
+        raise ScenarioError("a Deep Striking unit starts the game in Reserve: set it up with "
+                            "'setup: {method: reserves, arrival: deep_strike}'", file=world.file,
+                            location=f"{unit.path}.setup", value=unit.setup.method.value)
     radii, exact = formation_radii([m.base for m in unit.models])
     obstacles = []
     for u in world.units.values():

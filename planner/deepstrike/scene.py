@@ -44,7 +44,8 @@ def scene_data(ruleset: str = "wh40k7", n: int = 10, mm: float = 32.0, ovals: bo
         "terrain": terrain,
         "armies": [
             {"player": "blue", "units": [
-                {"id": "ds", "type": "Infantry", "setup": {"method": "reserves", "arrival": "deep_strike"},
+                {"id": "ds", "type": "Infantry", "rules": ["Deep Strike"],
+                 "setup": {"method": "reserves", "arrival": "deep_strike"},
                  "models": [{"base": {"diameter_mm": mm}} for _ in range(n)]},
                 {"id": "friends", "type": "Infantry", "models": friends}]},
             {"player": "red", "units": [
