@@ -18,6 +18,7 @@ import yaml
 
 from planner.deepstrike.formation import mm_radius, ring_formation
 from planner.deepstrike.procedure import (
+    best_landing,
     build_regions,
     deepstrike_rules,
     heat_map,
@@ -281,3 +282,15 @@ def test_bad_deepstrike_options_are_input_errors(tmp_path, args):
                        capture_output=True, text=True)
     assert r.returncode == 2, r.stdout + r.stderr
     assert "Traceback" not in r.stdout + r.stderr and "internal error" not in r.stderr
+
+
+def test_best_aim_for_a_point_is_the_point_itself_when_the_radius_is_small():
+    # on an empty table only the HIT third lands a model on the point: aim straight at it
+    data = scene_data(n=1, mm=25, ovals=False)
+    data["armies"][1]["units"] = []
+    data["armies"][0]["units"] = data["armies"][0]["units"][:1]
+    data["terrain"] = []
+    st = make_setup(resolve(Scenario.model_validate(data)), "ds")
+    b = best_landing(st, (36.0, 24.0), 0.0, 1.0)
+    assert (b.x, b.y) == (36.0, 24.0)
+    assert b.probability == pytest.approx(1 / 3, abs=1e-9)

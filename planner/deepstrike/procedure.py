@@ -493,6 +493,10 @@ def best_landing(st: DeepStrikeSetup, near: tuple[float, float] | None, within: 
         reach = max(d for d, _ in st.rules.scatter_distances()) + st.formation(0, 0).extent + (within or 0) + resolution
         keep = np.hypot(X - near[0], Y - near[1]) <= reach
         X, Y = X[keep], Y[keep]
+    if near is not None and 0 <= near[0] <= st.width and 0 <= near[1] <= st.depth:
+        # the goal point itself: for a small radius the best aim is on it (the HIT third lands there),
+        # a narrow peak a grid can step over
+        X, Y = np.append(X, near[0]), np.append(Y, near[1])
     s = score(X, Y)
     i = int(np.argmax(s))
     bx, by, bs = float(X[i]), float(Y[i]), float(s[i])

@@ -58,7 +58,7 @@ Reserves it counts as destroyed)."""
 
 RULES: tuple[RuleInfo, ...] = (
     RuleInfo("wh40k5.deepstrike.mishap.off_table",
-             "Deep Strike mishap: a model would land off the table (its centre off the battlefield)",
+             "Deep Strike mishap: a model would land off the table (\"hors de la table\"; read here as: its centre off the battlefield)",
              "French seed 002 (5th-edition wording); RULES.md §2.1"),
     RuleInfo("wh40k5.deepstrike.mishap.impassable", "Deep Strike mishap: a model would land in impassable terrain",
              "French seed 002; RULES.md §2.1"),
