@@ -143,8 +143,9 @@ def _print_odds(console: Console, o, scatter: bool, title: str) -> None:
     t = RichTable(title=f"Deep Strike odds, {title}")
     t.add_column("outcome")
     t.add_column("probability", justify="right")
-    t.add_row("clean landing", f"{o.p_clean:.4f}")
-    t.add_row("mishap", f"{o.p_mishap:.4f}")
+    t.add_row("clean landing" if scatter else "legal set-up", f"{o.p_clean:.4f}")
+    # 10th/11th edition have no mishap: a set-up that breaks the arrival distance is illegal
+    t.add_row("mishap" if scatter else "illegal set-up", f"{o.p_mishap:.4f}")
     for k, v in o.results.items():
         t.add_row(f"  mishap result: {k}", f"{v:.4f}")
     for k, v in o.triggers.items():
