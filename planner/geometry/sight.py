@@ -326,13 +326,22 @@ def outline_union(group: Sequence[Footprint]):
     return polys[0] if len(polys) == 1 else unary_union(polys)
 
 
-def outlines_separated(a_union, b_union, obstacles: Sequence[Obstacle]) -> bool:
-    """:func:`group_separated` for outlines already made by :func:`outline_union`."""
+def outlines_separated(a_union, b_union, obstacles: Sequence[Obstacle], blocked=None) -> bool:
+    """:func:`group_separated` for outlines already made by :func:`outline_union`.
+
+    ``blocked``, if given, is the union of the same obstacles already merged and shrunk (as
+    :func:`shrunk_union` makes it), which saves recomputing it.
+    """
     if not obstacles:
         return False
     hull = shapely.multipoints(np.vstack([shapely.get_coordinates(a_union),
                                           shapely.get_coordinates(b_union)])).convex_hull
-    blockers = [bl for bl in _shrunk([o for o in obstacles if o.polygon.intersects(hull)]) if bl.intersects(hull)]
-    if not blockers:
+    if blocked is None:
+        blockers = [bl for bl in _shrunk([o for o in obstacles if o.polygon.intersects(hull)])
+                    if bl.intersects(hull)]
+        if not blockers:
+            return False
+        blocked = unary_union(blockers)
+    elif not blocked.intersects(hull):
         return False
-    return _separated(hull, a_union, b_union, unary_union(blockers))
+    return _separated(hull, a_union, b_union, blocked)

@@ -331,9 +331,8 @@ class HH2Checker:
         u = placed.unit
         observers = self._observers(u)
         ids = [o.unit.id for o in observers]
-        blocking: set[str] = set()
-        for o in observers:
-            s = self.table.unit_sight(o, placed)
+        o, s = self.table.sight_from_any(observers, placed)
+        if o is not None:
             if s.visible:
                 seg = [s.segment[0], s.segment[1]] if s.segment else None
                 self.add(_finding("hh2.infiltrate.hidden", False, u,
@@ -345,7 +344,7 @@ class HH2Checker:
                                   evidence=Evidence(observer_units=ids, seen_by=f"{o.unit.id}/{s.observer_model}",
                                                     sight_line=seg, model=s.target_model)))
                 return
-            blocking.update(s.blocking)
+        blocking = set(s.blocking)
         self.add(_finding("hh2.infiltrate.hidden", True, u,
                           (f"hidden from all {len(observers)} deployed enemy units" if observers
                            else "no deployed enemy unit to see it")

@@ -152,7 +152,10 @@ class Table:
 
     def _stands_in(self, fp: Footprint, feature: TerrainFeature) -> bool:
         poly = self.terrain_polys[feature.id]
-        if poly.distance(Point(fp.cx, fp.cy)) > fp.outer_radius + 1e-3:
+        near = self._near_area.get((id(fp), feature.id))
+        if near is None:
+            near = poly.distance(Point(fp.cx, fp.cy)) <= fp.outer_radius + 1e-3
+        if not near:
             return False  # too far for any part of the base to touch the feature
         if feature.standing_in is StandingIn.WHOLLY:
             return clearance_inside(fp, poly) >= -TOLERANCE_IN
@@ -161,6 +164,24 @@ class Table:
     @cached_property
     def _stands_in_cache(self) -> dict:
         return {}
+
+    @cached_property
+    def _near_area(self) -> dict:
+        """(id of footprint, feature id) -> could the base touch that area feature? For every
+        model on the table, computed in one vectorised pass per feature."""
+        fps = [f for u in self.on_table for f in self.final(u).footprints]
+        fps += [f for u in self.on_table if u.setup.from_ is not None for f in self.first(u).footprints]
+        out: dict = {}
+        if not fps:
+            return out
+        centres = shapely.points([(f.cx, f.cy) for f in fps])
+        radii = np.array([f.outer_radius for f in fps])
+        for t in self.blocking_features:
+            if t.kind is TerrainKind.AREA:
+                close = shapely.distance(self.terrain_polys[t.id], centres) <= radii + 1e-3
+                for f, c in zip(fps, close, strict=True):
+                    out[id(f), t.id] = bool(c)
+        return out
 
     @cached_property
     def blocking_features(self) -> list[TerrainFeature]:
@@ -242,8 +263,8 @@ class Table:
     def unit_sight(self, observer: Placed, target: Placed, *, exact: bool = True) -> UnitSight:
         """Can any model of ``observer`` draw line of sight to any model of ``target``?
 
-        1. Quick, vectorised: sample segments between every pair of bases (centres and points on
-           the outlines); a clear one proves visibility.
+        1. Quick, vectorised: the centre-to-centre lines between every pair of bases; a clear one
+           proves visibility.
         2. Sound proofs of "hidden", cheapest first: the terrain separates the two whole units;
            else it separates each observer model from the whole target unit.
         3. Every pair still open is decided exactly by
@@ -251,61 +272,90 @@ class Table:
            judge) an open pair counts as visible instead: the answer may then be a false
            "visible", never a false "hidden".
         """
-        obs, tgt = list(observer.footprints), list(target.footprints)
+        return self.sight_from_any([observer], target, exact=exact)[1]
+
+    def sight_from_any(self, observers: list[Placed], target: Placed, *,
+                       exact: bool = True) -> tuple[Placed | None, UnitSight]:
+        """Can any of the ``observers`` draw line of sight to ``target``? The first observer that
+        can and its sight line, or (None, a hidden verdict naming the features that block the
+        centre lines). The same method as :meth:`unit_sight`, with the quick lines of every
+        observer tested in one batch."""
+        tgt = list(target.footprints)
+        if not observers:
+            return None, UnitSight(False)
         if not self.blocking_features:
-            return UnitSight(True, observer.model_id(0), target.model_id(0),
-                             ((obs[0].cx, obs[0].cy), (tgt[0].cx, tgt[0].cy)))
-        quick = self._quick_visible(obs, tgt)
+            o = observers[0]
+            return o, UnitSight(True, o.model_id(0), target.model_id(0),
+                                ((o.footprints[0].cx, o.footprints[0].cy), (tgt[0].cx, tgt[0].cy)))
+        quick = self._quick_visible(observers, tgt)
         if quick is not None:
-            i, j, seg = quick
-            return UnitSight(True, observer.model_id(i), target.model_id(j), seg)
+            k, i, j, seg = quick
+            return observers[k], UnitSight(True, observers[k].model_id(i), target.model_id(j), seg)
+        for observer in observers:
+            s = self._prove_hidden(observer, target, exact)
+            if s.visible:
+                return observer, s
+        all_obs = [f for o in observers for f in o.footprints]
+        return None, UnitSight(False, blocking=self._blockers_between(all_obs, tgt, self.obstacles_for(all_obs + tgt)))
+
+    def _prove_hidden(self, observer: Placed, target: Placed, exact: bool) -> UnitSight:
+        obs, tgt = list(observer.footprints), list(target.footprints)
+        skip_t = frozenset().union(*(self.standing_in(f) for f in tgt))
+        skip_all = skip_t.union(*(self.standing_in(f) for f in obs))
         group_obstacles = self.obstacles_for(obs + tgt)
         tgt_outline = self._outline(target.footprints)
-        if outlines_separated(self._outline(observer.footprints), tgt_outline, group_obstacles):
-            return UnitSight(False, blocking=self._blockers_between(obs, tgt, group_obstacles))
+        if group_obstacles and outlines_separated(self._outline(observer.footprints), tgt_outline, group_obstacles,
+                                                  self._blocked_union(skip_all)):
+            return UnitSight(False)
         open_pairs: list[tuple[int, int]] = []
         for i, a in enumerate(obs):
-            if not outlines_separated(self._outline((a,)), tgt_outline, self.obstacles_for([a, *tgt])):
+            skip = skip_t | self.standing_in(a)
+            obstacles = self.obstacles_for([a, *tgt])
+            if not (obstacles and outlines_separated(self._outline((a,)), tgt_outline, obstacles,
+                                                     self._blocked_union(skip))):
                 open_pairs += [(i, j) for j in range(len(tgt))]
         if open_pairs and not exact:
             i, j = open_pairs[0]
             return UnitSight(True, observer.model_id(i), target.model_id(j), None)
-        blocking: set[str] = set(self._blockers_between(obs, tgt, group_obstacles))
         open_pairs.sort(key=lambda ij: math.hypot(obs[ij[0]].cx - tgt[ij[1]].cx, obs[ij[0]].cy - tgt[ij[1]].cy))
         for i, j in open_pairs:
             a, b = obs[i], tgt[j]
             s: Sight = line_of_sight(a, b, self.obstacles_for([a, b]))
             if s.visible:
                 return UnitSight(True, observer.model_id(i), target.model_id(j), s.segment)
-        return UnitSight(False, blocking=tuple(sorted(blocking)))
+        return UnitSight(False)
 
-    def _quick_visible(self, obs: list[Footprint], tgt: list[Footprint]):
-        """A clear centre-to-centre line between some observer base and some target base, or None.
+    def _quick_visible(self, observers: list[Placed], tgt: list[Footprint]):
+        """A clear centre-to-centre line from some observer base to some target base, or None.
 
         Cheap, and any clear line is a proof; outline points are tried per pair later by
-        :func:`planner.geometry.sight.line_of_sight` when it comes to that.
+        :func:`planner.geometry.sight.line_of_sight` when it comes to that. Returns (observer
+        index, observer model index, target model index, segment).
         """
-        so = [self.standing_in(f) for f in obs]
         st = [self.standing_in(f) for f in tgt]
-        by_key: dict[frozenset[str], list[tuple[int, int]]] = {}
-        for i in range(len(obs)):
-            for j in range(len(tgt)):
-                by_key.setdefault(so[i] | st[j], []).append((i, j))
-        co = np.array([[f.cx, f.cy] for f in obs])
         ct = np.array([[f.cx, f.cy] for f in tgt])
-        for key, pairs in by_key.items():
+        by_key: dict[frozenset[str], list[tuple[int, int, int]]] = {}
+        centres: list[list[tuple[float, float]]] = []
+        for k, o in enumerate(observers):
+            centres.append([(f.cx, f.cy) for f in o.footprints])
+            for i, f in enumerate(o.footprints):
+                so = self.standing_in(f)
+                for j in range(len(tgt)):
+                    by_key.setdefault(so | st[j], []).append((k, i, j))
+        for key, triples in by_key.items():
             union = self._blocked_union(key)
-            ij = np.array(pairs)
+            kij = np.array(triples)
+            starts = np.array([centres[k][i] for k, i, _ in triples])
             if union is None:
-                k = 0
+                m = 0
             else:
-                segs = shapely.linestrings(np.stack([co[ij[:, 0]], ct[ij[:, 1]]], axis=1))
+                segs = shapely.linestrings(np.stack([starts, ct[kij[:, 2]]], axis=1))
                 free = np.nonzero(~shapely.intersects(segs, union))[0]
                 if not len(free):
                     continue
-                k = int(free[0])
-            i, j = int(ij[k, 0]), int(ij[k, 1])
-            return i, j, ((obs[i].cx, obs[i].cy), (tgt[j].cx, tgt[j].cy))
+                m = int(free[0])
+            k, i, j = (int(v) for v in kij[m])
+            return k, i, j, (centres[k][i], (tgt[j].cx, tgt[j].cy))
         return None
 
     def _blockers_between(self, obs: list[Footprint], tgt: list[Footprint], obstacles) -> tuple[str, ...]:

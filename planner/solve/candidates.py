@@ -216,9 +216,9 @@ class CandidateBuilder:
                 if not is_more_than_distance(near, R.INFILTRATE_HIDDEN_MORE_THAN_IN + self.margin):
                     return False, near
                 if not is_more_than_distance(near, R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN + self.margin):
-                    for e in enemies:
-                        if t.unit_sight(e, placed, exact=False).visible:
-                            return False, near
+                    seen_by, _ = t.sight_from_any(enemies, placed, exact=False)
+                    if seen_by is not None:
+                        return False, near
         return True, near
 
     def stream(self, group: Group) -> Iterator[Candidate]:
