@@ -94,6 +94,23 @@ def _mapping_without_duplicates(loader: _UniqueKeyLoader, node: yaml.MappingNode
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
 
 
+def check_input_file(p: Path, what: str, max_bytes: int) -> None:
+    """Refuse a folder or an over-large file before reading it.
+
+    Raises
+    ------
+    ScenarioError
+        A folder, or a file over ``max_bytes``.
+    FileNotFoundError, OSError
+        From the file system, for the caller to word.
+    """
+    if p.is_dir():
+        raise ScenarioError(f"is a folder, not a {what} file", file=str(p))
+    size = p.stat().st_size
+    if size > max_bytes:
+        raise ScenarioError(f"file is too large ({size} bytes; limit {max_bytes})", file=str(p))
+
+
 def read_data(path: str | Path) -> Any:
     """Read a YAML or JSON file into plain Python data.
 
@@ -105,11 +122,7 @@ def read_data(path: str | Path) -> Any:
     p = Path(path)
     name = str(path)
     try:
-        if p.is_dir():
-            raise ScenarioError("is a folder, not a scenario file", file=name)
-        size = p.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ScenarioError(f"file is too large ({size} bytes; limit {MAX_FILE_BYTES})", file=name)
+        check_input_file(p, "scenario", MAX_FILE_BYTES)
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ScenarioError("no such file", file=name) from None

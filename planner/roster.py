@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import ScenarioError
+from planner.io import check_input_file
 from planner.schema import (
     Army,
     Model,
@@ -343,11 +344,7 @@ def read_roster(path: str | Path, ruleset: str = "hh2") -> Roster:
     p = Path(path)
     name = str(path)
     try:
-        if p.is_dir():
-            raise ScenarioError("is a folder, not a roster file", file=name)
-        size = p.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ScenarioError(f"file is too large ({size} bytes; limit {MAX_FILE_BYTES})", file=name)
+        check_input_file(p, "roster", MAX_FILE_BYTES)
         with p.open("rb") as fh:
             head = fh.read(4)
     except FileNotFoundError:
