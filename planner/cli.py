@@ -67,6 +67,16 @@ def _write_json(target: str | None, data: Any, inputs: list[str]) -> None:
         raise ScenarioError(f"cannot write the JSON report: {exc.strerror}", location="--json", value=target) from None
 
 
+def _ruleset_option(value: str):
+    """The ruleset named by a ``--ruleset`` option; an unknown name is an input error naming it."""
+    from planner.rules.registry import find_ruleset
+
+    try:
+        return find_ruleset(value)
+    except ScenarioError as exc:
+        raise ScenarioError(exc.detail, location="--ruleset", value=value) from None
+
+
 def _check_writable(target: str | None, option: str) -> None:
     """Fail early (before a long solve) if ``target`` cannot be written as a file."""
     if target is None:
@@ -215,12 +225,8 @@ def rules(
     def go() -> int:
         from rich.table import Table as RichTable
 
-        from planner.rules.registry import find_ruleset
 
-        try:
-            rs = find_ruleset(ruleset)
-        except ScenarioError as exc:
-            raise ScenarioError(exc.detail, location="--ruleset", value=ruleset) from None
+        rs = _ruleset_option(ruleset)
         console = _console(json_out == "-")
         t = RichTable(title=f"{rs.name} ({rs.id})")
         t.add_column("rule id", no_wrap=True)
@@ -257,13 +263,12 @@ def import_roster(
     def go() -> int:
         from planner.io import dump_data
         from planner.roster import army_to_data, army_to_yaml, parse_base_size, read_roster, roster_to_army
-        from planner.rules.registry import find_ruleset
 
         if not player.strip():
             raise ScenarioError("give the player's name", location="--player", value=player)
         if out is not None and _same_file(out, roster):
             raise ScenarioError("refusing to overwrite the roster; choose another --out", location="--out", value=out)
-        rs = find_ruleset(ruleset)
+        rs = _ruleset_option(ruleset)
         base = parse_base_size(default_base) if default_base is not None else None
         rec = read_roster(roster, rs.id)
         army, warnings = roster_to_army(rec, rs.id, player, base, embark)
@@ -329,6 +334,8 @@ def deepstrike(
         if map_file is not None and _same_file(map_file, scenario):
             raise ScenarioError("refusing to overwrite the input scenario with the map", location="--map",
                                 value=map_file)
+        if ruleset is not None:
+            _ruleset_option(ruleset)
         if map_file is not None:
             _check_writable(map_file, "--map")
         if json_out not in (None, "-"):
