@@ -488,16 +488,84 @@ class Army(Record):
 # --------------------------------------------------------------------------- goals
 
 
-class NearPointGoal(Record):
-    """Place the marked units as close as possible to a point (sum over models of centre distance)."""
+class GoalBase(Record):
+    """What every goal has: a ``weight`` (objective units per unit of the goal's measure), an
+    optional ``name`` for reports, and ``units``: the ids of the placed units it applies to (all
+    placed units when omitted)."""
+
+    weight: Num = Field(default=1.0, gt=0)
+    name: str | None = None
+    units: list[str] | None = Field(default=None, description="Placed unit ids the goal applies to (default: all).")
+
+
+class NearPointGoal(GoalBase):
+    """Get close to a point: sum over models of the centre distance to (x, y), inches."""
 
     kind: Literal["near_point"] = "near_point"
     x: Num
     y: Num
-    weight: Num = Field(default=1.0, gt=0)
 
 
-Goal = Annotated[NearPointGoal, Field(discriminator="kind")]
+class NearObjectiveGoal(GoalBase):
+    """Get close to an objective marker: sum over models of the centre distance to its centre, inches."""
+
+    kind: Literal["near_objective"] = "near_objective"
+    objective: str = Field(min_length=1)
+
+
+class NearEnemyUnitGoal(GoalBase):
+    """Get close to a named enemy unit: sum over models of the centre distance to the nearest
+    model centre of that unit, inches (it must be on the battlefield)."""
+
+    kind: Literal["near_enemy_unit"] = "near_enemy_unit"
+    unit: str = Field(min_length=1)
+
+
+class HiddenGoal(GoalBase):
+    """Stay hidden: per unit, the number of enemy units on the battlefield that the planner cannot
+    prove are unable to draw line of sight to it (a sound count: never fewer than the true one)."""
+
+    kind: Literal["hidden"] = "hidden"
+
+
+class InTerrainGoal(GoalBase):
+    """Stand in terrain: the number of models *not* standing in one of the area features
+    ``features`` (default: any area feature), by each feature's ``standing_in`` reading."""
+
+    kind: Literal["in_terrain"] = "in_terrain"
+    features: list[str] | None = None
+
+
+class ControlObjectiveGoal(GoalBase):
+    """Control an objective: per unit, 1 if no model is within the ruleset's control range of the
+    objective marker (HH2: 3", base to marker), else 0."""
+
+    kind: Literal["control_objective"] = "control_objective"
+    objective: str = Field(min_length=1)
+
+
+class NearFriendlyGoal(GoalBase):
+    """Keep units near a named friendly unit already on the battlefield: sum over models of the
+    centre distance to its nearest model centre, inches."""
+
+    kind: Literal["near_friendly"] = "near_friendly"
+    unit: str = Field(min_length=1)
+
+
+class FarFromEnemyGoal(GoalBase):
+    """Stay far from an enemy threat: sum over models of how much closer than ``cap`` inches the
+    model centre is to the threat's nearest model centre (0 once beyond the cap)."""
+
+    kind: Literal["far_from_enemy"] = "far_from_enemy"
+    unit: str = Field(min_length=1)
+    cap: Num = Field(default=24.0, gt=0, le=1000)
+
+
+Goal = Annotated[
+    NearPointGoal | NearObjectiveGoal | NearEnemyUnitGoal | HiddenGoal | InTerrainGoal | ControlObjectiveGoal
+    | NearFriendlyGoal | FarFromEnemyGoal,
+    Field(discriminator="kind"),
+]
 
 
 # --------------------------------------------------------------------------- scenario

@@ -78,7 +78,7 @@ def test_infiltrator_stays_more_than_12_inches_away_in_plain_sight():
     best = min(math.hypot(x - 36, y - 10) for x in range(1, 72) for y in range(1, 48)
                if math.hypot(x - 36, y - 10) > need + 1e-6)
     assert best == pytest.approx(math.hypot(6, 12))
-    assert p.distance_to_target == pytest.approx(best)
+    assert p.cost == pytest.approx(best)
 
 
 def test_infiltrator_hides_behind_a_wall_between_9_and_12_inches():
@@ -100,16 +100,20 @@ def test_infiltrator_hides_behind_a_wall_between_9_and_12_inches():
     assert hidden and hidden[0].passed and hidden[0].evidence.blocking_features == ["wall"]
 
 
-def test_no_legal_place_found_is_reported_as_unknown_not_as_a_proof():
-    # enemies every 10" along the whole table: no point is more than 9" from all of them and hidden
+def test_no_legal_place_on_the_grid_is_proven_infeasible_and_explained():
+    # enemies every 8" over the whole table: no point is more than 9" from all of them
     enemy = [{"id": f"e{i}{j}", "type": "Infantry", "models": [marine(4 + 8 * i, 4 + 8 * j)]}
              for i in range(9) for j in range(6)]
     data = scenario(enemy, [{"id": "inf", "type": "Infantry", "rules": ["Infiltrate"], "setup": "infiltrate",
                              "place": True, "models": [marine()]}])
-    result = plan_deployment(world_of(data), SolverSettings(time_limit_s=5, workers=1, candidates_per_unit=5))
-    assert result.status == "unknown"
-    assert result.exit_code == 3
-    assert "inf" in result.message and "not a proof" in result.message
+    result = plan_deployment(world_of(data), SolverSettings(time_limit_s=20, workers=1, candidates_per_unit=5))
+    assert result.status == "infeasible"
+    assert result.exit_code == 1
+    assert "proven infeasible over the 1\" candidate grid" in result.message
+    (c,) = result.conflicts
+    assert c.units == ["inf"]
+    assert "hh2.infiltrate.distance" in c.rules
+    assert "more than 9\" from enemy units" in c.message
 
 
 def test_nothing_marked_is_an_input_error():

@@ -15,23 +15,26 @@ def print_plan_report(result: PlanResult, console: Console) -> None:
     colour = {"optimal": "green", "feasible": "yellow", "infeasible": "red", "unknown": "red"}[result.status]
     console.print(f"Solver status: [{colour}]{result.status}[/{colour}] - {escape(result.message)}")
     if result.objective is not None:
-        bound = (f"best bound {result.best_bound:.3f}\", gap {result.gap:.2%}" if result.best_bound is not None
+        bound = (f"best bound {result.best_bound:.3f}, gap {result.gap:.2%}" if result.best_bound is not None
                  else "no bound")
-        console.print(f"Objective: {result.objective:.3f}\" ({bound}); wall time {result.wall_time_s:.2f} s")
-        for name, value in result.terms.items():
-            console.print(f"  term {name}: {value:.3f}\"")
+        console.print(f"Objective: {result.objective:.3f} ({bound}); wall time {result.wall_time_s:.2f} s")
+        for gv in result.goals:
+            console.print(f"  term {escape(gv.name)}: {gv.cost:.3f} (value {gv.value:.3f} {gv.measure} x weight "
+                          f"{gv.weight:g})", highlight=False)
     else:
         console.print(f"Wall time {result.wall_time_s:.2f} s")
+    for c in result.conflicts:
+        console.print(f"  [red]conflict[/red] {escape(', '.join(c.rules))}: {escape(c.message)}", highlight=False)
     if result.placements:
         t = RichTable(title="Placements")
         t.add_column("unit")
         t.add_column("formation")
         t.add_column("anchor (in)")
-        t.add_column("sum of model distances to goal", justify="right")
+        t.add_column("cost (weighted goals)", justify="right")
         t.add_column("nearest enemy", justify="right")
         t.add_column("candidates", justify="right")
         for p in result.placements:
-            t.add_row(escape(p.unit), p.formation, f"({p.anchor[0]:g}, {p.anchor[1]:g})", f"{p.distance_to_target:.2f}\"",
+            t.add_row(escape(p.unit), p.formation, f"({p.anchor[0]:g}, {p.anchor[1]:g})", f"{p.cost:.2f}",
                       "" if p.nearest_enemy is None else f"{p.nearest_enemy:.3f}\"", str(p.candidates))
         console.print(t)
     if result.legality is not None:

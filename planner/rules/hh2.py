@@ -41,6 +41,10 @@ IC_FORBIDDEN_HOST_TYPES = frozenset({UnitType.VEHICLE, UnitType.DREADNOUGHT, Uni
 IC_INFANTRY_HOST_ALLOWS = frozenset({UnitType.INFANTRY, UnitType.PRIMARCH})
 """Infantry units may only be joined by Infantry or Primarch models (p.195)."""
 
+CONTROL_OBJECTIVE_WITHIN_IN = 3.0
+"""An objective marker is controlled by models within 3" of it (base to marker; the planner's
+``control_objective`` goal)."""
+
 DEFAULT_BULKY = 2
 """Bulky with no value counts as Bulky (2)."""
 

@@ -1,7 +1,10 @@
 """Candidate placements for units to be placed: formations on a grid, each judged exactly.
 
 A candidate is a whole unit (with any Independent Characters that join it) in one formation at
-one anchor point. Formations keep every model within coherency of its neighbours, so coherency
+one anchor point of the grid. The *candidate grid* of a unit is every (anchor, formation) pair
+with the anchor on a ``grid_in`` lattice point of its region; its legal candidates are streamed in
+nondecreasing cost (the weighted goal terms of :mod:`planner.solve.goals`), which is what lets the
+planner bound every candidate it has not taken yet. Formations keep every model within coherency of its neighbours, so coherency
 holds by construction; everything that depends only on the unit and the fixed units (on the
 battlefield, wholly within the zone, impassable terrain, Infiltrate distance and line of sight to
 enemy units, overlap with fixed models) is decided for each candidate with the same float-exact
@@ -14,16 +17,15 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 from shapely.geometry import Point
 
-from planner.geometry.measure import is_more_than_distance, is_within_distance, overlaps
+from planner.geometry.measure import farthest_from, is_more_than_distance, is_within_distance, overlaps
 from planner.geometry.shapes import Footprint, clearance_inside, distance_to_polygon, footprint
-from planner.legality.hh2 import coherency_gap, coherency_range
+from planner.legality.hh2 import coherency_gap, coherency_range, scout_limit
 from planner.legality.table import Placed, Table
 from planner.rules import hh2 as R
 from planner.schema import SetupMethod
@@ -47,6 +49,10 @@ class Formation:
     facing: float
 
 
+_OVERLAP_CACHE: dict[tuple, bool] = {}
+_SHAPE_IDS: dict[tuple, int] = {}
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One legal placement of a placement group: footprints per unit id, and its cost."""
@@ -56,8 +62,10 @@ class Candidate:
     formation: str
     positions: dict[str, list[tuple[float, float, float]]]  # unit id -> [(x, y, facing)]
     footprints: tuple[Footprint, ...]
-    cost: float  # inches, sum over models of centre distance to the target point
+    cost: float  # weighted sum of the goal terms (objective units)
     nearest_enemy_in: float | None
+    icost: int = 0  # cost in integer objective units (round(cost * COST_SCALE))
+    values: tuple[float, ...] = ()  # each goal term's value, in the order of the builder's terms
 
     @cached_property
     def reach(self) -> float:
@@ -70,10 +78,37 @@ class Candidate:
         r = np.array([f.outer_radius for f in self.footprints])
         return xy, r, all(f.kind == "circle" for f in self.footprints)
 
+    @cached_property
+    def shape(self) -> tuple:
+        """The footprints relative to the anchor: two candidates with the same shape are the
+        same placement translated (overlap depends only on the shapes and the offset)."""
+        ax, ay = self.anchor
+        return tuple((f.kind, round(f.a, 9), round(f.b, 9), round(f.angle, 9), round(f.cx - ax, 9),
+                      round(f.cy - ay, 9)) for f in self.footprints)
+
+    @cached_property
+    def shape_id(self) -> int:
+        """A small integer naming :attr:`shape` (interned for this process)."""
+        return _SHAPE_IDS.setdefault(self.shape, len(_SHAPE_IDS))
+
     def overlaps(self, other: Candidate) -> bool:
-        """Would some base of this placement overlap some base of ``other``? Exact (as the checker)."""
+        """Would some base of this placement overlap some base of ``other``? Exact (as the checker).
+
+        Verdicts are cached by (shape, shape, offset between anchors): a translated pair is the
+        same pair.
+        """
         if math.hypot(self.anchor[0] - other.anchor[0], self.anchor[1] - other.anchor[1]) > self.reach + other.reach:
             return False
+        key = (self.shape, other.shape, round(other.anchor[0] - self.anchor[0], 6),
+               round(other.anchor[1] - self.anchor[1], 6))
+        hit = _OVERLAP_CACHE.get(key)
+        if hit is None:
+            if len(_OVERLAP_CACHE) > 2_000_000:
+                _OVERLAP_CACHE.clear()
+            hit = _OVERLAP_CACHE[key] = self._overlaps(other)
+        return hit
+
+    def _overlaps(self, other: Candidate) -> bool:
         xa, ra, round_a = self._arrays
         xb, rb, round_b = other._arrays
         gap = np.hypot(xa[:, None, 0] - xb[None, :, 0], xa[:, None, 1] - xb[None, :, 1]) - ra[:, None] - rb[None, :]
@@ -139,21 +174,154 @@ def formations(models: list[ModelInfo]) -> list[Formation]:
     return out
 
 
-class CandidateBuilder:
-    """Generates and judges candidates for one group against the fixed units of a scenario."""
+COST_SCALE = 1000
+"""Integer objective units per objective unit (per inch for the distance goals)."""
 
-    def __init__(self, table: Table, fixed: list[Placed], grid_in: float, target: tuple[float, float],
+Reason = tuple[str, str | None]
+"""Why a candidate is illegal: (rule id, detail), e.g. ("hh2.infiltrate.hidden", "rapier")."""
+
+
+class CandidateStream:
+    """The legal candidates of one group, lazily, in nondecreasing cost.
+
+    ``bound()`` is a lower bound of the integer cost of every candidate not yielded yet (None
+    when the grid is exhausted). ``rejected`` counts the reasons of the candidates judged
+    illegal; ``rejected_at`` keeps those rejected for line of sight (for the infeasibility
+    explanation, which re-judges them exactly).
+    """
+
+    def __init__(self, builder: CandidateBuilder, group: Group):
+        self.b = builder
+        self.group = group
+        self.index = 0
+        self.exhausted = False
+        self.rejected: dict[Reason, int] = {}
+        self.rejected_sight: list[tuple[int, int]] = []
+        self._prepare()
+
+    def _prepare(self) -> None:
+        import heapq
+
+        b, g = self.b, self.group
+        models = g.models
+        rng = coherency_range(models)
+        self.forms = [f for f in formations(models) if is_within_distance(
+            coherency_gap([footprint(m.base, dx, dy, f.facing) for m, (dx, dy) in zip(models, f.offsets,
+                                                                                      strict=True)])[0], rng)]
+        self.anchors = np.array(b.anchors(g), dtype=float).reshape(-1, 2)
+        member_of = [u.id for u in g.members for _ in u.models]
+        radii = np.array([footprint(m.base, 0.0, 0.0, 0.0).outer_radius for m in models])
+        self.masks = [np.array(t.applies(member_of)) for t in b.terms]
+        heap: list[tuple[int, int, int, int]] = []
+        self.lowers: dict[tuple[int, int], np.ndarray] = {}
+        if len(self.anchors):
+            for fi, form in enumerate(self.forms):
+                xy = self.anchors[:, None, :] + np.array(form.offsets)[None, :, :]
+                vals = np.stack([t.lower(xy, mk, radii) for t, mk in zip(b.terms, self.masks, strict=True)], axis=1) \
+                    if b.terms else np.zeros((len(self.anchors), 0))
+                cost = vals @ np.array([t.weight for t in b.terms]) if b.terms else np.zeros(len(self.anchors))
+                icost = np.round(cost * COST_SCALE).astype(np.int64)
+                exact = all(t.exact_is_lower for t in b.terms)
+                for ai in range(len(self.anchors)):
+                    heap.append((int(icost[ai]), ai, fi, 1 if exact else 0))
+                self.lowers.update({(ai, fi): vals[ai] for ai in range(len(self.anchors))})
+        heapq.heapify(heap)
+        self.heap = heap
+
+    def bound(self) -> int | None:
+        """Lower bound of the integer cost of every candidate not yielded yet (None: none left)."""
+        return self.heap[0][0] if self.heap else None
+
+    def positions(self, ai: int, fi: int) -> list[Footprint]:
+        ax, ay = self.anchors[ai]
+        form = self.forms[fi]
+        return [footprint(m.base, float(ax + dx), float(ay + dy), form.facing)
+                for m, (dx, dy) in zip(self.group.models, form.offsets, strict=True)]
+
+    def __iter__(self) -> CandidateStream:
+        return self
+
+    def __next__(self) -> Candidate:
+        import heapq
+
+        b, g = self.b, self.group
+        while self.heap:
+            if time.monotonic() > b.deadline:
+                raise CandidateTimeout(g.id)
+            key, ai, fi, exact = self.heap[0]
+            fps = self.positions(ai, fi)
+            if not exact:
+                heapq.heappop(self.heap)
+                vals = self._exact_values(ai, fi, fps)
+                if vals is None:
+                    continue  # illegal: no need to measure it
+                cost = float(np.dot(vals, [t.weight for t in b.terms]))
+                self.lowers[ai, fi] = np.array(vals)
+                heapq.heappush(self.heap, (max(key, round(cost * COST_SCALE)), ai, fi, 1))
+                continue
+            heapq.heappop(self.heap)
+            reason, near = b.judge(g, fps)
+            if reason is not None:
+                self.rejected[reason] = self.rejected.get(reason, 0) + 1
+                if reason[0] == "hh2.infiltrate.hidden":
+                    self.rejected_sight.append((ai, fi))
+                continue
+            vals = self.lowers.pop((ai, fi))
+            cost = float(np.dot(vals, [t.weight for t in b.terms])) if b.terms else 0.0
+            positions: dict[str, list[tuple[float, float, float]]] = {}
+            k = 0
+            form = self.forms[fi]
+            for u in g.members:
+                positions[u.id] = [(fps[k + i].cx, fps[k + i].cy, form.facing) for i in range(len(u.models))]
+                k += len(u.models)
+            c = Candidate(self.index, (float(self.anchors[ai][0]), float(self.anchors[ai][1])), form.name, positions,
+                          tuple(fps), cost, near, key, tuple(float(v) for v in vals))
+            self.index += 1
+            return c
+        self.exhausted = True
+        raise StopIteration
+
+    def _exact_values(self, ai: int, fi: int, fps: list[Footprint]) -> list[float] | None:
+        """Exact goal values, measured only for a legal placement (None if it is illegal; the
+        reason is then counted as for any rejected candidate)."""
+        b, g = self.b, self.group
+        reason, _ = b.judge(g, fps)
+        if reason is not None:
+            self.rejected[reason] = self.rejected.get(reason, 0) + 1
+            if reason[0] == "hh2.infiltrate.hidden":
+                self.rejected_sight.append((ai, fi))
+            return None
+        placed = Placed(g.host, tuple(fps), tuple(f"{m.unit_id}/{m.id}" for m in g.models))
+        low = self.lowers[ai, fi]
+        return [t.exact(placed, fps, list(mk), float(lv)) for t, mk, lv in zip(b.terms, self.masks, low, strict=True)]
+
+
+class CandidateBuilder:
+    """Generates and judges candidates for groups against the fixed units of a scenario.
+
+    ``terms`` are the compiled goals (:func:`planner.solve.goals.compile_goals`); judgements
+    are cached per (unit shape and set-up, anchor, formation), so that units of the same models
+    share them.
+    """
+
+    def __init__(self, table: Table, fixed: list[Placed], grid_in: float, terms: list,
                  margin_in: float = 0.0):
         self.table = table
         self.margin = margin_in
         self.fixed = fixed
         self.grid = grid_in
-        self.target = target
+        self.terms = terms
         self.judged = 0
         self.deadline = math.inf
+        self._judge_cache: dict = {}
+        self._observers: dict = {}
+
+    def stream(self, group: Group) -> CandidateStream:
+        """The group's legal candidates in nondecreasing cost (see :class:`CandidateStream`)."""
+        return CandidateStream(self, group)
 
     def region(self, group: Group):
-        """Polygon the group must stand in: its zone (normal deployment) or the battlefield."""
+        """Polygon the group's anchors lie in: its zone (normal deployment) or the battlefield."""
         u = group.host
         if u.method is SetupMethod.DEPLOYMENT_ZONE:
             zid = u.setup.zone or (self.table.world.zone_of(u.player).id if self.table.world.zone_of(u.player)
@@ -164,95 +332,108 @@ class CandidateBuilder:
         return self.table.battlefield
 
     def anchors(self, group: Group) -> list[tuple[float, float]]:
-        """Grid points of the group's region, nearest the target first."""
+        """Grid points of the group's region (its bounding box), in a fixed order. A Scout
+        redeploy only looks at points that can be within its distance of where it stood."""
         poly = self.region(group)
         if poly is None:
             return []
         x0, y0, x1, y1 = poly.bounds
         g = self.grid
         pts = []
-        i0, i1 = math.ceil(x0 / g), math.floor(x1 / g)
-        j0, j1 = math.ceil(y0 / g), math.floor(y1 / g)
+        i0, i1 = math.ceil(x0 / g - 1e-9), math.floor(x1 / g + 1e-9)
+        j0, j1 = math.ceil(y0 / g - 1e-9), math.floor(y1 / g + 1e-9)
         for i in range(i0, i1 + 1):
             for j in range(j0, j1 + 1):
                 pts.append((i * g, j * g))
-        tx, ty = self.target
-        pts.sort(key=lambda p: (math.hypot(p[0] - tx, p[1] - ty), p))
+        u = group.host
+        if u.method is SetupMethod.SCOUT:
+            first = self.table.first(u).footprints
+            cx = sum(f.cx for f in first) / len(first)
+            cy = sum(f.cy for f in first) / len(first)
+            spread = max(math.hypot(f.cx - cx, f.cy - cy) for f in first)
+            reach = scout_limit(u) + 2 * spread + 2 * max(f.outer_radius for f in first) + 6.0 * len(first)
+            pts = [p for p in pts if math.hypot(p[0] - cx, p[1] - cy) <= reach]
         return pts
 
-    def judge(self, group: Group, fps: list[Footprint]) -> tuple[bool, float | None]:
-        """Is this placement legal for everything that does not involve other placed units?"""
+    def _enemies(self, u) -> list[Placed]:
+        key = (u.player, u.setup.order, u.method)
+        if key not in self._observers:
+            t = self.table
+            if u.method is SetupMethod.SCOUT:
+                self._observers[key] = t.enemy_presence(u.player, "final")
+            else:
+                self._observers[key] = [e for e in t.enemy_presence(u.player, "first")
+                                        if not (e.unit.setup.order and u.setup.order
+                                                and e.unit.setup.order > u.setup.order)]
+        return self._observers[key]
+
+    def judge(self, group: Group, fps: list[Footprint], *, exact_sight: bool = False
+              ) -> tuple[Reason | None, float | None]:
+        """Is this placement legal for everything that does not involve other placed units?
+
+        Returns (None, nearest enemy distance) if legal, else (the first rule it breaks, in the
+        order battlefield, zone, impassable, overlap with fixed models, Scout distance, distance to
+        the enemy, line of sight; nearest enemy distance or None). Rules are judged with the
+        checker's float-exact predicates; line of sight by the sound fast test (a placement it
+        cannot prove hidden counts as seen) unless ``exact_sight``.
+        """
+        u = group.host
+        # the verdict depends on the set-up, not on which unit: units of the same models share it
+        setup = (u.player, u.method, u.setup.zone, u.setup.order, u.id if u.method is SetupMethod.SCOUT else None)
+        key = (setup, tuple((f.kind, f.cx, f.cy, f.a, f.b, f.angle) for f in fps), exact_sight)
+        hit = self._judge_cache.get(key)
+        if hit is None:
+            hit = self._judge_cache[key] = self._judge(group, fps, exact_sight)
+        return hit
+
+    def _judge(self, group: Group, fps: list[Footprint], exact_sight: bool) -> tuple[Reason | None, float | None]:
         t = self.table
         u = group.host
+        self.judged += 1
         for f in fps:
             if clearance_inside(f, t.battlefield) < -TOLERANCE_IN:
-                return False, None
-        region = self.region(group)
-        if u.method is SetupMethod.DEPLOYMENT_ZONE and region is not None:
+                return ("hh2.battlefield", None), None
+        if u.method is SetupMethod.DEPLOYMENT_ZONE:
+            region = self.region(group)
+            if region is None:
+                return ("hh2.deployment.wholly_within_zone", None), None
             for f in fps:
                 if clearance_inside(f, region) < -TOLERANCE_IN:
-                    return False, None
+                    return ("hh2.deployment.wholly_within_zone", None), None
         for feat in t.no_go_features:
             poly = t.terrain_polys[feat.id]
             for f in fps:
                 if poly.distance(Point(f.cx, f.cy)) > f.outer_radius + 1e-3:
                     continue
                 if distance_to_polygon(f, poly) < -TOLERANCE_IN:
-                    return False, None
+                    return ("hh2.terrain.impassable", feat.id), None
         for p in self.fixed:
             for a in p.footprints:
                 for f in fps:
                     if overlaps(a, f):
-                        return False, None
+                        return ("hh2.bases.no_overlap", p.unit.id), None
         near = None
+        placed = Placed(u, tuple(fps), tuple(f"{m.unit_id}/{m.id}" for m in group.models))
+        if u.method is SetupMethod.SCOUT:
+            first = [(f, scout_limit(m)) for m in group.members for f in t.first(m).footprints]
+            if any(not is_within_distance(farthest_from(a, b), limit)
+                   for (a, limit), b in zip(first, fps, strict=True)):
+                return ("hh2.scout.distance", None), None
+            n = t.nearest_unit(placed, self._enemies(u))
+            if n is not None:
+                near = n[0]
+                if not is_more_than_distance(near, R.SCOUT_MORE_THAN_IN + self.margin):
+                    return ("hh2.scout.more_than_9", n[2].unit.id), near
         if u.method is SetupMethod.INFILTRATE:
-            enemies = [e for e in t.enemy_presence(u.player, "first")
-                       if not (e.unit.setup.order and u.setup.order and e.unit.setup.order > u.setup.order)]
-            placed = Placed(u, tuple(fps), tuple(f"{m.unit_id}/{m.id}" for m in group.models))
+            enemies = self._enemies(u)
             n = t.nearest_unit(placed, enemies)
             if n is not None:
                 near = n[0]
                 # keep a margin a player can reproduce with a tape measure
                 if not is_more_than_distance(near, R.INFILTRATE_HIDDEN_MORE_THAN_IN + self.margin):
-                    return False, near
+                    return ("hh2.infiltrate.distance", n[2].unit.id), near
                 if not is_more_than_distance(near, R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN + self.margin):
-                    seen_by, _ = t.sight_from_any(enemies, placed, exact=False)
+                    seen_by, _ = t.sight_from_any(enemies, placed, exact=exact_sight)
                     if seen_by is not None:
-                        return False, near
-        return True, near
-
-    def stream(self, group: Group) -> Iterator[Candidate]:
-        """Legal candidates for ``group``, lazily, nearest the target first.
-
-        Anchors are visited in order of distance to the target. At each anchor the formations
-        that keep the unit in coherency are judged cheapest first, and the first legal one is
-        kept: one candidate per anchor spreads the candidates of crowded units over more ground.
-        The stream ends when the region is exhausted.
-        """
-        models = group.models
-        rng = coherency_range(models)
-        forms = [f for f in formations(models) if is_within_distance(
-            coherency_gap([footprint(m.base, dx, dy, f.facing) for m, (dx, dy) in zip(models, f.offsets,
-                                                                                      strict=True)])[0], rng)]
-        tx, ty = self.target
-        index = 0
-        for ax, ay in self.anchors(group):
-            if time.monotonic() > self.deadline:
-                raise CandidateTimeout(group.id)
-            placed = [(form, [footprint(m.base, ax + dx, ay + dy, form.facing)
-                              for m, (dx, dy) in zip(models, form.offsets, strict=True)]) for form in forms]
-            placed.sort(key=lambda p: sum(math.hypot(f.cx - tx, f.cy - ty) for f in p[1]))
-            for form, fps in placed:
-                self.judged += 1
-                ok, dist = self.judge(group, fps)
-                if not ok:
-                    continue
-                positions: dict[str, list[tuple[float, float, float]]] = {}
-                k = 0
-                for u in group.members:
-                    positions[u.id] = [(fps[k + i].cx, fps[k + i].cy, form.facing) for i in range(len(u.models))]
-                    k += len(u.models)
-                cost = sum(math.hypot(f.cx - tx, f.cy - ty) for f in fps)
-                yield Candidate(index, (ax, ay), form.name, positions, tuple(fps), cost, dist)
-                index += 1
-                break
+                        return ("hh2.infiltrate.hidden", seen_by.unit.id), near
+        return None, near

@@ -6,11 +6,20 @@ The CP-SAT model ``cp`` has one Boolean per (unit, candidate placement) -- see
 - ``hh2.placement.one[<unit>]``: exactly one candidate per unit;
 - ``hh2.bases.no_overlap[<unit>,<unit>]``: candidates of two units whose bases overlap exclude
   each other (overlap decided exactly, as in the checker);
-- objective: minimise the weighted sum over models of the centre distance to the goal point
-  (``near_point`` goals; inches, scaled to integers by ``COST_SCALE``).
+- objective: minimise the weighted sum of the goal terms (:mod:`planner.solve.goals`), in
+  integer units of ``1 / COST_SCALE``.
 
-The status is CP-SAT's, stated honestly: ``optimal`` means optimal *over the candidate set*
-(formations on a grid), ``feasible`` means stopped by the time limit with the best bound.
+Rounds and the bound. Each unit's legal candidates stream in nondecreasing cost; a round solves
+over the candidates taken so far. Every candidate not taken yet for unit *u* costs at least
+``next(u)``, the stream's bound, and every candidate of another unit *v* costs at least ``m(v)``,
+the cost of its first (cheapest) candidate. So a plan that uses an untaken candidate costs at
+least ``LB = min_u next(u) + sum_{v != u} m(v)``. When the optimum over the taken candidates is
+at most ``LB``, it is optimal over the *whole candidate grid* (every formation at every grid point
+of every unit's region); otherwise the units whose ``next(u)`` could still pay take more
+candidates and the model is solved again. ``feasible`` reports ``min(CP-SAT bound, LB)`` as the
+bound. ``infeasible`` is proven over the same grid, and explained with one CP-SAT assumption
+literal per (rule, unit) (``sufficient_assumptions_for_infeasibility``, then shrunk).
+
 Every plan returned is re-checked by the independent checker, and the report includes that
 verdict.
 """
@@ -19,6 +28,7 @@ from __future__ import annotations
 
 import copy
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -30,13 +40,23 @@ from planner.errors import ScenarioError, SolverError
 from planner.legality.checker import check_deployment
 from planner.legality.report import LegalityReport
 from planner.legality.table import Table
+from planner.rules import hh2 as R
 from planner.schema import Scenario, SetupMethod
-from planner.solve.candidates import Candidate, CandidateBuilder, CandidateTimeout, Group
+from planner.solve.candidates import (
+    COST_SCALE,
+    Candidate,
+    CandidateBuilder,
+    CandidateStream,
+    CandidateTimeout,
+    Group,
+)
+from planner.solve.goals import Term, compile_goals
 from planner.units import TOLERANCE_IN
 from planner.world import World, resolve
 
-COST_SCALE = 1000
-"""Objective units per inch."""
+ProgressCallback = Callable[[float | None, float | None, float], None]
+"""``on_progress(objective, bound, elapsed_s)``: objective and bound in objective units (None
+when not known yet), seconds since planning started."""
 
 
 @dataclass(frozen=True)
@@ -49,8 +69,8 @@ class SolverSettings:
     grid_in: float = 1.0
     candidates_per_unit: int = 60
     margin_in: float = 0.1
-    """Planned units keep this much more than a "more than X\"" distance asks (Infiltrate 9"/12"),
-    so that the plan can be set up with a tape measure; the checker itself allows no margin."""
+    """Planned units keep this much more than a "more than X\"" distance asks (Infiltrate 9"/12",
+    Scout 9"), so that the plan can be set up with a tape measure; the checker allows no margin."""
 
 
 class UnitPlacement(BaseModel):
@@ -60,9 +80,31 @@ class UnitPlacement(BaseModel):
     unit: str
     formation: str
     anchor: tuple[float, float]
-    distance_to_target: float = Field(description="Sum over models of centre distance to the goal point, inches.")
-    nearest_enemy: float | None = Field(default=None, description="Closest enemy unit, inches (Infiltrate).")
+    cost: float = Field(description="This unit's share of the objective (weighted goal terms).")
+    values: dict[str, float] = Field(default_factory=dict, description="Each goal term's value for this unit.")
+    nearest_enemy: float | None = Field(default=None, description="Closest enemy unit, inches (Infiltrate, Scout).")
     candidates: int
+
+
+class GoalValue(BaseModel):
+    """One goal's value in the plan: ``cost = weight * value``."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    kind: str
+    weight: float
+    value: float = Field(description="In the goal's measure: inches, units or models (see 'measure').")
+    measure: str
+    cost: float
+
+
+class Conflict(BaseModel):
+    """Rules that together leave a unit (or units) no legal place, from an infeasibility proof."""
+
+    model_config = ConfigDict(extra="forbid")
+    units: list[str]
+    rules: list[str] = Field(description="Rule ids, as in the checker's findings.")
+    message: str
 
 
 class PlanResult(BaseModel):
@@ -71,12 +113,15 @@ class PlanResult(BaseModel):
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
     status: Literal["optimal", "feasible", "infeasible", "unknown"]
     message: str
-    objective: float | None = Field(default=None, description="Weighted distance, inches.")
+    objective: float | None = Field(default=None, description="Weighted sum of the goal terms.")
     best_bound: float | None = None
     gap: float | None = Field(default=None, description="(objective - bound) / objective, if feasible.")
-    terms: dict[str, float] = Field(default_factory=dict)
+    terms: dict[str, float] = Field(default_factory=dict, description="Each goal's cost (weight * value), by name.")
+    goals: list[GoalValue] = Field(default_factory=list)
+    conflicts: list[Conflict] = Field(default_factory=list, description="Why no plan exists (infeasible).")
     wall_time_s: float
     solver_time_s: float = 0.0
+    rounds: int = 0
     placements: list[UnitPlacement] = Field(default_factory=list)
     legal: bool | None = None
     legality: LegalityReport | None = None
@@ -90,8 +135,20 @@ class PlanResult(BaseModel):
         return 1 if self.status == "infeasible" else 3
 
 
-def _groups(world: World) -> list[Group]:
+def _groups(world: World, only: list[str] | None = None) -> list[Group]:
+    """The placement groups: each unit marked ``place: true`` (or each of ``only``) with the
+    Independent Characters that join it."""
     to_place = [u for u in world.units.values() if u.record.place and u.on_battlefield]
+    if only is not None:
+        for uid in only:
+            u = world.units.get(uid)
+            if u is None or not u.record.place or not u.on_battlefield:
+                raise ScenarioError("not a unit marked 'place: true' on the battlefield", file=world.file,
+                                    location="--unit", value=uid)
+        keep = set(only)
+        keep |= {ic for uid in only for ic in world.units[uid].joined_by}
+        keep |= {world.units[uid].setup.joined for uid in only if world.units[uid].setup.joined}
+        to_place = [u for u in to_place if u.id in keep]
     ids = {u.id for u in to_place}
     groups: dict[str, Group] = {}
     for u in to_place:
@@ -112,26 +169,18 @@ def _groups(world: World) -> list[Group]:
                                     f"{ic!r} 'place: true' too so they are placed together", file=world.file,
                                     location=f"{world.units[ic].path}.place", value=False)
     for g in groups.values():
-        if g.host.method not in (SetupMethod.DEPLOYMENT_ZONE, SetupMethod.INFILTRATE):
-            raise ScenarioError("the planner places units set up by deployment_zone or infiltrate; Scout planning "
-                                "is not supported yet", file=world.file, location=f"{g.host.path}.setup.method",
-                                value=g.host.method.value)
+        if g.host.method not in (SetupMethod.DEPLOYMENT_ZONE, SetupMethod.INFILTRATE, SetupMethod.SCOUT):
+            raise ScenarioError("the planner places units set up by deployment_zone, infiltrate or scout",
+                                file=world.file, location=f"{g.host.path}.setup.method", value=g.host.method.value)
+        for m in g.members[1:]:
+            if m.method is not g.host.method:
+                raise ScenarioError(f"a joined Independent Character is set up with its unit ({g.host.method.value})",
+                                    file=world.file, location=f"{m.path}.setup.method", value=m.method.value)
     players = {g.host.player for g in groups.values()}
     if len(players) > 1:
         raise ScenarioError(f"units of several players are marked 'place: true' ({sorted(players)}); plan one "
-                            "player's units at a time", file=world.file, location="armies")
+                            "player's units at a time (or use --next / --unit)", file=world.file, location="armies")
     return list(groups.values())
-
-
-def _target(world: World) -> tuple[tuple[float, float], float, str]:
-    goals = world.scenario.goals
-    if not goals:
-        bf = world.scenario.battlefield
-        return (bf.width / 2, bf.depth / 2), 1.0, "battlefield centre (no goal given)"
-    total = sum(g.weight for g in goals)
-    x = sum(g.x * g.weight for g in goals) / total
-    y = sum(g.y * g.weight for g in goals) / total
-    return (x, y), total, f"near_point ({x:g}, {y:g})"
 
 
 def _with_positions(world: World, chosen: dict[str, Candidate]) -> dict:
@@ -150,40 +199,98 @@ def _with_positions(world: World, chosen: dict[str, Candidate]) -> dict:
 
 
 def _overlapping_pairs(ca_list: list[Candidate], cb_list: list[Candidate], ida: str, idb: str,
-                       cache: dict[tuple[str, int, str, int], bool]) -> list[tuple[Candidate, Candidate]]:
+                       cache: dict[tuple[str, int, str, int], bool], deadline: float = float("inf")
+                       ) -> list[tuple[Candidate, Candidate]]:
     """Pairs of candidates of two units whose bases overlap (exact, as the checker decides).
 
-    All pairs at once with numpy: centre distance less outer radii for every model pair. For
-    round bases that is the exact distance; pairs with other bases whose bounds come within 0"
-    go to :meth:`Candidate.overlaps` (cached across rounds).
+    Vectorised with numpy: first the anchor pairs whose reach discs meet, then for those (in
+    chunks) the centre distance less the outer radii of every model pair. For round bases that
+    is the exact distance; pairs with other bases whose bounds come within 0" go to
+    :meth:`Candidate.overlaps` (cached across rounds and across translated pairs).
+
+    Raises
+    ------
+    CandidateTimeout
+        If ``deadline`` (time.monotonic) passes.
     """
+    if not ca_list or not cb_list:
+        return []
+    aa = np.array([c.anchor for c in ca_list])
+    ab = np.array([c.anchor for c in cb_list])
+    reach_a = np.array([c.reach for c in ca_list])
+    reach_b = np.array([c.reach for c in cb_list])
+    close = np.hypot(aa[:, None, 0] - ab[None, :, 0], aa[:, None, 1] - ab[None, :, 1]) \
+        <= reach_a[:, None] + reach_b[None, :] + 1e-9
+    ii, jj = np.nonzero(close)
+    if not len(ii):
+        return []
     xa = np.array([[[f.cx, f.cy] for f in c.footprints] for c in ca_list])
     xb = np.array([[[f.cx, f.cy] for f in c.footprints] for c in cb_list])
     ra = np.array([[f.outer_radius for f in c.footprints] for c in ca_list])
     rb = np.array([[f.outer_radius for f in c.footprints] for c in cb_list])
-    gap = (np.hypot(xa[:, None, :, None, 0] - xb[None, :, None, :, 0], xa[:, None, :, None, 1] - xb[None, :, None, :, 1])
-           - ra[:, None, :, None] - rb[None, :, None, :])
     round_a = all(f.kind == "circle" for f in ca_list[0].footprints)
     round_b = all(f.kind == "circle" for f in cb_list[0].footprints)
-    if round_a and round_b:
-        hits = (gap < -TOLERANCE_IN).any(axis=(2, 3))
-        return [(ca_list[i], cb_list[j]) for i, j in zip(*np.nonzero(hits), strict=True)]
-    maybe = (gap <= 0).any(axis=(2, 3))
+    exact = round_a and round_b
+    sa = np.array([c.shape_id for c in ca_list])
+    sb = np.array([c.shape_id for c in cb_list])
+    chunk = max(1, 200_000 // (xa.shape[1] * xb.shape[1]))
     out = []
-    for i, j in zip(*np.nonzero(maybe), strict=True):
-        ca, cb = ca_list[i], cb_list[j]
-        key = (ida, ca.index, idb, cb.index)
-        hit = cache.get(key)
-        if hit is None:
-            hit = cache[key] = ca.overlaps(cb)
-        if hit:
-            out.append((ca, cb))
+    for s0 in range(0, len(ii), chunk):
+        if time.monotonic() > deadline:
+            raise CandidateTimeout(ida)
+        i, j = ii[s0:s0 + chunk], jj[s0:s0 + chunk]
+        pa, pb = xa[i], xb[j]  # (K, Ma, 2), (K, Mb, 2)
+        gap = (np.hypot(pa[:, :, None, 0] - pb[:, None, :, 0], pa[:, :, None, 1] - pb[:, None, :, 1])
+               - ra[i][:, :, None] - rb[j][:, None, :])
+        if exact:
+            hits = (gap < -TOLERANCE_IN).any(axis=(1, 2))
+            out += [(ca_list[a], cb_list[b]) for a, b in zip(i[hits], j[hits], strict=True)]
+            continue
+        maybe = (gap <= 0).any(axis=(1, 2))
+        i, j = i[maybe], j[maybe]
+        if not len(i):
+            continue
+        # overlap depends only on the two shapes and the offset: judge each distinct one once
+        keys = np.stack([sa[i], sb[j], np.round((ab[j, 0] - aa[i, 0]) * 1e6).astype(np.int64),
+                         np.round((ab[j, 1] - aa[i, 1]) * 1e6).astype(np.int64)], axis=1)
+        uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+        verdict = np.zeros(len(uniq), dtype=bool)
+        first = np.full(len(uniq), -1)
+        first[inverse[::-1]] = np.arange(len(inverse))[::-1]
+        for u, k in enumerate(first):
+            if u % 256 == 0 and time.monotonic() > deadline:
+                raise CandidateTimeout(ida)
+            verdict[u] = ca_list[i[k]].overlaps(cb_list[j[k]])
+        hits = verdict[inverse.reshape(-1)]
+        out += [(ca_list[a], cb_list[b]) for a, b in zip(i[hits], j[hits], strict=True)]
     return out
 
 
-def _solve(groups: list[Group], cands: dict[str, list[Candidate]], weight: float, settings: SolverSettings,
+class _Progress(cp_model.CpSolverSolutionCallback):
+    """Reports each improving CP-SAT solution to ``on_progress`` (objective units)."""
+
+    def __init__(self, on_progress: ProgressCallback, tie: int, outside: int | None, t0: float):
+        super().__init__()
+        self.on_progress, self.tie, self.outside, self.t0 = on_progress, tie, outside, t0
+
+    def on_solution_callback(self) -> None:
+        obj = int(round(self.objective_value)) // self.tie
+        bound = _true_bound(self.best_objective_bound, self.tie, obj, self.outside)
+        self.on_progress(obj / COST_SCALE, bound / COST_SCALE, time.monotonic() - self.t0)
+
+
+def _true_bound(cp_bound: float, tie: int, obj: int, outside: int | None) -> int:
+    """A lower bound of the optimum over the whole grid, integer cost units: CP-SAT's bound over
+    the taken candidates (less the tie-break, which adds under ``tie`` per plan), capped by the
+    bound of the plans that use an untaken candidate."""
+    b = min(obj, max(0, int(np.ceil((cp_bound - (tie - 1)) / tie))))
+    return b if outside is None else min(b, outside)
+
+
+def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: SolverSettings,
            deadline: float, conflicts: dict[tuple[str, int, str, int], bool],
-           hint: dict[str, Candidate] | None = None):
+           hint: dict[str, Candidate] | None, on_progress: ProgressCallback | None, outside: int | None,
+           t0: float):
     """Build and solve the CP-SAT model ``cp`` over the candidates so far (``conflicts`` caches
     the exact overlap test of candidate pairs across rounds)."""
     cp = cp_model.CpModel()
@@ -192,19 +299,27 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], weight: float
         for c in cands[g.id]:
             x[g.id, c.index] = cp.new_bool_var(f"place[{g.id}@{c.index}]")
         cp.add_exactly_one(x[g.id, c.index] for c in cands[g.id]).with_name(f"hh2.placement.one[{g.id}]")
+    tie = _tie(groups, cands)
+    notx = {k: v.Not() for k, v in x.items()}
     for a in range(len(groups)):
         for b in range(a + 1, len(groups)):
             if time.monotonic() > deadline:
-                return cp_model.UNKNOWN, None, cp, x  # out of time while building the model
+                return cp_model.UNKNOWN, None, cp, x, tie  # out of time while building the model
             ga, gb = groups[a], groups[b]
-            for ca, cb in _overlapping_pairs(cands[ga.id], cands[gb.id], ga.id, gb.id, conflicts):
-                cp.add_bool_or([x[ga.id, ca.index].Not(), x[gb.id, cb.index].Not()]).with_name(
-                    f"hh2.bases.no_overlap[{ga.id}@{ca.index},{gb.id}@{cb.index}]")
+            try:
+                pairs = _overlapping_pairs(cands[ga.id], cands[gb.id], ga.id, gb.id, conflicts, deadline)
+            except CandidateTimeout:
+                return cp_model.UNKNOWN, None, cp, x, tie
+            by_a: dict[int, list[int]] = {}
+            for ca, cb in pairs:
+                by_a.setdefault(ca.index, []).append(cb.index)
+            for ia, ibs in by_a.items():
+                # placing this candidate of ga rules out every candidate of gb it overlaps
+                cp.add_bool_and([notx[gb.id, ib] for ib in ibs]).only_enforce_if(x[ga.id, ia]).with_name(
+                    f"hh2.bases.no_overlap[{ga.id}@{ia},{gb.id}]")
     # ties (equal cost) are broken by candidate order, so equal plans come out the same every run;
     # tie exceeds any sum of candidate indices, so the cost still comes first
-    tie = 1 + len(groups) * max(len(cands[g.id]) for g in groups)
-    cp.minimize(sum((round(c.cost * weight * COST_SCALE) * tie + c.index) * x[g.id, c.index]
-                    for g in groups for c in cands[g.id]))
+    cp.minimize(sum((c.icost * tie + c.index) * x[g.id, c.index] for g in groups for c in cands[g.id]))
     if hint is not None:
         for g in groups:
             for c in cands[g.id]:
@@ -213,62 +328,100 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], weight: float
     solver.parameters.max_time_in_seconds = max(0.5, deadline - time.monotonic())
     solver.parameters.num_workers = settings.workers
     solver.parameters.random_seed = settings.seed
-    status = solver.solve(cp)
-    return status, solver, cp, x
+    cb = _Progress(on_progress, tie, outside, t0) if on_progress is not None else None
+    status = solver.solve(cp, cb) if cb is not None else solver.solve(cp)
+    return status, solver, cp, x, tie
 
 
-def plan_deployment(world: World, settings: SolverSettings | None = None) -> PlanResult:
-    """Place every unit marked ``place: true`` as close as possible to the goal point.
+def _tie(groups: list[Group], cands: dict[str, list[Candidate]]) -> int:
+    return 1 + sum(max(0, len(cands[g.id]) - 1) for g in groups)
+
+
+def _outside_bound(groups: list[Group], cands: dict[str, list[Candidate]],
+                   streams: dict[str, CandidateStream]) -> tuple[int | None, dict[str, int]]:
+    """``LB``: the least cost of a plan that uses some candidate not taken yet (None if every
+    stream is exhausted), and for each unit with candidates left the cost below which its next
+    candidates could still improve a plan: ``objective - sum_{v != u} m(v)`` is compared with
+    its ``next(u)`` by the caller (returned here as ``rest[u] = sum_{v != u} m(v)``)."""
+    m = {g.id: cands[g.id][0].icost for g in groups}
+    total = sum(m.values())
+    rest = {g.id: total - m[g.id] for g in groups}
+    lbs = [streams[g.id].bound() + rest[g.id] for g in groups if streams[g.id].bound() is not None]
+    return (min(lbs) if lbs else None), rest
+
+
+def plan_deployment(world: World, settings: SolverSettings | None = None, *, units: list[str] | None = None,
+                    on_progress: ProgressCallback | None = None) -> PlanResult:
+    """Place the units marked ``place: true`` (or only ``units`` and the ICs joining them),
+    minimising the weighted goals of the scenario.
 
     Parameters
     ----------
     world : World
         A resolved scenario (:func:`planner.world.load_scenario`); fixed units need positions.
+        Units marked to place but not in ``units`` and without positions count as not deployed.
     settings : SolverSettings
-        Time limit (s), workers, seed, candidate grid (inches) and candidates per unit.
+        Time limit (s), workers, seed, candidate grid (inches), first batch of candidates per unit.
+    units : list of str, optional
+        Place only these units (e.g. the next Infiltrator in the alternation).
+    on_progress : callable, optional
+        ``on_progress(objective, bound, elapsed_s)``, called for each improving CP-SAT solution
+        and between rounds (objective units; None when not known).
 
     Returns
     -------
     PlanResult
-        Status (optimal / feasible / infeasible / unknown), objective and bound in inches, the
-        placements, the planned scenario and the checker's verdict on it.
+        Status (optimal / feasible / infeasible / unknown) with what it is proven over, the
+        objective and its named terms, the bound, the placements, the planned scenario and the
+        checker's verdict on it; for ``infeasible`` the conflicting rules by unit.
 
     Raises
     ------
     ScenarioError
-        If nothing is marked to place, or the marked units cannot be planned by this planner.
+        If nothing is marked to place, the marked units cannot be planned by this planner, or a
+        goal does not fit the scenario.
     SolverError
         If CP-SAT reports MODEL_INVALID (a bug in this module).
     """
     settings = settings or SolverSettings()
     t0 = time.monotonic()
-    groups = _groups(world)
+    groups = _groups(world, units)
     if not groups:
         raise ScenarioError("no unit is marked 'place: true': nothing to plan", file=world.file, location="armies")
     table = Table(world)
     placing = {u.id for g in groups for u in g.members}
     fixed = [table.final(u) for u in table.on_table if u.id not in placing]
-    target, weight, target_label = _target(world)
-    builder = CandidateBuilder(table, fixed, settings.grid_in, target, settings.margin_in)
+    terms = compile_goals(world, table, groups[0].host.player, placing)
+    builder = CandidateBuilder(table, fixed, settings.grid_in, terms, settings.margin_in)
     deadline = t0 + settings.time_limit_s
     builder.deadline = deadline - min(2.0, 0.2 * settings.time_limit_s)  # leave the solver some time
     streams = {g.id: builder.stream(g) for g in groups}
     cands: dict[str, list[Candidate]] = {g.id: [] for g in groups}
-    exhausted: set[str] = set()
     conflicts: dict[tuple[str, int, str, int], bool] = {}
+    capacity = _capacity_conflicts(world, placing)
+    if capacity:
+        return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, conflicts=capacity,
+                          message="proven infeasible: " + "; ".join(c.message for c in capacity))
 
-    def extend(g: Group, n: int, until: float) -> None:
-        for _ in range(n):
-            if time.monotonic() > until:
+    def progress(obj: float | None, bound: float | None) -> None:
+        if on_progress is not None:
+            on_progress(obj, bound, time.monotonic() - t0)
+
+    def extend(g: Group, n: int, until: float, below: int | None = None) -> None:
+        """Take up to ``n`` more candidates (all whose cost is below ``below``, if given)."""
+        s = streams[g.id]
+        k = 0
+        while (k < n if below is None else (s.bound() is not None and s.bound() < below)):
+            if time.monotonic() > until or s.exhausted:
                 return
             try:
-                c = next(streams[g.id], None)
+                c = next(s, None)
             except CandidateTimeout:
                 return
             if c is None:
-                exhausted.add(g.id)
                 return
             cands[g.id].append(c)
+            k += 1
 
     def greedy(until: float) -> dict[str, Candidate] | None:
         """Biggest units first, each at its cheapest candidate clear of those already placed
@@ -279,7 +432,7 @@ def plan_deployment(world: World, settings: SolverSettings | None = None) -> Pla
             i = 0
             while g.id not in picked:
                 while i >= len(cands[g.id]):
-                    if g.id in exhausted or time.monotonic() > until:
+                    if streams[g.id].exhausted or time.monotonic() > until:
                         return None
                     extend(g, 10, until)
                 c = cands[g.id][i]
@@ -288,83 +441,320 @@ def plan_deployment(world: World, settings: SolverSettings | None = None) -> Pla
                     picked[g.id] = c
         return picked
 
-    # Rounds: take the next batch of candidates for every unit, solve; when the units crowd each
-    # other out (infeasible over the candidates so far), take more and solve again.
+    def done(chosen: dict[str, Candidate], status: Literal["optimal", "feasible"], bound: int | None,
+             message: str, solver: cp_model.CpSolver | None) -> PlanResult:
+        return _result(world, groups, cands, chosen, terms, t0, status=status, bound=bound, message=message,
+                       solver_time=solver.wall_time if solver is not None else 0.0, rounds=rounds)
+
+    grid = (f"the {settings.grid_in:g}\" candidate grid (every formation of 1-3 ranks, two facings, at every "
+            f"grid point of each unit's region)")
     batch = settings.candidates_per_unit
     rounds = 0
     start = None
+    todo_extra: dict[str, int] | None = None  # per unit: take candidates below this cost
     while True:
         rounds += 1
-        # share the candidate time fairly: units with fewest candidates first, each a slice
-        todo = sorted((g for g in groups if g.id not in exhausted), key=lambda g: len(cands[g.id]))
-        for k, g in enumerate(todo):
-            share = (builder.deadline - time.monotonic()) / (len(todo) - k)
-            extend(g, batch, time.monotonic() + max(0.0, share))
-        if start is None and all(cands[g.id] for g in groups):
-            start = greedy(time.monotonic() + 0.4 * max(0.0, builder.deadline - time.monotonic()))
-        empty = [g.id for g in groups if not cands[g.id]]
+        if todo_extra is None:
+            # share the candidate time fairly: units with fewest candidates first, each a slice
+            todo = sorted((g for g in groups if not streams[g.id].exhausted), key=lambda g: len(cands[g.id]))
+            for k, g in enumerate(todo):
+                share = (builder.deadline - time.monotonic()) / (len(todo) - k)
+                extend(g, batch, time.monotonic() + max(0.0, share))
+        else:
+            todo = [g for g in groups if g.id in todo_extra]
+            for k, g in enumerate(todo):
+                share = (builder.deadline - time.monotonic()) / (len(todo) - k)
+                extend(g, 4 * batch, time.monotonic() + max(0.0, share), below=todo_extra[g.id])
+        empty = [g for g in groups if not cands[g.id]]
         if empty:
-            where = "in the whole region" if all(e in exhausted for e in empty) else "before the time limit"
-            return PlanResult(status="unknown", wall_time_s=time.monotonic() - t0,
-                              message=f"no legal placement found {where} on the {settings.grid_in:g}\" candidate "
-                                      f"grid (formations of 1-3 ranks) for unit(s) {', '.join(empty)}: every "
-                                      "candidate broke a rule (zone, battlefield edge, impassable terrain, overlap "
-                                      "with fixed models, or Infiltrate distance / line of sight). This is not a "
-                                      "proof that no legal position exists.")
-        status, solver, cp, x = _solve(groups, cands, weight, settings, deadline, conflicts, start)
-        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            break
-        if start is not None and status != cp_model.MODEL_INVALID:
-            return _result(world, groups, cands, start, t0, target_label, weight,
-                           status="feasible", solver=None,
-                           message="feasible: the greedy placement (biggest units first, each at its cheapest "
-                                   "place clear of the others); the CP-SAT model could not improve or bound it "
-                                   "within the time limit, so there is no bound")
+            if all(streams[g.id].exhausted for g in empty):
+                return _infeasible(world, empty, cands, streams, builder, settings, t0, grid, rounds)
+            return PlanResult(status="unknown", wall_time_s=time.monotonic() - t0, rounds=rounds,
+                              message=f"no legal placement found before the time limit on {grid} for unit(s) "
+                                      f"{', '.join(g.id for g in empty)}. This is not a proof that no legal "
+                                      "position exists; try a longer --time-limit.")
+        if start is None:
+            start = greedy(time.monotonic() + 0.4 * max(0.0, builder.deadline - time.monotonic()))
+            if start is not None:
+                progress(sum(c.icost for c in start.values()) / COST_SCALE, None)
+        outside, rest = _outside_bound(groups, cands, streams)
+        status, solver, cp, x, tie = _solve(groups, cands, settings, deadline, conflicts, start, on_progress,
+                                            outside, t0)
         if status == cp_model.MODEL_INVALID:
             raise SolverError(f"CP-SAT model invalid: {cp.validate()}")
-        out_of_time = time.monotonic() >= deadline
-        if status == cp_model.INFEASIBLE and not out_of_time and len(exhausted) < len(groups):
-            batch *= 2
-            continue
+        out_of_time = time.monotonic() >= builder.deadline
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            chosen = {g.id: next(c for c in cands[g.id] if solver.boolean_value(x[g.id, c.index])) for g in groups}
+            start = chosen  # the next round's hint
+            obj = sum(c.icost for c in chosen.values())
+            if status == cp_model.OPTIMAL:
+                if outside is None or obj <= outside:
+                    progress(obj / COST_SCALE, obj / COST_SCALE)
+                    return done(chosen, "optimal", obj,
+                                f"optimal over {grid}: every candidate not taken costs at least the bound "
+                                f"{'(none left)' if outside is None else f'{outside / COST_SCALE:.3f}'}", solver)
+                need = {g.id: obj - rest[g.id] for g in groups
+                        if streams[g.id].bound() is not None and streams[g.id].bound() + rest[g.id] < obj}
+                progress(obj / COST_SCALE, outside / COST_SCALE)
+                if not out_of_time:
+                    todo_extra = need
+                    continue
+                return done(chosen, "feasible", min(obj, outside),
+                            f"feasible: optimal over the {sum(len(v) for v in cands.values())} candidates taken, "
+                            f"but the time ran out before every cheaper candidate of {', '.join(sorted(need))} "
+                            "was judged", solver)
+            bound = _true_bound(solver.best_objective_bound, tie, obj, outside)
+            return done(chosen, "feasible", bound, "feasible: time limit reached before a proof", solver)
+        if status == cp_model.INFEASIBLE:
+            if all(s.exhausted for s in streams.values()):
+                return _infeasible(world, groups, cands, streams, builder, settings, t0, grid, rounds)
+            if not out_of_time:
+                batch *= 2
+                todo_extra = None
+                continue
+        if start is not None:
+            return done(start, "feasible", None,
+                        "feasible: the greedy placement (biggest units first, each at its cheapest place clear of "
+                        "the others); the CP-SAT model could not improve or bound it within the time limit, so "
+                        "there is no bound", None)
         if solver is None:
             why = "the time ran out while building the CP-SAT model"
         elif status == cp_model.INFEASIBLE:
             why = "the candidate placements found all crowd each other (overlapping bases [hh2.bases.no_overlap])"
         else:
             why = f"CP-SAT status {solver.status_name(status)}"
-        return PlanResult(status="unknown", wall_time_s=time.monotonic() - t0,
+        return PlanResult(status="unknown", wall_time_s=time.monotonic() - t0, rounds=rounds,
                           solver_time_s=solver.wall_time if solver is not None else 0.0,
                           message=f"no plan found within {settings.time_limit_s:g} s after {rounds} round(s) of "
                                   f"candidates: {why}. This is not a proof that no legal plan exists; try a "
                                   "longer --time-limit.")
-    chosen = {g.id: next(c for c in cands[g.id] if solver.boolean_value(x[g.id, c.index])) for g in groups}
-    st: Literal["optimal", "feasible"] = "optimal" if status == cp_model.OPTIMAL else "feasible"
-    return _result(world, groups, cands, chosen, t0, target_label, weight, status=st, solver=solver, message="")
 
 
 def _result(world: World, groups: list[Group], cands: dict[str, list[Candidate]], chosen: dict[str, Candidate],
-            t0: float, target_label: str, weight: float, *, status: Literal["optimal", "feasible"],
-            solver: cp_model.CpSolver | None, message: str) -> PlanResult:
+            terms: list[Term], t0: float, *, status: Literal["optimal", "feasible"], bound: int | None,
+            message: str, solver_time: float, rounds: int) -> PlanResult:
     """The plan for the chosen candidates, re-checked by the independent checker."""
     planned_data = _with_positions(world, chosen)
     planned = Scenario.model_validate(planned_data)
     report = check_deployment(resolve(planned, world.file, require_positions=True))
-    obj = sum(c.cost for c in chosen.values()) * weight
-    bound = gap = None
-    if solver is not None:
-        tie = 1 + len(groups) * max(len(cands[g.id]) for g in groups)
-        obj = sum(round(c.cost * weight * COST_SCALE) for c in chosen.values()) / COST_SCALE
-        # the tie-break adds less than tie per unit: take it off so the bound stays a true bound
-        bound = min(obj, max(0.0, (solver.best_objective_bound - (tie - 1)) / tie) / COST_SCALE)
-        if status == "optimal":
-            bound = obj
-        gap = (obj - bound) / obj if obj > 0 else 0.0
-        message = ("optimal over the candidate placements" if status == "optimal"
-                   else f"feasible: time limit reached before a proof; best bound {bound:.3f}, gap {gap:.1%}")
+    iobj = sum(c.icost for c in chosen.values())
+    obj = iobj / COST_SCALE
+    best = gap = None
+    if bound is not None:
+        best = bound / COST_SCALE
+        gap = (iobj - bound) / iobj if iobj > 0 else 0.0
+        if status == "feasible" and "gap" not in message:
+            message += f"; best bound {best:.3f}, gap {gap:.1%}"
+    goals = []
+    for k, t in enumerate(terms):
+        value = sum(c.values[k] for c in chosen.values())
+        goals.append(GoalValue(name=t.name, kind=t.kind, weight=t.weight, value=value, measure=t.measure,
+                               cost=t.weight * value))
     placements = [UnitPlacement(unit=g.id, formation=chosen[g.id].formation, anchor=chosen[g.id].anchor,
-                                distance_to_target=chosen[g.id].cost, nearest_enemy=chosen[g.id].nearest_enemy_in,
-                                candidates=len(cands[g.id])) for g in groups]
-    return PlanResult(status=status, message=message, objective=obj, best_bound=bound, gap=gap,
-                      terms={f"distance to {target_label}": obj}, wall_time_s=time.monotonic() - t0,
-                      solver_time_s=solver.wall_time if solver is not None else 0.0, placements=placements,
-                      legal=report.legal, legality=report, scenario=planned, scenario_data=planned_data)
+                                cost=chosen[g.id].cost,
+                                values={t.name: chosen[g.id].values[k] for k, t in enumerate(terms)},
+                                nearest_enemy=chosen[g.id].nearest_enemy_in, candidates=len(cands[g.id]))
+                  for g in groups]
+    return PlanResult(status=status, message=message, objective=obj, best_bound=best, gap=gap,
+                      terms={gv.name: gv.cost for gv in goals}, goals=goals, wall_time_s=time.monotonic() - t0,
+                      solver_time_s=solver_time, rounds=rounds, placements=placements, legal=report.legal,
+                      legality=report, scenario=planned, scenario_data=planned_data)
+
+
+# --------------------------------------------------------------------------- infeasibility
+
+def _capacity_conflicts(world: World, placing: set[str]) -> list[Conflict]:
+    """Transports and buildings the placed units' cargo does not fit (static: who rides where is
+    given by the scenario)."""
+    loads: dict[str, list] = {}
+    for u in world.units.values():
+        if u.method is SetupMethod.EMBARKED:
+            loads.setdefault(u.setup.in_, []).append(u)  # type: ignore[arg-type]
+    out = []
+    for tid, cargo in loads.items():
+        if tid in world.units:
+            if tid not in placing:
+                continue
+            cap = world.units[tid].transport_capacity or 0
+        else:
+            if not any(c.record.place for c in cargo):
+                continue
+            cap = world.terrain[tid].building.capacity  # type: ignore[union-attr]
+        used = sum(c.capacity_used() for c in cargo)
+        if used > cap:
+            out.append(Conflict(units=[c.id for c in cargo], rules=["hh2.transport.capacity"],
+                                message=f"{tid} carries {used} models (Bulky counted) but holds {cap}: "
+                                        + ", ".join(c.id for c in cargo)))
+    return out
+
+
+def _describe(world: World, rule: str, detail: str | None, unit) -> str:
+    def lab(uid: str | None) -> str:
+        if uid is None:
+            return "?"
+        u = world.units.get(uid)
+        return f"{u.label} ({uid})" if u is not None and u.label != uid else uid
+
+    if rule == "hh2.battlefield":
+        return "wholly on the battlefield"
+    if rule == "hh2.deployment.wholly_within_zone":
+        return "wholly within its deployment zone"
+    if rule == "hh2.terrain.impassable":
+        return f"clear of {detail} (impassable terrain, buildings and walls)"
+    if rule == "hh2.bases.no_overlap":
+        return f"clear of the bases of {lab(detail)}"
+    if rule == "hh2.infiltrate.distance":
+        return f"more than {R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\" from enemy unit {lab(detail)}"
+    if rule == "hh2.infiltrate.hidden":
+        return (f"hidden from the enemy {lab(detail)} (needed within "
+                f"{R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}\" of an enemy unit)")
+    if rule == "hh2.scout.distance":
+        from planner.legality.hh2 import scout_limit
+
+        return f"entirely within {scout_limit(unit):g}\" of where each model stood"
+    if rule == "hh2.scout.more_than_9":
+        return f"more than {R.SCOUT_MORE_THAN_IN:g}\" from enemy unit {lab(detail)}"
+    return rule if detail is None else f"{rule} ({detail})"
+
+
+_RULE_ORDER = ("hh2.infiltrate.distance", "hh2.scout.more_than_9", "hh2.infiltrate.hidden", "hh2.scout.distance",
+               "hh2.deployment.wholly_within_zone", "hh2.battlefield", "hh2.terrain.impassable",
+               "hh2.bases.no_overlap")
+_PLURAL = {
+    "hh2.infiltrate.distance": f"more than {R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\" from enemy units {{}}",
+    "hh2.scout.more_than_9": f"more than {R.SCOUT_MORE_THAN_IN:g}\" from enemy units {{}}",
+    "hh2.infiltrate.hidden": f"hidden from the enemy units {{}} (needed within "
+                             f"{R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}\" of an enemy unit)",
+    "hh2.terrain.impassable": "clear of {} (impassable terrain, buildings and walls)",
+    "hh2.bases.no_overlap": "clear of the bases of {}",
+}
+
+
+def _describe_all(world: World, unit, families: list[tuple[str, str | None]]) -> list[str]:
+    """One phrase per rule, naming every unit or feature of that rule in the conflict."""
+    by_rule: dict[str, list[str | None]] = {}
+    for rule, detail in families:
+        by_rule.setdefault(rule, []).append(detail)
+    out = []
+    for rule in sorted(by_rule, key=lambda r: _RULE_ORDER.index(r) if r in _RULE_ORDER else len(_RULE_ORDER)):
+        details = by_rule[rule]
+        if len(details) == 1 or rule not in _PLURAL:
+            out.append(_describe(world, rule, details[0], unit))
+            continue
+        names = [d or "?" for d in details]
+        listed = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+        out.append(_PLURAL[rule].format(listed))
+    return out
+
+
+def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candidate]],
+                streams: dict[str, CandidateStream], builder: CandidateBuilder, settings: SolverSettings,
+                t0: float, grid: str, rounds: int) -> PlanResult:
+    """Prove and explain that ``groups`` have no plan on the candidate grid (every stream of
+    ``groups`` is exhausted).
+
+    One assumption literal per (rule, detail, unit) guards the candidates that rule rejected
+    (each rejected candidate is tagged with the first rule it breaks: tagging fewer rules than
+    it breaks keeps every conflict found a true one); one literal per pair of units guards their
+    mutual no-overlap. CP-SAT's sufficient assumptions are then shrunk by deletion. Candidates
+    the fast line-of-sight test rejected are judged again with the exact test.
+    """
+    cp = cp_model.CpModel()
+    lits: dict[tuple, cp_model.IntVar] = {}
+    legal: dict[str, list[Candidate]] = {g.id: list(cands[g.id]) for g in groups}
+    xs: dict[tuple[str, int], cp_model.IntVar] = {}
+    for g in groups:
+        s = streams[g.id]
+        reasons = dict(s.rejected)
+        if s.rejected_sight:
+            reasons = {r: n for r, n in reasons.items() if r[0] != "hh2.infiltrate.hidden"}
+            builder.deadline = float("inf")
+            for ai, fi in s.rejected_sight:
+                why, _ = builder.judge(g, s.positions(ai, fi), exact_sight=True)
+                if why is None:
+                    # the exact test proves it hidden: a legal place the fast test could not offer
+                    return PlanResult(status="unknown", wall_time_s=time.monotonic() - t0, rounds=rounds,
+                                      message=f"no plan over {grid} with the fast line-of-sight test, but the exact "
+                                              f"test proves some rejected placements of {g.id} hidden; not a proof "
+                                              "of infeasibility")
+                reasons[why] = reasons.get(why, 0) + 1
+        options = []
+        for c in legal[g.id]:
+            xs[g.id, c.index] = v = cp.new_bool_var(f"place[{g.id}@{c.index}]")
+            options.append(v)
+        for (rule, detail) in sorted(reasons, key=lambda r: (r[0], r[1] or "")):
+            key = (g.id, rule, detail)
+            a = lits[key] = cp.new_bool_var(f"{rule}[{g.id},{detail}]")
+            y = cp.new_bool_var(f"relax[{g.id},{rule},{detail}]")
+            cp.add_implication(y, a.Not())
+            options.append(y)
+        if options:
+            cp.add_exactly_one(options)
+        else:
+            cp.add_bool_or([])  # an empty region: no grid point at all
+    conflicts_cache: dict = {}
+    for i in range(len(groups)):
+        for j in range(i + 1, len(groups)):
+            ga, gb = groups[i], groups[j]
+            pairs = _overlapping_pairs(legal[ga.id], legal[gb.id], ga.id, gb.id, conflicts_cache) \
+                if legal[ga.id] and legal[gb.id] else []
+            if not pairs:
+                continue
+            a = lits[("pair", ga.id, gb.id)] = cp.new_bool_var(f"hh2.bases.no_overlap[{ga.id},{gb.id}]")
+            for ca, cb in pairs:
+                cp.add_bool_or([xs[ga.id, ca.index].Not(), xs[gb.id, cb.index].Not(), a.Not()])
+    keys = list(lits)
+
+    def infeasible_with(subset: list[tuple]) -> bool | None:
+        cp.clear_assumptions()
+        cp.add_assumptions([lits[k] for k in subset])
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = 1
+        solver.parameters.max_time_in_seconds = 10.0
+        st = solver.solve(cp)
+        if st == cp_model.INFEASIBLE:
+            core_idx = set(solver.sufficient_assumptions_for_infeasibility())
+            infeasible_with.core = [k for k in subset if lits[k].index in core_idx]  # type: ignore[attr-defined]
+            return True
+        return False if st in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
+
+    verdict = infeasible_with(keys)
+    if not verdict:
+        return PlanResult(status="unknown", wall_time_s=time.monotonic() - t0, rounds=rounds,
+                          message=f"no plan found over {grid}, and the infeasibility proof did not conclude")
+    core = list(infeasible_with.core) or keys  # type: ignore[attr-defined]
+    for k in list(core):  # shrink: drop each literal the conflict does not need
+        trial = [c for c in core if c != k]
+        if trial and infeasible_with(trial):
+            core = trial
+    by_unit: dict[tuple[str, ...], list[tuple]] = {}
+    for k in core:
+        who = (k[1], k[2]) if k[0] == "pair" else (k[0],)
+        by_unit.setdefault(who, []).append(k)
+    out: list[Conflict] = []
+    involved = {u for who in by_unit for u in who}
+    for g in groups:
+        if g.id not in involved:
+            continue
+        mine = [k for k in core if k[0] == g.id]
+        pairs = [k for k in core if k[0] == "pair" and g.id in k[1:]]
+        descs = _describe_all(world, g.host, [(rule, detail) for _, rule, detail in mine])
+        descs += [f"clear of the legal positions of unit {k[2] if k[1] == g.id else k[1]}" for k in pairs]
+        if not descs:
+            continue
+        rules = sorted({rule for _, rule, _ in mine} | ({"hh2.bases.no_overlap"} if pairs else set()))
+        if not mine and not pairs:
+            continue
+        out.append(Conflict(units=[g.id] + sorted({k[2] if k[1] == g.id else k[1] for k in pairs}), rules=rules,
+                            message=f"unit {g.host.label}: no position on the {settings.grid_in:g}\" grid is "
+                                    + " and ".join(descs)))
+    if not out:  # a unit whose region holds no grid point at all
+        out = [Conflict(units=[g.id], rules=["hh2.battlefield"],
+                        message=f"unit {g.host.label}: no grid point in its region") for g in groups
+               if not legal[g.id] and not streams[g.id].rejected]
+    scope = (f"proven infeasible over {grid}, judged with the checker's exact predicates (line of sight re-judged "
+             "exactly)" + (f", keeping the planner's {settings.margin_in:g}\" tape-measure margin on "
+                          "'more than' distances" if settings.margin_in > 0 else "")
+             + "; not a proof for positions off the grid")
+    return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, rounds=rounds, conflicts=out,
+                      message=scope + ". " + "; ".join(c.message for c in out))

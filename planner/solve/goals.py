@@ -1,0 +1,194 @@
+"""Goals of ``planner plan``: each scenario goal compiled into a term of the objective.
+
+A term measures one candidate placement of one placement group (a unit with the Independent
+Characters that join it). The objective is the weighted sum of every term over the placed
+groups; terms are separable (one group at a time), which is what lets the candidate streams come
+out in cost order (:mod:`planner.solve.candidates`) and the planner prove optimality over the
+whole candidate grid.
+
+Each term gives
+
+- ``lower(xy)``: a vectorised lower bound of its value for many placements at once
+  (``xy``: array (N, M, 2) of model centres, inches); exact for the distance terms;
+- ``exact(group, fps)``: the exact value for one placement (may measure line of sight);
+- ``exact_is_lower``: True if ``lower`` is already exact (no second look needed).
+
+Values are in the goal's own measure (inches, units, models); the cost is ``weight * value``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from planner.errors import ScenarioError
+from planner.geometry.measure import is_within_distance
+from planner.geometry.shapes import Footprint, round_footprint, signed_distance
+from planner.legality.table import Placed, Table
+from planner.rules import hh2 as R
+from planner.schema import TerrainKind
+
+
+@dataclass
+class Term:
+    """One compiled goal."""
+
+    name: str
+    kind: str
+    weight: float
+    measure: str  # what the value counts, for reports: 'in', 'units', 'models'
+    units: frozenset[str] | None  # placed unit ids it applies to (None: all)
+    points: np.ndarray | None = None  # (P, 2): distance to the nearest of these points (distance terms)
+    cap: float | None = None  # far_from_enemy: value = sum max(0, cap - d)
+    exact_is_lower: bool = True
+    # lazily measured terms
+    table: Table | None = None
+    observers: list[Placed] = field(default_factory=list)
+    features: list = field(default_factory=list)
+    marker: Footprint | None = None
+
+    def applies(self, member_ids: list[str]) -> list[bool]:
+        return [self.units is None or m in self.units for m in member_ids]
+
+    def lower(self, xy: np.ndarray, mask: np.ndarray, radii: np.ndarray) -> np.ndarray:
+        """Lower bound of the value for placements ``xy`` (N, M, 2); ``mask`` (M,) marks the
+        models the term counts; ``radii`` (M,) their outer radii, inches."""
+        n = xy.shape[0]
+        if not mask.any():
+            return np.zeros(n)
+        if self.points is not None:
+            d = np.hypot(xy[:, :, None, 0] - self.points[None, None, :, 0],
+                         xy[:, :, None, 1] - self.points[None, None, :, 1]).min(axis=2)
+            if self.cap is not None:
+                d = np.maximum(0.0, self.cap - d)
+            return (d * mask[None, :]).sum(axis=1)
+        if self.kind == "control_objective":
+            assert self.marker is not None
+            d = np.hypot(xy[:, :, 0] - self.marker.cx, xy[:, :, 1] - self.marker.cy) - radii[None, :] \
+                - self.marker.outer_radius
+            # a model whose bounding disc is farther than the range cannot control
+            can = ((d <= R.CONTROL_OBJECTIVE_WITHIN_IN + 1e-9) & mask[None, :]).any(axis=1)
+            return np.where(can, 0.0, 1.0)
+        return np.zeros(n)  # hidden, in_terrain: measured exactly when needed
+
+    def exact(self, placed: Placed, fps: list[Footprint], mask: list[bool], lower: float) -> float:
+        """The exact value for one placement (``lower`` is its lower bound, already computed)."""
+        if self.exact_is_lower or not any(mask):
+            return lower
+        t = self.table
+        assert t is not None
+        if self.kind == "hidden":
+            return float(sum(1 for o in self.observers if t.sight_from_any([o], placed, exact=False)[0] is not None))
+        if self.kind == "in_terrain":
+            return float(sum(1 for f, m in zip(fps, mask, strict=True)
+                             if m and not any(t.stands_in(f, feat) for feat in self.features)))
+        if self.kind == "control_objective":
+            if lower > 0:
+                return lower
+            assert self.marker is not None
+            ok = any(m and is_within_distance(max(0.0, signed_distance(f, self.marker)), R.CONTROL_OBJECTIVE_WITHIN_IN)
+                     for f, m in zip(fps, mask, strict=True))
+            return 0.0 if ok else 1.0
+        raise AssertionError(self.kind)
+
+
+def compile_goals(world, table: Table, player: str, placing: set[str]) -> list[Term]:
+    """Compile the scenario's goals for the units of ``player`` being placed (ids ``placing``).
+
+    With no goals, the single term is "near the battlefield centre".
+
+    Raises
+    ------
+    ScenarioError
+        A goal names an objective, unit or terrain feature that does not exist or does not fit
+        (an enemy unit that is not an enemy on the battlefield, a friendly unit that is being
+        placed, a ``units`` id that is not placed, a feature that is not area terrain).
+    """
+    sc = world.scenario
+    if not sc.goals:
+        bf = sc.battlefield
+        return [Term(f"near_point ({bf.width / 2:g}, {bf.depth / 2:g}) (battlefield centre, no goal given)",
+                     "near_point", 1.0, "in", None, points=np.array([[bf.width / 2, bf.depth / 2]]))]
+    objectives = {o.id: o for o in sc.objectives}
+    terms: list[Term] = []
+    names: set[str] = set()
+    for i, g in enumerate(sc.goals):
+        loc = f"goals[{i}]"
+
+        def err(msg: str, fld: str, value: object) -> ScenarioError:
+            return ScenarioError(msg, file=world.file, location=f"{loc}.{fld}", value=value)  # noqa: B023
+
+        units = None
+        if g.units is not None:
+            for k, uid in enumerate(g.units):
+                if uid not in placing:
+                    raise ScenarioError(f"not a unit being placed (placed: {sorted(placing)})", file=world.file,
+                                        location=f"{loc}.units[{k}]", value=uid)
+            units = frozenset(g.units)
+
+        def unit_points(uid: str, fld: str, enemy: bool) -> np.ndarray:
+            u = world.units.get(uid)
+            if u is None:
+                raise err("no unit with this id", fld, uid)
+            if enemy and u.player == player:
+                raise err(f"not an enemy unit: it belongs to {player!r}, the player being planned", fld, uid)
+            if not enemy and u.player != player:
+                raise err(f"not a friendly unit: it belongs to {u.player!r}", fld, uid)
+            if uid in placing:
+                raise err("this unit is being placed in the same plan; name a unit already on the battlefield",
+                          fld, uid)
+            if not (u.on_battlefield and u.is_positioned):
+                raise err("this unit is not on the battlefield with positions", fld, uid)
+            return np.array([[m.x, m.y] for m in u.models], dtype=float)
+
+        kind = g.kind
+        if kind == "near_point":
+            label, term = f"near_point ({g.x:g}, {g.y:g})", Term("", kind, g.weight, "in", units,
+                                                                  points=np.array([[g.x, g.y]], dtype=float))
+        elif kind in ("near_objective", "control_objective"):
+            o = objectives.get(g.objective)
+            if o is None:
+                raise err(f"no objective with this id (objectives: {sorted(objectives)})", "objective", g.objective)
+            if kind == "near_objective":
+                label, term = f"near_objective {o.id}", Term("", kind, g.weight, "in", units,
+                                                             points=np.array([[o.x, o.y]], dtype=float))
+            else:
+                label = f"control_objective {o.id} (within {R.CONTROL_OBJECTIVE_WITHIN_IN:g}\")"
+                term = Term("", kind, g.weight, "units", units, exact_is_lower=False, table=table,
+                            marker=round_footprint(o.x, o.y, o.diameter_mm))
+        elif kind == "near_enemy_unit":
+            label, term = f"near_enemy_unit {g.unit}", Term("", kind, g.weight, "in", units,
+                                                            points=unit_points(g.unit, "unit", True))
+        elif kind == "near_friendly":
+            label, term = f"near_friendly {g.unit}", Term("", kind, g.weight, "in", units,
+                                                          points=unit_points(g.unit, "unit", False))
+        elif kind == "far_from_enemy":
+            label = f"far_from_enemy {g.unit} (up to {g.cap:g}\")"
+            term = Term("", kind, g.weight, "in", units, points=unit_points(g.unit, "unit", True), cap=g.cap)
+        elif kind == "hidden":
+            label = "hidden (enemy units with line of sight)"
+            term = Term("", kind, g.weight, "units", units, exact_is_lower=False, table=table,
+                        observers=table.enemy_presence(player, "final"))
+        elif kind == "in_terrain":
+            if g.features is None:
+                feats = [t for t in sc.terrain if t.kind is TerrainKind.AREA]
+            else:
+                feats = []
+                for k, fid in enumerate(g.features):
+                    t = world.terrain.get(fid)
+                    if t is None or t.kind is not TerrainKind.AREA:
+                        raise ScenarioError("not an area terrain feature (ruins, woods) a model can stand in",
+                                            file=world.file, location=f"{loc}.features[{k}]", value=fid)
+                    feats.append(t)
+            label = "in_terrain (models not in " + (", ".join(t.id for t in feats) if feats else "any area terrain") + ")"
+            term = Term("", kind, g.weight, "models", units, exact_is_lower=False, table=table, features=feats)
+        else:  # pragma: no cover - the schema admits no other kind
+            raise err("unknown goal kind", "kind", kind)
+        name = g.name or label
+        if name in names:
+            name = f"{name} #{i}"
+        names.add(name)
+        term.name = name
+        terms.append(term)
+    return terms
