@@ -372,8 +372,8 @@ class CandidateBuilder:
         """Is this placement legal for everything that does not involve other placed units?
 
         Returns (None, nearest enemy distance) if legal, else (the first rule it breaks, in the
-        order battlefield, zone, impassable, overlap with fixed models, Scout distance, distance to
-        the enemy, line of sight; nearest enemy distance or None). Rules are judged with the
+        order battlefield, zone, impassable, Scout distance, distance to the enemy, overlap with
+        fixed models, line of sight; nearest enemy distance or None). Rules are judged with the
         checker's float-exact predicates; line of sight by the sound fast test (a placement it
         cannot prove hidden counts as seen) unless ``exact_sight``.
         """
@@ -407,11 +407,6 @@ class CandidateBuilder:
                     continue
                 if distance_to_polygon(f, poly) < -TOLERANCE_IN:
                     return ("hh2.terrain.impassable", feat.id), None
-        for p in self.fixed:
-            for a in p.footprints:
-                for f in fps:
-                    if overlaps(a, f):
-                        return ("hh2.bases.no_overlap", p.unit.id), None
         near = None
         placed = Placed(u, tuple(fps), tuple(f"{m.unit_id}/{m.id}" for m in group.models))
         if u.method is SetupMethod.SCOUT:
@@ -425,15 +420,21 @@ class CandidateBuilder:
                 if not is_more_than_distance(near, R.SCOUT_MORE_THAN_IN + self.margin):
                     return ("hh2.scout.more_than_9", n[2].unit.id), near
         if u.method is SetupMethod.INFILTRATE:
-            enemies = self._enemies(u)
-            n = t.nearest_unit(placed, enemies)
+            n = t.nearest_unit(placed, self._enemies(u))
             if n is not None:
                 near = n[0]
                 # keep a margin a player can reproduce with a tape measure
                 if not is_more_than_distance(near, R.INFILTRATE_HIDDEN_MORE_THAN_IN + self.margin):
                     return ("hh2.infiltrate.distance", n[2].unit.id), near
-                if not is_more_than_distance(near, R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN + self.margin):
-                    seen_by, _ = t.sight_from_any(enemies, placed, exact=exact_sight)
-                    if seen_by is not None:
-                        return ("hh2.infiltrate.hidden", seen_by.unit.id), near
+        # after the distance to the enemy (a base on an enemy base is also too close to it)
+        for p in self.fixed:
+            for a in p.footprints:
+                for f in fps:
+                    if overlaps(a, f):
+                        return ("hh2.bases.no_overlap", p.unit.id), near
+        if u.method is SetupMethod.INFILTRATE and near is not None:
+            if not is_more_than_distance(near, R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN + self.margin):
+                seen_by, _ = t.sight_from_any(self._enemies(u), placed, exact=exact_sight)
+                if seen_by is not None:
+                    return ("hh2.infiltrate.hidden", seen_by.unit.id), near
         return None, near
