@@ -152,6 +152,8 @@ def plan(
     time_limit: Annotated[float, typer.Option("--time-limit", min=0.1, max=86400, help="Solver time limit, seconds.")] = 20.0,
     workers: Annotated[int, typer.Option("--workers", min=1, max=64, help="CP-SAT worker threads.")] = 2,
     seed: Annotated[int, typer.Option("--seed", help="CP-SAT random seed.")] = 0,
+    next_step: Annotated[bool, typer.Option("--next", help="Place only the next Infiltrator of the alternation.")] = False,
+    unit: Annotated[list[str] | None, typer.Option("--unit", help="Place only this marked unit (repeatable).")] = None,
     json_out: JsonOpt = None,
 ) -> None:
     """Plan the marked units with CP-SAT, write the complete scenario and check it.
@@ -162,7 +164,8 @@ def plan(
     def go() -> int:
         from planner.io import dump_scenario
         from planner.report.plan_text import print_plan_report
-        from planner.solve.planner import SolverSettings, plan_deployment
+        from planner.solve.command import run_plan
+        from planner.solve.planner import SolverSettings
         from planner.world import load_scenario
 
         if out is not None and _same_file(out, scenario):
@@ -172,7 +175,8 @@ def plan(
         if json_out not in (None, "-"):
             _check_writable(json_out, "--json")
         world = load_scenario(scenario)
-        result = plan_deployment(world, SolverSettings(time_limit_s=time_limit, workers=workers, seed=seed))
+        result, note = run_plan(world, SolverSettings(time_limit_s=time_limit, workers=workers, seed=seed),
+                                next_step=next_step, units=unit or None)
         console = _console(json_out == "-")
         wrote = False
         if out is not None and result.scenario is not None:
@@ -182,6 +186,8 @@ def plan(
             except OSError as exc:
                 raise ScenarioError(f"cannot write the plan: {exc.strerror}", location="--out", value=out) from None
             wrote = True
+        if note:
+            console.print(note)
         print_plan_report(result, console)
         if wrote:
             console.print(f"Wrote the planned scenario to {out}")

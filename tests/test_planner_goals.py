@@ -293,3 +293,48 @@ def test_every_plan_with_any_goal_passes_the_checker(enemies, wall, goal, n_unit
         assert sum(result.terms.values()) == pytest.approx(result.objective, abs=0.01)
     else:
         assert result.status in ("infeasible", "unknown")
+
+
+def test_infiltrate_alternation_step_by_step_on_the_command_line(tmp_path):
+    """plan --next places one Infiltrator at a time, alternating players, each legal against
+    everything already down; the last step's file passes planner check."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import yaml
+
+    from planner.world import load_scenario
+
+    def inf(uid):
+        return {"id": uid, "type": "Infantry", "rules": ["Infiltrate"], "setup": "infiltrate", "place": True,
+                "models": [marine(), marine()]}
+
+    data = small([{"id": "tac", "type": "Infantry", "models": [marine(20, 1.5)]}, inf("red-1")],
+                 [{"id": "dev", "type": "Infantry", "models": [marine(12, 14)]}, inf("blue-1"), inf("blue-2")],
+                 width=36, depth=24, terrain=[WALL], goals=[{"kind": "near_point", "x": 18, "y": 12}])
+    data["deployment_zones"][1]["polygon"] = [[0, 12], [36, 12], [36, 24], [0, 24]]
+    src = tmp_path / "step0.yaml"
+    src.write_text(yaml.safe_dump(data))
+    root = Path(__file__).resolve().parents[1]
+    order = []
+    for k in range(1, 4):
+        out = tmp_path / f"step{k}.yaml"
+        r = subprocess.run([sys.executable, "-m", "planner", "plan", str(src), "--next", "--out", str(out),
+                            "--time-limit", "20", "--workers", "1"], capture_output=True, text=True, cwd=root)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "Infiltrate alternation: placed" in r.stdout
+        w = load_scenario(out)
+        placed = [u for u in w.units.values() if u.id.startswith(("red-", "blue-")) and u.is_positioned]
+        assert len(placed) == k
+        new = max(placed, key=lambda u: u.setup.order)
+        assert new.setup.order == k and not new.record.place
+        order.append(new.player)
+        assert check_deployment(w).legal
+        src = out
+    assert order == ["red", "blue", "blue"]  # red first (first army in the file), then alternate
+    c = subprocess.run([sys.executable, "-m", "planner", "check", str(src)], capture_output=True, text=True, cwd=root)
+    assert c.returncode == 0, c.stdout + c.stderr
+    r = subprocess.run([sys.executable, "-m", "planner", "plan", str(src), "--next"], capture_output=True, text=True,
+                       cwd=root)
+    assert r.returncode == 2 and "nobody is next" in r.stderr

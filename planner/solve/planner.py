@@ -536,7 +536,10 @@ def _result(world: World, groups: list[Group], cands: dict[str, list[Candidate]]
     """The plan for the chosen candidates, re-checked by the independent checker."""
     planned_data = _with_positions(world, chosen)
     planned = Scenario.model_validate(planned_data)
-    report = check_deployment(resolve(planned, world.file, require_positions=True))
+    # every unit positioned, except units still to place in a later step (--next / --unit)
+    partial = any(u.record.place and u.on_battlefield and not u.is_positioned for u in world.units.values()
+                  if u.id not in chosen and u.id not in {m.id for g in groups for m in g.members})
+    report = check_deployment(resolve(planned, world.file, require_positions=not partial))
     iobj = sum(c.icost for c in chosen.values())
     obj = iobj / COST_SCALE
     best = gap = None
