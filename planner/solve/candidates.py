@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from shapely.geometry import Point
+import shapely
 
 from planner.geometry.measure import farthest_from, is_more_than_distance, is_within_distance, overlaps
 from planner.geometry.shapes import Footprint, clearance_inside, distance_to_polygon, footprint
@@ -367,6 +367,54 @@ class CandidateBuilder:
                                                 and e.unit.setup.order > u.setup.order)]
         return self._observers[key]
 
+    @cached_property
+    def _fixed_arrays(self):
+        fps = [(p.unit.id, f) for p in self.fixed for f in p.footprints]
+        xy = np.array([[f.cx, f.cy] for _, f in fps]).reshape(-1, 2)
+        r = np.array([f.outer_radius for _, f in fps])
+        return fps, xy, r
+
+    def _fixed_overlap(self, fps: list[Footprint]) -> str | None:
+        """The id of a fixed unit some base of ``fps`` overlaps (exact, as the checker), or None.
+        Bounding discs first, vectorised; exact tests only where they meet."""
+        fixed, xy, r = self._fixed_arrays
+        if not fixed:
+            return None
+        cx = np.array([[f.cx, f.cy] for f in fps])
+        cr = np.array([f.outer_radius for f in fps])
+        gap = np.hypot(cx[:, None, 0] - xy[None, :, 0], cx[:, None, 1] - xy[None, :, 1]) - cr[:, None] - r[None, :]
+        for i, j in zip(*np.nonzero(gap <= 0), strict=True):
+            if overlaps(fixed[j][1], fps[i]):
+                return fixed[j][0]
+        return None
+
+    def _nearest(self, placed: Placed, others: list[Placed]):
+        """As :meth:`Table.nearest_unit`; all-round bases are measured in one numpy pass (for
+        circles, centre distance less the radii is the exact distance)."""
+        if not others:
+            return None
+        key = id(others)
+        arr = self._enemy_arrays.get(key)
+        if arr is None or arr[0] is not others:
+            allc = all(f.kind == "circle" for o in others for f in o.footprints)
+            owner = np.array([k for k, o in enumerate(others) for _ in o.footprints])
+            idx = np.array([j for o in others for j in range(len(o.footprints))])
+            xy = np.array([[f.cx, f.cy] for o in others for f in o.footprints])
+            r = np.array([f.outer_radius for o in others for f in o.footprints])
+            arr = self._enemy_arrays[key] = (others, allc, owner, idx, xy, r)
+        _, allc, owner, idx, xy, r = arr
+        if not (allc and all(f.kind == "circle" for f in placed.footprints)):
+            return self.table.nearest_unit(placed, others)
+        cx = np.array([[f.cx, f.cy] for f in placed.footprints])
+        cr = np.array([f.a for f in placed.footprints])
+        d = np.hypot(cx[:, None, 0] - xy[None, :, 0], cx[:, None, 1] - xy[None, :, 1]) - cr[:, None] - r[None, :]
+        i, j = np.unravel_index(int(np.argmin(d)), d.shape)
+        return float(d[i, j]), int(i), others[owner[j]], int(idx[j])
+
+    @cached_property
+    def _enemy_arrays(self) -> dict:
+        return {}
+
     def judge(self, group: Group, fps: list[Footprint], *, exact_sight: bool = False
               ) -> tuple[Reason | None, float | None]:
         """Is this placement legal for everything that does not involve other placed units?
@@ -400,13 +448,15 @@ class CandidateBuilder:
             for f in fps:
                 if clearance_inside(f, region) < -TOLERANCE_IN:
                     return ("hh2.deployment.wholly_within_zone", None), None
-        for feat in t.no_go_features:
-            poly = t.terrain_polys[feat.id]
-            for f in fps:
-                if poly.distance(Point(f.cx, f.cy)) > f.outer_radius + 1e-3:
-                    continue
-                if distance_to_polygon(f, poly) < -TOLERANCE_IN:
-                    return ("hh2.terrain.impassable", feat.id), None
+        if t.no_go_features:
+            centres = shapely.points([(f.cx, f.cy) for f in fps])
+            radii = np.array([f.outer_radius for f in fps])
+            for feat in t.no_go_features:
+                poly = t.terrain_polys[feat.id]
+                near = np.nonzero(shapely.distance(poly, centres) <= radii + 1e-3)[0]
+                for k in near:
+                    if distance_to_polygon(fps[k], poly) < -TOLERANCE_IN:
+                        return ("hh2.terrain.impassable", feat.id), None
         near = None
         placed = Placed(u, tuple(fps), tuple(f"{m.unit_id}/{m.id}" for m in group.models))
         if u.method is SetupMethod.SCOUT:
@@ -414,24 +464,22 @@ class CandidateBuilder:
             if any(not is_within_distance(farthest_from(a, b), limit)
                    for (a, limit), b in zip(first, fps, strict=True)):
                 return ("hh2.scout.distance", None), None
-            n = t.nearest_unit(placed, self._enemies(u))
+            n = self._nearest(placed, self._enemies(u))
             if n is not None:
                 near = n[0]
                 if not is_more_than_distance(near, R.SCOUT_MORE_THAN_IN + self.margin):
                     return ("hh2.scout.more_than_9", n[2].unit.id), near
         if u.method is SetupMethod.INFILTRATE:
-            n = t.nearest_unit(placed, self._enemies(u))
+            n = self._nearest(placed, self._enemies(u))
             if n is not None:
                 near = n[0]
                 # keep a margin a player can reproduce with a tape measure
                 if not is_more_than_distance(near, R.INFILTRATE_HIDDEN_MORE_THAN_IN + self.margin):
                     return ("hh2.infiltrate.distance", n[2].unit.id), near
         # after the distance to the enemy (a base on an enemy base is also too close to it)
-        for p in self.fixed:
-            for a in p.footprints:
-                for f in fps:
-                    if overlaps(a, f):
-                        return ("hh2.bases.no_overlap", p.unit.id), near
+        hit = self._fixed_overlap(fps)
+        if hit is not None:
+            return ("hh2.bases.no_overlap", hit), near
         if u.method is SetupMethod.INFILTRATE and near is not None:
             if not is_more_than_distance(near, R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN + self.margin):
                 seen_by, _ = t.sight_from_any(self._enemies(u), placed, exact=exact_sight)

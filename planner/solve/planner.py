@@ -27,6 +27,7 @@ verdict.
 from __future__ import annotations
 
 import copy
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,6 +54,8 @@ from planner.solve.candidates import (
 from planner.solve.goals import Term, compile_goals
 from planner.units import TOLERANCE_IN
 from planner.world import World, resolve
+
+_DEBUG = bool(os.environ.get("PLANNER_DEBUG"))
 
 ProgressCallback = Callable[[float | None, float | None, float], None]
 """``on_progress(objective, bound, elapsed_s)``: objective and bound in objective units (None
@@ -300,7 +303,6 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
             x[g.id, c.index] = cp.new_bool_var(f"place[{g.id}@{c.index}]")
         cp.add_exactly_one(x[g.id, c.index] for c in cands[g.id]).with_name(f"hh2.placement.one[{g.id}]")
     tie = _tie(groups, cands)
-    notx = {k: v.Not() for k, v in x.items()}
     for a in range(len(groups)):
         for b in range(a + 1, len(groups)):
             if time.monotonic() > deadline:
@@ -314,12 +316,14 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
             for ca, cb in pairs:
                 by_a.setdefault(ca.index, []).append(cb.index)
             for ia, ibs in by_a.items():
-                # placing this candidate of ga rules out every candidate of gb it overlaps
-                cp.add_bool_and([notx[gb.id, ib] for ib in ibs]).only_enforce_if(x[ga.id, ia]).with_name(
+                # this candidate of ga and the candidates of gb it overlaps: at most one of them
+                # (gb places exactly one, so this is valid, and tighter than pairwise clauses)
+                cp.add_at_most_one([x[ga.id, ia]] + [x[gb.id, ib] for ib in ibs]).with_name(
                     f"hh2.bases.no_overlap[{ga.id}@{ia},{gb.id}]")
-    # ties (equal cost) are broken by candidate order, so equal plans come out the same every run;
-    # tie exceeds any sum of candidate indices, so the cost still comes first
-    cp.minimize(sum((c.icost * tie + c.index) * x[g.id, c.index] for g in groups for c in cands[g.id]))
+    # the cost alone: a tie-break term (candidate order) in the objective makes the optimality
+    # proof much harder (equal-cost plans would no longer be equal); ties are broken afterwards
+    # by _tie_break
+    cp.minimize(sum(c.icost * x[g.id, c.index] for g in groups for c in cands[g.id]))
     if hint is not None:
         for g in groups:
             for c in cands[g.id]:
@@ -328,13 +332,37 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
     solver.parameters.max_time_in_seconds = max(0.5, deadline - time.monotonic())
     solver.parameters.num_workers = settings.workers
     solver.parameters.random_seed = settings.seed
+    solver.parameters.log_search_progress = _DEBUG
     cb = _Progress(on_progress, tie, outside, t0) if on_progress is not None else None
     status = solver.solve(cp, cb) if cb is not None else solver.solve(cp)
     return status, solver, cp, x, tie
 
 
 def _tie(groups: list[Group], cands: dict[str, list[Candidate]]) -> int:
-    return 1 + sum(max(0, len(cands[g.id]) - 1) for g in groups)
+    return 1  # objective units per cost unit (no tie-break term in the objective)
+
+
+def _tie_break(cp: cp_model.CpModel, x, groups: list[Group], cands: dict[str, list[Candidate]],
+               chosen: dict[str, Candidate], settings: SolverSettings, until: float) -> dict[str, Candidate]:
+    """Among the plans of the same (optimal) cost, the one earliest in candidate order, so that
+    equal plans come out the same every run; within at most 2 s (else ``chosen`` as is)."""
+    budget = min(2.0, until - time.monotonic())
+    if budget <= 0.05:
+        return chosen
+    obj = sum(c.icost for c in chosen.values())
+    cp.add(sum(c.icost * x[g.id, c.index] for g in groups for c in cands[g.id]) <= obj)
+    cp.minimize(sum(c.index * x[g.id, c.index] for g in groups for c in cands[g.id]))
+    cp.clear_hints()
+    for g in groups:
+        for c in cands[g.id]:
+            cp.add_hint(x[g.id, c.index], c is chosen[g.id])
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = budget
+    solver.parameters.num_workers = 1
+    solver.parameters.random_seed = settings.seed
+    if solver.solve(cp) == cp_model.OPTIMAL:
+        return {g.id: next(c for c in cands[g.id] if solver.boolean_value(x[g.id, c.index])) for g in groups}
+    return chosen
 
 
 def _outside_bound(groups: list[Group], cands: dict[str, list[Candidate]],
@@ -478,8 +506,15 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
             if start is not None:
                 progress(sum(c.icost for c in start.values()) / COST_SCALE, None)
         outside, rest = _outside_bound(groups, cands, streams)
+        if _DEBUG:
+            print(f"[plan] round {rounds} t={time.monotonic() - t0:.1f} candidates "
+                  f"{[len(cands[g.id]) for g in groups]} outside {outside}", flush=True)
         status, solver, cp, x, tie = _solve(groups, cands, settings, deadline, conflicts, start, on_progress,
                                             outside, t0)
+        if _DEBUG:
+            print(f"[plan] solve {solver.status_name(status) if solver else None} t={time.monotonic() - t0:.1f} "
+                  f"obj {solver.objective_value if solver else None} bound "
+                  f"{solver.best_objective_bound if solver else None} tie {tie}", flush=True)
         if status == cp_model.MODEL_INVALID:
             raise SolverError(f"CP-SAT model invalid: {cp.validate()}")
         out_of_time = time.monotonic() >= builder.deadline
@@ -489,6 +524,7 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
             obj = sum(c.icost for c in chosen.values())
             if status == cp_model.OPTIMAL:
                 if outside is None or obj <= outside:
+                    chosen = _tie_break(cp, x, groups, cands, chosen, settings, deadline)
                     progress(obj / COST_SCALE, obj / COST_SCALE)
                     return done(chosen, "optimal", obj,
                                 f"optimal over {grid}: every candidate not taken costs at least the bound "
