@@ -24,7 +24,7 @@ from planner.world import load_scenario
 ROOT = Path(__file__).resolve().parents[1]
 LONG_EDGE = ROOT / "scenarios" / "long-edge-ravenguard-vs-ironhands.yaml"
 SHORT_EDGE = ROOT / "scenarios" / "short-edge-chogorian-vs-berserkers.yaml"
-PLAN = ROOT / "scenarios" / "plan-ravenguard-infiltrate.yaml"
+ROSTER_PLAN = ROOT / "scenarios" / "roster-strike-force-plan.yaml"
 
 
 class Tags(HTMLParser):
@@ -148,17 +148,20 @@ def test_check_formats_on_the_command_line(tmp_path):
         assert r.exit_code == 2 and "--format" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_plan_to_html_ruling_in_one_command(tmp_path):
-    """The README's one command: a planning scenario to an HTML ruling with the picture of the plan."""
-    r = CliRunner().invoke(app, ["plan", str(PLAN), "--time-limit", "10", "--format", "html",
+def test_roster_scenario_to_html_ruling_in_one_command(tmp_path):
+    """The README's one command: a scenario whose army is read from a roster, to an HTML ruling with
+    the picture of the plan (and --render writes the same picture as a PNG)."""
+    r = CliRunner().invoke(app, ["plan", str(ROSTER_PLAN), "--time-limit", "10", "--format", "html",
                                  "--render", str(tmp_path / "plan.png")])
     assert r.exit_code == 0, r.stderr
     doc = parse_html(r.stdout)
     ids = doc.ids()
-    assert doc.count("svg") == 1 and "solver" in ids
-    placed = {"rg-tactical": 10, "rg-breacher": 10, "rg-sabres": 2}
+    assert doc.count("svg") == 1 and "solver" in ids and "battlefield" in ids
+    world = load_scenario(ROSTER_PLAN)
+    placed = {u.id: len(u.models) for u in world.units.values() if u.record.place and u.on_battlefield}
+    assert placed["tactical-squad-legion"] == 8 and len(placed) >= 5
     for uid, n in placed.items():
-        assert sum(1 for i in ids if re.fullmatch(rf"base-{uid}-[^-]+", i)) == n
+        assert sum(1 for i in ids if re.fullmatch(rf"base-{re.escape(uid)}-[^-]+", i)) == n, uid
         assert f"unit-{uid}" in ids
     assert "LEGAL: every rule checked" in r.stdout
     assert (tmp_path / "plan.png").read_bytes()[:4] == b"\x89PNG"

@@ -129,8 +129,25 @@ def _add_geom(ax, geom, gid: str, clip=None, **kw) -> bool:
     return True
 
 
+NAMED_COLOURS = {"blue": "#1f5fbf", "red": "#c0392b", "green": "#2e8b57", "purple": "#8e44ad",
+                 "orange": "#d35400", "teal": "#16a085", "yellow": "#b7950b", "black": "#2c3e50",
+                 "white": "#95a5a6", "grey": "#7f8c8d", "gray": "#7f8c8d"}
+"""A player named after a colour is drawn in it (player 'red' in red)."""
+
+
 def _player_colours(world: World) -> dict[str, str]:
-    return {p: PLAYER_COLOURS[i % len(PLAYER_COLOURS)] for i, p in enumerate(world.players)}
+    """Colour of each player: its own name if it names a colour, else the next unused palette colour."""
+    out: dict[str, str] = {}
+    for p in world.players:
+        if p.lower() in NAMED_COLOURS:
+            out[p] = NAMED_COLOURS[p.lower()]
+    free = [c for c in PLAYER_COLOURS if c not in out.values()] or list(PLAYER_COLOURS)
+    k = 0
+    for p in world.players:
+        if p not in out:
+            out[p] = free[k % len(free)]
+            k += 1
+    return out
 
 
 def _terrain_style(t) -> tuple[dict, str]:
@@ -257,13 +274,19 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
             raise ScenarioError(f"no player or unit with this name (players: {', '.join(world.players)})",
                                 file=world.file, location="--exclusion", value=who)
         d = infiltrate_distances(world.scenario.ruleset)
-        styles = [(d.plain_in, "#ff8f00", 0.10, ":"), (d.hidden_in, "#d50000", 0.14, "-")]
+        styles = [(d.plain_in, "#ff8f00", 0.16, ":"), (d.hidden_in, "#d50000", 0.16, "-")]
         for dist, col, alpha, ls in styles:
+            geoms = []
             for e in world.enemies_of(player):
                 geom = unit_exclusion(e, dist)
-                if _add_geom(ax, geom, f"exclusion-{dist:g}-{_safe(e.id)}", facecolor=col, alpha=alpha,
-                             edgecolor=col, linewidth=0.8, linestyle=ls, zorder=3, clip=table):
+                # each enemy unit's own area as an outline; the union of them filled once (below)
+                if _add_geom(ax, geom, f"exclusion-{dist:g}-{_safe(e.id)}", facecolor="none", alpha=0.8,
+                             edgecolor=col, linewidth=0.45, linestyle=ls, zorder=3, clip=table):
                     summary.add("exclusion")
+                    geoms.append(geom)
+            if geoms:
+                _add_geom(ax, unary_union(geoms), f"excluded-{dist:g}", facecolor=col, alpha=alpha, edgecolor="none",
+                          zorder=2.9, clip=table)
             legend(Patch(facecolor=col, alpha=alpha + 0.1, edgecolor=col, linestyle=ls),
                    f"within {dist:g}\" of an enemy unit of {player}")
     if opts.legal_area is not None:
@@ -462,7 +485,7 @@ def render_bytes(world: World, fmt: str, report: LegalityReport | None = None,
         buf = io.BytesIO()
         try:
             meta = {"Date": None} if fmt == "svg" else {"Software": None}
-            fig.savefig(buf, format=fmt, dpi=opts.dpi, metadata=meta)
+            fig.savefig(buf, format=fmt, dpi=opts.dpi, metadata=meta, bbox_inches="tight", pad_inches=0.15)
         finally:
             plt.close(fig)
     return buf.getvalue(), summary

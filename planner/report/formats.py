@@ -77,6 +77,25 @@ def planned_world(result, world):
     return resolve(result.scenario, world.file)
 
 
+def plan_picture_options(result, world):
+    """Picture options for a plan: when it placed units by Infiltrate, the Infiltrate distances
+    around their enemies are drawn (what the plan had to keep clear of)."""
+    from planner.render import RenderOptions
+    from planner.schema import SetupMethod
+
+    infiltrators = [world.units[p.unit] for p in result.placements if p.unit in world.units
+                    and world.units[p.unit].method is SetupMethod.INFILTRATE]
+    if not infiltrators:
+        return RenderOptions()
+    from planner.render.areas import infiltrate_distances
+
+    try:
+        infiltrate_distances(world.scenario.ruleset)
+    except ScenarioError:  # a ruleset without Infiltrate distances: nothing to draw
+        return RenderOptions()
+    return RenderOptions(exclusion_for=infiltrators[0].player)
+
+
 def plan_output(result, world, fmt: str, render_path: str | None, console: Console) -> None:
     """Write the picture of the plan (if asked) and the plan report in ``fmt``."""
     from planner.render import render_bytes, render_file
@@ -86,8 +105,9 @@ def plan_output(result, world, fmt: str, render_path: str | None, console: Conso
         print_plan_report(result, console)
     pw = planned_world(result, world) if (render_path is not None or fmt in ("markdown", "html")) else world
     report = result.legality
+    opts = plan_picture_options(result, pw)
     if render_path is not None:
-        render_file(pw, render_path, report)
+        render_file(pw, render_path, report, opts)
     name = world.scenario.name or world.file
     if fmt == "json":
         sys.stdout.write(json.dumps(result.model_dump(mode="json", exclude={"scenario", "scenario_data"}), indent=2)
@@ -95,11 +115,11 @@ def plan_output(result, world, fmt: str, render_path: str | None, console: Conso
     elif fmt == "markdown":
         from planner.report.markdown import plan_markdown
 
-        png = None if render_path else render_bytes(pw, "png", report)[0]
+        png = None if render_path else render_bytes(pw, "png", report, opts)[0]
         sys.stdout.write(plan_markdown(result, scenario=name, picture_ref=render_path, png=png))
     elif fmt == "html":
         from planner.report.html import plan_html
 
-        sys.stdout.write(plan_html(result, scenario=name, svg=render_bytes(pw, "svg", report)[0]))
+        sys.stdout.write(plan_html(result, scenario=name, svg=render_bytes(pw, "svg", report, opts)[0]))
     if render_path is not None:
         console.print(f"Wrote the picture of the plan to {escape(render_path)}")
