@@ -6,6 +6,7 @@ import base64
 import io
 import json
 import re
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -113,7 +114,8 @@ def test_html_ruling_is_self_contained_and_complete(short_edge):
     assert doc.count("li") == len(report.violations) == 7
     ids = doc.ids()
     assert sum(1 for i in ids if i.startswith("base-")) == 73
-    assert "verdict" in ids and "legend" in ids
+    assert "verdict" in ids and "legend" in ids and "picture" in ids
+    assert len(ids) == len(set(ids)), [i for i in ids if ids.count(i) > 1][:5]
 
 
 def test_html_escapes_what_the_scenario_says(tmp_path):
@@ -177,6 +179,9 @@ def test_progress_draws_on_a_terminal_only():
     out = buf.getvalue()
     assert '15.500"' in out and '12.250"' in out and "20.97%" in out and "2.5 s" in out
     assert p.improvements == 2 and p.gap_text() == "20.97%"
+    # a terminal console on standard error while the report goes to a redirected standard output: nothing drawn
+    err = Console(file=io.StringIO(), force_terminal=True, stderr=True)
+    assert SolveProgress(err).enabled is sys.stdout.isatty()
     quiet = io.StringIO()
     with SolveProgress(Console(file=quiet), time_limit_s=10) as p:
         p.update(3.0, 1.0, 0.5)

@@ -49,7 +49,7 @@ def _table(headers, rows, *, broken: list[bool] | None = None, num_cols: tuple[i
 def _figure(svg: bytes | str | None, caption: str) -> list[str]:
     if not svg:
         return []
-    return ['<figure id="battlefield">', inline_svg(svg), f"<figcaption>{escape(caption)}</figcaption>", "</figure>"]
+    return ['<figure id="picture">', inline_svg(svg), f"<figcaption>{escape(caption)}</figcaption>", "</figure>"]
 
 
 def ruling_html(r: Ruling, svg: bytes | str | None, level: int = 1) -> list[str]:

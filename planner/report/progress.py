@@ -5,19 +5,39 @@
 elapsed seconds. It draws only when the console is a terminal; in a pipe or a file it does
 nothing, so that reports stay clean.
 
+Wiring (once ``plan_deployment`` takes an ``on_progress`` callback)::
+
+    with SolveProgress(console, time_limit_s=time_limit) as progress:
+        result = plan_deployment(world, settings, on_progress=progress.update)
+
+>>> import io
 >>> from rich.console import Console
->>> with SolveProgress(Console(file=open("/dev/null", "w"))) as p:   # not a terminal: silent
+>>> with SolveProgress(Console(file=io.StringIO())) as p:   # not a terminal: silent
 ...     p.update(12.5, 10.0, 1.2)
+>>> p.gap_text()
+'20.00%'
 """
 
 from __future__ import annotations
 
 import math
+import sys
 
 from rich.console import Console, Group
 from rich.live import Live
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table as RichTable
+
+
+def show_progress(console: Console) -> bool:
+    """True when a live display belongs on ``console``: it is a terminal, and so is standard output
+    (when the report goes to standard output, e.g. ``--format html > ruling.html``, and the console
+    is standard error, nothing is drawn)."""
+    if not console.is_terminal:
+        return False
+    if console.stderr:
+        return sys.stdout.isatty()
+    return True
 
 
 class SolveProgress:
@@ -26,9 +46,10 @@ class SolveProgress:
     ``time_limit_s`` (optional) makes the bar show the share of the time limit used.
     """
 
-    def __init__(self, console: Console, *, time_limit_s: float | None = None, title: str = "Planning"):
+    def __init__(self, console: Console, *, time_limit_s: float | None = None, title: str = "Planning",
+                 enabled: bool | None = None):
         self.console = console
-        self.enabled = console.is_terminal
+        self.enabled = show_progress(console) if enabled is None else enabled
         self.time_limit_s = time_limit_s
         self.title = title
         self.objective: float | None = None
