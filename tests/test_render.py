@@ -294,3 +294,46 @@ def test_deepstrike_render(tmp_path):
     r = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ds", "--render", str(out), "--resolution", "4"])
     assert r.exit_code == 0, r.output
     assert "heatmap" in svg_ids(out.read_bytes())
+
+
+def _path_extent(data: bytes, gid: str) -> tuple[float, float]:
+    """Width and height (SVG units) of the path(s) drawn in the group with id ``gid``."""
+    import re
+
+    root = ElementTree.fromstring(data)
+    group = next(el for el in root.iter() if el.get("id") == gid)
+    nums = [float(v) for p in group.iter(f"{SVG_NS}path") for v in re.findall(r"-?\d+(?:\.\d+)?", p.get("d", ""))]
+    xs, ys = nums[0::2], nums[1::2]
+    return max(xs) - min(xs), max(ys) - min(ys)
+
+
+def test_picture_is_to_scale(long_edge):
+    """The scale bar is 12" and a 32 mm base is 32 mm, measured against the 72" x 48" battlefield in the SVG."""
+    world, report = long_edge
+    data = render_bytes(world, "svg", report)[0]
+    bw, bh = _path_extent(data, "battlefield")
+    assert bw / bh == pytest.approx(72 / 48, rel=1e-4)
+    per_inch = bw / 72.0
+    assert _path_extent(data, "scalebar")[0] / per_inch == pytest.approx(12.0, rel=1e-4)
+    m = world.units["rg-tactical"].models[0]
+    assert m.base.diameter_mm == 32
+    w, h = _path_extent(data, f"base-rg-tactical-{m.id}")
+    assert w / per_inch == pytest.approx(mm_to_in(32), rel=1e-3) and h / per_inch == pytest.approx(mm_to_in(32), rel=1e-3)
+    hussar = world.units["ih-hussars"].models[0]  # oval, facing 270: its length runs up the page
+    w, h = _path_extent(data, f"base-ih-hussars-{hussar.id}")
+    assert h / per_inch == pytest.approx(mm_to_in(hussar.base.length_mm), rel=1e-3)
+    assert w / per_inch == pytest.approx(mm_to_in(hussar.base.width_mm), rel=1e-3)
+
+
+def test_same_svg_from_separate_processes(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    outs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"s{seed}.svg"
+        subprocess.run([sys.executable, "-m", "planner", "render", str(SHORT_EDGE), "--out", str(out)], check=True,
+                       capture_output=True, cwd=ROOT, timeout=300, env={**os.environ, "PYTHONHASHSEED": seed})
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1]

@@ -186,3 +186,18 @@ def test_progress_draws_on_a_terminal_only():
     with SolveProgress(Console(file=quiet), time_limit_s=10) as p:
         p.update(3.0, 1.0, 0.5)
     assert quiet.getvalue() == "" and p.objective == 3.0
+
+
+def test_plan_reports_without_a_plan_still_show_the_battlefield():
+    from planner.report.html import plan_html
+    from planner.report.markdown import plan_markdown
+    from planner.solve.planner import PlanResult
+
+    r = PlanResult(status="unknown", message="no plan within the time limit", wall_time_s=1.0)
+    page = plan_html(r, scenario="x <y>", svg=b'<?xml version="1.0"?>\n<svg id="s"></svg>')
+    doc = parse_html(page)
+    assert doc.count("figure", id="picture") == 1 and doc.count("svg") == 1
+    assert "x &lt;y&gt;" in page and "<?xml" not in page and "No plan to rule on." in page
+    assert "Solver status: unknown - no plan within the time limit" in page
+    md = plan_markdown(r, scenario="x", picture_ref="p.png")
+    assert "![The battlefield](p.png)" in md and "No plan to rule on." in md

@@ -104,4 +104,5 @@ def plan_html(result, *, scenario: str | None = None, svg: bytes | str | None = 
         body += ruling_html(build_ruling(result.legality, "Ruling on the planned deployment"), svg, level=2)
     else:
         body.append("<p>No plan to rule on.</p>")
+        body += _figure(svg, "The battlefield as given (units to place are listed under it).")
     return _page(title, body)

@@ -81,5 +81,5 @@ def plan_markdown(result, *, scenario: str | None = None, picture_ref: str | Non
         out += ruling_markdown(build_ruling(result.legality, "Ruling on the planned deployment"),
                                picture_markdown(picture_ref, png), level=2)
     else:
-        out += ["No plan to rule on.", ""]
+        out += ["No plan to rule on.", ""] + picture_markdown(picture_ref, png)
     return "\n".join(out) + "\n"
