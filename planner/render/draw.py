@@ -168,6 +168,26 @@ def _terrain_style(t) -> tuple[dict, str]:
     return dict(facecolor="#eeeeee", edgecolor="#9e9e9e", linewidth=0.8), "open terrain"
 
 
+LABEL_CHAR_IN = 0.36
+"""Estimated width of a unit-label character on the battlefield, inches (5.5 pt bold on a 10" axes)."""
+LABEL_HEIGHT_IN = 0.85
+
+
+def _label_spot(boxes: list, x: float, top: float, bottom: float, n_chars: int, width: float) -> tuple[float, float]:
+    """Where a unit's label goes: above the unit, else below it, else higher up, clear of the labels
+    already placed (``boxes`` is updated). Returns the label's bottom-centre."""
+    half = n_chars * LABEL_CHAR_IN / 2
+    x = min(max(x, half), width - half)
+    tries = [top + 0.35, bottom - 0.35 - LABEL_HEIGHT_IN] + [top + 0.35 + k * LABEL_HEIGHT_IN for k in range(1, 6)]
+    for y in tries:
+        box = (x - half, y, x + half, y + LABEL_HEIGHT_IN)
+        if all(box[2] <= b[0] or box[0] >= b[2] or box[3] <= b[1] or box[1] >= b[3] for b in boxes):
+            boxes.append(box)
+            return x, y
+    boxes.append((x - half, tries[0], x + half, tries[0] + LABEL_HEIGHT_IN))
+    return x, tries[0]
+
+
 def _safe(s: str) -> str:
     """An id-safe version of a name (ids stay readable; spaces become '_')."""
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in str(s))
@@ -287,8 +307,11 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
             if geoms:
                 _add_geom(ax, unary_union(geoms), f"excluded-{dist:g}", facecolor=col, alpha=alpha, edgecolor="none",
                           zorder=2.9, clip=table)
+            enemy_players = ", ".join(p for p in world.players if p != player)
+            why = (f"Infiltrate hidden needs more than {dist:g}\"" if dist == d.hidden_in
+                   else f"in plain sight more than {dist:g}\"")
             legend(Patch(facecolor=col, alpha=alpha + 0.1, edgecolor=col, linestyle=ls),
-                   f"within {dist:g}\" of an enemy unit of {player}")
+                   f"within {dist:g}\" of a unit of {enemy_players} ({why})")
     if opts.legal_area is not None:
         la = legal_area(world, opts.legal_area)
         if _add_geom(ax, la.certain, f"legal-{_safe(la.unit)}", facecolor="#00c853", alpha=0.22, edgecolor="#1b5e20",
@@ -305,6 +328,7 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
     from matplotlib.collections import LineCollection
 
     offtable: list[str] = []
+    label_boxes: list[tuple[float, float, float, float]] = []
     for u in world.units.values():
         c = colours.get(u.player, "#777777")
         placed = placed_models(u)
@@ -329,7 +353,9 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
         ax.add_collection(lc)
         xs = [fp.cx for _, fp in placed]
         top = max(fp.cy + fp.outer_radius for _, fp in placed)
-        lab = ax.text(float(np.mean(xs)), top + 0.35, u.id, fontsize=5.5, ha="center", va="bottom", color=c,
+        bottom = min(fp.cy - fp.outer_radius for _, fp in placed)
+        lx, ly = _label_spot(label_boxes, float(np.mean(xs)), top, bottom, len(u.id), W)
+        lab = ax.text(lx, ly, u.id, fontsize=5.5, ha="center", va="bottom", color=c,
                       fontweight="bold", zorder=6, clip_on=True)
         lab.set_gid(f"label-{_safe(u.id)}")
         summary.add("unit")
