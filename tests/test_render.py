@@ -337,3 +337,25 @@ def test_same_svg_from_separate_processes(tmp_path):
                        capture_output=True, cwd=ROOT, timeout=300, env={**os.environ, "PYTHONHASHSEED": seed})
         outs.append(out.read_bytes())
     assert outs[0] == outs[1]
+
+
+def test_scout_legal_area_is_within_the_move_and_clear_of_enemies(long_edge, tmp_path):
+    from shapely.geometry import Point
+
+    world, _ = long_edge
+    u = world.units["ih-outriders"]
+    la = legal_area(world, u.id)
+    assert "within 12\"" in la.what  # Cavalry: the 12" Scout move
+    starts = [footprint(m.base, p[0], p[1], p[2] if len(p) > 2 else m.facing) for m, p in zip(u.models, u.setup.from_, strict=True)]
+    enemy_fps = [fp for e in enemies_on_battlefield(world, u.player) for _, fp in placed_models(e)]
+    rng = np.random.default_rng(2)
+    minx, miny, maxx, maxy = la.certain.bounds
+    pts = [(x, y) for x, y in rng.uniform((minx, miny), (maxx, maxy), size=(300, 2))
+           if la.certain.contains(Point(x, y))][:40]
+    assert len(pts) >= 20
+    for x, y in pts:
+        p = Footprint("circle", x, y, 0.0)
+        assert min(signed_distance(p, fp) for fp in starts) <= 12.0 + 1e-3
+        assert min(signed_distance(p, fp) for fp in enemy_fps) > 9.0 - 1e-3
+    r = CliRunner().invoke(app, ["render", str(LONG_EDGE), "--out", str(tmp_path / "x.svg"), "--legal-area", "ih-tactical"])
+    assert r.exit_code == 2 and "embarked" in r.stderr and "ih-tactical-rhino" in r.stderr

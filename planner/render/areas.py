@@ -117,9 +117,10 @@ def legal_area(world: World, unit_id: str) -> LegalArea:
 
     Deployment zone: the zone minus no-go terrain. Infiltrate (HH2 p.242): the battlefield minus
     no-go terrain, more than the plain-sight distance from every enemy unit (certain), and the band
-    between the hidden and plain-sight distances (only if hidden). Scout: the battlefield minus
-    no-go terrain more than the Scout distance from every enemy unit (the 6"/12" move limit from
-    where each model stood is not shaded).
+    between the hidden and plain-sight distances (only if hidden). Scout (HH2 p.246): the battlefield
+    minus no-go terrain, within the unit's 6"/12" of where its models stood (the union over its
+    models: each model may only use the part round its own start) and more than 9" from every
+    enemy unit.
 
     Raises
     ------
@@ -137,10 +138,17 @@ def legal_area(world: World, unit_id: str) -> LegalArea:
         method = SetupMethod(u.setup.first) if u.setup.first else SetupMethod.DEPLOYMENT_ZONE
         more_than = getattr(importlib.import_module(f"planner.rules.{world.scenario.ruleset}"),
                             "SCOUT_MORE_THAN_IN", None)
-        if more_than is not None:
+        if more_than is not None and u.setup.from_ is not None:
+            from planner.legality.hh2 import scout_limit
+
+            limit = scout_limit(u)
+            starts = [footprint(m.base, p[0], p[1], p[2] if len(p) > 2 else m.facing)
+                      for m, p in zip(u.models, u.setup.from_, strict=True)]
+            reach = unary_union([outline(fp).buffer(limit, quad_segs=BUFFER_QUAD_SEGS) for fp in starts])
             excl = unary_union([unit_exclusion(e, more_than) for e in enemies_on_battlefield(world, u.player)])
-            return LegalArea(u.id, field.difference(excl), None,
-                             f"{u.id}: Scout, more than {more_than:g}\" from enemies (move limit not shaded)")
+            return LegalArea(u.id, field.intersection(reach).difference(excl), None,
+                             f"{u.id}: Scout, within {limit:g}\" of where its models stood (each model of its "
+                             f"own) and more than {more_than:g}\" from enemies")
     if method is SetupMethod.DEPLOYMENT_ZONE:
         zone_id = u.setup.zone or (world.zone_of(u.player).id if world.zone_of(u.player) else None)
         if zone_id is None:
@@ -158,9 +166,10 @@ def legal_area(world: World, unit_id: str) -> LegalArea:
         return LegalArea(u.id, certain, band,
                          f"{u.id}: Infiltrate, more than {d.plain_in:g}\" from enemies",
                          f"{u.id}: Infiltrate {d.hidden_in:g}\"-{d.plain_in:g}\", only if hidden")
-    raise ScenarioError(f"the unit is not set up on the battlefield (set-up {u.method.value}); "
-                        "for Deep Strike use 'planner deepstrike --render'", file=world.file,
-                        location="--legal-area", value=unit_id)
+    hint = ("; for Deep Strike use 'planner deepstrike --render'" if u.method is SetupMethod.RESERVES
+            else f"; draw the legal area of {u.setup.in_} instead" if u.method is SetupMethod.EMBARKED else "")
+    raise ScenarioError(f"the unit is not set up on the battlefield (set-up {u.method.value}){hint}",
+                        file=world.file, location="--legal-area", value=unit_id)
 
 
 def area(geom) -> float:
