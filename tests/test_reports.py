@@ -201,3 +201,25 @@ def test_plan_reports_without_a_plan_still_show_the_battlefield():
     assert "Solver status: unknown - no plan within the time limit" in page
     md = plan_markdown(r, scenario="x", picture_ref="p.png")
     assert "![The battlefield](p.png)" in md and "No plan to rule on." in md
+
+
+GOLDEN_MD = ROOT / "tests" / "golden" / "short-edge-ruling.md"
+
+
+def golden_markdown() -> str:
+    """The Markdown ruling of the short-edge scenario, picture linked (not embedded)."""
+    world = load_scenario(SHORT_EDGE)
+    report = check_deployment(world)
+    report.scenario = SHORT_EDGE.name
+    return check_markdown(report, picture_ref="short-edge.svg", title=f"Deployment ruling: {world.scenario.name}")
+
+
+def test_golden_markdown_ruling():
+    """Regenerate with ``python tests/test_reports.py`` after an intended change, and review the diff."""
+    expected = GOLDEN_MD.read_text(encoding="utf-8").splitlines()
+    assert golden_markdown().splitlines() == expected
+
+
+if __name__ == "__main__":
+    GOLDEN_MD.write_text(golden_markdown(), encoding="utf-8")
+    print(f"wrote {GOLDEN_MD.relative_to(ROOT)}")
