@@ -33,6 +33,9 @@ app = typer.Typer(
 EXIT_OK, EXIT_ILLEGAL, EXIT_INPUT, EXIT_NO_ANSWER = 0, 1, 2, 3
 
 JsonOpt = Annotated[str | None, typer.Option("--json", help="Write the JSON report to PATH, or '-' for stdout.")]
+FormatOpt = Annotated[str, typer.Option("--format", help="Report format on stdout: text, markdown, html (with the "
+                                                         "picture) or json.")]
+RenderOpt = Annotated[str | None, typer.Option("--render", help="Draw the battlefield to FILE.svg or FILE.png.")]
 
 
 def _console(json_to_stdout: bool) -> Console:
@@ -90,6 +93,18 @@ def _check_writable(target: str | None, option: str) -> None:
         raise ScenarioError("cannot write there", location=option, value=target)
 
 
+def _check_picture(target: str | None, scenario: str, option: str = "--render") -> None:
+    """Fail early for a picture file that is the input, has the wrong extension, or cannot be written."""
+    if target is None:
+        return
+    if _same_file(target, scenario):
+        raise ScenarioError("refusing to overwrite the input scenario with the picture", location=option,
+                            value=target)
+    if Path(target).suffix.lower() not in (".svg", ".png"):
+        raise ScenarioError("the picture file must end in .svg or .png", location=option, value=target)
+    _check_writable(target, option)
+
+
 def _run(fn) -> None:
     """Call ``fn`` and turn its result or error into the exit code (the one error boundary)."""
     try:
@@ -127,18 +142,22 @@ def check(
     scenario: Annotated[str, typer.Argument(help="Scenario file (YAML or JSON).")],
     json_out: JsonOpt = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every rule checked for every unit.")] = False,
+    fmt: FormatOpt = "text",
+    render_out: RenderOpt = None,
 ) -> None:
     """Check a deployment: exit 0 if legal, 1 if not, 2 for invalid input."""
 
     def go() -> int:
         from planner.legality.checker import check_deployment
-        from planner.report.text import print_check_report
+        from planner.report.formats import check_output, parse_format
         from planner.world import load_scenario
 
+        form = parse_format(fmt, json_out)
+        _check_picture(render_out, scenario)
         world = load_scenario(scenario, require_positions=True)
         report = check_deployment(world)
-        console = _console(json_out == "-")
-        print_check_report(report, console, verbose=verbose)
+        console = _console(json_out == "-" or form != "text")
+        check_output(world, report, form, render_out, console, verbose=verbose)
         _write_json(json_out, report.model_dump(mode="json"), [scenario])
         return EXIT_OK if report.legal else EXIT_ILLEGAL
 
@@ -155,6 +174,8 @@ def plan(
     next_step: Annotated[bool, typer.Option("--next", help="Place only the next Infiltrator of the alternation.")] = False,
     unit: Annotated[list[str] | None, typer.Option("--unit", help="Place only this marked unit (repeatable).")] = None,
     json_out: JsonOpt = None,
+    fmt: FormatOpt = "text",
+    render_out: RenderOpt = None,
 ) -> None:
     """Plan the marked units with CP-SAT, write the complete scenario and check it.
 
@@ -163,11 +184,14 @@ def plan(
 
     def go() -> int:
         from planner.io import dump_scenario
-        from planner.report.plan_text import print_plan_report
+        from planner.report.formats import parse_format, plan_output
+        from planner.report.progress import SolveProgress
         from planner.solve.command import run_plan
         from planner.solve.planner import SolverSettings
         from planner.world import load_scenario
 
+        form = parse_format(fmt, json_out)
+        _check_picture(render_out, scenario)
         if out is not None and _same_file(out, scenario):
             raise ScenarioError("refusing to overwrite the input scenario; choose another --out", location="--out",
                                 value=out)
@@ -175,9 +199,10 @@ def plan(
         if json_out not in (None, "-"):
             _check_writable(json_out, "--json")
         world = load_scenario(scenario)
-        result, note = run_plan(world, SolverSettings(time_limit_s=time_limit, workers=workers, seed=seed),
-                                next_step=next_step, units=unit or None)
-        console = _console(json_out == "-")
+        console = _console(json_out == "-" or form != "text")
+        with SolveProgress(console, time_limit_s=time_limit) as progress:
+            result, note = run_plan(world, SolverSettings(time_limit_s=time_limit, workers=workers, seed=seed),
+                                    next_step=next_step, units=unit or None, on_progress=progress.update)
         wrote = False
         if out is not None and result.scenario is not None:
             # write the plan before printing, so a closed pipe (`| head`) cannot lose it
@@ -188,7 +213,7 @@ def plan(
             wrote = True
         if note:
             console.print(note)
-        print_plan_report(result, console)
+        plan_output(result, world, form, render_out, console)
         if wrote:
             console.print(f"Wrote the planned scenario to {out}")
         _write_json(json_out, result.model_dump(mode="json", exclude={"scenario", "scenario_data"}), [scenario])
@@ -327,6 +352,8 @@ def deepstrike(
     n_sim: Annotated[int | None, typer.Option("--simulate", min=1, max=10_000_000, help="Replay N times.")] = None,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Random seed for --simulate.")] = 0,
     json_out: JsonOpt = None,
+    render_out: Annotated[str | None, typer.Option("--render", help="Draw the battlefield with the heat map to "
+                                                                     "FILE.svg or FILE.png.")] = None,
 ) -> None:
     """Deep Strike odds: clean landing, each mishap result and trigger, dangerous terrain, a goal point.
 
@@ -344,12 +371,57 @@ def deepstrike(
             _ruleset_option(ruleset)
         if map_file is not None:
             _check_writable(map_file, "--map")
+        _check_picture(render_out, scenario)
         if json_out not in (None, "-"):
             _check_writable(json_out, "--json")
         world = load_scenario(scenario)
         console = _console(json_out == "-")
-        data, code = run_deepstrike(world, unit, at, ruleset, orientation, map_file, resolution, best, near, within,
-                                    n_sim, seed, console)
+        if render_out is not None and at is None and not best and map_file is None:
+            data, code = {"scenario": world.file, "unit": unit}, 0  # only the picture was asked for
+        else:
+            data, code = run_deepstrike(world, unit, at, ruleset, orientation, map_file, resolution, best, near,
+                                        within, n_sim, seed, console)
+        if render_out is not None:
+            from planner.render.command import render_deepstrike
+
+            data["render"] = render_deepstrike(world, unit, ruleset, orientation, resolution, render_out, console)
+        _write_json(json_out, data, [scenario])
+        return code
+
+    _run(go)
+
+
+@app.command()
+def render(
+    scenario: Annotated[str, typer.Argument(help="Scenario file (units without positions are listed, not drawn).")],
+    out: Annotated[str, typer.Option("--out", help="Picture file: FILE.svg or FILE.png.")],
+    exclusion: Annotated[str | None, typer.Option("--exclusion", help="PLAYER or UNIT: shade the Infiltrate "
+                                                                      "distances around its enemy units.")] = None,
+    legal_area: Annotated[str | None, typer.Option("--legal-area", help="UNIT: shade where its bases may stand "
+                                                                        "for its set-up.")] = None,
+    sight_lines: Annotated[bool, typer.Option("--sight-lines/--no-sight-lines", help="Draw the sight lines the "
+                                                                                      "check used as evidence.")]
+    = True,
+    heat: Annotated[str | None, typer.Option("--heat", help="UNIT: overlay its Deep Strike heat map.")] = None,
+    resolution: Annotated[float, typer.Option("--resolution", min=0.1, max=12.0, help="Heat-map cell, inches.")]
+    = 1.0,
+    json_out: JsonOpt = None,
+) -> None:
+    """Draw the battlefield to scale: zones, terrain, objectives, every base, and the check's evidence.
+
+    Exit 0 when the picture is written (whatever the verdict), 2 for invalid input.
+    """
+
+    def go() -> int:
+        from planner.render.command import run_render
+        from planner.world import load_scenario
+
+        _check_picture(out, scenario, "--out")
+        if json_out not in (None, "-"):
+            _check_writable(json_out, "--json")
+        world = load_scenario(scenario)
+        data, code = run_render(world, out, exclusion=exclusion, legal=legal_area, sight_lines=sight_lines,
+                                heat_unit=heat, resolution=resolution, console=_console(json_out == "-"))
         _write_json(json_out, data, [scenario])
         return code
 

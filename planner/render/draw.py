@@ -1,0 +1,537 @@
+"""The battlefield picture: matplotlib (Agg backend), SVG or PNG, the same bytes for the same input.
+
+Everything is drawn to scale in inches (x along the width, y along the depth, origin at the
+lower-left corner). SVG elements carry ids that name what they are, so that a picture can be
+checked by parsing it:
+
+- ``battlefield``, ``zone-<zone>``, ``terrain-<feature>``, ``objective-<id>``;
+- ``base-<unit>-<model>`` (one per model on the battlefield, its true outline), ``facing-<unit>``,
+  ``label-<unit>``;
+- overlays: ``exclusion-<D>-<unit>`` (points within D" of an enemy unit), ``legal-<unit>`` and
+  ``legal-hidden-<unit>``, ``sightline-clear-<unit>-<k>``, ``sightline-blocked-<unit>-<observer>``,
+  ``violation-<unit>[-<model>]``, ``measure-<unit>-<k>``, ``heatmap``;
+- ``legend``, ``scalebar``, ``offtable`` (units embarked or in reserves).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from shapely.geometry import LineString, MultiPolygon, Point, Polygon
+from shapely.geometry.polygon import orient
+from shapely.ops import nearest_points, unary_union
+
+from planner.errors import ScenarioError
+from planner.legality.report import LegalityReport
+from planner.render.areas import (
+    DRAW_POINTS,
+    infiltrate_distances,
+    legal_area,
+    outline,
+    placed_models,
+    unit_exclusion,
+)
+from planner.schema import SetupMethod, TerrainKind, TerrainTrait
+from planner.world import World
+
+PLAYER_COLOURS = ("#1f5fbf", "#c0392b", "#2e8b57", "#8e44ad", "#d35400", "#16a085")
+"""Colours of the players, in the order their armies appear in the scenario."""
+
+SVG_HASH_SALT = "deployment-planner"
+SCALE_BAR_IN = 12.0
+
+
+@dataclass
+class HeatMap:
+    """A grid of values in [0, 1] at cell centres ``xs`` x ``ys`` (inches): ``values[j, i]`` at (xs[i], ys[j])."""
+
+    xs: np.ndarray
+    ys: np.ndarray
+    values: np.ndarray
+    label: str = "P(mishap)"
+
+
+@dataclass
+class RenderOptions:
+    """What to draw over the battlefield.
+
+    ``exclusion_for``: a player or unit id; the Infiltrate exclusion areas (more-than distances of
+    the ruleset) are drawn around that player's enemy units. ``legal_area``: a unit id; where its
+    bases may stand for its set-up is shaded. ``sight_lines`` and ``violations`` draw the evidence
+    of the legality report (if one is given). ``heat``: a Deep Strike heat map.
+    """
+
+    exclusion_for: str | None = None
+    legal_area: str | None = None
+    sight_lines: bool = True
+    violations: bool = True
+    heat: HeatMap | None = None
+    title: str | None = None
+    dpi: int = 110
+
+
+@dataclass
+class RenderSummary:
+    """What was drawn (counts by kind), for reports and tests."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    legend: list[str] = field(default_factory=list)
+
+    def add(self, kind: str, n: int = 1) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + n
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return matplotlib, plt
+
+
+def _path(geom):
+    """A matplotlib Path of a shapely (Multi)Polygon, holes included."""
+    from matplotlib.path import Path as MplPath
+
+    polys = list(geom.geoms) if isinstance(geom, MultiPolygon) else [geom] if isinstance(geom, Polygon) else \
+        [g for g in getattr(geom, "geoms", []) if isinstance(g, Polygon)]
+    verts, codes = [], []
+    for p in polys:
+        if p.is_empty:
+            continue
+        p = orient(p, 1.0)
+        for ring in [p.exterior, *p.interiors]:
+            cs = np.asarray(ring.coords)
+            verts.extend(cs.tolist())
+            codes.extend([MplPath.MOVETO] + [MplPath.LINETO] * (len(cs) - 2) + [MplPath.CLOSEPOLY])
+    if not verts:
+        return None
+    return MplPath(np.asarray(verts), codes)
+
+
+def _add_geom(ax, geom, gid: str, clip=None, **kw) -> bool:
+    """Add a shapely geometry as one patch with id ``gid`` (limits are fixed, so not recomputed)."""
+    from matplotlib.patches import PathPatch
+
+    p = _path(geom)
+    if p is None:
+        return False
+    patch = PathPatch(p, **kw)
+    patch.set_gid(gid)
+    ax.add_artist(patch)  # add_patch would recompute the data limits from every Bezier segment (slow)
+    if clip is not None:
+        patch.set_clip_path(clip)
+    return True
+
+
+NAMED_COLOURS = {"blue": "#1f5fbf", "red": "#c0392b", "green": "#2e8b57", "purple": "#8e44ad",
+                 "orange": "#d35400", "teal": "#16a085", "yellow": "#b7950b", "black": "#2c3e50",
+                 "white": "#95a5a6", "grey": "#7f8c8d", "gray": "#7f8c8d"}
+"""A player named after a colour is drawn in it (player 'red' in red)."""
+
+
+def _player_colours(world: World) -> dict[str, str]:
+    """Colour of each player: its own name if it names a colour, else the next unused palette colour."""
+    out: dict[str, str] = {}
+    for p in world.players:
+        if p.lower() in NAMED_COLOURS:
+            out[p] = NAMED_COLOURS[p.lower()]
+    free = [c for c in PLAYER_COLOURS if c not in out.values()] or list(PLAYER_COLOURS)
+    k = 0
+    for p in world.players:
+        if p not in out:
+            out[p] = free[k % len(free)]
+            k += 1
+    return out
+
+
+def _terrain_style(t) -> tuple[dict, str]:
+    """Patch style and legend name of a terrain feature (buildings, impassable, blocking, difficult)."""
+    if t.building is not None:
+        return dict(facecolor="#8d6e63", edgecolor="#3e2723", hatch="//", linewidth=1.2), "building"
+    if t.is_impassable:
+        return dict(facecolor="#424242", edgecolor="#000000", hatch="x", linewidth=1.0), "impassable"
+    if t.blocks_line_of_sight:
+        solid = t.kind is TerrainKind.SOLID
+        return dict(facecolor="#9e9e9e" if solid else "#a5d6a7", edgecolor="#424242", linewidth=1.0,
+                    hatch=None if solid else "\\"), ("blocks line of sight (solid)" if solid
+                                                     else "blocks line of sight (area)")
+    if TerrainTrait.DANGEROUS in t.traits:
+        return dict(facecolor="#ffe0b2", edgecolor="#e65100", hatch="..", linewidth=1.0), "dangerous"
+    if TerrainTrait.DIFFICULT in t.traits:
+        return dict(facecolor="#fff9c4", edgecolor="#9e9d24", hatch="..", linewidth=0.8), "difficult"
+    return dict(facecolor="#eeeeee", edgecolor="#9e9e9e", linewidth=0.8), "open terrain"
+
+
+LABEL_CHAR_IN = 0.36
+"""Estimated width of a unit-label character on the battlefield, inches (5.5 pt bold on a 10" axes)."""
+LABEL_HEIGHT_IN = 0.85
+
+
+def _label_spot(boxes: list, x: float, top: float, bottom: float, n_chars: int, width: float) -> tuple[float, float]:
+    """Where a unit's label goes: above the unit, else below it, else higher up, clear of the labels
+    already placed (``boxes`` is updated). Returns the label's bottom-centre."""
+    half = n_chars * LABEL_CHAR_IN / 2
+    x = min(max(x, half), width - half)
+    tries = [top + 0.35, bottom - 0.35 - LABEL_HEIGHT_IN] + [top + 0.35 + k * LABEL_HEIGHT_IN for k in range(1, 6)]
+    for y in tries:
+        box = (x - half, y, x + half, y + LABEL_HEIGHT_IN)
+        if all(box[2] <= b[0] or box[0] >= b[2] or box[3] <= b[1] or box[1] >= b[3] for b in boxes):
+            boxes.append(box)
+            return x, y
+    boxes.append((x - half, tries[0], x + half, tries[0] + LABEL_HEIGHT_IN))
+    return x, tries[0]
+
+
+def _safe(s: str) -> str:
+    """An id-safe version of a name (ids stay readable; spaces become '_')."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in str(s))
+
+
+def build_figure(world: World, report: LegalityReport | None = None, options: RenderOptions | None = None):
+    """Draw the battlefield; return (figure, :class:`RenderSummary`). The caller closes the figure.
+
+    Raises
+    ------
+    ScenarioError
+        An overlay names an unknown unit/player or cannot be drawn for this ruleset.
+    """
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    opts = options or RenderOptions()
+    _, plt = _plt()
+    bf = world.scenario.battlefield
+    W, D = float(bf.width), float(bf.depth)
+    colours = _player_colours(world)
+    summary = RenderSummary()
+    handles: list = []
+    names: list[str] = []
+
+    def legend(handle, name: str) -> None:
+        if name not in names:
+            handles.append(handle)
+            names.append(name)
+
+    ax_w = 10.0
+    ax_h = ax_w * (D + 6.0) / (W + 2.0)
+    fig = plt.figure(figsize=(ax_w + 4.2, ax_h + 0.8))
+    ax = fig.add_axes((0.05, 0.06, ax_w / (ax_w + 4.2) * 0.95, 0.86))
+    ax.set_aspect("equal")
+    ax.set_xlim(-1.0, W + 1.0)
+    ax.set_ylim(-5.0, D + 1.0)
+    ax.set_xticks(np.arange(0.0, W + 0.01, 6.0))
+    ax.set_yticks(np.arange(0.0, D + 0.01, 6.0))
+    ax.tick_params(labelsize=7)
+    for side in ("top", "right", "bottom", "left"):
+        ax.spines[side].set_visible(False)
+    title = opts.title or world.scenario.name or (Path(world.file).name if world.file else "scenario")
+    ax.set_title(f"{title} ({world.scenario.ruleset}, {W:g}\" x {D:g}\")", fontsize=10)
+
+    from matplotlib.patches import Rectangle
+
+    table = Rectangle((0, 0), W, D, facecolor="#f5f3ee", edgecolor="#333333", linewidth=1.5, zorder=0)
+    table.set_gid("battlefield")
+    ax.add_patch(table)
+    ax.grid(True, color="#dddddd", linewidth=0.4, zorder=0.5)
+    ax.set_axisbelow(True)
+
+    # deployment zones
+    for z in world.scenario.deployment_zones:
+        c = colours.get(z.player, "#777777")
+        if _add_geom(ax, Polygon(z.polygon), f"zone-{_safe(z.id)}", facecolor=c, alpha=0.12, edgecolor=c,
+                     linewidth=1.2, linestyle="--", zorder=1):
+            summary.add("zone")
+        legend(Patch(facecolor=c, alpha=0.25, edgecolor=c, linestyle="--"), f"deployment zone: {z.player}")
+
+    # Deep Strike heat map (under terrain and models)
+    if opts.heat is not None:
+        hm = opts.heat
+        step_x = float(hm.xs[1] - hm.xs[0]) if len(hm.xs) > 1 else 1.0
+        step_y = float(hm.ys[1] - hm.ys[0]) if len(hm.ys) > 1 else 1.0
+        im = ax.imshow(hm.values, origin="lower", extent=(hm.xs[0] - step_x / 2, hm.xs[-1] + step_x / 2,
+                                                          hm.ys[0] - step_y / 2, hm.ys[-1] + step_y / 2),
+                       vmin=0.0, vmax=1.0, cmap="magma_r", alpha=0.7, zorder=1.5, interpolation="nearest")
+        im.set_gid("heatmap")
+        cb = fig.colorbar(im, ax=ax, fraction=0.025, pad=0.01)
+        cb.set_label(hm.label, fontsize=8)
+        summary.add("heatmap")
+
+    # terrain
+    for t in world.scenario.terrain:
+        style, kind = _terrain_style(t)
+        if _add_geom(ax, Polygon(t.footprint), f"terrain-{_safe(t.id)}", zorder=2, alpha=0.85, **style):
+            summary.add("terrain")
+        legend(Patch(**{k: v for k, v in style.items() if k != "linewidth"}), f"terrain: {kind}")
+        cx, cy = Polygon(t.footprint).representative_point().coords[0]
+        txt = ax.text(cx, cy, t.name or t.id, fontsize=5, ha="center", va="center", color="#212121", zorder=2.1,
+                      clip_on=True)
+        txt.set_gid(f"name-terrain-{_safe(t.id)}")
+
+    # objectives
+    from matplotlib.patches import Circle
+
+    for o in world.scenario.objectives:
+        r = o.diameter_mm / 25.4 / 2.0
+        circ = Circle((o.x, o.y), r, facecolor="#ffd54f", edgecolor="#5d4037", linewidth=1.2, zorder=2.5)
+        circ.set_gid(f"objective-{_safe(o.id)}")
+        ax.add_patch(circ)
+        ax.text(o.x, o.y - r - 0.5, o.id, fontsize=5.5, ha="center", va="top", zorder=2.5)
+        summary.add("objective")
+        legend(Line2D([], [], marker="o", linestyle="", markerfacecolor="#ffd54f", markeredgecolor="#5d4037"),
+               "objective marker")
+
+    # overlays under the models: exclusion areas and legal area
+    if opts.exclusion_for is not None:
+        who = opts.exclusion_for
+        player = world.units[who].player if who in world.units else who
+        if player not in world.players:
+            raise ScenarioError(f"no player or unit with this name (players: {', '.join(world.players)})",
+                                file=world.file, location="--exclusion", value=who)
+        d = infiltrate_distances(world.scenario.ruleset)
+        styles = [(d.plain_in, "#ff8f00", 0.16, ":"), (d.hidden_in, "#d50000", 0.16, "-")]
+        for dist, col, alpha, ls in styles:
+            geoms = []
+            for e in world.enemies_of(player):
+                geom = unit_exclusion(e, dist)
+                # each enemy unit's own area as an outline; the union of them filled once (below)
+                if _add_geom(ax, geom, f"exclusion-{dist:g}-{_safe(e.id)}", facecolor="none", alpha=0.8,
+                             edgecolor=col, linewidth=0.45, linestyle=ls, zorder=3, clip=table):
+                    summary.add("exclusion")
+                    geoms.append(geom)
+            if geoms:
+                _add_geom(ax, unary_union(geoms), f"excluded-{dist:g}", facecolor=col, alpha=alpha, edgecolor="none",
+                          zorder=2.9, clip=table)
+            enemy_players = ", ".join(p for p in world.players if p != player)
+            why = (f"Infiltrate hidden needs more than {dist:g}\"" if dist == d.hidden_in
+                   else f"in plain sight more than {dist:g}\"")
+            legend(Patch(facecolor=col, alpha=alpha + 0.1, edgecolor=col, linestyle=ls),
+                   f"within {dist:g}\" of a unit of {enemy_players} ({why})")
+    if opts.legal_area is not None:
+        la = legal_area(world, opts.legal_area)
+        if _add_geom(ax, la.certain, f"legal-{_safe(la.unit)}", facecolor="#00c853", alpha=0.22, edgecolor="#1b5e20",
+                     linewidth=0.8, zorder=3.2):
+            summary.add("legal")
+        legend(Patch(facecolor="#00c853", alpha=0.3, edgecolor="#1b5e20"), f"bases may stand: {la.what}")
+        if la.if_hidden is not None and _add_geom(ax, la.if_hidden, f"legal-hidden-{_safe(la.unit)}",
+                                                  facecolor="none", edgecolor="#2e7d32", hatch="////",
+                                                  linewidth=0.5, zorder=3.2):
+            summary.add("legal")
+            legend(Patch(facecolor="none", edgecolor="#2e7d32", hatch="////"), la.what_hidden or "only if hidden")
+
+    # models
+    from matplotlib.collections import LineCollection
+
+    offtable: list[str] = []
+    label_boxes: list[tuple[float, float, float, float]] = []
+    for u in world.units.values():
+        c = colours.get(u.player, "#777777")
+        placed = placed_models(u)
+        if not placed:
+            if u.method is SetupMethod.EMBARKED:
+                offtable.append(f"{u.id} (embarked in {u.setup.in_})")
+            elif u.method is SetupMethod.RESERVES:
+                offtable.append(f"{u.id} (reserves{', ' + u.setup.arrival if u.setup.arrival != 'reserves' else ''})")
+            elif u.on_battlefield:
+                offtable.append(f"{u.id} (not yet placed)")
+            continue
+        ticks = []
+        for m, fp in placed:
+            if _add_geom(ax, outline(fp, DRAW_POINTS), f"base-{_safe(u.id)}-{_safe(m.id)}", facecolor=c, alpha=0.75,
+                         edgecolor="#111111", linewidth=0.5, zorder=4):
+                summary.add("base")
+            ang = math.radians(m.facing)
+            reach = fp.support(math.cos(ang), math.sin(ang)) - (fp.cx * math.cos(ang) + fp.cy * math.sin(ang))
+            ticks.append([(fp.cx, fp.cy), (fp.cx + reach * math.cos(ang), fp.cy + reach * math.sin(ang))])
+        lc = LineCollection(ticks, colors="#ffffff", linewidths=0.6, zorder=4.1)
+        lc.set_gid(f"facing-{_safe(u.id)}")
+        ax.add_collection(lc)
+        xs = [fp.cx for _, fp in placed]
+        top = max(fp.cy + fp.outer_radius for _, fp in placed)
+        bottom = min(fp.cy - fp.outer_radius for _, fp in placed)
+        lx, ly = _label_spot(label_boxes, float(np.mean(xs)), top, bottom, len(u.id), W)
+        lab = ax.text(lx, ly, u.id, fontsize=5.5, ha="center", va="bottom", color=c,
+                      fontweight="bold", zorder=6, clip_on=True)
+        lab.set_gid(f"label-{_safe(u.id)}")
+        summary.add("unit")
+        legend(Patch(facecolor=c, alpha=0.75, edgecolor="#111111"), f"models of {u.player}")
+    legend(Line2D([], [], color="#555555", linewidth=0.8), "facing (white tick on each base)")
+
+    # the report's evidence
+    if report is not None:
+        _draw_evidence(ax, world, report, opts, summary, legend)
+
+    # heat map legend entry
+    if opts.heat is not None:
+        legend(Patch(facecolor="#b7377a", alpha=0.7), f"Deep Strike heat map: {opts.heat.label}")
+
+    # scale bar (inches), under the battlefield
+    sb_y = -2.6
+    bar = Line2D([0, SCALE_BAR_IN], [sb_y, sb_y], color="#000000", linewidth=2.0, solid_capstyle="butt")
+    bar.set_gid("scalebar")
+    ax.add_line(bar)
+    for k, x in enumerate(np.arange(0.0, SCALE_BAR_IN + 0.01, 3.0)):
+        tick = Line2D([x, x], [sb_y - 0.35, sb_y + 0.35], color="#000000", linewidth=1.0)
+        tick.set_gid(f"scalebar-tick-{k}")
+        ax.add_line(tick)
+    ax.text(SCALE_BAR_IN + 0.6, sb_y, f"{SCALE_BAR_IN:g}\" (ticks every 3\")", fontsize=6.5, va="center")
+    if offtable:
+        import textwrap
+
+        lines = textwrap.wrap("Off the battlefield: " + "; ".join(offtable), width=int(W * 2.2))
+        ot = ax.text(SCALE_BAR_IN + 14.0, sb_y, "\n".join(lines[:3] + (["..."] if len(lines) > 3 else [])),
+                     fontsize=5.5, va="center")
+        ot.set_gid("offtable")
+
+    leg = fig.legend(handles, names, loc="upper left", bbox_to_anchor=(0.05 + ax_w / (ax_w + 4.2) * 0.95 + 0.005,
+                                                                         0.92),
+                     fontsize=6.5, frameon=True, title="Legend", title_fontsize=8)
+    leg.set_gid("legend")
+    summary.legend = list(names)
+    return fig, summary
+
+
+def _draw_evidence(ax, world: World, report: LegalityReport, opts: RenderOptions, summary: RenderSummary,
+                   legend) -> None:
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    def unit_outline(uid: str):
+        u = world.units.get(uid)
+        if u is None:
+            return None
+        parts = [outline(fp, DRAW_POINTS) for _, fp in placed_models(u)]
+        return unary_union(parts) if parts else None
+
+    def model_outline(uid: str, mid: str | None):
+        u = world.units.get(uid)
+        if u is None or mid is None:
+            return None
+        mid = mid.split("/", 1)[1] if "/" in mid else mid
+        for m, fp in placed_models(u):
+            if m.id == mid:
+                return outline(fp, DRAW_POINTS)
+        return None
+
+    drawn: set[str] = set()
+    k_line = 0
+    for ur in report.units:
+        for f in ur.findings:
+            ev = f.evidence
+            if opts.sight_lines and ev.sight_line and len(ev.sight_line) == 2:
+                (x0, y0), (x1, y1) = ev.sight_line
+                ln = Line2D([x0, x1], [y0, y1], color="#d50000", linewidth=1.1, linestyle="-", marker="o",
+                            markersize=2.5, zorder=7)
+                ln.set_gid(f"sightline-clear-{_safe(f.unit)}-{k_line}")
+                ax.add_line(ln)
+                k_line += 1
+                summary.add("sightline")
+                legend(Line2D([], [], color="#d50000", marker="o", markersize=2.5),
+                       "clear sight line (evidence: the unit is seen)")
+            if opts.sight_lines and f.passed and ev.blocking_features and ev.observer_units:
+                target = unit_outline(f.unit)
+                blockers = {t.id: Polygon(t.footprint) for t in world.scenario.terrain
+                            if t.id in ev.blocking_features}
+                for obs in ev.observer_units:
+                    src = unit_outline(obs)
+                    if target is None or src is None:
+                        continue
+                    a, b = src.centroid, target.centroid
+                    seg = LineString([a, b])
+                    crossed = []
+                    for tid, poly in blockers.items():
+                        inter = seg.intersection(poly)
+                        if inter.is_empty:
+                            continue
+                        crossed.append((min(seg.project(Point(c)) for g in getattr(inter, "geoms", [inter])
+                                            for c in g.coords), tid))
+                    if not crossed:
+                        continue
+                    dist, tid = min(crossed)
+                    hit = seg.interpolate(dist)
+                    gid = f"sightline-blocked-{_safe(f.unit)}-{_safe(obs)}"
+                    if gid in drawn:
+                        continue
+                    drawn.add(gid)
+                    ln = Line2D([a.x, b.x], [a.y, b.y], color="#616161", linewidth=0.7, linestyle=(0, (3, 2)),
+                                zorder=6.5)
+                    ln.set_gid(gid)
+                    ax.add_line(ln)
+                    mk = Line2D([hit.x], [hit.y], marker="X", color="#000000", markersize=5, linestyle="",
+                                zorder=6.6)
+                    mk.set_gid(f"{gid}-at-{_safe(tid)}")
+                    ax.add_line(mk)
+                    summary.add("sightline")
+                    legend(Line2D([], [], color="#616161", linewidth=0.7, linestyle=(0, (3, 2)), marker="X",
+                                  markersize=4, markerfacecolor="#000000"),
+                           "blocked sight line (centre to centre; X = blocking feature)")
+            if opts.violations and not f.passed:
+                geom = model_outline(f.unit, f.model)
+                gid = f"violation-{_safe(f.unit)}" + (f"-{_safe(f.model)}" if geom is not None else "")
+                if geom is None:
+                    geom = unit_outline(f.unit)
+                if geom is not None and gid not in drawn:
+                    drawn.add(gid)
+                    ring = geom.buffer(0.45, quad_segs=8).difference(geom.buffer(0.12, quad_segs=8)).simplify(0.005)
+                    if _add_geom(ax, ring, gid, facecolor="#ff1744", edgecolor="none", alpha=0.9, zorder=5):
+                        summary.add("violation")
+                    legend(Patch(facecolor="#ff1744"), "violation (rule broken here)")
+                # the measurement behind a broken distance rule
+                if ev.nearest_enemy_unit and ev.nearest_enemy_model and f.measured is not None:
+                    mine = model_outline(f.unit, ev.model or f.model)
+                    theirs = model_outline(ev.nearest_enemy_unit, ev.nearest_enemy_model)
+                    if mine is not None and theirs is not None:
+                        p, q = nearest_points(mine, theirs)
+                        ln = Line2D([p.x, q.x], [p.y, q.y], color="#ff1744", linewidth=1.2, zorder=7)
+                        ln.set_gid(f"measure-{_safe(f.unit)}-{k_line}")
+                        ax.add_line(ln)
+                        k_line += 1
+                        ax.text((p.x + q.x) / 2, (p.y + q.y) / 2, f"{f.measured:.2f}\"", fontsize=6, color="#b71c1c",
+                                zorder=7, ha="center", va="bottom")
+                        summary.add("measure")
+                        legend(Line2D([], [], color="#ff1744", linewidth=1.2), "measured distance of a violation")
+
+
+def render_bytes(world: World, fmt: str, report: LegalityReport | None = None,
+                 options: RenderOptions | None = None) -> tuple[bytes, RenderSummary]:
+    """The picture as ``fmt`` ('svg' or 'png') bytes, deterministic for the same input."""
+    matplotlib, plt = _plt()
+    if fmt not in ("svg", "png"):
+        raise ScenarioError("the picture must be .svg or .png", location="--render", value=fmt)
+    opts = options or RenderOptions()
+    rc = {"svg.hashsalt": SVG_HASH_SALT, "svg.fonttype": "none", "font.family": "DejaVu Sans",
+          "path.simplify": False, "hatch.linewidth": 0.5}
+    with matplotlib.rc_context(rc):
+        fig, summary = build_figure(world, report, opts)
+        buf = io.BytesIO()
+        try:
+            meta = {"Date": None} if fmt == "svg" else {"Software": None}
+            fig.savefig(buf, format=fmt, dpi=opts.dpi, metadata=meta, bbox_inches="tight", pad_inches=0.15)
+        finally:
+            plt.close(fig)
+    return buf.getvalue(), summary
+
+
+def render_file(world: World, target: str | Path, report: LegalityReport | None = None,
+                options: RenderOptions | None = None, *, option: str = "--render") -> RenderSummary:
+    """Write the picture to ``target`` (.svg or .png by its extension).
+
+    Raises
+    ------
+    ScenarioError
+        Another extension, or the file cannot be written (naming ``option``).
+    """
+    ext = Path(target).suffix.lower().lstrip(".")
+    if ext not in ("svg", "png"):
+        raise ScenarioError("the picture file must end in .svg or .png", location=option, value=str(target))
+    data, summary = render_bytes(world, ext, report, options)
+    try:
+        Path(target).write_bytes(data)
+    except OSError as exc:
+        raise ScenarioError(f"cannot write the picture: {exc.strerror}", location=option, value=str(target)) from None
+    return summary

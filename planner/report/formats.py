@@ -1,0 +1,125 @@
+"""``--format text|markdown|html|json`` and ``--render FILE`` for ``planner check`` and ``planner plan``.
+
+Markdown, HTML and JSON go to standard output (redirect them to a file); the text report, and
+notes such as "wrote the picture", go to the console (standard error when the report is on
+standard output). HTML embeds the picture as inline SVG; Markdown links the ``--render`` file if
+one is written, else embeds a PNG as a ``data:`` URI.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from rich.console import Console
+from rich.markup import escape
+
+from planner.errors import ScenarioError
+
+FORMATS = ("text", "markdown", "html", "json")
+_ALIASES = {"md": "markdown", "htm": "html", "txt": "text"}
+
+
+def parse_format(value: str, json_out: str | None) -> str:
+    """The report format named by ``--format``.
+
+    Raises
+    ------
+    ScenarioError
+        An unknown format, or ``--json -`` together with a format that also writes to standard output.
+    """
+    fmt = _ALIASES.get(value.lower(), value.lower())
+    if fmt not in FORMATS:
+        raise ScenarioError(f"unknown report format; choose one of {', '.join(FORMATS)}", location="--format",
+                            value=value)
+    if fmt != "text" and json_out == "-":
+        raise ScenarioError("--json - and this format both write to standard output; give --json a file name",
+                            location="--format", value=value)
+    return fmt
+
+
+def check_output(world, report, fmt: str, render_path: str | None, console: Console, *, verbose: bool) -> None:
+    """Write the picture (if asked) and the check report in ``fmt``."""
+    from planner.render import render_bytes, render_file
+    from planner.report.text import print_check_report
+
+    if render_path is not None:
+        render_file(world, render_path, report)
+    if fmt == "text":
+        print_check_report(report, console, verbose=verbose)
+    elif fmt == "json":
+        sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
+    elif fmt == "markdown":
+        from planner.report.markdown import check_markdown
+
+        png = None if render_path else render_bytes(world, "png", report)[0]
+        sys.stdout.write(check_markdown(report, picture_ref=render_path, png=png, title=_title(world)))
+    else:
+        from planner.report.html import check_html
+
+        svg = render_bytes(world, "svg", report)[0]
+        sys.stdout.write(check_html(report, svg=svg, title=_title(world)))
+    if render_path is not None:
+        console.print(f"Wrote the battlefield picture to {escape(render_path)}")
+
+
+def _title(world) -> str:
+    name = world.scenario.name or (world.file or "scenario")
+    return f"Deployment ruling: {name}"
+
+
+def planned_world(result, world):
+    """The world of the planned scenario (or the input world when there is no plan)."""
+    from planner.world import resolve
+
+    if result.scenario is None:
+        return world
+    return resolve(result.scenario, world.file)
+
+
+def plan_picture_options(result, world):
+    """Picture options for a plan: when it placed units by Infiltrate, the Infiltrate distances
+    around their enemies are drawn (what the plan had to keep clear of)."""
+    from planner.render import RenderOptions
+    from planner.schema import SetupMethod
+
+    infiltrators = [world.units[p.unit] for p in result.placements if p.unit in world.units
+                    and world.units[p.unit].method is SetupMethod.INFILTRATE]
+    if not infiltrators:
+        return RenderOptions()
+    from planner.render.areas import infiltrate_distances
+
+    try:
+        infiltrate_distances(world.scenario.ruleset)
+    except ScenarioError:  # a ruleset without Infiltrate distances: nothing to draw
+        return RenderOptions()
+    return RenderOptions(exclusion_for=infiltrators[0].player)
+
+
+def plan_output(result, world, fmt: str, render_path: str | None, console: Console) -> None:
+    """Write the picture of the plan (if asked) and the plan report in ``fmt``."""
+    from planner.render import render_bytes, render_file
+    from planner.report.plan_text import print_plan_report
+
+    if fmt == "text":
+        print_plan_report(result, console)
+    pw = planned_world(result, world) if (render_path is not None or fmt in ("markdown", "html")) else world
+    report = result.legality
+    opts = plan_picture_options(result, pw)
+    if render_path is not None:
+        render_file(pw, render_path, report, opts)
+    name = world.scenario.name or world.file
+    if fmt == "json":
+        sys.stdout.write(json.dumps(result.model_dump(mode="json", exclude={"scenario", "scenario_data"}), indent=2)
+                         + "\n")
+    elif fmt == "markdown":
+        from planner.report.markdown import plan_markdown
+
+        png = None if render_path else render_bytes(pw, "png", report, opts)[0]
+        sys.stdout.write(plan_markdown(result, scenario=name, picture_ref=render_path, png=png))
+    elif fmt == "html":
+        from planner.report.html import plan_html
+
+        sys.stdout.write(plan_html(result, scenario=name, svg=render_bytes(pw, "svg", report, opts)[0]))
+    if render_path is not None:
+        console.print(f"Wrote the picture of the plan to {escape(render_path)}")

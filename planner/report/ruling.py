@@ -1,0 +1,179 @@
+"""The content of a ruling, shared by the Markdown and HTML reports: words, not markup.
+
+A ruling reads like a judge's: the verdict, the violations, then per unit how it was set up and
+each rule with its measured value, requirement, margin and evidence, and finally the rules
+applied with their meaning and source (from the ruleset module).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from planner.legality.report import Evidence, Finding, LegalityReport, UnitReport
+
+
+def fmt_inches(v: float | None) -> str:
+    """A distance in inches, 3 decimals ('' for None; -0.000 shown as 0.000)."""
+    if v is None:
+        return ""
+    if abs(v) < 5e-4:
+        v = 0.0
+    return f'{v:.3f}"'
+
+
+def fmt_margin(v: float | None) -> str:
+    if v is None:
+        return ""
+    if abs(v) < 5e-4:
+        v = 0.0
+    return f'{v:+.3f}"'
+
+
+def fmt_measured(f: Finding) -> str:
+    """The measured value with its unit: models for capacity rules, inches otherwise."""
+    if f.measured is None:
+        return ""
+    if "capacity" in f.rule:
+        return f"{f.measured:g} models"
+    return fmt_inches(f.measured)
+
+
+def fmt_margin_of(f: Finding) -> str:
+    if f.margin is None:
+        return ""
+    if "capacity" in f.rule:
+        return f"{f.margin:+g} models"
+    return fmt_margin(f.margin)
+
+
+def evidence_text(ev: Evidence) -> str:
+    """The evidence of a finding in one sentence (empty if there is none)."""
+    parts: list[str] = []
+    if ev.model:
+        parts.append(f"measured model {ev.model}")
+    if ev.nearest_enemy_unit:
+        who = ev.nearest_enemy_unit + (f"/{ev.nearest_enemy_model}" if ev.nearest_enemy_model else "")
+        parts.append(f"nearest enemy {who}")
+    if ev.other_model:
+        parts.append(f"other side: {ev.other_model}")
+    if ev.terrain_feature:
+        parts.append(f"terrain {ev.terrain_feature}")
+    if ev.observer_units:
+        parts.append(f"checked line of sight from {len(ev.observer_units)} enemy unit(s): "
+                     + ", ".join(ev.observer_units))
+    if ev.seen_by:
+        parts.append(f"seen by {ev.seen_by}")
+    if ev.sight_line:
+        (x0, y0), (x1, y1) = ev.sight_line[0], ev.sight_line[-1]
+        parts.append(f"clear line ({x0:.2f}, {y0:.2f}) to ({x1:.2f}, {y1:.2f})")
+    if ev.blocking_features:
+        parts.append("sight blocked by " + ", ".join(ev.blocking_features))
+    if ev.note:
+        parts.append(f"note: {ev.note}")
+    return "; ".join(parts)
+
+
+@dataclass
+class RuleRow:
+    """One row of a unit's table."""
+
+    rule: str
+    verdict: str
+    model: str
+    measured: str
+    required: str
+    margin: str
+    finding: str
+    evidence: str
+    passed: bool
+
+
+@dataclass
+class UnitRuling:
+    unit: str
+    name: str
+    player: str
+    setup: str
+    legal: bool
+    summary: str
+    rows: list[RuleRow] = field(default_factory=list)
+
+
+@dataclass
+class Ruling:
+    """Everything a ruling says, as plain text pieces."""
+
+    title: str
+    ruleset: str
+    legal: bool
+    verdict: str
+    violations: list[str]
+    units: list[UnitRuling]
+    rules: list[tuple[str, str, str]]
+    """(rule id, meaning, source) of every rule that appears in the findings."""
+
+
+def unit_summary(u: UnitReport) -> str:
+    if u.legal:
+        tight = (f"; tightest margin {fmt_margin(u.tightest_margin)} on {u.tightest_rule}"
+                 if u.tightest_margin is not None and u.tightest_rule else "")
+        return f"legal: {len(u.findings)} rule(s) checked, all passed{tight}"
+    failed = [f for f in u.findings if not f.passed]
+    return f"ILLEGAL: breaks {len(failed)} of {len(u.findings)} rule(s): " + ", ".join(sorted({f.rule for f in failed}))
+
+
+def build_ruling(report: LegalityReport, title: str | None = None) -> Ruling:
+    """The ruling of a legality report (rule meanings and sources from ``planner rules``)."""
+    from planner.errors import UnknownRulesetError
+    from planner.rules.registry import find_ruleset
+
+    try:
+        known = {r.id: r for r in find_ruleset(report.ruleset).rules}
+    except UnknownRulesetError:  # an unknown ruleset still gets a ruling, without meanings
+        known = {}
+    units: list[UnitRuling] = []
+    used: list[str] = []
+    for u in report.units:
+        rows = []
+        for f in u.findings:
+            if f.rule not in used:
+                used.append(f.rule)
+            rows.append(RuleRow(f.rule, "passed" if f.passed else "BROKEN", f.model or "", fmt_measured(f), f.required,
+                                fmt_margin_of(f), f.message, evidence_text(f.evidence), f.passed))
+        units.append(UnitRuling(u.unit, u.name, u.player, u.setup, u.legal, unit_summary(u), rows))
+    violations = []
+    for v in report.violations:
+        where = f"{v.unit}" + (f" model {v.model}" if v.model else "")
+        meas = f" (measured {v.measured:.3f}, needs {v.required})" if v.measured is not None else \
+            f" (needs {v.required})"
+        violations.append(f"{where}: {v.message}{meas} [{v.rule}]")
+    n = len(report.violations)
+    verdict = ("LEGAL: every rule checked for every unit passed." if report.legal else
+               f"ILLEGAL: {n} violation{'s' if n != 1 else ''}.")
+    rules = [(r, known[r].meaning if r in known else "", known[r].source if r in known else "") for r in used]
+    return Ruling(title or f"Deployment ruling: {report.scenario or 'scenario'}", report.ruleset, report.legal,
+                  verdict, violations, units, rules)
+
+
+def plan_lines(result) -> list[str]:
+    """The solver's account of a plan (status, objective, bound, gap, time), one statement a line."""
+    lines = [f"Solver status: {result.status} - {result.message}"]
+    if result.objective is not None:
+        bound = (f"best bound {result.best_bound:.3f}\", gap {result.gap:.2%}" if result.best_bound is not None
+                 and result.gap is not None else "no bound")
+        lines.append(f"Objective: {result.objective:.3f}\" ({bound}); wall time {result.wall_time_s:.2f} s")
+        for name, value in result.terms.items():
+            lines.append(f"Term {name}: {value:.3f}\"")
+    else:
+        lines.append(f"Wall time {result.wall_time_s:.2f} s")
+    return lines
+
+
+PLACEMENT_HEADERS = ("unit", "formation", "anchor (in)", "sum of model distances to goal", "nearest enemy",
+                     "candidates")
+
+
+def placement_rows(result) -> list[tuple[str, ...]]:
+    return [(p.unit, p.formation, f"({p.anchor[0]:g}, {p.anchor[1]:g})", f"{p.distance_to_target:.2f}\"",
+             "" if p.nearest_enemy is None else f"{p.nearest_enemy:.3f}\"", str(p.candidates))
+            for p in result.placements]
