@@ -1,0 +1,216 @@
+"""Threats, denial and min-max against brute force over a coarse grid (issue #7).
+
+Brute force: every combination of my candidate placements, and for every enemy anchor the
+independent checker (or, where the combinations are many, the exact Infiltrate predicate
+``ArrivalSpace.legal_one``, itself compared with the checker on the single-unit case).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+
+from planner.adversary.deny import DenySettings, build_screen, deny, greedy
+from planner.adversary.legal_area import ArrivalSpace, enemy_group, fixed_units
+from planner.adversary.minmax import minmax
+from planner.adversary.threats import check_with, find_threats, parse_goal, point_distance
+from planner.errors import ScenarioError
+from planner.legality.table import Placed, Table
+from planner.schema import Scenario
+from planner.world import resolve
+
+GRID = 3.0
+SETTINGS = DenySettings(time_limit_s=30, workers=1, seed=0, grid_in=GRID, enemy_grid_in=GRID, candidates_per_unit=50)
+R32 = 16 / 25.4
+
+
+def marine(x=None, y=None):
+    m = {"base": {"diameter_mm": 32}}
+    if x is not None:
+        m.update(x=x, y=y)
+    return m
+
+
+def scenario(mine, enemy_setup="reserves", enemy_at=None, width=24, depth=18, terrain=None):
+    return {
+        "ruleset": "hh2",
+        "battlefield": {"width": width, "depth": depth},
+        "deployment_zones": [
+            {"id": "me-z", "player": "me", "polygon": [[0, 0], [width, 0], [width, 5], [0, 5]]},
+            {"id": "en-z", "player": "en", "polygon": [[0, depth - 5], [width, depth - 5], [width, depth],
+                                                        [0, depth]]},
+        ],
+        # a wall across the middle: hides some of the 9"-12" ring from my units
+        "terrain": terrain if terrain is not None else [
+            {"id": "wall", "kind": "solid", "traits": ["blocks_line_of_sight"],
+             "footprint": [[7, 8.5], [14, 8.5], [14, 9.5], [7, 9.5]]}],
+        "armies": [
+            {"player": "me", "units": mine},
+            {"player": "en", "units": [{"id": "inf", "type": "Infantry", "rules": ["Infiltrate"],
+                                        "setup": enemy_setup, "models": [marine(*enemy_at) if enemy_at else marine()]}]},
+        ],
+    }
+
+
+def world_of(data):
+    w = resolve(Scenario.model_validate(data))
+    w.raw = data
+    return w
+
+
+def checker_legal_anchors(world, space, extra=None):
+    """Brute force with the checker: the anchors where some formation of the enemy is legal."""
+    out = set()
+    for p in space.all_positions:
+        if p.anchor in out:
+            continue
+        rep = check_with(world, space, p, extra)
+        if rep.legal:
+            out.add(p.anchor)
+    return out
+
+
+def _space(world):
+    g = enemy_group(world, "inf")
+    t = Table(world)
+    return ArrivalSpace(world, g, fixed_units(t, {"inf"}), GRID, table=t)
+
+
+def test_threats_agree_with_the_checker_on_every_anchor_and_the_best_reply():
+    data = scenario([{"id": "a", "type": "Infantry", "models": [marine(9, 3)]},
+                     {"id": "b", "type": "Infantry", "models": [marine(18, 3)]}])
+    w = world_of(data)
+    r = find_threats(w, "inf", parse_goal("near_point:10,6", w), GRID)
+    brute = checker_legal_anchors(w, _space(w))
+    assert set(map(tuple, r.legal_cells)) == brute
+    assert r.legal_area_sq_in == pytest.approx(len(brute) * GRID ** 2)
+    # brute force best: the legal anchor whose base comes closest to (10, 6)
+    best = min(max(0.0, math.hypot(x - 10, y - 6) - R32) for x, y in brute)
+    assert r.best.value == pytest.approx(best)
+    assert r.best.legal is True
+    # some legal anchor lies within 12" of my units only because the wall hides it
+    hidden = [(x, y) for x, y in brute if min(math.hypot(x - 9, y - 3), math.hypot(x - 18, y - 3)) - 2 * R32 <= 12]
+    assert hidden, "the wall should hide part of the 9\"-12\" ring"
+    assert all(y > 9.5 for _, y in hidden)
+
+
+def test_threat_goals_sight_and_hidden_near_are_checked_placements():
+    data = scenario([{"id": "a", "type": "Infantry", "models": [marine(9, 3)]},
+                     {"id": "b", "type": "Infantry", "models": [marine(18, 3)]}])
+    w = world_of(data)
+    s = find_threats(w, "inf", parse_goal("sight", w), GRID)
+    sp = _space(w)
+    mine = sp.observers
+    seen = [sum(sp.table.sight_from_any([sp.placed(p)], m, exact=True)[0] is not None for m in mine)
+            for p in sp.positions]
+    assert s.best.value == max(seen) and s.best.legal
+    h = find_threats(w, "inf", parse_goal("hidden_near:10,10", w), GRID)
+    assert h.best.legal and h.best.value <= 12.0
+    brute = []
+    for p in sp.positions:
+        d = point_distance(p.footprints, (10, 10))
+        if d <= 12 and sp.legal_one(p, []) and sp.table.sight_from_any(mine, sp.placed(p), exact=True)[0] is None:
+            brute.append(d)
+    assert h.best.value == pytest.approx(min(brute))
+
+
+def test_threats_boundary_more_than_9_inches():
+    # my marine at (3, 3) and the enemy on the 3" grid: centre 12.0 + 2r apart is exactly 12" (not
+    # more than 12"): legal only hidden; no terrain, so illegal
+    data = scenario([{"id": "a", "type": "Infantry", "models": [marine(3, 3)]}], terrain=[])
+    w = world_of(data)
+    r = find_threats(w, "inf", parse_goal(None, w), GRID)
+    for x, y in r.legal_cells:
+        assert math.hypot(x - 3, y - 3) - 2 * R32 > 12.0
+    assert r.best.legal
+
+
+def test_unknown_enemy_unit_and_a_unit_without_infiltrate_are_input_errors():
+    data = scenario([{"id": "a", "type": "Infantry", "models": [marine(3, 3)]}])
+    w = world_of(data)
+    with pytest.raises(ScenarioError, match="no unit with this id"):
+        find_threats(w, "nope", parse_goal(None, w), GRID)
+    with pytest.raises(ScenarioError, match="cannot Infiltrate"):
+        find_threats(w, "a", parse_goal(None, w), GRID)
+    with pytest.raises(ScenarioError, match="unknown goal"):
+        parse_goal("closest", w)
+
+
+def test_denial_one_unit_matches_checker_brute_force():
+    data = scenario([{"id": "a", "type": "Infantry", "place": True, "models": [marine()]}])
+    w = world_of(data)
+    r = deny(w, "inf", SETTINGS)
+    assert r.status == "optimal" and r.legal
+    screen = build_screen(w, ["inf"], SETTINGS)
+    sp = screen.spaces[0]
+    brute = {}
+    for c in screen.cands["a"]:
+        brute[c.anchor] = len(checker_legal_anchors(w, sp, c.positions))
+    assert r.area_sq_in == pytest.approx(min(brute.values()) * GRID ** 2)
+    assert brute[r.placements[0].anchor] == min(brute.values())
+    assert r.enemy_best.legal
+
+
+def _brute_combos(screen):
+    ids = [g.id for g in screen.groups]
+    for combo in itertools.product(*(screen.cands[i] for i in ids)):
+        if any(a.overlaps(b) for a, b in itertools.combinations(combo, 2)):
+            continue
+        yield dict(zip(ids, combo, strict=True))
+
+
+def _legal_exact(screen, chosen):
+    """Direct exact predicate (the checker's rule, not the CP-SAT relations)."""
+    sp = screen.spaces[0]
+    mine = [Placed(g.host, chosen[g.id].footprints, tuple(f"{m.unit_id}/{m.id}" for m in g.models))
+            for g in screen.groups]
+    return [p for p in sp.positions if sp.legal_one(p, mine)]
+
+
+def test_denial_two_units_and_protected_point_match_brute_force():
+    data = scenario([{"id": "a", "type": "Infantry", "place": True, "models": [marine()]},
+                     {"id": "b", "type": "Infantry", "place": True, "models": [marine(), marine()]}],
+                    width=36, depth=21)
+    w = world_of(data)
+    screen = build_screen(w, ["inf"], SETTINGS)
+    areas = {}
+    for chosen in _brute_combos(screen):
+        legal = _legal_exact(screen, chosen)
+        areas[tuple(c.anchor for c in chosen.values())] = (len({p.anchor for p in legal}), legal)
+    best = min(v[0] for v in areas.values())
+    r = deny(w, "inf", SETTINGS)
+    assert r.status == "optimal" and r.legal
+    assert r.anchors_left == best
+    assert r.greedy_area_sq_in >= r.area_sq_in
+    # protect (12, 8) by 6": feasible iff some combination leaves no legal base within 6"
+    protect = (12.0, 8.0, 6.0)
+    ok = [k for k, (n, legal) in areas.items()
+          if all(point_distance(p.footprints, protect[:2]) > 6.0 for p in legal)]
+    rp = deny(w, "inf", SETTINGS, protect=protect)
+    if ok:
+        assert rp.status == "optimal" and rp.legal
+        assert rp.anchors_left == min(areas[k][0] for k in ok)
+        assert all(math.hypot(x - 12, y - 8) - R32 > 6.0 for x, y in rp.legal_cells)
+    else:
+        assert rp.status == "infeasible"
+    # greedy is a legal deployment too
+    g = greedy(screen)
+    assert len(g) == 2 and not g["a"].overlaps(g["b"])
+
+
+def test_minmax_value_matches_brute_force_and_replies_pass_the_checker():
+    data = scenario([{"id": "a", "type": "Infantry", "place": True, "models": [marine()]},
+                     {"id": "b", "type": "Infantry", "place": True, "models": [marine()]}])
+    w = world_of(data)
+    point = (12.0, 6.0)
+    screen = build_screen(w, ["inf"], SETTINGS, target=point)
+    cap = math.hypot(24, 18)
+    brute = max(min((point_distance(p.footprints, point) for p in _legal_exact(screen, chosen)), default=cap)
+                for chosen in _brute_combos(screen))
+    r = minmax(w, ["inf"], point, SETTINGS)
+    assert r.status == "optimal"
+    assert r.value_in == pytest.approx(brute)
+    assert r.gap_in == 0.0
+    assert r.enemy_replies and all(e.legal for e in r.enemy_replies)
