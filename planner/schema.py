@@ -497,7 +497,26 @@ class NearPointGoal(Record):
     weight: Num = Field(default=1.0, gt=0)
 
 
-Goal = Annotated[NearPointGoal, Field(discriminator="kind")]
+class DenyGoal(Record):
+    """Screening (issue #7): place the marked units so that the enemy unit's legal Infiltrate area
+    is as small as possible; with ``protect`` and ``radius`` (inches), no legal arrival of it may
+    have a base within ``radius`` of the point. Routed by ``planner plan`` to
+    :func:`planner.adversary.deny.deny`."""
+
+    kind: Literal["deny"] = "deny"
+    enemy_unit: str = Field(min_length=1, description="Id of the enemy unit that Infiltrates after my set-up.")
+    protect: Point | None = None
+    radius: Num | None = Field(default=None, gt=0, le=1000)
+    weight: Num = Field(default=1.0, gt=0)
+
+    @model_validator(mode="after")
+    def _protect_and_radius(self) -> DenyGoal:
+        if (self.protect is None) != (self.radius is None):
+            raise ValueError("give both 'protect' (a point) and 'radius', or neither")
+        return self
+
+
+Goal = Annotated[NearPointGoal | DenyGoal, Field(discriminator="kind")]
 
 
 # --------------------------------------------------------------------------- scenario

@@ -8,7 +8,11 @@ independent checker (or, where the combinations are many, the exact Infiltrate p
 from __future__ import annotations
 
 import itertools
+import json
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -214,3 +218,47 @@ def test_minmax_value_matches_brute_force_and_replies_pass_the_checker():
     assert r.value_in == pytest.approx(brute)
     assert r.gap_in == 0.0
     assert r.enemy_replies and all(e.legal for e in r.enemy_replies)
+
+
+# ----------------------------------------------------------------------------- CLI on real files
+ROOT = Path(__file__).resolve().parents[1]
+DENY_SMALL = ROOT / "tests" / "assets" / "deny-small.yaml"
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "planner", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=300)
+
+
+def test_cli_plan_with_a_deny_goal_writes_a_legal_screen_and_threats_agree(tmp_path):
+    out = tmp_path / "screen.yaml"
+    js = tmp_path / "deny.json"
+    p = _cli("plan", str(DENY_SMALL), "--time-limit", "30", "--workers", "1", "--out", str(out), "--json", str(js))
+    assert p.returncode == 0, p.stdout + p.stderr
+    report = json.loads(js.read_text())
+    assert report["status"] == "optimal" and report["legal"] is True
+    assert report["area_sq_in"] <= report["greedy_area_sq_in"] <= report["area_before_sq_in"]
+    assert "legal arrivals left" in p.stdout
+    c = _cli("check", str(out))
+    assert c.returncode == 0, c.stdout
+    t = _cli("threats", str(out), "--enemy-unit", "inf", "--goal", "near_point:18,6", "--json", "-")
+    assert t.returncode == 0, t.stderr
+    threat = json.loads(t.stdout)
+    # the threat command measures the same legal area on the planned deployment
+    assert threat["legal_area_sq_in"] == pytest.approx(report["area_sq_in"])
+    assert threat["best"]["legal"] is True
+
+
+def test_cli_threats_bad_input_exits_2_naming_the_option():
+    p = _cli("threats", str(DENY_SMALL), "--enemy-unit", "nope")
+    assert p.returncode == 2
+    assert "--enemy-unit" in p.stderr and "nope" in p.stderr
+    p = _cli("threats", str(DENY_SMALL), "--enemy-unit", "inf", "--goal", "near_point:x")
+    assert p.returncode == 2 and "--goal" in p.stderr
+
+
+def test_deny_goal_needs_protect_and_radius_together():
+    data = scenario([{"id": "a", "type": "Infantry", "place": True, "models": [marine()]}])
+    data["goals"] = [{"kind": "deny", "enemy_unit": "inf", "protect": [10, 10]}]
+    with pytest.raises(ValueError, match="radius"):
+        Scenario.model_validate(data)

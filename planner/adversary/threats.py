@@ -260,7 +260,7 @@ def ascii_map(world: World, grid_in: float, cells: set[tuple[float, float]], min
     """A text picture of the battlefield, one character per grid cell, top row = far edge:
     ``o`` a legal arrival anchor, ``#`` my models, ``T`` blocking or impassable terrain, ``X`` the
     marked placement, ``+`` the protected disc, ``.`` elsewhere."""
-    from shapely.geometry import Point, Polygon
+    from shapely.geometry import Polygon, box
 
     bf = world.scenario.battlefield
     g = grid_in
@@ -274,7 +274,7 @@ def ascii_map(world: World, grid_in: float, cells: set[tuple[float, float]], min
             ch = "."
             if protect is not None and math.hypot(x - protect[0], y - protect[1]) <= protect[2]:
                 ch = "+"
-            if any(poly.intersects(Point(x, y)) for poly in terrain):
+            if any(poly.intersects(box(x - g / 2, y - g / 2, x + g / 2, y + g / 2)) for poly in terrain):
                 ch = "T"
             if (x, y) in cells:
                 ch = "o"
