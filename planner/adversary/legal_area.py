@@ -271,11 +271,9 @@ class ArrivalSpace:
         """
         rel = Relation()
         idx, d = self.distances(fps)
-        for k in np.nonzero(~np.vectorize(lambda v: is_more_than_distance(max(v, 0.0), FAR_IN) and v >= -TOLERANCE_IN,
-                                          otypes=[bool])(d) if len(d) else np.zeros(0, bool))[0]:
-            rel.kill9.add(int(idx[k]))
-        near = [int(idx[k]) for k in range(len(idx)) if not is_more_than_distance(max(d[k], 0.0), NEAR_IN)]
-        rel.near12 = set(near) - rel.kill9
+        # "not more than X" (measure.is_within_distance); an overlap is 0" or less apart
+        rel.kill9 = set(idx[d <= FAR_IN + TOLERANCE_IN].tolist())
+        rel.near12 = set(idx[d <= NEAR_IN + TOLERANCE_IN].tolist()) - rel.kill9
         sight_idx = sorted(set(candidates_sight.tolist()) - rel.kill9) if candidates_sight is not None \
             else sorted(rel.near12)
         if sight_idx:
@@ -290,39 +288,55 @@ class ArrivalSpace:
                     rel.unknown.add(k)
         return rel
 
-    def quick_visible(self, fps: tuple[Footprint, ...], idx: np.ndarray) -> np.ndarray:
-        """For each position in ``idx``: a clear centre-to-centre line from some base in ``fps`` to
-        some base of the position (a proof of line of sight; False means not proven).
+    def _stand_code(self, key: frozenset[str]) -> int:
+        codes = self._codes
+        if key not in codes:
+            codes[key] = len(codes)
+            self._keys.append(key)
+        return codes[key]
 
-        Lines tried per position: every base of mine to the position's base nearest my first
-        base, and my base nearest the position's anchor to every base of the position. Terrain a
-        base stands in does not block its own lines (as in the checker).
+    def _reps(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per position: the centre of its base nearest the anchor, and the code of the area
+        terrain that base stands in."""
+        if not hasattr(self, "_rep_xy"):
+            self._codes: dict[frozenset[str], int] = {}
+            self._keys: list[frozenset[str]] = []
+            xy = np.zeros((len(self.all_positions), 2))
+            code = np.zeros(len(self.all_positions), dtype=int)
+            for p in self.all_positions:
+                j = int(np.argmin(np.hypot(p.xy[:, 0] - p.anchor[0], p.xy[:, 1] - p.anchor[1])))
+                xy[p.index] = p.xy[j]
+                code[p.index] = self._stand_code(self.table.standing_in(p.footprints[j]))
+            self._rep_xy, self._rep_code = xy, code
+        return self._rep_xy, self._rep_code
+
+    def quick_visible(self, fps: tuple[Footprint, ...], idx: np.ndarray) -> np.ndarray:
+        """For each position in ``idx``: is the centre line from my base nearest the middle of
+        ``fps`` to the position's base nearest its anchor clear of blocking terrain? True is a
+        proof of line of sight (as the checker's quick test); False means not proven.
+
+        Terrain a base stands in does not block its own lines (as in the checker). Vectorised:
+        one segment per position.
         """
         t = self.table
         if not t.blocking_features:
             return np.ones(len(idx), dtype=bool)
+        rep_xy, rep_code = self._reps()
         mx = np.array([[f.cx, f.cy] for f in fps])
-        mstand = [t.standing_in(f) for f in fps]
+        i0 = int(np.argmin(np.hypot(mx[:, 0] - mx[:, 0].mean(), mx[:, 1] - mx[:, 1].mean())))
+        mine_key = t.standing_in(fps[i0])
         out = np.zeros(len(idx), dtype=bool)
-        by_key: dict[frozenset[str], list[tuple[int, tuple[float, float], tuple[float, float]]]] = {}
-        for k, pi in enumerate(idx):
-            p = self.all_positions[int(pi)]
-            pxy = p.xy
-            j0 = int(np.argmin(np.hypot(pxy[:, 0] - mx[0, 0], pxy[:, 1] - mx[0, 1])))
-            i0 = int(np.argmin(np.hypot(mx[:, 0] - p.anchor[0], mx[:, 1] - p.anchor[1])))
-            pairs = {(i, j0) for i in range(len(fps))} | {(i0, j) for j in range(len(pxy))}
-            for i, j in pairs:
-                key = mstand[i] | t.standing_in(p.footprints[j])
-                by_key.setdefault(key, []).append((k, (mx[i, 0], mx[i, 1]), (pxy[j, 0], pxy[j, 1])))
-        for key, rows in by_key.items():
-            union = t._blocked_union(key)
-            ks = np.array([r[0] for r in rows])
+        codes = rep_code[idx]
+        for c in np.unique(codes):
+            sel = np.nonzero(codes == c)[0]
+            union = t._blocked_union(mine_key | self._keys[int(c)])
             if union is None:
-                out[ks] = True
+                out[sel] = True
                 continue
-            segs = shapely.linestrings(np.array([[r[1], r[2]] for r in rows]))
-            free = ~shapely.intersects(segs, union)
-            out[ks[free]] = True
+            ends = rep_xy[idx[sel]]
+            starts = np.broadcast_to(mx[i0], ends.shape)
+            segs = shapely.linestrings(np.stack([starts, ends], axis=1))
+            out[sel] = ~shapely.intersects(segs, union)
         return out
 
     def sight_exact(self, unit: UnitInfo, fps: tuple[Footprint, ...], k: int, key: int | None = None) -> bool:
