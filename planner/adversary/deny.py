@@ -108,21 +108,33 @@ class Screen:
             out.append(k)
         return out
 
+    def _inverted(self, s: int) -> dict[int, tuple[list, list, list]]:
+        """Position -> (kill9, near12, sees-or-unknown) candidate keys, built once per space."""
+        inv = self.__dict__.setdefault("_inv", {})
+        if s not in inv:
+            out: dict[int, tuple[list, list, list]] = {}
+            for g in self.groups:
+                for c in self.cands[g.id]:
+                    r = self.rel[s, g.id, c.index]
+                    key = (g.id, c.index)
+                    for k in r.kill9:
+                        out.setdefault(k, ([], [], []))[0].append(key)
+                    for k in r.near12:
+                        out.setdefault(k, ([], [], []))[1].append(key)
+                    for k in r.sees | r.unknown:
+                        out.setdefault(k, ([], [], []))[2].append(key)
+            inv[s] = out
+        return inv[s]
+
     def model_killable(self, s: int, k: int) -> tuple[list[tuple[str, int]], list[tuple[str, int]],
                                                        list[tuple[str, int]] | None]:
         """(kill9, near12, sees-or-unknown) candidate keys for position ``k``; the third is None
-        when a fixed unit already sees it (sight is then given)."""
-        k9, n12, sv = [], [], []
-        for g in self.groups:
-            for c in self.cands[g.id]:
-                r = self.rel[s, g.id, c.index]
-                if k in r.kill9:
-                    k9.append((g.id, c.index))
-                elif k in r.near12:
-                    n12.append((g.id, c.index))
-                if k in r.sees or k in r.unknown:
-                    sv.append((g.id, c.index))
-        return k9, n12, (None if k in self.fixed_sees[s] else sv)
+        when a fixed unit already sees it (sight is then given). Pairs decided hidden exactly are
+        left out."""
+        k9, n12, sv = self._inverted(s).get(k, ([], [], []))
+        if k in self.fixed_sees[s]:
+            return k9, n12, None
+        return k9, n12, [key for key in sv if self.learned.get((s, key[0], key[1], k)) is not False]
 
 
 def _my_groups(world: World, player: str) -> list[Group]:
@@ -205,22 +217,17 @@ def build_screen(world: World, enemy_units: list[str], settings: DenySettings,
     p12: list[list[int]] = []
     fixed_sees: list[set[int]] = []
     for s, sp in enumerate(spaces):
+        # sight from every candidate (at any distance) matters where the hidden rule can trigger:
+        # within 12" of some candidate or fixed unit of mine
         near_any: set[int] = set(sp.fixed_near12)
         for g in groups:
             for c in cands[g.id]:
-                r = sp.relation(g.host, c.footprints)
-                rel[s, g.id, c.index] = r
-                near_any |= r.near12
+                _, d = sp.distances(c.footprints)
+                near_any |= {p.index for p, dk in zip(sp.positions, d, strict=True) if dk <= 12.0 + 1e-6}
         near = np.array(sorted(near_any), dtype=int)
-        # sight from every candidate (at any distance) matters where the hidden rule can trigger
         for g in groups:
             for c in cands[g.id]:
-                r = rel[s, g.id, c.index]
-                todo = np.array(sorted(set(near.tolist()) - r.kill9 - r.sees - r.unknown), dtype=int)
-                if len(todo):
-                    vis = sp.quick_visible(c.footprints, todo)
-                    for k, v in zip(todo.tolist(), vis, strict=True):
-                        (r.sees if v else r.unknown).add(k)
+                rel[s, g.id, c.index] = sp.relation(g.host, c.footprints, candidates_sight=near)
         fs = set()
         if sp.observers:
             for k in near.tolist():
@@ -296,6 +303,7 @@ class DenyResult(BaseModel):
     greedy_area_sq_in: float | None = None
     greedy_time_s: float | None = None
     iterations: int = 0
+    solve_time_s: float = Field(default=0.0, description="CP-SAT wall time, all rounds.")
     exact_sight_pairs: int = 0
     build_time_s: float = 0.0
     wall_time_s: float
@@ -316,21 +324,33 @@ class DenyResult(BaseModel):
 
 def greedy(screen: Screen, s: int = 0, protect: tuple[float, float, float] | None = None) -> dict[str, Candidate]:
     """Baseline: biggest units first, each at the candidate (clear of those placed) that leaves the
-    fewest legal anchors, judged exactly, given the units already placed."""
+    fewest legal anchors given the units already placed, judged on the proven relations (a
+    centre line proves sight; an undecided pair counts as hidden). Its area is then measured
+    exactly like any other deployment's."""
     chosen: dict[str, Candidate] = {}
     bad = set(screen.conflicts)
+    sp = screen.spaces[s]
+    static = [p.index for p in sp.positions]
+    anchor_of = {p.index: p.anchor for p in sp.positions}
     for g in sorted(screen.groups, key=lambda g: -len(g.models)):
         best = None
+        base_k9: set[int] = set()
+        base_n12: set[int] = set(sp.fixed_near12)
+        base_sees: set[int] = set(screen.fixed_sees[s])
+        for o, oc in chosen.items():
+            r = screen.rel[s, o, oc.index]
+            base_k9 |= r.kill9
+            base_n12 |= r.near12
+            base_sees |= r.sees
         for c in screen.cands[g.id]:
             if any((o, oc.index, g.id, c.index) in bad or (g.id, c.index, o, oc.index) in bad
                    for o, oc in chosen.items()):
                 continue
-            trial = dict(chosen)
-            trial[g.id] = c
-            left = screen.legal_positions(s, trial)
-            score = len({screen.spaces[s].all_positions[k].anchor for k in left})
-            if best is None or score < best[0]:
-                best = (score, c)
+            r = screen.rel[s, g.id, c.index]
+            k9, n12, sees = base_k9 | r.kill9, base_n12 | r.near12, base_sees | r.sees
+            left = {anchor_of[k] for k in static if k not in k9 and not (k in n12 and k in sees)}
+            if best is None or len(left) < best[0]:
+                best = (len(left), c)
         if best is None:
             break
         chosen[g.id] = best[1]
@@ -377,6 +397,7 @@ def deny(world: World, enemy_unit: str, settings: DenySettings | None = None,
     best_exact: tuple[int, dict[str, Candidate]] | None = None
     lower = 0
     iterations = 0
+    solve_s = 0.0
     status = "unknown"
     anchors = sp.anchors
     while True:
@@ -405,6 +426,7 @@ def deny(world: World, enemy_unit: str, settings: DenySettings | None = None,
         solver.parameters.num_workers = settings.workers
         solver.parameters.random_seed = settings.seed
         st = solver.solve(cp)
+        solve_s += solver.wall_time
         if st == cp_model.MODEL_INVALID:
             raise SolverError(f"CP-SAT model invalid: {cp.validate()}")
         if st == cp_model.INFEASIBLE:
@@ -440,8 +462,10 @@ def deny(world: World, enemy_unit: str, settings: DenySettings | None = None,
     if status != "optimal":
         status = "feasible"
     n_left, chosen = best_exact
-    return _deny_result(world, screen, chosen, status, enemy_unit, protect, n_left, lower, area_before, g_area,
-                        g_time, iterations, t0)
+    r = _deny_result(world, screen, chosen, status, enemy_unit, protect, n_left, lower, area_before, g_area,
+                     g_time, iterations, t0)
+    r.solve_time_s = solve_s
+    return r
 
 
 def _deny_result(world, screen: Screen, chosen, status, enemy_unit, protect, n_left, lower, area_before, g_area,

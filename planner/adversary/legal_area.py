@@ -29,12 +29,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import shapely
-from shapely.geometry import Point
 from shapely.ops import unary_union
 
 from planner.errors import ScenarioError
 from planner.geometry.measure import is_more_than_distance, nearest, overlaps
 from planner.geometry.shapes import Footprint, clearance_inside, distance_to_polygon, footprint
+from planner.geometry.sight import shrunk_union
 from planner.legality.hh2 import coherency_gap, coherency_range, has_infiltrate_for_setup
 from planner.legality.table import Placed, Table
 from planner.rules import hh2 as R
@@ -197,9 +197,9 @@ class ArrivalSpace:
                 return False
         for feat in t.no_go_features:
             poly = t.terrain_polys[feat.id]
-            for f in fps:
-                if poly.distance(Point(f.cx, f.cy)) > f.outer_radius + 1e-3:
-                    continue
+            centres = shapely.points([(f.cx, f.cy) for f in fps])
+            close = shapely.distance(poly, centres) <= np.array([f.outer_radius for f in fps]) + 1e-3
+            for f in (f for f, c in zip(fps, close, strict=True) if c):
                 if distance_to_polygon(f, poly) < -TOLERANCE_IN:
                     return False
         for q in self.fixed:
@@ -329,15 +329,28 @@ class ArrivalSpace:
         codes = rep_code[idx]
         for c in np.unique(codes):
             sel = np.nonzero(codes == c)[0]
-            union = t._blocked_union(mine_key | self._keys[int(c)])
-            if union is None:
+            tree = self._tree(mine_key | self._keys[int(c)])
+            if tree is None:
                 out[sel] = True
                 continue
             ends = rep_xy[idx[sel]]
             starts = np.broadcast_to(mx[i0], ends.shape)
             segs = shapely.linestrings(np.stack([starts, ends], axis=1))
-            out[sel] = ~shapely.intersects(segs, union)
+            hit = tree.query(segs, predicate="intersects")[0]
+            clear = np.ones(len(sel), dtype=bool)
+            clear[hit] = False
+            out[sel] = clear
         return out
+
+    def _tree(self, skip: frozenset[str]):
+        """STRtree of the (slightly shrunk) blocking footprints without ``skip``: a segment that
+        meets none of them misses the checker's blocked union (Table._blocked_union)."""
+        trees = self.__dict__.setdefault("_trees", {})
+        if skip not in trees:
+            polys = shrunk_union([self.table.terrain_polys[f.id] for f in self.table.blocking_features
+                                  if f.id not in skip])
+            trees[skip] = shapely.STRtree(polys) if polys else None
+        return trees[skip]
 
     def sight_exact(self, unit: UnitInfo, fps: tuple[Footprint, ...], k: int, key: int | None = None) -> bool:
         """Can my unit with bases ``fps`` draw line of sight to position ``k``? Exact, as the checker
