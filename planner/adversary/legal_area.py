@@ -241,7 +241,10 @@ class ArrivalSpace:
         Returns (indices, distances); a negative distance means overlap.
         """
         if idx is None:
-            idx = np.array([p.index for p in self.positions], dtype=int)
+            cache = self.__dict__.setdefault("_dist_cache", {})
+            if fps not in cache:
+                cache[fps] = self.distances(fps, np.array([p.index for p in self.positions], dtype=int))
+            return cache[fps]
         if not len(idx):
             return idx, np.zeros(0)
         mx = np.array([[f.cx, f.cy] for f in fps])
@@ -325,6 +328,11 @@ class ArrivalSpace:
         mx = np.array([[f.cx, f.cy] for f in fps])
         i0 = int(np.argmin(np.hypot(mx[:, 0] - mx[:, 0].mean(), mx[:, 1] - mx[:, 1].mean())))
         mine_key = t.standing_in(fps[i0])
+        # units with the same base at the same point share the answer
+        ckey = (float(mx[i0, 0]), float(mx[i0, 1]), mine_key, idx.tobytes())
+        cache = self.__dict__.setdefault("_quick_cache", {})
+        if ckey in cache:
+            return cache[ckey]
         out = np.zeros(len(idx), dtype=bool)
         codes = rep_code[idx]
         for c in np.unique(codes):
@@ -340,6 +348,7 @@ class ArrivalSpace:
             clear = np.ones(len(sel), dtype=bool)
             clear[hit] = False
             out[sel] = clear
+        cache[ckey] = out
         return out
 
     def _tree(self, skip: frozenset[str]):
