@@ -262,3 +262,50 @@ def test_deny_goal_needs_protect_and_radius_together():
     data["goals"] = [{"kind": "deny", "enemy_unit": "inf", "protect": [10, 10]}]
     with pytest.raises(ValueError, match="radius"):
         Scenario.model_validate(data)
+
+
+def test_minmax_two_enemy_units_matches_brute_force():
+    data = scenario([{"id": "a", "type": "Infantry", "place": True, "models": [marine()]},
+                     {"id": "b", "type": "Infantry", "place": True, "models": [marine()]}])
+    # a second Infiltrator with a 40 mm base: each arrives on its own after my set-up
+    data["armies"][1]["units"].append({"id": "inf2", "type": "Infantry", "rules": ["Infiltrate"],
+                                       "setup": "reserves", "models": [{"base": {"diameter_mm": 40}}]})
+    w = world_of(data)
+    point = (6.0, 6.0)
+    screen = build_screen(w, ["inf", "inf2"], SETTINGS, target=point)
+    cap = math.hypot(24, 18)
+
+    def value(chosen):
+        best = cap
+        for sp in screen.spaces:
+            mine = [Placed(g.host, chosen[g.id].footprints, tuple(f"{m.unit_id}/{m.id}" for m in g.models))
+                    for g in screen.groups]
+            for p in sp.positions:
+                if sp.legal_one(p, mine):
+                    best = min(best, point_distance(p.footprints, point))
+        return best
+
+    brute = max(value(chosen) for chosen in _brute_combos(screen))
+    r = minmax(w, ["inf", "inf2"], point, SETTINGS)
+    assert r.status == "optimal"
+    assert r.value_in == pytest.approx(brute)
+    assert all(e.legal for e in r.enemy_replies)
+
+
+def test_cli_plan_deny_reply_objective(tmp_path):
+    src = DENY_SMALL.read_text().replace("{kind: deny, enemy_unit: inf}",
+                                         "{kind: deny, enemy_unit: inf, objective: reply, protect: [18, 4]}")
+    f = tmp_path / "reply.yaml"
+    f.write_text(src)
+    js = tmp_path / "r.json"
+    p = _cli("plan", str(f), "--time-limit", "30", "--workers", "1", "--json", str(js))
+    assert p.returncode == 0, p.stdout + p.stderr
+    rep = json.loads(js.read_text())
+    assert rep["status"] == "optimal" and rep["legal"] is True
+    assert rep["reply_value_in"] == pytest.approx(rep["reply_bound_in"])
+    assert rep["enemy_best"]["legal"] is True
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(DENY_SMALL.read_text().replace("{kind: deny, enemy_unit: inf}", "{kind: deny, enemy_unit: inf, "
+                                                                                     "objective: reply}"))
+    p = _cli("plan", str(bad))
+    assert p.returncode == 2 and "protect" in p.stderr

@@ -3,6 +3,9 @@ functions in :mod:`planner.cli` are thin wrappers)."""
 
 from __future__ import annotations
 
+import copy
+import time
+
 from rich.console import Console
 from rich.markup import escape
 
@@ -63,8 +66,10 @@ def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, cons
     if goal.enemy_unit not in world.units:
         raise ScenarioError(f"no unit with this id; units: {', '.join(sorted(world.units))}", file=world.file,
                             location=f"goals[{i}].enemy_unit", value=goal.enemy_unit)
-    protect = (goal.protect[0], goal.protect[1], goal.radius) if goal.protect is not None else None
     settings = DenySettings(time_limit_s=time_limit, workers=workers, seed=seed)
+    if goal.objective == "reply":
+        return run_minmax_plan(world, goal, settings, console)
+    protect = (goal.protect[0], goal.protect[1], goal.radius) if goal.protect is not None else None
     r = deny(world, goal.enemy_unit, settings, protect=protect)
     console.print(f"[bold]Denial against {escape(goal.enemy_unit)}[/bold]: {escape(r.status)} - {escape(r.message)}")
     console.print(f"legal area before: {r.area_before_sq_in:g} sq in; greedy screen: {r.greedy_area_sq_in} sq in; "
@@ -85,3 +90,50 @@ def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, cons
         console.print(escape(ascii_map(world, settings.enemy_grid_in, set(map(tuple, r.legal_cells)), mine,
                                        protect=protect)))
     return r
+
+
+def run_minmax_plan(world: World, goal: DenyGoal, settings, console: Console):
+    """``planner plan`` with a ``deny`` goal and ``objective: reply``: min-max by best replies."""
+    from planner.adversary.deny import DenyPlacement, DenyResult
+    from planner.adversary.minmax import minmax
+    from planner.legality.checker import check_deployment
+    from planner.schema import Scenario
+    from planner.world import resolve
+
+    units = [goal.enemy_unit, *goal.also]
+    for u in units:
+        if u not in world.units:
+            raise ScenarioError(f"no unit with this id; units: {', '.join(sorted(world.units))}", file=world.file,
+                                location="goals.also" if u in goal.also else "goals.enemy_unit", value=u)
+    t = time.monotonic()
+    r = minmax(world, units, (goal.protect[0], goal.protect[1]), settings)  # type: ignore[index]
+    console.print(f"[bold]Min-max against {escape(', '.join(units))}[/bold]: {escape(r.status)} - "
+                  f"{escape(r.message)}; {r.iterations} round(s), {r.replies} replies as cuts")
+    for e in r.enemy_replies:
+        console.print(f"  enemy best reply: {escape(e.unit)} at ({e.anchor[0]:g}, {e.anchor[1]:g}), {e.value:.3f}\" "
+                      f"from the point; checker: {'legal' if e.legal else 'ILLEGAL'}")
+    data = world.raw if world.raw is not None else world.scenario.model_dump(mode="json", by_alias=True,
+                                                                               exclude_none=True)
+    data = copy.deepcopy(data)
+    for army in data["armies"]:
+        for unit in army["units"]:
+            if unit["id"] in r.my_positions:
+                for m, (x, y, f) in zip(unit["models"], r.my_positions[unit["id"]], strict=True):
+                    m["x"], m["y"], m["facing"] = float(x), float(y), float(f)
+    planned = Scenario.model_validate(data) if r.my_positions else None
+    report = None
+    if planned is not None:
+        from planner.adversary.deny import off_table
+
+        w = off_table(resolve(planned, world.file), set(units))
+        report = check_deployment(resolve(Scenario.model_validate(w.raw), world.file, require_positions=True))
+        console.print(f"my deployment: {'legal' if report.legal else 'ILLEGAL'} (independent checker)")
+    status = {"optimal": "optimal", "feasible": "feasible"}.get(r.status, "unknown")
+    return DenyResult(status=status, message=r.message, enemy_unit=", ".join(units), area_before_sq_in=0.0,
+                      wall_time_s=time.monotonic() - t, iterations=r.iterations,
+                      placements=[DenyPlacement(unit=u, formation="", anchor=a, candidates=0)
+                                  for u, a in r.placements.items()],
+                      enemy_best=r.enemy_replies[0] if r.enemy_replies else None,
+                      legal=report.legal if report is not None else None, legality=report, scenario=planned,
+                      scenario_data=data if planned is not None else None,
+                      reply_value_in=r.value_in, reply_bound_in=r.bound_in)

@@ -300,6 +300,9 @@ class DenyResult(BaseModel):
     area_bound_sq_in: float | None = Field(default=None, description="Proven lower bound on that area.")
     anchors_left: int | None = None
     area_before_sq_in: float = Field(description="Legal area with none of my marked units on the table.")
+    reply_value_in: float | None = Field(default=None, description="Min-max (objective 'reply'): the enemy's "
+                                                                   "best reply distance my deployment guarantees.")
+    reply_bound_in: float | None = Field(default=None, description="Min-max: proven upper bound on that value.")
     greedy_area_sq_in: float | None = None
     greedy_time_s: float | None = None
     iterations: int = 0
