@@ -7,6 +7,7 @@ independent checker (or, where the combinations are many, the exact Infiltrate p
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import math
@@ -16,11 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from planner.adversary.alternation import alternate
 from planner.adversary.deny import DenySettings, build_screen, deny, greedy
 from planner.adversary.legal_area import ArrivalSpace, enemy_group, fixed_units
 from planner.adversary.minmax import minmax
 from planner.adversary.threats import check_with, find_threats, parse_goal, point_distance
 from planner.errors import ScenarioError
+from planner.legality.checker import check_deployment
 from planner.legality.table import Placed, Table
 from planner.schema import Scenario
 from planner.world import resolve
@@ -309,3 +312,71 @@ def test_cli_plan_deny_reply_objective(tmp_path):
                                                                                      "objective: reply}"))
     p = _cli("plan", str(bad))
     assert p.returncode == 2 and "protect" in p.stderr
+
+
+# ----------------------------------------------------------------------------- alternating Infiltrate
+def _alt_scenario(n_a, n_b, w=18, d=15):
+    def inf(i, p):
+        return {"id": f"{p}{i}", "type": "Infantry", "rules": ["Infiltrate"], "setup": "infiltrate", "place": True,
+                "models": [marine()]}
+    a = [inf(i, "a") for i in range(n_a)] + [{"id": "afix", "type": "Infantry", "models": [marine(3, 2)]}]
+    b = [inf(i, "b") for i in range(n_b)] + [{"id": "bfix", "type": "Infantry", "models": [marine(w - 3, d - 2)]}]
+    return {"ruleset": "hh2", "battlefield": {"width": w, "depth": d},
+            "terrain": [{"id": "wall", "kind": "solid", "traits": ["blocks_line_of_sight"],
+                         "footprint": [[6, 7], [11, 7], [11, 8], [6, 8]]}],
+            "deployment_zones": [{"id": "za", "player": "A", "polygon": [[0, 0], [w, 0], [w, 4], [0, 4]]},
+                                 {"id": "zb", "player": "B", "polygon": [[0, d - 4], [w, d - 4], [w, d], [0, d]]}],
+            "armies": [{"player": "A", "units": a}, {"player": "B", "units": b}]}
+
+
+def _alt_legal(data, placements):
+    """Checker verdict with the given Infiltrators placed in this order (others in Reserves)."""
+    d = copy.deepcopy(data)
+    for army in d["armies"]:
+        for u in army["units"]:
+            if u.get("place"):
+                u.pop("place")
+                if u["id"] in placements:
+                    x, y, order = placements[u["id"]]
+                    u["setup"] = {"method": "infiltrate", "order": order}
+                    u["models"][0].update(x=x, y=y)
+                else:
+                    u["setup"] = "reserves"
+    return check_deployment(resolve(Scenario.model_validate(d), require_positions=True)).legal
+
+
+def test_alternation_one_a_side_matches_checker_brute_force():
+    data = _alt_scenario(1, 1)
+    w = world_of(data)
+    point = (9.0, 7.5)
+    r = alternate(w, "A", point, GRID, top_k=None)
+    assert r.legal and len(r.line) == 2
+    cap = math.hypot(18, 15)
+    grid = [(i * GRID, j * GRID) for i in range(7) for j in range(6)]
+
+    def dist(xy):
+        return max(0.0, math.hypot(xy[0] - point[0], xy[1] - point[1]) - R32)
+
+    def value(first, second, sign):
+        best = None
+        for f in grid:
+            if not _alt_legal(data, {first: (*f, 1)}):
+                continue
+            replies = [dist(s) for s in grid if _alt_legal(data, {first: (*f, 1), second: (*s, 2)})]
+            v = sign * ((min(replies) if replies else cap) - dist(f))
+            best = v if best is None else max(best, v)
+        return best
+
+    # A first: A maximises (B's distance - A's); B first: B minimises it, i.e. maximises the negation
+    assert r.value_if_first == pytest.approx(value("a0", "b0", 1))
+    assert r.value_if_second == pytest.approx(-value("b0", "a0", 1))
+    assert r.first == ("A" if r.value_if_first >= r.value_if_second else "B")
+
+
+def test_alternation_three_a_side_is_legal_and_refuses_four():
+    data = _alt_scenario(3, 3, w=30, d=24)
+    r = alternate(world_of(data), "A", (15.0, 12.0), GRID, top_k=1)
+    assert r.legal and len(r.line) == 6
+    assert [m.order for m in r.line] == [1, 2, 3, 4, 5, 6]
+    with pytest.raises(ScenarioError, match="at most 3"):
+        alternate(world_of(_alt_scenario(4, 1, w=30, d=24)), "A", (15.0, 12.0), GRID)
