@@ -200,9 +200,17 @@ def plan(
             _check_writable(json_out, "--json")
         world = load_scenario(scenario)
         console = _console(json_out == "-" or form != "text")
-        with SolveProgress(console, time_limit_s=time_limit) as progress:
-            result, note = run_plan(world, SolverSettings(time_limit_s=time_limit, workers=workers, seed=seed),
-                                    next_step=next_step, units=unit or None, on_progress=progress.update)
+        # --- adversary hook (issue #7): a 'deny' goal routes to the denial solver
+        from planner.adversary.command import deny_goal, run_deny_plan
+
+        note = None
+        if deny_goal(world) is not None:
+            result = run_deny_plan(world, time_limit, workers, seed, console)
+        else:
+            with SolveProgress(console, time_limit_s=time_limit) as progress:
+                result, note = run_plan(world, SolverSettings(time_limit_s=time_limit, workers=workers, seed=seed),
+                                        next_step=next_step, units=unit or None, on_progress=progress.update)
+        # --- end of adversary hook
         wrote = False
         if out is not None and result.scenario is not None:
             # write the plan before printing, so a closed pipe (`| head`) cannot lose it
@@ -213,7 +221,8 @@ def plan(
             wrote = True
         if note:
             console.print(note)
-        plan_output(result, world, form, render_out, console)
+        if not hasattr(result, "area_sq_in"):  # adversary hook: the denial report is printed already
+            plan_output(result, world, form, render_out, console)
         if wrote:
             console.print(f"Wrote the planned scenario to {out}")
         _write_json(json_out, result.model_dump(mode="json", exclude={"scenario", "scenario_data"}), [scenario])
@@ -422,6 +431,36 @@ def render(
         world = load_scenario(scenario)
         data, code = run_render(world, out, exclusion=exclusion, legal=legal_area, sight_lines=sight_lines,
                                 heat_unit=heat, resolution=resolution, console=_console(json_out == "-"))
+        _write_json(json_out, data, [scenario])
+        return code
+
+    _run(go)
+
+
+@app.command()
+def threats(
+    scenario: Annotated[str, typer.Argument(help="Scenario file: my units positioned; the enemy unit anywhere.")],
+    enemy_unit: Annotated[str, typer.Option("--enemy-unit", help="Id of the enemy unit that Infiltrates.")],
+    goal: Annotated[str | None, typer.Option("--goal", help="near_units (default), near_point:X,Y, "
+                                                            "near_objective:ID, sight, hidden_near:X,Y.")] = None,
+    grid: Annotated[float, typer.Option("--grid", min=0.5, max=12.0, help="Anchor grid, inches.")] = 2.0,
+    show_map: Annotated[bool, typer.Option("--map", help="Print a text map of the legal area.")] = False,
+    json_out: JsonOpt = None,
+) -> None:
+    """Worst case: the enemy unit's best legal Infiltrate placement against my deployment, and its legal area.
+
+    Exit 0 with a best placement that passes the checker, 1 if there is none (or it or the deployment is
+    illegal), 2 for invalid input.
+    """
+
+    def go() -> int:
+        from planner.adversary.command import run_threats
+        from planner.world import load_scenario
+
+        if json_out not in (None, "-"):
+            _check_writable(json_out, "--json")
+        world = load_scenario(scenario)
+        data, code = run_threats(world, enemy_unit, goal, grid, show_map, _console(json_out == "-"))
         _write_json(json_out, data, [scenario])
         return code
 

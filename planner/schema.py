@@ -561,9 +561,38 @@ class FarFromEnemyGoal(GoalBase):
     cap: Num = Field(default=24.0, gt=0, le=1000)
 
 
+class DenyGoal(Record):
+    """Screening (issue #7): place the marked units so that the enemy unit's legal Infiltrate area
+    is as small as possible; with ``protect`` and ``radius`` (inches), no legal arrival of it may
+    have a base within ``radius`` of the point. Routed by ``planner plan`` to
+    :func:`planner.adversary.deny.deny`."""
+
+    kind: Literal["deny"] = "deny"
+    enemy_unit: str = Field(min_length=1, description="Id of the enemy unit that Infiltrates after my set-up.")
+    also: list[str] = Field(default_factory=list, description="More enemy units (objective 'reply' only).")
+    protect: Point | None = None
+    radius: Num | None = Field(default=None, gt=0, le=1000)
+    objective: Literal["area", "reply"] = Field(
+        default="area", description="'area': least legal area left; 'reply' (min-max, needs 'protect'): keep the "
+                                    "enemy's best arrival as far from the point as possible.")
+    weight: Num = Field(default=1.0, gt=0)
+
+    @model_validator(mode="after")
+    def _protect_and_radius(self) -> DenyGoal:
+        if self.objective == "reply":
+            if self.protect is None:
+                raise ValueError("objective 'reply' needs 'protect' (the point the enemy goes for)")
+            return self
+        if self.also:
+            raise ValueError("'also' (more enemy units) is for objective 'reply'")
+        if (self.protect is None) != (self.radius is None):
+            raise ValueError("give both 'protect' (a point) and 'radius', or neither")
+        return self
+
+
 Goal = Annotated[
     NearPointGoal | NearObjectiveGoal | NearEnemyUnitGoal | HiddenGoal | InTerrainGoal | ControlObjectiveGoal
-    | NearFriendlyGoal | FarFromEnemyGoal,
+    | NearFriendlyGoal | FarFromEnemyGoal | DenyGoal,
     Field(discriminator="kind"),
 ]
 

@@ -1,0 +1,139 @@
+"""Command bodies for ``planner threats`` and ``planner plan`` with a ``deny`` goal (the CLI
+functions in :mod:`planner.cli` are thin wrappers)."""
+
+from __future__ import annotations
+
+import copy
+import time
+
+from rich.console import Console
+from rich.markup import escape
+
+from planner.errors import ScenarioError
+from planner.schema import DenyGoal
+from planner.world import World
+
+EXIT_OK, EXIT_ILLEGAL, EXIT_INPUT, EXIT_NO_ANSWER = 0, 1, 2, 3
+
+
+def deny_goal(world: World) -> tuple[int, DenyGoal] | None:
+    """The scenario's ``deny`` goal with its index, or None. Raises ScenarioError for more than one."""
+    found = [(i, g) for i, g in enumerate(world.scenario.goals) if isinstance(g, DenyGoal)]
+    if len(found) > 1:
+        raise ScenarioError("one 'deny' goal at a time", file=world.file, location=f"goals[{found[1][0]}]",
+                            value="deny")
+    return found[0] if found else None
+
+
+def run_threats(world: World, enemy_unit: str, goal_text: str | None, grid_in: float, show_map: bool,
+                console: Console) -> tuple[dict, int]:
+    """``planner threats``: print the report; return (JSON data, exit code)."""
+    from planner.adversary.legal_area import fixed_units
+    from planner.adversary.threats import ascii_map, find_threats, parse_goal
+    from planner.legality.table import Table
+
+    goal = parse_goal(goal_text, world)
+    r = find_threats(world, enemy_unit, goal, grid_in)
+    console.print(f"[bold]Threats: where can {escape(enemy_unit)} Infiltrate?[/bold] ({escape(goal.label)})")
+    if not r.deployment_legal:
+        console.print("[red]the deployment itself is not legal (run planner check)[/red]")
+    console.print(f"legal area: {r.legal_anchors} anchors on the {grid_in:g}\" grid = {r.legal_area_sq_in:g} sq in"
+                  + (f"; exact area more than 9\" from my units (terrain and sight ignored): "
+                     f"{r.distance_region_sq_in:.1f} sq in" if r.distance_region_sq_in is not None else ""))
+    if r.best is not None:
+        b = r.best
+        console.print(f"best for the enemy: {b.formation} at ({b.anchor[0]:g}, {b.anchor[1]:g}), value {b.value:.3f}; "
+                      f"checker: {'legal' if b.legal else 'ILLEGAL'}")
+    else:
+        console.print(escape(r.message))
+    if show_map:
+        mine = fixed_units(Table(world), {enemy_unit})
+        mine = [p for p in mine if p.unit.player != world.units[enemy_unit].player]
+        console.print(escape(ascii_map(world, grid_in, set(map(tuple, r.legal_cells)), mine,
+                                       mark=r.best.anchor if r.best else None)))
+    code = EXIT_OK if (r.best is not None and r.best.legal and r.deployment_legal) else EXIT_ILLEGAL
+    return r.model_dump(mode="json"), code
+
+
+def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, console: Console):
+    """``planner plan`` with a ``deny`` goal: solve, print; return the DenyResult."""
+    from planner.adversary.deny import DenySettings, deny
+    from planner.adversary.threats import ascii_map
+    from planner.legality.table import Table
+    from planner.world import resolve
+
+    i, goal = deny_goal(world)  # type: ignore[misc]
+    if goal.enemy_unit not in world.units:
+        raise ScenarioError(f"no unit with this id; units: {', '.join(sorted(world.units))}", file=world.file,
+                            location=f"goals[{i}].enemy_unit", value=goal.enemy_unit)
+    settings = DenySettings(time_limit_s=time_limit, workers=workers, seed=seed)
+    if goal.objective == "reply":
+        return run_minmax_plan(world, goal, settings, console)
+    protect = (goal.protect[0], goal.protect[1], goal.radius) if goal.protect is not None else None
+    r = deny(world, goal.enemy_unit, settings, protect=protect)
+    console.print(f"[bold]Denial against {escape(goal.enemy_unit)}[/bold]: {escape(r.status)} - {escape(r.message)}")
+    console.print(f"legal area before: {r.area_before_sq_in:g} sq in; greedy screen: {r.greedy_area_sq_in} sq in; "
+                  f"{r.iterations} round(s), {r.exact_sight_pairs} sight pairs decided exactly, {r.wall_time_s:.1f} s")
+    for p in r.placements:
+        console.print(f"  {escape(p.unit)}: {p.formation} at ({p.anchor[0]:g}, {p.anchor[1]:g})")
+    if r.enemy_best is not None:
+        e = r.enemy_best
+        console.print(f"enemy's closest arrival left: ({e.anchor[0]:g}, {e.anchor[1]:g}), {e.value:.3f}\"; checker: "
+                      f"{'legal' if e.legal else 'ILLEGAL'}")
+    if r.scenario is not None:
+        console.print(f"my deployment: {'legal' if r.legal else 'ILLEGAL'} (independent checker)")
+        w = resolve(r.scenario, world.file)
+        t = Table(w)
+        placed = {p.unit for p in r.placements}
+        mine = [t.final(u) for u in w.units.values() if u.id in placed or w.units[u.id].setup.joined in placed]
+        console.print("legal arrivals left (o), my models (#), terrain (T), protected disc (+):")
+        console.print(escape(ascii_map(world, settings.enemy_grid_in, set(map(tuple, r.legal_cells)), mine,
+                                       protect=protect)))
+    return r
+
+
+def run_minmax_plan(world: World, goal: DenyGoal, settings, console: Console):
+    """``planner plan`` with a ``deny`` goal and ``objective: reply``: min-max by best replies."""
+    from planner.adversary.deny import DenyPlacement, DenyResult
+    from planner.adversary.minmax import minmax
+    from planner.legality.checker import check_deployment
+    from planner.schema import Scenario
+    from planner.world import resolve
+
+    units = [goal.enemy_unit, *goal.also]
+    for u in units:
+        if u not in world.units:
+            raise ScenarioError(f"no unit with this id; units: {', '.join(sorted(world.units))}", file=world.file,
+                                location="goals.also" if u in goal.also else "goals.enemy_unit", value=u)
+    t = time.monotonic()
+    r = minmax(world, units, (goal.protect[0], goal.protect[1]), settings)  # type: ignore[index]
+    console.print(f"[bold]Min-max against {escape(', '.join(units))}[/bold]: {escape(r.status)} - "
+                  f"{escape(r.message)}; {r.iterations} round(s), {r.replies} replies as cuts")
+    for e in r.enemy_replies:
+        console.print(f"  enemy best reply: {escape(e.unit)} at ({e.anchor[0]:g}, {e.anchor[1]:g}), {e.value:.3f}\" "
+                      f"from the point; checker: {'legal' if e.legal else 'ILLEGAL'}")
+    data = world.raw if world.raw is not None else world.scenario.model_dump(mode="json", by_alias=True,
+                                                                               exclude_none=True)
+    data = copy.deepcopy(data)
+    for army in data["armies"]:
+        for unit in army["units"]:
+            if unit["id"] in r.my_positions:
+                for m, (x, y, f) in zip(unit["models"], r.my_positions[unit["id"]], strict=True):
+                    m["x"], m["y"], m["facing"] = float(x), float(y), float(f)
+    planned = Scenario.model_validate(data) if r.my_positions else None
+    report = None
+    if planned is not None:
+        from planner.adversary.deny import off_table
+
+        w = off_table(resolve(planned, world.file), set(units))
+        report = check_deployment(resolve(Scenario.model_validate(w.raw), world.file, require_positions=True))
+        console.print(f"my deployment: {'legal' if report.legal else 'ILLEGAL'} (independent checker)")
+    status = {"optimal": "optimal", "feasible": "feasible"}.get(r.status, "unknown")
+    return DenyResult(status=status, message=r.message, enemy_unit=", ".join(units), area_before_sq_in=0.0,
+                      wall_time_s=time.monotonic() - t, iterations=r.iterations,
+                      placements=[DenyPlacement(unit=u, formation="", anchor=a, candidates=0)
+                                  for u, a in r.placements.items()],
+                      enemy_best=r.enemy_replies[0] if r.enemy_replies else None,
+                      legal=report.legal if report is not None else None, legality=report, scenario=planned,
+                      scenario_data=data if planned is not None else None,
+                      reply_value_in=r.value_in, reply_bound_in=r.bound_in)

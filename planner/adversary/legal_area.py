@@ -1,0 +1,419 @@
+"""The enemy unit's legal arrival space: the grid anchors where its formation may Infiltrate.
+
+An *arrival position* is the enemy unit (with the Independent Characters that join it) in one
+formation at one anchor of a square grid over the battlefield. Its legality is judged with the
+checker's predicates (HH2 p.242, Infiltrate; rule ids ``hh2.battlefield``,
+``hh2.terrain.impassable``, ``hh2.bases.no_overlap``, ``hh2.infiltrate.distance``,
+``hh2.infiltrate.hidden``):
+
+- every base wholly on the battlefield, not in impassable terrain nor inside a solid feature,
+  overlapping no model already on the table;
+- more than 9" from every enemy (to it) unit, and if within 12" of any, out of sight of every
+  deployed enemy unit.
+
+The *legal area* is stated as: (number of anchors with at least one legal formation) x (grid
+cell area), in square inches. It is a measure of the grid, not the exact area of a region.
+:func:`distance_region_area` gives, for comparison, the exact area (shapely) of the centre
+locus of a single base that is on the battlefield and more than 9" from the given units
+(terrain and line of sight ignored).
+
+Legality against *my* units splits into what one unit of mine does alone (``kill9``: some base
+overlaps or is within 9"; ``near12``: within 12") and line of sight (``sees``), because the
+rule is "more than 9" and hidden from *every* deployed enemy unit, or more than 12" from all".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import shapely
+from shapely.ops import unary_union
+
+from planner.errors import ScenarioError
+from planner.geometry.measure import is_more_than_distance, nearest, overlaps
+from planner.geometry.shapes import Footprint, clearance_inside, distance_to_polygon, footprint
+from planner.geometry.sight import shrunk_union
+from planner.legality.hh2 import coherency_gap, coherency_range, has_infiltrate_for_setup
+from planner.legality.table import Placed, Table
+from planner.rules import hh2 as R
+from planner.schema import SetupMethod
+from planner.solve.candidates import Group, formations
+from planner.units import TOLERANCE_IN
+from planner.world import UnitInfo, World
+
+NEAR_IN = R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN
+FAR_IN = R.INFILTRATE_HIDDEN_MORE_THAN_IN
+
+
+@dataclass(frozen=True)
+class Position:
+    """One arrival position of the enemy unit: its formation at one grid anchor."""
+
+    index: int
+    anchor: tuple[float, float]
+    formation: str
+    footprints: tuple[Footprint, ...]
+    positions: dict[str, list[tuple[float, float, float]]]  # unit id -> [(x, y, facing)]
+
+    @property
+    def xy(self) -> np.ndarray:
+        return np.array([[f.cx, f.cy] for f in self.footprints])
+
+    @property
+    def radii(self) -> np.ndarray:
+        return np.array([f.outer_radius for f in self.footprints])
+
+
+@dataclass
+class Relation:
+    """How one placement of mine (a unit at fixed footprints) bears on the arrival positions.
+
+    ``kill9``: position indices it alone makes illegal (overlap, or within 9");
+    ``near12``: indices within 12" (hidden needed); ``sees``: indices it proves it sees (exact or
+    a clear centre line); ``unknown``: indices where neither sight nor its absence is proven yet
+    (decided by :meth:`ArrivalSpace.sight_exact` on demand).
+    """
+
+    kill9: set[int] = field(default_factory=set)
+    near12: set[int] = field(default_factory=set)
+    sees: set[int] = field(default_factory=set)
+    unknown: set[int] = field(default_factory=set)
+
+
+def enemy_group(world: World, unit_id: str, option: str = "--enemy-unit") -> Group:
+    """The enemy unit with the Independent Characters joined to it, as a :class:`Group`.
+
+    Raises
+    ------
+    ScenarioError
+        If the unit does not exist or cannot Infiltrate (no model with Infiltrate, HH2 p.242).
+    """
+    u = world.units.get(unit_id)
+    if u is None:
+        raise ScenarioError(f"no unit with this id; units: {', '.join(sorted(world.units))}", file=world.file,
+                            location=option, value=unit_id)
+    if u.setup.joined:
+        raise ScenarioError(f"{unit_id!r} is an Independent Character joined to {u.setup.joined!r}: name that unit",
+                            file=world.file, location=option, value=unit_id)
+    if not has_infiltrate_for_setup(world, u):
+        raise ScenarioError("this unit cannot Infiltrate (no model with Infiltrate, HH2 p.242); threats and denial "
+                            "cover Infiltrate arrivals (and a Scout's Infiltrate set-up)", file=world.file,
+                            location=option, value=unit_id)
+    members = [u] + [world.units[j] for j in u.joined_by]
+    return Group(u, members)
+
+
+def _coherent_forms(models, limit: int):
+    rng = coherency_range(models)
+    out = []
+    for f in formations(models):
+        fps = [footprint(m.base, dx, dy, f.facing) for m, (dx, dy) in zip(models, f.offsets, strict=True)]
+        if coherency_gap(fps)[0] <= rng + TOLERANCE_IN:
+            reach = max(math.hypot(p.cx, p.cy) + p.outer_radius for p in fps)
+            out.append((reach, f))
+    out.sort(key=lambda rf: (rf[0], rf[1].name))
+    # the most compact formations, one per facing
+    chosen, facings = [], set()
+    for _, f in out:
+        if f.facing not in facings:
+            chosen.append(f)
+            facings.add(f.facing)
+        if len(chosen) >= limit:
+            break
+    return chosen
+
+
+class ArrivalSpace:
+    """Arrival positions of one enemy unit and their legality.
+
+    Parameters
+    ----------
+    world : World
+        The resolved scenario.
+    group : Group
+        The enemy unit (:func:`enemy_group`).
+    fixed : list[Placed]
+        Units already on the table that stay where they are (any player): overlap, and for the
+        other player's units Infiltrate distance and sight, are judged against them.
+    grid_in : float
+        Grid spacing of the anchors, inches. The area of one cell is ``grid_in ** 2``.
+    formations_per_anchor : int
+        How many formations (the most compact, one per facing) are tried at each anchor.
+    """
+
+    def __init__(self, world: World, group: Group, fixed: list[Placed], grid_in: float = 2.0,
+                 formations_per_anchor: int = 2, table: Table | None = None):
+        self.world = world
+        self.table = table or Table(world)
+        self.group = group
+        self.player = group.host.player
+        self.grid = float(grid_in)
+        self.cell_area = self.grid ** 2
+        self.fixed = fixed
+        self.observers = [p for p in fixed if p.unit.player != self.player]
+        self._unit = group.host
+        models = group.models
+        forms = _coherent_forms(models, formations_per_anchor)
+        if not forms:
+            raise ScenarioError("no formation keeps this unit in coherency", file=world.file, location="--enemy-unit",
+                                value=group.id)
+        bf = world.scenario.battlefield
+        g = self.grid
+        positions: list[Position] = []
+        for i in range(0, math.floor(bf.width / g) + 1):
+            for j in range(0, math.floor(bf.depth / g) + 1):
+                ax, ay = i * g, j * g
+                for f in forms:
+                    fps = tuple(footprint(m.base, ax + dx, ay + dy, f.facing)
+                                for m, (dx, dy) in zip(models, f.offsets, strict=True))
+                    pos: dict[str, list[tuple[float, float, float]]] = {}
+                    k = 0
+                    for u in group.members:
+                        pos[u.id] = [(fps[k + n].cx, fps[k + n].cy, f.facing) for n in range(len(u.models))]
+                        k += len(u.models)
+                    positions.append(Position(len(positions), (ax, ay), f.name, fps, pos))
+        self.all_positions = positions
+        self.static_ok = np.array([self._static(p) for p in positions], dtype=bool)
+        self.positions = [p for p in positions if self.static_ok[p.index]]
+        anchors = sorted({p.anchor for p in positions})
+        self.anchor_index = {a: k for k, a in enumerate(anchors)}
+        self.anchors = anchors
+        self._xy = np.array([p.xy for p in positions])  # (P, n, 2)
+        self._r = np.array([p.radii for p in positions])  # (P, n)
+        self._sight_cache: dict[tuple[int, int], bool] = {}
+
+    # ------------------------------------------------------------------ static legality
+    def placed(self, p: Position) -> Placed:
+        ids = tuple(f"{m.unit_id}/{m.id}" for m in self.group.models)
+        return Placed(self._unit, p.footprints, ids)
+
+    def _static(self, p: Position) -> bool:
+        t = self.table
+        fps = p.footprints
+        for f in fps:
+            if clearance_inside(f, t.battlefield) < -TOLERANCE_IN:
+                return False
+        for feat in t.no_go_features:
+            poly = t.terrain_polys[feat.id]
+            centres = shapely.points([(f.cx, f.cy) for f in fps])
+            close = shapely.distance(poly, centres) <= np.array([f.outer_radius for f in fps]) + 1e-3
+            for f in (f for f, c in zip(fps, close, strict=True) if c):
+                if distance_to_polygon(f, poly) < -TOLERANCE_IN:
+                    return False
+        for q in self.fixed:
+            for a in q.footprints:
+                for f in fps:
+                    if abs(a.cx - f.cx) > a.outer_radius + f.outer_radius + 0.1 or \
+                            abs(a.cy - f.cy) > a.outer_radius + f.outer_radius + 0.1:
+                        continue
+                    if overlaps(a, f):
+                        return False
+        if self.observers:
+            n = t.nearest_unit(self.placed(p), self.observers)
+            d = n[0]
+            if not is_more_than_distance(d, FAR_IN):
+                return False
+            if not is_more_than_distance(d, NEAR_IN):
+                seen_by, _ = t.sight_from_any(self.observers, self.placed(p), exact=True)
+                if seen_by is not None:
+                    return False
+        return True
+
+    @property
+    def fixed_near12(self) -> set[int]:
+        """Static-legal positions within 12" of a fixed enemy (to them) unit: already need hiding."""
+        if not hasattr(self, "_fixed_near12"):
+            out = set()
+            for p in self.positions:
+                if self.observers and not is_more_than_distance(
+                        self.table.nearest_unit(self.placed(p), self.observers)[0], NEAR_IN):
+                    out.add(p.index)
+            self._fixed_near12 = out
+        return self._fixed_near12
+
+    # ------------------------------------------------------------------ relations to my units
+    def distances(self, fps: tuple[Footprint, ...], idx: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Closest distance (inches) from the bases ``fps`` to each position in ``idx`` (default: the
+        static-legal ones), and whether some base overlaps. Exact (as the checker measures).
+
+        Returns (indices, distances); a negative distance means overlap.
+        """
+        if idx is None:
+            cache = self.__dict__.setdefault("_dist_cache", {})
+            if fps not in cache:
+                cache[fps] = self.distances(fps, np.array([p.index for p in self.positions], dtype=int))
+            return cache[fps]
+        if not len(idx):
+            return idx, np.zeros(0)
+        mx = np.array([[f.cx, f.cy] for f in fps])
+        mr = np.array([f.outer_radius for f in fps])
+        pxy = self._xy[idx]  # (k, n, 2)
+        pr = self._r[idx]
+        cd = np.hypot(pxy[:, :, None, 0] - mx[None, None, :, 0], pxy[:, :, None, 1] - mx[None, None, :, 1])
+        lb = (cd - pr[:, :, None] - mr[None, None, :]).min(axis=(1, 2))
+        round_all = all(f.kind == "circle" for f in fps) and all(
+            f.kind == "circle" for f in self.all_positions[0].footprints)
+        d = lb.copy()
+        if not round_all:
+            for k in np.nonzero(lb <= NEAR_IN + 0.5)[0]:
+                p = self.all_positions[int(idx[k])]
+                d[k] = nearest(list(p.footprints), list(fps)).distance
+        return idx, d
+
+    def relation(self, unit: UnitInfo, fps: tuple[Footprint, ...], *, exact_sight: bool = False,
+                 candidates_sight: np.ndarray | None = None) -> Relation:
+        """How my unit with bases ``fps`` bears on every static-legal position (see :class:`Relation`).
+
+        Sight is proven visible by a clear centre line (vectorised) for positions within 12" of
+        some base of mine -- those are the positions where the hidden requirement can be
+        triggered; with ``candidates_sight`` (position indices), also for those positions.
+        Pairs not proven visible go to ``unknown`` unless ``exact_sight``, which decides them
+        with :meth:`sight_exact`.
+        """
+        rel = Relation()
+        idx, d = self.distances(fps)
+        # "not more than X" (measure.is_within_distance); an overlap is 0" or less apart
+        rel.kill9 = set(idx[d <= FAR_IN + TOLERANCE_IN].tolist())
+        rel.near12 = set(idx[d <= NEAR_IN + TOLERANCE_IN].tolist()) - rel.kill9
+        sight_idx = sorted(set(candidates_sight.tolist()) - rel.kill9) if candidates_sight is not None \
+            else sorted(rel.near12)
+        if sight_idx:
+            vis = self.quick_visible(fps, np.array(sight_idx, dtype=int))
+            for k, v in zip(sight_idx, vis, strict=True):
+                if v:
+                    rel.sees.add(k)
+                elif exact_sight:
+                    if self.sight_exact(unit, fps, k):
+                        rel.sees.add(k)
+                else:
+                    rel.unknown.add(k)
+        return rel
+
+    def _stand_code(self, key: frozenset[str]) -> int:
+        codes = self._codes
+        if key not in codes:
+            codes[key] = len(codes)
+            self._keys.append(key)
+        return codes[key]
+
+    def _reps(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per position: the centre of its base nearest the anchor, and the code of the area
+        terrain that base stands in."""
+        if not hasattr(self, "_rep_xy"):
+            self._codes: dict[frozenset[str], int] = {}
+            self._keys: list[frozenset[str]] = []
+            xy = np.zeros((len(self.all_positions), 2))
+            code = np.zeros(len(self.all_positions), dtype=int)
+            for p in self.all_positions:
+                j = int(np.argmin(np.hypot(p.xy[:, 0] - p.anchor[0], p.xy[:, 1] - p.anchor[1])))
+                xy[p.index] = p.xy[j]
+                code[p.index] = self._stand_code(self.table.standing_in(p.footprints[j]))
+            self._rep_xy, self._rep_code = xy, code
+        return self._rep_xy, self._rep_code
+
+    def quick_visible(self, fps: tuple[Footprint, ...], idx: np.ndarray) -> np.ndarray:
+        """For each position in ``idx``: is the centre line from my base nearest the middle of
+        ``fps`` to the position's base nearest its anchor clear of blocking terrain? True is a
+        proof of line of sight (as the checker's quick test); False means not proven.
+
+        Terrain a base stands in does not block its own lines (as in the checker). Vectorised:
+        one segment per position.
+        """
+        t = self.table
+        if not t.blocking_features:
+            return np.ones(len(idx), dtype=bool)
+        rep_xy, rep_code = self._reps()
+        mx = np.array([[f.cx, f.cy] for f in fps])
+        i0 = int(np.argmin(np.hypot(mx[:, 0] - mx[:, 0].mean(), mx[:, 1] - mx[:, 1].mean())))
+        mine_key = t.standing_in(fps[i0])
+        # units with the same base at the same point share the answer
+        ckey = (float(mx[i0, 0]), float(mx[i0, 1]), mine_key, idx.tobytes())
+        cache = self.__dict__.setdefault("_quick_cache", {})
+        if ckey in cache:
+            return cache[ckey]
+        out = np.zeros(len(idx), dtype=bool)
+        codes = rep_code[idx]
+        for c in np.unique(codes):
+            sel = np.nonzero(codes == c)[0]
+            tree = self._tree(mine_key | self._keys[int(c)])
+            if tree is None:
+                out[sel] = True
+                continue
+            ends = rep_xy[idx[sel]]
+            starts = np.broadcast_to(mx[i0], ends.shape)
+            segs = shapely.linestrings(np.stack([starts, ends], axis=1))
+            hit = tree.query(segs, predicate="intersects")[0]
+            clear = np.ones(len(sel), dtype=bool)
+            clear[hit] = False
+            out[sel] = clear
+        cache[ckey] = out
+        return out
+
+    def _tree(self, skip: frozenset[str]):
+        """STRtree of the (slightly shrunk) blocking footprints without ``skip``: a segment that
+        meets none of them misses the checker's blocked union (Table._blocked_union)."""
+        trees = self.__dict__.setdefault("_trees", {})
+        if skip not in trees:
+            polys = shrunk_union([self.table.terrain_polys[f.id] for f in self.table.blocking_features
+                                  if f.id not in skip])
+            trees[skip] = shapely.STRtree(polys) if polys else None
+        return trees[skip]
+
+    def sight_exact(self, unit: UnitInfo, fps: tuple[Footprint, ...], k: int, key: int | None = None) -> bool:
+        """Can my unit with bases ``fps`` draw line of sight to position ``k``? Exact, as the checker
+        (:meth:`Table.sight_from_any`). Cached under ``(key, k)`` when ``key`` is given."""
+        if key is not None and (key, k) in self._sight_cache:
+            return self._sight_cache[key, k]
+        seen, _ = self.table.sight_from_any([Placed(unit, fps)], self.placed(self.all_positions[k]), exact=True)
+        v = seen is not None
+        if key is not None:
+            self._sight_cache[key, k] = v
+        return v
+
+    # ------------------------------------------------------------------ legality against a deployment
+    def legal_against(self, mine: list[Placed]) -> list[Position]:
+        """Positions legal when ``mine`` (my units, placed) stand on the table too. Exact."""
+        legal = []
+        for p in self.positions:
+            if self.legal_one(p, mine):
+                legal.append(p)
+        return legal
+
+    def legal_one(self, p: Position, mine: list[Placed]) -> bool:
+        t = self.table
+        target = self.placed(p)
+        if not mine:
+            return True
+        n = t.nearest_unit(target, mine)
+        # overlap is at most 0" apart: not more than 9" either
+        if not is_more_than_distance(max(n[0], 0.0), FAR_IN) or n[0] < -TOLERANCE_IN:
+            return False
+        near12 = not is_more_than_distance(n[0], NEAR_IN) or p.index in self.fixed_near12
+        if not near12:
+            return True
+        seen_by, _ = t.sight_from_any(mine + self.observers, target, exact=True)
+        return seen_by is None
+
+    def area(self, positions: list[Position]) -> float:
+        """Square inches: (anchors with some legal formation) x cell area."""
+        return len({p.anchor for p in positions}) * self.cell_area
+
+
+def distance_region_area(world: World, mine: list[Placed], base_radius_in: float) -> float:
+    """Exact area (square inches, shapely) of where the centre of one round base of radius
+    ``base_radius_in`` may stand: wholly on the battlefield and more than 9" from every base in
+    ``mine``. Terrain and line of sight are ignored: an upper bound on the Infiltrate region."""
+    bf = world.scenario.battlefield
+    r = base_radius_in
+    inner = shapely.box(r, r, bf.width - r, bf.depth - r)
+    discs = [f.polygon(256, circumscribed=True).buffer(FAR_IN + r, 64) for p in mine for f in p.footprints]
+    if discs:
+        inner = inner.difference(unary_union(discs))
+    return float(inner.area)
+
+
+def fixed_units(table: Table, exclude: set[str]) -> list[Placed]:
+    """Every unit on the table, where it finally stands, except those in ``exclude``."""
+    return [table.final(u) for u in table.on_table if u.id not in exclude and u.method is not SetupMethod.RESERVES]

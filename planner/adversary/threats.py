@@ -1,0 +1,287 @@
+"""Worst case for me: the enemy unit's best legal Infiltrate placement against a deployment.
+
+``find_threats`` takes a deployment (every unit positioned, the enemy unit in Reserves or set to
+Infiltrate with or without positions) and returns the enemy unit's whole legal arrival area
+(see :mod:`planner.adversary.legal_area`) and its best placement under a goal:
+
+- ``near_point X,Y``: closest to a point (closest base edge to the point, inches; smaller is better
+  for the enemy); ``near_objective ID`` the same with an objective's centre;
+- ``near_units``: closest to one of my units (closest base to base, inches);
+- ``sight``: most of my units in its line of sight (count; larger is better for the enemy);
+- ``hidden_near X,Y``: hidden from all my units and within 12" of the point, closest to it.
+
+The reported placement is written into the scenario and passes the independent checker (the
+report carries that verdict).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from planner.adversary.legal_area import (
+    ArrivalSpace,
+    Position,
+    distance_region_area,
+    enemy_group,
+    fixed_units,
+)
+from planner.errors import ScenarioError
+from planner.geometry.shapes import Footprint
+from planner.legality.checker import check_deployment
+from planner.legality.hh2 import infiltrates
+from planner.legality.report import LegalityReport
+from planner.legality.table import Placed, Table
+from planner.schema import Scenario
+from planner.world import World, resolve
+
+GOAL_KINDS = ("near_point", "near_objective", "near_units", "sight", "hidden_near")
+HIDDEN_NEAR_IN = 12.0
+"""``hidden_near``: the enemy must be within this distance of the point (issue #7's statement)."""
+
+
+@dataclass(frozen=True)
+class ThreatGoal:
+    """What the enemy wants. ``kind`` one of GOAL_KINDS; ``point`` (inches) for point goals."""
+
+    kind: str
+    point: tuple[float, float] | None = None
+    label: str = ""
+
+    @property
+    def maximise(self) -> bool:
+        return self.kind == "sight"
+
+
+def parse_goal(text: str | None, world: World) -> ThreatGoal:
+    """``near_point:X,Y``, ``near_objective:ID``, ``near_units``, ``sight``, ``hidden_near:X,Y``.
+
+    Raises ScenarioError (option ``--goal``) for anything else.
+    """
+    if text is None:
+        return ThreatGoal("near_units", None, "closest to one of my units")
+    kind, _, arg = text.partition(":")
+    kind = kind.strip().replace("-", "_")
+    if kind not in GOAL_KINDS:
+        raise ScenarioError(f"unknown goal; choose one of {', '.join(GOAL_KINDS)} (point goals as "
+                            "near_point:X,Y)", location="--goal", value=text)
+    if kind in ("near_point", "hidden_near"):
+        try:
+            xs, ys = arg.split(",")
+            x, y = float(xs), float(ys)
+        except ValueError:
+            raise ScenarioError(f"{kind} needs a point X,Y in inches, as in {kind}:36,24", location="--goal",
+                                value=text) from None
+        if not (math.isfinite(x) and math.isfinite(y)):
+            raise ScenarioError("the point must be finite numbers", location="--goal", value=text)
+        words = "closest to" if kind == "near_point" else f'hidden and within {HIDDEN_NEAR_IN:g}" of, closest to'
+        return ThreatGoal(kind, (x, y), f"{words} ({x:g}, {y:g})")
+    if kind == "near_objective":
+        obj = next((o for o in world.scenario.objectives if o.id == arg.strip()), None)
+        if obj is None:
+            ids = ", ".join(o.id for o in world.scenario.objectives) or "none in the scenario"
+            raise ScenarioError(f"no objective {arg.strip()!r} (objectives: {ids})", location="--goal", value=text)
+        return ThreatGoal("near_point", (obj.x, obj.y), f"closest to objective {obj.id} ({obj.x:g}, {obj.y:g})")
+    if arg:
+        raise ScenarioError(f"{kind} takes no argument", location="--goal", value=text)
+    return ThreatGoal(kind, None, "closest to one of my units" if kind == "near_units"
+                      else "most of my units in its line of sight")
+
+
+def point_distance(fps: tuple[Footprint, ...], point: tuple[float, float]) -> float:
+    """Closest distance from any base to a point, inches (0 if a base covers it)."""
+    from shapely.geometry import Point
+
+    best = math.inf
+    for f in fps:
+        lb = math.hypot(f.cx - point[0], f.cy - point[1]) - f.outer_radius
+        if lb >= best:
+            continue
+        d = 0.0 if f.contains_point(*point) else f.polygon(256, circumscribed=False).exterior.distance(Point(point))
+        if f.kind == "circle":
+            d = max(0.0, lb)
+        best = min(best, d)
+    return best
+
+
+class EnemyPlacement(BaseModel):
+    """Where the enemy unit arrives: formation, anchor (inches), model positions and goal value."""
+
+    model_config = ConfigDict(extra="forbid")
+    unit: str
+    formation: str
+    anchor: tuple[float, float]
+    value: float
+    models: dict[str, list[tuple[float, float, float]]]
+    legal: bool | None = Field(default=None, description="The checker's verdict with it on the table.")
+
+
+class ThreatResult(BaseModel):
+    """``planner threats`` report."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    enemy_unit: str
+    goal: str
+    grid_in: float
+    legal_anchors: int
+    legal_area_sq_in: float = Field(description="Anchors with a legal formation x cell area (grid_in^2).")
+    distance_region_sq_in: float | None = Field(
+        default=None, description="Exact area (shapely) of centre points more than 9\" from my units on the "
+                                  "battlefield, terrain and sight ignored (single round base only).")
+    best: EnemyPlacement | None = None
+    message: str = ""
+    wall_time_s: float
+    deployment_legal: bool
+    legality: LegalityReport | None = None
+    legal_cells: list[tuple[float, float]] = Field(default_factory=list)
+
+
+def goal_value(space: ArrivalSpace, goal: ThreatGoal, p: Position, mine: list[Placed]) -> float | None:
+    """The enemy's value of a legal position; None if the goal excludes it (hidden_near)."""
+    if goal.kind == "near_point":
+        return point_distance(p.footprints, goal.point)  # type: ignore[arg-type]
+    if goal.kind == "near_units":
+        n = space.table.nearest_unit(space.placed(p), mine)
+        return n[0] if n else math.inf
+    if goal.kind == "sight":
+        target = space.placed(p)
+        return float(sum(1 for m in mine if space.table.sight_from_any([target], m, exact=True)[0] is not None))
+    if goal.kind == "hidden_near":
+        d = point_distance(p.footprints, goal.point)  # type: ignore[arg-type]
+        if d > HIDDEN_NEAR_IN:
+            return None
+        if mine and space.table.sight_from_any(mine, space.placed(p), exact=True)[0] is not None:
+            return None
+        return d
+    raise ValueError(goal.kind)
+
+
+def scenario_with(world: World, space: ArrivalSpace, p: Position, extra: dict[str, list] | None = None) -> dict:
+    """The scenario's data with the enemy unit (and joined ICs) set up by Infiltrate at ``p``;
+    ``extra`` places other units too (unit id -> [(x, y, facing)]). The enemy unit is given the
+    last Infiltrate ``order`` so that it is placed after every unit of mine (my Infiltrators
+    without an order get order 1): it arrives after my set-up."""
+    data = copy.deepcopy(world.raw) if world.raw is not None else \
+        world.scenario.model_dump(mode="json", by_alias=True, exclude_none=True)
+    where = dict(extra or {})
+    where.update(p.positions)
+    enemy_ids = set(p.positions)
+    orders = [u.setup.order for u in world.units.values() if u.setup.order]
+    last = max(orders, default=0) + 1
+    for army in data["armies"]:
+        for unit in army["units"]:
+            uid = unit["id"]
+            if uid in where:
+                for m, (x, y, facing) in zip(unit["models"], where[uid], strict=True):
+                    m["x"], m["y"], m["facing"] = float(x), float(y), float(facing)
+            if uid in enemy_ids:
+                setup = unit.get("setup", {})
+                setup = {"method": setup} if isinstance(setup, str) else dict(setup)
+                keep = {k: v for k, v in setup.items() if k == "joined"}
+                unit["setup"] = {"method": "infiltrate", **keep, "order": last}
+                unit.pop("place", None)
+            elif world.units[uid].player != space.player and infiltrates(world.units[uid]):
+                setup = unit.get("setup", {})
+                setup = {"method": setup} if isinstance(setup, str) else dict(setup)
+                setup.setdefault("order", 1)
+                unit["setup"] = setup
+    return data
+
+
+def check_with(world: World, space: ArrivalSpace, p: Position, extra: dict[str, list] | None = None) -> LegalityReport:
+    """The checker's verdict on the scenario with the enemy unit at ``p`` (see :func:`scenario_with`)."""
+    data = scenario_with(world, space, p, extra)
+    return check_deployment(resolve(Scenario.model_validate(data), world.file, require_positions=True))
+
+
+def best_reply(space: ArrivalSpace, goal: ThreatGoal, mine: list[Placed],
+               legal: list[Position] | None = None) -> tuple[Position | None, float | None, list[Position]]:
+    """The enemy's best legal position against ``mine`` (ties: lowest position index), its value,
+    and every legal position. Exact (checker predicates); brute force over the grid."""
+    if legal is None:
+        legal = space.legal_against(mine)
+    best, best_v = None, None
+    for p in legal:
+        v = goal_value(space, goal, p, mine)
+        if v is None:
+            continue
+        key = -v if goal.maximise else v
+        if best_v is None or key < (-best_v if goal.maximise else best_v) - 1e-9:
+            best, best_v = p, v
+    return best, best_v, legal
+
+
+def find_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in: float = 2.0) -> ThreatResult:
+    """Where can ``enemy_unit`` Infiltrate against the deployment in ``world``, and where is it
+    best for the enemy? See the module docstring for the goals.
+
+    Raises
+    ------
+    ScenarioError
+        If the unit is unknown or cannot Infiltrate.
+    """
+    t0 = time.monotonic()
+    group = enemy_group(world, enemy_unit)
+    table = Table(world)
+    exclude = {u.id for u in group.members}
+    fixed = fixed_units(table, exclude)
+    space = ArrivalSpace(world, group, fixed, grid_in, table=table)
+    mine = space.observers
+    # every legal position is legal against fixed units already (static); mine are among the fixed
+    legal = space.positions
+    best, value, legal = best_reply(space, goal, mine, legal)
+    base_report = check_deployment(world) if all(u.is_positioned for u in world.units.values()
+                                                 if u.on_battlefield and u.id not in exclude) else None
+    region = None
+    one = space.all_positions[0].footprints
+    if len(one) == 1 and one[0].kind == "circle":
+        region = distance_region_area(world, mine, one[0].outer_radius)
+    placement = None
+    report = None
+    if best is not None:
+        report = check_with(world, space, best)
+        placement = EnemyPlacement(unit=enemy_unit, formation=best.formation, anchor=best.anchor, value=value,
+                                   models=best.positions, legal=report.legal)
+    msg = (f"best for the enemy ({goal.label}): {value:g}" if best is not None
+           else "no legal arrival for the enemy unit on the grid" + (" meeting the goal" if legal else ""))
+    return ThreatResult(enemy_unit=enemy_unit, goal=goal.label, grid_in=space.grid, legal_anchors=len(
+        {p.anchor for p in legal}), legal_area_sq_in=space.area(legal), distance_region_sq_in=region, best=placement,
+        message=msg, wall_time_s=time.monotonic() - t0,
+        deployment_legal=base_report.legal if base_report is not None else True, legality=report,
+        legal_cells=sorted({p.anchor for p in legal}))
+
+
+def ascii_map(world: World, grid_in: float, cells: set[tuple[float, float]], mine: list[Placed],
+              mark: tuple[float, float] | None = None, protect: tuple[float, float, float] | None = None) -> str:
+    """A text picture of the battlefield, one character per grid cell, top row = far edge:
+    ``o`` a legal arrival anchor, ``#`` my models, ``T`` blocking or impassable terrain, ``X`` the
+    marked placement, ``+`` the protected disc, ``.`` elsewhere."""
+    from shapely.geometry import Polygon, box
+
+    bf = world.scenario.battlefield
+    g = grid_in
+    nx, ny = math.floor(bf.width / g) + 1, math.floor(bf.depth / g) + 1
+    terrain = [Polygon(t.footprint) for t in world.scenario.terrain]
+    rows = []
+    for j in reversed(range(ny)):
+        row = []
+        for i in range(nx):
+            x, y = i * g, j * g
+            ch = "."
+            if protect is not None and math.hypot(x - protect[0], y - protect[1]) <= protect[2]:
+                ch = "+"
+            if any(poly.intersects(box(x - g / 2, y - g / 2, x + g / 2, y + g / 2)) for poly in terrain):
+                ch = "T"
+            if (x, y) in cells:
+                ch = "o"
+            if any(abs(f.cx - x) <= g / 2 and abs(f.cy - y) <= g / 2 for p in mine for f in p.footprints):
+                ch = "#"
+            if mark is not None and (x, y) == mark:
+                ch = "X"
+            row.append(ch)
+        rows.append("".join(row))
+    return "\n".join(rows)

@@ -1,0 +1,382 @@
+"""Threats, denial and min-max against brute force over a coarse grid (issue #7).
+
+Brute force: every combination of my candidate placements, and for every enemy anchor the
+independent checker (or, where the combinations are many, the exact Infiltrate predicate
+``ArrivalSpace.legal_one``, itself compared with the checker on the single-unit case).
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planner.adversary.alternation import alternate
+from planner.adversary.deny import DenySettings, build_screen, deny, greedy
+from planner.adversary.legal_area import ArrivalSpace, enemy_group, fixed_units
+from planner.adversary.minmax import minmax
+from planner.adversary.threats import check_with, find_threats, parse_goal, point_distance
+from planner.errors import ScenarioError
+from planner.legality.checker import check_deployment
+from planner.legality.table import Placed, Table
+from planner.schema import Scenario
+from planner.world import resolve
+
+GRID = 3.0
+SETTINGS = DenySettings(time_limit_s=30, workers=1, seed=0, grid_in=GRID, enemy_grid_in=GRID, candidates_per_unit=50)
+R32 = 16 / 25.4
+
+
+def marine(x=None, y=None):
+    m = {"base": {"diameter_mm": 32}}
+    if x is not None:
+        m.update(x=x, y=y)
+    return m
+
+
+def scenario(mine, enemy_setup="reserves", enemy_at=None, width=24, depth=18, terrain=None):
+    return {
+        "ruleset": "hh2",
+        "battlefield": {"width": width, "depth": depth},
+        "deployment_zones": [
+            {"id": "me-z", "player": "me", "polygon": [[0, 0], [width, 0], [width, 5], [0, 5]]},
+            {"id": "en-z", "player": "en", "polygon": [[0, depth - 5], [width, depth - 5], [width, depth],
+                                                        [0, depth]]},
+        ],
+        # a wall across the middle: hides some of the 9"-12" ring from my units
+        "terrain": terrain if terrain is not None else [
+            {"id": "wall", "kind": "solid", "traits": ["blocks_line_of_sight"],
+             "footprint": [[7, 8.5], [14, 8.5], [14, 9.5], [7, 9.5]]}],
+        "armies": [
+            {"player": "me", "units": mine},
+            {"player": "en", "units": [{"id": "inf", "type": "Infantry", "rules": ["Infiltrate"],
+                                        "setup": enemy_setup, "models": [marine(*enemy_at) if enemy_at else marine()]}]},
+        ],
+    }
+
+
+def world_of(data):
+    w = resolve(Scenario.model_validate(data))
+    w.raw = data
+    return w
+
+
+def checker_legal_anchors(world, space, extra=None):
+    """Brute force with the checker: the anchors where some formation of the enemy is legal."""
+    out = set()
+    for p in space.all_positions:
+        if p.anchor in out:
+            continue
+        rep = check_with(world, space, p, extra)
+        if rep.legal:
+            out.add(p.anchor)
+    return out
+
+
+def _space(world):
+    g = enemy_group(world, "inf")
+    t = Table(world)
+    return ArrivalSpace(world, g, fixed_units(t, {"inf"}), GRID, table=t)
+
+
+def test_threats_agree_with_the_checker_on_every_anchor_and_the_best_reply():
+    data = scenario([{"id": "a", "type": "Infantry", "models": [marine(9, 3)]},
+                     {"id": "b", "type": "Infantry", "models": [marine(18, 3)]}])
+    w = world_of(data)
+    r = find_threats(w, "inf", parse_goal("near_point:10,6", w), GRID)
+    brute = checker_legal_anchors(w, _space(w))
+    assert set(map(tuple, r.legal_cells)) == brute
+    assert r.legal_area_sq_in == pytest.approx(len(brute) * GRID ** 2)
+    # brute force best: the legal anchor whose base comes closest to (10, 6)
+    best = min(max(0.0, math.hypot(x - 10, y - 6) - R32) for x, y in brute)
+    assert r.best.value == pytest.approx(best)
+    assert r.best.legal is True
+    # some legal anchor lies within 12" of my units only because the wall hides it
+    hidden = [(x, y) for x, y in brute if min(math.hypot(x - 9, y - 3), math.hypot(x - 18, y - 3)) - 2 * R32 <= 12]
+    assert hidden, "the wall should hide part of the 9\"-12\" ring"
+    assert all(y > 9.5 for _, y in hidden)
+
+
+def test_threat_goals_sight_and_hidden_near_are_checked_placements():
+    data = scenario([{"id": "a", "type": "Infantry", "models": [marine(9, 3)]},
+                     {"id": "b", "type": "Infantry", "models": [marine(18, 3)]}])
+    w = world_of(data)
+    s = find_threats(w, "inf", parse_goal("sight", w), GRID)
+    sp = _space(w)
+    mine = sp.observers
+    seen = [sum(sp.table.sight_from_any([sp.placed(p)], m, exact=True)[0] is not None for m in mine)
+            for p in sp.positions]
+    assert s.best.value == max(seen) and s.best.legal
+    h = find_threats(w, "inf", parse_goal("hidden_near:10,10", w), GRID)
+    assert h.best.legal and h.best.value <= 12.0
+    brute = []
+    for p in sp.positions:
+        d = point_distance(p.footprints, (10, 10))
+        if d <= 12 and sp.legal_one(p, []) and sp.table.sight_from_any(mine, sp.placed(p), exact=True)[0] is None:
+            brute.append(d)
+    assert h.best.value == pytest.approx(min(brute))
+
+
+def test_threats_boundary_more_than_9_inches():
+    # my marine at (3, 3) and the enemy on the 3" grid: centre 12.0 + 2r apart is exactly 12" (not
+    # more than 12"): legal only hidden; no terrain, so illegal
+    data = scenario([{"id": "a", "type": "Infantry", "models": [marine(3, 3)]}], terrain=[])
+    w = world_of(data)
+    r = find_threats(w, "inf", parse_goal(None, w), GRID)
+    for x, y in r.legal_cells:
+        assert math.hypot(x - 3, y - 3) - 2 * R32 > 12.0
+    assert r.best.legal
+
+
+def test_unknown_enemy_unit_and_a_unit_without_infiltrate_are_input_errors():
+    data = scenario([{"id": "a", "type": "Infantry", "models": [marine(3, 3)]}])
+    w = world_of(data)
+    with pytest.raises(ScenarioError, match="no unit with this id"):
+        find_threats(w, "nope", parse_goal(None, w), GRID)
+    with pytest.raises(ScenarioError, match="cannot Infiltrate"):
+        find_threats(w, "a", parse_goal(None, w), GRID)
+    with pytest.raises(ScenarioError, match="unknown goal"):
+        parse_goal("closest", w)
+
+
+def test_denial_one_unit_matches_checker_brute_force():
+    data = scenario([{"id": "a", "type": "Infantry", "place": True, "models": [marine()]}])
+    w = world_of(data)
+    r = deny(w, "inf", SETTINGS)
+    assert r.status == "optimal" and r.legal
+    screen = build_screen(w, ["inf"], SETTINGS)
+    sp = screen.spaces[0]
+    brute = {}
+    for c in screen.cands["a"]:
+        brute[c.anchor] = len(checker_legal_anchors(w, sp, c.positions))
+    assert r.area_sq_in == pytest.approx(min(brute.values()) * GRID ** 2)
+    assert brute[r.placements[0].anchor] == min(brute.values())
+    assert r.enemy_best.legal
+
+
+def _brute_combos(screen):
+    ids = [g.id for g in screen.groups]
+    for combo in itertools.product(*(screen.cands[i] for i in ids)):
+        if any(a.overlaps(b) for a, b in itertools.combinations(combo, 2)):
+            continue
+        yield dict(zip(ids, combo, strict=True))
+
+
+def _legal_exact(screen, chosen):
+    """Direct exact predicate (the checker's rule, not the CP-SAT relations)."""
+    sp = screen.spaces[0]
+    mine = [Placed(g.host, chosen[g.id].footprints, tuple(f"{m.unit_id}/{m.id}" for m in g.models))
+            for g in screen.groups]
+    return [p for p in sp.positions if sp.legal_one(p, mine)]
+
+
+def test_denial_two_units_and_protected_point_match_brute_force():
+    data = scenario([{"id": "a", "type": "Infantry", "place": True, "models": [marine()]},
+                     {"id": "b", "type": "Infantry", "place": True, "models": [marine(), marine()]}],
+                    width=36, depth=21)
+    w = world_of(data)
+    screen = build_screen(w, ["inf"], SETTINGS)
+    areas = {}
+    for chosen in _brute_combos(screen):
+        legal = _legal_exact(screen, chosen)
+        areas[tuple(c.anchor for c in chosen.values())] = (len({p.anchor for p in legal}), legal)
+    best = min(v[0] for v in areas.values())
+    r = deny(w, "inf", SETTINGS)
+    assert r.status == "optimal" and r.legal
+    assert r.anchors_left == best
+    assert r.greedy_area_sq_in >= r.area_sq_in
+    # protect (12, 8) by 6": feasible iff some combination leaves no legal base within 6"
+    protect = (12.0, 8.0, 6.0)
+    ok = [k for k, (n, legal) in areas.items()
+          if all(point_distance(p.footprints, protect[:2]) > 6.0 for p in legal)]
+    rp = deny(w, "inf", SETTINGS, protect=protect)
+    if ok:
+        assert rp.status == "optimal" and rp.legal
+        assert rp.anchors_left == min(areas[k][0] for k in ok)
+        assert all(math.hypot(x - 12, y - 8) - R32 > 6.0 for x, y in rp.legal_cells)
+    else:
+        assert rp.status == "infeasible"
+    # greedy is a legal deployment too
+    g = greedy(screen)
+    assert len(g) == 2 and not g["a"].overlaps(g["b"])
+
+
+def test_minmax_value_matches_brute_force_and_replies_pass_the_checker():
+    data = scenario([{"id": "a", "type": "Infantry", "place": True, "models": [marine()]},
+                     {"id": "b", "type": "Infantry", "place": True, "models": [marine()]}])
+    w = world_of(data)
+    point = (12.0, 6.0)
+    screen = build_screen(w, ["inf"], SETTINGS, target=point)
+    cap = math.hypot(24, 18)
+    brute = max(min((point_distance(p.footprints, point) for p in _legal_exact(screen, chosen)), default=cap)
+                for chosen in _brute_combos(screen))
+    r = minmax(w, ["inf"], point, SETTINGS)
+    assert r.status == "optimal"
+    assert r.value_in == pytest.approx(brute)
+    assert r.gap_in == 0.0
+    assert r.enemy_replies and all(e.legal for e in r.enemy_replies)
+
+
+# ----------------------------------------------------------------------------- CLI on real files
+ROOT = Path(__file__).resolve().parents[1]
+DENY_SMALL = ROOT / "tests" / "assets" / "deny-small.yaml"
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "planner", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=300)
+
+
+def test_cli_plan_with_a_deny_goal_writes_a_legal_screen_and_threats_agree(tmp_path):
+    out = tmp_path / "screen.yaml"
+    js = tmp_path / "deny.json"
+    p = _cli("plan", str(DENY_SMALL), "--time-limit", "30", "--workers", "1", "--out", str(out), "--json", str(js))
+    assert p.returncode == 0, p.stdout + p.stderr
+    report = json.loads(js.read_text())
+    assert report["status"] == "optimal" and report["legal"] is True
+    assert report["area_sq_in"] <= report["greedy_area_sq_in"] <= report["area_before_sq_in"]
+    assert "legal arrivals left" in p.stdout
+    c = _cli("check", str(out))
+    assert c.returncode == 0, c.stdout
+    t = _cli("threats", str(out), "--enemy-unit", "inf", "--goal", "near_point:18,6", "--json", "-")
+    assert t.returncode == 0, t.stderr
+    threat = json.loads(t.stdout)
+    # the threat command measures the same legal area on the planned deployment
+    assert threat["legal_area_sq_in"] == pytest.approx(report["area_sq_in"])
+    assert threat["best"]["legal"] is True
+
+
+def test_cli_threats_bad_input_exits_2_naming_the_option():
+    p = _cli("threats", str(DENY_SMALL), "--enemy-unit", "nope")
+    assert p.returncode == 2
+    assert "--enemy-unit" in p.stderr and "nope" in p.stderr
+    p = _cli("threats", str(DENY_SMALL), "--enemy-unit", "inf", "--goal", "near_point:x")
+    assert p.returncode == 2 and "--goal" in p.stderr
+
+
+def test_deny_goal_needs_protect_and_radius_together():
+    data = scenario([{"id": "a", "type": "Infantry", "place": True, "models": [marine()]}])
+    data["goals"] = [{"kind": "deny", "enemy_unit": "inf", "protect": [10, 10]}]
+    with pytest.raises(ValueError, match="radius"):
+        Scenario.model_validate(data)
+
+
+def test_minmax_two_enemy_units_matches_brute_force():
+    data = scenario([{"id": "a", "type": "Infantry", "place": True, "models": [marine()]},
+                     {"id": "b", "type": "Infantry", "place": True, "models": [marine()]}])
+    # a second Infiltrator with a 40 mm base: each arrives on its own after my set-up
+    data["armies"][1]["units"].append({"id": "inf2", "type": "Infantry", "rules": ["Infiltrate"],
+                                       "setup": "reserves", "models": [{"base": {"diameter_mm": 40}}]})
+    w = world_of(data)
+    point = (6.0, 6.0)
+    screen = build_screen(w, ["inf", "inf2"], SETTINGS, target=point)
+    cap = math.hypot(24, 18)
+
+    def value(chosen):
+        best = cap
+        for sp in screen.spaces:
+            mine = [Placed(g.host, chosen[g.id].footprints, tuple(f"{m.unit_id}/{m.id}" for m in g.models))
+                    for g in screen.groups]
+            for p in sp.positions:
+                if sp.legal_one(p, mine):
+                    best = min(best, point_distance(p.footprints, point))
+        return best
+
+    brute = max(value(chosen) for chosen in _brute_combos(screen))
+    r = minmax(w, ["inf", "inf2"], point, SETTINGS)
+    assert r.status == "optimal"
+    assert r.value_in == pytest.approx(brute)
+    assert all(e.legal for e in r.enemy_replies)
+
+
+def test_cli_plan_deny_reply_objective(tmp_path):
+    src = DENY_SMALL.read_text().replace("{kind: deny, enemy_unit: inf}",
+                                         "{kind: deny, enemy_unit: inf, objective: reply, protect: [18, 4]}")
+    f = tmp_path / "reply.yaml"
+    f.write_text(src)
+    js = tmp_path / "r.json"
+    p = _cli("plan", str(f), "--time-limit", "30", "--workers", "1", "--json", str(js))
+    assert p.returncode == 0, p.stdout + p.stderr
+    rep = json.loads(js.read_text())
+    assert rep["status"] == "optimal" and rep["legal"] is True
+    assert rep["reply_value_in"] == pytest.approx(rep["reply_bound_in"])
+    assert rep["enemy_best"]["legal"] is True
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(DENY_SMALL.read_text().replace("{kind: deny, enemy_unit: inf}", "{kind: deny, enemy_unit: inf, "
+                                                                                     "objective: reply}"))
+    p = _cli("plan", str(bad))
+    assert p.returncode == 2 and "protect" in p.stderr
+
+
+# ----------------------------------------------------------------------------- alternating Infiltrate
+def _alt_scenario(n_a, n_b, w=18, d=15):
+    def inf(i, p):
+        return {"id": f"{p}{i}", "type": "Infantry", "rules": ["Infiltrate"], "setup": "infiltrate", "place": True,
+                "models": [marine()]}
+    a = [inf(i, "a") for i in range(n_a)] + [{"id": "afix", "type": "Infantry", "models": [marine(3, 2)]}]
+    b = [inf(i, "b") for i in range(n_b)] + [{"id": "bfix", "type": "Infantry", "models": [marine(w - 3, d - 2)]}]
+    return {"ruleset": "hh2", "battlefield": {"width": w, "depth": d},
+            "terrain": [{"id": "wall", "kind": "solid", "traits": ["blocks_line_of_sight"],
+                         "footprint": [[6, 7], [11, 7], [11, 8], [6, 8]]}],
+            "deployment_zones": [{"id": "za", "player": "A", "polygon": [[0, 0], [w, 0], [w, 4], [0, 4]]},
+                                 {"id": "zb", "player": "B", "polygon": [[0, d - 4], [w, d - 4], [w, d], [0, d]]}],
+            "armies": [{"player": "A", "units": a}, {"player": "B", "units": b}]}
+
+
+def _alt_legal(data, placements):
+    """Checker verdict with the given Infiltrators placed in this order (others in Reserves)."""
+    d = copy.deepcopy(data)
+    for army in d["armies"]:
+        for u in army["units"]:
+            if u.get("place"):
+                u.pop("place")
+                if u["id"] in placements:
+                    x, y, order = placements[u["id"]]
+                    u["setup"] = {"method": "infiltrate", "order": order}
+                    u["models"][0].update(x=x, y=y)
+                else:
+                    u["setup"] = "reserves"
+    return check_deployment(resolve(Scenario.model_validate(d), require_positions=True)).legal
+
+
+def test_alternation_one_a_side_matches_checker_brute_force():
+    data = _alt_scenario(1, 1)
+    w = world_of(data)
+    point = (9.0, 7.5)
+    r = alternate(w, "A", point, GRID, top_k=None)
+    assert r.legal and len(r.line) == 2
+    cap = math.hypot(18, 15)
+    grid = [(i * GRID, j * GRID) for i in range(7) for j in range(6)]
+
+    def dist(xy):
+        return max(0.0, math.hypot(xy[0] - point[0], xy[1] - point[1]) - R32)
+
+    def value(first, second, sign):
+        best = None
+        for f in grid:
+            if not _alt_legal(data, {first: (*f, 1)}):
+                continue
+            replies = [dist(s) for s in grid if _alt_legal(data, {first: (*f, 1), second: (*s, 2)})]
+            v = sign * ((min(replies) if replies else cap) - dist(f))
+            best = v if best is None else max(best, v)
+        return best
+
+    # A first: A maximises (B's distance - A's); B first: B minimises it, i.e. maximises the negation
+    assert r.value_if_first == pytest.approx(value("a0", "b0", 1))
+    assert r.value_if_second == pytest.approx(-value("b0", "a0", 1))
+    assert r.first == ("A" if r.value_if_first >= r.value_if_second else "B")
+
+
+def test_alternation_three_a_side_is_legal_and_refuses_four():
+    data = _alt_scenario(3, 3, w=30, d=24)
+    r = alternate(world_of(data), "A", (15.0, 12.0), GRID, top_k=1)
+    assert r.legal and len(r.line) == 6
+    assert [m.order for m in r.line] == [1, 2, 3, 4, 5, 6]
+    with pytest.raises(ScenarioError, match="at most 3"):
+        alternate(world_of(_alt_scenario(4, 1, w=30, d=24)), "A", (15.0, 12.0), GRID)
