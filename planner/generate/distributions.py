@@ -71,7 +71,7 @@ class GeneratorParams(BaseModel):
     other_models: tuple[int, int] = Field(default=(1, 3))
 
     legality_targets: dict[str, float] = Field(
-        default={"infiltrate_distance": 2.0, "infiltrate_hidden": 1.0, "zone_edge": 1.0, "coherency": 1.0,
+        default={"infiltrate_distance": 2.0, "infiltrate_hidden": 0.5, "zone_edge": 1.0, "coherency": 1.0,
                  "overlap": 1.0},
         description="Weights of the near-boundary cases (keys: " + ", ".join(LEGALITY_TARGETS) + ").")
     boundary_band: float = Field(default=0.25, gt=0, le=3,

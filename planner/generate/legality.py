@@ -50,7 +50,7 @@ from planner.schema import Scenario, SubType, UnitType
 from planner.world import resolve
 
 SUBJECT = "subject"
-SCENES_PER_TARGET = 6
+SCENES_PER_TARGET = 3
 """Scenes tried for one target before another target is drawn."""
 
 
@@ -160,7 +160,7 @@ def _infiltrate_hidden(scene: Scene, rng, p, entries, legal_side: bool, off: flo
 
 
 def _behind_corner(scene: Scene, rng, entries, shift: float, distance: float, *,
-                   check_others: bool, tries: int = 30) -> dict | None:
+                   check_others: bool, tries: int = 20) -> dict | None:
     """Set a one-model Infiltrator behind a silhouette corner of a sight-blocking feature, as seen
     from the enemy model nearest that corner: its base ``shift`` inches on the shadow side of the
     line that grazes the corner from the far edge of that model's base (negative: in view), and
@@ -174,16 +174,23 @@ def _behind_corner(scene: Scene, rng, entries, shift: float, distance: float, *,
     entry = inf[int(rng.integers(len(inf)))]
     rt = entry.base.diameter_mm / 25.4 / 2
     efs = [e[0] for e in enemies]
-    for _ in range(tries):
-        q = blockers[int(rng.integers(len(blockers)))]
+    # corners near enough the enemy to hide a model the given distance away, with their observer:
+    # the enemy model nearest the corner
+    exy = np.array([(f.cx, f.cy) for f in efs])
+    corners = []
+    for q in blockers:
         verts = list(q.exterior.coords)[:-1]
-        c = verts[int(rng.integers(len(verts)))]
-        # the observer: the enemy model nearest this corner
-        ef, eu, ei = min(enemies, key=lambda e: math.hypot(e[0].cx - c[0], e[0].cy - c[1]))
+        for c in verts:
+            dd = np.hypot(exy[:, 0] - c[0], exy[:, 1] - c[1])
+            k = int(np.argmin(dd))
+            if 2.0 < dd[k] < distance + 1.0:
+                corners.append((q, verts, c, k, float(dd[k])))
+    if not corners:
+        return None
+    for _ in range(tries):
+        q, verts, c, k, dist = corners[int(rng.integers(len(corners)))]
+        ef, eu, ei = enemies[k]
         dx, dy = c[0] - ef.cx, c[1] - ef.cy
-        dist = math.hypot(dx, dy)
-        if not 2.0 < dist < distance + 1.0:
-            continue
         ux, uy = dx / dist, dy / dist
         sides = [ux * (v[1] - c[1]) - uy * (v[0] - c[0]) for v in verts if v != c]
         if not (all(v > 1e-9 for v in sides) or all(v < -1e-9 for v in sides)):
@@ -199,9 +206,18 @@ def _behind_corner(scene: Scene, rng, entries, shift: float, distance: float, *,
         def place(t, c=c, lx=lx, ly=ly, nx=nx, ny=ny, off_line=off_line):
             return [footprint(entry.base, c[0] + lx * t + nx * off_line, c[1] + ly * t + ny * off_line, 90.0)]
 
-        # how far past the corner: so that the nearest enemy model is ``distance`` away
-        sol = _solve_along(place, lambda fps: nearest_distance(fps, efs), distance,
-                           distance + ef.outer_radius + rt - dist)
+        # how far past the corner: so that the nearest enemy model is ``distance`` away; first the
+        # cheap tests at the distance from the observer alone
+        s0 = distance + ef.outer_radius + rt - dist
+        if not rt + 0.5 <= s0 <= 8.0:
+            continue
+        x0, y0 = c[0] + lx * s0 + nx * off_line, c[1] + ly * s0 + ny * off_line
+        if not (rt < x0 < scene.width - rt and rt < y0 < scene.depth - rt):
+            continue
+        if check_others and _seen_by_others(x0, y0, rt, [f for f in efs if f is not ef], blockers):
+            continue
+        near = [f for f in efs if math.hypot(f.cx - x0, f.cy - y0) < distance + 6.0]
+        sol = _solve_along(place, lambda fps, near=near: nearest_distance(fps, near), distance, s0)
         if sol is None or not rt + 0.5 <= sol[0] <= 8.0:
             continue
         fps = place(sol[0])
@@ -302,6 +318,7 @@ def _zone_edge(scene: Scene, rng, p, entries, legal_side: bool, off: float) -> d
             continue
         for m, f in zip(u.data["models"], fps, strict=True):
             m["x"], m["y"] = r4(f.cx), r4(f.cy)
+        u.moved()
         u.data["id"] = SUBJECT
         return {"rule": "hh2.deployment.wholly_within_zone", "threshold": 0.0}
     return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 import shapely
@@ -51,6 +51,7 @@ class GenUnit:
     data: dict
     entry: CatalogueEntry
     player: str
+    _fps: list | None = None
 
     @property
     def id(self) -> str:
@@ -60,7 +61,13 @@ class GenUnit:
         return [(m["x"], m["y"]) for m in self.data["models"] if "x" in m]
 
     def footprints(self):
-        return [footprint(self.entry.base, m["x"], m["y"], m.get("facing", 0.0)) for m in self.data["models"]]
+        """The models' footprints (cached: call :meth:`moved` after changing positions)."""
+        if self._fps is None:
+            self._fps = [footprint(self.entry.base, m["x"], m["y"], m.get("facing", 0.0)) for m in self.data["models"]]
+        return self._fps
+
+    def moved(self) -> None:
+        self._fps = None
 
 
 @dataclass
@@ -77,15 +84,18 @@ class Scene:
     terrain_polys: list[Polygon] = field(default_factory=list)
     units: list[GenUnit] = field(default_factory=list)
     use_profiles: bool = True
+    _no_go: tuple | None = None
 
-    @property
+    @cached_property
     def table(self) -> Polygon:
         return box(0, 0, self.width, self.depth)
 
     def no_go(self) -> list[Polygon]:
         """Footprints no model may stand in: impassable or solid features (and buildings)."""
-        return [p for t, p in zip(self.terrain, self.terrain_polys, strict=True)
-                if t["kind"] == "solid" or "impassable" in t["traits"]]
+        if self._no_go is None or self._no_go[0] != len(self.terrain):
+            self._no_go = (len(self.terrain), [p for t, p in zip(self.terrain, self.terrain_polys, strict=True)
+                                               if t["kind"] == "solid" or "impassable" in t["traits"]])
+        return self._no_go[1]
 
     def blocking(self) -> list[tuple[dict, Polygon]]:
         return [(t, p) for t, p in zip(self.terrain, self.terrain_polys, strict=True)
