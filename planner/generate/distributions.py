@@ -17,7 +17,7 @@ Distributions (each item draws independently, from its own random stream):
   ``share_buildings`` it is a Building (solid, blocks line of sight, capacity 10), else with
   ``share_los_blocking`` it blocks line of sight, and is solid with ``share_solid`` (else area
   terrain); with ``share_impassable`` a feature that does not block sight is impassable.
-  Features keep ``terrain_gap`` from each other;
+  The bounding boxes of features keep ``terrain_gap`` apart (so models can pass between them);
 - armies: two players, each with a number of units uniform in [``units_min``, ``units_max``];
   each unit is one catalogue entry (the ``models/`` catalogue of the ruleset, entries of the
   types in ``unit_types``) with ``infantry_models`` (uniform in the range) models for Infantry
@@ -62,7 +62,8 @@ class GeneratorParams(BaseModel):
     share_buildings: float = Field(default=0.12, ge=0, le=1)
     share_solid: float = Field(default=0.4, ge=0, le=1)
     share_impassable: float = Field(default=0.15, ge=0, le=1)
-    terrain_gap: float = Field(default=2.0, ge=0, le=12, description="Least gap between features, inches.")
+    terrain_gap: float = Field(default=2.0, ge=0, le=12,
+                               description="Least gap between the features' bounding boxes, inches.")
 
     units_min: int = Field(default=2, ge=1, le=20)
     units_max: int = Field(default=4, ge=1, le=20)

@@ -159,14 +159,9 @@ def add_terrain(scene: Scene, rng: np.random.Generator, p: GeneratorParams) -> N
             if lo[0] <= 0 or lo[1] <= 0 or hi[0] >= scene.width or hi[1] >= scene.depth:
                 continue
             g = p.terrain_gap
-            near = [k for k, b in enumerate(boxes) if lo[0] - g < b[2] and b[0] < hi[0] + g
-                    and lo[1] - g < b[3] and b[1] < hi[1] + g]
-            if near:
-                poly = Polygon(pts)
-                if any(poly.distance(scene.terrain_polys[k]) < g for k in near):
-                    continue
-            else:
-                poly = Polygon(pts)
+            if any(lo[0] - g < b[2] and b[0] < hi[0] + g and lo[1] - g < b[3] and b[1] < hi[1] + g for b in boxes):
+                continue
+            poly = Polygon(pts)
             boxes.append((lo[0], lo[1], hi[0], hi[1]))
             break
         else:
