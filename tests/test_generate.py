@@ -17,6 +17,7 @@ from planner.deepstrike.procedure import make_setup, odds
 from planner.errors import ScenarioError
 from planner.generate.command import run_generate
 from planner.generate.lines import ScenarioLine
+from planner.generate.scene import roster_units
 from planner.legality.checker import check_deployment
 from planner.world import load_scenario
 
@@ -217,6 +218,24 @@ def test_bad_params_file_names_the_file_and_field(tmp_path):
     p.write_text("terrain_minimum: 5\n", encoding="utf-8")
     res = CliRunner().invoke(app, ["generate", "--count", "2", "--out", str(tmp_path / "o"), "--params", str(p)])
     assert res.exit_code == 2 and "terrain_minimum" in res.output
+
+
+def test_armies_from_a_given_roster(tmp_path):
+    roster = Path(__file__).parent / "assets" / "newrecruit-hh2.ros"
+    params = tmp_path / "params.json"
+    params.write_text(json.dumps({"rosters": [str(roster)], "units_max": 3}), encoding="utf-8")
+    out = _gen(tmp_path, "roster", 6, params_file=str(params))
+    known = {ru.record["name"] for ru in roster_units((str(roster),))[0]}
+    assert "Sabre Strike Tank Squadron" in known
+    for i, line in enumerate(_lines(out)):
+        names = [u["name"] for a in line["armies"] for u in a["units"] if u["id"] != "subject"]
+        assert names and set(names) <= known  # the roster's own units
+        report = check_deployment(load_scenario(_scenario_file(tmp_path, line, f"r{i}"), require_positions=True))
+        assert report.legal == line["label"]["legal"]
+        assert sorted({v.rule for v in report.violations}) == line["label"]["violations"]
+    params.write_text(json.dumps({"rosters": [str(tmp_path / "missing.ros")]}), encoding="utf-8")
+    res = CliRunner().invoke(app, ["generate", "--count", "2", "--out", str(tmp_path / "o"), "--params", str(params)])
+    assert res.exit_code == 2 and "missing.ros" in res.output
 
 
 def test_cli_writes_the_manifest_as_json(tmp_path):

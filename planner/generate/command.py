@@ -104,9 +104,15 @@ def load_params(path: str | None) -> GeneratorParams:
     """Generator parameters from a YAML/JSON file (defaults if None); errors name the file and field."""
     if path is None:
         return GeneratorParams()
+    from planner.generate.scene import roster_units
     from planner.io import parse_record, read_data
 
-    return parse_record(GeneratorParams, read_data(path), path)
+    params = parse_record(GeneratorParams, read_data(path), path)
+    if params.rosters:
+        roster_units(tuple(params.rosters))  # read them here: a bad roster is an input error, not a worker's
+        if not all(roster_units(tuple(params.rosters))):
+            raise ScenarioError("a roster has no unit to set up on the battlefield", file=path, location="rosters")
+    return params
 
 
 def summarise(lines: list[bytes]) -> dict:
@@ -245,7 +251,8 @@ def run_generate(count: int, seed: int, out: str, workers: int = 1, ruleset: str
                       "run the same command with --resume to finish")
         raise
     finally:
-        writer.close() if not writer.fh.closed else None
+        if not writer.fh.closed:
+            writer.close()
         if progress is not None:
             progress.stop()
     dt = time.perf_counter() - t0

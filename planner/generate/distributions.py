@@ -18,7 +18,10 @@ Distributions (each item draws independently, from its own random stream):
   ``share_los_blocking`` it blocks line of sight, and is solid with ``share_solid`` (else area
   terrain); with ``share_impassable`` a feature that does not block sight is impassable.
   The bounding boxes of features keep ``terrain_gap`` apart (so models can pass between them);
-- armies: two players, each with a number of units uniform in [``units_min``, ``units_max``];
+- armies: two players, each with a number of units uniform in [``units_min``, ``units_max``]
+  (with ``rosters``: that many units, at most all, drawn without replacement from one roster file
+  chosen uniformly for each player; the roster's own unit records, bases from the catalogue, 32 mm
+  for models it does not know);
   each unit is one catalogue entry (the ``models/`` catalogue of the ruleset, entries of the
   types in ``unit_types``) with ``infantry_models`` (uniform in the range) models for Infantry
   and ``other_models`` for other types; units are set up in block formations (2-3 ranks, 0.5"
@@ -67,6 +70,10 @@ class GeneratorParams(BaseModel):
 
     units_min: int = Field(default=2, ge=1, le=20)
     units_max: int = Field(default=4, ge=1, le=20)
+    rosters: list[str] = Field(
+        default_factory=list,
+        description="BattleScribe/New Recruit roster files (.ros/.rosz); if given, each player's units are "
+                    "drawn from one of them (hh2 scenes) instead of the catalogue.")
     unit_types: list[str] = Field(default=["Infantry", "Cavalry", "Dreadnought", "Vehicle"], min_length=1)
     infantry_models: tuple[int, int] = Field(default=(5, 10))
     other_models: tuple[int, int] = Field(default=(1, 3))

@@ -8,6 +8,7 @@ file holds), so that what is labelled is exactly what is written. Coordinates ar
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -51,6 +52,8 @@ class GenUnit:
     data: dict
     entry: CatalogueEntry
     player: str
+    bases: list | None = None
+    """Each model's base, when they differ (units from rosters); else every model has ``entry.base``."""
     _fps: list | None = None
 
     @property
@@ -63,7 +66,9 @@ class GenUnit:
     def footprints(self):
         """The models' footprints (cached: call :meth:`moved` after changing positions)."""
         if self._fps is None:
-            self._fps = [footprint(self.entry.base, m["x"], m["y"], m.get("facing", 0.0)) for m in self.data["models"]]
+            bases = self.bases or [self.entry.base] * len(self.data["models"])
+            self._fps = [footprint(b, m["x"], m["y"], m.get("facing", 0.0))
+                         for b, m in zip(bases, self.data["models"], strict=True)]
         return self._fps
 
     def moved(self) -> None:
@@ -276,9 +281,77 @@ def ranks_for(n: int, rng: np.random.Generator) -> int:
     return 1 if n <= 3 else int(rng.integers(1, 4))
 
 
+@dataclass(frozen=True)
+class RosterUnit:
+    """A unit of a given roster: its record, each model's base, and an entry to space the block by
+    (the largest base)."""
+
+    record: dict
+    bases: tuple
+    spacing: CatalogueEntry
+
+
+@lru_cache(maxsize=8)
+def roster_units(paths: tuple[str, ...]) -> tuple[tuple[RosterUnit, ...], ...]:
+    """The on-battlefield units of each roster file (``.ros``/``.rosz``), models resolved by the hh2
+    catalogue (unknown models: 32 mm round bases).
+
+    Raises
+    ------
+    ScenarioError
+        A roster that cannot be read or imported (the message names the file).
+    """
+    from planner.roster import read_roster, roster_to_army
+
+    cat = load_catalogue("hh2")
+    out = []
+    for path in paths:
+        army, _ = roster_to_army(read_roster(path, "hh2"), "hh2", "roster", 32.0)
+        units = []
+        for u in army.units:
+            if not u.setup.on_battlefield:
+                continue
+            bases = []
+            for m in u.models:
+                entry = cat.get(m.profile) if m.profile else None
+                bases.append(m.base or entry.base)
+            big = max(bases, key=lambda b: sum(base_half_extents(b)))
+            first = cat.get(u.models[0].profile) if u.models[0].profile else None
+            utype = u.type or (first.type if first else UnitType.INFANTRY)
+            spacing = CatalogueEntry(id="roster-unit", name=u.name or u.id, base=big, type=utype)
+            rec = u.model_dump(mode="json", by_alias=True, exclude_none=True)
+            units.append(RosterUnit(rec, tuple(bases), spacing))
+        out.append(tuple(units))
+    return tuple(out)
+
+
+def _add_roster_army(scene: Scene, rng: np.random.Generator, p: GeneratorParams, player: str) -> None:
+    rosters = roster_units(tuple(p.rosters))
+    units = rosters[int(rng.integers(len(rosters)))]
+    n = min(len(units), int(rng.integers(p.units_min, p.units_max + 1)))
+    for k, j in enumerate(sorted(rng.choice(len(units), size=n, replace=False).tolist())):
+        ru = units[j]
+        nm = len(ru.bases)
+        offs = block_offsets(ru.spacing, nm, ranks_for(nm, rng))
+        centres = free_spot(scene, rng, scene.zones[player], ru.spacing, offs)
+        if centres is None:
+            continue
+        rec = json.loads(json.dumps(ru.record))
+        rec["id"] = f"{player}-{k + 1}"
+        rec["setup"] = {"method": "deployment_zone", "zone": scene.zone_ids[player]}
+        rec.pop("place", None)
+        for m, (x, y) in zip(rec["models"], centres, strict=True):
+            m.update({"x": r4(x), "y": r4(y), "facing": 90.0})
+        scene.units.append(GenUnit(rec, ru.spacing, player, list(ru.bases)))
+
+
 def add_armies(scene: Scene, rng: np.random.Generator, p: GeneratorParams, entries: list[CatalogueEntry]) -> None:
-    """Two armies of catalogue units in block formations, wholly within their zones."""
+    """Two armies in block formations, wholly within their zones: catalogue units, or (``rosters``
+    given) units of a roster drawn for each player."""
     for player in PLAYERS:
+        if p.rosters and scene.use_profiles:
+            _add_roster_army(scene, rng, p, player)
+            continue
         n_units = int(rng.integers(p.units_min, p.units_max + 1))
         for k in range(n_units):
             entry = entries[int(rng.integers(len(entries)))]
