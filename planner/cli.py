@@ -467,6 +467,39 @@ def threats(
     _run(go)
 
 
+@app.command()
+def generate(
+    count: Annotated[int, typer.Option("--count", min=1, max=100_000_000, help="Number of scenarios.")],
+    out: Annotated[str, typer.Option("--out", help="Folder for scenarios.jsonl, manifest.json and the schema.")],
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Random seed (same seed, same bytes).")] = 0,
+    workers: Annotated[int, typer.Option("--workers", min=1, max=256, help="Worker processes (or Ray CPUs).")] = 1,
+    ruleset: Annotated[str | None, typer.Option("--ruleset", help="Ruleset (default: hh2 for legality and "
+                                                                  "puzzles, wh40k7/wh40k5 for Deep Strike).")] = None,
+    kind: Annotated[str, typer.Option("--kind", help="legality, puzzle, deepstrike; several comma-separated "
+                                                     "take turns.")] = "legality",
+    engine: Annotated[str, typer.Option("--engine", help="local (processes) or ray.")] = "local",
+    address: Annotated[str | None, typer.Option("--address", help="Ray cluster address (--engine ray).")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Go on with an interrupted run in --out.")] = False,
+    params: Annotated[str | None, typer.Option("--params", help="YAML/JSON file of generator parameters.")] = None,
+    json_out: JsonOpt = None,
+) -> None:
+    """Generate labelled training scenarios (legality verdicts, placement puzzles, Deep Strike odds).
+
+    Exit 0 when every line is written, 2 for invalid options, 3 when interrupted (finished lines
+    are kept: run again with --resume).
+    """
+
+    def go() -> int:
+        from planner.generate.command import run_generate
+
+        manifest, code = run_generate(count, seed, out, workers, ruleset, kind, engine, address, resume, params,
+                                      Console(stderr=True, highlight=False, soft_wrap=True))
+        _write_json(json_out, manifest, [])
+        return code
+
+    _run(go)
+
+
 def main() -> None:
     """Console-script entry point."""
     if hasattr(signal, "SIGPIPE"):

@@ -1,0 +1,265 @@
+"""What ``planner generate`` does, apart from the command-line plumbing in :mod:`planner.cli`.
+
+Writes ``DIR/scenarios.jsonl`` (one scenario with its ``label`` per line, in index order),
+``DIR/scenario-line.schema.json`` (the JSON Schema of a line) and ``DIR/manifest.json`` (seed,
+kinds, ruleset, parameters, package version, counts per label and class balance, the SHA-256 of
+the lines). Nothing in the manifest depends on the worker count, the engine or the clock, so two
+runs with the same seed and parameters write byte-identical files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections import Counter
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+from planner import __version__
+from planner.errors import ScenarioError
+from planner.generate.distributions import KINDS, GeneratorParams
+from planner.generate.engine import Job, make_line, run
+from planner.generate.lines import line_schema
+from planner.generate.writer import (
+    LINES,
+    MANIFEST,
+    SCHEMA,
+    LineWriter,
+    finished_lines,
+    verify_prefix,
+    write_json,
+)
+
+FORMAT = "deployment-planner/generate/1"
+
+
+class RateColumn(ProgressColumn):
+    """Scenarios per second."""
+
+    def render(self, task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("-- scen/s" if speed is None else f"{speed:.1f} scen/s", style="progress.data.speed")
+
+
+def parse_kinds(text: str) -> tuple[str, ...]:
+    """``"legality,puzzle"`` -> ('legality', 'puzzle').
+
+    Raises
+    ------
+    ScenarioError
+        An unknown or repeated kind.
+    """
+    kinds = tuple(k.strip() for k in text.split(",") if k.strip())
+    bad = [k for k in kinds if k not in KINDS]
+    if not kinds or bad or len(set(kinds)) != len(kinds):
+        raise ScenarioError(f"give one or more of {', '.join(KINDS)}, comma-separated, each once",
+                            location="--kind", value=text)
+    return kinds
+
+
+def check_ruleset(ruleset: str | None, kinds: tuple[str, ...]) -> str | None:
+    """The ruleset id for ``--ruleset`` (None: each kind's default).
+
+    Raises
+    ------
+    ScenarioError
+        Unknown ruleset, or one a kind cannot label (legality and puzzles need a checker: hh2;
+        Deep Strike needs a Deep Strike procedure: wh40k5, wh40k7, wh40k10, wh40k11).
+    """
+    if ruleset is None:
+        return None
+    from planner.rules.registry import find_ruleset
+
+    try:
+        rs = find_ruleset(ruleset).id
+    except ScenarioError as exc:
+        raise ScenarioError(exc.detail, location="--ruleset", value=ruleset) from None
+    for k in kinds:
+        if k in ("legality", "puzzle") and rs != "hh2":
+            raise ScenarioError(f"{k} labels need the deployment checker, which exists for hh2 only",
+                                location="--ruleset", value=ruleset)
+        if k == "deepstrike":
+            from planner.deepstrike.procedure import deepstrike_rules
+
+            try:
+                deepstrike_rules(rs)
+            except ScenarioError as exc:
+                raise ScenarioError(exc.detail, location="--ruleset", value=ruleset) from None
+    return rs
+
+
+def load_params(path: str | None) -> GeneratorParams:
+    """Generator parameters from a YAML/JSON file (defaults if None); errors name the file and field."""
+    if path is None:
+        return GeneratorParams()
+    from planner.generate.scene import roster_units
+    from planner.io import parse_record, read_data
+
+    params = parse_record(GeneratorParams, read_data(path), path)
+    if params.rosters:
+        roster_units(tuple(params.rosters))  # read them here: a bad roster is an input error, not a worker's
+        if not all(roster_units(tuple(params.rosters))):
+            raise ScenarioError("a roster has no unit to set up on the battlefield", file=path, location="rosters")
+    return params
+
+
+def summarise(lines: list[bytes]) -> dict:
+    """Counts per label kind, and the class balance of each kind."""
+    by_kind: Counter = Counter()
+    leg: Counter = Counter()
+    by_target: dict[str, Counter] = {}
+    violations: Counter = Counter()
+    band = 0
+    intended_hit = 0
+    puz_status: Counter = Counter()
+    puz_unique: Counter = Counter()
+    ds_rulesets: Counter = Counter()
+    ds_mishap_bins: Counter = Counter()
+    for ln in lines:
+        lab = json.loads(ln)["label"]
+        kind = lab["kind"]
+        by_kind[kind] += 1
+        if kind == "legality":
+            verdict = "legal" if lab["legal"] else "illegal"
+            leg[verdict] += 1
+            by_target.setdefault(lab["target"], Counter())[verdict] += 1
+            violations.update(lab["violations"])
+            intended_hit += verdict == lab["intended"]
+            m = lab["subject_margin"]
+            band += m is not None and abs(m) <= 0.25 + 1e-9
+        elif kind == "puzzle":
+            puz_status[lab["status"]] += 1
+            puz_unique[{True: "unique", False: "not_unique", None: "unknown"}[lab["unique"]]] += 1
+        else:
+            ds_rulesets[lab["ruleset"]] += 1
+            p = lab["odds"]["p_mishap"]
+            ds_mishap_bins["p_mishap<0.1" if p < 0.1 else "p_mishap>0.9" if p > 0.9 else "0.1<=p_mishap<=0.9"] += 1
+    out: dict = {"lines": len(lines), "by_kind": dict(by_kind)}
+    if by_kind["legality"]:
+        n = by_kind["legality"]
+        out["legality"] = {
+            "legal": leg["legal"], "illegal": leg["illegal"], "legal_share": round(leg["legal"] / n, 4),
+            "by_target": {t: {"legal": c["legal"], "illegal": c["illegal"]} for t, c in sorted(by_target.items())},
+            "violations": dict(sorted(violations.items())),
+            "verdict_as_intended": intended_hit,
+            "target_margin_within_0.25in": band,
+        }
+    if by_kind["puzzle"]:
+        out["puzzle"] = {"status": dict(sorted(puz_status.items())), "unique": dict(sorted(puz_unique.items()))}
+    if by_kind["deepstrike"]:
+        out["deepstrike"] = {"rulesets": dict(sorted(ds_rulesets.items())), "odds": dict(sorted(ds_mishap_bins.items()))}
+    return out
+
+
+def _manifest(job: Job, count: int, complete: bool, lines: list[bytes] | None, out: Path) -> dict:
+    m = {"format": FORMAT, "package": "deployment-planner", "package_version": __version__,
+         "seed": job.seed, "count": count, "kinds": list(job.kinds), "ruleset": job.ruleset,
+         "params": job.params, "files": {"lines": LINES, "schema": SCHEMA}, "complete": complete,
+         "seeding": "item i draws from numpy SeedSequence(seed, spawn_key=(i,)); kinds take turns by index"}
+    if lines is not None:
+        m["counts"] = summarise(lines)
+        m["sha256"] = hashlib.sha256((out / LINES).read_bytes()).hexdigest()
+    return m
+
+
+def run_generate(count: int, seed: int, out: str, workers: int = 1, ruleset: str | None = None,
+                 kinds_text: str = "legality", engine: str = "local", address: str | None = None,
+                 resume: bool = False, params_file: str | None = None,
+                 console: Console | None = None) -> tuple[dict, int]:
+    """Generate ``count`` labelled scenarios into the folder ``out``; return the manifest and exit code.
+
+    Raises
+    ------
+    ScenarioError
+        Bad options or parameters, a folder that already holds data (without ``resume``), or
+        data that does not belong to this run (with ``resume``).
+    KeyboardInterrupt
+        Passed on after closing the file: every finished line is kept.
+    """
+    console = console or Console(stderr=True)
+    kinds = parse_kinds(kinds_text)
+    rs = check_ruleset(ruleset, kinds)
+    params = load_params(params_file)
+    if seed < 0:
+        raise ScenarioError("a seed is a whole number >= 0", location="--seed", value=seed)
+    if engine not in ("local", "ray"):
+        raise ScenarioError("choose local or ray", location="--engine", value=engine)
+    if engine == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise ScenarioError("the Ray engine needs Ray: pip install 'deployment-planner[distributed]'",
+                                location="--engine", value=engine) from None
+    job = Job(seed, kinds, rs, params.model_dump(mode="json"))
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise ScenarioError("is a file; give a folder", location="--out", value=out)
+    folder.mkdir(parents=True, exist_ok=True)
+    lines_path = folder / LINES
+    done = 0
+    if resume:
+        if not (folder / MANIFEST).exists():
+            raise ScenarioError(f"nothing to resume: no {MANIFEST} in the folder", location="--out", value=out)
+        old = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        for key, now in (("seed", seed), ("kinds", list(kinds)), ("ruleset", rs), ("params", job.params)):
+            if old.get(key) != now:
+                raise ScenarioError(f"the folder was made with another {key} ({old.get(key)!r}); resume with the "
+                                    "same options", location="--out", value=out)
+        existing = finished_lines(lines_path)
+        if len(existing) > count:
+            raise ScenarioError(f"the folder already holds {len(existing)} lines, more than --count {count}",
+                                location="--count", value=count)
+        verify_prefix(lines_path, existing, lambda i: make_line(job, i))
+        done = len(existing)
+    elif lines_path.exists() and lines_path.stat().st_size > 0:
+        raise ScenarioError(f"the folder already holds {LINES}; use --resume to go on, or another --out",
+                            location="--out", value=out)
+    write_json(folder / SCHEMA, line_schema())
+    write_json(folder / MANIFEST, _manifest(job, count, False, None, folder))
+    writer = LineWriter(lines_path)
+    t0 = time.perf_counter()
+    made = 0
+    progress = None
+    if console.is_terminal:
+        progress = Progress(TextColumn("generating"), BarColumn(), MofNCompleteColumn(), RateColumn(),
+                            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console)
+        progress.start()
+        task = progress.add_task("generate", total=count, completed=done)
+    try:
+        for line in run(job, done, count, workers, engine, address):
+            writer.write(line)
+            made += 1
+            if progress is not None:
+                progress.advance(task)
+    except KeyboardInterrupt:
+        writer.close()
+        if progress is not None:
+            progress.stop()
+        console.print(f"interrupted: {done + made} of {count} lines kept in {lines_path}; "
+                      "run the same command with --resume to finish")
+        raise
+    finally:
+        if not writer.fh.closed:
+            writer.close()
+        if progress is not None:
+            progress.stop()
+    dt = time.perf_counter() - t0
+    all_lines = finished_lines(lines_path)
+    manifest = _manifest(job, count, True, all_lines, folder)
+    write_json(folder / MANIFEST, manifest)
+    rate = made / dt if dt > 0 else 0.0
+    console.print(f"wrote {made} new line(s), {len(all_lines)} in all, to {lines_path} in {dt:.1f} s "
+                  f"({rate:.1f} scenarios/s, {workers} worker(s), engine {engine})")
+    return manifest, 0

@@ -1,0 +1,409 @@
+"""Random base scenes: battlefield, deployment map, terrain and two deployed armies.
+
+Everything is drawn from :class:`planner.generate.distributions.GeneratorParams` with one
+``numpy.random.Generator`` per item, and returned as plain scenario data (the dict a scenario
+file holds), so that what is labelled is exactly what is written. Coordinates are rounded to
+``DECIMALS`` places before anything is labelled.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+
+import numpy as np
+import shapely
+from shapely.geometry import Polygon, box
+
+from planner.catalogue import load_catalogue
+from planner.generate.distributions import GeneratorParams
+from planner.geometry.shapes import footprint
+from planner.schema import CatalogueEntry, HullBase, OvalBase, RoundBase, UnitType
+from planner.units import mm_to_in
+
+DECIMALS = 4
+"""Model positions and terrain points are rounded to this many decimal places of an inch."""
+FORMATION_GAP_IN = 0.5
+"""Gap between neighbouring bases of a generated block formation (inside every coherency range)."""
+PLAYERS = ("red", "blue")
+
+
+def r4(v: float) -> float:
+    return round(float(v), DECIMALS)
+
+
+def base_half_extents(base) -> tuple[float, float]:
+    """(half size along the facing, half size across), inches."""
+    if isinstance(base, RoundBase):
+        r = mm_to_in(base.diameter_mm) / 2
+        return r, r
+    if isinstance(base, OvalBase):
+        return mm_to_in(base.length_mm) / 2, mm_to_in(base.width_mm) / 2
+    assert isinstance(base, HullBase)
+    return base.length_in / 2, base.width_in / 2
+
+
+@dataclass
+class GenUnit:
+    """A generated unit: its record data and the catalogue entry its models are."""
+
+    data: dict
+    entry: CatalogueEntry
+    player: str
+    bases: list | None = None
+    """Each model's base, when they differ (units from rosters); else every model has ``entry.base``."""
+    _fps: list | None = None
+
+    @property
+    def id(self) -> str:
+        return self.data["id"]
+
+    def centres(self) -> list[tuple[float, float]]:
+        return [(m["x"], m["y"]) for m in self.data["models"] if "x" in m]
+
+    def footprints(self):
+        """The models' footprints (cached: call :meth:`moved` after changing positions)."""
+        if self._fps is None:
+            bases = self.bases or [self.entry.base] * len(self.data["models"])
+            self._fps = [footprint(b, m["x"], m["y"], m.get("facing", 0.0))
+                         for b, m in zip(bases, self.data["models"], strict=True)]
+        return self._fps
+
+    def moved(self) -> None:
+        self._fps = None
+
+
+@dataclass
+class Scene:
+    """A base scene being built: the scenario data plus the geometry the generators need."""
+
+    ruleset: str
+    width: float
+    depth: float
+    deployment_map: str
+    zones: dict[str, Polygon]
+    zone_ids: dict[str, str]
+    terrain: list[dict] = field(default_factory=list)
+    terrain_polys: list[Polygon] = field(default_factory=list)
+    units: list[GenUnit] = field(default_factory=list)
+    use_profiles: bool = True
+    _no_go: tuple | None = None
+
+    @cached_property
+    def table(self) -> Polygon:
+        return box(0, 0, self.width, self.depth)
+
+    def no_go(self) -> list[Polygon]:
+        """Footprints no model may stand in: impassable or solid features (and buildings)."""
+        if self._no_go is None or self._no_go[0] != len(self.terrain):
+            self._no_go = (len(self.terrain), [p for t, p in zip(self.terrain, self.terrain_polys, strict=True)
+                                               if t["kind"] == "solid" or "impassable" in t["traits"]])
+        return self._no_go[1]
+
+    def blocking(self) -> list[tuple[dict, Polygon]]:
+        return [(t, p) for t, p in zip(self.terrain, self.terrain_polys, strict=True)
+                if "blocks_line_of_sight" in t["traits"] or "building" in t]
+
+    def units_of(self, player: str) -> list[GenUnit]:
+        return [u for u in self.units if u.player == player]
+
+    def data(self, name: str = "", description: str = "") -> dict:
+        armies = [{"player": p, "units": [u.data for u in self.units_of(p)]} for p in PLAYERS]
+        zones = [{"id": self.zone_ids[p], "player": p,
+                  "polygon": [[r4(x), r4(y)] for x, y in list(self.zones[p].exterior.coords)[:-1]]}
+                 for p in PLAYERS]
+        return {"ruleset": self.ruleset, "name": name, "description": description,
+                "battlefield": {"width": self.width, "depth": self.depth}, "terrain": self.terrain,
+                "deployment_zones": zones, "armies": armies}
+
+
+# --------------------------------------------------------------------------- battlefield and zones
+
+
+def zones_for(kind: str, w: float, d: float, p: GeneratorParams) -> dict[str, Polygon]:
+    """The two players' deployment zones of a deployment map (red first)."""
+    if kind == "long_edge":
+        z = min(p.zone_depth, d / 3)
+        return {"red": box(0, 0, w, z), "blue": box(0, d - z, w, d)}
+    if kind == "short_edge":
+        z = min(p.short_edge_depth, w / 3)
+        return {"red": box(0, 0, z, d), "blue": box(w - z, 0, w, d)}
+    g = p.quarter_gap
+    return {"red": box(0, 0, w / 2 - g, d / 2 - g), "blue": box(w / 2 + g, d / 2 + g, w, d)}
+
+
+def _feature_points(rng: np.random.Generator, area: float, w: float, d: float) -> np.ndarray:
+    aspect = rng.uniform(1.0, 3.0)
+    fw = math.sqrt(area * aspect)
+    fh = area / fw
+    cx, cy = rng.uniform(fw / 2 + 1, w - fw / 2 - 1), rng.uniform(fh / 2 + 1, d - fh / 2 - 1)
+    if rng.random() < 0.3:  # an L: a rectangle less one corner
+        cw, ch = fw * rng.uniform(0.35, 0.6), fh * rng.uniform(0.35, 0.6)
+        pts = [(-fw / 2, -fh / 2), (fw / 2, -fh / 2), (fw / 2, fh / 2 - ch), (fw / 2 - cw, fh / 2 - ch),
+               (fw / 2 - cw, fh / 2), (-fw / 2, fh / 2)]
+    else:
+        pts = [(-fw / 2, -fh / 2), (fw / 2, -fh / 2), (fw / 2, fh / 2), (-fw / 2, fh / 2)]
+    ang = rng.uniform(0, math.pi) if rng.random() < 0.5 else float(rng.integers(0, 2)) * math.pi / 2
+    c, s = math.cos(ang), math.sin(ang)
+    return np.round(np.array([(cx + x * c - y * s, cy + x * s + y * c) for x, y in pts]), DECIMALS)
+
+
+def add_terrain(scene: Scene, rng: np.random.Generator, p: GeneratorParams) -> None:
+    """Draw the terrain features (see the module doc of distributions for the distribution)."""
+    n = int(rng.integers(p.terrain_min, p.terrain_max + 1))
+    if n == 0:
+        return
+    each = p.terrain_density * scene.width * scene.depth / n
+    boxes: list[tuple[float, float, float, float]] = []
+    for _ in range(n):
+        for _attempt in range(25):
+            pts = _feature_points(rng, each * rng.uniform(0.6, 1.4), scene.width, scene.depth)
+            lo, hi = pts.min(axis=0), pts.max(axis=0)
+            if lo[0] <= 0 or lo[1] <= 0 or hi[0] >= scene.width or hi[1] >= scene.depth:
+                continue
+            g = p.terrain_gap
+            if any(lo[0] - g < b[2] and b[0] < hi[0] + g and lo[1] - g < b[3] and b[1] < hi[1] + g for b in boxes):
+                continue
+            poly = Polygon(pts)
+            boxes.append((lo[0], lo[1], hi[0], hi[1]))
+            break
+        else:
+            continue
+        tid = f"t{len(scene.terrain) + 1}"
+        u = rng.random(3)
+        if u[0] < p.share_buildings:
+            feat = {"id": tid, "name": "building", "kind": "solid", "traits": ["blocks_line_of_sight"],
+                    "building": {"capacity": 10}}
+        elif u[1] < p.share_los_blocking:
+            solid = u[2] < p.share_solid
+            feat = {"id": tid, "name": "wall" if solid else "ruin", "kind": "solid" if solid else "area",
+                    "traits": ["blocks_line_of_sight"] if solid else ["blocks_line_of_sight", "difficult"]}
+        else:
+            imp = u[2] < p.share_impassable
+            feat = {"id": tid, "name": "lake" if imp else "crater", "kind": "open",
+                    "traits": ["impassable"] if imp else ["difficult"]}
+        feat["footprint"] = [[float(x), float(y)] for x, y in pts]
+        scene.terrain.append(feat)
+        scene.terrain_polys.append(poly)
+
+
+# --------------------------------------------------------------------------- armies
+
+
+def catalogue_entries(ruleset: str, p: GeneratorParams) -> list[CatalogueEntry]:
+    """Catalogue entries of the allowed unit types, in catalogue-id order (deterministic).
+
+    Rulesets without a catalogue of their own (the 40k Deep Strike rulesets) borrow the hh2
+    miniatures, written with explicit bases and types."""
+    return _entries(ruleset, tuple(p.unit_types))
+
+
+@lru_cache(maxsize=16)
+def _entries(ruleset: str, unit_types: tuple[str, ...]) -> list[CatalogueEntry]:
+    cat = load_catalogue("hh2")
+    types = {UnitType(t) for t in unit_types}
+    out = [e for e in cat.by_id.values() if e.type in types]
+    return sorted(out, key=lambda e: e.id)
+
+
+def block_offsets(entry: CatalogueEntry, n: int, ranks: int, facing: float = 90.0) -> list[tuple[float, float]]:
+    """Centre offsets of ``n`` models in ``ranks`` ranks, ``FORMATION_GAP_IN`` apart, facing +y (90 deg)."""
+    along, across = base_half_extents(entry.base)
+    per = math.ceil(n / ranks)
+    out = []
+    for i in range(n):
+        r, c = divmod(i, per)
+        dx = (c - (per - 1) / 2) * (2 * across + FORMATION_GAP_IN)
+        dy = (r - (ranks - 1) / 2) * (2 * along + FORMATION_GAP_IN)
+        out.append((dx, dy) if facing == 90.0 else (dy, dx))
+    return out
+
+
+def unit_models(entry: CatalogueEntry, centres: list[tuple[float, float]], use_profile: bool,
+                facing: float = 90.0) -> list[dict]:
+    models = []
+    for x, y in centres:
+        m: dict = {"profile": entry.id} if use_profile else {
+            "base": entry.base.model_dump(mode="json"), "type": entry.type.value}
+        m.update({"x": r4(x), "y": r4(y), "facing": facing})
+        models.append(m)
+    return models
+
+
+def footprint_bounds(entry: CatalogueEntry, centres: list[tuple[float, float]]) -> tuple[float, float, float, float]:
+    """Bounding box (x0, y0, x1, y1) of a block of models facing +y, inches."""
+    along, across = base_half_extents(entry.base)
+    xs = [c[0] for c in centres]
+    ys = [c[1] for c in centres]
+    return min(xs) - across, min(ys) - along, max(xs) + across, max(ys) + along
+
+
+def _boxes_meet(a, b, pad: float) -> bool:
+    return a[0] - pad < b[2] and b[0] < a[2] + pad and a[1] - pad < b[3] and b[1] < a[3] + pad
+
+
+def free_spot(scene: Scene, rng: np.random.Generator, region: Polygon, entry: CatalogueEntry,
+              offsets: list[tuple[float, float]], *, clearance: float = 0.3, tries: int = 40,
+              avoid_units: bool = True) -> list[tuple[float, float]] | None:
+    """Centres for a block at a random anchor wholly within ``region`` (a rectangle), clear of
+    no-go terrain and (``avoid_units``) of every other unit by ``clearance`` inches; None if no
+    spot was found in ``tries`` draws."""
+    x0, y0, x1, y1 = region.bounds
+    no_go = [(q.bounds, q) for q in scene.no_go()]
+    others = [footprint_bounds(u.entry, u.centres()) for u in scene.units if u.centres()] if avoid_units else []
+    ob = footprint_bounds(entry, offsets)
+    if x1 - x0 <= ob[2] - ob[0] + 0.1 or y1 - y0 <= ob[3] - ob[1] + 0.1:
+        return None
+    for _ in range(tries):
+        ax, ay = rng.uniform(x0 - ob[0], x1 - ob[2]), rng.uniform(y0 - ob[1], y1 - ob[3])
+        bb = (ax + ob[0], ay + ob[1], ax + ob[2], ay + ob[3])
+        if bb[0] < x0 + 0.05 or bb[1] < y0 + 0.05 or bb[2] > x1 - 0.05 or bb[3] > y1 - 0.05:
+            continue
+        if any(_boxes_meet(bb, o, clearance) for o in others):
+            continue
+        hits = [q for b, q in no_go if _boxes_meet(bb, b, clearance)]
+        if hits:
+            g = shapely.box(*bb)
+            if any(shapely.dwithin(g, q, clearance) for q in hits):
+                continue
+        return [(ax + dx, ay + dy) for dx, dy in offsets]
+    return None
+
+
+def model_count(entry: CatalogueEntry, rng: np.random.Generator, p: GeneratorParams) -> int:
+    lo, hi = p.infantry_models if entry.type is UnitType.INFANTRY else p.other_models
+    return int(rng.integers(lo, hi + 1))
+
+
+def ranks_for(n: int, rng: np.random.Generator) -> int:
+    return 1 if n <= 3 else int(rng.integers(1, 4))
+
+
+@dataclass(frozen=True)
+class RosterUnit:
+    """A unit of a given roster: its record, each model's base, and an entry to space the block by
+    (the largest base)."""
+
+    record: dict
+    bases: tuple
+    spacing: CatalogueEntry
+
+
+@lru_cache(maxsize=8)
+def roster_units(paths: tuple[str, ...]) -> tuple[tuple[RosterUnit, ...], ...]:
+    """The on-battlefield units of each roster file (``.ros``/``.rosz``), models resolved by the hh2
+    catalogue (unknown models: 32 mm round bases).
+
+    Raises
+    ------
+    ScenarioError
+        A roster that cannot be read or imported (the message names the file).
+    """
+    from planner.roster import read_roster, roster_to_army
+
+    cat = load_catalogue("hh2")
+    out = []
+    for path in paths:
+        army, _ = roster_to_army(read_roster(path, "hh2"), "hh2", "roster", 32.0)
+        units = []
+        for u in army.units:
+            if not u.setup.on_battlefield:
+                continue
+            bases = []
+            for m in u.models:
+                entry = cat.get(m.profile) if m.profile else None
+                bases.append(m.base or entry.base)
+            big = max(bases, key=lambda b: sum(base_half_extents(b)))
+            first = cat.get(u.models[0].profile) if u.models[0].profile else None
+            utype = u.type or (first.type if first else UnitType.INFANTRY)
+            spacing = CatalogueEntry(id="roster-unit", name=u.name or u.id, base=big, type=utype)
+            rec = u.model_dump(mode="json", by_alias=True, exclude_none=True)
+            units.append(RosterUnit(rec, tuple(bases), spacing))
+        out.append(tuple(units))
+    return tuple(out)
+
+
+def _add_roster_army(scene: Scene, rng: np.random.Generator, p: GeneratorParams, player: str) -> None:
+    rosters = roster_units(tuple(p.rosters))
+    units = rosters[int(rng.integers(len(rosters)))]
+    n = min(len(units), int(rng.integers(p.units_min, p.units_max + 1)))
+    for k, j in enumerate(sorted(rng.choice(len(units), size=n, replace=False).tolist())):
+        ru = units[j]
+        nm = len(ru.bases)
+        offs = block_offsets(ru.spacing, nm, ranks_for(nm, rng))
+        centres = free_spot(scene, rng, scene.zones[player], ru.spacing, offs)
+        if centres is None:
+            continue
+        rec = json.loads(json.dumps(ru.record))
+        rec["id"] = f"{player}-{k + 1}"
+        rec["setup"] = {"method": "deployment_zone", "zone": scene.zone_ids[player]}
+        rec.pop("place", None)
+        for m, (x, y) in zip(rec["models"], centres, strict=True):
+            m.update({"x": r4(x), "y": r4(y), "facing": 90.0})
+        scene.units.append(GenUnit(rec, ru.spacing, player, list(ru.bases)))
+
+
+def add_armies(scene: Scene, rng: np.random.Generator, p: GeneratorParams, entries: list[CatalogueEntry]) -> None:
+    """Two armies in block formations, wholly within their zones: catalogue units, or (``rosters``
+    given) units of a roster drawn for each player."""
+    for player in PLAYERS:
+        if p.rosters and scene.use_profiles:
+            _add_roster_army(scene, rng, p, player)
+            continue
+        n_units = int(rng.integers(p.units_min, p.units_max + 1))
+        for k in range(n_units):
+            entry = entries[int(rng.integers(len(entries)))]
+            n = model_count(entry, rng, p)
+            offs = block_offsets(entry, n, ranks_for(n, rng))
+            centres = free_spot(scene, rng, scene.zones[player], entry, offs)
+            if centres is None:
+                continue
+            uid = f"{player}-{k + 1}"
+            scene.units.append(GenUnit({"id": uid, "name": entry.name,
+                                        "setup": {"method": "deployment_zone", "zone": scene.zone_ids[player]},
+                                        "models": unit_models(entry, centres, scene.use_profiles)}, entry, player))
+
+
+def base_scene(rng: np.random.Generator, p: GeneratorParams, ruleset: str, *, armies: bool = True) -> Scene:
+    """Battlefield, deployment map, terrain and (``armies``) two deployed armies."""
+    w, d = p.battlefields[int(rng.integers(len(p.battlefields)))]
+    kind = p.deployment_maps[int(rng.integers(len(p.deployment_maps)))]
+    zones = zones_for(kind, w, d, p)
+    scene = Scene(ruleset, float(w), float(d), kind, zones, {pl: f"{pl}-zone" for pl in PLAYERS},
+                  use_profiles=ruleset == "hh2")
+    add_terrain(scene, rng, p)
+    if armies:
+        add_armies(scene, rng, p, catalogue_entries(ruleset, p))
+    return scene
+
+
+def enemy_footprints(scene: Scene, player: str):
+    """Footprints of every on-table model of the other player, with (unit id, model index)."""
+    out = []
+    for u in scene.units:
+        if u.player != player and u.centres():
+            for i, f in enumerate(u.footprints()):
+                out.append((f, u.id, i))
+    return out
+
+
+def nearest_distance(fps, others) -> float:
+    """Least closest-point distance between two groups of footprints (exact), inches."""
+    from planner.geometry.shapes import signed_distance
+
+    if not others:
+        return math.inf
+    a = np.array([[f.cx, f.cy, f.outer_radius] for f in fps])
+    b = np.array([[f.cx, f.cy, f.outer_radius] for f in others])
+    lb = np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1]) - a[:, None, 2] - b[None, :, 2]
+    order = np.argsort(lb, axis=None)
+    best = math.inf
+    for k in order:
+        i, j = divmod(int(k), len(others))
+        if lb[i, j] >= best:
+            break
+        best = min(best, signed_distance(fps[i], others[j]))
+    return best
+
