@@ -181,6 +181,37 @@ def test_heat_map_matches_odds():
         assert P[j, i] == pytest.approx(odds(st, xs[i], ys[j]).p_mishap, abs=1e-12)
 
 
+def test_boundary_engine_matches_reference_engine():
+    """The fast engine (the region's boundary extracted once) gives the reference engine's
+    fractions, region by region, on random circles (centres on and off the table, every
+    scatter distance)."""
+    st = make_setup(scene(ovals=False), "ds")
+    rs, ids = build_regions(st, within=(30.0, 24.0, 3.0), dangerous=False)
+    rng = np.random.default_rng(11)
+    n = 2500
+    cx, cy = rng.uniform(-3, 75, n), rng.uniform(-3, 51, n)
+    d = rng.integers(2, 13, n).astype(float)
+    fast = rs.arc_fraction(cx, cy, d)
+    ref = rs.arc_fraction_reference(cx, cy, d)
+    assert fast.shape == (n, len(ids))
+    assert np.abs(fast - ref).max() <= 1e-8
+    assert 0.05 < float(fast[:, 0].mean()) < 0.95  # the regions are neither empty nor everything
+    # point membership through the boundary engine's locator agrees with the reference test
+    px, py = rng.uniform(-3, 75, n), rng.uniform(-3, 51, n)
+    loc = np.column_stack([rs.boundary(r).contains(px, py) for r in range(rs.n_regions)])
+    rs._boundaries.clear()
+    assert (loc == rs.contains(px, py)).all()
+
+
+def test_full_heat_map_matches_odds():
+    """A 1" map (3456 cells: the boundary engine) equals the single-point odds (reference engine)."""
+    st = make_setup(scene(ovals=False, n=5), "ds")
+    xs, ys, P = heat_map(st, 1.0)
+    assert P.shape == (48, 72)
+    for j, i in [(0, 0), (20, 35), (24, 36), (30, 10), (47, 71), (5, 60), (40, 30)]:
+        assert P[j, i] == pytest.approx(odds(st, xs[i], ys[j]).p_mishap, abs=1e-9)
+
+
 # --------------------------------------------------------------------------- ring formation
 
 

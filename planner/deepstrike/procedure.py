@@ -410,9 +410,13 @@ def region_probabilities(st: DeepStrikeSetup, rs: RegionSet, x, y) -> np.ndarray
     """P(the first model's final centre is in each region) for aim points (x_i, y_i): (n, regions)."""
     x, y = np.atleast_1d(np.asarray(x, float)), np.atleast_1d(np.asarray(y, float))
     R = st.rules
+    dist = R.scatter_distances()
+    n = len(x)
+    # every scatter circle of every aim point in one call (one locator, one pair search)
+    f = rs.arc_fraction(np.tile(x, len(dist)), np.tile(y, len(dist)), np.repeat([d for d, _ in dist], n))
     p = R.p_hit * rs.contains(x, y).astype(float)
-    for d, pd in R.scatter_distances():
-        p += (1 - R.p_hit) * pd * rs.arc_fraction(x, y, np.full_like(x, d))
+    for k, (_, pd) in enumerate(dist):
+        p += (1 - R.p_hit) * pd * f[k * n:(k + 1) * n]
     return p
 
 

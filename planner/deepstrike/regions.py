@@ -27,7 +27,11 @@ import math
 
 import numpy as np
 
+from planner.deepstrike.boundary import Boundary
+
 TWO_PI = 2.0 * math.pi
+BOUNDARY_MIN_QUERIES = 2000
+"""From this many circles (or points) on, the boundary engine answers instead of the reference one."""
 
 
 def _is_convex(v: np.ndarray) -> bool:
@@ -95,12 +99,14 @@ class RegionSet:
         self._caps: list[tuple[float, float, float, float, float, int]] = []
         self._polys: list[tuple[np.ndarray, int]] = []
         self._done = False
+        self._boundaries: dict[int, Boundary] = {}
 
     # ------------------------------------------------------------------ building
     def add_capsule(self, ax: float, ay: float, bx: float, by: float, radius: float, region: int) -> None:
         if radius > 0:
             self._caps.append((ax, ay, bx, by, radius, region))
             self._done = False
+            self._boundaries = {}
 
     def add_disc(self, x: float, y: float, radius: float, region: int) -> None:
         self.add_capsule(x, y, x, y, radius, region)
@@ -115,11 +121,13 @@ class RegionSet:
                 for i in range(1, len(piece) - 1):
                     self._polys.append((piece[[0, i, i + 1]], region))
         self._done = False
+        self._boundaries = {}
 
     def add_rect(self, x0: float, y0: float, x1: float, y1: float, region: int) -> None:
         if x1 > x0 and y1 > y0:
             self._polys.append((np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=float), region))
             self._done = False
+            self._boundaries = {}
 
     def add_polygon_band(self, verts, radius: float, region: int, dx: float = 0.0, dy: float = 0.0) -> None:
         """The polygon grown by ``radius`` (polygon plus a capsule on every edge), shifted by (dx, dy)."""
@@ -139,6 +147,7 @@ class RegionSet:
             if r in region_map:
                 self._polys.append((p, region_map[r]))
         self._done = False
+        self._boundaries = {}
 
     def _finalize(self) -> None:
         if self._done:
@@ -191,6 +200,8 @@ class RegionSet:
         self._finalize()
         px, py = np.atleast_1d(np.asarray(px, float)), np.atleast_1d(np.asarray(py, float))
         n = len(px)
+        if n >= BOUNDARY_MIN_QUERIES and all(r in self._boundaries for r in range(self.n_regions)):
+            return np.column_stack([self._boundaries[r].contains(px, py) for r in range(self.n_regions)])
         out = np.zeros(n * self.n_regions, dtype=bool)
         zero = np.zeros(n)
         for start in range(0, n, 40000):
@@ -203,8 +214,39 @@ class RegionSet:
         return out.reshape(n, self.n_regions)
 
     # ------------------------------------------------------------------ arcs
-    def arc_fraction(self, cx, cy, d, chunk: int = 40000) -> np.ndarray:
-        """(n, n_regions): fraction of the angle of circle (cx_i, cy_i, d_i) inside each region."""
+    def boundary(self, region: int) -> Boundary:
+        """The region's boundary and point locator (:mod:`planner.deepstrike.boundary`), built once:
+        a capsule becomes a disc at each end and the rectangle between them."""
+        if region not in self._boundaries:
+            discs, polys = [], []
+            for ax, ay, bx, by, R, reg in self._caps:
+                if reg != region:
+                    continue
+                discs.append((ax, ay, R))
+                ln = math.hypot(bx - ax, by - ay)
+                if ln > 0:
+                    discs.append((bx, by, R))
+                    nx, ny = -(by - ay) / ln * R, (bx - ax) / ln * R
+                    polys.append(np.array([[ax - nx, ay - ny], [bx - nx, by - ny], [bx + nx, by + ny],
+                                           [ax + nx, ay + ny]]))
+            polys += [p for p, reg in self._polys if reg == region]
+            self._boundaries[region] = Boundary(np.array(discs, float).reshape(-1, 3), polys)
+        return self._boundaries[region]
+
+    def arc_fraction(self, cx, cy, d) -> np.ndarray:
+        """(n, n_regions): fraction of the angle of circle (cx_i, cy_i, d_i) inside each region
+        (the boundary engine, :mod:`planner.deepstrike.boundary`)."""
+        cx, cy, d = (np.atleast_1d(np.asarray(a, float)) for a in (cx, cy, d))
+        cx, cy, d = np.broadcast_arrays(cx, cy, d)
+        if len(cx) < BOUNDARY_MIN_QUERIES:  # a few circles: preparing the boundary would cost more
+            return self.arc_fraction_reference(cx, cy, d)
+        out = np.zeros((len(cx), self.n_regions))
+        for r in range(self.n_regions):
+            out[:, r] = self.boundary(r).arc_fraction(cx, cy, d)
+        return out
+
+    def arc_fraction_reference(self, cx, cy, d, chunk: int = 40000) -> np.ndarray:
+        """The same fractions primitive by primitive (the reference engine the tests compare with)."""
         self._finalize()
         cx, cy, d = (np.atleast_1d(np.asarray(a, float)) for a in (cx, cy, d))
         cx, cy, d = np.broadcast_arrays(cx, cy, d)
