@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from planner.errors import UnknownRulesetError
 from planner.legality import hh2 as hh2_checks
+from planner.legality import wh40k as wh40k_checks
 from planner.legality.report import LegalityReport, UnitReport, Violation
 from planner.legality.table import setup_label
 from planner.rules.registry import find_ruleset
 from planner.world import World
 
-_CHECKS = {"hh2": hh2_checks.run_checks}
+_CHECKS = {"hh2": hh2_checks.run_checks, "wh40k10": wh40k_checks.run_checks, "wh40k11": wh40k_checks.run_checks}
 
 
 def check_deployment(world: World) -> LegalityReport:
