@@ -239,6 +239,8 @@ class Catalogue(Record):
     """A catalogue file: the miniatures of one game system."""
 
     system: str = Field(description="Ruleset id the entries belong to, e.g. 'hh2'.")
+    also: list[str] = Field(default_factory=list,
+                            description="Other ruleset ids the same entries serve, e.g. ['wh40k11'] for 'wh40k10'.")
     entries: list[CatalogueEntry]
 
 

@@ -27,6 +27,7 @@ from planner.legality.hh2 import coherency_gap, coherency_range
 from planner.legality.table import Placed, Table
 from planner.rules import hh2 as R
 from planner.schema import SetupMethod
+from planner.solve import wh40k_judge
 from planner.units import TOLERANCE_IN
 from planner.world import ModelInfo, UnitInfo
 
@@ -182,6 +183,8 @@ class CandidateBuilder:
 
     def judge(self, group: Group, fps: list[Footprint]) -> tuple[bool, float | None]:
         """Is this placement legal for everything that does not involve other placed units?"""
+        if wh40k_judge.handles(self.table.world.scenario.ruleset):
+            return wh40k_judge.judge(self, group, fps)
         t = self.table
         u = group.host
         for f in fps:
@@ -231,9 +234,13 @@ class CandidateBuilder:
         """
         models = group.models
         rng = coherency_range(models)
-        forms = [f for f in formations(models) if is_within_distance(
-            coherency_gap([footprint(m.base, dx, dy, f.facing) for m, (dx, dy) in zip(models, f.offsets,
-                                                                                      strict=True)])[0], rng)]
+        ruleset = self.table.world.scenario.ruleset
+        forms = [f for f in formations(models) if (
+            wh40k_judge.coherent(ruleset, [footprint(m.base, dx, dy, f.facing)
+                                           for m, (dx, dy) in zip(models, f.offsets, strict=True)])
+            if wh40k_judge.handles(ruleset) else is_within_distance(
+                coherency_gap([footprint(m.base, dx, dy, f.facing) for m, (dx, dy) in zip(models, f.offsets,
+                                                                                          strict=True)])[0], rng))]
         tx, ty = self.target
         index = 0
         for ax, ay in self.anchors(group):

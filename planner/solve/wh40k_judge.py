@@ -1,0 +1,76 @@
+"""The planner's candidate judge for the 40k rulesets (wh40k10, wh40k11).
+
+Decides, with the checker's float-exact predicates and the edition's numbers, everything about
+one candidate placement that does not involve the other units being placed: wholly on the
+battlefield, wholly within the own zone (normal deployment), out of impassable terrain, no
+overlap with fixed models, unengaged, and for Infiltrators more than 9" (10th) / 8" (11th) from
+the enemy deployment zone and every enemy unit on the battlefield (plus the planner's margin).
+Rule ids and numbers: :mod:`planner.rules.wh40k10`, :mod:`planner.rules.wh40k11`.
+"""
+
+from __future__ import annotations
+
+from shapely.geometry import Point
+
+from planner.geometry.measure import is_more_than_distance, overlaps
+from planner.geometry.shapes import Footprint, clearance_inside, distance_to_polygon
+from planner.legality.table import Placed
+from planner.legality.wh40k import EDITIONS, coherency_shortfall, edition
+from planner.schema import SetupMethod
+from planner.units import TOLERANCE_IN
+
+
+def handles(ruleset_id: str) -> bool:
+    """True for the rulesets this judge serves."""
+    return ruleset_id in EDITIONS
+
+
+def coherent(ruleset_id: str, fps: list[Footprint]) -> bool:
+    """Is a formation in coherency under the edition's rule (10th: 2" to one or two models;
+    11th: also within 9" of every model)?"""
+    return coherency_shortfall(fps, edition(ruleset_id))[0] >= -TOLERANCE_IN
+
+
+def judge(builder, group, fps: list[Footprint]) -> tuple[bool, float | None]:
+    """(legal apart from the other placed units, nearest enemy distance or None)."""
+    t = builder.table
+    R = edition(t.world.scenario.ruleset)
+    u = group.host
+    for f in fps:
+        if clearance_inside(f, t.battlefield) < -TOLERANCE_IN:
+            return False, None
+    region = builder.region(group)
+    if u.method is SetupMethod.DEPLOYMENT_ZONE and region is not None:
+        for f in fps:
+            if clearance_inside(f, region) < -TOLERANCE_IN:
+                return False, None
+    for feat in t.no_go_features:
+        poly = t.terrain_polys[feat.id]
+        for f in fps:
+            if poly.distance(Point(f.cx, f.cy)) > f.outer_radius + 1e-3:
+                continue
+            if distance_to_polygon(f, poly) < -TOLERANCE_IN:
+                return False, None
+    for p in builder.fixed:
+        for a in p.footprints:
+            for f in fps:
+                if overlaps(a, f):
+                    return False, None
+    enemies = [t.first(e) for e in t.enemy_units(u.player)]
+    placed = Placed(u, tuple(fps), tuple(f"{m.unit_id}/{m.id}" for m in group.models))
+    n = t.nearest_unit(placed, enemies)
+    near = None if n is None else n[0]
+    if near is not None and not is_more_than_distance(near, R.ENGAGEMENT_RANGE_IN + builder.margin):
+        return False, near
+    if u.method is SetupMethod.INFILTRATE:
+        limit = R.INFILTRATORS_MORE_THAN_IN + builder.margin
+        if near is not None and not is_more_than_distance(near, limit):
+            return False, near
+        for z in t.world.zones.values():
+            if z.player == u.player:
+                continue
+            poly = t.zone_polys[z.id]
+            for f in fps:
+                if not is_more_than_distance(max(0.0, distance_to_polygon(f, poly)), limit):
+                    return False, near
+    return True, near
