@@ -245,7 +245,8 @@ class WH40kChecker:
         return [m for x in self.members(u) for m in x.models]
 
     def placed_group(self, u: UnitInfo, stage: str = "final") -> Placed:
-        units = self.members(u)
+        """The attached unit's footprints (members not on the battlefield left out)."""
+        units = [x for x in self.members(u) if x is u or (x.on_battlefield and x.is_positioned)]
         fps, ids = [], []
         for x in units:
             p = self.table.first(x) if stage == "first" else self.table.final(x)
@@ -332,7 +333,7 @@ class WH40kChecker:
 
     def check_coherency(self, u: UnitInfo) -> None:
         placed = self.placed_group(u)
-        models = self.models_of(u)
+        models = placed.footprints
         if len(models) < 2:
             return
         margin, i, part = coherency_shortfall(list(placed.footprints), self.R)
@@ -629,6 +630,52 @@ class WH40kChecker:
         s = f.support_many(np.array([1.0, -1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0, -1.0]))
         max_x, min_x, max_y, min_y = float(s[0]), -float(s[1]), float(s[2]), -float(s[3])
         return min(max_x - x0, x1 - min_x, max_y - y0, y1 - min_y)
+
+
+def embark_findings(world: World, unit_id: str, transport_id: str, *, set_up_this_turn: bool = False,
+                    already_embarked: int = 0) -> list[Finding]:
+    """May unit ``unit_id``, standing where its models are, embark in ``transport_id``? The four
+    conditions of the source text (11E-CORE-C 18.02; 10th: the first, third and fourth):
+    every model within 3" of the TRANSPORT; the unit was not set up on the battlefield this turn
+    (11th); it is eligible per the TRANSPORT's datasheet (``transport_eligible``); the TRANSPORT
+    has capacity for each model beyond the ``already_embarked`` models.
+
+    Returns one finding per condition, rule ids ``<ruleset>.embark.*``.
+
+    Raises
+    ------
+    KeyError
+        If either unit id is unknown, or the scenario's ruleset is not a 40k ruleset.
+    """
+    R = edition(world.scenario.ruleset)
+    P = R.ID + "."
+    chk = WH40kChecker(world)
+    u, t = world.units[unit_id], world.units[transport_id]
+    out: list[Finding] = []
+    tf = chk.table.final(t).footprints
+    worst = max((min(max(0.0, signed_distance(f, g)) for g in tf), i)
+                for i, f in enumerate(chk.table.final(u).footprints))
+    ok = is_within_distance(worst[0], R.EMBARK_WITHIN_IN)
+    m = u.models[worst[1]]
+    out.append(_finding(P + "embark.within", ok, u, f"model {m.id} is {_f(worst[0])} from {transport_id}",
+                        model=m.id, measured=worst[0], required=f"every model within {R.EMBARK_WITHIN_IN:g}\" of "
+                        "the TRANSPORT", margin=R.EMBARK_WITHIN_IN - worst[0]))
+    if R.EDITION >= 11:
+        out.append(_finding(P + "embark.not_set_up_this_turn", not set_up_this_turn, u,
+                            "set up on the battlefield this turn" if set_up_this_turn else "not set up this turn",
+                            required="the unit was not set up on the battlefield this turn"))
+    expr = t.record.transport_eligible or chk._catalogue_eligible(t)
+    if expr:
+        sel = parse_selector(expr, KNOWN_MULTIWORD)
+        bad = [x for x in u.models if not sel.expr.matches(x.keywords)]
+        out.append(_finding(P + "embark.eligible", not bad, u, f"eligible ({expr})" if not bad
+                            else f"model {bad[0].id} is not eligible: needs {expr}", required=f"every model: {expr}"))
+    cap = t.transport_capacity or 0
+    need = len(u.models)
+    left = cap - already_embarked
+    out.append(_finding(P + "embark.capacity", need <= left, u, f"{need} models, {left} of {cap} places left",
+                        measured=float(need), required=f"at most {left} models", margin=float(left - need)))
+    return out
 
 
 def run_checks(world: World) -> dict[str, list[Finding]]:

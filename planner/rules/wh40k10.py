@@ -97,6 +97,12 @@ RULES: tuple[RuleInfo, ...] = (
     RuleInfo(P + "transport.capacity", "a TRANSPORT carries no more models than its capacity", "10E-CORE-MD"),
     RuleInfo(P + "transport.eligible", "every embarked model is eligible to embark per the TRANSPORT's datasheet",
              "10E-CORE-MD; datasheets"),
+    RuleInfo(P + "embark.within", "embarking: every model of the unit within 3\" of the TRANSPORT",
+             "10E-CORE-MD; RULES.md §3.1 Embark"),
+    RuleInfo(P + "embark.eligible", "embarking: the unit is eligible per the TRANSPORT's datasheet",
+             "10E-CORE-MD; RULES.md §3.1 Embark"),
+    RuleInfo(P + "embark.capacity", "embarking: the TRANSPORT has sufficient remaining capacity for each model",
+             "10E-CORE-MD; RULES.md §3.1 Embark"),
     RuleInfo(P + "reserves.points", "Strategic Reserves (embarked units included) total at most 25% of the points "
              "limit", "CONSCRIPT; RULES.md §3.1"),
     RuleInfo(P + "reserves.round", "Reserves arrive from battle round 2 (Leviathan: not in battle round 1)",

@@ -98,6 +98,14 @@ RULES: tuple[RuleInfo, ...] = (
              "11E-CORE-C 18.02; source text 004"),
     RuleInfo(P + "transport.eligible", "every embarked model is eligible to embark, as described on the TRANSPORT's "
              "datasheet", "11E-CORE-C 18.02; source text 004"),
+    RuleInfo(P + "embark.within", "embarking: every model of the unit within 3\" of the TRANSPORT",
+             "11E-CORE-C 18.02; RULES.md §3.1 Embark"),
+    RuleInfo(P + "embark.eligible", "embarking: the unit is eligible per the TRANSPORT's datasheet",
+             "11E-CORE-C 18.02; RULES.md §3.1 Embark"),
+    RuleInfo(P + "embark.capacity", "embarking: the TRANSPORT has sufficient remaining capacity for each model",
+             "11E-CORE-C 18.02; RULES.md §3.1 Embark"),
+    RuleInfo(P + "embark.not_set_up_this_turn", "embarking: the unit was not set up on the battlefield this turn",
+             "11E-CORE-C 18.02; source text 004"),
     RuleInfo(P + "reserves.points", "strategic reserves (embarked units included) total at most 50% of the points "
              "limit", "11E-CORE-C 20.01; RULES.md §3.1"),
     RuleInfo(P + "reserves.round", "ingress moves from battle round 2; units still in reserves at the end of battle "
