@@ -527,7 +527,26 @@ class NearPointGoal(Record):
     weight: Num = Field(default=1.0, gt=0)
 
 
-Goal = Annotated[NearPointGoal, Field(discriminator="kind")]
+class ObjectiveGoal(Record):
+    """40k: hold objective ``objective``: as many placed models as possible in range of it (within
+    3" of the marker, RULES.md §3.1 Objectives), then as close to it as possible."""
+
+    kind: Literal["objective"] = "objective"
+    objective: str = Field(min_length=1, description="Objective id.")
+    weight: Num = Field(default=1.0, gt=0)
+
+
+class CoverGoal(Record):
+    """40k: the placed units should have the benefit of cover against enemy unit ``against``
+    (11th: every model INFANTRY/BEASTS/SWARM within a terrain area or not fully visible; 10th:
+    every model wholly within ruins or not fully visible)."""
+
+    kind: Literal["cover"] = "cover"
+    against: str = Field(min_length=1, description="Enemy unit id.")
+    weight: Num = Field(default=1.0, gt=0)
+
+
+Goal = Annotated[NearPointGoal | ObjectiveGoal | CoverGoal, Field(discriminator="kind")]
 
 
 # --------------------------------------------------------------------------- scenario

@@ -138,6 +138,20 @@ class World:
     def enemies_of(self, player: str) -> list[UnitInfo]:
         return [u for u in self.units.values() if u.player != player]
 
+    def goal_points(self) -> list:
+        """The goals that pull towards a point, as near_point goals: ``near_point`` goals, and
+        ``objective`` goals at their objective's centre (``cover`` goals have no point)."""
+        from planner.schema import NearPointGoal
+
+        out = []
+        for g in self.scenario.goals:
+            if g.kind == "near_point":
+                out.append(g)
+            elif g.kind == "objective":
+                o = next(o for o in self.scenario.objectives if o.id == g.objective)
+                out.append(NearPointGoal(x=o.x, y=o.y, weight=g.weight))
+        return out
+
     def zone_of(self, player: str) -> DeploymentZone | None:
         for z in self.zones.values():
             if z.player == player:
@@ -355,6 +369,17 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
                 hint = "" if require_positions else " (or mark the unit 'place: true' for planner plan)"
                 raise _err(f"model on the battlefield has no position: give x and y{hint}", file,
                            f"{u.path}.models[{i}].x")
+
+    objective_ids = {o.id for o in scenario.objectives}
+    for gi, g in enumerate(scenario.goals):
+        if g.kind != "near_point" and not scenario.ruleset.startswith("wh40k1"):
+            raise _err("objective and cover goals are for the 40k rulesets wh40k10 and wh40k11", file,
+                       f"goals[{gi}].kind", g.kind)
+        if g.kind == "objective" and g.objective not in objective_ids:
+            raise _err(f"no objective with this id (objectives: {sorted(objective_ids)})", file,
+                       f"goals[{gi}].objective", g.objective)
+        if g.kind == "cover" and g.against not in units:
+            raise _err("no unit with this id", file, f"goals[{gi}].against", g.against)
 
     return World(scenario, file, units, players, zones, terrain)
 

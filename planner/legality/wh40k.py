@@ -202,22 +202,45 @@ class WH40kTable(Table):
         return True
 
     def has_cover(self, target: UnitInfo, attacker: UnitInfo) -> tuple[bool, list[str]]:
-        """11th-edition benefit of cover against ``attacker``: every model of ``target`` is
-        INFANTRY/BEASTS/SWARM within a terrain area, or not fully visible to the attacking
-        models (11E-CORE-B 13.08). Returns (cover, one reason per model)."""
-        cover_kw = parse_selector("/".join(self.R.COVER_KEYWORDS) or "NONE")
-        att = self.final(attacker).footprints
+        """Benefit of cover of ``target`` against ``attacker`` (both on the battlefield).
+
+        11th (11E-CORE-B 13.08): every model is INFANTRY/BEASTS/SWARM within a terrain area, or
+        not fully visible to the attacking models. 10th (RULES.md §3.1): every model is wholly
+        within ruins (an ``area`` feature that blocks line of sight), or not fully visible.
+        Returns (cover, one reason per model up to the first without cover).
+        """
+        return self.cover_for(target.models, list(self.final(target).footprints),
+                              list(self.final(attacker).footprints))
+
+    def cover_for(self, models: list[ModelInfo], fps: list[Footprint],
+                  attacker_fps: list[Footprint]) -> tuple[bool, list[str]]:
+        """:meth:`has_cover` for models standing at ``fps`` (e.g. a planner candidate)."""
+        cover_kw = parse_selector("/".join(self.R.COVER_KEYWORDS)) if self.R.COVER_KEYWORDS else None
         reasons = []
-        for m, fp in zip(target.models, self.final(target).footprints, strict=True):
-            area = self.within_terrain_area(fp)
-            if self.R.COVER_KEYWORDS and cover_kw.expr.matches(m.keywords) and area is not None:
+        for m, fp in zip(models, fps, strict=True):
+            if cover_kw is not None:
+                area = self.within_terrain_area(fp) if cover_kw.expr.matches(m.keywords) else None
+            else:
+                area = next((t.id for t in self.blocking_features if t.kind is TerrainKind.AREA
+                             and clearance_inside(fp, self.terrain_polys[t.id]) >= -TOLERANCE_IN), None)
+            if area is not None:
                 reasons.append(f"{m.id}: within terrain area {area}")
                 continue
-            if not all(self.fully_visible(a, fp) for a in att):
+            if not self._clear_between(fp, attacker_fps) and \
+                    not all(self.fully_visible(a, fp) for a in attacker_fps):
                 reasons.append(f"{m.id}: not fully visible")
                 continue
             return False, reasons + [f"{m.id}: in the open and fully visible"]
         return True, reasons
+
+    def _clear_between(self, fp: Footprint, others: list[Footprint]) -> bool:
+        """No blocking feature touches the hull of ``fp`` and ``others``: fully visible to all (fast path)."""
+        from shapely.ops import unary_union
+
+        if not self.blocking_features:
+            return True
+        hull = unary_union([f.polygon(24, circumscribed=True) for f in [fp, *others]]).convex_hull
+        return not any(self.terrain_polys[t.id].intersects(hull) for t in self.blocking_features)
 
 
 # ---------------------------------------------------------------------------- the checker

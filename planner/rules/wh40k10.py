@@ -117,6 +117,8 @@ RULES: tuple[RuleInfo, ...] = (
              "10E-GST; RULES.md §3.1"),
     RuleInfo(P + "visibility.ruins", "a sight line through a ruin's footprint is blocked unless the target is wholly "
              "within that ruin", "RULES.md §3.1 Terrain (lawyerofrules.com/terrain; 40kwith40iq)"),
+    RuleInfo(P + "cover", "benefit of cover: every model wholly within ruins, or not fully visible to the attacking "
+             "model (a planner goal, not a deployment rule)", "RULES.md §3.1 Benefit of cover (CONSCRIPT; 40kwith40iq)"),
     RuleInfo(P + "objective.range", "a model is in range of an objective marker within 3\" horizontally",
              "RULES.md §3.1 Objectives"),
 )

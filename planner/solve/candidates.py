@@ -260,6 +260,8 @@ class CandidateBuilder:
                     positions[u.id] = [(fps[k + i].cx, fps[k + i].cy, form.facing) for i in range(len(u.models))]
                     k += len(u.models)
                 cost = sum(math.hypot(f.cx - tx, f.cy - ty) for f in fps)
+                if wh40k_judge.handles(ruleset):
+                    cost += wh40k_judge.goal_cost(self, group, fps)
                 yield Candidate(index, (ax, ay), form.name, positions, tuple(fps), cost, dist)
                 index += 1
                 break

@@ -124,7 +124,7 @@ def _groups(world: World) -> list[Group]:
 
 
 def _target(world: World) -> tuple[tuple[float, float], float, str]:
-    goals = world.scenario.goals
+    goals = world.goal_points()
     if not goals:
         bf = world.scenario.battlefield
         return (bf.width / 2, bf.depth / 2), 1.0, "battlefield centre (no goal given)"

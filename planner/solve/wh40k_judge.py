@@ -74,3 +74,37 @@ def judge(builder, group, fps: list[Footprint]) -> tuple[bool, float | None]:
                 if not is_more_than_distance(max(0.0, distance_to_polygon(f, poly)), limit):
                     return False, near
     return True, near
+
+
+OBJECTIVE_MISS_COST_IN = 20.0
+"""Cost of one placed model out of range of a goal objective, in inches of distance: far more than
+moving a model across an objective's range, so models in range come first."""
+NO_COVER_COST_IN = 20.0
+"""Cost per model of a placement without the benefit of cover against a goal's enemy unit."""
+
+
+def goal_cost(builder, group, fps: list[Footprint]) -> float:
+    """The 40k goals' part of a candidate's cost, inches: ``objective`` goals add
+    ``OBJECTIVE_MISS_COST_IN`` per model not in range (within 3" of the marker), ``cover`` goals
+    ``NO_COVER_COST_IN`` per model if the unit would not have the benefit of cover against the
+    goal's unit (:meth:`planner.legality.wh40k.WH40kTable.cover_for`). Weighted per goal."""
+    from planner.legality.wh40k import WH40kTable, in_objective_range
+
+    world = builder.table.world
+    R = edition(world.scenario.ruleset)
+    cost = 0.0
+    for g in world.scenario.goals:
+        if g.kind == "objective":
+            obj = next(o for o in world.scenario.objectives if o.id == g.objective)
+            cost += g.weight * OBJECTIVE_MISS_COST_IN * sum(not in_objective_range(f, obj, R) for f in fps)
+        elif g.kind == "cover":
+            table = getattr(builder, "_wh40k_table", None)
+            if table is None:
+                table = builder._wh40k_table = WH40kTable(world, R)
+            enemy = world.units[g.against]
+            if not (enemy.on_battlefield and enemy.is_positioned):
+                continue  # not on the battlefield: it cannot attack, every placement is as good
+            ok, _ = table.cover_for(group.models, fps, list(table.final(enemy).footprints))
+            if not ok:
+                cost += g.weight * NO_COVER_COST_IN * len(fps)
+    return cost
