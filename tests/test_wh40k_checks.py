@@ -224,3 +224,19 @@ def test_cover_when_not_fully_visible_behind_a_wall():
                [unit("tank", [model(45, 25)], keywords=["VEHICLE"])], zones=[], terrain=[wall])
     t2 = WH40kTable(w2, edition("wh40k11"))
     assert t2.has_cover(w2.units["tank"], w2.units["shooter"])[0] is False
+
+
+@pytest.mark.parametrize("ruleset", ["wh40k10", "wh40k11"])
+def test_reserves_not_arrived_by_the_end_of_round_3_are_destroyed(ruleset):
+    assert check(ruleset, [_arriving(30, 3, 3)], [RED_LINE]).legal
+    r = check(ruleset, [_arriving(30, 3, 4)], [RED_LINE])
+    assert failed(r) == {f"{ruleset}.reserves.round"}
+    assert "destroyed" in finding(r, "res", f"{ruleset}.reserves.round").message
+
+
+def test_11th_within_an_obscuring_area_is_any_part_even_if_the_feature_says_wholly():
+    mat = {"id": "mat", "kind": "area", "traits": ["obscuring"], "standing_in": "wholly",
+           "footprint": [[0, 18], [60, 18], [60, 24], [0, 24]]}
+    w = world("wh40k11", [unit("s", [model(30, 6)])], [unit("t", [model(30, 24 + R32 - 0.01)])], zones=[],
+              terrain=[mat])
+    assert WH40kTable(w, edition("wh40k11")).visible(w.units["s"], w.units["t"]).visible

@@ -168,6 +168,12 @@ class WH40kTable(Table):
                 out.append(t)
         return out
 
+    def _stands_in(self, fp: Footprint, feature) -> bool:
+        if self.R.VISIBILITY == "obscuring":
+            # 11th: "within" an area is any part of the base in it, whatever the feature's standing_in
+            return distance_to_polygon(fp, self.terrain_polys[feature.id]) <= TOLERANCE_IN
+        return super()._stands_in(fp, feature)
+
     @cached_property
     def terrain_areas(self) -> list:
         """11th: terrain areas (features of kind ``area``)."""
@@ -611,10 +617,12 @@ class WH40kChecker:
         rnd = u.setup.battle_round
         placed = self.table.final(u)
         self.check_battlefield(placed, f" (arriving in battle round {rnd})")
-        okr = rnd >= R.RESERVES_FIRST_ROUND
-        self.add(_finding(P + "reserves.round", okr, u, f"arrives in battle round {rnd}"
-                          + ("" if okr else f": reserves arrive from battle round {R.RESERVES_FIRST_ROUND}"),
-                          measured=float(rnd), required=f"battle round {R.RESERVES_FIRST_ROUND} or later"))
+        last = R.RESERVES_DESTROYED_AFTER_ROUND
+        okr = R.RESERVES_FIRST_ROUND <= rnd <= last
+        why = ("" if okr else f": reserves arrive from battle round {R.RESERVES_FIRST_ROUND}" if rnd < last
+               else f": a unit still in reserves at the end of battle round {last} is destroyed")
+        self.add(_finding(P + "reserves.round", okr, u, f"arrives in battle round {rnd}{why}", measured=float(rnd),
+                          required=f"battle round {R.RESERVES_FIRST_ROUND} to {last}"))
         if u.setup.arrival == "reserves":
             depth, i = max((self._edge_depth(f), i) for i, f in enumerate(placed.footprints))
             okb = is_within_distance(depth, R.RESERVES_EDGE_IN)
