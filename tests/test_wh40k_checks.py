@@ -240,3 +240,9 @@ def test_11th_within_an_obscuring_area_is_any_part_even_if_the_feature_says_whol
     w = world("wh40k11", [unit("s", [model(30, 6)])], [unit("t", [model(30, 24 + R32 - 0.01)])], zones=[],
               terrain=[mat])
     assert WH40kTable(w, edition("wh40k11")).visible(w.units["s"], w.units["t"]).visible
+
+
+def test_no_fortifications_in_strategic_reserves_in_10th():
+    fort = unit("fort", [model(None, None, 100)], keywords=["FORTIFICATION"], setup="reserves")
+    assert failed(check("wh40k10", [fort], [RED_LINE])) == {"wh40k10.reserves.fortification"}
+    assert check("wh40k11", [fort], [RED_LINE]).legal  # no such restriction in the 11th sources reached

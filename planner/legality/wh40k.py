@@ -319,6 +319,7 @@ class WH40kChecker:
         self.check_overlaps()
         self.check_transports()
         self.check_reserves_points()
+        self.check_reserves_keywords()
         return self.findings
 
     # ------------------------------------------------------------------ setting up
@@ -610,6 +611,17 @@ class WH40kChecker:
                               f"player {player}: {pts} points in Strategic Reserves of {cap:g} allowed "
                               f"({share:.0%} of {limit})", measured=float(pts), required=f"at most {cap:g} points",
                               margin=float(cap - pts)))
+
+    def check_reserves_keywords(self) -> None:
+        kw = self.R.STRATEGIC_RESERVES_FORBIDDEN
+        if kw is None:
+            return
+        for u in self.world.units.values():
+            if u.method is SetupMethod.RESERVES and u.setup.arrival == "reserves":
+                bad = has_keyword(u.models, kw)
+                self.add(_finding(self.P + "reserves.fortification", not bad, u,
+                                  f"a {kw} unit cannot be placed in Strategic Reserves" if bad else f"not a {kw}",
+                                  required=f"no {kw} unit in Strategic Reserves"))
 
     def check_arrival(self, u: UnitInfo) -> None:
         """A unit in reserves with positions and a ``battle_round``: its arrival then."""

@@ -47,6 +47,8 @@ SCOUTS_FIRST_WHOLLY_IN_OWN_ZONE = False
 # ---------------------------------------------------------------- reserves
 STRATEGIC_RESERVES_POINTS_SHARE = 0.25
 """At most 25% of the points limit in Strategic Reserves, embarked units included (CONSCRIPT)."""
+STRATEGIC_RESERVES_FORBIDDEN: str | None = "FORTIFICATION"
+"""No FORTIFICATIONS in Strategic Reserves (CONSCRIPT)."""
 RESERVES_FIRST_ROUND = 2
 """Reserves cannot arrive in battle round 1 (Leviathan pack; CONSCRIPT for Strategic Reserves)."""
 RESERVES_EDGE_IN = 6.0
@@ -105,6 +107,7 @@ RULES: tuple[RuleInfo, ...] = (
              "10E-CORE-MD; RULES.md §3.1 Embark"),
     RuleInfo(P + "reserves.points", "Strategic Reserves (embarked units included) total at most 25% of the points "
              "limit", "CONSCRIPT; RULES.md §3.1"),
+    RuleInfo(P + "reserves.fortification", "no FORTIFICATION unit in Strategic Reserves", "CONSCRIPT; RULES.md §3.1"),
     RuleInfo(P + "reserves.round", "Reserves arrive from battle round 2 (Leviathan: not in battle round 1)",
              "Leviathan mission pack; RULES.md §3.1"),
     RuleInfo(P + "reserves.edge", "Strategic Reserves arrive wholly within 6\" of a battlefield edge",

@@ -47,6 +47,8 @@ SCOUTS_FIRST_WHOLLY_IN_OWN_ZONE = True
 # ---------------------------------------------------------------- reserves
 STRATEGIC_RESERVES_POINTS_SHARE = 0.50
 """At most 50% of the points limit (11E-CORE-C 20.01)."""
+STRATEGIC_RESERVES_FORBIDDEN: str | None = None
+"""No keyword restriction in the 11th-edition sources reached (11E-CORE-C 20.01 states only the 50%)."""
 RESERVES_FIRST_ROUND = 2
 """Ingress moves from battle round 2 (11E-CORE-C 20.03)."""
 RESERVES_EDGE_IN = 6.0
