@@ -235,12 +235,14 @@ class CandidateBuilder:
         models = group.models
         rng = coherency_range(models)
         ruleset = self.table.world.scenario.ruleset
-        forms = [f for f in formations(models) if (
-            wh40k_judge.coherent(ruleset, [footprint(m.base, dx, dy, f.facing)
-                                           for m, (dx, dy) in zip(models, f.offsets, strict=True)])
-            if wh40k_judge.handles(ruleset) else is_within_distance(
-                coherency_gap([footprint(m.base, dx, dy, f.facing) for m, (dx, dy) in zip(models, f.offsets,
-                                                                                          strict=True)])[0], rng))]
+
+        def coherent(fps: list[Footprint]) -> bool:
+            if wh40k_judge.handles(ruleset):
+                return wh40k_judge.coherent(ruleset, fps)
+            return is_within_distance(coherency_gap(fps)[0], rng)
+
+        forms = [f for f in formations(models) if coherent(
+            [footprint(m.base, dx, dy, f.facing) for m, (dx, dy) in zip(models, f.offsets, strict=True)])]
         tx, ty = self.target
         index = 0
         for ax, ay in self.anchors(group):
