@@ -74,3 +74,9 @@ def test_a_10th_edition_plan_switched_to_11th_stays_legal_but_not_the_reverse(tm
     assert c.returncode == 1
     report = json.loads(c.stdout[c.stdout.index("{"):])
     assert {v["rule"] for v in report["violations"]} == {"wh40k10.infiltrators.zone_distance"}
+
+
+def test_check_the_edition_switch_scenario_exits_1():
+    r = _run("check", str(ROOT / "scenarios" / "wh40k-edition-switch.yaml"))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "wh40k10.infiltrators.zone_distance" in r.stdout

@@ -1,53 +1,36 @@
 """Switching a scenario between wh40k10 and wh40k11 changes exactly the verdicts the rules predict.
 
-One scenario (Dawn of War, 12"-deep zones, 60" x 44") holds one unit per rule that differs
-between the editions (RULES.md §3.1), each placed so that it is legal in one edition and not in
-the other, plus a red Infiltrator that breaks the rules in both. The test lists every verdict
-that changes and asserts that nothing else does.
+The bundled scenario ``scenarios/wh40k-edition-switch.yaml`` (Dawn of War, 12"-deep zones,
+60" x 44") holds one unit per rule that differs between the editions (RULES.md §3.1), each placed
+so that it is legal in one edition and not in the other, plus a red Infiltrator that breaks the
+rules in both. The test lists every verdict that changes and asserts that nothing else does.
+
+Where each unit stands (R = 16/25.4", a 32 mm base's radius):
+
+- b-inf85: Infiltrators 8.5" from the red zone (more than 8", not more than 9");
+- b-line7: 7 models in a line 1.7" apart: an end's second model is 2.14" away (10th: units of 7+
+  need two models within 2"), the far end 8.94" (11th: within 9" of every model);
+- b-clumps: two pairs 12" apart: each model within 2" of another (10th), not within 9" of all (11th);
+- b-scout: Infiltrators, then a 9" Scouts move ending 8.5" from r-target; 11th: the move must
+  start wholly within the own zone;
+- b-eng / r-inf: 1.5" apart: outside 1" Engagement Range (10th), within 2" (11th);
+- b-reserve: 300 of 1000 points in Strategic Reserves (over 25%, under 50%);
+- b-ds: arrives by Deep Strike in round 2, 8.5" from r-line;
+- b-host with b-leader (Leader) and b-support (Support): Support attachments exist in 11th only;
+- r-tank: a FRAME model on a round base (11th measures FRAME models to the hull).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from planner.legality.checker import check_deployment
-from tests.wh40k_helpers import R32, model, unit, world
+from planner.world import load_scenario, resolve
 
-RED_Y = 40.0
+SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "wh40k-edition-switch.yaml"
 
-BLUE = [
-    # 8.5" from the red zone: more than 8" (11th) but not more than 9" (10th)
-    unit("b-inf85", [model(5, 32 - 8.5 - R32)], abilities=["Infiltrators"], setup="infiltrate"),
-    # 7 models in a line: the ends have one model within 2" (10th: 7+ models need two); 11th: all within 9"
-    unit("b-line7", [model(2 + 1.7 * i, 3) for i in range(7)]),  # ends: 2nd model 2.14", far end 8.94"
-    # two pairs 12" apart: each model within 2" of another (10th), not within 9" of all (11th)
-    unit("b-clumps", [model(20, 3), model(21.5, 3), model(33.5, 3), model(35, 3)]),
-    # Infiltrators then a 9" Scouts move ending 8.5" from a red model: 10th needs more than 9";
-    # 11th needs the move to start wholly within the own deployment zone
-    unit("b-scout", [model(50, 40 - 8.5 - 2 * R32)], abilities=["Infiltrators", 'Scouts 9"'],
-         setup={"method": "scout", "first": "infiltrate", "from": [[50, 21.5]]}),
-    # a red Infiltrator 1.5" away: outside 1" Engagement Range (10th), inside 2" (11th)
-    unit("b-eng", [model(40, 10)]),
-    # 30% of the points limit in Strategic Reserves: over 25% (10th), under 50% (11th)
-    unit("b-reserve", [model(None, None)], points=300, setup="reserves"),
-    # arriving by Deep Strike in round 2, 8.5" from a red model: more than 8", not more than 9"
-    unit("b-ds", [model(20, RED_Y - 8.5 - 2 * R32)], abilities=["Deep Strike"],
-         setup={"method": "reserves", "arrival": "deep_strike", "battle_round": 2}),
-    # a Leader and a Support attached to one Bodyguard: Support attachments exist in 11th only
-    unit("b-host", [model(48 + 1.5 * i, 5) for i in range(3)]),
-    unit("b-leader", [model(49.5, 6.7, 40)], keywords=["INFANTRY", "CHARACTER"], abilities=["Leader"],
-         setup={"joined": "b-host"}),
-    unit("b-support", [model(51.2, 6.7, 40)], keywords=["INFANTRY", "CHARACTER"], abilities=["Support"],
-         setup={"joined": "b-host"}),
-]
-RED = [
-    unit("r-line", [model(20 + 2 * i, RED_Y) for i in range(5)]),
-    unit("r-target", [model(50, RED_Y)]),
-    # breaks the Infiltrators distances in both editions (and is 1.5" from b-eng)
-    unit("r-inf", [model(40, 10 + 2 * R32 + 1.5)], abilities=["Infiltrators"], setup="infiltrate"),
-    # a FRAME model on a round base: 11th measures FRAME models to the hull
-    unit("r-tank", [model(10, 38, 100)], keywords=["VEHICLE", "FRAME"]),
-]
 
 EXPECTED_ONLY_10 = {
     ("b-inf85", "infiltrators.zone_distance"),
@@ -70,8 +53,15 @@ EXPECTED_BOTH = {
 }
 
 
+def _report(ruleset: str):
+    world = load_scenario(SCENARIO, require_positions=True)
+    assert world.scenario.ruleset == "wh40k10"
+    return check_deployment(resolve(world.scenario.model_copy(update={"ruleset": ruleset}), str(SCENARIO),
+                                    require_positions=True))
+
+
 def _broken(ruleset: str) -> set[tuple[str, str]]:
-    r = check_deployment(world(ruleset, BLUE, RED, points_limit=1000))
+    r = _report(ruleset)
     prefix = ruleset + "."
     assert all(v.rule.startswith(prefix) for v in r.violations)
     return {(v.unit, v.rule[len(prefix):]) for v in r.violations}
@@ -86,7 +76,7 @@ def test_switching_the_edition_changes_exactly_the_predicted_verdicts():
 
 @pytest.mark.parametrize("ruleset", ["wh40k10", "wh40k11"])
 def test_every_predicted_unit_is_checked_for_its_rule(ruleset):
-    r = check_deployment(world(ruleset, BLUE, RED, points_limit=1000))
+    r = _report(ruleset)
     checked = {(u.unit, f.rule[len(ruleset) + 1:]) for u in r.units for f in u.findings}
     checked |= {(v.unit, v.rule[len(ruleset) + 1:]) for v in r.violations}
     expected = EXPECTED_ONLY_10 | EXPECTED_ONLY_11 | EXPECTED_BOTH
