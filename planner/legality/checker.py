@@ -44,7 +44,8 @@ def check_deployment(world: World) -> LegalityReport:
         else:
             margins = [(f.margin, f.rule) for f in fs if f.margin is not None]
             tight = min(margins) if margins else (None, None)
-        units.append(UnitReport(unit=u.id, name=u.label, player=u.player, setup=setup_label(u),
+        label = wh40k_checks.setup_label_40k(u) if rs.id in wh40k_checks.EDITIONS else setup_label(u)
+        units.append(UnitReport(unit=u.id, name=u.label, player=u.player, setup=label,
                                 legal=all(f.passed for f in fs), tightest_margin=tight[0], tightest_rule=tight[1],
                                 findings=fs))
         for f in fs:

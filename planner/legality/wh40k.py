@@ -609,8 +609,7 @@ class WH40kChecker:
             ok = pts <= cap
             self.add(_finding(self.P + "reserves.points", ok, sr[0],
                               f"player {player}: {pts} points in Strategic Reserves of {cap:g} allowed "
-                              f"({share:.0%} of {limit})", measured=float(pts), required=f"at most {cap:g} points",
-                              margin=float(cap - pts)))
+                              f"({share:.0%} of {limit})", measured=float(pts), required=f"at most {cap:g} points"))
 
     def check_reserves_keywords(self) -> None:
         kw = self.R.STRATEGIC_RESERVES_FORBIDDEN
@@ -719,6 +718,18 @@ def embark_findings(world: World, unit_id: str, transport_id: str, *, set_up_thi
     out.append(_finding(P + "embark.capacity", need <= left, u, f"{need} models, {left} of {cap} places left",
                         measured=float(need), required=f"at most {left} models", margin=float(left - need)))
     return out
+
+
+def setup_label_40k(unit: UnitInfo) -> str:
+    """How the unit was set up, in 40k words (Infiltrators, Scouts move, battle round of arrival)."""
+    from planner.legality.table import setup_label
+
+    text = setup_label(unit).replace("Scout redeploy after Infiltrate", "Scouts move after Infiltrators")
+    text = text.replace("Scout redeploy", "Scouts move").replace("Infiltrate", "Infiltrators")
+    text = text.replace("Reserves", "reserves")
+    if unit.method is SetupMethod.RESERVES and unit.setup.battle_round is not None:
+        text += f", arriving in battle round {unit.setup.battle_round}"
+    return text
 
 
 def run_checks(world: World) -> dict[str, list[Finding]]:
