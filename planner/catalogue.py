@@ -56,7 +56,7 @@ def _load(folder: str, system: str) -> ModelCatalogue:
     files = sorted(root.glob("**/*.yaml")) + sorted(root.glob("**/*.yml")) if root.is_dir() else []
     for f in files:
         cat = load_catalogue_file(f)
-        if cat.system != system:
+        if cat.system != system and system not in cat.also:
             continue
         for i, e in enumerate(cat.entries):
             if e.id in seen:

@@ -200,6 +200,19 @@ class SubType(StrEnum):
     COMMAND = "Command"
 
 
+def _known_abilities(names: list[str]) -> list[str]:
+    from planner.rules.abilities import parse_ability
+
+    for a in names:
+        parse_ability(a)
+    return names
+
+
+Abilities = Annotated[list[str], AfterValidator(_known_abilities)]
+"""Warhammer 40,000 deployment abilities as written (``Infiltrators``, ``Scouts 6"``, ``Deep Strike``,
+``Leader``, ``Support``), each one :func:`planner.rules.abilities.parse_ability` knows."""
+
+
 # --------------------------------------------------------------------------- catalogue
 
 
@@ -215,12 +228,19 @@ class CatalogueEntry(Record):
     rules: RuleNames = Field(default_factory=list)
     transport_capacity: Count | None = Field(default=None, ge=0)
     source: str = Field(default="", description="Where the base size and type come from.")
+    keywords: list[str] = Field(default_factory=list, description="40k keywords of the model, e.g. INFANTRY.")
+    abilities: Abilities = Field(default_factory=list, description="40k deployment abilities, e.g. 'Scouts 6\"'.")
+    transport_eligible: str | None = Field(
+        default=None, description="40k TRANSPORT: keyword expression of the models it may carry, e.g. "
+                                  "'ADEPTUS ASTARTES INFANTRY'.")
 
 
 class Catalogue(Record):
     """A catalogue file: the miniatures of one game system."""
 
     system: str = Field(description="Ruleset id the entries belong to, e.g. 'hh2'.")
+    also: list[str] = Field(default_factory=list,
+                            description="Other ruleset ids the same entries serve, e.g. ['wh40k11'] for 'wh40k10'.")
     entries: list[CatalogueEntry]
 
 
@@ -267,6 +287,8 @@ class TerrainKind(StrEnum):
 
 class TerrainTrait(StrEnum):
     BLOCKS_LINE_OF_SIGHT = "blocks_line_of_sight"
+    OBSCURING = "obscuring"
+    """40k 11th edition: an obscuring terrain area (RULES.md §3.1 Terrain, 11E-CORE-B 13.10)."""
     DIFFICULT = "difficult"
     DANGEROUS = "dangerous"
     IMPASSABLE = "impassable"
@@ -352,6 +374,8 @@ class Model(Record):
     type: UnitType | None = None
     subtypes: list[SubType] | None = None
     rules: RuleNames = Field(default_factory=list)
+    keywords: list[str] | None = Field(default=None, description="40k keywords (replace the profile's).")
+    abilities: Abilities = Field(default_factory=list, description="40k abilities (added to the profile's).")
     x: Num | None = Field(default=None, ge=-1000, le=2000)
     y: Num | None = Field(default=None, ge=-1000, le=2000)
     facing: Num = Field(default=0.0, ge=-360, le=360)
@@ -401,6 +425,8 @@ class Setup(Record):
     arrival: Literal["reserves", "deep_strike", "outflank"] = "reserves"
     joined: str | None = None
     order: Count | None = Field(default=None, ge=1)
+    battle_round: Count | None = Field(
+        default=None, ge=1, description="40k: a unit in reserves with model positions arrives then (checked).")
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
 
@@ -451,6 +477,10 @@ class Unit(Record):
     rules: RuleNames = Field(default_factory=list)
     other_rules: list[str] = Field(default_factory=list, description="Kept for reference; not read.")
     transport_capacity: Count | None = Field(default=None, ge=0)
+    keywords: list[str] = Field(default_factory=list, description="40k keywords every model has.")
+    abilities: Abilities = Field(default_factory=list, description="40k abilities every model has.")
+    transport_eligible: str | None = Field(default=None, description="40k TRANSPORT: who may embark (keywords).")
+    points: Count | None = Field(default=None, ge=0, description="40k points cost (Strategic Reserves share).")
     setup: Setup = Field(default_factory=Setup)
     place: bool = False
     models: list[Model] = Field(min_length=1)
@@ -589,10 +619,28 @@ class DenyGoal(Record):
             raise ValueError("give both 'protect' (a point) and 'radius', or neither")
         return self
 
+class ObjectiveGoal(GoalBase):
+    """40k: hold objective ``objective``: the number of placed models not in range of it (within
+    3" of the marker, RULES.md §3.1 Objectives), each costing 20" of distance (combine with
+    ``near_objective`` to also pull the models close to it)."""
+
+    kind: Literal["objective"] = "objective"
+    objective: str = Field(min_length=1, description="Objective id.")
+
+
+class CoverGoal(GoalBase):
+    """40k: the placed units should have the benefit of cover against enemy unit ``against``
+    (11th: every model INFANTRY/BEASTS/SWARM within a terrain area or not fully visible; 10th:
+    every model wholly within ruins or not fully visible): the models of a unit without it, each
+    costing 20" of distance."""
+
+    kind: Literal["cover"] = "cover"
+    against: str = Field(min_length=1, description="Enemy unit id.")
+
 
 Goal = Annotated[
     NearPointGoal | NearObjectiveGoal | NearEnemyUnitGoal | HiddenGoal | InTerrainGoal | ControlObjectiveGoal
-    | NearFriendlyGoal | FarFromEnemyGoal | DenyGoal,
+    | NearFriendlyGoal | FarFromEnemyGoal | DenyGoal | ObjectiveGoal | CoverGoal,
     Field(discriminator="kind"),
 ]
 
@@ -612,3 +660,4 @@ class Scenario(Record):
     objectives: list[Objective] = Field(default_factory=list)
     armies: list[Army] = Field(default_factory=list)
     goals: list[Goal] = Field(default_factory=list)
+    points_limit: Count | None = Field(default=None, gt=0, description="40k: the battle size's points limit.")

@@ -45,6 +45,17 @@ class ModelInfo:
     x: float | None
     y: float | None
     facing: float
+    keywords: frozenset[str] = frozenset()
+    """40k keywords, canonical (upper case, singular: :func:`planner.rules.keywords.canonical`)."""
+    abilities: tuple[tuple[str, float | None], ...] = ()
+    """40k abilities as (name, value), e.g. ("Scouts", 6.0)."""
+
+    def ability(self, name: str) -> tuple[bool, float | None]:
+        """(has the 40k ability ``name``, its value)."""
+        for n, v in self.abilities:
+            if n == name:
+                return True, v
+        return False, None
 
     @property
     def ref(self) -> str:
@@ -132,6 +143,35 @@ class World:
             if z.player == player:
                 return z
         return None
+
+
+def _keywords_of(m, unit: Unit, entry) -> frozenset[str]:
+    """A model's 40k keywords: its own list, else its catalogue entry's, plus the unit's."""
+    from planner.rules.keywords import keyword_set
+
+    own = m.keywords if m.keywords is not None else (entry.keywords if entry is not None else [])
+    return keyword_set([*own, *unit.keywords])
+
+
+def _abilities_of(m, unit: Unit, entry) -> tuple[tuple[str, float | None], ...]:
+    from planner.rules.abilities import parse_ability
+
+    names = [*unit.abilities, *(entry.abilities if entry is not None else []), *m.abilities]
+    out: dict[str, float | None] = {}
+    for n in names:
+        a, v = parse_ability(n)
+        out[a.value] = v if a.value not in out or v is None else max(v, out[a.value] or 0.0)
+    return tuple(out.items())
+
+
+def _type_from_keywords(kws: frozenset[str]) -> UnitType:
+    """A 40k model without an HH2 unit type: VEHICLE -> Vehicle, MONSTER -> Monstrous, else Infantry
+    (the HH2 type is not read by the 40k checker; the 40k rules read keywords)."""
+    if "VEHICLE" in kws:
+        return UnitType.VEHICLE
+    if "MONSTER" in kws:
+        return UnitType.MONSTROUS
+    return UnitType.INFANTRY
 
 
 def _err(msg: str, file: str | None, loc: str, value: object = None) -> ScenarioError:
@@ -223,6 +263,9 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
                 if base is None:
                     raise _err("model has no base: give 'base' or a catalogue 'profile'", file, f"{mpath}.base")
                 mtype = m.type or unit.type or (entry.type if entry else None)
+                kws = _keywords_of(m, unit, entry)
+                if mtype is None and kws:
+                    mtype = _type_from_keywords(kws)
                 if mtype is None:
                     raise _err("model has no unit type: give 'type' on the model or unit, or a 'profile'",
                                file, f"{mpath}.type")
@@ -250,7 +293,7 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
                                    file, f"{mpath}.y", m.y)
                 label = m.name or (entry.name if entry else "") or unit.name or unit.id
                 models.append(ModelInfo(unit.id, mi, mid, label, base, mtype, frozenset(subs), rules, bulky,
-                                        m.x, m.y, m.facing))
+                                        m.x, m.y, m.facing, kws, _abilities_of(m, unit, entry)))
             cap = unit.transport_capacity
             if cap is None:
                 caps = [catalogue.get(m.profile).transport_capacity for m in unit.models  # type: ignore[union-attr]
@@ -312,6 +355,17 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
                 hint = "" if require_positions else " (or mark the unit 'place: true' for planner plan)"
                 raise _err(f"model on the battlefield has no position: give x and y{hint}", file,
                            f"{u.path}.models[{i}].x")
+
+    objective_ids = {o.id for o in scenario.objectives}
+    for gi, g in enumerate(scenario.goals):
+        if g.kind in ("objective", "cover") and not scenario.ruleset.startswith("wh40k1"):
+            raise _err("objective and cover goals are for the 40k rulesets wh40k10 and wh40k11", file,
+                       f"goals[{gi}].kind", g.kind)
+        if g.kind == "objective" and g.objective not in objective_ids:
+            raise _err(f"no objective with this id (objectives: {sorted(objective_ids)})", file,
+                       f"goals[{gi}].objective", g.objective)
+        if g.kind == "cover" and g.against not in units:
+            raise _err("no unit with this id", file, f"goals[{gi}].against", g.against)
 
     return World(scenario, file, units, players, zones, terrain)
 

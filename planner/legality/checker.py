@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from planner.errors import UnknownRulesetError
 from planner.legality import hh2 as hh2_checks
+from planner.legality import wh40k as wh40k_checks
 from planner.legality.report import LegalityReport, UnitReport, Violation
 from planner.legality.table import setup_label
 from planner.rules.registry import find_ruleset
 from planner.world import World
 
-_CHECKS = {"hh2": hh2_checks.run_checks}
+_CHECKS = {"hh2": hh2_checks.run_checks, "wh40k10": wh40k_checks.run_checks, "wh40k11": wh40k_checks.run_checks}
 
 
 def check_deployment(world: World) -> LegalityReport:
@@ -43,7 +44,8 @@ def check_deployment(world: World) -> LegalityReport:
         else:
             margins = [(f.margin, f.rule) for f in fs if f.margin is not None]
             tight = min(margins) if margins else (None, None)
-        units.append(UnitReport(unit=u.id, name=u.label, player=u.player, setup=setup_label(u),
+        label = wh40k_checks.setup_label_40k(u) if rs.id in wh40k_checks.EDITIONS else setup_label(u)
+        units.append(UnitReport(unit=u.id, name=u.label, player=u.player, setup=label,
                                 legal=all(f.passed for f in fs), tightest_margin=tight[0], tightest_rule=tight[1],
                                 findings=fs))
         for f in fs:

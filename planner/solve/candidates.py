@@ -29,6 +29,7 @@ from planner.legality.hh2 import coherency_gap, coherency_range, scout_limit
 from planner.legality.table import Placed, Table
 from planner.rules import hh2 as R
 from planner.schema import SetupMethod
+from planner.solve import wh40k_judge
 from planner.units import TOLERANCE_IN
 from planner.world import ModelInfo, UnitInfo
 
@@ -204,10 +205,16 @@ class CandidateStream:
 
         b, g = self.b, self.group
         models = g.models
+        ruleset = b.table.world.scenario.ruleset
         rng = coherency_range(models)
-        self.forms = [f for f in formations(models) if is_within_distance(
-            coherency_gap([footprint(m.base, dx, dy, f.facing) for m, (dx, dy) in zip(models, f.offsets,
-                                                                                      strict=True)])[0], rng)]
+
+        def coherent(fps: list[Footprint]) -> bool:
+            if wh40k_judge.handles(ruleset):
+                return wh40k_judge.coherent(ruleset, fps)
+            return is_within_distance(coherency_gap(fps)[0], rng)
+
+        self.forms = [f for f in formations(models) if coherent(
+            [footprint(m.base, dx, dy, f.facing) for m, (dx, dy) in zip(models, f.offsets, strict=True)])]
         self.anchors = np.array(b.anchors(g), dtype=float).reshape(-1, 2)
         member_of = [u.id for u in g.members for _ in u.models]
         radii = np.array([footprint(m.base, 0.0, 0.0, 0.0).outer_radius for m in models])
@@ -438,6 +445,8 @@ class CandidateBuilder:
         t = self.table
         u = group.host
         self.judged += 1
+        if wh40k_judge.handles(t.world.scenario.ruleset):
+            return wh40k_judge.judge(self, group, fps)
         for f in fps:
             if clearance_inside(f, t.battlefield) < -TOLERANCE_IN:
                 return ("hh2.battlefield", None), None

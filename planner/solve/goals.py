@@ -18,6 +18,7 @@ Values are in the goal's own measure (inches, units, models); the cost is ``weig
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,6 +48,8 @@ class Term:
     observers: list[Placed] = field(default_factory=list)
     features: list = field(default_factory=list)
     marker: Footprint | None = None
+    range_in: float = R.CONTROL_OBJECTIVE_WITHIN_IN  # control_objective: the ruleset's range
+    measure_fn: Callable[[Placed, list[Footprint], list[bool]], float] | None = None  # 40k objective, cover
 
     def applies(self, member_ids: list[str]) -> list[bool]:
         return [self.units is None or m in self.units for m in member_ids]
@@ -68,7 +71,7 @@ class Term:
             d = np.hypot(xy[:, :, 0] - self.marker.cx, xy[:, :, 1] - self.marker.cy) - radii[None, :] \
                 - self.marker.outer_radius
             # a model whose bounding disc is farther than the range cannot control
-            can = ((d <= R.CONTROL_OBJECTIVE_WITHIN_IN + 1e-9) & mask[None, :]).any(axis=1)
+            can = ((d <= self.range_in + 1e-9) & mask[None, :]).any(axis=1)
             return np.where(can, 0.0, 1.0)
         return np.zeros(n)  # hidden, in_terrain: measured exactly when needed
 
@@ -76,6 +79,8 @@ class Term:
         """The exact value for one placement (``lower`` is its lower bound, already computed)."""
         if self.exact_is_lower or not any(mask):
             return lower
+        if self.measure_fn is not None:
+            return self.measure_fn(placed, fps, mask)
         t = self.table
         assert t is not None
         if self.kind == "hidden":
@@ -87,7 +92,7 @@ class Term:
             if lower > 0:
                 return lower
             assert self.marker is not None
-            ok = any(m and is_within_distance(max(0.0, signed_distance(f, self.marker)), R.CONTROL_OBJECTIVE_WITHIN_IN)
+            ok = any(m and is_within_distance(max(0.0, signed_distance(f, self.marker)), self.range_in)
                      for f, m in zip(fps, mask, strict=True))
             return 0.0 if ok else 1.0
         raise AssertionError(self.kind)
@@ -154,9 +159,10 @@ def compile_goals(world, table: Table, player: str, placing: set[str]) -> list[T
                 label, term = f"near_objective {o.id}", Term("", kind, g.weight, "in", units,
                                                              points=np.array([[o.x, o.y]], dtype=float))
             else:
-                label = f"control_objective {o.id} (within {R.CONTROL_OBJECTIVE_WITHIN_IN:g}\")"
+                reach = _control_range(sc.ruleset)
+                label = f"control_objective {o.id} (within {reach:g}\")"
                 term = Term("", kind, g.weight, "units", units, exact_is_lower=False, table=table,
-                            marker=round_footprint(o.x, o.y, o.diameter_mm))
+                            marker=round_footprint(o.x, o.y, o.diameter_mm), range_in=reach)
         elif kind == "near_enemy_unit":
             label, term = f"near_enemy_unit {g.unit}", Term("", kind, g.weight, "in", units,
                                                             points=unit_points(g.unit, "unit", True))
@@ -183,6 +189,8 @@ def compile_goals(world, table: Table, player: str, placing: set[str]) -> list[T
                     feats.append(t)
             label = "in_terrain (models not in " + (", ".join(t.id for t in feats) if feats else "any area terrain") + ")"
             term = Term("", kind, g.weight, "models", units, exact_is_lower=False, table=table, features=feats)
+        elif kind in ("objective", "cover"):
+            label, term = _wh40k_term(world, table, g, units, err)
         else:  # pragma: no cover - the schema admits no other kind
             raise err("unknown goal kind", "kind", kind)
         name = g.name or label
@@ -192,3 +200,56 @@ def compile_goals(world, table: Table, player: str, placing: set[str]) -> list[T
         term.name = name
         terms.append(term)
     return terms
+
+
+def _control_range(ruleset: str) -> float:
+    """The ruleset's objective range, inches (HH2: 3" base to marker; 40k: 3", RULES.md §3.1)."""
+    from planner.solve import wh40k_judge
+
+    if wh40k_judge.handles(ruleset):
+        from planner.legality.wh40k import edition
+
+        return float(edition(ruleset).OBJECTIVE_RANGE_IN)
+    return R.CONTROL_OBJECTIVE_WITHIN_IN
+
+
+def _wh40k_term(world, table: Table, g, units, err) -> tuple[str, Term]:
+    """The 40k goals (rulesets wh40k10/wh40k11): ``objective`` -- models out of range of the
+    objective marker, each costing :data:`planner.solve.wh40k_judge.OBJECTIVE_MISS_COST_IN` inches
+    (then, through the distance goal the resolver adds, as close as possible); ``cover`` -- every
+    model of a unit without the benefit of cover against the goal's enemy unit, each costing
+    :data:`planner.solve.wh40k_judge.NO_COVER_COST_IN`."""
+    from planner.legality.wh40k import WH40kTable, edition, in_objective_range
+    from planner.solve import wh40k_judge as J
+
+    sc = world.scenario
+    if not J.handles(sc.ruleset):
+        raise err("objective and cover goals are for the 40k rulesets wh40k10 and wh40k11", "kind", g.kind)
+    R40 = edition(sc.ruleset)
+    models = {f"{m.unit_id}/{m.id}": m for u in world.units.values() for m in u.models}
+    if g.kind == "objective":
+        o = next((o for o in sc.objectives if o.id == g.objective), None)
+        if o is None:
+            raise err("no objective with this id", "objective", g.objective)
+
+        def out_of_range(placed: Placed, fps: list[Footprint], mask: list[bool]) -> float:
+            return float(sum(1 for f, m in zip(fps, mask, strict=True) if m and not in_objective_range(f, o, R40)))
+
+        return (f"objective {o.id} (models out of range, {J.OBJECTIVE_MISS_COST_IN:g} each)",
+                Term("", "objective", g.weight * J.OBJECTIVE_MISS_COST_IN, "models", units, exact_is_lower=False,
+                     table=table, measure_fn=out_of_range))
+    enemy = world.units.get(g.against)
+    if enemy is None:
+        raise err("no unit with this id", "against", g.against)
+    wt = WH40kTable(world, R40)
+
+    def no_cover(placed: Placed, fps: list[Footprint], mask: list[bool]) -> float:
+        if not (enemy.on_battlefield and enemy.is_positioned):
+            return 0.0  # not on the battlefield: it cannot attack, every placement is as good
+        ms = [models[i] for i in placed.ids]
+        ok, _ = wt.cover_for(ms, fps, list(wt.final(enemy).footprints))
+        return 0.0 if ok else float(sum(mask))
+
+    return (f"cover against {enemy.id} (models without cover, {J.NO_COVER_COST_IN:g} each)",
+            Term("", "cover", g.weight * J.NO_COVER_COST_IN, "models", units, exact_is_lower=False, table=table,
+                 measure_fn=no_cover))

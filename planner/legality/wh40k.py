@@ -1,0 +1,737 @@
+"""Warhammer 40,000 10th and 11th edition deployment checks: one set of checks, the numbers
+from :mod:`planner.rules.wh40k10` or :mod:`planner.rules.wh40k11`.
+
+Rule ids are ``<ruleset>.<rule>`` (``wh40k10.infiltrators.distance``, ``wh40k11.coherency``); each
+is listed with meaning and source by ``planner rules --ruleset <ruleset>``. Like the HH2
+checker, every check returns :class:`Finding` records, passed or not, with the measured value
+(inches), the requirement and the margin; the checker never stops at the first problem.
+
+Readings of the rules (see also the rules modules):
+
+- Units embarked in a TRANSPORT or in reserves are not on the battlefield: they are neither
+  measured to nor seen (11E-CORE-A 01.02.04; RULES.md §3.2). The TRANSPORT itself counts.
+- Infiltrators are measured against enemy units where they were set up (before any Scouts move);
+  a Scouts move ends are measured against every other unit's final position.
+- An attached unit (a ``joined`` Leader or Support and its Bodyguard) is one unit: its coherency
+  and its ability checks ("every model has Infiltrators") cover all its models.
+- The battlefield is flat: the 5" vertical parts of coherency and engagement range are not measured.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from functools import cached_property
+from types import ModuleType
+
+from shapely.geometry import Polygon
+
+from planner.geometry.measure import (
+    farthest_from,
+    is_more_than_distance,
+    is_overlap_distance,
+    is_within_distance,
+)
+from planner.geometry.shapes import (
+    Footprint,
+    clearance_inside,
+    distance_to_polygon,
+    footprint,
+    signed_distance,
+)
+from planner.legality.report import Evidence, Finding
+from planner.legality.table import Placed, Table, UnitSight
+from planner.rules import wh40k10, wh40k11
+from planner.rules.abilities import Ability
+from planner.rules.keywords import parse_selector
+from planner.schema import HullBase, SetupMethod, TerrainKind, TerrainTrait
+from planner.units import TOLERANCE_IN
+from planner.world import ModelInfo, UnitInfo, World
+
+EDITIONS: dict[str, ModuleType] = {wh40k10.ID: wh40k10, wh40k11.ID: wh40k11}
+KNOWN_MULTIWORD = ("DEDICATED TRANSPORT", "JUMP PACK", "ADEPTUS ASTARTES", "ASTRA MILITARUM", "ASPECT WARRIOR")
+
+
+def edition(ruleset_id: str) -> ModuleType:
+    """The rules module of a 40k ruleset id (``wh40k10`` or ``wh40k11``).
+
+    Raises
+    ------
+    KeyError
+        For any other ruleset id.
+    """
+    return EDITIONS[ruleset_id]
+
+
+def _f(v: float) -> str:
+    return f'{v:.3f}"'
+
+
+def _finding(rule: str, passed: bool, unit: UnitInfo, message: str, *, model: str | None = None,
+             measured: float | None = None, required: str, margin: float | None = None,
+             evidence: Evidence | None = None) -> Finding:
+    return Finding(rule=rule, passed=passed, unit=unit.id, model=model, measured=measured, required=required,
+                   margin=margin, message=message, evidence=evidence or Evidence())
+
+
+# ---------------------------------------------------------------------------- abilities and keywords
+
+
+def every_model_has(models: list[ModelInfo], ability: Ability) -> bool:
+    """"A unit with this ability": every model has it (10E-GST, 11E-GST; RULES.md §3.3)."""
+    return bool(models) and all(m.ability(ability.value)[0] for m in models)
+
+
+def scouts_distance(models: list[ModelInfo]) -> float | None:
+    """The Scouts X" every model has (the least X if they differ), or None if one lacks Scouts."""
+    vals = [m.ability(Ability.SCOUTS.value) for m in models]
+    if not vals or not all(h for h, _ in vals):
+        return None
+    return min(v for _, v in vals if v is not None)
+
+
+def has_keyword(models: list[ModelInfo], text: str) -> bool:
+    """Does a unit made of ``models`` match the keyword phrase ``text`` (e.g. 'DEDICATED TRANSPORT')?"""
+    return parse_selector(text, KNOWN_MULTIWORD).unit_matches([m.keywords for m in models])
+
+
+def coherency_shortfall(fps: list[Footprint], R: ModuleType) -> tuple[float, int, str]:
+    """How far a group of models is from coherency under ruleset module ``R``.
+
+    Returns (margin in inches, index of the worst model, which part): a margin >= 0 (within the
+    tolerance) is coherent. Parts: 'neighbours' (each model within ``COHERENCY_IN`` of 1 other
+    model, or of 2 in a unit of ``COHERENCY_LARGE_UNIT_MODELS`` or more), 'every' (each model
+    within ``COHERENCY_ALL_WITHIN_IN`` of every other model; 11th edition only).
+    """
+    n = len(fps)
+    if n < 2:
+        return math.inf, 0, "neighbours"
+    d = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(i + 1, n):
+            d[i][j] = d[j][i] = max(0.0, signed_distance(fps[i], fps[j]))
+    large = R.COHERENCY_LARGE_UNIT_MODELS is not None and n >= R.COHERENCY_LARGE_UNIT_MODELS
+    k = R.COHERENCY_NEIGHBOURS_LARGE if large else R.COHERENCY_NEIGHBOURS
+    k = min(k, n - 1)
+    worst = (math.inf, 0, "neighbours")
+    for i in range(n):
+        kth = sorted(d[i][j] for j in range(n) if j != i)[k - 1]
+        m = R.COHERENCY_IN - kth
+        if m < worst[0]:
+            worst = (m, i, "neighbours")
+    if R.COHERENCY_ALL_WITHIN_IN is not None:
+        for i in range(n):
+            far = max(d[i][j] for j in range(n) if j != i)
+            m = R.COHERENCY_ALL_WITHIN_IN - far
+            if m < worst[0]:
+                worst = (m, i, "every")
+    return worst
+
+
+def in_objective_range(fp: Footprint, objective, R: ModuleType) -> bool:
+    """Is a model in range of an objective marker: within ``OBJECTIVE_RANGE_IN`` of the marker?"""
+    marker = footprint_of_objective(objective)
+    return is_within_distance(max(0.0, signed_distance(fp, marker)), R.OBJECTIVE_RANGE_IN)
+
+
+def footprint_of_objective(objective) -> Footprint:
+    """The marker's footprint (a 40 mm disc by default) at its centre, inches."""
+    from planner.schema import RoundBase
+
+    return footprint(RoundBase(diameter_mm=objective.diameter_mm), objective.x, objective.y)
+
+
+# ---------------------------------------------------------------------------- the table, per edition
+
+
+class WH40kTable(Table):
+    """The table with the edition's visibility rule.
+
+    - 11th: the blocking areas are the terrain areas with the ``obscuring`` trait (and any
+      ``blocks_line_of_sight`` feature); a sight line is blocked by an area unless one of the two
+      models is within it (any part of the base: ``standing_in: partly``) (11E-CORE-B 13.10).
+    - 10th: ``blocks_line_of_sight`` features (ruins) block sight through their footprint except
+      for models inside them; give ruins ``standing_in: wholly`` for "unless wholly within".
+    """
+
+    def __init__(self, world: World, R: ModuleType):
+        super().__init__(world)
+        self.R = R
+
+    @cached_property
+    def blocking_features(self):
+        out = []
+        for t in self.world.scenario.terrain:
+            if t.kind is TerrainKind.OPEN and TerrainTrait.OBSCURING not in t.traits:
+                continue
+            if t.blocks_line_of_sight or (self.R.VISIBILITY == "obscuring" and TerrainTrait.OBSCURING in t.traits):
+                out.append(t)
+        return out
+
+    def _stands_in(self, fp: Footprint, feature) -> bool:
+        if self.R.VISIBILITY == "obscuring":
+            # 11th: "within" an area is any part of the base in it, whatever the feature's standing_in
+            return distance_to_polygon(fp, self.terrain_polys[feature.id]) <= TOLERANCE_IN
+        return super()._stands_in(fp, feature)
+
+    @cached_property
+    def terrain_areas(self) -> list:
+        """11th: terrain areas (features of kind ``area``)."""
+        return [t for t in self.world.scenario.terrain if t.kind is TerrainKind.AREA]
+
+    def visible(self, observer: UnitInfo, target: UnitInfo) -> UnitSight:
+        """Is any model of ``target`` visible to any model of ``observer``? Units not on the
+        battlefield (embarked, in reserves) are never visible and see nothing (RULES.md §3.2)."""
+        if not (observer.on_battlefield and target.on_battlefield):
+            return UnitSight(False)
+        return self.unit_sight(self.final(observer), self.final(target))
+
+    def within_terrain_area(self, fp: Footprint) -> str | None:
+        """The id of a terrain area the model is within (any part of its base), or None."""
+        for t in self.terrain_areas:
+            if distance_to_polygon(fp, self.terrain_polys[t.id]) <= TOLERANCE_IN:
+                return t.id
+        return None
+
+    def fully_visible(self, attacker: Footprint, fp: Footprint, samples: int = 16) -> bool:
+        """Is every part of base ``fp`` visible to the attacking model? Sampled: the centre and
+        ``samples`` points on the base's outline, each must be seen (a sound "not fully visible"
+        needs one hidden point; a "fully visible" verdict is as fine as the sampling)."""
+        from planner.geometry.sight import line_of_sight
+
+        obstacles = self.obstacles_for([attacker, fp])
+        pts = [(fp.cx, fp.cy)] + [tuple(p) for p in list(fp.polygon(samples).exterior.coords)[:-1]]
+        for x, y in pts:
+            dot = Footprint("circle", x, y, 1e-4)
+            if not line_of_sight(attacker, dot, obstacles).visible:
+                return False
+        return True
+
+    def has_cover(self, target: UnitInfo, attacker: UnitInfo) -> tuple[bool, list[str]]:
+        """Benefit of cover of ``target`` against ``attacker`` (both on the battlefield).
+
+        11th (11E-CORE-B 13.08): every model is INFANTRY/BEASTS/SWARM within a terrain area, or
+        not fully visible to the attacking models. 10th (RULES.md §3.1): every model is wholly
+        within ruins (an ``area`` feature that blocks line of sight), or not fully visible.
+        Returns (cover, one reason per model up to the first without cover).
+        """
+        return self.cover_for(target.models, list(self.final(target).footprints),
+                              list(self.final(attacker).footprints))
+
+    def cover_for(self, models: list[ModelInfo], fps: list[Footprint],
+                  attacker_fps: list[Footprint]) -> tuple[bool, list[str]]:
+        """:meth:`has_cover` for models standing at ``fps`` (e.g. a planner candidate)."""
+        cover_kw = parse_selector("/".join(self.R.COVER_KEYWORDS)) if self.R.COVER_KEYWORDS else None
+        reasons = []
+        for m, fp in zip(models, fps, strict=True):
+            if cover_kw is not None:
+                area = self.within_terrain_area(fp) if cover_kw.expr.matches(m.keywords) else None
+            else:
+                area = next((t.id for t in self.blocking_features if t.kind is TerrainKind.AREA
+                             and clearance_inside(fp, self.terrain_polys[t.id]) >= -TOLERANCE_IN), None)
+            if area is not None:
+                reasons.append(f"{m.id}: within terrain area {area}")
+                continue
+            if not self._clear_between(fp, attacker_fps) and \
+                    not all(self.fully_visible(a, fp) for a in attacker_fps):
+                reasons.append(f"{m.id}: not fully visible")
+                continue
+            return False, reasons + [f"{m.id}: in the open and fully visible"]
+        return True, reasons
+
+    def _clear_between(self, fp: Footprint, others: list[Footprint]) -> bool:
+        """No blocking feature touches the hull of ``fp`` and ``others``: fully visible to all (fast path)."""
+        from shapely.ops import unary_union
+
+        if not self.blocking_features:
+            return True
+        hull = unary_union([f.polygon(24, circumscribed=True) for f in [fp, *others]]).convex_hull
+        return not any(self.terrain_polys[t.id].intersects(hull) for t in self.blocking_features)
+
+
+# ---------------------------------------------------------------------------- the checker
+
+
+class WH40kChecker:
+    """Runs every 40k deployment check of one edition over a resolved scenario."""
+
+    def __init__(self, world: World):
+        self.world = world
+        self.R = edition(world.scenario.ruleset)
+        self.P = self.R.ID + "."
+        self.table = WH40kTable(world, self.R)
+        self.findings: dict[str, list[Finding]] = defaultdict(list)
+
+    def add(self, f: Finding) -> None:
+        self.findings[f.unit].append(f)
+
+    # ------------------------------------------------------------------ helpers
+    def members(self, u: UnitInfo) -> list[UnitInfo]:
+        """The attached unit ``u`` heads: itself and the Leaders/Supports joined to it."""
+        return [u] + [self.world.units[j] for j in u.joined_by]
+
+    def models_of(self, u: UnitInfo) -> list[ModelInfo]:
+        return [m for x in self.members(u) for m in x.models]
+
+    def placed_group(self, u: UnitInfo, stage: str = "final") -> Placed:
+        """The attached unit's footprints (members not on the battlefield left out)."""
+        units = [x for x in self.members(u) if x is u or (x.on_battlefield and x.is_positioned)]
+        fps, ids = [], []
+        for x in units:
+            p = self.table.first(x) if stage == "first" else self.table.final(x)
+            fps += list(p.footprints)
+            ids += [f"{x.id}/{m.id}" for m in x.models]
+        return Placed(u, tuple(fps), tuple(ids))
+
+    def enemies(self, u: UnitInfo, stage: str) -> list[Placed]:
+        """Enemy units on the battlefield (embarked and reserve units are absent, RULES.md §3.2)."""
+        return [self.table.first(e) if stage == "first" else self.table.final(e)
+                for e in self.table.enemy_units(u.player)]
+
+    def own_zone(self, u: UnitInfo) -> tuple[str, Polygon] | None:
+        zid = u.setup.zone or (self.world.zone_of(u.player).id if self.world.zone_of(u.player) else None)
+        return (zid, self.table.zone_polys[zid]) if zid else None
+
+    def enemy_zones(self, u: UnitInfo) -> list[tuple[str, Polygon]]:
+        return [(z.id, self.table.zone_polys[z.id]) for z in self.world.zones.values() if z.player != u.player]
+
+    # ------------------------------------------------------------------ driver
+    def run(self) -> dict[str, list[Finding]]:
+        for u in self.world.units.values():
+            if u.setup.joined:
+                self.check_attached(u)
+            if self.R.EDITION >= 11:
+                self.check_frame(u)
+            if u.on_battlefield and u.is_positioned:
+                final = self.table.final(u)
+                self.check_battlefield(final, "")
+                if u.method is SetupMethod.DEPLOYMENT_ZONE:
+                    self.check_zone(final, "")
+                elif u.method is SetupMethod.INFILTRATE:
+                    self.check_infiltrators(self.table.first(u), "")
+                elif u.method is SetupMethod.SCOUT:
+                    self.check_scouts(u)
+                self.check_engagement(u)
+                if not u.setup.joined:
+                    self.check_coherency(u)
+            elif u.method is SetupMethod.RESERVES and u.is_positioned and u.setup.battle_round is not None:
+                self.check_arrival(u)
+        self.check_overlaps()
+        self.check_transports()
+        self.check_reserves_points()
+        self.check_reserves_keywords()
+        return self.findings
+
+    # ------------------------------------------------------------------ setting up
+    def check_frame(self, u: UnitInfo) -> None:
+        bad = [m for m in u.models if "FRAME" in m.keywords and not isinstance(m.base, HullBase)]
+        if any("FRAME" in m.keywords for m in u.models):
+            self.add(_finding(self.P + "frame", not bad, u,
+                              "every FRAME model is measured to its hull" if not bad
+                              else f"FRAME model {bad[0].id} has a base, not a hull outline: it is measured to the "
+                                   "closest point of the model (give base {length_in, width_in})",
+                              model=bad[0].id if bad else None, required="a FRAME model has a hull outline"))
+
+    def check_battlefield(self, placed: Placed, when: str) -> None:
+        u = placed.unit
+        worst = min((clearance_inside(f, self.table.battlefield), i) for i, f in enumerate(placed.footprints))
+        m = u.models[worst[1]]
+        ok = worst[0] >= -TOLERANCE_IN
+        msg = (f"every model wholly on the battlefield{when}; closest to the edge: model {m.id}, {_f(worst[0])} inside"
+               if ok else f"model {m.id} overhangs the battlefield edge by {_f(-worst[0])}{when}")
+        self.add(_finding(self.P + "battlefield", ok, u, msg, model=m.id, measured=worst[0],
+                          required="wholly on the battlefield", margin=worst[0]))
+
+    def check_zone(self, placed: Placed, when: str) -> None:
+        u = placed.unit
+        rule = self.P + "deployment.wholly_within_zone"
+        z = self.own_zone(u)
+        if z is None:
+            self.add(_finding(rule, False, u, f"player {u.player!r} has no deployment zone{when}",
+                              required="wholly within the player's deployment zone"))
+            return
+        zid, poly = z
+        worst = min((clearance_inside(f, poly), i) for i, f in enumerate(placed.footprints))
+        m = u.models[worst[1]]
+        ok = worst[0] >= -TOLERANCE_IN
+        msg = (f"every model wholly within deployment zone {zid}{when}; tightest: model {m.id}, "
+               f"{_f(worst[0])} from the zone edge" if ok
+               else f"model {m.id} is not wholly within deployment zone {zid}{when}: {_f(-worst[0])} outside")
+        self.add(_finding(rule, ok, u, msg, model=m.id, measured=worst[0],
+                          required=f"wholly within deployment zone {zid}", margin=worst[0],
+                          evidence=Evidence(model=m.id)))
+
+    def check_coherency(self, u: UnitInfo) -> None:
+        placed = self.placed_group(u)
+        models = placed.footprints
+        if len(models) < 2:
+            return
+        margin, i, part = coherency_shortfall(list(placed.footprints), self.R)
+        ok = margin >= -TOLERANCE_IN
+        R = self.R
+        n = len(models)
+        large = R.COHERENCY_LARGE_UNIT_MODELS is not None and n >= R.COHERENCY_LARGE_UNIT_MODELS
+        k = R.COHERENCY_NEIGHBOURS_LARGE if large else R.COHERENCY_NEIGHBOURS
+        req = f"each model within {R.COHERENCY_IN:g}\" of {k} other model{'s' if k > 1 else ''}"
+        if R.COHERENCY_ALL_WITHIN_IN is not None:
+            req += f" and within {R.COHERENCY_ALL_WITHIN_IN:g}\" of every other model"
+        who = placed.model_id(i)
+        unit_word = "attached unit" if u.joined_by else "unit"
+        if ok:
+            msg = f"{unit_word} of {n} models in coherency; tightest: model {who}, margin {_f(margin)}"
+        elif part == "every":
+            msg = (f"model {who} is more than {R.COHERENCY_ALL_WITHIN_IN:g}\" from another model of its {unit_word} "
+                   f"(by {_f(-margin)})")
+        else:
+            msg = f"model {who} is not within {R.COHERENCY_IN:g}\" of {k} other model(s) (short by {_f(-margin)})"
+        self.add(_finding(self.P + "coherency", ok, u, msg, model=who, measured=None, required=req, margin=margin))
+
+    def check_engagement(self, u: UnitInfo) -> None:
+        """Set up unengaged: more than Engagement Range from every enemy model (where it was set up)."""
+        stage = "first" if u.setup.from_ is not None else "final"
+        placed = self.table.first(u) if stage == "first" else self.table.final(u)
+        near = self.table.nearest_unit(placed, self.enemies(u, "first"))
+        er = self.R.ENGAGEMENT_RANGE_IN
+        if near is None:
+            self.add(_finding(self.P + "engagement", True, u, "no enemy model on the battlefield",
+                              required=f"more than {er:g}\" from every enemy model"))
+            return
+        d, i, other, j = near
+        ok = is_more_than_distance(d, er)
+        self.add(_finding(self.P + "engagement", ok, u,
+                          f"set up {_f(d)} from enemy {other.unit.id}/{other.model_id(j)}: "
+                          + ("unengaged" if ok else f"within Engagement Range ({er:g}\")"),
+                          model=u.models[i].id, measured=d, required=f"more than {er:g}\" from every enemy model",
+                          margin=d - er, evidence=Evidence(nearest_enemy_unit=other.unit.id,
+                                                           nearest_enemy_model=other.model_id(j))))
+
+    def check_overlaps(self) -> None:
+        placed = [self.table.final(u) for u in self.table.on_table]
+        for a in range(len(placed)):
+            for b in range(a, len(placed)):
+                pa, pb = placed[a], placed[b]
+                for i, fa in enumerate(pa.footprints):
+                    for j, fb in enumerate(pb.footprints):
+                        if a == b and j <= i:
+                            continue
+                        if math.hypot(fa.cx - fb.cx, fa.cy - fb.cy) > fa.outer_radius + fb.outer_radius:
+                            continue
+                        sd = signed_distance(fa, fb)
+                        if is_overlap_distance(sd):
+                            self.add(_finding(self.P + "bases.overlap", False, pa.unit,
+                                              f"model {pa.model_id(i)} overlaps {pb.unit.id}/{pb.model_id(j)} by "
+                                              f"{_f(-sd)}", model=pa.model_id(i), measured=sd,
+                                              required="bases do not overlap", margin=sd,
+                                              evidence=Evidence(other_model=f"{pb.unit.id}/{pb.model_id(j)}")))
+
+    # ------------------------------------------------------------------ Infiltrators
+    def check_infiltrators(self, placed: Placed, when: str) -> None:
+        u = placed.unit
+        R, P = self.R, self.P
+        models = self.models_of(u)
+        ok = every_model_has(models, Ability.INFILTRATORS)
+        lacking = [m for m in models if not m.ability(Ability.INFILTRATORS.value)[0]]
+        self.add(_finding(P + "infiltrators.eligible", ok, u,
+                          "every model has Infiltrators" if ok
+                          else f"model {lacking[0].unit_id}/{lacking[0].id} does not have Infiltrators",
+                          required="every model has Infiltrators"))
+        limit = R.INFILTRATORS_MORE_THAN_IN
+        group = self.placed_group(u, "first") if u.joined_by else placed
+        # the enemy deployment zone
+        best = None
+        for zid, poly in self.enemy_zones(u):
+            for i, f in enumerate(group.footprints):
+                d = max(0.0, distance_to_polygon(f, poly))
+                if best is None or d < best[0]:
+                    best = (d, i, zid)
+        if best is not None:
+            d, i, zid = best
+            ok = is_more_than_distance(d, limit)
+            self.add(_finding(P + "infiltrators.zone_distance", ok, u,
+                              f"model {group.model_id(i)} is {_f(d)} from the enemy deployment zone {zid}{when}"
+                              + ("" if ok else f": needs more than {limit:g}\""),
+                              model=group.model_id(i), measured=d,
+                              required=f"more than {limit:g}\" from the enemy deployment zone", margin=d - limit))
+        # enemy models / units on the battlefield, where they were set up
+        near = self.table.nearest_unit(group, self.enemies(u, "first"))
+        what = "enemy models" if R.INFILTRATORS_FROM == "models" else "enemy units"
+        if near is None:
+            self.add(_finding(P + "infiltrators.distance", True, u, f"no {what} on the battlefield",
+                              required=f"more than {limit:g}\" from all {what}"))
+            return
+        d, i, other, j = near
+        ok = is_more_than_distance(d, limit)
+        self.add(_finding(P + "infiltrators.distance", ok, u,
+                          f"model {group.model_id(i)} is {_f(d)} from enemy {other.unit.id}/{other.model_id(j)}{when}"
+                          + ("" if ok else f": needs more than {limit:g}\""),
+                          model=group.model_id(i), measured=d, required=f"more than {limit:g}\" from all {what}",
+                          margin=d - limit, evidence=Evidence(nearest_enemy_unit=other.unit.id,
+                                                              nearest_enemy_model=other.model_id(j))))
+
+    # ------------------------------------------------------------------ Scouts
+    def scouts_eligibility(self, u: UnitInfo) -> tuple[bool, float | None, str]:
+        """(may make a Scouts move, X inches, why). A DEDICATED TRANSPORT may if every model
+        embarked in it has Scouts (however it gained the ability, e.g. from an attached
+        Character) (10E-GST, 11E-GST; CASES.md case 17)."""
+        models = self.models_of(u)
+        x = scouts_distance(models)
+        if x is not None:
+            return True, x, f"every model has Scouts {x:g}\""
+        if has_keyword(u.models, "DEDICATED TRANSPORT") and u.embarked:
+            cargo = [m for e in u.embarked for m in self.world.units[e].models]
+            xc = scouts_distance(cargo)
+            if xc is not None:
+                return True, xc, f"DEDICATED TRANSPORT with only Scouts models embarked (Scouts {xc:g}\")"
+            bad = next(m for m in cargo if not m.ability(Ability.SCOUTS.value)[0])
+            return False, None, (f"DEDICATED TRANSPORT carrying {bad.unit_id}/{bad.id}, which does not have Scouts: "
+                                 "every embarked model must have Scouts")
+        bad = next(m for m in models if not m.ability(Ability.SCOUTS.value)[0])
+        return False, None, f"model {bad.unit_id}/{bad.id} does not have Scouts"
+
+    def check_scouts(self, u: UnitInfo) -> None:
+        R, P = self.R, self.P
+        ok, x, why = self.scouts_eligibility(u)
+        self.add(_finding(P + "scouts.eligible", ok, u, why, required="every model (or every embarked model) has Scouts"))
+        first, final = self.table.first(u), self.table.final(u)
+        note = " (before the Scouts move)"
+        n0 = len(self.findings[u.id])
+        self.check_battlefield(first, note)
+        if u.setup.first == "infiltrate":
+            self.check_infiltrators(first, note)
+        else:
+            self.check_zone(first, note)
+        first_ok = all(f.passed for f in self.findings[u.id][n0:])
+        req = "a legal set-up before the move"
+        if R.SCOUTS_FIRST_WHOLLY_IN_OWN_ZONE:
+            req = "wholly within its own deployment zone before the scout move"
+            z = self.own_zone(u)
+            inside = z is not None and all(clearance_inside(f, z[1]) >= -TOLERANCE_IN for f in first.footprints)
+            first_ok = first_ok and inside
+        self.add(_finding(P + "scouts.first_position", first_ok, u,
+                          "the position before the move qualifies" if first_ok
+                          else f"the position before the move does not qualify: {req}", required=req))
+        if x is not None:
+            worst = max((farthest_from(a, b), i) for i, (a, b) in enumerate(zip(first.footprints, final.footprints,
+                                                                                  strict=True)))
+            okd = is_within_distance(worst[0], x)
+            m = u.models[worst[1]]
+            self.add(_finding(P + "scouts.distance", okd, u,
+                              f"model {m.id} moved {_f(worst[0])} of up to {x:g}\"", model=m.id, measured=worst[0],
+                              required=f"a move of up to {x:g}\"", margin=x - worst[0]))
+        limit = R.SCOUTS_MORE_THAN_IN
+        others = [self.table.final(e) for e in self.table.enemy_units(u.player)]
+        near = self.table.nearest_unit(final, others)
+        if near is None:
+            self.add(_finding(P + "scouts.more_than", True, u, "no enemy on the battlefield",
+                              required=f"ends more than {limit:g}\" from every enemy"))
+            return
+        d, i, other, j = near
+        okm = is_more_than_distance(d, limit)
+        self.add(_finding(P + "scouts.more_than", okm, u,
+                          f"model {u.models[i].id} ends {_f(d)} from enemy {other.unit.id}/{other.model_id(j)}"
+                          + ("" if okm else f": needs more than {limit:g}\""), model=u.models[i].id, measured=d,
+                          required=f"ends more than {limit:g}\" from every enemy", margin=d - limit,
+                          evidence=Evidence(nearest_enemy_unit=other.unit.id, nearest_enemy_model=other.model_id(j))))
+
+    # ------------------------------------------------------------------ attached units
+    def check_attached(self, u: UnitInfo) -> None:
+        host = self.world.units[u.setup.joined]  # type: ignore[index]
+        leader = all(m.ability(Ability.LEADER.value)[0] for m in u.models)
+        support = all(m.ability(Ability.SUPPORT.value)[0] for m in u.models)
+        problems = []
+        if not leader and not (support and self.R.EDITION >= 11):
+            problems.append("has no Leader" + (" or Support" if self.R.EDITION >= 11 else "") + " ability")
+        same_role = [self.world.units[j] for j in host.joined_by if j != u.id
+                     and all(m.ability(Ability.LEADER.value)[0] for m in self.world.units[j].models) == leader]
+        if same_role:
+            problems.append(f"{host.id} already has a {'Leader' if leader else 'Support'} attached "
+                            f"({same_role[0].id})")
+        if host.setup.joined:
+            problems.append(f"{host.id} is itself attached to {host.setup.joined}")
+        same_setup = u.method is host.method or (not u.on_battlefield and not host.on_battlefield
+                                                 and u.setup.in_ == host.setup.in_)
+        if not same_setup:
+            problems.append(f"set up by {u.method.value} but its Bodyguard {host.id} by {host.method.value}")
+        self.add(_finding(self.P + "attached.leader", not problems, u,
+                          f"attached to {host.id}: one unit" if not problems else "; ".join(problems),
+                          required="a Leader (11th: or Support) attached to one Bodyguard unit, set up with it"))
+
+    # ------------------------------------------------------------------ transports and reserves
+    def check_transports(self) -> None:
+        w = self.world
+        loads: dict[str, list[UnitInfo]] = defaultdict(list)
+        for u in w.units.values():
+            if u.method is SetupMethod.EMBARKED and u.setup.in_ in w.units:
+                loads[u.setup.in_].append(u)  # type: ignore[index]
+        for tid, cargo in loads.items():
+            t = w.units[tid]
+            cap = t.transport_capacity or 0
+            used = sum(len(c.models) for c in cargo)
+            ok = used <= cap
+            self.add(_finding(self.P + "transport.capacity", ok, t,
+                              f"{tid} carries {used} of {cap} models: " + ", ".join(c.id for c in cargo),
+                              measured=float(used), required=f"at most {cap} models", margin=float(cap - used)))
+            expr = t.record.transport_eligible or self._catalogue_eligible(t)
+            if expr:
+                sel = parse_selector(expr if " model" in f" {expr}" else f"{expr} models", KNOWN_MULTIWORD)
+                for c in cargo:
+                    bad = [m for m in c.models if not sel.expr.matches(m.keywords)]
+                    self.add(_finding(self.P + "transport.eligible", not bad, c,
+                                      f"may embark in {tid} ({expr})" if not bad
+                                      else f"model {bad[0].id} may not embark in {tid}: needs {expr}",
+                                      required=f"every model: {expr}"))
+
+    def _catalogue_eligible(self, t: UnitInfo) -> str | None:
+        from planner.catalogue import load_catalogue
+
+        cat = load_catalogue(self.world.scenario.ruleset)
+        for m in t.record.models:
+            e = cat.get(m.profile) if m.profile else None
+            if e is not None and e.transport_eligible:
+                return e.transport_eligible
+        return None
+
+    def check_reserves_points(self) -> None:
+        limit = self.world.scenario.points_limit
+        if limit is None:
+            return
+        share = self.R.STRATEGIC_RESERVES_POINTS_SHARE
+        for player in self.world.players:
+            sr = [u for u in self.world.units_of(player)
+                  if u.method is SetupMethod.RESERVES and u.setup.arrival == "reserves"]
+            ids = {u.id for u in sr}
+            sr += [u for u in self.world.units_of(player)
+                   if u.method is SetupMethod.EMBARKED and u.setup.in_ in ids]
+            if not sr:
+                continue
+            pts = sum(u.record.points or 0 for u in sr)
+            cap = share * limit
+            ok = pts <= cap
+            self.add(_finding(self.P + "reserves.points", ok, sr[0],
+                              f"player {player}: {pts} points in Strategic Reserves of {cap:g} allowed "
+                              f"({share:.0%} of {limit})", measured=float(pts), required=f"at most {cap:g} points"))
+
+    def check_reserves_keywords(self) -> None:
+        kw = self.R.STRATEGIC_RESERVES_FORBIDDEN
+        if kw is None:
+            return
+        for u in self.world.units.values():
+            if u.method is SetupMethod.RESERVES and u.setup.arrival == "reserves":
+                bad = has_keyword(u.models, kw)
+                self.add(_finding(self.P + "reserves.fortification", not bad, u,
+                                  f"a {kw} unit cannot be placed in Strategic Reserves" if bad else f"not a {kw}",
+                                  required=f"no {kw} unit in Strategic Reserves"))
+
+    def check_arrival(self, u: UnitInfo) -> None:
+        """A unit in reserves with positions and a ``battle_round``: its arrival then."""
+        R, P = self.R, self.P
+        rnd = u.setup.battle_round
+        placed = self.table.final(u)
+        self.check_battlefield(placed, f" (arriving in battle round {rnd})")
+        last = R.RESERVES_DESTROYED_AFTER_ROUND
+        okr = R.RESERVES_FIRST_ROUND <= rnd <= last
+        why = ("" if okr else f": reserves arrive from battle round {R.RESERVES_FIRST_ROUND}" if rnd < last
+               else f": a unit still in reserves at the end of battle round {last} is destroyed")
+        self.add(_finding(P + "reserves.round", okr, u, f"arrives in battle round {rnd}{why}", measured=float(rnd),
+                          required=f"battle round {R.RESERVES_FIRST_ROUND} to {last}"))
+        if u.setup.arrival == "reserves":
+            depth, i = max((self._edge_depth(f), i) for i, f in enumerate(placed.footprints))
+            okb = is_within_distance(depth, R.RESERVES_EDGE_IN)
+            self.add(_finding(P + "reserves.edge", okb, u,
+                              f"every model wholly within {R.RESERVES_EDGE_IN:g}\" of a battlefield edge (deepest: "
+                              f"model {u.models[i].id}, {_f(depth)})" if okb
+                              else f"model {u.models[i].id} is not wholly within {R.RESERVES_EDGE_IN:g}\" of a "
+                                   f"battlefield edge ({_f(depth)})", model=u.models[i].id, measured=depth,
+                              required=f"wholly within {R.RESERVES_EDGE_IN:g}\" of a battlefield edge",
+                              margin=R.RESERVES_EDGE_IN - depth))
+            if rnd < R.RESERVES_ENEMY_ZONE_FROM_ROUND:
+                hits = [(zid, i) for zid, poly in self.enemy_zones(u) for i, f in enumerate(placed.footprints)
+                        if distance_to_polygon(f, poly) <= TOLERANCE_IN]
+                self.add(_finding(P + "reserves.enemy_zone", not hits, u,
+                                  "not within the enemy deployment zone" if not hits
+                                  else f"model {u.models[hits[0][1]].id} is within enemy deployment zone {hits[0][0]} "
+                                       f"in battle round {rnd}",
+                                  required=f"not within the enemy deployment zone before battle round "
+                                           f"{R.RESERVES_ENEMY_ZONE_FROM_ROUND}"))
+        limit = R.RESERVES_MORE_THAN_IN
+        near = self.table.nearest_unit(placed, self.enemies(u, "final"))
+        if near is not None:
+            d, i, other, j = near
+            ok = is_more_than_distance(d, limit)
+            self.add(_finding(P + "deepstrike.distance", ok, u,
+                              f"model {u.models[i].id} arrives {_f(d)} from enemy {other.unit.id}/{other.model_id(j)}",
+                              model=u.models[i].id, measured=d, required=f"more than {limit:g}\" from every enemy",
+                              margin=d - limit))
+
+    def _edge_depth(self, f: Footprint) -> float:
+        """How far from its nearest battlefield edge the farthest part of a base reaches, inches
+        (the base is wholly within D" of that edge iff this is at most D)."""
+        import numpy as np
+
+        x0, y0, x1, y1 = self.table.battlefield.bounds
+        s = f.support_many(np.array([1.0, -1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0, -1.0]))
+        max_x, min_x, max_y, min_y = float(s[0]), -float(s[1]), float(s[2]), -float(s[3])
+        return min(max_x - x0, x1 - min_x, max_y - y0, y1 - min_y)
+
+
+def embark_findings(world: World, unit_id: str, transport_id: str, *, set_up_this_turn: bool = False,
+                    already_embarked: int = 0) -> list[Finding]:
+    """May unit ``unit_id``, standing where its models are, embark in ``transport_id``? The four
+    conditions of the source text (11E-CORE-C 18.02; 10th: the first, third and fourth):
+    every model within 3" of the TRANSPORT; the unit was not set up on the battlefield this turn
+    (11th); it is eligible per the TRANSPORT's datasheet (``transport_eligible``); the TRANSPORT
+    has capacity for each model beyond the ``already_embarked`` models.
+
+    Returns one finding per condition, rule ids ``<ruleset>.embark.*``.
+
+    Raises
+    ------
+    KeyError
+        If either unit id is unknown, or the scenario's ruleset is not a 40k ruleset.
+    """
+    R = edition(world.scenario.ruleset)
+    P = R.ID + "."
+    chk = WH40kChecker(world)
+    u, t = world.units[unit_id], world.units[transport_id]
+    out: list[Finding] = []
+    tf = chk.table.final(t).footprints
+    worst = max((min(max(0.0, signed_distance(f, g)) for g in tf), i)
+                for i, f in enumerate(chk.table.final(u).footprints))
+    ok = is_within_distance(worst[0], R.EMBARK_WITHIN_IN)
+    m = u.models[worst[1]]
+    out.append(_finding(P + "embark.within", ok, u, f"model {m.id} is {_f(worst[0])} from {transport_id}",
+                        model=m.id, measured=worst[0], required=f"every model within {R.EMBARK_WITHIN_IN:g}\" of "
+                        "the TRANSPORT", margin=R.EMBARK_WITHIN_IN - worst[0]))
+    if R.EDITION >= 11:
+        out.append(_finding(P + "embark.not_set_up_this_turn", not set_up_this_turn, u,
+                            "set up on the battlefield this turn" if set_up_this_turn else "not set up this turn",
+                            required="the unit was not set up on the battlefield this turn"))
+    expr = t.record.transport_eligible or chk._catalogue_eligible(t)
+    if expr:
+        sel = parse_selector(expr, KNOWN_MULTIWORD)
+        bad = [x for x in u.models if not sel.expr.matches(x.keywords)]
+        out.append(_finding(P + "embark.eligible", not bad, u, f"eligible ({expr})" if not bad
+                            else f"model {bad[0].id} is not eligible: needs {expr}", required=f"every model: {expr}"))
+    cap = t.transport_capacity or 0
+    need = len(u.models)
+    left = cap - already_embarked
+    out.append(_finding(P + "embark.capacity", need <= left, u, f"{need} models, {left} of {cap} places left",
+                        measured=float(need), required=f"at most {left} models", margin=float(left - need)))
+    return out
+
+
+def setup_label_40k(unit: UnitInfo) -> str:
+    """How the unit was set up, in 40k words (Infiltrators, Scouts move, battle round of arrival)."""
+    from planner.legality.table import setup_label
+
+    text = setup_label(unit).replace("Scout redeploy after Infiltrate", "Scouts move after Infiltrators")
+    text = text.replace("Scout redeploy", "Scouts move").replace("Infiltrate", "Infiltrators")
+    text = text.replace("Reserves", "reserves")
+    if unit.method is SetupMethod.RESERVES and unit.setup.battle_round is not None:
+        text += f", arriving in battle round {unit.setup.battle_round}"
+    return text
+
+
+def run_checks(world: World) -> dict[str, list[Finding]]:
+    """Every 40k finding (10th or 11th edition per the scenario's ruleset), grouped by unit id."""
+    return WH40kChecker(world).run()
