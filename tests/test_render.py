@@ -254,8 +254,8 @@ def test_render_every_bundled_scenario_to_png(path, tmp_path):
 
     data = json.loads((tmp_path / "r.json").read_text())
     world = load_scenario(path)
-    assert data["counts"]["base"] == sum(len(placed_models(u)) for u in world.units.values())
-    assert data["counts"]["terrain"] == len(world.scenario.terrain)
+    assert data["counts"].get("base", 0) == sum(len(placed_models(u)) for u in world.units.values())
+    assert data["counts"].get("terrain", 0) == len(world.scenario.terrain)
 
 
 def test_render_cli_overlays_and_errors(tmp_path):

@@ -41,6 +41,7 @@ from planner.legality.report import LegalityReport
 from planner.legality.table import Placed, Table
 from planner.schema import Scenario, SetupMethod
 from planner.solve.candidates import Candidate, CandidateBuilder, Group
+from planner.solve.goals import point_term
 from planner.world import World, resolve
 
 
@@ -200,7 +201,7 @@ def build_screen(world: World, enemy_units: list[str], settings: DenySettings,
     fixed = fixed_units(table, placing | hidden)
     bf = w2.scenario.battlefield
     tgt = target or (bf.width / 2, bf.depth / 2)
-    builder = CandidateBuilder(table, fixed, settings.grid_in, tgt, settings.margin_in)
+    builder = CandidateBuilder(table, fixed, settings.grid_in, [point_term(*tgt)], settings.margin_in)
     cands: dict[str, list[Candidate]] = {}
     for g in groups:
         cs = []

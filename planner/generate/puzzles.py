@@ -18,8 +18,6 @@ on a loaded machine; the label says which.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from planner.generate.distributions import GeneratorParams
@@ -33,27 +31,23 @@ SUBJECT = "subject"
 def _uniqueness(world, objective: float, settings) -> dict:
     """Ties and better candidates than ``objective`` over the whole candidate stream of the subject."""
     from planner.legality.table import Table
-    from planner.solve.candidates import CandidateBuilder, Group, formations
+    from planner.solve.candidates import CandidateBuilder, Group
+    from planner.solve.goals import point_term
     from planner.solve.planner import COST_SCALE
 
     unit = world.units[SUBJECT]
     goal = world.scenario.goals[0]
-    target = (goal.x, goal.y)
     table = Table(world)
     fixed = [table.final(u) for u in table.on_table if u.id != SUBJECT]
-    builder = CandidateBuilder(table, fixed, settings.grid_in, target, settings.margin_in)
-    group = Group(unit, [unit])
-    n = len(unit.models)
-    spread = max(sum(math.hypot(dx, dy) for dx, dy in f.offsets) for f in formations(unit.models))
+    builder = CandidateBuilder(table, fixed, settings.grid_in, [point_term(goal.x, goal.y)], settings.margin_in)
     z = round(objective * COST_SCALE)
     ties = better = seen = 0
-    for c in builder.stream(group):
-        if n * math.hypot(c.anchor[0] - target[0], c.anchor[1] - target[1]) - spread > objective + 0.01:
+    for c in builder.stream(Group(unit, [unit])):  # legal candidates in nondecreasing cost
+        if c.icost > z:
             break
         seen += 1
-        k = round(c.cost * COST_SCALE)
-        ties += k == z
-        better += k < z
+        ties += c.icost == z
+        better += c.icost < z
     return {"ties": ties, "better_candidates": better, "candidates_costed": seen}
 
 

@@ -156,24 +156,26 @@ def build_ruling(report: LegalityReport, title: str | None = None) -> Ruling:
 
 
 def plan_lines(result) -> list[str]:
-    """The solver's account of a plan (status, objective, bound, gap, time), one statement a line."""
+    """The solver's account of a plan (status, objective, bound, gap, time, each goal term, and
+    the conflicts of an infeasibility proof), one statement a line."""
     lines = [f"Solver status: {result.status} - {result.message}"]
     if result.objective is not None:
-        bound = (f"best bound {result.best_bound:.3f}\", gap {result.gap:.2%}" if result.best_bound is not None
+        bound = (f"best bound {result.best_bound:.3f}, gap {result.gap:.2%}" if result.best_bound is not None
                  and result.gap is not None else "no bound")
-        lines.append(f"Objective: {result.objective:.3f}\" ({bound}); wall time {result.wall_time_s:.2f} s")
-        for name, value in result.terms.items():
-            lines.append(f"Term {name}: {value:.3f}\"")
+        lines.append(f"Objective: {result.objective:.3f} ({bound}); wall time {result.wall_time_s:.2f} s")
+        for gv in result.goals:
+            lines.append(f"Term {gv.name}: {gv.cost:.3f} (value {gv.value:.3f} {gv.measure} x weight {gv.weight:g})")
     else:
         lines.append(f"Wall time {result.wall_time_s:.2f} s")
+    for c in result.conflicts:
+        lines.append(f"Conflict [{', '.join(c.rules)}]: {c.message}")
     return lines
 
 
-PLACEMENT_HEADERS = ("unit", "formation", "anchor (in)", "sum of model distances to goal", "nearest enemy",
-                     "candidates")
+PLACEMENT_HEADERS = ("unit", "formation", "anchor (in)", "cost (weighted goals)", "nearest enemy", "candidates")
 
 
 def placement_rows(result) -> list[tuple[str, ...]]:
-    return [(p.unit, p.formation, f"({p.anchor[0]:g}, {p.anchor[1]:g})", f"{p.distance_to_target:.2f}\"",
+    return [(p.unit, p.formation, f"({p.anchor[0]:g}, {p.anchor[1]:g})", f"{p.cost:.2f}",
              "" if p.nearest_enemy is None else f"{p.nearest_enemy:.3f}\"", str(p.candidates))
             for p in result.placements]

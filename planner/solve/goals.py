@@ -253,3 +253,10 @@ def _wh40k_term(world, table: Table, g, units, err) -> tuple[str, Term]:
     return (f"cover against {enemy.id} (models without cover, {J.NO_COVER_COST_IN:g} each)",
             Term("", "cover", g.weight * J.NO_COVER_COST_IN, "models", units, exact_is_lower=False, table=table,
                  measure_fn=no_cover))
+
+
+def point_term(x: float, y: float, name: str | None = None) -> Term:
+    """A single "near the point (x, y)" term (inches), for callers that stream candidates
+    towards a point without a scenario goal (denial, puzzles)."""
+    return Term(name or f"near_point ({x:g}, {y:g})", "near_point", 1.0, "in", None,
+                points=np.array([[x, y]], dtype=float))
