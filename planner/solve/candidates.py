@@ -278,6 +278,38 @@ class CandidateStream:
                 out[ai] = ("hh2.infiltrate.distance", near[1][ai])
         return out
 
+    def next_clear(self, taken_xy: np.ndarray, taken_r: np.ndarray) -> Candidate | None:
+        """The next legal candidate, skipping (without judging them) the placements whose bounding
+        discs meet those of the bases ``taken_xy`` (centres, inches; outer radii ``taken_r``);
+        the skipped ones stay in the stream (so :meth:`bound` stays a true bound) but the
+        candidates may then come out of cost order. None when the stream is exhausted."""
+        import heapq
+
+        aside = []
+        try:
+            while self.heap:
+                if time.monotonic() > self.b.deadline:
+                    raise CandidateTimeout(self.group.id)
+                key, ai, fi, exact = self.heap[0]
+                if len(taken_xy):
+                    fps = self.positions(ai, fi)
+                    cxy = np.array([[f.cx, f.cy] for f in fps])
+                    cr = np.array([f.outer_radius for f in fps])
+                    d = np.hypot(cxy[:, None, 0] - taken_xy[None, :, 0], cxy[:, None, 1] - taken_xy[None, :, 1])
+                    if (d < cr[:, None] + taken_r[None, :] + 1e-3).any():
+                        aside.append(heapq.heappop(self.heap))
+                        continue
+                c = self._step()
+                if c is not None:
+                    return c
+            self.exhausted = not aside
+            return None
+        finally:
+            for item in aside:
+                heapq.heappush(self.heap, item)
+            if aside:
+                self.exhausted = False
+
     def bound(self) -> int | None:
         """Lower bound of the integer cost of every candidate not yielded yet (None: none left)."""
         return self.heap[0][0] if self.heap else None
@@ -292,44 +324,52 @@ class CandidateStream:
         return self
 
     def __next__(self) -> Candidate:
+
+        while self.heap:
+            if time.monotonic() > self.b.deadline:
+                raise CandidateTimeout(self.group.id)
+            c = self._step()
+            if c is not None:
+                return c
+        self.exhausted = True
+        raise StopIteration
+
+    def _step(self) -> Candidate | None:
+        """Process the cheapest item: measure it (put back with its exact cost), or judge it
+        (the candidate if legal, None if not)."""
         import heapq
 
         b, g = self.b, self.group
-        while self.heap:
-            if time.monotonic() > b.deadline:
-                raise CandidateTimeout(g.id)
-            key, ai, fi, exact = self.heap[0]
-            fps = self.positions(ai, fi)
-            if not exact:
-                heapq.heappop(self.heap)
-                vals = self._exact_values(ai, fi, fps)
-                if vals is None:
-                    continue  # illegal: no need to measure it
-                cost = float(np.dot(vals, [t.weight for t in b.terms]))
-                self.lowers[ai, fi] = np.array(vals)
-                heapq.heappush(self.heap, (max(key, round(cost * COST_SCALE)), ai, fi, 1))
-                continue
+        key, ai, fi, exact = self.heap[0]
+        fps = self.positions(ai, fi)
+        if not exact:
             heapq.heappop(self.heap)
-            reason, near = b.judge(g, fps)
-            if reason is not None:
-                self.rejected[reason] = self.rejected.get(reason, 0) + 1
-                if reason[0] == "hh2.infiltrate.hidden":
-                    self.rejected_sight.append((ai, fi))
-                continue
-            vals = self.lowers.pop((ai, fi))
-            cost = float(np.dot(vals, [t.weight for t in b.terms])) if b.terms else 0.0
-            positions: dict[str, list[tuple[float, float, float]]] = {}
-            k = 0
-            form = self.forms[fi]
-            for u in g.members:
-                positions[u.id] = [(fps[k + i].cx, fps[k + i].cy, form.facing) for i in range(len(u.models))]
-                k += len(u.models)
-            c = Candidate(self.index, (float(self.anchors[ai][0]), float(self.anchors[ai][1])), form.name, positions,
-                          tuple(fps), cost, near, key, tuple(float(v) for v in vals))
-            self.index += 1
-            return c
-        self.exhausted = True
-        raise StopIteration
+            vals = self._exact_values(ai, fi, fps)
+            if vals is None:
+                return None  # illegal: no need to measure it
+            cost = float(np.dot(vals, [t.weight for t in b.terms]))
+            self.lowers[ai, fi] = np.array(vals)
+            heapq.heappush(self.heap, (max(key, round(cost * COST_SCALE)), ai, fi, 1))
+            return None
+        heapq.heappop(self.heap)
+        reason, near = b.judge(g, fps)
+        if reason is not None:
+            self.rejected[reason] = self.rejected.get(reason, 0) + 1
+            if reason[0] == "hh2.infiltrate.hidden":
+                self.rejected_sight.append((ai, fi))
+            return None
+        vals = self.lowers.pop((ai, fi))
+        cost = float(np.dot(vals, [t.weight for t in b.terms])) if b.terms else 0.0
+        positions: dict[str, list[tuple[float, float, float]]] = {}
+        k = 0
+        form = self.forms[fi]
+        for u in g.members:
+            positions[u.id] = [(fps[k + i].cx, fps[k + i].cy, form.facing) for i in range(len(u.models))]
+            k += len(u.models)
+        c = Candidate(self.index, (float(self.anchors[ai][0]), float(self.anchors[ai][1])), form.name, positions,
+                      tuple(fps), cost, near, key, tuple(float(v) for v in vals))
+        self.index += 1
+        return c
 
     def _exact_values(self, ai: int, fi: int, fps: list[Footprint]) -> list[float] | None:
         """Exact goal values, measured only for a legal placement (None if it is illegal; the
