@@ -338,3 +338,46 @@ def test_infiltrate_alternation_step_by_step_on_the_command_line(tmp_path):
     r = subprocess.run([sys.executable, "-m", "planner", "plan", str(src), "--next"], capture_output=True, text=True,
                        cwd=root)
     assert r.returncode == 2 and "nobody is next" in r.stderr
+
+
+def test_cli_infeasible_exits_1_with_the_conflict_in_the_json(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import yaml
+
+    data = small([{"id": "rapier", "name": "Rapier Battery", "type": "Infantry", "models": [marine(10, 6)]}],
+                 [{"id": "recon", "name": "Recon Squad", "type": "Infantry", "rules": ["Infiltrate"],
+                   "setup": "infiltrate", "place": True, "models": [marine()]}],
+                 width=20, depth=12, zones=[
+                     {"id": "red-zone", "player": "red", "polygon": [[0, 0], [20, 0], [20, 2], [0, 2]]},
+                     {"id": "blue-zone", "player": "blue", "polygon": [[0, 10], [20, 10], [20, 12], [0, 12]]}])
+    src = tmp_path / "in.yaml"
+    src.write_text(yaml.safe_dump(data))
+    out = tmp_path / "plan.yaml"
+    r = subprocess.run([sys.executable, "-m", "planner", "plan", str(src), "--out", str(out), "--json",
+                        str(tmp_path / "r.json"), "--workers", "1", "--time-limit", "20"], capture_output=True,
+                       text=True, cwd=Path(__file__).resolve().parents[1])
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "infeasible" in r.stdout and "Recon Squad" in r.stdout
+    assert not out.exists()  # no plan, nothing written
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["status"] == "infeasible"
+    # with the planner's default 0.1" tape-measure margin, the corners (9.04" away) are too close
+    # already: distance and battlefield conflict without line of sight (margin 0: see above)
+    assert set(report["conflicts"][0]["rules"]) == {"hh2.infiltrate.distance", "hh2.battlefield"}
+    assert "0.1\" tape-measure margin" in report["message"]
+
+
+def test_over_capacity_transport_is_infeasible_by_capacity():
+    rhino = {"id": "rhino", "type": "Vehicle", "transport_capacity": 10, "place": True,
+             "models": [{"base": {"length_in": 4.6, "width_in": 3.6}}]}
+    squad = {"id": "tac", "type": "Infantry", "setup": {"method": "embarked", "in": "rhino"},
+             "models": [marine() for _ in range(12)]}
+    data = small([{"id": "e", "type": "Infantry", "models": [marine(12, 1.5)]}], [rhino, squad])
+    result = plan_deployment(world_of(data), EXACT)
+    assert result.status == "infeasible" and result.exit_code == 1
+    (c,) = result.conflicts
+    assert c.rules == ["hh2.transport.capacity"] and "12" in c.message and "10" in c.message

@@ -229,11 +229,93 @@ class CandidateStream:
                 cost = vals @ np.array([t.weight for t in b.terms]) if b.terms else np.zeros(len(self.anchors))
                 icost = np.round(cost * COST_SCALE).astype(np.int64)
                 exact = all(t.exact_is_lower for t in b.terms)
+                dropped = self._prefilter(xy, radii)
                 for ai in range(len(self.anchors)):
+                    why = dropped[ai]
+                    if why is not None:
+                        self.rejected[why] = self.rejected.get(why, 0) + 1
+                        continue
                     heap.append((int(icost[ai]), ai, fi, 1 if exact else 0))
-                self.lowers.update({(ai, fi): vals[ai] for ai in range(len(self.anchors))})
+                    self.lowers[ai, fi] = vals[ai]
         heapq.heapify(heap)
         self.heap = heap
+
+    def _prefilter(self, xy: np.ndarray, radii: np.ndarray) -> list[Reason | None]:
+        """For all-round bases, the judge's first two tests for every anchor of one formation at
+        once, with the same comparisons (exact for circles): wholly on the battlefield, and an
+        Infiltrator more than 9" (plus the margin) from every enemy unit. Returns the reason per
+        anchor, or None where the full judge must decide."""
+        b, g = self.b, self.group
+        u = g.host
+        key = ((u.player, u.method, u.setup.zone, u.setup.order), xy.shape, float(xy[0, 0, 0]) if xy.size else 0.0,
+               float(xy[0, 0, 1]) if xy.size else 0.0, tuple(np.round(xy[0] - xy[0, 0], 9).ravel()) if xy.size else (),
+               tuple(radii))
+        hit = b._prefilter_cache.get(key)
+        if hit is None:
+            hit = b._prefilter_cache[key] = self._prefilter_uncached(xy, radii)
+        return hit
+
+    def _prefilter_uncached(self, xy: np.ndarray, radii: np.ndarray) -> list[Reason | None]:
+        b, g = self.b, self.group
+        n = xy.shape[0]
+        out: list[Reason | None] = [None] * n
+        if n == 0 or not all(footprint(m.base, 0.0, 0.0, 0.0).kind == "circle" for m in g.models):
+            return out
+        bf = b.table.battlefield.bounds
+        lo = np.minimum(xy[:, :, 0] - radii - bf[0], xy[:, :, 1] - radii - bf[1])
+        hi = np.minimum(bf[2] - xy[:, :, 0] - radii, bf[3] - xy[:, :, 1] - radii)
+        off = (np.minimum(lo, hi) < -TOLERANCE_IN).any(axis=1)
+        near = None
+        if g.host.method is SetupMethod.INFILTRATE:
+            enemies = b._enemies(g.host)
+            efs = [(k, f) for k, e in enumerate(enemies) for f in e.footprints]
+            if efs and all(f.kind == "circle" for _, f in efs):
+                exy = np.array([[f.cx, f.cy] for _, f in efs])
+                er = np.array([f.a for _, f in efs])
+                d = (np.hypot(xy[:, :, None, 0] - exy[None, None, :, 0], xy[:, :, None, 1] - exy[None, None, :, 1])
+                     - radii[None, :, None] - er[None, None, :])
+                flat = d.reshape(n, -1)
+                arg = flat.argmin(axis=1)
+                near = (flat[np.arange(n), arg], [enemies[efs[a % len(efs)][0]].unit.id for a in arg])
+        limit = R.INFILTRATE_HIDDEN_MORE_THAN_IN + b.margin
+        for ai in range(n):
+            if off[ai]:
+                out[ai] = ("hh2.battlefield", None)
+            elif near is not None and not is_more_than_distance(float(near[0][ai]), limit):
+                out[ai] = ("hh2.infiltrate.distance", near[1][ai])
+        return out
+
+    def next_clear(self, taken_xy: np.ndarray, taken_r: np.ndarray) -> Candidate | None:
+        """The next legal candidate, skipping (without judging them) the placements whose bounding
+        discs meet those of the bases ``taken_xy`` (centres, inches; outer radii ``taken_r``);
+        the skipped ones stay in the stream (so :meth:`bound` stays a true bound) but the
+        candidates may then come out of cost order. None when the stream is exhausted."""
+        import heapq
+
+        aside = []
+        try:
+            while self.heap:
+                if time.monotonic() > self.b.deadline:
+                    raise CandidateTimeout(self.group.id)
+                key, ai, fi, exact = self.heap[0]
+                if len(taken_xy):
+                    fps = self.positions(ai, fi)
+                    cxy = np.array([[f.cx, f.cy] for f in fps])
+                    cr = np.array([f.outer_radius for f in fps])
+                    d = np.hypot(cxy[:, None, 0] - taken_xy[None, :, 0], cxy[:, None, 1] - taken_xy[None, :, 1])
+                    if (d < cr[:, None] + taken_r[None, :] + 1e-3).any():
+                        aside.append(heapq.heappop(self.heap))
+                        continue
+                c = self._step()
+                if c is not None:
+                    return c
+            self.exhausted = not aside
+            return None
+        finally:
+            for item in aside:
+                heapq.heappush(self.heap, item)
+            if aside:
+                self.exhausted = False
 
     def bound(self) -> int | None:
         """Lower bound of the integer cost of every candidate not yielded yet (None: none left)."""
@@ -249,44 +331,52 @@ class CandidateStream:
         return self
 
     def __next__(self) -> Candidate:
+
+        while self.heap:
+            if time.monotonic() > self.b.deadline:
+                raise CandidateTimeout(self.group.id)
+            c = self._step()
+            if c is not None:
+                return c
+        self.exhausted = True
+        raise StopIteration
+
+    def _step(self) -> Candidate | None:
+        """Process the cheapest item: measure it (put back with its exact cost), or judge it
+        (the candidate if legal, None if not)."""
         import heapq
 
         b, g = self.b, self.group
-        while self.heap:
-            if time.monotonic() > b.deadline:
-                raise CandidateTimeout(g.id)
-            key, ai, fi, exact = self.heap[0]
-            fps = self.positions(ai, fi)
-            if not exact:
-                heapq.heappop(self.heap)
-                vals = self._exact_values(ai, fi, fps)
-                if vals is None:
-                    continue  # illegal: no need to measure it
-                cost = float(np.dot(vals, [t.weight for t in b.terms]))
-                self.lowers[ai, fi] = np.array(vals)
-                heapq.heappush(self.heap, (max(key, round(cost * COST_SCALE)), ai, fi, 1))
-                continue
+        key, ai, fi, exact = self.heap[0]
+        fps = self.positions(ai, fi)
+        if not exact:
             heapq.heappop(self.heap)
-            reason, near = b.judge(g, fps)
-            if reason is not None:
-                self.rejected[reason] = self.rejected.get(reason, 0) + 1
-                if reason[0] == "hh2.infiltrate.hidden":
-                    self.rejected_sight.append((ai, fi))
-                continue
-            vals = self.lowers.pop((ai, fi))
-            cost = float(np.dot(vals, [t.weight for t in b.terms])) if b.terms else 0.0
-            positions: dict[str, list[tuple[float, float, float]]] = {}
-            k = 0
-            form = self.forms[fi]
-            for u in g.members:
-                positions[u.id] = [(fps[k + i].cx, fps[k + i].cy, form.facing) for i in range(len(u.models))]
-                k += len(u.models)
-            c = Candidate(self.index, (float(self.anchors[ai][0]), float(self.anchors[ai][1])), form.name, positions,
-                          tuple(fps), cost, near, key, tuple(float(v) for v in vals))
-            self.index += 1
-            return c
-        self.exhausted = True
-        raise StopIteration
+            vals = self._exact_values(ai, fi, fps)
+            if vals is None:
+                return None  # illegal: no need to measure it
+            cost = float(np.dot(vals, [t.weight for t in b.terms]))
+            self.lowers[ai, fi] = np.array(vals)
+            heapq.heappush(self.heap, (max(key, round(cost * COST_SCALE)), ai, fi, 1))
+            return None
+        heapq.heappop(self.heap)
+        reason, near = b.judge(g, fps)
+        if reason is not None:
+            self.rejected[reason] = self.rejected.get(reason, 0) + 1
+            if reason[0] == "hh2.infiltrate.hidden":
+                self.rejected_sight.append((ai, fi))
+            return None
+        vals = self.lowers.pop((ai, fi))
+        cost = float(np.dot(vals, [t.weight for t in b.terms])) if b.terms else 0.0
+        positions: dict[str, list[tuple[float, float, float]]] = {}
+        k = 0
+        form = self.forms[fi]
+        for u in g.members:
+            positions[u.id] = [(fps[k + i].cx, fps[k + i].cy, form.facing) for i in range(len(u.models))]
+            k += len(u.models)
+        c = Candidate(self.index, (float(self.anchors[ai][0]), float(self.anchors[ai][1])), form.name, positions,
+                      tuple(fps), cost, near, key, tuple(float(v) for v in vals))
+        self.index += 1
+        return c
 
     def _exact_values(self, ai: int, fi: int, fps: list[Footprint]) -> list[float] | None:
         """Exact goal values, measured only for a legal placement (None if it is illegal; the
@@ -321,6 +411,7 @@ class CandidateBuilder:
         self.judged = 0
         self.deadline = math.inf
         self._judge_cache: dict = {}
+        self._prefilter_cache: dict = {}
         self._observers: dict = {}
 
     def stream(self, group: Group) -> CandidateStream:

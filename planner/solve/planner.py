@@ -371,7 +371,10 @@ def _outside_bound(groups: list[Group], cands: dict[str, list[Candidate]],
     stream is exhausted), and for each unit with candidates left the cost below which its next
     candidates could still improve a plan: ``objective - sum_{v != u} m(v)`` is compared with
     its ``next(u)`` by the caller (returned here as ``rest[u] = sum_{v != u} m(v)``)."""
-    m = {g.id: cands[g.id][0].icost for g in groups}
+    # the cheapest legal candidate of each unit: taken, or still in its stream (the greedy may
+    # take candidates out of cost order)
+    m = {g.id: min([c.icost for c in cands[g.id]]
+                   + ([streams[g.id].bound()] if streams[g.id].bound() is not None else [])) for g in groups}
     total = sum(m.values())
     rest = {g.id: total - m[g.id] for g in groups}
     lbs = [streams[g.id].bound() + rest[g.id] for g in groups if streams[g.id].bound() is not None]
@@ -456,17 +459,31 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
         (pulling more candidates from its stream as needed): a quick legal plan, used as the
         CP-SAT hint and as the answer if the exact model cannot be built in time."""
         picked: dict[str, Candidate] = {}
-        for g in sorted(groups, key=lambda g: -len(g.models)):
-            i = 0
-            while g.id not in picked:
-                while i >= len(cands[g.id]):
-                    if streams[g.id].exhausted or time.monotonic() > until:
-                        return None
-                    extend(g, 10, until)
-                c = cands[g.id][i]
-                i += 1
-                if not any(c.overlaps(o) for o in picked.values()):
-                    picked[g.id] = c
+        taken_xy = np.zeros((0, 2))
+        taken_r = np.zeros(0)
+        saved = builder.deadline
+        builder.deadline = min(saved, until)
+        try:
+            for g in sorted(groups, key=lambda g: -len(g.models)):
+                i = 0
+                while g.id not in picked:
+                    if i >= len(cands[g.id]):
+                        # skip places near the units already picked, without judging them (a heuristic:
+                        # they stay in the stream for the CP-SAT model)
+                        c = streams[g.id].next_clear(taken_xy, taken_r)
+                        if c is None:
+                            return None
+                        cands[g.id].append(c)
+                    c = cands[g.id][i]
+                    i += 1
+                    if not any(c.overlaps(o) for o in picked.values()):
+                        picked[g.id] = c
+                        taken_xy = np.vstack([taken_xy, [[f.cx, f.cy] for f in c.footprints]])
+                        taken_r = np.concatenate([taken_r, [f.outer_radius for f in c.footprints]])
+        except CandidateTimeout:
+            return None
+        finally:
+            builder.deadline = saved
         return picked
 
     def done(chosen: dict[str, Candidate], status: Literal["optimal", "feasible"], bound: int | None,
@@ -480,6 +497,10 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
     rounds = 0
     start = None
     todo_extra: dict[str, int] | None = None  # per unit: take candidates below this cost
+    # a first legal plan before anything else: the answer if time runs short, and the hint
+    start = greedy(t0 + 0.6 * max(0.0, builder.deadline - t0))
+    if start is not None:
+        progress(sum(c.icost for c in start.values()) / COST_SCALE, None)
     while True:
         rounds += 1
         if todo_extra is None:
