@@ -36,7 +36,7 @@ def deepstrike_heat(world: World, unit: str, ruleset: str | None = None, orienta
 
     st = make_setup(world, unit, ruleset, orientation)
     xs, ys, P = heat_map(st, resolution)
-    label = (f"P(mishap), {unit} ({st.rules.ruleset})" if st.rules.scatter
+    label = (f"P(mishap) of {unit} ({st.rules.ruleset})" if st.rules.scatter
              else f"illegal set-up (1) / legal (0), {unit} ({st.rules.ruleset})")
     return HeatMap(xs, ys, P, label)
 

@@ -256,7 +256,7 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
         step_y = float(hm.ys[1] - hm.ys[0]) if len(hm.ys) > 1 else 1.0
         im = ax.imshow(hm.values, origin="lower", extent=(hm.xs[0] - step_x / 2, hm.xs[-1] + step_x / 2,
                                                           hm.ys[0] - step_y / 2, hm.ys[-1] + step_y / 2),
-                       vmin=0.0, vmax=1.0, cmap="magma_r", alpha=0.7, zorder=1.5, interpolation="nearest")
+                       vmin=0.0, vmax=1.0, cmap="YlOrRd", alpha=0.6, zorder=1.5, interpolation="nearest")
         im.set_gid("heatmap")
         cb = fig.colorbar(im, ax=ax, fraction=0.025, pad=0.01)
         cb.set_label(hm.label, fontsize=8)
@@ -368,7 +368,7 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
 
     # heat map legend entry
     if opts.heat is not None:
-        legend(Patch(facecolor="#b7377a", alpha=0.7), f"Deep Strike heat map: {opts.heat.label}")
+        legend(Patch(facecolor="#f03b20", alpha=0.6), f"Deep Strike heat map: {opts.heat.label} (colour bar)")
 
     # scale bar (inches), under the battlefield
     sb_y = -2.6
