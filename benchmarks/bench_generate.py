@@ -2,7 +2,7 @@
 
 Run on demand (not part of the test suite)::
 
-    .venv/bin/python benchmarks/bench_generate.py [--count 600] [--seed 1] [--output PATH]
+    .venv/bin/python benchmarks/bench_generate.py [--count 600] [--seed 1] [--params FILE] [--output PATH]
 
 Measures, in one run, with the default generator parameters (``GeneratorParams()``):
 
@@ -30,6 +30,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from planner.generate.command import load_params
 from planner.generate.distributions import GeneratorParams
 from planner.generate.engine import Job, run
 
@@ -79,10 +80,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=600)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--params", default=None, help="YAML/JSON generator parameters (default: the defaults)")
     ap.add_argument("--output", default="benchmarks/results/generate.json")
     a = ap.parse_args()
 
-    job = Job(a.seed, ("legality",), None, GeneratorParams().model_dump(mode="json"))
+    params = load_params(a.params) if a.params else GeneratorParams()
+    job = Job(a.seed, ("legality",), None, params.model_dump(mode="json"))
     # warm up imports and the catalogue in this process (the 2-worker run pays its own start-up)
     list(run(job, 0, 2, 1))
     load0 = os.getloadavg()
@@ -92,7 +95,7 @@ def main() -> None:
     base, cbase = baseline(one)
     r1, r2 = a.count / t1, a.count / t2
     res = {
-        "count": a.count, "seed": a.seed,
+        "count": a.count, "seed": a.seed, "params": a.params or "defaults",
         "one_worker": {"seconds": t1, "per_s": r1, "steady_per_s": s1, "cpu_seconds": c1, "per_cpu_s": a.count / c1},
         "two_workers": {"seconds": t2, "per_s": r2, "steady_per_s": s2, "cpu_seconds": c2,
                         "per_cpu_s": a.count / c2},
@@ -110,7 +113,7 @@ def main() -> None:
                                            text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         pass
-    print(f"legality scenarios, {a.count} lines, seed {a.seed}")
+    print(f"legality scenarios, {a.count} lines, seed {a.seed}, parameters {a.params or 'default'}")
     print(f"  1 worker : {r1:7.1f} /s wall ({t1:.1f} s; steady {s1:.1f} /s); {a.count / c1:.1f} per CPU-second")
     print(f"  2 workers: {r2:7.1f} /s wall ({t2:.1f} s with start-up; steady {s2:.1f} /s); "
           f"{a.count / c2:.1f} per CPU-second")

@@ -218,6 +218,13 @@ def test_bad_params_file_names_the_file_and_field(tmp_path):
     p.write_text("terrain_minimum: 5\n", encoding="utf-8")
     res = CliRunner().invoke(app, ["generate", "--count", "2", "--out", str(tmp_path / "o"), "--params", str(p)])
     assert res.exit_code == 2 and "terrain_minimum" in res.output
+    p.write_text("unit_types: [Vehicle]\n", encoding="utf-8")
+    res = CliRunner().invoke(app, ["generate", "--count", "2", "--out", str(tmp_path / "o"), "--params", str(p)])
+    assert res.exit_code == 2 and "Infantry" in res.output
+    p.write_text("deepstrike_rulesets: [hh2]\n", encoding="utf-8")
+    res = CliRunner().invoke(app, ["generate", "--count", "2", "--out", str(tmp_path / "o"), "--params", str(p),
+                                   "--kind", "deepstrike"])
+    assert res.exit_code == 2 and "deepstrike_rulesets" in res.output
 
 
 def test_armies_from_a_given_roster(tmp_path):

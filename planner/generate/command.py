@@ -192,6 +192,14 @@ def run_generate(count: int, seed: int, out: str, workers: int = 1, ruleset: str
     kinds = parse_kinds(kinds_text)
     rs = check_ruleset(ruleset, kinds)
     params = load_params(params_file)
+    if "deepstrike" in kinds and rs is None:
+        from planner.deepstrike.procedure import deepstrike_rules
+
+        for r in params.deepstrike_rulesets:
+            try:
+                deepstrike_rules(r)
+            except ScenarioError as exc:
+                raise ScenarioError(exc.detail, file=params_file, location="deepstrike_rulesets", value=r) from None
     if seed < 0:
         raise ScenarioError("a seed is a whole number >= 0", location="--seed", value=seed)
     if engine not in ("local", "ray"):

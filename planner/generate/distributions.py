@@ -37,6 +37,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from planner.schema import UnitType
+
 KINDS = ("legality", "puzzle", "deepstrike")
 """Kinds of label: a legality verdict, a placement puzzle with its optimal answer, Deep Strike odds."""
 
@@ -103,6 +105,12 @@ class GeneratorParams(BaseModel):
         for w, d in self.battlefields:
             if not (24 <= w <= 120 and 24 <= d <= 120):
                 raise ValueError(f"a battlefield is 24\" to 120\" each way, got {[w, d]}")
+        types = {t.value for t in UnitType}
+        bad = [t for t in self.unit_types if t not in types]
+        if bad:
+            raise ValueError(f"unknown unit type(s) {bad}; known: {', '.join(sorted(types))}")
+        if UnitType.INFANTRY.value not in self.unit_types:
+            raise ValueError("unit_types must include Infantry: the units set near a threshold are Infantry")
         unknown = set(self.legality_targets) - set(LEGALITY_TARGETS)
         if unknown:
             raise ValueError(f"unknown legality target(s) {sorted(unknown)}; known: {', '.join(LEGALITY_TARGETS)}")

@@ -100,8 +100,9 @@ def _solve_along(place, measure, target: float, start: float, steps: int = 12) -
 # --------------------------------------------------------------------------- targets
 
 
-def _infiltrate_distance(scene: Scene, rng, p, entries, legal_side: bool, off: float) -> dict | None:
-    threshold = R.INFILTRATE_HIDDEN_MORE_THAN_IN if rng.random() < 0.5 else R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN
+def _infiltrate_distance(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick: float) -> dict | None:
+    # the threshold is drawn once per item (``pick``), so a hard case is retried, not swapped
+    threshold = R.INFILTRATE_HIDDEN_MORE_THAN_IN if pick < 0.5 else R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN
     target = threshold + off if legal_side else threshold - off
     if threshold == R.INFILTRATE_HIDDEN_MORE_THAN_IN and legal_side:
         # just more than 9": legal only if hidden, so set it well behind a corner
@@ -150,7 +151,7 @@ def _pt(f):
     return Point(f.cx, f.cy)
 
 
-def _infiltrate_hidden(scene: Scene, rng, p, entries, legal_side: bool, off: float) -> dict | None:
+def _infiltrate_hidden(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick: float) -> dict | None:
     shift = off if legal_side else -off
     d = float(rng.uniform(R.INFILTRATE_HIDDEN_MORE_THAN_IN + 0.5, R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN - 0.5))
     info = _behind_corner(scene, rng, entries, shift, d, check_others=legal_side)
@@ -276,7 +277,7 @@ def _inner_edges(scene: Scene, zone) -> list[tuple[tuple[float, float], tuple[fl
     return out
 
 
-def _zone_edge(scene: Scene, rng, p, entries, legal_side: bool, off: float) -> dict | None:
+def _zone_edge(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick: float) -> dict | None:
     zone = scene.zones["blue"]
     edges = _inner_edges(scene, zone)
     units = scene.units_of("blue")
@@ -324,7 +325,7 @@ def _zone_edge(scene: Scene, rng, p, entries, legal_side: bool, off: float) -> d
     return None
 
 
-def _coherency(scene: Scene, rng, p, entries, legal_side: bool, off: float) -> dict | None:
+def _coherency(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick: float) -> dict | None:
     inf = [e for e in entries if e.type is UnitType.INFANTRY]
     entry = inf[int(rng.integers(len(inf)))]
     n = max(2, min(model_count(entry, rng, p), 6))
@@ -364,7 +365,7 @@ def _half(entry) -> tuple[float, float]:
     return base_half_extents(entry.base)
 
 
-def _overlap(scene: Scene, rng, p, entries, legal_side: bool, off: float) -> dict | None:
+def _overlap(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick: float) -> dict | None:
     units = scene.units_of("blue")
     if not units:
         return None
@@ -414,14 +415,17 @@ def legality_item(rng: np.random.Generator, p: GeneratorParams, index: int, rule
     target = _pick_target(rng, p)
     legal_side = bool(rng.random() < 0.5)
     off = float(rng.uniform(0.0, p.boundary_band))
+    pick = float(rng.random())
     info = None
     for attempt in range(1, 101):
         scene = base_scene(rng, p, ruleset)
-        info = BUILDERS[target](scene, rng, p, entries, legal_side, off)
+        info = BUILDERS[target](scene, rng, p, entries, legal_side, off, pick)
         if info is not None:
             break
         if attempt % SCENES_PER_TARGET == 0:
-            target = _pick_target(rng, p)  # this case is rare in these scenes: draw another
+            # this case is rare in these scenes: draw another (the side of the threshold stays)
+            target = _pick_target(rng, p)
+            pick = float(rng.random())
     if info is None:
         raise RuntimeError(f"item {index}: could not build a near-boundary case in 100 scenes")
     data = scene.data(name=f"legality-{index}", description=f"generated: {target}, intended "
