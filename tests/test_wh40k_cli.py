@@ -46,7 +46,7 @@ def test_plan_then_check_exits_0(tmp_path, ruleset):
     src = tmp_path / "in.yaml"
     src.write_text(yaml.safe_dump(data, sort_keys=False))
     out = tmp_path / "plan.yaml"
-    r = _run("plan", str(src), "--out", str(out), "--time-limit", "8", "--workers", "1")
+    r = _run("plan", str(src), "--out", str(out), "--time-limit", "20", "--workers", "1")
     assert r.returncode == 0, r.stdout + r.stderr
     c = _run("check", str(out), "--json", "-")
     assert c.returncode == 0, c.stdout + c.stderr
@@ -65,7 +65,7 @@ def test_a_10th_edition_plan_switched_to_11th_stays_legal_but_not_the_reverse(tm
     src = tmp_path / "in.yaml"
     src.write_text(yaml.safe_dump(data, sort_keys=False))
     out = tmp_path / "plan11.yaml"
-    assert _run("plan", str(src), "--out", str(out), "--time-limit", "8", "--workers", "1").returncode == 0
+    assert _run("plan", str(src), "--out", str(out), "--time-limit", "20", "--workers", "1").returncode == 0
     planned = yaml.safe_load(out.read_text())
     planned["ruleset"] = "wh40k10"
     as10 = tmp_path / "as10.yaml"

@@ -12,7 +12,7 @@ from planner.testing import assert_plan_legal
 from planner.world import resolve
 from tests.wh40k_helpers import dawn_of_war, model, unit
 
-SETTINGS = SolverSettings(time_limit_s=10, workers=1, seed=0, grid_in=1.0, candidates_per_unit=250)
+SETTINGS = SolverSettings(time_limit_s=20, workers=1, seed=0, grid_in=1.0, candidates_per_unit=250)
 WARRIORS = unit("warriors", [model(26 + 2 * i, 39) for i in range(5)], keywords=["INFANTRY", "NECRONS"])
 RUIN = {"id": "ruin", "name": "ruined hab", "kind": "area", "traits": ["obscuring"],
         "footprint": [[33, 15], [40, 15], [40, 21], [33, 21]]}

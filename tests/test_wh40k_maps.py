@@ -30,7 +30,7 @@ FILES = {
     "crucible-of-battle.yaml": ("crucible-of-battle", 12.0),
     "tipping-point.yaml": ("tipping-point", 12.0),
 }
-FAST = SolverSettings(time_limit_s=8, workers=1, seed=0, grid_in=1.0, candidates_per_unit=30)
+FAST = SolverSettings(time_limit_s=20, workers=1, seed=0, grid_in=1.0, candidates_per_unit=30)
 R32 = 16 / 25.4
 
 

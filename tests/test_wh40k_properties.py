@@ -52,6 +52,6 @@ def test_every_40k_plan_passes_the_checker(name, ruleset, shift, goal_x, goal_y)
         for m, x, y in moved:
             m["x"], m["y"] = x, y
     result = plan_deployment(resolve(Scenario.model_validate(data)),
-                             SolverSettings(time_limit_s=5, workers=1, seed=0, candidates_per_unit=20))
+                             SolverSettings(time_limit_s=20, workers=1, seed=0, candidates_per_unit=20))
     assert result.status in ("optimal", "feasible"), result.message
     assert_plan_legal(result)
