@@ -212,6 +212,30 @@ def test_full_heat_map_matches_odds():
         assert P[j, i] == pytest.approx(odds(st, xs[i], ys[j]).p_mishap, abs=1e-9)
 
 
+def test_oval_obstacles_are_bounded_inside_and_outside():
+    """Oval enemy bikes: the outer and inner polygons bracket the grown ellipse (exact maths of
+    measure.py), the odds carry the measured gap in their error bound, and a replay judged by
+    the checker's exact ellipse predicates agrees within 4 standard errors."""
+    from planner.deepstrike.procedure import grown_ellipse_bounds
+    from planner.geometry.shapes import Footprint, signed_distance
+
+    st = make_setup(scene(ovals=True, n=3), "ds")
+    bike = next(o.fp for o in st.obstacles if o.fp.kind == "ellipse")
+    inner, outer = grown_ellipse_bounds(bike, 1.5)
+    for (x, y) in inner:  # inner vertices lie on the grown ellipse
+        assert signed_distance(Footprint("circle", x, y, 1e-9), bike) == pytest.approx(1.5, abs=1e-7)
+    for (x, y) in outer:  # outer vertices lie outside it
+        assert signed_distance(Footprint("circle", x, y, 1e-9), bike) >= 1.5 - 1e-9
+    o = odds(st, 66.0, 26.0)
+    assert 0 < o.p_mishap < 1 and 2e-6 < o.error_bound <= 1e-4
+    s = simulate(st, 66.0, 26.0, 500, seed=5, use_checker=True)
+    se = math.sqrt(o.p_mishap * (1 - o.p_mishap) / s.n)
+    assert abs(s.p_mishap - o.p_mishap) <= 4 * se + o.error_bound
+    xs, ys, P, bound = heat_map(st, 1.0, with_bound=True)
+    assert bound <= 1e-4
+    assert P[25, 65] == pytest.approx(odds(st, xs[65], ys[25]).p_mishap, abs=1e-9)
+
+
 # --------------------------------------------------------------------------- ring formation
 
 

@@ -15,12 +15,16 @@ enemy model). Dangerous terrain: a base on or touching a difficult (or dangerous
 
 Odds: exact over the HIT faces (1/3) and the 36 outcomes of 2D6; over the direction each
 probability is the angle-measure of the scatter circle inside a region of the first model's
-centre (:mod:`planner.deepstrike.regions`: closed-form crossing angles, error below 2e-6, well
-inside the documented bound ``ERROR_BOUND`` = 1e-4). The regions are built from the same
-predicates the landing test uses (:mod:`planner.geometry.measure`), and the tests check that the
-two agree at random points. Non-round bases of the deep-striking unit are stood in for by their
-circumscribed disc (conservative; the report says ``exact_bases: false``); oval *obstacle* models
-by a circumscribed 64-gon.
+centre (:mod:`planner.deepstrike.regions`: closed-form crossing angles, error below 2e-6
+(``NUMERIC_ERROR``), well inside the documented bound ``ERROR_BOUND`` = 1e-4). Maps and
+``--best`` use the boundary engine (:mod:`planner.deepstrike.boundary`: the region's boundary is
+extracted once per formation); single aim points the per-primitive reference engine; the tests
+compare the two. The regions are built from the same predicates the landing test uses
+(:mod:`planner.geometry.measure`), and the tests check that the two agree at random points.
+Non-round bases of the deep-striking unit are stood in for by their circumscribed disc
+(conservative; the report says ``exact_bases: false``). Oval *obstacle* models are bracketed by
+an inner and an outer 256-sided polygon of the grown ellipse (:func:`grown_ellipse_bounds`): the
+outer odds are reported and the measured gap to the inner ones is added to ``error_bound``.
 """
 
 from __future__ import annotations
@@ -50,7 +54,9 @@ from planner.units import TOLERANCE_IN
 from planner.world import UnitInfo, World
 
 ERROR_BOUND = 1e-4
-"""Documented bound on the numerical (direction) error of every probability reported."""
+"""Documented bound on the error of every probability reported."""
+NUMERIC_ERROR = 2e-6
+"""Bound on the floating-point error of the arc measure (see :mod:`planner.deepstrike.regions`)."""
 
 TRIGGERS = ("off_table", "impassable", "on_model", "enemy_within_1")
 _BIG = 1000.0
@@ -334,17 +340,55 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float) -> Landing:
 # --------------------------------------------------------------------------- regions of the first model's centre
 
 
-def _add_obstacle_fp(rs: RegionSet, fp: Footprint, grow: float, region: int, ox: float, oy: float) -> None:
+ELLIPSE_SIDES = 256
+"""Sides of the polygons that bound an oval obstacle grown by a distance (inside and outside)."""
+
+
+def grown_ellipse_bounds(fp: Footprint, grow: float, n: int = ELLIPSE_SIDES) -> tuple[np.ndarray, np.ndarray]:
+    """Convex polygons ``inner`` and ``outer`` (counter-clockwise, inches) with
+    inner <= {p : dist(p, ellipse) <= grow} <= outer, for an ellipse footprint and ``grow`` >= 0.
+
+    The grown ellipse is convex with support function h(u) = h_E(u) + grow. ``inner`` joins its
+    support points in ``n`` equally spaced directions (points of the curve, so their hull is
+    inside); ``outer`` is cut by the ``n`` tangent lines u.p = h(u) (so it contains the set). The
+    gap between them is about rho (pi / n)^2 (rho the largest radius of curvature, a^2/b + grow):
+    about 6e-4" for a 75x42 mm oval grown by 1.6" with n = 256; its effect on the odds is
+    measured, not assumed (:func:`odds`, :func:`heat_map` report it in their error bound).
+    """
+    t = np.arange(n) * (2.0 * math.pi / n)
+    ux, uy = np.cos(t), np.sin(t)
+    c, s = math.cos(fp.angle), math.sin(fp.angle)
+    lx, ly = ux * c + uy * s, -ux * s + uy * c
+    q = np.sqrt(fp.a ** 2 * lx ** 2 + fp.b ** 2 * ly ** 2)
+    px, py = fp.a ** 2 * lx / q, fp.b ** 2 * ly / q
+    X = fp.cx + px * c - py * s + grow * ux
+    Y = fp.cy + px * s + py * c + grow * uy
+    h = ux * X + uy * Y
+    ux1, uy1, h1 = np.roll(ux, -1), np.roll(uy, -1), np.roll(h, -1)
+    det = ux * uy1 - uy * ux1
+    outer = np.column_stack([(h * uy1 - uy * h1) / det, (ux * h1 - h * ux1) / det])
+    return np.column_stack([X, Y]), outer
+
+
+def _add_obstacle_fp(rs: RegionSet, fp: Footprint, grow: float, region: int, ox: float, oy: float,
+                     ellipse: str = "outer") -> None:
     if fp.kind == "circle":
         rs.add_disc(fp.cx - ox, fp.cy - oy, fp.a + grow, region)
+    elif fp.kind == "ellipse":
+        inner, outer = grown_ellipse_bounds(fp, grow)
+        rs.add_convex((outer if ellipse == "outer" else inner) - np.array([ox, oy]), region)
     else:
-        verts = fp.verts if fp.kind == "polygon" else list(fp.polygon(64, circumscribed=True).exterior.coords)[:-1]
-        rs.add_polygon_band(verts, grow, region, -ox, -oy)
+        rs.add_polygon_band(fp.verts, grow, region, -ox, -oy)
 
 
 def build_regions(st: DeepStrikeSetup, *, within: tuple[float, float, float] | None = None,
-                  dangerous: bool = True, triggers: bool = True) -> tuple[RegionSet, dict[str, int]]:
+                  dangerous: bool = True, triggers: bool = True,
+                  ellipse: str = "outer") -> tuple[RegionSet, dict[str, int]]:
     """Regions of the first model's final centre, for the formation's fixed orientation.
+
+    Oval obstacle models enter as the ``ellipse`` (``"outer"`` or ``"inner"``) polygon of
+    :func:`grown_ellipse_bounds`: the outer regions contain the true ones, the inner ones are
+    contained in them, so the true probability of each region lies between the two.
 
     Region ids: ``mishap`` (any trigger), ``trigger:<name>`` for each trigger, ``dangerous:<model>``
     (that model in dangerous terrain, *or* a mishap), ``within`` (a model within the distance of
@@ -387,11 +431,14 @@ def build_regions(st: DeepStrikeSetup, *, within: tuple[float, float, float] | N
             for reg in both("impassable"):
                 rs.add_polygon_band(verts, r - T, reg, -ox, -oy)
         for o in st.obstacles:
-            for reg in both("on_model"):
-                _add_obstacle_fp(rs, o.fp, r - T, reg, ox, oy)
+            # an enemy's "on a model" set lies inside its "within 1 inch" set: in the unions
+            # (mishap, dangerous-or-mishap, within-or-mishap) only the larger one is needed
+            on_model = [ids["trigger:on_model"]] if (o.enemy and triggers) else ([] if o.enemy else both("on_model"))
+            for reg in on_model:
+                _add_obstacle_fp(rs, o.fp, r - T, reg, ox, oy, ellipse)
             if o.enemy:
                 for reg in both("enemy_within_1"):
-                    _add_obstacle_fp(rs, o.fp, r + R.enemy_within_in + T, reg, ox, oy)
+                    _add_obstacle_fp(rs, o.fp, r + R.enemy_within_in + T, reg, ox, oy, ellipse)
     if dangerous and st.dangerous:
         for m, (ox, oy), r in zip(st.unit.models, offs, form.radii, strict=True):
             for poly in st.dangerous.values():
@@ -432,17 +479,15 @@ class Odds:
     triggers: dict[str, float]
     dangerous: dict[str, float]
     within: float | None
-    error_bound: float = ERROR_BOUND
+    error_bound: float = NUMERIC_ERROR
 
 
-def odds(st: DeepStrikeSetup, x: float, y: float, within: tuple[float, float, float] | None = None) -> Odds:
-    """Exact odds for aiming the first model at (x, y)."""
-    if not st.rules.scatter:
-        land = judge_landing(st, x, y)
-        pm = 1.0 if land.mishap else 0.0
-        return Odds(x, y, pm, 1 - pm, {}, {t: (1.0 if t in land.triggers else 0.0) for t in ("off_table", "distance")},
-                    {m: 1.0 for m in land.dangerous_models}, None)
-    rs, ids = build_regions(st, within=within)
+def _has_ovals(st: DeepStrikeSetup) -> bool:
+    return any(o.fp.kind == "ellipse" for o in st.obstacles)
+
+
+def _odds_from(st: DeepStrikeSetup, x: float, y: float, within, ellipse: str) -> Odds:
+    rs, ids = build_regions(st, within=within, ellipse=ellipse)
     p = region_probabilities(st, rs, [x], [y])[0]
     pm = float(p[0])
     res = {k: pm * v for k, v in st.rules.result_probabilities().items()}
@@ -452,17 +497,57 @@ def odds(st: DeepStrikeSetup, x: float, y: float, within: tuple[float, float, fl
     return Odds(x, y, pm, 1 - pm, res, trig, dang, w)
 
 
-def heat_map(st: DeepStrikeSetup, resolution: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Mishap probability at the centres of a grid of ``resolution``-inch cells: (xs, ys, P[y, x])."""
+def odds(st: DeepStrikeSetup, x: float, y: float, within: tuple[float, float, float] | None = None) -> Odds:
+    """Exact odds for aiming the first model at (x, y).
+
+    With oval obstacle models the odds are computed for the outer and the inner bounding polygons
+    (:func:`grown_ellipse_bounds`); the outer values are reported (the mishap odds are never
+    understated) and ``error_bound`` grows by the largest difference between the two."""
+    if not st.rules.scatter:
+        land = judge_landing(st, x, y)
+        pm = 1.0 if land.mishap else 0.0
+        return Odds(x, y, pm, 1 - pm, {}, {t: (1.0 if t in land.triggers else 0.0) for t in ("off_table", "distance")},
+                    {m: 1.0 for m in land.dangerous_models}, None)
+    o = _odds_from(st, x, y, within, "outer")
+    if _has_ovals(st):
+        i = _odds_from(st, x, y, within, "inner")
+        vals = lambda q: [q.p_mishap, *q.results.values(), *q.triggers.values(), *q.dangerous.values(),  # noqa: E731
+                          q.within or 0.0]
+        o.error_bound = NUMERIC_ERROR + max(abs(a - b) for a, b in zip(vals(o), vals(i), strict=True))
+    return o
+
+
+def heat_map(st: DeepStrikeSetup, resolution: float = 1.0, *,
+             with_bound: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray] | tuple:
+    """Mishap probability at the centres of a grid of ``resolution``-inch cells: (xs, ys, P[y, x]).
+
+    With ``with_bound`` a fourth value: the error bound of every cell (``NUMERIC_ERROR``, plus,
+    with oval obstacle models, the largest gap between the outer and inner polygon maps; P is
+    the outer map, never below the true value). The inner map is computed only for the cells
+    whose scatter can reach an oval (elsewhere the two maps are the same)."""
     xs = np.arange(resolution / 2, st.width, resolution)
     ys = np.arange(resolution / 2, st.depth, resolution)
     X, Y = np.meshgrid(xs, ys)
     if not st.rules.scatter:
         P = np.array([[1.0 if judge_landing(st, float(a), float(b)).mishap else 0.0 for a in xs] for b in ys])
-        return xs, ys, P
+        return (xs, ys, P, 0.0) if with_bound else (xs, ys, P)
     rs, _ = build_regions(st, dangerous=False, triggers=False)
     P = region_probabilities(st, rs, X.ravel(), Y.ravel())[:, 0].reshape(X.shape)
-    return xs, ys, P
+    if not with_bound:
+        return xs, ys, P
+    bound = NUMERIC_ERROR
+    if _has_ovals(st):
+        reach = (max(d for d, _ in st.rules.scatter_distances()) + st.formation(0.0, 0.0).extent
+                 + st.rules.enemy_within_in + 0.1)
+        near = np.zeros(X.shape, dtype=bool)
+        for o in st.obstacles:
+            if o.fp.kind == "ellipse":
+                near |= np.hypot(X - o.fp.cx, Y - o.fp.cy) <= reach + o.fp.outer_radius
+        if near.any():
+            rs_in, _ = build_regions(st, dangerous=False, triggers=False, ellipse="inner")
+            Pin = region_probabilities(st, rs_in, X[near], Y[near])[:, 0]
+            bound += float(np.max(P[near] - Pin))
+    return xs, ys, P, bound
 
 
 @dataclass
