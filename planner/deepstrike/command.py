@@ -131,11 +131,13 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         _print_odds(console, b.odds, R.scatter, f"best ({b.x:.2f}, {b.y:.2f})")
     if map_file is not None:
         t0 = time.perf_counter()
-        xs, ys, P = heat_map(st, resolution)
+        xs, ys, P, bound = heat_map(st, resolution, with_bound=True)
         dt = time.perf_counter() - t0
         write_map(map_file, xs, ys, P, f"P(mishap): {st.unit.label}, {R.ruleset}")
-        data["map"] = {"file": map_file, "resolution": resolution, "cells": int(P.size), "seconds": dt}
-        console.print(f"Wrote the mishap heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s) to {map_file}")
+        data["map"] = {"file": map_file, "resolution": resolution, "cells": int(P.size), "seconds": dt,
+                       "error_bound": bound}
+        console.print(f"Wrote the mishap heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s, error <= "
+                      f"{bound:.1g}) to {map_file}")
     return data, code
 
 
