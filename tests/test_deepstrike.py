@@ -288,9 +288,42 @@ def test_check_refuses_ruleset_without_checker():
         check_deployment(_world("wh40k7"))
 
 
-def test_hh2_has_no_deepstrike_procedure_here():
-    with pytest.raises(ScenarioError, match="no Deep Strike procedure"):
-        deepstrike_rules("hh2")
+def test_inertial_guidance_is_hh2_only():
+    with pytest.raises(ScenarioError, match="Inertial Guidance"):
+        deepstrike_rules("wh40k7", inertial_guidance=True)
+    assert deepstrike_rules("hh2", inertial_guidance=True).scale == 0.5
+    assert deepstrike_rules("hh2").procedure == "assault"
+
+
+def _closed_form_relocation(gap: float, scale: float) -> float:
+    """P(the first model ends within 1" of the left edge) on an empty table, aimed with its
+    edge-trigger margin ``gap``: an arrow with 2D6 = s moves it s * scale; uniform theta."""
+    total = 0.0
+    for a, b in itertools.product(range(1, 7), repeat=2):
+        d = (a + b) * scale
+        if d > gap:
+            total += math.acos(gap / d) / math.pi / 36
+    return (2 / 3) * total
+
+
+@pytest.mark.parametrize("igs", [False, True])
+def test_hh2_deep_strike_assault_edge_closed_form(igs):
+    from planner.deepstrike.assault import assault_odds
+
+    st = make_setup(_world("hh2"), "ds", inertial_guidance=igs)
+    lim = R25 + 1.0 + 1e-6  # the relocation band: the centre within r + 1" (+ tolerance) of the edge
+    o = assault_odds(st, 3.0, 24.0)
+    assert o.p_relocated == pytest.approx(_closed_form_relocation(3.0 - lim, 0.5 if igs else 1.0), abs=1e-6)
+    assert o.triggers["hh2.deepstrike_assault.edge_within_1"] == pytest.approx(o.p_relocated, abs=1e-12)
+    assert o.p_disordered == pytest.approx((1 / 6) ** 2 if igs else 1 / 6)
+    if igs:  # the IGS correction: base partly off the table, centre within r of the edge
+        assert o.p_igs_correction == pytest.approx(_closed_form_relocation(3.0 - R25 + 1e-6, 0.5), abs=1e-6)
+        assert any("interpretation" not in n and "IGS" in n for n in o.interpretations)
+    # the first model must be placed at least 1" from the edge
+    with pytest.raises(ScenarioError, match="at least 1"):
+        assault_odds(st, 1.2, 24.0)
+    s = simulate(st, 3.0, 24.0, 100_000, seed=9)
+    assert abs(s.p_mishap - o.p_relocated) <= 4 * s.se_mishap
 
 
 # --------------------------------------------------------------------------- command line
@@ -314,6 +347,24 @@ def test_cli_deepstrike(tmp_path):
     chk = subprocess.run([sys.executable, "-m", "planner", "check", str(path)], capture_output=True, text=True,
                          timeout=60)
     assert chk.returncode == 2 and "deepstrike" in chk.stderr
+
+
+def test_cli_hh2_deep_strike_assault(tmp_path):
+    path = tmp_path / "ds.yaml"
+    path.write_text(yaml.safe_dump(scene_data("hh2", n=3, ovals=False)), encoding="utf-8")
+    out = tmp_path / "r.json"
+    p = subprocess.run([sys.executable, "-m", "planner", "deepstrike", str(path), "--unit", "ds", "--at", "36,30",
+                        "--inertial-guidance", "--json", str(out)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    o = json.loads(out.read_text())["assault_odds"]
+    assert o["inertial_guidance"] and 0 < o["p_relocated"] < 1 and o["p_igs_correction"] is not None
+    assert "relocates" in p.stdout and "interpretation" in p.stdout
+    bad = subprocess.run([sys.executable, "-m", "planner", "deepstrike", str(path), "--unit", "ds", "--at", "0.5,30"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "at least 1" in bad.stderr
+    igs7 = subprocess.run([sys.executable, "-m", "planner", "deepstrike", str(path), "--unit", "ds", "--at", "36,30",
+                           "--ruleset", "wh40k7", "--inertial-guidance"], capture_output=True, text=True, timeout=60)
+    assert igs7.returncode == 2 and "Inertial Guidance" in igs7.stderr
 
 
 def test_only_a_deep_strike_unit_in_reserve_can_deep_strike():

@@ -80,6 +80,8 @@ class DeepStrikeRules:
     difficult_is_dangerous: bool = True
     mishap_table: tuple[tuple[int, int, str], ...] = ()
     more_than_in: float | None = None
+    procedure: str = "mishap"
+    """``mishap`` (5th/7th), ``arrival`` (10th/11th), ``assault`` (HH2 Deep Strike Assault)."""
 
     def rule_id(self, what: str) -> str:
         return f"{self.ruleset}.deepstrike.{what}"
@@ -103,15 +105,22 @@ class DeepStrikeRules:
         return out
 
 
-def deepstrike_rules(ruleset: str) -> DeepStrikeRules:
+def deepstrike_rules(ruleset: str, inertial_guidance: bool = False) -> DeepStrikeRules:
     """The Deep Strike rules of a ruleset id or alias.
+
+    ``inertial_guidance`` (HH2 only, RULES.md §1.4): the first model's scatter distance is halved
+    (:data:`planner.rules.hh2.INERTIAL_GUIDANCE_SCATTER_FACTOR`).
 
     Raises
     ------
     ScenarioError
-        If the ruleset has no Deep Strike procedure here (HH2's Deep Strike Assault is data only).
+        If the ruleset has no Deep Strike procedure here, or Inertial Guidance is asked for
+        outside HH2.
     """
     rs = find_ruleset(ruleset)
+    if inertial_guidance and rs.id != "hh2":
+        raise ScenarioError("an Inertial Guidance System is a Horus Heresy 2.0 rule (use --ruleset hh2)",
+                            location="--inertial-guidance", value=rs.id)
     if rs.id in ("wh40k5", "wh40k7"):
         m = import_module(f"planner.rules.{rs.id}")
         return DeepStrikeRules(rs.id, True, m.SCATTER_HIT_FACES / m.SCATTER_FACES, m.SCATTER_DICE,
@@ -119,10 +128,17 @@ def deepstrike_rules(ruleset: str) -> DeepStrikeRules:
                                m.BUILDINGS_IMPASSABLE, m.DIFFICULT_IS_DANGEROUS, m.MISHAP_TABLE)
     if rs.id in ("wh40k10", "wh40k11"):
         m = import_module(f"planner.rules.{rs.id}")
-        return DeepStrikeRules(rs.id, False, more_than_in=m.DEEP_STRIKE_MORE_THAN_IN)
-    raise ScenarioError(f"ruleset {rs.id!r} has no Deep Strike procedure in 'planner deepstrike' yet "
-                        "(supported: wh40k5, wh40k7, wh40k10, wh40k11; HH2 Deep Strike Assault is data only)",
-                        location="ruleset", value=ruleset)
+        return DeepStrikeRules(rs.id, False, more_than_in=m.DEEP_STRIKE_MORE_THAN_IN, procedure="arrival")
+    if rs.id == "hh2":
+        from planner.rules import hh2
+
+        # RULES.md §1.11: the scatter die (HIT on 2 of 6) and 2D6", the deep-strike scatter [I]
+        return DeepStrikeRules("hh2", True, 2 / 6, 2,
+                               hh2.INERTIAL_GUIDANCE_SCATTER_FACTOR if inertial_guidance else 1.0,
+                               enemy_within_in=hh2.DEEP_STRIKE_FIRST_MODEL_CLEAR_IN, difficult_is_dangerous=False,
+                               procedure="assault")
+    raise ScenarioError(f"ruleset {rs.id!r} has no Deep Strike procedure in 'planner deepstrike' "
+                        "(supported: wh40k5, wh40k7, wh40k10, wh40k11, hh2)", location="ruleset", value=ruleset)
 
 
 # --------------------------------------------------------------------------- the battlefield
@@ -157,7 +173,8 @@ class DeepStrikeSetup:
         return ring_formation((x, y), self.radii, self.orientation_deg)
 
 
-def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientation_deg: float = 0.0) -> DeepStrikeSetup:
+def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientation_deg: float = 0.0,
+               inertial_guidance: bool = False) -> DeepStrikeSetup:
     """Collect what a landing of ``unit_id`` is judged against.
 
     Raises
@@ -168,7 +185,7 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
     if unit_id not in world.units:
         raise ScenarioError(f"no unit with this id (units: {', '.join(world.units)})", file=world.file,
                             location="--unit", value=unit_id)
-    rules = deepstrike_rules(ruleset or world.scenario.ruleset)
+    rules = deepstrike_rules(ruleset or world.scenario.ruleset, inertial_guidance)
     unit = world.units[unit_id]
     if not math.isfinite(orientation_deg):
         raise ScenarioError("the orientation must be a finite number of degrees", location="--orientation",
@@ -503,6 +520,9 @@ def odds(st: DeepStrikeSetup, x: float, y: float, within: tuple[float, float, fl
     With oval obstacle models the odds are computed for the outer and the inner bounding polygons
     (:func:`grown_ellipse_bounds`); the outer values are reported (the mishap odds are never
     understated) and ``error_bound`` grows by the largest difference between the two."""
+    if st.rules.procedure == "assault":
+        raise ScenarioError("HH2 Deep Strike Assault has its own odds: planner.deepstrike.assault.assault_odds",
+                            location="ruleset", value=st.rules.ruleset)
     if not st.rules.scatter:
         land = judge_landing(st, x, y)
         pm = 1.0 if land.mishap else 0.0
@@ -531,7 +551,14 @@ def heat_map(st: DeepStrikeSetup, resolution: float = 1.0, *,
     if not st.rules.scatter:
         P = np.array([[1.0 if judge_landing(st, float(a), float(b)).mishap else 0.0 for a in xs] for b in ys])
         return (xs, ys, P, 0.0) if with_bound else (xs, ys, P)
-    rs, _ = build_regions(st, dangerous=False, triggers=False)
+    def regions_for(ellipse: str) -> RegionSet:
+        if st.rules.procedure == "assault":  # P(the opponent relocates the first model)
+            from planner.deepstrike.assault import assault_regions
+
+            return assault_regions(st, ellipse=ellipse)[0]
+        return build_regions(st, dangerous=False, triggers=False, ellipse=ellipse)[0]
+
+    rs = regions_for("outer")
     P = region_probabilities(st, rs, X.ravel(), Y.ravel())[:, 0].reshape(X.shape)
     if not with_bound:
         return xs, ys, P
@@ -544,7 +571,7 @@ def heat_map(st: DeepStrikeSetup, resolution: float = 1.0, *,
             if o.fp.kind == "ellipse":
                 near |= np.hypot(X - o.fp.cx, Y - o.fp.cy) <= reach + o.fp.outer_radius
         if near.any():
-            rs_in, _ = build_regions(st, dangerous=False, triggers=False, ellipse="inner")
+            rs_in = regions_for("inner")
             Pin = region_probabilities(st, rs_in, X[near], Y[near])[:, 0]
             bound += float(np.max(P[near] - Pin))
     return xs, ys, P, bound
@@ -565,8 +592,8 @@ def best_landing(st: DeepStrikeSetup, near: tuple[float, float] | None, within: 
     (or P(clean landing) without ``near``): the best cell centre of the grid, refined by a
     pattern search down to 0.01"."""
     goal_w = None if near is None else (near[0], near[1], within if within is not None else 0.0)
-    if not st.rules.scatter:
-        raise ScenarioError("--best needs a ruleset with scatter (wh40k5, wh40k7)", location="--best")
+    if not st.rules.scatter or st.rules.procedure == "assault":
+        raise ScenarioError("--best needs a ruleset with a Mishap table (wh40k5, wh40k7)", location="--best")
     rs, ids = build_regions(st, within=goal_w, dangerous=False, triggers=False)
     k = ids.get("within")
 
@@ -627,10 +654,18 @@ def simulate(st: DeepStrikeSetup, x: float, y: float, n: int, seed: int,
     dist = np.where(hit, 0.0, dist) if R.scatter else np.zeros(n)
     px, py = x + dist * np.cos(theta), y + dist * np.sin(theta)
     p_within = None
+    if use_checker and R.procedure == "assault":
+        raise ValueError("the checker replay covers the Mishap procedures only")
     if use_checker:
         mis = np.array([judge_landing(st, float(a), float(b)).mishap for a, b in zip(px, py, strict=True)])
     else:
-        rs, ids = build_regions(st, within=within, dangerous=False, triggers=False)
+        if R.procedure == "assault":  # region 0: the opponent relocates the first model
+            from planner.deepstrike.assault import assault_regions
+
+            rs, ids = assault_regions(st)
+            within = None
+        else:
+            rs, ids = build_regions(st, within=within, dangerous=False, triggers=False)
         inside = rs.contains(px, py)
         mis = inside[:, 0]
         if within is not None:
