@@ -320,6 +320,8 @@ def deepstrike(
                                                                            "--near.")] = None,
     n_sim: Annotated[int | None, typer.Option("--simulate", min=1, max=10_000_000, help="Replay N times.")] = None,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Random seed for --simulate.")] = 0,
+    facing: Annotated[float | None, typer.Option("--facing", help="Facing of the landing models, degrees "
+                                                                  "(default: the scenario's, else 0).")] = None,
     inertial_guidance: Annotated[bool, typer.Option("--inertial-guidance", help="HH2: the first model has an "
                                                                               "Inertial Guidance System.")] = False,
     json_out: JsonOpt = None,
@@ -345,7 +347,7 @@ def deepstrike(
         world = load_scenario(scenario)
         console = _console(json_out == "-")
         data, code = run_deepstrike(world, unit, at, ruleset, orientation, map_file, resolution, best, near, within,
-                                    n_sim, seed, console, inertial_guidance)
+                                    n_sim, seed, console, inertial_guidance, facing)
         _write_json(json_out, data, [scenario])
         return code
 

@@ -236,6 +236,48 @@ def test_oval_obstacles_are_bounded_inside_and_outside():
     assert P[25, 65] == pytest.approx(odds(st, xs[65], ys[25]).p_mishap, abs=1e-9)
 
 
+def _shaped_unit(bases: list[dict], facing: float):
+    data = scene_data(n=1, ovals=True)
+    data["armies"][0]["units"][0]["models"] = [{"base": b} for b in bases]
+    return make_setup(resolve(Scenario.model_validate(data)), "ds", facing_deg=facing)
+
+
+def test_hull_deep_striker_keeps_its_facing_and_true_shape():
+    """A hull (a Drop Pod-like 4" x 3" model) keeps the stated facing: its regions say mishap
+    exactly where the landing test with the true rotated rectangle does, and the facing matters."""
+    st = _shaped_unit([{"length_in": 4.0, "width_in": 3.0}], facing=30.0)
+    assert st.shapes[0].kind == "polygon" and not st.exact_bases
+    rs, ids = build_regions(st, dangerous=False)
+    pts = np.random.default_rng(5).uniform([-2, -2], [74, 50], (300, 2))
+    inside = rs.contains(pts[:, 0], pts[:, 1])
+    for (x, y), row in zip(pts, inside, strict=True):
+        land = judge_landing(st, float(x), float(y))
+        assert bool(row[0]) == land.mishap, (x, y, land.triggers)
+        for t in ("off_table", "impassable", "on_model", "enemy_within_1"):
+            assert bool(row[ids[f"trigger:{t}"]]) == (t in land.triggers), (x, y, t)
+    # extent towards the left edge: half-length 2 along the facing, half-width 1.5 across it;
+    # at 30 degrees 2 cos 30 + 1.5 sin 30 = 2.482", at 90 degrees 1.5"
+    assert "off_table" in judge_landing(st, 2.4, 24.0).triggers
+    assert "off_table" not in judge_landing(st, 2.49, 24.0).triggers
+    st90 = _shaped_unit([{"length_in": 4.0, "width_in": 3.0}], facing=90.0)
+    assert "off_table" not in judge_landing(st90, 1.6, 24.0).triggers
+
+
+def test_oval_deep_strikers_are_bracketed():
+    """Oval (75x42 mm) deep strikers facing 90 degrees: the outer regions contain every landing
+    the exact ellipse test calls a mishap, the inner ones only such landings."""
+    st = _shaped_unit([{"length_mm": 75, "width_mm": 42}] * 3, facing=90.0)
+    outer, _ = build_regions(st, dangerous=False, triggers=False)
+    inner, _ = build_regions(st, dangerous=False, triggers=False, ellipse="inner")
+    pts = np.random.default_rng(8).uniform([-2, -2], [74, 50], (200, 2))
+    o, i = outer.contains(pts[:, 0], pts[:, 1])[:, 0], inner.contains(pts[:, 0], pts[:, 1])[:, 0]
+    for (x, y), a, b in zip(pts, o, i, strict=True):
+        m = judge_landing(st, float(x), float(y)).mishap
+        assert (not b or m) and (not m or a), (x, y)
+    od = odds(st, 40.0, 12.0)
+    assert 0 < od.p_mishap < 1 and od.error_bound <= 1e-4
+
+
 # --------------------------------------------------------------------------- ring formation
 
 

@@ -81,12 +81,14 @@ def write_map(path: str, xs, ys, P, title: str) -> None:
 
 def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orientation: float, map_file: str | None,
                    resolution: float, best: bool, near: str | None, within: float | None, n_sim: int | None,
-                   seed: int, console: Console, inertial_guidance: bool = False) -> tuple[dict, int]:
+                   seed: int, console: Console, inertial_guidance: bool = False,
+                   facing: float | None = None) -> tuple[dict, int]:
     """Compute and print; return the JSON data and the exit code."""
-    st = make_setup(world, unit, ruleset, orientation, inertial_guidance)
+    st = make_setup(world, unit, ruleset, orientation, inertial_guidance, facing)
     R = st.rules
     data: dict = {"ruleset": R.ruleset, "scenario": world.file, "unit": unit, "models": len(st.unit.models),
-                  "orientation_deg": orientation, "exact_bases": st.exact_bases, "error_bound": ERROR_BOUND}
+                  "orientation_deg": orientation, "facing_deg": st.facing_deg, "exact_bases": st.exact_bases,
+                  "error_bound": ERROR_BOUND}
     if R.procedure == "assault":
         return _run_assault(st, data, at, map_file, resolution, best, near, n_sim, seed, console)
     q = parse_point(near, "--near") if near is not None else None
@@ -102,7 +104,8 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
     console.print(f"[bold]Deep Strike[/bold] of {escape(st.unit.label)} ({len(st.unit.models)} models) "
                   f"under {R.ruleset}; formation orientation {orientation:g} deg")
     if not st.exact_bases:
-        console.print("[yellow]note:[/yellow] non-round bases stood in for by their circumscribed discs")
+        console.print(f"[yellow]interpretation:[/yellow] non-round models keep facing {st.facing_deg:g} deg and "
+                      "their true shape in the mishap tests; the rings are spaced by their circumscribed discs")
     if at is not None:
         x, y = parse_point(at, "--at")
         bf = world.scenario.battlefield

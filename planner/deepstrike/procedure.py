@@ -21,8 +21,13 @@ centre (:mod:`planner.deepstrike.regions`: closed-form crossing angles, error be
 extracted once per formation); single aim points the per-primitive reference engine; the tests
 compare the two. The regions are built from the same predicates the landing test uses
 (:mod:`planner.geometry.measure`), and the tests check that the two agree at random points.
-Non-round bases of the deep-striking unit are stood in for by their circumscribed disc
-(conservative; the report says ``exact_bases: false``). Oval *obstacle* models are bracketed by
+Non-round models of the deep-striking unit (ovals, hulls: e.g. Drop Pods) keep a stated facing
+(``facing_deg``: ``--facing``, default the scenario's facing of the first model, else 0) and
+their true shape in every mishap test: the regions are Minkowski sums of the obstacles with the
+reflected model shape (:func:`_add_sum`). Interpretation: the ring formation spaces them by
+their circumscribed discs (the text speaks of bases in contact in circles; for a non-round base
+the circumscribed disc is the spacing that never overlaps whatever the facing). Ovals on either
+side (obstacle or deep striker) are bracketed by
 an inner and an outer 256-sided polygon of the grown ellipse (:func:`grown_ellipse_bounds`): the
 outer odds are reported and the measured gap to the inner ones is added to ``error_bound``.
 """
@@ -34,7 +39,7 @@ from dataclasses import dataclass, field
 from importlib import import_module
 
 import numpy as np
-from shapely.geometry import Point, Polygon, box
+from shapely.geometry import MultiPoint, Point, Polygon, box
 
 from planner.deepstrike.formation import Formation, formation_radii, ring_formation
 from planner.deepstrike.regions import RegionSet
@@ -163,18 +168,22 @@ class DeepStrikeSetup:
     orientation_deg: float = 0.0
     radii: list[float] = field(default_factory=list)
     exact_bases: bool = True
+    """Every model of the unit has a round base (the ring formation's spacing is then exact)."""
     obstacles: list[Obstacle] = field(default_factory=list)
     impassable: dict[str, Polygon] = field(default_factory=dict)
     dangerous: dict[str, Polygon] = field(default_factory=dict)
     width: float = 72.0
     depth: float = 48.0
+    shapes: list[Footprint] = field(default_factory=list)
+    """Each model's true footprint at the origin with ``facing_deg`` (ovals and hulls keep their shape)."""
+    facing_deg: float = 0.0
 
     def formation(self, x: float, y: float) -> Formation:
         return ring_formation((x, y), self.radii, self.orientation_deg)
 
 
 def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientation_deg: float = 0.0,
-               inertial_guidance: bool = False) -> DeepStrikeSetup:
+               inertial_guidance: bool = False, facing_deg: float | None = None) -> DeepStrikeSetup:
     """Collect what a landing of ``unit_id`` is judged against.
 
     Raises
@@ -215,7 +224,13 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
         if TerrainTrait.DANGEROUS in t.traits or (rules.difficult_is_dangerous and TerrainTrait.DIFFICULT in t.traits):
             dang[t.id] = poly
     bf = world.scenario.battlefield
-    return DeepStrikeSetup(world, unit, rules, orientation_deg, radii, exact, obstacles, imp, dang, bf.width, bf.depth)
+    if facing_deg is None:  # the scenario's facing of the first model, else 0
+        facing_deg = float(unit.models[0].facing or 0.0)
+    if not math.isfinite(facing_deg):
+        raise ScenarioError("the facing must be a finite number of degrees", location="--facing", value=facing_deg)
+    shapes = [footprint(m.base, 0.0, 0.0, facing_deg) for m in unit.models]
+    return DeepStrikeSetup(world, unit, rules, orientation_deg, radii, exact, obstacles, imp, dang, bf.width, bf.depth,
+                           shapes, facing_deg)
 
 
 # --------------------------------------------------------------------------- one landing (checker predicates)
@@ -244,7 +259,7 @@ def _fmt(v: float) -> str:
 def judge_landing(st: DeepStrikeSetup, x: float, y: float) -> Landing:
     """The mishap test for one landing with the checker's exact predicates (first model at (x, y))."""
     form = st.formation(x, y)
-    fps = [Footprint("circle", cx, cy, r) for (cx, cy), r in zip(form.centres, form.radii, strict=True)]
+    fps = [S.moved(cx, cy) for (cx, cy), S in zip(form.centres, st.shapes, strict=True)]
     unit, R = st.unit, st.rules
     labels = [m.id for m in unit.models]
     findings: list[Finding] = []
@@ -296,7 +311,7 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float) -> Landing:
     worst = (math.inf, 0, None)
     for j, f in enumerate(fps):
         for tid, poly in st.impassable.items():
-            if poly.distance(Point(f.cx, f.cy)) > f.a + 1.0:
+            if poly.distance(Point(f.cx, f.cy)) > f.outer_radius + 1.0:
                 continue
             d = distance_to_polygon(f, poly)
             if d < worst[0]:
@@ -311,7 +326,7 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float) -> Landing:
     near = (math.inf, 0, None)
     for j, f in enumerate(fps):
         for o in st.obstacles:
-            if math.hypot(f.cx - o.fp.cx, f.cy - o.fp.cy) > f.a + o.fp.outer_radius + R.enemy_within_in + 1.0:
+            if math.hypot(f.cx - o.fp.cx, f.cy - o.fp.cy) > f.outer_radius + o.fp.outer_radius + R.enemy_within_in + 1.0:
                 continue
             if hit_model is None and overlaps(f, o.fp):
                 hit_model = (j, o.ref)
@@ -398,6 +413,57 @@ def _add_obstacle_fp(rs: RegionSet, fp: Footprint, grow: float, region: int, ox:
         rs.add_polygon_band(fp.verts, grow, region, -ox, -oy)
 
 
+def _convex_band(rs: RegionSet, v: np.ndarray, grow: float, region: int) -> None:
+    """A convex polygon grown by ``grow`` (the polygon whole, a capsule on every edge)."""
+    rs.add_convex(v, region)
+    if grow > 0:
+        n = len(v)
+        for i in range(n):
+            a, b = v[i], v[(i + 1) % n]
+            rs.add_capsule(a[0], a[1], b[0], b[1], grow, region)
+
+
+def _add_sum(rs: RegionSet, A, S: Footprint, grow: float, region: int, ox: float, oy: float,
+             ellipse: str = "outer") -> None:
+    """First-model centres c at which model shape ``S`` (placed at c + (ox, oy)) comes within
+    ``grow`` of ``A`` (a footprint or a terrain polygon): A (+) (-S) (+) disc(grow), shifted by
+    -(ox, oy). A round ``S`` is exact (``grow`` may be -T: strictly overlapping). Otherwise the
+    Minkowski sums of convex pieces are convex hulls of vertex sums; an oval ``S`` or ``A`` enters
+    by its outer or inner 256-gon (:func:`grown_ellipse_bounds`), and a negative ``grow`` (the
+    -T of "overlapping") is taken as 0 (a 1e-6" difference)."""
+    if S.kind == "circle":
+        if isinstance(A, Footprint):
+            if S.a + grow + (A.a if A.kind == "circle" else 0.0) > 0:
+                _add_obstacle_fp(rs, A, S.a + grow, region, ox, oy, ellipse)
+        else:
+            rs.add_polygon_band(list(A.exterior.coords)[:-1], S.a + grow, region, -ox, -oy)
+        return
+    if S.kind == "ellipse":
+        inner, outer = grown_ellipse_bounds(S, 0.0)
+        neg = -(outer if ellipse == "outer" else inner)
+    else:
+        neg = -np.asarray(S.verts, float)
+    shift = np.array([ox, oy])
+    g = max(0.0, grow)
+    if isinstance(A, Footprint) and A.kind == "circle":
+        _convex_band(rs, neg + np.array([A.cx, A.cy]) - shift, A.a + g, region)
+        return
+    if isinstance(A, Footprint):
+        if A.kind == "ellipse":
+            inner, outer = grown_ellipse_bounds(A, 0.0)
+            pieces = [outer if ellipse == "outer" else inner]
+        else:
+            pieces = [np.asarray(A.verts, float)]
+    else:
+        from planner.deepstrike.regions import ear_clip
+
+        pieces = ear_clip(list(A.exterior.coords)[:-1])
+    for piece in pieces:
+        sums = (np.asarray(piece)[:, None, :] + neg[None, :, :]).reshape(-1, 2)
+        hull = np.asarray(MultiPoint(sums).convex_hull.exterior.coords)[:-1] - shift
+        _convex_band(rs, hull, g, region)
+
+
 def build_regions(st: DeepStrikeSetup, *, within: tuple[float, float, float] | None = None,
                   dangerous: bool = True, triggers: bool = True,
                   ellipse: str = "outer") -> tuple[RegionSet, dict[str, int]]:
@@ -433,37 +499,41 @@ def build_regions(st: DeepStrikeSetup, *, within: tuple[float, float, float] | N
             out.append(ids[f"trigger:{trigger}"])
         return out
 
-    # off the table: model j is off when its centre is within e_j of an edge (e_j = r_j - T for
-    # 'partial', -T for 'centre'); the union over the models of half-planes is one half-plane per edge
-    es = [((r - T) if R.off_table_rule == "partial" else -T, ox, oy) for (ox, oy), r in zip(offs, form.radii,
-                                                                                              strict=True)]
+    # off the table: model j is off when its centre is within e_j of an edge (e_j = its extent
+    # towards that edge - T for 'partial', -T for 'centre'); the union over the models of
+    # half-planes is one half-plane per edge
+    def edge(ux: float, uy: float) -> list[float]:
+        return [(S.support(ux, uy) - T) if R.off_table_rule == "partial" else -T for S in st.shapes]
+
+    xs_ = [ox for ox, _ in offs]
+    ys_ = [oy for _, oy in offs]
+    left, right, low, high = edge(-1, 0), edge(1, 0), edge(0, -1), edge(0, 1)
     for reg in both("off_table"):
-        rs.add_rect(-_BIG, -_BIG, max(e - ox for e, ox, _ in es), _BIG, reg)
-        rs.add_rect(min(st.width - e - ox for e, ox, _ in es), -_BIG, _BIG, _BIG, reg)
-        rs.add_rect(-_BIG, -_BIG, _BIG, max(e - oy for e, _, oy in es), reg)
-        rs.add_rect(-_BIG, min(st.depth - e - oy for e, _, oy in es), _BIG, _BIG, reg)
-    for (ox, oy), r in zip(offs, form.radii, strict=True):
+        rs.add_rect(-_BIG, -_BIG, max(e - ox for e, ox in zip(left, xs_, strict=True)), _BIG, reg)
+        rs.add_rect(min(st.width - e - ox for e, ox in zip(right, xs_, strict=True)), -_BIG, _BIG, _BIG, reg)
+        rs.add_rect(-_BIG, -_BIG, _BIG, max(e - oy for e, oy in zip(low, ys_, strict=True)), reg)
+        rs.add_rect(-_BIG, min(st.depth - e - oy for e, oy in zip(high, ys_, strict=True)), _BIG, _BIG, reg)
+    for (ox, oy), S in zip(offs, st.shapes, strict=True):
         for poly in st.impassable.values():
-            verts = list(poly.exterior.coords)[:-1]
             for reg in both("impassable"):
-                rs.add_polygon_band(verts, r - T, reg, -ox, -oy)
+                _add_sum(rs, poly, S, -T, reg, ox, oy, ellipse)
         for o in st.obstacles:
             # an enemy's "on a model" set lies inside its "within 1 inch" set: in the unions
             # (mishap, dangerous-or-mishap, within-or-mishap) only the larger one is needed
             on_model = [ids["trigger:on_model"]] if (o.enemy and triggers) else ([] if o.enemy else both("on_model"))
             for reg in on_model:
-                _add_obstacle_fp(rs, o.fp, r - T, reg, ox, oy, ellipse)
+                _add_sum(rs, o.fp, S, -T, reg, ox, oy, ellipse)
             if o.enemy:
                 for reg in both("enemy_within_1"):
-                    _add_obstacle_fp(rs, o.fp, r + R.enemy_within_in + T, reg, ox, oy, ellipse)
+                    _add_sum(rs, o.fp, S, R.enemy_within_in + T, reg, ox, oy, ellipse)
     if dangerous and st.dangerous:
-        for m, (ox, oy), r in zip(st.unit.models, offs, form.radii, strict=True):
+        for m, (ox, oy), S in zip(st.unit.models, offs, st.shapes, strict=True):
             for poly in st.dangerous.values():
-                rs.add_polygon_band(list(poly.exterior.coords)[:-1], r + T, ids[f"dangerous:{m.id}"], -ox, -oy)
+                _add_sum(rs, poly, S, T, ids[f"dangerous:{m.id}"], ox, oy, ellipse)
     if within is not None:
         qx, qy, dist = within
-        for (ox, oy), r in zip(offs, form.radii, strict=True):
-            rs.add_disc(qx - ox, qy - oy, dist + r + T, ids["within"])
+        for (ox, oy), S in zip(offs, st.shapes, strict=True):
+            _add_sum(rs, Footprint("circle", qx, qy, 0.0), S, dist + T, ids["within"], ox, oy, ellipse)
     return rs, ids
 
 
@@ -500,7 +570,7 @@ class Odds:
 
 
 def _has_ovals(st: DeepStrikeSetup) -> bool:
-    return any(o.fp.kind == "ellipse" for o in st.obstacles)
+    return any(o.fp.kind == "ellipse" for o in st.obstacles) or any(S.kind == "ellipse" for S in st.shapes)
 
 
 def _odds_from(st: DeepStrikeSetup, x: float, y: float, within, ellipse: str) -> Odds:
@@ -566,7 +636,7 @@ def heat_map(st: DeepStrikeSetup, resolution: float = 1.0, *,
     if _has_ovals(st):
         reach = (max(d for d, _ in st.rules.scatter_distances()) + st.formation(0.0, 0.0).extent
                  + st.rules.enemy_within_in + 0.1)
-        near = np.zeros(X.shape, dtype=bool)
+        near = np.full(X.shape, any(S.kind == "ellipse" for S in st.shapes))
         for o in st.obstacles:
             if o.fp.kind == "ellipse":
                 near |= np.hypot(X - o.fp.cx, Y - o.fp.cy) <= reach + o.fp.outer_radius
