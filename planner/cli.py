@@ -360,6 +360,10 @@ def deepstrike(
                                                                            "--near.")] = None,
     n_sim: Annotated[int | None, typer.Option("--simulate", min=1, max=10_000_000, help="Replay N times.")] = None,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Random seed for --simulate.")] = 0,
+    facing: Annotated[float | None, typer.Option("--facing", help="Facing of the landing models, degrees "
+                                                                  "(default: the scenario's, else 0).")] = None,
+    inertial_guidance: Annotated[bool, typer.Option("--inertial-guidance", help="HH2: the first model has an "
+                                                                              "Inertial Guidance System.")] = False,
     json_out: JsonOpt = None,
     render_out: Annotated[str | None, typer.Option("--render", help="Draw the battlefield with the heat map to "
                                                                      "FILE.svg or FILE.png.")] = None,
@@ -389,7 +393,7 @@ def deepstrike(
             data, code = {"scenario": world.file, "unit": unit}, 0  # only the picture was asked for
         else:
             data, code = run_deepstrike(world, unit, at, ruleset, orientation, map_file, resolution, best, near,
-                                        within, n_sim, seed, console)
+                                        within, n_sim, seed, console, inertial_guidance, facing)
         if render_out is not None:
             from planner.render.command import render_deepstrike
 

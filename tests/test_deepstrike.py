@@ -212,6 +212,72 @@ def test_full_heat_map_matches_odds():
         assert P[j, i] == pytest.approx(odds(st, xs[i], ys[j]).p_mishap, abs=1e-9)
 
 
+def test_oval_obstacles_are_bounded_inside_and_outside():
+    """Oval enemy bikes: the outer and inner polygons bracket the grown ellipse (exact maths of
+    measure.py), the odds carry the measured gap in their error bound, and a replay judged by
+    the checker's exact ellipse predicates agrees within 4 standard errors."""
+    from planner.deepstrike.procedure import grown_ellipse_bounds
+    from planner.geometry.shapes import Footprint, signed_distance
+
+    st = make_setup(scene(ovals=True, n=3), "ds")
+    bike = next(o.fp for o in st.obstacles if o.fp.kind == "ellipse")
+    inner, outer = grown_ellipse_bounds(bike, 1.5)
+    for (x, y) in inner:  # inner vertices lie on the grown ellipse
+        assert signed_distance(Footprint("circle", x, y, 1e-9), bike) == pytest.approx(1.5, abs=1e-7)
+    for (x, y) in outer:  # outer vertices lie outside it
+        assert signed_distance(Footprint("circle", x, y, 1e-9), bike) >= 1.5 - 1e-9
+    o = odds(st, 66.0, 26.0)
+    assert 0 < o.p_mishap < 1 and 2e-6 < o.error_bound <= 1e-4
+    s = simulate(st, 66.0, 26.0, 500, seed=5, use_checker=True)
+    se = math.sqrt(o.p_mishap * (1 - o.p_mishap) / s.n)
+    assert abs(s.p_mishap - o.p_mishap) <= 4 * se + o.error_bound
+    xs, ys, P, bound = heat_map(st, 1.0, with_bound=True)
+    assert bound <= 1e-4
+    assert P[25, 65] == pytest.approx(odds(st, xs[65], ys[25]).p_mishap, abs=1e-9)
+
+
+def _shaped_unit(bases: list[dict], facing: float):
+    data = scene_data(n=1, ovals=True)
+    data["armies"][0]["units"][0]["models"] = [{"base": b} for b in bases]
+    return make_setup(resolve(Scenario.model_validate(data)), "ds", facing_deg=facing)
+
+
+def test_hull_deep_striker_keeps_its_facing_and_true_shape():
+    """A hull (a Drop Pod-like 4" x 3" model) keeps the stated facing: its regions say mishap
+    exactly where the landing test with the true rotated rectangle does, and the facing matters."""
+    st = _shaped_unit([{"length_in": 4.0, "width_in": 3.0}], facing=30.0)
+    assert st.shapes[0].kind == "polygon" and not st.exact_bases
+    rs, ids = build_regions(st, dangerous=False)
+    pts = np.random.default_rng(5).uniform([-2, -2], [74, 50], (300, 2))
+    inside = rs.contains(pts[:, 0], pts[:, 1])
+    for (x, y), row in zip(pts, inside, strict=True):
+        land = judge_landing(st, float(x), float(y))
+        assert bool(row[0]) == land.mishap, (x, y, land.triggers)
+        for t in ("off_table", "impassable", "on_model", "enemy_within_1"):
+            assert bool(row[ids[f"trigger:{t}"]]) == (t in land.triggers), (x, y, t)
+    # extent towards the left edge: half-length 2 along the facing, half-width 1.5 across it;
+    # at 30 degrees 2 cos 30 + 1.5 sin 30 = 2.482", at 90 degrees 1.5"
+    assert "off_table" in judge_landing(st, 2.4, 24.0).triggers
+    assert "off_table" not in judge_landing(st, 2.49, 24.0).triggers
+    st90 = _shaped_unit([{"length_in": 4.0, "width_in": 3.0}], facing=90.0)
+    assert "off_table" not in judge_landing(st90, 1.6, 24.0).triggers
+
+
+def test_oval_deep_strikers_are_bracketed():
+    """Oval (75x42 mm) deep strikers facing 90 degrees: the outer regions contain every landing
+    the exact ellipse test calls a mishap, the inner ones only such landings."""
+    st = _shaped_unit([{"length_mm": 75, "width_mm": 42}] * 3, facing=90.0)
+    outer, _ = build_regions(st, dangerous=False, triggers=False)
+    inner, _ = build_regions(st, dangerous=False, triggers=False, ellipse="inner")
+    pts = np.random.default_rng(8).uniform([-2, -2], [74, 50], (200, 2))
+    o, i = outer.contains(pts[:, 0], pts[:, 1])[:, 0], inner.contains(pts[:, 0], pts[:, 1])[:, 0]
+    for (x, y), a, b in zip(pts, o, i, strict=True):
+        m = judge_landing(st, float(x), float(y)).mishap
+        assert (not b or m) and (not m or a), (x, y)
+    od = odds(st, 40.0, 12.0)
+    assert 0 < od.p_mishap < 1 and od.error_bound <= 1e-4
+
+
 # --------------------------------------------------------------------------- ring formation
 
 
@@ -264,9 +330,42 @@ def test_check_refuses_ruleset_without_checker():
         check_deployment(_world("wh40k7"))
 
 
-def test_hh2_has_no_deepstrike_procedure_here():
-    with pytest.raises(ScenarioError, match="no Deep Strike procedure"):
-        deepstrike_rules("hh2")
+def test_inertial_guidance_is_hh2_only():
+    with pytest.raises(ScenarioError, match="Inertial Guidance"):
+        deepstrike_rules("wh40k7", inertial_guidance=True)
+    assert deepstrike_rules("hh2", inertial_guidance=True).scale == 0.5
+    assert deepstrike_rules("hh2").procedure == "assault"
+
+
+def _closed_form_relocation(gap: float, scale: float) -> float:
+    """P(the first model ends within 1" of the left edge) on an empty table, aimed with its
+    edge-trigger margin ``gap``: an arrow with 2D6 = s moves it s * scale; uniform theta."""
+    total = 0.0
+    for a, b in itertools.product(range(1, 7), repeat=2):
+        d = (a + b) * scale
+        if d > gap:
+            total += math.acos(gap / d) / math.pi / 36
+    return (2 / 3) * total
+
+
+@pytest.mark.parametrize("igs", [False, True])
+def test_hh2_deep_strike_assault_edge_closed_form(igs):
+    from planner.deepstrike.assault import assault_odds
+
+    st = make_setup(_world("hh2"), "ds", inertial_guidance=igs)
+    lim = R25 + 1.0 + 1e-6  # the relocation band: the centre within r + 1" (+ tolerance) of the edge
+    o = assault_odds(st, 3.0, 24.0)
+    assert o.p_relocated == pytest.approx(_closed_form_relocation(3.0 - lim, 0.5 if igs else 1.0), abs=1e-6)
+    assert o.triggers["hh2.deepstrike_assault.edge_within_1"] == pytest.approx(o.p_relocated, abs=1e-12)
+    assert o.p_disordered == pytest.approx((1 / 6) ** 2 if igs else 1 / 6)
+    if igs:  # the IGS correction: base partly off the table, centre within r of the edge
+        assert o.p_igs_correction == pytest.approx(_closed_form_relocation(3.0 - R25 + 1e-6, 0.5), abs=1e-6)
+        assert any("interpretation" not in n and "IGS" in n for n in o.interpretations)
+    # the first model must be placed at least 1" from the edge
+    with pytest.raises(ScenarioError, match="at least 1"):
+        assault_odds(st, 1.2, 24.0)
+    s = simulate(st, 3.0, 24.0, 100_000, seed=9)
+    assert abs(s.p_mishap - o.p_relocated) <= 4 * s.se_mishap
 
 
 # --------------------------------------------------------------------------- command line
@@ -290,6 +389,24 @@ def test_cli_deepstrike(tmp_path):
     chk = subprocess.run([sys.executable, "-m", "planner", "check", str(path)], capture_output=True, text=True,
                          timeout=60)
     assert chk.returncode == 2 and "deepstrike" in chk.stderr
+
+
+def test_cli_hh2_deep_strike_assault(tmp_path):
+    path = tmp_path / "ds.yaml"
+    path.write_text(yaml.safe_dump(scene_data("hh2", n=3, ovals=False)), encoding="utf-8")
+    out = tmp_path / "r.json"
+    p = subprocess.run([sys.executable, "-m", "planner", "deepstrike", str(path), "--unit", "ds", "--at", "36,30",
+                        "--inertial-guidance", "--json", str(out)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    o = json.loads(out.read_text())["assault_odds"]
+    assert o["inertial_guidance"] and 0 < o["p_relocated"] < 1 and o["p_igs_correction"] is not None
+    assert "relocates" in p.stdout and "interpretation" in p.stdout
+    bad = subprocess.run([sys.executable, "-m", "planner", "deepstrike", str(path), "--unit", "ds", "--at", "0.5,30"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "at least 1" in bad.stderr
+    igs7 = subprocess.run([sys.executable, "-m", "planner", "deepstrike", str(path), "--unit", "ds", "--at", "36,30",
+                           "--ruleset", "wh40k7", "--inertial-guidance"], capture_output=True, text=True, timeout=60)
+    assert igs7.returncode == 2 and "Inertial Guidance" in igs7.stderr
 
 
 def test_only_a_deep_strike_unit_in_reserve_can_deep_strike():

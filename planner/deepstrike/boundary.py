@@ -147,9 +147,29 @@ def _cells(box, x0, y0, cell):
     return k, (np.repeat(j0, n) + r // ww) * 1_000_003 + np.repeat(i0, n) + r % ww
 
 
-def _box_overlap_pairs(a: np.ndarray, b: np.ndarray, same: bool, cell: float = 1.0):
-    """Index pairs (i, j) of boxes a[i], b[j] that overlap (i != j when ``same``): a grid hash of
-    ``cell``-inch cells for the small boxes, every pair for the few big ones."""
+def _box_overlap_pairs(a: np.ndarray, b: np.ndarray, same: bool):
+    """Index pairs (i, j) of boxes a[i], b[j] that overlap (i != j when ``same``): tiny boxes
+    (at most 0.25") are hashed among themselves on 0.25" cells, the rest on 2" cells."""
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros(0, int), np.zeros(0, int)
+    sa = np.maximum(a[:, 2] - a[:, 0], a[:, 3] - a[:, 1]) <= 0.25
+    sb = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) <= 0.25
+    out_i, out_j = [], []
+    for ma, mb, cell in ((sa, sb, 0.25), (sa, ~sb, 2.0), (~sa, np.ones(len(b), bool), 2.0)):
+        ia, ib = np.nonzero(ma)[0], np.nonzero(mb)[0]
+        i, j = _hash_pairs(a[ia], b[ib], cell)
+        out_i.append(ia[i])
+        out_j.append(ib[j])
+    i, j = np.concatenate(out_i), np.concatenate(out_j)
+    if same:
+        keep = i != j
+        i, j = i[keep], j[keep]
+    return i, j
+
+
+def _hash_pairs(a: np.ndarray, b: np.ndarray, cell: float):
+    """Overlapping box pairs through a grid hash of ``cell``-inch cells (every pair for boxes
+    more than 16 cells long)."""
     if len(a) == 0 or len(b) == 0:
         return np.zeros(0, int), np.zeros(0, int)
     lim = 16 * cell
@@ -171,7 +191,7 @@ def _box_overlap_pairs(a: np.ndarray, b: np.ndarray, same: bool, cell: float = 1
         pos = np.repeat(lo, cnt) + np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
         pb = kb[pos]
         key = np.sort(pa.astype(np.int64) * len(ib) + pb)
-        key = key[np.concatenate([[True], key[1:] != key[:-1]])]
+        key = key[np.concatenate([[True], key[1:] != key[:-1]])] if len(key) else key
         out_i.append(ia[key // len(ib)])
         out_j.append(ib[key % len(ib)])
     for sel_a, sel_b in ((np.nonzero(abig)[0], np.arange(len(b))), (np.nonzero(~abig)[0], np.nonzero(bbig)[0])):
@@ -182,8 +202,6 @@ def _box_overlap_pairs(a: np.ndarray, b: np.ndarray, same: bool, cell: float = 1
     i = np.concatenate(out_i) if out_i else np.zeros(0, int)
     j = np.concatenate(out_j) if out_j else np.zeros(0, int)
     keep = ((a[i, 0] <= b[j, 2]) & (b[j, 0] <= a[i, 2]) & (a[i, 1] <= b[j, 3]) & (b[j, 1] <= a[i, 3]))
-    if same:
-        keep &= i != j
     return i[keep], j[keep]
 
 
@@ -245,6 +263,49 @@ class _PolyGroup:
         return np.all((s < -margin) | ~self.valid[k], axis=-1)
 
 
+class _BigPolyGroup:
+    """Convex counter-clockwise polygons of many vertices: a point is tested against the edge of
+    its angular sector about an inside point and that edge's two neighbours (enough: the
+    margins used, 0 and 1e-9", are far below any edge's length)."""
+
+    def __init__(self, polys: list[np.ndarray]):
+        self.polys = polys
+        self.ctr = np.array([p.mean(axis=0) for p in polys]).reshape(-1, 2)
+        keys, V, W, start, cnt = [], [], [], [], []
+        off = 0
+        for i, p in enumerate(polys):
+            ang = np.mod(np.arctan2(p[:, 1] - self.ctr[i, 1], p[:, 0] - self.ctr[i, 0]), TWO_PI)
+            r = int(np.argmin(ang))
+            p = np.roll(p, -r, axis=0)
+            ang = np.roll(ang, -r)
+            keys.append(i * 8.0 + ang)
+            V.append(p)
+            W.append(np.roll(p, -1, axis=0))
+            start.append(off)
+            cnt.append(len(p))
+            off += len(p)
+        self.keys = np.concatenate(keys)
+        V, W = np.vstack(V), np.vstack(W)
+        E = W - V
+        ln = np.hypot(E[:, 0], E[:, 1])
+        ln = np.where(ln > 0, ln, 1.0)
+        self.nx, self.ny = E[:, 1] / ln, -E[:, 0] / ln
+        self.c = self.nx * V[:, 0] + self.ny * V[:, 1]
+        self.start, self.cnt = np.array(start), np.array(cnt)
+
+    def inside(self, px, py, k, margin: float):
+        ang = np.mod(np.arctan2(py - self.ctr[k, 1], px - self.ctr[k, 0]), TWO_PI)
+        e = np.searchsorted(self.keys, k * 8.0 + ang, side="right") - 1
+        e = np.clip(e, self.start[k], self.start[k] + self.cnt[k] - 1)  # before the first vertex: the last edge
+        before = k * 8.0 + ang < self.keys[self.start[k]]
+        e = np.where(before, self.start[k] + self.cnt[k] - 1, e)
+        ok = np.ones(len(k), dtype=bool)
+        for sh in (-1, 0, 1):
+            ee = self.start[k] + np.mod(e - self.start[k] + sh, self.cnt[k])
+            ok &= self.nx[ee] * px + self.ny[ee] * py - self.c[ee] < -margin
+        return ok
+
+
 class Primitives:
     """Discs ``(x, y, R)`` and convex counter-clockwise polygons (padded arrays, grouped by
     size), with the strict membership tests of :class:`planner.deepstrike.regions.RegionSet`."""
@@ -254,12 +315,14 @@ class Primitives:
         polys = [np.asarray(p, float) for p in polys]
         n = len(polys)
         size = np.array([max(4, 1 << int(math.ceil(math.log2(len(p))))) for p in polys], dtype=int)
-        self.groups: list[_PolyGroup] = []
+        size = np.where(size > 16, 1 << 30, size)
+        self.groups: list[_PolyGroup | _BigPolyGroup] = []
         self.gof = np.zeros(n, dtype=int)
         self.lof = np.zeros(n, dtype=int)
         for gi, k in enumerate(sorted(set(size.tolist()))):
             idx = np.nonzero(size == k)[0]
-            self.groups.append(_PolyGroup([polys[i] for i in idx], k))
+            sel = [polys[i] for i in idx]
+            self.groups.append(_BigPolyGroup(sel) if k == 1 << 30 else _PolyGroup(sel, k))
             self.gof[idx] = gi
             self.lof[idx] = np.arange(len(idx))
         self.n_polys = n

@@ -81,12 +81,16 @@ def write_map(path: str, xs, ys, P, title: str) -> None:
 
 def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orientation: float, map_file: str | None,
                    resolution: float, best: bool, near: str | None, within: float | None, n_sim: int | None,
-                   seed: int, console: Console) -> tuple[dict, int]:
+                   seed: int, console: Console, inertial_guidance: bool = False,
+                   facing: float | None = None) -> tuple[dict, int]:
     """Compute and print; return the JSON data and the exit code."""
-    st = make_setup(world, unit, ruleset, orientation)
+    st = make_setup(world, unit, ruleset, orientation, inertial_guidance, facing)
     R = st.rules
     data: dict = {"ruleset": R.ruleset, "scenario": world.file, "unit": unit, "models": len(st.unit.models),
-                  "orientation_deg": orientation, "exact_bases": st.exact_bases, "error_bound": ERROR_BOUND}
+                  "orientation_deg": orientation, "facing_deg": st.facing_deg, "exact_bases": st.exact_bases,
+                  "error_bound": ERROR_BOUND}
+    if R.procedure == "assault":
+        return _run_assault(st, data, at, map_file, resolution, best, near, n_sim, seed, console)
     q = parse_point(near, "--near") if near is not None else None
     wgoal = (q[0], q[1], within if within is not None else 0.0) if q is not None else None
     if within is not None and q is None:
@@ -100,7 +104,8 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
     console.print(f"[bold]Deep Strike[/bold] of {escape(st.unit.label)} ({len(st.unit.models)} models) "
                   f"under {R.ruleset}; formation orientation {orientation:g} deg")
     if not st.exact_bases:
-        console.print("[yellow]note:[/yellow] non-round bases stood in for by their circumscribed discs")
+        console.print(f"[yellow]interpretation:[/yellow] non-round models keep facing {st.facing_deg:g} deg and "
+                      "their true shape in the mishap tests; the rings are spaced by their circumscribed discs")
     if at is not None:
         x, y = parse_point(at, "--at")
         bf = world.scenario.battlefield
@@ -131,11 +136,13 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         _print_odds(console, b.odds, R.scatter, f"best ({b.x:.2f}, {b.y:.2f})")
     if map_file is not None:
         t0 = time.perf_counter()
-        xs, ys, P = heat_map(st, resolution)
+        xs, ys, P, bound = heat_map(st, resolution, with_bound=True)
         dt = time.perf_counter() - t0
         write_map(map_file, xs, ys, P, f"P(mishap): {st.unit.label}, {R.ruleset}")
-        data["map"] = {"file": map_file, "resolution": resolution, "cells": int(P.size), "seconds": dt}
-        console.print(f"Wrote the mishap heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s) to {map_file}")
+        data["map"] = {"file": map_file, "resolution": resolution, "cells": int(P.size), "seconds": dt,
+                       "error_bound": bound}
+        console.print(f"Wrote the mishap heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s, error <= "
+                      f"{bound:.1g}) to {map_file}")
     return data, code
 
 
@@ -157,3 +164,55 @@ def _print_odds(console: Console, o, scatter: bool, title: str) -> None:
     console.print(t)
     if scatter:
         console.print(f"exact over the scatter die and 2D6; direction: closed-form arcs, error <= {o.error_bound:g}")
+
+
+def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, seed, console: Console):
+    """HH2 Deep Strike Assault: the first model's odds (:mod:`planner.deepstrike.assault`)."""
+    from planner.deepstrike.assault import assault_odds
+
+    if best or near is not None:
+        raise ScenarioError("--best and --near need a ruleset with a Mishap table (wh40k5, wh40k7)",
+                            location="--best" if best else "--near")
+    if at is None and map_file is None:
+        raise ScenarioError("give --at X,Y (the aim point) or --map FILE", location="--at")
+    igs = st.rules.scale < 1.0
+    console.print(f"[bold]Deep Strike Assault[/bold] (HH2) of {escape(st.unit.label)}: the first model"
+                  + (", Inertial Guidance System (scatter halved)" if igs else ""))
+    data["inertial_guidance"] = igs
+    if at is not None:
+        x, y = parse_point(at, "--at")
+        bf = st.world.scenario.battlefield
+        if not (0.0 <= x <= bf.width and 0.0 <= y <= bf.depth):
+            raise ScenarioError(f"the aim point must be on the {bf.width:g}\" x {bf.depth:g}\" battlefield",
+                                location="--at", value=at)
+        o = assault_odds(st, x, y)
+        data["assault_odds"] = asdict(o)
+        t = RichTable(title=f"Deep Strike Assault odds, aim ({x:g}, {y:g})")
+        t.add_column("outcome")
+        t.add_column("probability", justify="right")
+        t.add_row("first model stays where it scattered", f"{o.p_stays:.4f}")
+        t.add_row('within 1" of enemy/edge/Impassable: the opponent relocates it (up to 18")', f"{o.p_relocated:.4f}")
+        for k, v in o.triggers.items():
+            t.add_row(f"  trigger {k}", f"{v:.4f}")
+        if o.p_igs_correction is not None:
+            t.add_row("  IGS minimum-distance correction needed", f"{o.p_igs_correction:.4f}")
+        t.add_row(f"Disordered (D6 {'/'.join(map(str, o.disordered_on))}{', re-rolled' if igs else ''})",
+                  f"{o.p_disordered:.4f}")
+        console.print(t)
+        for note in o.interpretations:
+            console.print(f"  interpretation: {escape(note)}")
+        console.print(f"exact over the scatter die and 2D6; direction: closed-form arcs, error <= {o.error_bound:.1g}")
+        if n_sim:
+            s = simulate(st, x, y, n_sim, seed)
+            data["simulation"] = {"n": s.n, "seed": s.seed, "p_relocated": s.p_mishap, "se": s.se_mishap}
+            console.print(f"Simulation: {n_sim} replays (seed {seed}): P(relocated) = {s.p_mishap:.4f} "
+                          f"+/- {s.se_mishap:.4f} (1 s.e.); exact {o.p_relocated:.4f}")
+    if map_file is not None:
+        t0 = time.perf_counter()
+        xs, ys, P, bound = heat_map(st, resolution, with_bound=True)
+        dt = time.perf_counter() - t0
+        write_map(map_file, xs, ys, P, f"P(relocated): {st.unit.label}, hh2")
+        data["map"] = {"file": map_file, "resolution": resolution, "cells": int(P.size), "seconds": dt,
+                       "error_bound": bound, "value": "p_relocated"}
+        console.print(f"Wrote the relocation heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s) to {map_file}")
+    return data, 0

@@ -5,8 +5,10 @@ the first, forming a circle around it; when the first circle is complete, a furt
 circle, each model touching the circle inside it; each circle must include as many models as
 will fit". Shared by the landing test and the odds (:mod:`planner.deepstrike.procedure`).
 
-Exact construction (round bases; a base that is not round is stood in for by its circumscribed
-disc, a conservative choice: it can only be farther out than the real base would be):
+Exact construction (round bases). Interpretation for a base that is not round (an oval, a hull
+such as a Drop Pod): the rings are spaced by its circumscribed disc, so that no two models
+overlap whatever their facing; the mishap tests then use the true shape at the stated facing
+(:mod:`planner.deepstrike.procedure`).
 
 - Ring 0 is the first model, radius ``r0``, at ``first_centre``.
 - Ring k (k >= 1) is built around the *envelope* of ring k-1: the outer boundary of the union of

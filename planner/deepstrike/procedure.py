@@ -15,12 +15,21 @@ enemy model). Dangerous terrain: a base on or touching a difficult (or dangerous
 
 Odds: exact over the HIT faces (1/3) and the 36 outcomes of 2D6; over the direction each
 probability is the angle-measure of the scatter circle inside a region of the first model's
-centre (:mod:`planner.deepstrike.regions`: closed-form crossing angles, error below 2e-6, well
-inside the documented bound ``ERROR_BOUND`` = 1e-4). The regions are built from the same
-predicates the landing test uses (:mod:`planner.geometry.measure`), and the tests check that the
-two agree at random points. Non-round bases of the deep-striking unit are stood in for by their
-circumscribed disc (conservative; the report says ``exact_bases: false``); oval *obstacle* models
-by a circumscribed 64-gon.
+centre (:mod:`planner.deepstrike.regions`: closed-form crossing angles, error below 2e-6
+(``NUMERIC_ERROR``), well inside the documented bound ``ERROR_BOUND`` = 1e-4). Maps and
+``--best`` use the boundary engine (:mod:`planner.deepstrike.boundary`: the region's boundary is
+extracted once per formation); single aim points the per-primitive reference engine; the tests
+compare the two. The regions are built from the same predicates the landing test uses
+(:mod:`planner.geometry.measure`), and the tests check that the two agree at random points.
+Non-round models of the deep-striking unit (ovals, hulls: e.g. Drop Pods) keep a stated facing
+(``facing_deg``: ``--facing``, default the scenario's facing of the first model, else 0) and
+their true shape in every mishap test: the regions are Minkowski sums of the obstacles with the
+reflected model shape (:func:`_add_sum`). Interpretation: the ring formation spaces them by
+their circumscribed discs (the text speaks of bases in contact in circles; for a non-round base
+the circumscribed disc is the spacing that never overlaps whatever the facing). Ovals on either
+side (obstacle or deep striker) are bracketed by
+an inner and an outer 256-sided polygon of the grown ellipse (:func:`grown_ellipse_bounds`): the
+outer odds are reported and the measured gap to the inner ones is added to ``error_bound``.
 """
 
 from __future__ import annotations
@@ -30,7 +39,7 @@ from dataclasses import dataclass, field
 from importlib import import_module
 
 import numpy as np
-from shapely.geometry import Point, Polygon, box
+from shapely.geometry import MultiPoint, Point, Polygon, box
 
 from planner.deepstrike.formation import Formation, formation_radii, ring_formation
 from planner.deepstrike.regions import RegionSet
@@ -50,7 +59,9 @@ from planner.units import TOLERANCE_IN
 from planner.world import UnitInfo, World
 
 ERROR_BOUND = 1e-4
-"""Documented bound on the numerical (direction) error of every probability reported."""
+"""Documented bound on the error of every probability reported."""
+NUMERIC_ERROR = 2e-6
+"""Bound on the floating-point error of the arc measure (see :mod:`planner.deepstrike.regions`)."""
 
 TRIGGERS = ("off_table", "impassable", "on_model", "enemy_within_1")
 _BIG = 1000.0
@@ -74,6 +85,8 @@ class DeepStrikeRules:
     difficult_is_dangerous: bool = True
     mishap_table: tuple[tuple[int, int, str], ...] = ()
     more_than_in: float | None = None
+    procedure: str = "mishap"
+    """``mishap`` (5th/7th), ``arrival`` (10th/11th), ``assault`` (HH2 Deep Strike Assault)."""
 
     def rule_id(self, what: str) -> str:
         return f"{self.ruleset}.deepstrike.{what}"
@@ -97,15 +110,22 @@ class DeepStrikeRules:
         return out
 
 
-def deepstrike_rules(ruleset: str) -> DeepStrikeRules:
+def deepstrike_rules(ruleset: str, inertial_guidance: bool = False) -> DeepStrikeRules:
     """The Deep Strike rules of a ruleset id or alias.
+
+    ``inertial_guidance`` (HH2 only, RULES.md §1.4): the first model's scatter distance is halved
+    (:data:`planner.rules.hh2.INERTIAL_GUIDANCE_SCATTER_FACTOR`).
 
     Raises
     ------
     ScenarioError
-        If the ruleset has no Deep Strike procedure here (HH2's Deep Strike Assault is data only).
+        If the ruleset has no Deep Strike procedure here, or Inertial Guidance is asked for
+        outside HH2.
     """
     rs = find_ruleset(ruleset)
+    if inertial_guidance and rs.id != "hh2":
+        raise ScenarioError("an Inertial Guidance System is a Horus Heresy 2.0 rule (use --ruleset hh2)",
+                            location="--inertial-guidance", value=rs.id)
     if rs.id in ("wh40k5", "wh40k7"):
         m = import_module(f"planner.rules.{rs.id}")
         return DeepStrikeRules(rs.id, True, m.SCATTER_HIT_FACES / m.SCATTER_FACES, m.SCATTER_DICE,
@@ -113,10 +133,17 @@ def deepstrike_rules(ruleset: str) -> DeepStrikeRules:
                                m.BUILDINGS_IMPASSABLE, m.DIFFICULT_IS_DANGEROUS, m.MISHAP_TABLE)
     if rs.id in ("wh40k10", "wh40k11"):
         m = import_module(f"planner.rules.{rs.id}")
-        return DeepStrikeRules(rs.id, False, more_than_in=m.DEEP_STRIKE_MORE_THAN_IN)
-    raise ScenarioError(f"ruleset {rs.id!r} has no Deep Strike procedure in 'planner deepstrike' yet "
-                        "(supported: wh40k5, wh40k7, wh40k10, wh40k11; HH2 Deep Strike Assault is data only)",
-                        location="ruleset", value=ruleset)
+        return DeepStrikeRules(rs.id, False, more_than_in=m.DEEP_STRIKE_MORE_THAN_IN, procedure="arrival")
+    if rs.id == "hh2":
+        from planner.rules import hh2
+
+        # RULES.md §1.11: the scatter die (HIT on 2 of 6) and 2D6", the deep-strike scatter [I]
+        return DeepStrikeRules("hh2", True, 2 / 6, 2,
+                               hh2.INERTIAL_GUIDANCE_SCATTER_FACTOR if inertial_guidance else 1.0,
+                               enemy_within_in=hh2.DEEP_STRIKE_FIRST_MODEL_CLEAR_IN, difficult_is_dangerous=False,
+                               procedure="assault")
+    raise ScenarioError(f"ruleset {rs.id!r} has no Deep Strike procedure in 'planner deepstrike' "
+                        "(supported: wh40k5, wh40k7, wh40k10, wh40k11, hh2)", location="ruleset", value=ruleset)
 
 
 # --------------------------------------------------------------------------- the battlefield
@@ -141,17 +168,22 @@ class DeepStrikeSetup:
     orientation_deg: float = 0.0
     radii: list[float] = field(default_factory=list)
     exact_bases: bool = True
+    """Every model of the unit has a round base (the ring formation's spacing is then exact)."""
     obstacles: list[Obstacle] = field(default_factory=list)
     impassable: dict[str, Polygon] = field(default_factory=dict)
     dangerous: dict[str, Polygon] = field(default_factory=dict)
     width: float = 72.0
     depth: float = 48.0
+    shapes: list[Footprint] = field(default_factory=list)
+    """Each model's true footprint at the origin with ``facing_deg`` (ovals and hulls keep their shape)."""
+    facing_deg: float = 0.0
 
     def formation(self, x: float, y: float) -> Formation:
         return ring_formation((x, y), self.radii, self.orientation_deg)
 
 
-def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientation_deg: float = 0.0) -> DeepStrikeSetup:
+def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientation_deg: float = 0.0,
+               inertial_guidance: bool = False, facing_deg: float | None = None) -> DeepStrikeSetup:
     """Collect what a landing of ``unit_id`` is judged against.
 
     Raises
@@ -162,7 +194,7 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
     if unit_id not in world.units:
         raise ScenarioError(f"no unit with this id (units: {', '.join(world.units)})", file=world.file,
                             location="--unit", value=unit_id)
-    rules = deepstrike_rules(ruleset or world.scenario.ruleset)
+    rules = deepstrike_rules(ruleset or world.scenario.ruleset, inertial_guidance)
     unit = world.units[unit_id]
     if not math.isfinite(orientation_deg):
         raise ScenarioError("the orientation must be a finite number of degrees", location="--orientation",
@@ -192,7 +224,13 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
         if TerrainTrait.DANGEROUS in t.traits or (rules.difficult_is_dangerous and TerrainTrait.DIFFICULT in t.traits):
             dang[t.id] = poly
     bf = world.scenario.battlefield
-    return DeepStrikeSetup(world, unit, rules, orientation_deg, radii, exact, obstacles, imp, dang, bf.width, bf.depth)
+    if facing_deg is None:  # the scenario's facing of the first model, else 0
+        facing_deg = float(unit.models[0].facing or 0.0)
+    if not math.isfinite(facing_deg):
+        raise ScenarioError("the facing must be a finite number of degrees", location="--facing", value=facing_deg)
+    shapes = [footprint(m.base, 0.0, 0.0, facing_deg) for m in unit.models]
+    return DeepStrikeSetup(world, unit, rules, orientation_deg, radii, exact, obstacles, imp, dang, bf.width, bf.depth,
+                           shapes, facing_deg)
 
 
 # --------------------------------------------------------------------------- one landing (checker predicates)
@@ -221,7 +259,7 @@ def _fmt(v: float) -> str:
 def judge_landing(st: DeepStrikeSetup, x: float, y: float) -> Landing:
     """The mishap test for one landing with the checker's exact predicates (first model at (x, y))."""
     form = st.formation(x, y)
-    fps = [Footprint("circle", cx, cy, r) for (cx, cy), r in zip(form.centres, form.radii, strict=True)]
+    fps = [S.moved(cx, cy) for (cx, cy), S in zip(form.centres, st.shapes, strict=True)]
     unit, R = st.unit, st.rules
     labels = [m.id for m in unit.models]
     findings: list[Finding] = []
@@ -273,7 +311,7 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float) -> Landing:
     worst = (math.inf, 0, None)
     for j, f in enumerate(fps):
         for tid, poly in st.impassable.items():
-            if poly.distance(Point(f.cx, f.cy)) > f.a + 1.0:
+            if poly.distance(Point(f.cx, f.cy)) > f.outer_radius + 1.0:
                 continue
             d = distance_to_polygon(f, poly)
             if d < worst[0]:
@@ -288,7 +326,7 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float) -> Landing:
     near = (math.inf, 0, None)
     for j, f in enumerate(fps):
         for o in st.obstacles:
-            if math.hypot(f.cx - o.fp.cx, f.cy - o.fp.cy) > f.a + o.fp.outer_radius + R.enemy_within_in + 1.0:
+            if math.hypot(f.cx - o.fp.cx, f.cy - o.fp.cy) > f.outer_radius + o.fp.outer_radius + R.enemy_within_in + 1.0:
                 continue
             if hit_model is None and overlaps(f, o.fp):
                 hit_model = (j, o.ref)
@@ -334,17 +372,106 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float) -> Landing:
 # --------------------------------------------------------------------------- regions of the first model's centre
 
 
-def _add_obstacle_fp(rs: RegionSet, fp: Footprint, grow: float, region: int, ox: float, oy: float) -> None:
+ELLIPSE_SIDES = 256
+"""Sides of the polygons that bound an oval obstacle grown by a distance (inside and outside)."""
+
+
+def grown_ellipse_bounds(fp: Footprint, grow: float, n: int = ELLIPSE_SIDES) -> tuple[np.ndarray, np.ndarray]:
+    """Convex polygons ``inner`` and ``outer`` (counter-clockwise, inches) with
+    inner <= {p : dist(p, ellipse) <= grow} <= outer, for an ellipse footprint and ``grow`` >= 0.
+
+    The grown ellipse is convex with support function h(u) = h_E(u) + grow. ``inner`` joins its
+    support points in ``n`` equally spaced directions (points of the curve, so their hull is
+    inside); ``outer`` is cut by the ``n`` tangent lines u.p = h(u) (so it contains the set). The
+    gap between them is about rho (pi / n)^2 (rho the largest radius of curvature, a^2/b + grow):
+    about 6e-4" for a 75x42 mm oval grown by 1.6" with n = 256; its effect on the odds is
+    measured, not assumed (:func:`odds`, :func:`heat_map` report it in their error bound).
+    """
+    t = np.arange(n) * (2.0 * math.pi / n)
+    ux, uy = np.cos(t), np.sin(t)
+    c, s = math.cos(fp.angle), math.sin(fp.angle)
+    lx, ly = ux * c + uy * s, -ux * s + uy * c
+    q = np.sqrt(fp.a ** 2 * lx ** 2 + fp.b ** 2 * ly ** 2)
+    px, py = fp.a ** 2 * lx / q, fp.b ** 2 * ly / q
+    X = fp.cx + px * c - py * s + grow * ux
+    Y = fp.cy + px * s + py * c + grow * uy
+    h = ux * X + uy * Y
+    ux1, uy1, h1 = np.roll(ux, -1), np.roll(uy, -1), np.roll(h, -1)
+    det = ux * uy1 - uy * ux1
+    outer = np.column_stack([(h * uy1 - uy * h1) / det, (ux * h1 - h * ux1) / det])
+    return np.column_stack([X, Y]), outer
+
+
+def _add_obstacle_fp(rs: RegionSet, fp: Footprint, grow: float, region: int, ox: float, oy: float,
+                     ellipse: str = "outer") -> None:
     if fp.kind == "circle":
         rs.add_disc(fp.cx - ox, fp.cy - oy, fp.a + grow, region)
+    elif fp.kind == "ellipse":
+        inner, outer = grown_ellipse_bounds(fp, grow)
+        rs.add_convex((outer if ellipse == "outer" else inner) - np.array([ox, oy]), region)
     else:
-        verts = fp.verts if fp.kind == "polygon" else list(fp.polygon(64, circumscribed=True).exterior.coords)[:-1]
-        rs.add_polygon_band(verts, grow, region, -ox, -oy)
+        rs.add_polygon_band(fp.verts, grow, region, -ox, -oy)
+
+
+def _convex_band(rs: RegionSet, v: np.ndarray, grow: float, region: int) -> None:
+    """A convex polygon grown by ``grow`` (the polygon whole, a capsule on every edge)."""
+    rs.add_convex(v, region)
+    if grow > 0:
+        n = len(v)
+        for i in range(n):
+            a, b = v[i], v[(i + 1) % n]
+            rs.add_capsule(a[0], a[1], b[0], b[1], grow, region)
+
+
+def _add_sum(rs: RegionSet, A, S: Footprint, grow: float, region: int, ox: float, oy: float,
+             ellipse: str = "outer") -> None:
+    """First-model centres c at which model shape ``S`` (placed at c + (ox, oy)) comes within
+    ``grow`` of ``A`` (a footprint or a terrain polygon): A (+) (-S) (+) disc(grow), shifted by
+    -(ox, oy). A round ``S`` is exact (``grow`` may be -T: strictly overlapping). Otherwise the
+    Minkowski sums of convex pieces are convex hulls of vertex sums; an oval ``S`` or ``A`` enters
+    by its outer or inner 256-gon (:func:`grown_ellipse_bounds`), and a negative ``grow`` (the
+    -T of "overlapping") is taken as 0 (a 1e-6" difference)."""
+    if S.kind == "circle":
+        if isinstance(A, Footprint):
+            if S.a + grow + (A.a if A.kind == "circle" else 0.0) > 0:
+                _add_obstacle_fp(rs, A, S.a + grow, region, ox, oy, ellipse)
+        else:
+            rs.add_polygon_band(list(A.exterior.coords)[:-1], S.a + grow, region, -ox, -oy)
+        return
+    if S.kind == "ellipse":
+        inner, outer = grown_ellipse_bounds(S, 0.0)
+        neg = -(outer if ellipse == "outer" else inner)
+    else:
+        neg = -np.asarray(S.verts, float)
+    shift = np.array([ox, oy])
+    g = max(0.0, grow)
+    if isinstance(A, Footprint) and A.kind == "circle":
+        _convex_band(rs, neg + np.array([A.cx, A.cy]) - shift, A.a + g, region)
+        return
+    if isinstance(A, Footprint):
+        if A.kind == "ellipse":
+            inner, outer = grown_ellipse_bounds(A, 0.0)
+            pieces = [outer if ellipse == "outer" else inner]
+        else:
+            pieces = [np.asarray(A.verts, float)]
+    else:
+        from planner.deepstrike.regions import ear_clip
+
+        pieces = ear_clip(list(A.exterior.coords)[:-1])
+    for piece in pieces:
+        sums = (np.asarray(piece)[:, None, :] + neg[None, :, :]).reshape(-1, 2)
+        hull = np.asarray(MultiPoint(sums).convex_hull.exterior.coords)[:-1] - shift
+        _convex_band(rs, hull, g, region)
 
 
 def build_regions(st: DeepStrikeSetup, *, within: tuple[float, float, float] | None = None,
-                  dangerous: bool = True, triggers: bool = True) -> tuple[RegionSet, dict[str, int]]:
+                  dangerous: bool = True, triggers: bool = True,
+                  ellipse: str = "outer") -> tuple[RegionSet, dict[str, int]]:
     """Regions of the first model's final centre, for the formation's fixed orientation.
+
+    Oval obstacle models enter as the ``ellipse`` (``"outer"`` or ``"inner"``) polygon of
+    :func:`grown_ellipse_bounds`: the outer regions contain the true ones, the inner ones are
+    contained in them, so the true probability of each region lies between the two.
 
     Region ids: ``mishap`` (any trigger), ``trigger:<name>`` for each trigger, ``dangerous:<model>``
     (that model in dangerous terrain, *or* a mishap), ``within`` (a model within the distance of
@@ -372,34 +499,41 @@ def build_regions(st: DeepStrikeSetup, *, within: tuple[float, float, float] | N
             out.append(ids[f"trigger:{trigger}"])
         return out
 
-    # off the table: model j is off when its centre is within e_j of an edge (e_j = r_j - T for
-    # 'partial', -T for 'centre'); the union over the models of half-planes is one half-plane per edge
-    es = [((r - T) if R.off_table_rule == "partial" else -T, ox, oy) for (ox, oy), r in zip(offs, form.radii,
-                                                                                              strict=True)]
+    # off the table: model j is off when its centre is within e_j of an edge (e_j = its extent
+    # towards that edge - T for 'partial', -T for 'centre'); the union over the models of
+    # half-planes is one half-plane per edge
+    def edge(ux: float, uy: float) -> list[float]:
+        return [(S.support(ux, uy) - T) if R.off_table_rule == "partial" else -T for S in st.shapes]
+
+    xs_ = [ox for ox, _ in offs]
+    ys_ = [oy for _, oy in offs]
+    left, right, low, high = edge(-1, 0), edge(1, 0), edge(0, -1), edge(0, 1)
     for reg in both("off_table"):
-        rs.add_rect(-_BIG, -_BIG, max(e - ox for e, ox, _ in es), _BIG, reg)
-        rs.add_rect(min(st.width - e - ox for e, ox, _ in es), -_BIG, _BIG, _BIG, reg)
-        rs.add_rect(-_BIG, -_BIG, _BIG, max(e - oy for e, _, oy in es), reg)
-        rs.add_rect(-_BIG, min(st.depth - e - oy for e, _, oy in es), _BIG, _BIG, reg)
-    for (ox, oy), r in zip(offs, form.radii, strict=True):
+        rs.add_rect(-_BIG, -_BIG, max(e - ox for e, ox in zip(left, xs_, strict=True)), _BIG, reg)
+        rs.add_rect(min(st.width - e - ox for e, ox in zip(right, xs_, strict=True)), -_BIG, _BIG, _BIG, reg)
+        rs.add_rect(-_BIG, -_BIG, _BIG, max(e - oy for e, oy in zip(low, ys_, strict=True)), reg)
+        rs.add_rect(-_BIG, min(st.depth - e - oy for e, oy in zip(high, ys_, strict=True)), _BIG, _BIG, reg)
+    for (ox, oy), S in zip(offs, st.shapes, strict=True):
         for poly in st.impassable.values():
-            verts = list(poly.exterior.coords)[:-1]
             for reg in both("impassable"):
-                rs.add_polygon_band(verts, r - T, reg, -ox, -oy)
+                _add_sum(rs, poly, S, -T, reg, ox, oy, ellipse)
         for o in st.obstacles:
-            for reg in both("on_model"):
-                _add_obstacle_fp(rs, o.fp, r - T, reg, ox, oy)
+            # an enemy's "on a model" set lies inside its "within 1 inch" set: in the unions
+            # (mishap, dangerous-or-mishap, within-or-mishap) only the larger one is needed
+            on_model = [ids["trigger:on_model"]] if (o.enemy and triggers) else ([] if o.enemy else both("on_model"))
+            for reg in on_model:
+                _add_sum(rs, o.fp, S, -T, reg, ox, oy, ellipse)
             if o.enemy:
                 for reg in both("enemy_within_1"):
-                    _add_obstacle_fp(rs, o.fp, r + R.enemy_within_in + T, reg, ox, oy)
+                    _add_sum(rs, o.fp, S, R.enemy_within_in + T, reg, ox, oy, ellipse)
     if dangerous and st.dangerous:
-        for m, (ox, oy), r in zip(st.unit.models, offs, form.radii, strict=True):
+        for m, (ox, oy), S in zip(st.unit.models, offs, st.shapes, strict=True):
             for poly in st.dangerous.values():
-                rs.add_polygon_band(list(poly.exterior.coords)[:-1], r + T, ids[f"dangerous:{m.id}"], -ox, -oy)
+                _add_sum(rs, poly, S, T, ids[f"dangerous:{m.id}"], ox, oy, ellipse)
     if within is not None:
         qx, qy, dist = within
-        for (ox, oy), r in zip(offs, form.radii, strict=True):
-            rs.add_disc(qx - ox, qy - oy, dist + r + T, ids["within"])
+        for (ox, oy), S in zip(offs, st.shapes, strict=True):
+            _add_sum(rs, Footprint("circle", qx, qy, 0.0), S, dist + T, ids["within"], ox, oy, ellipse)
     return rs, ids
 
 
@@ -432,17 +566,15 @@ class Odds:
     triggers: dict[str, float]
     dangerous: dict[str, float]
     within: float | None
-    error_bound: float = ERROR_BOUND
+    error_bound: float = NUMERIC_ERROR
 
 
-def odds(st: DeepStrikeSetup, x: float, y: float, within: tuple[float, float, float] | None = None) -> Odds:
-    """Exact odds for aiming the first model at (x, y)."""
-    if not st.rules.scatter:
-        land = judge_landing(st, x, y)
-        pm = 1.0 if land.mishap else 0.0
-        return Odds(x, y, pm, 1 - pm, {}, {t: (1.0 if t in land.triggers else 0.0) for t in ("off_table", "distance")},
-                    {m: 1.0 for m in land.dangerous_models}, None)
-    rs, ids = build_regions(st, within=within)
+def _has_ovals(st: DeepStrikeSetup) -> bool:
+    return any(o.fp.kind == "ellipse" for o in st.obstacles) or any(S.kind == "ellipse" for S in st.shapes)
+
+
+def _odds_from(st: DeepStrikeSetup, x: float, y: float, within, ellipse: str) -> Odds:
+    rs, ids = build_regions(st, within=within, ellipse=ellipse)
     p = region_probabilities(st, rs, [x], [y])[0]
     pm = float(p[0])
     res = {k: pm * v for k, v in st.rules.result_probabilities().items()}
@@ -452,17 +584,67 @@ def odds(st: DeepStrikeSetup, x: float, y: float, within: tuple[float, float, fl
     return Odds(x, y, pm, 1 - pm, res, trig, dang, w)
 
 
-def heat_map(st: DeepStrikeSetup, resolution: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Mishap probability at the centres of a grid of ``resolution``-inch cells: (xs, ys, P[y, x])."""
+def odds(st: DeepStrikeSetup, x: float, y: float, within: tuple[float, float, float] | None = None) -> Odds:
+    """Exact odds for aiming the first model at (x, y).
+
+    With oval obstacle models the odds are computed for the outer and the inner bounding polygons
+    (:func:`grown_ellipse_bounds`); the outer values are reported (the mishap odds are never
+    understated) and ``error_bound`` grows by the largest difference between the two."""
+    if st.rules.procedure == "assault":
+        raise ScenarioError("HH2 Deep Strike Assault has its own odds: planner.deepstrike.assault.assault_odds",
+                            location="ruleset", value=st.rules.ruleset)
+    if not st.rules.scatter:
+        land = judge_landing(st, x, y)
+        pm = 1.0 if land.mishap else 0.0
+        return Odds(x, y, pm, 1 - pm, {}, {t: (1.0 if t in land.triggers else 0.0) for t in ("off_table", "distance")},
+                    {m: 1.0 for m in land.dangerous_models}, None)
+    o = _odds_from(st, x, y, within, "outer")
+    if _has_ovals(st):
+        i = _odds_from(st, x, y, within, "inner")
+        vals = lambda q: [q.p_mishap, *q.results.values(), *q.triggers.values(), *q.dangerous.values(),  # noqa: E731
+                          q.within or 0.0]
+        o.error_bound = NUMERIC_ERROR + max(abs(a - b) for a, b in zip(vals(o), vals(i), strict=True))
+    return o
+
+
+def heat_map(st: DeepStrikeSetup, resolution: float = 1.0, *,
+             with_bound: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray] | tuple:
+    """Mishap probability at the centres of a grid of ``resolution``-inch cells: (xs, ys, P[y, x]).
+
+    With ``with_bound`` a fourth value: the error bound of every cell (``NUMERIC_ERROR``, plus,
+    with oval obstacle models, the largest gap between the outer and inner polygon maps; P is
+    the outer map, never below the true value). The inner map is computed only for the cells
+    whose scatter can reach an oval (elsewhere the two maps are the same)."""
     xs = np.arange(resolution / 2, st.width, resolution)
     ys = np.arange(resolution / 2, st.depth, resolution)
     X, Y = np.meshgrid(xs, ys)
     if not st.rules.scatter:
         P = np.array([[1.0 if judge_landing(st, float(a), float(b)).mishap else 0.0 for a in xs] for b in ys])
-        return xs, ys, P
-    rs, _ = build_regions(st, dangerous=False, triggers=False)
+        return (xs, ys, P, 0.0) if with_bound else (xs, ys, P)
+    def regions_for(ellipse: str) -> RegionSet:
+        if st.rules.procedure == "assault":  # P(the opponent relocates the first model)
+            from planner.deepstrike.assault import assault_regions
+
+            return assault_regions(st, ellipse=ellipse)[0]
+        return build_regions(st, dangerous=False, triggers=False, ellipse=ellipse)[0]
+
+    rs = regions_for("outer")
     P = region_probabilities(st, rs, X.ravel(), Y.ravel())[:, 0].reshape(X.shape)
-    return xs, ys, P
+    if not with_bound:
+        return xs, ys, P
+    bound = NUMERIC_ERROR
+    if _has_ovals(st):
+        reach = (max(d for d, _ in st.rules.scatter_distances()) + st.formation(0.0, 0.0).extent
+                 + st.rules.enemy_within_in + 0.1)
+        near = np.full(X.shape, any(S.kind == "ellipse" for S in st.shapes))
+        for o in st.obstacles:
+            if o.fp.kind == "ellipse":
+                near |= np.hypot(X - o.fp.cx, Y - o.fp.cy) <= reach + o.fp.outer_radius
+        if near.any():
+            rs_in = regions_for("inner")
+            Pin = region_probabilities(st, rs_in, X[near], Y[near])[:, 0]
+            bound += float(np.max(P[near] - Pin))
+    return xs, ys, P, bound
 
 
 @dataclass
@@ -480,8 +662,8 @@ def best_landing(st: DeepStrikeSetup, near: tuple[float, float] | None, within: 
     (or P(clean landing) without ``near``): the best cell centre of the grid, refined by a
     pattern search down to 0.01"."""
     goal_w = None if near is None else (near[0], near[1], within if within is not None else 0.0)
-    if not st.rules.scatter:
-        raise ScenarioError("--best needs a ruleset with scatter (wh40k5, wh40k7)", location="--best")
+    if not st.rules.scatter or st.rules.procedure == "assault":
+        raise ScenarioError("--best needs a ruleset with a Mishap table (wh40k5, wh40k7)", location="--best")
     rs, ids = build_regions(st, within=goal_w, dangerous=False, triggers=False)
     k = ids.get("within")
 
@@ -542,10 +724,18 @@ def simulate(st: DeepStrikeSetup, x: float, y: float, n: int, seed: int,
     dist = np.where(hit, 0.0, dist) if R.scatter else np.zeros(n)
     px, py = x + dist * np.cos(theta), y + dist * np.sin(theta)
     p_within = None
+    if use_checker and R.procedure == "assault":
+        raise ValueError("the checker replay covers the Mishap procedures only")
     if use_checker:
         mis = np.array([judge_landing(st, float(a), float(b)).mishap for a, b in zip(px, py, strict=True)])
     else:
-        rs, ids = build_regions(st, within=within, dangerous=False, triggers=False)
+        if R.procedure == "assault":  # region 0: the opponent relocates the first model
+            from planner.deepstrike.assault import assault_regions
+
+            rs, ids = assault_regions(st)
+            within = None
+        else:
+            rs, ids = build_regions(st, within=within, dangerous=False, triggers=False)
         inside = rs.contains(px, py)
         mis = inside[:, 0]
         if within is not None:

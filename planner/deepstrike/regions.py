@@ -100,6 +100,9 @@ class RegionSet:
         self._polys: list[tuple[np.ndarray, int]] = []
         self._done = False
         self._boundaries: dict[int, Boundary] = {}
+        self._fans: set[int] = set()  # indices in _polys of the triangles of an add_convex polygon
+        self._convex: list[tuple[np.ndarray, int]] = []
+        self._fanned = 0
 
     # ------------------------------------------------------------------ building
     def add_capsule(self, ax: float, ay: float, bx: float, by: float, radius: float, region: int) -> None:
@@ -123,6 +126,31 @@ class RegionSet:
         self._done = False
         self._boundaries = {}
 
+    def add_convex(self, verts, region: int) -> None:
+        """A convex polygon, e.g. the many-sided bounds of an oval: the boundary engine keeps it
+        whole, the reference engine gets a fan of triangles."""
+        self._convex.append((_ccw(np.asarray(verts, dtype=float)), region))
+        self._done = False
+        self._boundaries = {}
+
+    def _make_fans(self) -> None:
+        """The reference engine's triangles of every add_convex polygon (made when first needed)."""
+        for v, region in self._convex[self._fanned:]:
+            # a core polygon through every 16th vertex and the convex caps between its vertices
+            # (small pieces with small boxes, at most 17 vertices each)
+            n = len(v)
+            cut = list(range(0, n, 16))
+            pieces = [v[cut]] if len(cut) >= 3 else []
+            for a, b in zip(cut, cut[1:] + [n], strict=True):
+                if b - a >= 2:
+                    pieces.append(v[np.arange(a, b + 1) % n])
+            if len(cut) < 3:
+                pieces = [v]
+            first = len(self._polys)
+            self._polys.extend((pc, region) for pc in pieces)
+            self._fans.update(range(first, len(self._polys)))
+        self._fanned = len(self._convex)
+
     def add_rect(self, x0: float, y0: float, x1: float, y1: float, region: int) -> None:
         if x1 > x0 and y1 > y0:
             self._polys.append((np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=float), region))
@@ -143,15 +171,19 @@ class RegionSet:
         for c in other._caps:
             if c[5] in region_map:
                 self._caps.append((*c[:5], region_map[c[5]]))
-        for p, r in other._polys:
-            if r in region_map:
+        for i, (p, r) in enumerate(other._polys):
+            if r in region_map and i not in other._fans:
                 self._polys.append((p, region_map[r]))
+        for p, r in other._convex:
+            if r in region_map:
+                self._convex.append((p, region_map[r]))
         self._done = False
         self._boundaries = {}
 
     def _finalize(self) -> None:
         if self._done:
             return
+        self._make_fans()
         c = np.array(self._caps, dtype=float).reshape(-1, 6)
         self.cax, self.cay, self.cbx, self.cby, self.cR = (c[:, k] for k in range(5))
         self.creg = c[:, 5].astype(int)
@@ -197,11 +229,11 @@ class RegionSet:
 
     def contains(self, px, py) -> np.ndarray:
         """(n, n_regions) booleans: is point i inside region r (only primitives whose box holds it are tested)."""
-        self._finalize()
         px, py = np.atleast_1d(np.asarray(px, float)), np.atleast_1d(np.asarray(py, float))
         n = len(px)
         if n >= BOUNDARY_MIN_QUERIES and all(r in self._boundaries for r in range(self.n_regions)):
             return np.column_stack([self._boundaries[r].contains(px, py) for r in range(self.n_regions)])
+        self._finalize()
         out = np.zeros(n * self.n_regions, dtype=bool)
         zero = np.zeros(n)
         for start in range(0, n, 40000):
@@ -229,7 +261,8 @@ class RegionSet:
                     nx, ny = -(by - ay) / ln * R, (bx - ax) / ln * R
                     polys.append(np.array([[ax - nx, ay - ny], [bx - nx, by - ny], [bx + nx, by + ny],
                                            [ax + nx, ay + ny]]))
-            polys += [p for p, reg in self._polys if reg == region]
+            polys += [p for i, (p, reg) in enumerate(self._polys) if reg == region and i not in self._fans]
+            polys += [p for p, reg in self._convex if reg == region]
             self._boundaries[region] = Boundary(np.array(discs, float).reshape(-1, 3), polys)
         return self._boundaries[region]
 

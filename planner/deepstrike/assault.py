@@ -1,0 +1,142 @@
+"""Horus Heresy 2.0 Deep Strike Assault: exact odds for the first model, as far as RULES.md §1.4 sources it.
+
+The procedure (RULES.md §1.4, the numbers in :mod:`planner.rules.hh2`):
+
+1. One model of the first unit is placed **at least 1"** from any enemy model, battlefield edge
+   and Impassable Terrain, then scattered: HIT on 2 faces of 6 (it stays), otherwise 2D6" in a
+   uniform direction (RULES.md §1.11: HH2 p.152 uses the deep-strike scatter [I]).
+2. If it ends **within 1"** of an enemy model, a battlefield edge or Impassable Terrain, the
+   **opponent** moves it up to 18" to a spot more than 1" from all of them (*relocated*).
+3. A D6 once the first unit is down: **Disordered** on a 1 (a Warlord trait: 1-3); the other
+   units go within 6" of the first (Disordered: the opponent places them within 24").
+
+What is computed: P(relocated), split by trigger (an edge, Impassable Terrain, an enemy model;
+they can overlap), P(Disordered), and, with an **Inertial Guidance System** (HH-GST
+``d222-fde9-51b8-8739``: scatter distance halved; if the model would scatter into Impassable
+Terrain or off the battlefield it is moved the minimum distance to avoid that; an all-IGS
+assault may re-roll the Disordered roll), P(the IGS correction is needed).
+
+Interpretations (labelled ``interpretation`` in the output):
+
+- After the IGS minimum-distance correction the model touches the edge or the terrain, so it
+  is within 1" of it and the opponent then relocates it: the correction does not change
+  P(relocated), only where the model was before the opponent moves it.
+- "Off the battlefield" for the IGS correction: any part of the base off the table.
+- The IGS re-roll of the Disordered roll is taken (P = (1/6)^2 on a 1; (3/6)^2 with the trait).
+- The odds are for the first model only: how the rest of the unit is set up around it is not
+  in the sources reached, and the opponent's 18" move is the opponent's choice.
+- A non-round first model is stood in for by its circumscribed disc (conservative).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from planner.deepstrike.procedure import (
+    NUMERIC_ERROR,
+    DeepStrikeSetup,
+    _add_obstacle_fp,
+    _has_ovals,
+    region_probabilities,
+)
+from planner.deepstrike.regions import RegionSet
+from planner.errors import ScenarioError
+from planner.rules import hh2
+from planner.units import TOLERANCE_IN
+
+_BIG = 1000.0
+TRIGGERS = ("edge_within_1", "impassable_within_1", "enemy_within_1")
+RULE = "hh2.deepstrike_assault"
+
+
+def assault_regions(st: DeepStrikeSetup, *, clear: bool = False, ellipse: str = "outer") -> tuple[RegionSet, dict]:
+    """Regions of the first model's centre: ``relocated`` (within 1" of an enemy model, an edge or
+    Impassable Terrain), one per trigger, and ``igs_correction`` (base partly off the table or
+    overlapping Impassable Terrain).
+
+    With ``clear`` the regions are those where a placement is *not* at least 1" clear (the aim
+    point check): the tolerance is on the player's side."""
+    r = st.radii[0]
+    T = -TOLERANCE_IN if clear else TOLERANCE_IN
+    lim = hh2.DEEP_STRIKE_FIRST_MODEL_CLEAR_IN
+    ids = {"relocated": 0, **{t: i + 1 for i, t in enumerate(TRIGGERS)}, "igs_correction": len(TRIGGERS) + 1}
+    rs = RegionSet(len(ids))
+    e = r + lim + T
+    for reg in (0, ids["edge_within_1"]):
+        rs.add_rect(-_BIG, -_BIG, e, _BIG, reg)
+        rs.add_rect(st.width - e, -_BIG, _BIG, _BIG, reg)
+        rs.add_rect(-_BIG, -_BIG, _BIG, e, reg)
+        rs.add_rect(-_BIG, st.depth - e, _BIG, _BIG, reg)
+    g = ids["igs_correction"]
+    e2 = r - TOLERANCE_IN
+    rs.add_rect(-_BIG, -_BIG, e2, _BIG, g)
+    rs.add_rect(st.width - e2, -_BIG, _BIG, _BIG, g)
+    rs.add_rect(-_BIG, -_BIG, _BIG, e2, g)
+    rs.add_rect(-_BIG, st.depth - e2, _BIG, _BIG, g)
+    for poly in st.impassable.values():
+        verts = list(poly.exterior.coords)[:-1]
+        for reg in (0, ids["impassable_within_1"]):
+            rs.add_polygon_band(verts, r + lim + T, reg)
+        rs.add_polygon_band(verts, r - TOLERANCE_IN, g)
+    for o in st.obstacles:
+        if o.enemy:
+            for reg in (0, ids["enemy_within_1"]):
+                _add_obstacle_fp(rs, o.fp, r + lim + T, reg, 0.0, 0.0, ellipse)
+    return rs, ids
+
+
+@dataclass
+class AssaultOdds:
+    """Odds of a Deep Strike Assault's first model aimed at (x, y) (probabilities)."""
+
+    x: float
+    y: float
+    inertial_guidance: bool
+    p_relocated: float
+    p_stays: float
+    triggers: dict[str, float]
+    p_igs_correction: float | None
+    p_disordered: float
+    disordered_on: list[int]
+    error_bound: float = NUMERIC_ERROR
+    interpretations: list[str] = field(default_factory=list)
+
+
+def assault_odds(st: DeepStrikeSetup, x: float, y: float, *, warlord_trait: bool = False) -> AssaultOdds:
+    """Exact odds of the first model of a Deep Strike Assault aimed at (x, y).
+
+    Raises
+    ------
+    ScenarioError
+        If the aim point is not at least 1" from every enemy model, battlefield edge and
+        Impassable Terrain (the model may not be placed there).
+    """
+    rs_clear, ids = assault_regions(st, clear=True)
+    bad = rs_clear.contains([x], [y])[0]
+    if bad[0]:
+        why = [t for t in TRIGGERS if bad[ids[t]]]
+        raise ScenarioError(f"the first model must be placed at least 1\" from every enemy model, battlefield edge "
+                            f"and Impassable Terrain ({', '.join(why)})", location="--at", value=f"{x:g},{y:g}")
+    igs = st.rules.scale < 1.0
+    vals = {}
+    for side in (("outer", "inner") if _has_ovals(st) else ("outer",)):
+        rs, ids = assault_regions(st, ellipse=side)
+        vals[side] = region_probabilities(st, rs, [x], [y])[0]
+    p = vals["outer"]
+    bound = NUMERIC_ERROR + (float(np.max(np.abs(vals["outer"] - vals["inner"]))) if "inner" in vals else 0.0)
+    on = list(range(1, 4)) if warlord_trait else list(hh2.DEEP_STRIKE_DISORDERED_ON)
+    pd = len(on) / 6
+    notes = ["the odds are for the first model only (the rest of the unit's set-up is not sourced)"]
+    if igs:
+        pd = pd * pd
+        notes += ["after the IGS minimum-distance correction the model touches the edge or terrain, so it is "
+                  "within 1\" and is relocated by the opponent (P(relocated) unchanged)",
+                  "IGS 'off the battlefield': any part of the base off the table",
+                  "the IGS re-roll of the Disordered roll is taken"]
+    if not st.exact_bases:
+        notes.append("a non-round first model is stood in for by its circumscribed disc")
+    return AssaultOdds(x, y, igs, float(p[0]), 1 - float(p[0]),
+                       {f"{RULE}.{t}": float(p[ids[t]]) for t in TRIGGERS},
+                       float(p[ids["igs_correction"]]) if igs else None, pd, on, bound, notes)
