@@ -94,10 +94,19 @@ def check_ruleset(ruleset: str | None, kinds: tuple[str, ...]) -> str | None:
             from planner.deepstrike.procedure import deepstrike_rules
 
             try:
-                deepstrike_rules(rs)
+                _labelled_deepstrike(deepstrike_rules, rs)
             except ScenarioError as exc:
                 raise ScenarioError(exc.detail, location="--ruleset", value=ruleset) from None
     return rs
+
+
+def _labelled_deepstrike(deepstrike_rules, ruleset: str) -> None:
+    """Raise ScenarioError unless Deep Strike labels exist for ``ruleset``: the scatter-and-mishap
+    odds of wh40k5/wh40k7 and the arrival checks of wh40k10/wh40k11 (HH2's Deep Strike Assault has
+    odds of its own, :mod:`planner.deepstrike.assault`, not labelled here)."""
+    if deepstrike_rules(ruleset).procedure == "assault":
+        raise ScenarioError("Deep Strike labels are the scatter-and-mishap odds (wh40k5, wh40k7, wh40k10, "
+                            "wh40k11); HH2's Deep Strike Assault is not labelled", value=ruleset)
 
 
 def load_params(path: str | None) -> GeneratorParams:
@@ -197,7 +206,7 @@ def run_generate(count: int, seed: int, out: str, workers: int = 1, ruleset: str
 
         for r in params.deepstrike_rulesets:
             try:
-                deepstrike_rules(r)
+                _labelled_deepstrike(deepstrike_rules, r)
             except ScenarioError as exc:
                 raise ScenarioError(exc.detail, file=params_file, location="deepstrike_rulesets", value=r) from None
     if seed < 0:
