@@ -380,3 +380,20 @@ def test_alternation_three_a_side_is_legal_and_refuses_four():
     assert [m.order for m in r.line] == [1, 2, 3, 4, 5, 6]
     with pytest.raises(ScenarioError, match="at most 3"):
         alternate(world_of(_alt_scenario(4, 1, w=30, d=24)), "A", (15.0, 12.0), GRID)
+
+
+@pytest.mark.parametrize(("gap", "kill9", "near12"), [(9.0, True, False), (9.01, False, True), (12.0, False, True),
+                                                       (12.01, False, False)])
+def test_relation_boundaries_within_9_and_12_inches(gap, kill9, near12):
+    from planner.geometry.shapes import footprint
+    from planner.schema import RoundBase
+
+    data = scenario([{"id": "a", "type": "Infantry", "place": True, "models": [marine()]}], terrain=[])
+    w = world_of(data)
+    sp = _space(w)
+    target = next(p for p in sp.positions if p.anchor == (12.0, 15.0))
+    # my base straight below the enemy anchor, base edge to base edge exactly ``gap``
+    fp = footprint(RoundBase(diameter_mm=32), 12.0, 15.0 - gap - 2 * R32, 0.0)
+    rel = sp.relation(w.units["a"], (fp,))
+    assert (target.index in rel.kill9) is kill9
+    assert (target.index in rel.near12) is near12
