@@ -397,3 +397,17 @@ def test_relation_boundaries_within_9_and_12_inches(gap, kill9, near12):
     rel = sp.relation(w.units["a"], (fp,))
     assert (target.index in rel.kill9) is kill9
     assert (target.index in rel.near12) is near12
+
+
+def test_denial_with_a_vehicle_hull_matches_checker_brute_force():
+    # a tank without a base (hull 4.6" x 2.9"): distances go through the bounds and exact hull measures
+    data = scenario([{"id": "tank", "type": "Vehicle", "place": True,
+                      "models": [{"base": {"length_in": 4.6, "width_in": 2.9}}]}])
+    w = world_of(data)
+    r = deny(w, "inf", SETTINGS)
+    assert r.status == "optimal" and r.legal
+    screen = build_screen(w, ["inf"], SETTINGS)
+    sp = screen.spaces[0]
+    brute = {c.index: len(checker_legal_anchors(w, sp, c.positions)) for c in screen.cands["tank"]}
+    assert r.anchors_left == min(brute.values())
+    assert r.enemy_best.legal
