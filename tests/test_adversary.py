@@ -411,3 +411,19 @@ def test_denial_with_a_vehicle_hull_matches_checker_brute_force():
     brute = {c.index: len(checker_legal_anchors(w, sp, c.positions)) for c in screen.cands["tank"]}
     assert r.anchors_left == min(brute.values())
     assert r.enemy_best.legal
+
+
+def test_cli_alternate_reports_the_choice_and_a_checked_line(tmp_path):
+    f = ROOT / "tests" / "assets" / "alternate-small.yaml"
+    js = tmp_path / "alt.json"
+    p = _cli("alternate", str(f), "--winner", "A", "--point", "15,12", "--json", str(js))
+    assert p.returncode == 0, p.stdout + p.stderr
+    rep = json.loads(js.read_text())
+    assert rep["legal"] is True and len(rep["line"]) == 4
+    assert rep["first"] == ("A" if rep["value_if_first"] >= rep["value_if_second"] else "B")
+    # the winner's line alternates between the players, starting with the chosen one
+    assert [m["player"] for m in rep["line"]] == ([rep["first"], "B" if rep["first"] == "A" else "A"] * 2)
+    bad = _cli("alternate", str(f), "--winner", "Z", "--point", "15,12")
+    assert bad.returncode == 2 and "--winner" in bad.stderr
+    bad = _cli("alternate", str(f), "--winner", "A", "--point", "15")
+    assert bad.returncode == 2 and "--point" in bad.stderr
