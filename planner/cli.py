@@ -504,6 +504,34 @@ def generate(
     _run(go)
 
 
+@app.command()
+def alternate(
+    scenario: Annotated[str, typer.Argument(help="Scenario file; each side's Infiltrators marked 'place: true'.")],
+    winner: Annotated[str, typer.Option("--winner", help="The player who won the roll-off.")],
+    point: Annotated[str, typer.Option("--point", help="Contested point X,Y, inches.")],
+    grid: Annotated[float, typer.Option("--grid", min=1.0, max=12.0, help="Anchor grid, inches.")] = 3.0,
+    top_k: Annotated[int, typer.Option("--top-k", min=0, max=20, help="Replies tried per unit (0 = all).")] = 2,
+    json_out: JsonOpt = None,
+) -> None:
+    """Alternating Infiltrate (up to 3 Infiltrators a side): who the roll-off winner should have go first.
+
+    Exit 0 with a line of play that passes the checker, 1 if it does not, 2 for invalid input.
+    """
+
+    def go() -> int:
+        from planner.adversary.command import run_alternate
+        from planner.world import load_scenario
+
+        if json_out not in (None, "-"):
+            _check_writable(json_out, "--json")
+        world = load_scenario(scenario)
+        data, code = run_alternate(world, winner, point, grid, top_k or None, _console(json_out == "-"))
+        _write_json(json_out, data, [scenario])
+        return code
+
+    _run(go)
+
+
 def main() -> None:
     """Console-script entry point."""
     if hasattr(signal, "SIGPIPE"):

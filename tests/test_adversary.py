@@ -380,3 +380,50 @@ def test_alternation_three_a_side_is_legal_and_refuses_four():
     assert [m.order for m in r.line] == [1, 2, 3, 4, 5, 6]
     with pytest.raises(ScenarioError, match="at most 3"):
         alternate(world_of(_alt_scenario(4, 1, w=30, d=24)), "A", (15.0, 12.0), GRID)
+
+
+@pytest.mark.parametrize(("gap", "kill9", "near12"), [(9.0, True, False), (9.01, False, True), (12.0, False, True),
+                                                       (12.01, False, False)])
+def test_relation_boundaries_within_9_and_12_inches(gap, kill9, near12):
+    from planner.geometry.shapes import footprint
+    from planner.schema import RoundBase
+
+    data = scenario([{"id": "a", "type": "Infantry", "place": True, "models": [marine()]}], terrain=[])
+    w = world_of(data)
+    sp = _space(w)
+    target = next(p for p in sp.positions if p.anchor == (12.0, 15.0))
+    # my base straight below the enemy anchor, base edge to base edge exactly ``gap``
+    fp = footprint(RoundBase(diameter_mm=32), 12.0, 15.0 - gap - 2 * R32, 0.0)
+    rel = sp.relation(w.units["a"], (fp,))
+    assert (target.index in rel.kill9) is kill9
+    assert (target.index in rel.near12) is near12
+
+
+def test_denial_with_a_vehicle_hull_matches_checker_brute_force():
+    # a tank without a base (hull 4.6" x 2.9"): distances go through the bounds and exact hull measures
+    data = scenario([{"id": "tank", "type": "Vehicle", "place": True,
+                      "models": [{"base": {"length_in": 4.6, "width_in": 2.9}}]}])
+    w = world_of(data)
+    r = deny(w, "inf", SETTINGS)
+    assert r.status == "optimal" and r.legal
+    screen = build_screen(w, ["inf"], SETTINGS)
+    sp = screen.spaces[0]
+    brute = {c.index: len(checker_legal_anchors(w, sp, c.positions)) for c in screen.cands["tank"]}
+    assert r.anchors_left == min(brute.values())
+    assert r.enemy_best.legal
+
+
+def test_cli_alternate_reports_the_choice_and_a_checked_line(tmp_path):
+    f = ROOT / "tests" / "assets" / "alternate-small.yaml"
+    js = tmp_path / "alt.json"
+    p = _cli("alternate", str(f), "--winner", "A", "--point", "15,12", "--json", str(js))
+    assert p.returncode == 0, p.stdout + p.stderr
+    rep = json.loads(js.read_text())
+    assert rep["legal"] is True and len(rep["line"]) == 4
+    assert rep["first"] == ("A" if rep["value_if_first"] >= rep["value_if_second"] else "B")
+    # the winner's line alternates between the players, starting with the chosen one
+    assert [m["player"] for m in rep["line"]] == ([rep["first"], "B" if rep["first"] == "A" else "A"] * 2)
+    bad = _cli("alternate", str(f), "--winner", "Z", "--point", "15,12")
+    assert bad.returncode == 2 and "--winner" in bad.stderr
+    bad = _cli("alternate", str(f), "--winner", "A", "--point", "15")
+    assert bad.returncode == 2 and "--point" in bad.stderr

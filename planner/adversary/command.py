@@ -137,3 +137,26 @@ def run_minmax_plan(world: World, goal: DenyGoal, settings, console: Console):
                       legal=report.legal if report is not None else None, legality=report, scenario=planned,
                       scenario_data=data if planned is not None else None,
                       reply_value_in=r.value_in, reply_bound_in=r.bound_in)
+
+
+def run_alternate(world: World, winner: str, point_text: str, grid_in: float, top_k: int | None,
+                  console: Console) -> tuple[dict, int]:
+    """``planner alternate``: the roll-off winner's choice for alternating Infiltrate; (JSON, exit code)."""
+    from planner.adversary.alternation import alternate
+
+    try:
+        xs, ys = point_text.split(",")
+        point = (float(xs), float(ys))
+    except ValueError:
+        raise ScenarioError("give the contested point as X,Y in inches, as in 36,24", location="--point",
+                            value=point_text) from None
+    r = alternate(world, winner, point, grid_in, top_k)
+    console.print(f"[bold]Alternating Infiltrate[/bold]: {escape(winner)} (roll-off winner) should have "
+                  f"{escape(r.first)} place first: score {max(r.value_if_first, r.value_if_second):.3f} "
+                  f"(placing first {r.value_if_first:.3f}, second {r.value_if_second:.3f}; {r.nodes} nodes)")
+    for m in r.line:
+        where = f"({m.anchor[0]:g}, {m.anchor[1]:g}), {m.distance_in:.3f}\" from the point" if m.anchor \
+            else "no legal Infiltrate position left"
+        console.print(f"  {m.order}. {escape(m.player)}: {escape(m.unit)} at {where}")
+    console.print(f"final placements: {'legal' if r.legal else 'ILLEGAL'} (independent checker)")
+    return r.model_dump(mode="json", exclude={"scenario_data"}), EXIT_OK if r.legal else EXIT_ILLEGAL

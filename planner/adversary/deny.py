@@ -399,6 +399,11 @@ def deny(world: World, enemy_unit: str, settings: DenySettings | None = None,
             start = None
     protected = set(_protected(screen, 0, protect))
     best_exact: tuple[int, dict[str, Candidate]] | None = None
+    if start is not None:
+        left0 = screen.legal_positions(0, start)
+        if not set(left0) & protected:
+            # the greedy screen is the answer to beat (and the answer if time runs out)
+            best_exact = (len({sp.all_positions[k].anchor for k in left0}), start)
     lower = 0
     iterations = 0
     solve_s = 0.0

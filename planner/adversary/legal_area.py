@@ -236,7 +236,9 @@ class ArrivalSpace:
     # ------------------------------------------------------------------ relations to my units
     def distances(self, fps: tuple[Footprint, ...], idx: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Closest distance (inches) from the bases ``fps`` to each position in ``idx`` (default: the
-        static-legal ones), and whether some base overlaps. Exact (as the checker measures).
+        static-legal ones), as far as the 9" and 12" thresholds need it: exact for round bases, and
+        for other bases wherever a threshold lies between a cheap lower bound (outer radii) and
+        upper bound (inner radii); elsewhere a bound on the same side of both thresholds.
 
         Returns (indices, distances); a negative distance means overlap.
         """
@@ -257,7 +259,14 @@ class ArrivalSpace:
             f.kind == "circle" for f in self.all_positions[0].footprints)
         d = lb.copy()
         if not round_all:
-            for k in np.nonzero(lb <= NEAR_IN + 0.5)[0]:
+            mi = np.array([f.inner_radius for f in fps])
+            pi = np.array([[f.inner_radius for f in self.all_positions[int(k)].footprints] for k in idx])
+            ub = (cd - pi[:, :, None] - mi[None, None, :]).min(axis=(1, 2))
+            tol = TOLERANCE_IN
+            # decided by the bounds: both on the same side of 9" and of 12"
+            sure = ((ub <= FAR_IN - tol) | (lb > NEAR_IN + tol) | ((lb > FAR_IN + tol) & (ub <= NEAR_IN - tol)))
+            d = np.where(ub <= NEAR_IN - tol, ub, lb)
+            for k in np.nonzero(~sure & (lb <= NEAR_IN + 0.5))[0]:
                 p = self.all_positions[int(idx[k])]
                 d[k] = nearest(list(p.footprints), list(fps)).distance
         return idx, d
