@@ -19,23 +19,15 @@ from planner.geometry.measure import (
     is_within_distance,
 )
 from planner.geometry.shapes import clearance_inside, distance_to_polygon, signed_distance
-from planner.legality.report import Evidence, Finding
+from planner.legality.report import Evidence, Finding, inches, make_finding
 from planner.legality.table import Placed, Table
 from planner.rules import hh2 as R
 from planner.schema import SetupMethod, SpecialRule, SubType
 from planner.units import TOLERANCE_IN
 from planner.world import UnitInfo, World
 
-
-def _f(v: float) -> str:
-    return f'{v:.3f}"'
-
-
-def _finding(rule: str, passed: bool, unit: UnitInfo, message: str, *, model: str | None = None,
-             measured: float | None = None, required: str, margin: float | None = None,
-             evidence: Evidence | None = None) -> Finding:
-    return Finding(rule=rule, passed=passed, unit=unit.id, model=model, measured=measured, required=required,
-                   margin=margin, message=message, evidence=evidence or Evidence())
+_f = inches
+_finding = make_finding
 
 
 def infiltrates(unit: UnitInfo) -> bool:

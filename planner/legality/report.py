@@ -78,3 +78,17 @@ class LegalityReport(_R):
     legal: bool
     violations: list[Violation]
     units: list[UnitReport]
+
+
+def inches(v: float) -> str:
+    """A distance for a finding's message: 3 decimals and the inch mark, e.g. ``9.000"``."""
+    return f'{v:.3f}"'
+
+
+def make_finding(rule: str, passed: bool, unit, message: str, *, model: str | None = None,
+                 measured: float | None = None, required: str, margin: float | None = None,
+                 evidence: Evidence | None = None) -> Finding:
+    """One :class:`Finding` for ``unit`` (a :class:`planner.world.UnitInfo`): the checkers of
+    every ruleset build their findings here."""
+    return Finding(rule=rule, passed=passed, unit=unit.id, model=model, measured=measured, required=required,
+                   margin=margin, message=message, evidence=evidence or Evidence())

@@ -39,7 +39,7 @@ from planner.geometry.shapes import (
     footprint,
     signed_distance,
 )
-from planner.legality.report import Evidence, Finding
+from planner.legality.report import Evidence, Finding, inches, make_finding
 from planner.legality.table import Placed, Table, UnitSight
 from planner.rules import wh40k10, wh40k11
 from planner.rules.abilities import Ability
@@ -63,15 +63,8 @@ def edition(ruleset_id: str) -> ModuleType:
     return EDITIONS[ruleset_id]
 
 
-def _f(v: float) -> str:
-    return f'{v:.3f}"'
-
-
-def _finding(rule: str, passed: bool, unit: UnitInfo, message: str, *, model: str | None = None,
-             measured: float | None = None, required: str, margin: float | None = None,
-             evidence: Evidence | None = None) -> Finding:
-    return Finding(rule=rule, passed=passed, unit=unit.id, model=model, measured=measured, required=required,
-                   margin=margin, message=message, evidence=evidence or Evidence())
+_f = inches
+_finding = make_finding
 
 
 # ---------------------------------------------------------------------------- abilities and keywords
