@@ -8,6 +8,7 @@ to overwrite its own input (see ``planner.cli``).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -92,6 +93,18 @@ def _mapping_without_duplicates(loader: _UniqueKeyLoader, node: yaml.MappingNode
 
 
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
+
+# YAML 1.2 floats: PyYAML (YAML 1.1) reads ``1e9`` and ``2.5e-3`` (no dot or no exponent sign) as
+# text; a user writing them means numbers. Same pattern as YAML 1.2's core schema.
+_FLOAT_12 = re.compile(r"""^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?
+                          |[-+]?\.(?:inf|Inf|INF)
+                          |\.(?:nan|NaN|NAN))$""", re.X)
+_UniqueKeyLoader.yaml_implicit_resolvers = {k: list(v) for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+for _first in "-+0123456789.":
+    _UniqueKeyLoader.yaml_implicit_resolvers[_first] = [
+        (tag, rx) for tag, rx in _UniqueKeyLoader.yaml_implicit_resolvers.get(_first, [])
+        if tag != "tag:yaml.org,2002:float"]
+_UniqueKeyLoader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_12, list("-+0123456789."))
 
 
 def check_input_file(p: Path, what: str, max_bytes: int) -> None:
