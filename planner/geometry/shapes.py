@@ -303,6 +303,12 @@ def distance_to_polygon(fp: Footprint, poly: Polygon) -> float:
         if poly.covers(pt):
             return -(poly.boundary.distance(pt) + fp.a)
         return poly.distance(pt) - fp.a
+    if fp.kind == "polygon":
+        # apart: the closest-point distance between straight-edged shapes is exact (as in
+        # signed_distance); touching or overlapping: the edge-by-edge measure below
+        g = fp._straight
+        if not poly.intersects(g):
+            return poly.distance(g)
     inside = poly.covers(shapely.Point(fp.cx, fp.cy))
     d = _min_edge_distance(fp, poly)
     if inside:
@@ -365,10 +371,13 @@ def clearance_inside(fp: Footprint, poly: Polygon) -> float:
     if hp is not None:
         # convex area: the clearance is the least gap to an edge line (exact, no search)
         nx, ny, c, rows = hp
+        # the same floats as the vectorised form below, without numpy's per-call overhead
         if fp.kind == "circle":
-            # the same floats as the vectorised form below, without numpy's per-call overhead
             cx, cy, r = fp.cx, fp.cy, fp.a
             return min(ck - (cx * nxk + cy * nyk + r) for nxk, nyk, ck in rows)
+        if fp.kind == "polygon":
+            vs = fp.verts
+            return min(ck - max(x * nxk + y * nyk for x, y in vs) for nxk, nyk, ck in rows)
         return float(np.min(c - fp.support_many(nx, ny)))
     pt = shapely.Point(fp.cx, fp.cy)
     if not poly.covers(pt):
