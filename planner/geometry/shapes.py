@@ -393,7 +393,10 @@ def _min_edge_distance(fp: Footprint, poly: Polygon) -> float:
     lower bound (edge to centre, less the outer radius) could still beat the best so far."""
     edges, lines = _per_polygon("edges", poly, _edges_and_lines)
     centre = shapely.Point(fp.cx, fp.cy)
-    bounds = sorted(zip((shapely.distance(lines, centre) - fp.outer_radius).tolist(), range(len(edges)), strict=True))
+    lbs = shapely.distance(lines, centre) - fp.outer_radius
+    if fp.kind == "ellipse":
+        lbs = np.maximum(lbs, circumscribed_gap(fp, lines))
+    bounds = sorted(zip(lbs.tolist(), range(len(edges)), strict=True))
     best = math.inf
     for lb, k in bounds:
         if lb >= best:
@@ -405,3 +408,12 @@ def _min_edge_distance(fp: Footprint, poly: Polygon) -> float:
 def _edges_and_lines(poly: Polygon):
     edges = polygon_edges(poly)
     return edges, shapely.linestrings([e.verts for e in edges])
+
+
+def circumscribed_gap(fp: Footprint, geoms) -> np.ndarray:
+    """A lower bound of the signed distance from a curved footprint to each of ``geoms``: the
+    distance to a polygon circumscribing it (it contains the footprint), where positive; else
+    -inf (no bound: the footprint may overlap). Much tighter than the centre distance less the
+    outer radius for an oval, so the exact (searched) distances can be skipped for far shapes."""
+    d = shapely.distance(geoms, fp.polygon(circumscribed=True))
+    return np.where(d > 0, d, -np.inf)
