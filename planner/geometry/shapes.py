@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 import numpy as np
 import shapely
@@ -37,6 +37,27 @@ _SCAN = 512
 _THETAS = np.linspace(0.0, 2.0 * math.pi, _SCAN, endpoint=False)
 _UX = np.cos(_THETAS)
 _UY = np.sin(_THETAS)
+
+
+class cached_property:  # noqa: N801 (named as the functools one it replaces)
+    """``functools.cached_property`` without its per-instance lock (Python 3.11 takes a lock on
+    every first access, a measurable cost for the many footprints the checker makes). The value is
+    stored in the instance ``__dict__``, so later reads are plain attribute reads."""
+
+    def __init__(self, func):
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        val = self.func(obj)
+        obj.__dict__[self.name] = val
+        return val
 
 
 @dataclass(frozen=True)
