@@ -118,6 +118,7 @@ def _infiltrate_distance(scene: Scene, rng, p, entries, legal_side: bool, off: f
     n = int(rng.integers(1, 6))
     offs = block_offsets(entry, n, ranks_for(n, rng))
     blockers = [q for _, q in scene.blocking()]
+    efs = [e[0] for e in enemies]
     for _ in range(12):
         ef, _, _ = enemies[int(rng.integers(len(enemies)))]
         ang = rng.uniform(0, 2 * math.pi)
@@ -130,7 +131,7 @@ def _infiltrate_distance(scene: Scene, rng, p, entries, legal_side: bool, off: f
         def place(t, ux=ux, uy=uy, ef=ef):
             return [footprint(entry.base, ef.cx + ux * t + dx, ef.cy + uy * t + dy, 90.0) for dx, dy in offs]
 
-        sol = _solve_along(place, lambda fps: nearest_distance(fps, [e[0] for e in enemies]), target,
+        sol = _solve_along(place, lambda fps: nearest_distance(fps, efs), target,
                            target + 2 * entry.base.diameter_mm / 25.4 * (n ** 0.5) + 1.0)
         if sol is None:
             continue

@@ -25,6 +25,7 @@ from planner.units import mm_to_in
 
 DECIMALS = 4
 """Model positions and terrain points are rounded to this many decimal places of an inch."""
+_SCALE = 10.0 ** DECIMALS
 FORMATION_GAP_IN = 0.5
 """Gap between neighbouring bases of a generated block formation (inside every coherency range)."""
 PLAYERS = ("red", "blue")
@@ -134,7 +135,13 @@ def zones_for(kind: str, w: float, d: float, p: GeneratorParams) -> dict[str, Po
     return {"red": box(0, 0, w / 2 - g, d / 2 - g), "blue": box(w / 2 + g, d / 2 + g, w, d)}
 
 
-def _feature_points(rng: np.random.Generator, area: float, w: float, d: float) -> np.ndarray:
+def _r4(v: float) -> float:
+    """``numpy.round(v, DECIMALS)`` for a float (the same IEEE steps: v * 10**4, round half to even,
+    / 10**4), without building an array."""
+    return round(v * _SCALE) / _SCALE
+
+
+def _feature_points(rng: np.random.Generator, area: float, w: float, d: float) -> list[tuple[float, float]]:
     aspect = rng.uniform(1.0, 3.0)
     fw = math.sqrt(area * aspect)
     fh = area / fw
@@ -147,7 +154,7 @@ def _feature_points(rng: np.random.Generator, area: float, w: float, d: float) -
         pts = [(-fw / 2, -fh / 2), (fw / 2, -fh / 2), (fw / 2, fh / 2), (-fw / 2, fh / 2)]
     ang = rng.uniform(0, math.pi) if rng.random() < 0.5 else float(rng.integers(0, 2)) * math.pi / 2
     c, s = math.cos(ang), math.sin(ang)
-    return np.round(np.array([(cx + x * c - y * s, cy + x * s + y * c) for x, y in pts]), DECIMALS)
+    return [(_r4(cx + x * c - y * s), _r4(cy + x * s + y * c)) for x, y in pts]
 
 
 def add_terrain(scene: Scene, rng: np.random.Generator, p: GeneratorParams) -> None:
@@ -160,7 +167,8 @@ def add_terrain(scene: Scene, rng: np.random.Generator, p: GeneratorParams) -> N
     for _ in range(n):
         for _attempt in range(25):
             pts = _feature_points(rng, each * rng.uniform(0.6, 1.4), scene.width, scene.depth)
-            lo, hi = pts.min(axis=0), pts.max(axis=0)
+            xs, ys = [q[0] for q in pts], [q[1] for q in pts]
+            lo, hi = (min(xs), min(ys)), (max(xs), max(ys))
             if lo[0] <= 0 or lo[1] <= 0 or hi[0] >= scene.width or hi[1] >= scene.depth:
                 continue
             g = p.terrain_gap
@@ -396,7 +404,7 @@ def nearest_distance(fps, others) -> float:
     if not others:
         return math.inf
     a = np.array([[f.cx, f.cy, f.outer_radius] for f in fps])
-    b = np.array([[f.cx, f.cy, f.outer_radius] for f in others])
+    b = _centres_radii(others)
     lb = np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1]) - a[:, None, 2] - b[None, :, 2]
     order = np.argsort(lb, axis=None)
     best = math.inf
@@ -407,3 +415,16 @@ def nearest_distance(fps, others) -> float:
         best = min(best, signed_distance(fps[i], others[j]))
     return best
 
+
+
+_GROUP: list = [None, None]
+
+
+def _centres_radii(fps: list) -> np.ndarray:
+    """[[cx, cy, outer radius], ...] of a list of footprints, kept for the last list seen (the
+    generators measure many placements against one group; callers do not mutate it)."""
+    if _GROUP[0] is fps and len(_GROUP[1]) == len(fps):
+        return _GROUP[1]
+    arr = np.array([[f.cx, f.cy, f.outer_radius] for f in fps])
+    _GROUP[0], _GROUP[1] = fps, arr
+    return arr

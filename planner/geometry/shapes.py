@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 import numpy as np
 import shapely
@@ -37,6 +37,27 @@ _SCAN = 512
 _THETAS = np.linspace(0.0, 2.0 * math.pi, _SCAN, endpoint=False)
 _UX = np.cos(_THETAS)
 _UY = np.sin(_THETAS)
+
+
+class cached_property:  # noqa: N801 (named as the functools one it replaces)
+    """``functools.cached_property`` without its per-instance lock (Python 3.11 takes a lock on
+    every first access, a measurable cost for the many footprints the checker makes). The value is
+    stored in the instance ``__dict__``, so later reads are plain attribute reads."""
+
+    def __init__(self, func):
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        val = self.func(obj)
+        obj.__dict__[self.name] = val
+        return val
 
 
 @dataclass(frozen=True)
@@ -71,6 +92,15 @@ class Footprint:
     def _cs(self) -> tuple[float, float]:
         return math.cos(self.angle), math.sin(self.angle)
 
+    @cached_property
+    def _straight(self):
+        """The shapely geometry of a straight-edged footprint (polygon or segment), built once."""
+        return shapely.LineString(self.verts) if self.kind == "segment" else Polygon(self.verts)
+
+    @cached_property
+    def _verts_array(self) -> np.ndarray:
+        return np.asarray(self.verts)
+
     def support_many(self, ux: np.ndarray, uy: np.ndarray) -> np.ndarray:
         """Vectorised :meth:`support` over arrays of unit vectors."""
         if self.kind == "circle":
@@ -80,7 +110,7 @@ class Footprint:
             ua = ux * c + uy * s
             ub = -ux * s + uy * c
             return self.cx * ux + self.cy * uy + np.hypot(self.a * ua, self.b * ub)
-        v = np.asarray(self.verts)
+        v = self._verts_array
         return np.max(v[:, 0:1] * ux[None, :] + v[:, 1:2] * uy[None, :], axis=0)
 
     # ---------------------------------------------------------------- radii
@@ -252,15 +282,15 @@ def _zoom_max(a: Footprint, b: Footprint, t0: float, half: float) -> float:
 
 
 def _straight(f: Footprint):
-    return shapely.LineString(f.verts) if f.kind == "segment" else Polygon(f.verts)
+    return f._straight
 
 
 def _circle_poly(c: Footprint, p: Footprint) -> float:
     pt = shapely.Point(c.cx, c.cy)
     if p.kind == "segment":
-        d = shapely.LineString(p.verts).distance(pt)
+        d = p._straight.distance(pt)
         return d - c.a
-    poly = Polygon(p.verts)
+    poly = p._straight
     if poly.covers(pt):
         return -(poly.exterior.distance(pt) + c.a)
     return poly.distance(pt) - c.a
@@ -294,6 +324,12 @@ def distance_to_polygon(fp: Footprint, poly: Polygon) -> float:
         if poly.covers(pt):
             return -(poly.boundary.distance(pt) + fp.a)
         return poly.distance(pt) - fp.a
+    if fp.kind == "polygon":
+        # apart: the closest-point distance between straight-edged shapes is exact (as in
+        # signed_distance); touching or overlapping: the edge-by-edge measure below
+        g = fp._straight
+        if not poly.intersects(g):
+            return poly.distance(g)
     inside = poly.covers(shapely.Point(fp.cx, fp.cy))
     d = _min_edge_distance(fp, poly)
     if inside:
@@ -301,9 +337,37 @@ def distance_to_polygon(fp: Footprint, poly: Polygon) -> float:
     return d
 
 
-@lru_cache(maxsize=1024)
+_BY_POLYGON: dict[tuple[str, int], tuple[Polygon, object]] = {}
+
+
+def _per_polygon(kind: str, poly: Polygon, make):
+    """``make(poly)``, cached by the polygon's identity (hashing a shapely geometry serialises
+    it, which costs more than the small computations cached here)."""
+    key = (kind, id(poly))
+    hit = _BY_POLYGON.get(key)
+    if hit is not None and hit[0] is poly:
+        return hit[1]
+    if len(_BY_POLYGON) > 4096:
+        _BY_POLYGON.clear()
+        _BY_SHAPE.clear()
+    # a new object with the same shape as one seen before (the same zones recur scene after scene)
+    shape_key = (kind, poly.wkb)
+    val = _BY_SHAPE.get(shape_key, _BY_SHAPE)
+    if val is _BY_SHAPE:
+        val = _BY_SHAPE[shape_key] = make(poly)
+    _BY_POLYGON[key] = (poly, val)
+    return val
+
+
+_BY_SHAPE: dict = {}
+
+
 def _convex_halfplanes(poly: Polygon):
     """For a convex polygon without holes: unit outward normals and offsets of its edge lines."""
+    return _per_polygon("halfplanes", poly, _make_convex_halfplanes)
+
+
+def _make_convex_halfplanes(poly: Polygon):
     if poly.interiors or abs(poly.convex_hull.area - poly.area) > 1e-12 * max(1.0, poly.area):
         return None
     v = np.asarray(shapely.orient_polygons(poly).exterior.coords)[:-1] if hasattr(shapely, "orient_polygons") \
@@ -313,7 +377,8 @@ def _convex_halfplanes(poly: Polygon):
     keep = ln > 0
     v, e, ln = v[keep], e[keep], ln[keep]
     nx, ny = e[:, 1] / ln, -e[:, 0] / ln
-    return nx, ny, nx * v[:, 0] + ny * v[:, 1]
+    c = nx * v[:, 0] + ny * v[:, 1]
+    return nx, ny, c, tuple(zip(nx.tolist(), ny.tolist(), c.tolist(), strict=True))
 
 
 def clearance_inside(fp: Footprint, poly: Polygon) -> float:
@@ -326,7 +391,14 @@ def clearance_inside(fp: Footprint, poly: Polygon) -> float:
     hp = _convex_halfplanes(poly)
     if hp is not None:
         # convex area: the clearance is the least gap to an edge line (exact, no search)
-        nx, ny, c = hp
+        nx, ny, c, rows = hp
+        # the same floats as the vectorised form below, without numpy's per-call overhead
+        if fp.kind == "circle":
+            cx, cy, r = fp.cx, fp.cy, fp.a
+            return min(ck - (cx * nxk + cy * nyk + r) for nxk, nyk, ck in rows)
+        if fp.kind == "polygon":
+            vs = fp.verts
+            return min(ck - max(x * nxk + y * nyk for x, y in vs) for nxk, nyk, ck in rows)
         return float(np.min(c - fp.support_many(nx, ny)))
     pt = shapely.Point(fp.cx, fp.cy)
     if not poly.covers(pt):
@@ -340,12 +412,29 @@ def clearance_inside(fp: Footprint, poly: Polygon) -> float:
 def _min_edge_distance(fp: Footprint, poly: Polygon) -> float:
     """min over the polygon's edges of the signed distance, exact distances only where a cheap
     lower bound (edge to centre, less the outer radius) could still beat the best so far."""
-    edges = polygon_edges(poly)
+    edges, lines = _per_polygon("edges", poly, _edges_and_lines)
     centre = shapely.Point(fp.cx, fp.cy)
-    bounds = sorted((shapely.LineString(e.verts).distance(centre) - fp.outer_radius, k) for k, e in enumerate(edges))
+    lbs = shapely.distance(lines, centre) - fp.outer_radius
+    if fp.kind == "ellipse":
+        lbs = np.maximum(lbs, circumscribed_gap(fp, lines))
+    bounds = sorted(zip(lbs.tolist(), range(len(edges)), strict=True))
     best = math.inf
     for lb, k in bounds:
         if lb >= best:
             break
         best = min(best, signed_distance(fp, edges[k]))
     return best
+
+
+def _edges_and_lines(poly: Polygon):
+    edges = polygon_edges(poly)
+    return edges, shapely.linestrings([e.verts for e in edges])
+
+
+def circumscribed_gap(fp: Footprint, geoms) -> np.ndarray:
+    """A lower bound of the signed distance from a curved footprint to each of ``geoms``: the
+    distance to a polygon circumscribing it (it contains the footprint), where positive; else
+    -inf (no bound: the footprint may overlap). Much tighter than the centre distance less the
+    outer radius for an oval, so the exact (searched) distances can be skipped for far shapes."""
+    d = shapely.distance(geoms, fp.polygon(circumscribed=True))
+    return np.where(d > 0, d, -np.inf)

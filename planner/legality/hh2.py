@@ -18,7 +18,7 @@ from planner.geometry.measure import (
     is_overlap_distance,
     is_within_distance,
 )
-from planner.geometry.shapes import clearance_inside, distance_to_polygon, signed_distance
+from planner.geometry.shapes import circumscribed_gap, clearance_inside, distance_to_polygon, signed_distance
 from planner.legality.report import Evidence, Finding, inches, make_finding
 from planner.legality.table import Placed, Table
 from planner.rules import hh2 as R
@@ -79,9 +79,15 @@ def coherency_gap(fps) -> tuple[float, int, int]:
     if n < 2:
         return 0.0, 0, 0
     dist = [[0.0] * n for _ in range(n)]
+    hypot = math.hypot
     for i in range(n):
+        a = fps[i]
         for j in range(i + 1, n):
-            d = max(0.0, signed_distance(fps[i], fps[j]))
+            b = fps[j]
+            if a.kind == "circle" and b.kind == "circle":  # signed_distance's own formula, inlined
+                d = max(0.0, hypot(a.cx - b.cx, a.cy - b.cy) - a.a - b.a)
+            else:
+                d = max(0.0, signed_distance(a, b))
             dist[i][j] = dist[j][i] = d
     in_tree = [False] * n
     best = [math.inf] * n
@@ -181,8 +187,15 @@ class HH2Checker:
         # exact distances in order of a cheap lower bound, stopping when no pair can be closer
         centres = shapely.points([(f.cx, f.cy) for f in placed.footprints])
         radii = np.array([f.outer_radius for f in placed.footprints])
-        bounds = sorted((float(lb), i, t.id) for t in feats
-                        for i, lb in enumerate(shapely.distance(self.table.terrain_polys[t.id], centres) - radii))
+        ovals = [(i, f) for i, f in enumerate(placed.footprints) if f.kind == "ellipse"]
+        bounds = []
+        for t in feats:
+            poly = self.table.terrain_polys[t.id]
+            lbs = shapely.distance(poly, centres) - radii
+            for i, f in ovals:  # an oval's outer radius is a weak bound: use a circumscribing polygon
+                lbs[i] = max(lbs[i], float(circumscribed_gap(f, poly)))
+            bounds += [(float(lb), i, t.id) for i, lb in enumerate(lbs)]
+        bounds.sort()
         best = None
         for lb, i, tid in bounds:
             if best is not None and lb >= best[0]:
