@@ -130,3 +130,30 @@ def test_a_unit_without_scouts_is_infeasible_naming_the_rule():
     assert result.status == "infeasible"
     (c,) = result.conflicts
     assert "wh40k10.scouts.eligible" in c.rules
+
+
+def test_cli_plans_a_40k_scouts_move_that_check_accepts_and_explains_infeasible(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[1]
+    src = tmp_path / "scouts.yaml"
+    src.write_text(yaml.safe_dump(_scouts("wh40k11")))
+    out = tmp_path / "plan.yaml"
+    run = [sys.executable, "-m", "planner"]
+    r = subprocess.run(run + ["plan", str(src), "--out", str(out), "--time-limit", "10", "--workers", "1"],
+                       capture_output=True, text=True, cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    c = subprocess.run(run + ["check", str(out)], capture_output=True, text=True, cwd=root)
+    assert c.returncode == 0, c.stdout + c.stderr
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(_scouts("wh40k11", first=(10.0, 20.0), first_method="infiltrate")))
+    r = subprocess.run(run + ["plan", str(bad), "--out", str(tmp_path / "p2.yaml"), "--time-limit", "10",
+                              "--workers", "1"], capture_output=True, text=True, cwd=root)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "wh40k11.scouts.first_position" in r.stdout
+    assert "not wholly within its own deployment zone" in r.stdout
+    assert "hh2" not in r.stdout
