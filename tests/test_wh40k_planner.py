@@ -8,6 +8,8 @@ import copy
 import math
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from planner.legality.checker import check_deployment
 from planner.schema import Scenario
@@ -157,3 +159,24 @@ def test_cli_plans_a_40k_scouts_move_that_check_accepts_and_explains_infeasible(
     assert "wh40k11.scouts.first_position" in r.stdout
     assert "not wholly within its own deployment zone" in r.stdout
     assert "hh2" not in r.stdout
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ruleset=st.sampled_from(["wh40k10", "wh40k11"]), sx=st.floats(min_value=3, max_value=57),
+       sy=st.floats(min_value=2, max_value=10), rx=st.floats(min_value=3, max_value=57),
+       ry=st.floats(min_value=22, max_value=40), x=st.sampled_from([3, 6, 9]), n=st.integers(1, 4),
+       gx=st.floats(min_value=0, max_value=60), gy=st.floats(min_value=0, max_value=44))
+def test_every_40k_scouts_plan_passes_the_checker(ruleset, sx, sy, rx, ry, x, n, gx, gy):
+    """Random Scouts X" units of 1-4 models set up in the blue zone, a red Infiltrator anywhere
+    more than 9" from the blue zone (y > 22), a random goal point: a plan, if any, is legal; an
+    infeasible answer names only the edition's rule ids (``unknown``, out of time, is allowed)."""
+    first = [[sx + 1.5 * i, sy] for i in range(n)]
+    blue = [unit("scout", [model(None, None) for _ in range(n)], abilities=[f'Scouts {x}"'], place=True,
+                 setup={"method": "scout", "first": "deployment_zone", "from": first})]
+    red = [unit("red-inf", [model(rx, ry)], abilities=["Infiltrators"], setup="infiltrate")]
+    data = _data(ruleset, blue, red, goals=[{"kind": "near_point", "x": gx, "y": gy}])
+    result = _plan(data, SolverSettings(time_limit_s=5, workers=1, seed=0, grid_in=1.0, candidates_per_unit=10))
+    if result.status in ("optimal", "feasible"):
+        assert_plan_legal(result)
+    elif result.status == "infeasible":
+        assert all(r.startswith(ruleset + ".") for c in result.conflicts for r in c.rules)
