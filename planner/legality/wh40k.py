@@ -481,25 +481,39 @@ class WH40kChecker:
         bad = next(m for m in models if not m.ability(Ability.SCOUTS.value)[0])
         return False, None, f"model {bad.unit_id}/{bad.id} does not have Scouts"
 
+    def scouts_first_position(self, u: UnitInfo) -> tuple[bool, str, list[Finding]]:
+        """(does the position before the Scouts move qualify, the requirement, the findings on
+        it): a legal set-up by ``setup.first`` (wholly on the battlefield; wholly within the
+        zone, or the Infiltrators distances); 11th also wholly within its own deployment zone.
+        Adds no finding (the planner's judge asks it too)."""
+        saved = self.findings.pop(u.id, [])
+        try:
+            first = self.table.first(u)
+            note = " (before the Scouts move)"
+            self.check_battlefield(first, note)
+            if u.setup.first == "infiltrate":
+                self.check_infiltrators(first, note)
+            else:
+                self.check_zone(first, note)
+            found = self.findings[u.id]
+        finally:
+            self.findings[u.id] = saved
+        ok = all(f.passed for f in found)
+        req = "a legal set-up before the move"
+        if self.R.SCOUTS_FIRST_WHOLLY_IN_OWN_ZONE:
+            req = "wholly within its own deployment zone before the scout move"
+            z = self.own_zone(u)
+            ok = ok and z is not None and all(clearance_inside(f, z[1]) >= -TOLERANCE_IN for f in first.footprints)
+        return ok, req, found
+
     def check_scouts(self, u: UnitInfo) -> None:
         R, P = self.R, self.P
         ok, x, why = self.scouts_eligibility(u)
         self.add(_finding(P + "scouts.eligible", ok, u, why, required="every model (or every embarked model) has Scouts"))
         first, final = self.table.first(u), self.table.final(u)
-        note = " (before the Scouts move)"
-        n0 = len(self.findings[u.id])
-        self.check_battlefield(first, note)
-        if u.setup.first == "infiltrate":
-            self.check_infiltrators(first, note)
-        else:
-            self.check_zone(first, note)
-        first_ok = all(f.passed for f in self.findings[u.id][n0:])
-        req = "a legal set-up before the move"
-        if R.SCOUTS_FIRST_WHOLLY_IN_OWN_ZONE:
-            req = "wholly within its own deployment zone before the scout move"
-            z = self.own_zone(u)
-            inside = z is not None and all(clearance_inside(f, z[1]) >= -TOLERANCE_IN for f in first.footprints)
-            first_ok = first_ok and inside
+        first_ok, req, found = self.scouts_first_position(u)
+        for f in found:
+            self.add(f)
         self.add(_finding(P + "scouts.first_position", first_ok, u,
                           "the position before the move qualifies" if first_ok
                           else f"the position before the move does not qualify: {req}", required=req))

@@ -266,8 +266,12 @@ class CandidateStream:
         hi = np.minimum(bf[2] - xy[:, :, 0] - radii, bf[3] - xy[:, :, 1] - radii)
         off = (np.minimum(lo, hi) < -TOLERANCE_IN).any(axis=1)
         near = None
+        rs = b.table.world.scenario.ruleset
+        # the rule ids, the Infiltrate distance and the enemies measured to, as the ruleset's judge has them
+        bf_rule, dist_rule, limit, enemies = (wh40k_judge.prefilter_rules(b, g.host) if wh40k_judge.handles(rs) else
+                                              ("hh2.battlefield", "hh2.infiltrate.distance",
+                                               R.INFILTRATE_HIDDEN_MORE_THAN_IN, b._enemies(g.host)))
         if g.host.method is SetupMethod.INFILTRATE:
-            enemies = b._enemies(g.host)
             efs = [(k, f) for k, e in enumerate(enemies) for f in e.footprints]
             if efs and all(f.kind == "circle" for _, f in efs):
                 exy = np.array([[f.cx, f.cy] for _, f in efs])
@@ -277,12 +281,12 @@ class CandidateStream:
                 flat = d.reshape(n, -1)
                 arg = flat.argmin(axis=1)
                 near = (flat[np.arange(n), arg], [enemies[efs[a % len(efs)][0]].unit.id for a in arg])
-        limit = R.INFILTRATE_HIDDEN_MORE_THAN_IN + b.margin
+        limit += b.margin
         for ai in range(n):
             if off[ai]:
-                out[ai] = ("hh2.battlefield", None)
+                out[ai] = (bf_rule, None)
             elif near is not None and not is_more_than_distance(float(near[0][ai]), limit):
-                out[ai] = ("hh2.infiltrate.distance", near[1][ai])
+                out[ai] = (dist_rule, near[1][ai])
         return out
 
     def next_clear(self, taken_xy: np.ndarray, taken_r: np.ndarray) -> Candidate | None:
@@ -449,7 +453,9 @@ class CandidateBuilder:
             cx = sum(f.cx for f in first) / len(first)
             cy = sum(f.cy for f in first) / len(first)
             spread = max(math.hypot(f.cx - cx, f.cy - cy) for f in first)
-            reach = scout_limit(u) + 2 * spread + 2 * max(f.outer_radius for f in first) + 6.0 * len(first)
+            limit = wh40k_judge.scout_limit(self, group) if wh40k_judge.handles(self.table.world.scenario.ruleset) \
+                else scout_limit(u)
+            reach = limit + 2 * spread + 2 * max(f.outer_radius for f in first) + 6.0 * len(first)
             pts = [p for p in pts if math.hypot(p[0] - cx, p[1] - cy) <= reach]
         return pts
 

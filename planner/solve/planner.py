@@ -6,6 +6,8 @@ The CP-SAT model ``cp`` has one Boolean per (unit, candidate placement) -- see
 - ``hh2.placement.one[<unit>]``: exactly one candidate per unit;
 - ``hh2.bases.no_overlap[<unit>,<unit>]``: candidates of two units whose bases overlap exclude
   each other (overlap decided exactly, as in the checker);
+- the rule ids are the scenario ruleset's (:func:`rule_ids`): ``wh40k10.placement.one[...]``,
+  ``wh40k10.bases.overlap[...]`` in a 40k scenario, as in the checker's findings;
 - objective: minimise the weighted sum of the goal terms (:mod:`planner.solve.goals`), in
   integer units of ``1 / COST_SCALE``.
 
@@ -43,6 +45,7 @@ from planner.legality.report import LegalityReport
 from planner.legality.table import Table
 from planner.rules import hh2 as R
 from planner.schema import Scenario, SetupMethod
+from planner.solve import wh40k_judge
 from planner.solve.candidates import (
     COST_SCALE,
     Candidate,
@@ -136,6 +139,17 @@ class PlanResult(BaseModel):
         if self.status in ("optimal", "feasible"):
             return 0 if self.legal else 1
         return 1 if self.status == "infeasible" else 3
+
+
+def rule_ids(ruleset: str) -> dict[str, str]:
+    """The ruleset's ids for the planner's own constraints and explanations: 'one' (exactly one
+    placement per unit), 'overlap' (bases do not overlap), 'battlefield', 'capacity' (transport
+    capacity), as in that ruleset's checker findings (``planner rules --ruleset``)."""
+    if wh40k_judge.handles(ruleset):
+        return {"one": f"{ruleset}.placement.one", "overlap": f"{ruleset}.bases.overlap",
+                "battlefield": f"{ruleset}.battlefield", "capacity": f"{ruleset}.transport.capacity"}
+    return {"one": "hh2.placement.one", "overlap": "hh2.bases.no_overlap", "battlefield": "hh2.battlefield",
+            "capacity": "hh2.transport.capacity"}
 
 
 def _groups(world: World, only: list[str] | None = None) -> list[Group]:
@@ -293,15 +307,16 @@ def _true_bound(cp_bound: float, tie: int, obj: int, outside: int | None) -> int
 def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: SolverSettings,
            deadline: float, conflicts: dict[tuple[str, int, str, int], bool],
            hint: dict[str, Candidate] | None, on_progress: ProgressCallback | None, outside: int | None,
-           t0: float):
+           t0: float, ids: dict[str, str] | None = None):
     """Build and solve the CP-SAT model ``cp`` over the candidates so far (``conflicts`` caches
     the exact overlap test of candidate pairs across rounds)."""
+    ids = ids or rule_ids("hh2")
     cp = cp_model.CpModel()
     x: dict[tuple[str, int], cp_model.IntVar] = {}
     for g in groups:
         for c in cands[g.id]:
             x[g.id, c.index] = cp.new_bool_var(f"place[{g.id}@{c.index}]")
-        cp.add_exactly_one(x[g.id, c.index] for c in cands[g.id]).with_name(f"hh2.placement.one[{g.id}]")
+        cp.add_exactly_one(x[g.id, c.index] for c in cands[g.id]).with_name(f"{ids['one']}[{g.id}]")
     tie = _tie(groups, cands)
     for a in range(len(groups)):
         for b in range(a + 1, len(groups)):
@@ -319,7 +334,7 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
                 # this candidate of ga and the candidates of gb it overlaps: at most one of them
                 # (gb places exactly one, so this is valid, and tighter than pairwise clauses)
                 cp.add_at_most_one([x[ga.id, ia]] + [x[gb.id, ib] for ib in ibs]).with_name(
-                    f"hh2.bases.no_overlap[{ga.id}@{ia},{gb.id}]")
+                    f"{ids['overlap']}[{ga.id}@{ia},{gb.id}]")
     # the cost alone: a tie-break term (candidate order) in the objective makes the optimality
     # proof much harder (equal-cost plans would no longer be equal); ties are broken afterwards
     # by _tie_break
@@ -531,7 +546,7 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
             print(f"[plan] round {rounds} t={time.monotonic() - t0:.1f} candidates "
                   f"{[len(cands[g.id]) for g in groups]} outside {outside}", flush=True)
         status, solver, cp, x, tie = _solve(groups, cands, settings, deadline, conflicts, start, on_progress,
-                                            outside, t0)
+                                            outside, t0, rule_ids(world.scenario.ruleset))
         if _DEBUG:
             print(f"[plan] solve {solver.status_name(status) if solver else None} t={time.monotonic() - t0:.1f} "
                   f"obj {solver.objective_value if solver else None} bound "
@@ -577,7 +592,8 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
         if solver is None:
             why = "the time ran out while building the CP-SAT model"
         elif status == cp_model.INFEASIBLE:
-            why = "the candidate placements found all crowd each other (overlapping bases [hh2.bases.no_overlap])"
+            why = ("the candidate placements found all crowd each other (overlapping bases "
+                   f"[{rule_ids(world.scenario.ruleset)['overlap']}])")
         else:
             why = f"CP-SAT status {solver.status_name(status)}"
         return PlanResult(status="unknown", wall_time_s=time.monotonic() - t0, rounds=rounds,
@@ -642,7 +658,7 @@ def _capacity_conflicts(world: World, placing: set[str]) -> list[Conflict]:
             cap = world.terrain[tid].building.capacity  # type: ignore[union-attr]
         used = sum(c.capacity_used() for c in cargo)
         if used > cap:
-            out.append(Conflict(units=[c.id for c in cargo], rules=["hh2.transport.capacity"],
+            out.append(Conflict(units=[c.id for c in cargo], rules=[rule_ids(world.scenario.ruleset)["capacity"]],
                                 message=f"{tid} carries {used} models (Bulky counted) but holds {cap}: "
                                         + ", ".join(c.id for c in cargo)))
     return out
@@ -695,6 +711,13 @@ def _describe_all(world: World, unit, families: list[tuple[str, str | None]]) ->
     by_rule: dict[str, list[str | None]] = {}
     for rule, detail in families:
         by_rule.setdefault(rule, []).append(detail)
+    if wh40k_judge.handles(world.scenario.ruleset):
+        def lab(uid: str) -> str:
+            u = world.units[uid]
+            return f"{u.label} ({uid})" if u.label != uid else uid
+
+        return [wh40k_judge.describe(world, rule, by_rule[rule], lab) for rule in sorted(by_rule,
+                                                                                        key=wh40k_judge.rule_rank)]
     out = []
     for rule in sorted(by_rule, key=lambda r: _RULE_ORDER.index(r) if r in _RULE_ORDER else len(_RULE_ORDER)):
         details = by_rule[rule]
@@ -760,10 +783,12 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
                 if legal[ga.id] and legal[gb.id] else []
             if not pairs:
                 continue
-            a = lits[("pair", ga.id, gb.id)] = cp.new_bool_var(f"hh2.bases.no_overlap[{ga.id},{gb.id}]")
+            a = lits[("pair", ga.id, gb.id)] = cp.new_bool_var(
+                f"{rule_ids(world.scenario.ruleset)['overlap']}[{ga.id},{gb.id}]")
             for ca, cb in pairs:
                 cp.add_bool_or([xs[ga.id, ca.index].Not(), xs[gb.id, cb.index].Not(), a.Not()])
     keys = list(lits)
+    ids = rule_ids(world.scenario.ruleset)
 
     def infeasible_with(subset: list[tuple]) -> bool | None:
         cp.clear_assumptions()
@@ -802,14 +827,14 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
         descs += [f"clear of the legal positions of unit {k[2] if k[1] == g.id else k[1]}" for k in pairs]
         if not descs:
             continue
-        rules = sorted({rule for _, rule, _ in mine} | ({"hh2.bases.no_overlap"} if pairs else set()))
+        rules = sorted({rule for _, rule, _ in mine} | ({ids["overlap"]} if pairs else set()))
         if not mine and not pairs:
             continue
         out.append(Conflict(units=[g.id] + sorted({k[2] if k[1] == g.id else k[1] for k in pairs}), rules=rules,
                             message=f"unit {g.host.label}: no position on the {settings.grid_in:g}\" grid is "
                                     + " and ".join(descs)))
     if not out:  # a unit whose region holds no grid point at all
-        out = [Conflict(units=[g.id], rules=["hh2.battlefield"],
+        out = [Conflict(units=[g.id], rules=[ids["battlefield"]],
                         message=f"unit {g.host.label}: no grid point in its region") for g in groups
                if not legal[g.id] and not streams[g.id].rejected]
     scope = (f"proven infeasible over {grid}, judged with the checker's exact predicates (line of sight re-judged "

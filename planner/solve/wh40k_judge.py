@@ -3,19 +3,25 @@
 Decides, with the checker's float-exact predicates and the edition's numbers, everything about
 one candidate placement that does not involve the other units being placed: wholly on the
 battlefield, wholly within the own zone (normal deployment), out of impassable terrain, no
-overlap with fixed models, unengaged, and for Infiltrators more than 9" (10th) / 8" (11th) from
-the enemy deployment zone and every enemy unit on the battlefield (plus the planner's margin).
-Rule ids and numbers: :mod:`planner.rules.wh40k10`, :mod:`planner.rules.wh40k11`.
+overlap with fixed models, unengaged, for Infiltrators more than 9" (10th) / 8" (11th) from
+the enemy deployment zone and every enemy unit on the battlefield, and for a Scouts move (the
+candidate is where it ends) what the checker's ``check_scouts`` asks: the unit may make it
+(``scouts.eligible``), its position before the move qualifies (``scouts.first_position``; 11th:
+wholly within its own zone) and is unengaged, no part of a model ends more than its Scouts X"
+from where it stood (``scouts.distance``), and it ends more than 9" (10th) / 8" (11th) from every
+enemy unit at its final position (``scouts.more_than``). "More than" distances keep the planner's
+margin. Rule ids and numbers: :mod:`planner.rules.wh40k10`, :mod:`planner.rules.wh40k11`;
+:func:`describe` gives the infeasibility explanation's phrase for each rule id.
 """
 
 from __future__ import annotations
 
 from shapely.geometry import Point
 
-from planner.geometry.measure import is_more_than_distance, overlaps
+from planner.geometry.measure import farthest_from, is_more_than_distance, is_within_distance, overlaps
 from planner.geometry.shapes import Footprint, clearance_inside, distance_to_polygon
 from planner.legality.table import Placed
-from planner.legality.wh40k import EDITIONS, coherency_shortfall, edition
+from planner.legality.wh40k import EDITIONS, WH40kChecker, coherency_shortfall, edition
 from planner.schema import SetupMethod
 from planner.units import TOLERANCE_IN
 
@@ -29,6 +35,55 @@ def coherent(ruleset_id: str, fps: list[Footprint]) -> bool:
     """Is a formation in coherency under the edition's rule (10th: 2" to one or two models;
     11th: also within 9" of every model)?"""
     return coherency_shortfall(fps, edition(ruleset_id))[0] >= -TOLERANCE_IN
+
+
+def _checker(builder) -> WH40kChecker:
+    """The checker of the scenario being planned (its Scouts eligibility and first-position tests)."""
+    c = getattr(builder, "_wh40k_checker", None)
+    if c is None:
+        c = builder._wh40k_checker = WH40kChecker(builder.table.world)
+    return c
+
+
+def scout_limit(builder, group) -> float:
+    """The least Scouts X" (inches) of the group's units (as the checker reads it: every model,
+    or a DEDICATED TRANSPORT's embarked models); 0 if one may not make a Scouts move."""
+    xs = [_checker(builder).scouts_eligibility(m)[1] for m in group.members]
+    return 0.0 if any(x is None for x in xs) else min(xs)  # type: ignore[type-var]
+
+
+def _scouts_before(builder, group) -> tuple[str, str | None] | None:
+    """Why the group cannot make the Scouts move whatever its end (rule id, detail), or None:
+    not eligible, a position before the move that does not qualify, or engaged there. Cached."""
+    cache = builder.__dict__.setdefault("_wh40k_scouts_before", {})
+    if group.id in cache:
+        return cache[group.id]
+    c = _checker(builder)
+    P = c.P
+    why = None
+    for m in group.members:
+        if not c.scouts_eligibility(m)[0]:
+            why = (P + "scouts.eligible", m.id)
+            break
+        if not c.scouts_first_position(m)[0]:
+            why = (P + "scouts.first_position", m.id)
+            break
+        first = builder.table.first(m)
+        near = builder.table.nearest_unit(first, c.enemies(m, "first"))
+        if near is not None and not is_more_than_distance(near[0], c.R.ENGAGEMENT_RANGE_IN):
+            why = (P + "engagement", near[2].unit.id)
+            break
+    cache[group.id] = why
+    return why
+
+
+def prefilter_rules(builder, unit) -> tuple[str, str, float, list[Placed]]:
+    """For the candidate prefilter: (battlefield rule id, Infiltrators distance rule id, its
+    distance in inches, the enemy units measured to where they were set up)."""
+    t = builder.table
+    rs = t.world.scenario.ruleset
+    return (f"{rs}.battlefield", f"{rs}.infiltrators.distance", edition(rs).INFILTRATORS_MORE_THAN_IN,
+            [t.first(e) for e in t.enemy_units(unit.player)])
 
 
 def judge(builder, group, fps: list[Footprint]) -> tuple[tuple[str, str | None] | None, float | None]:
@@ -61,8 +116,10 @@ def judge(builder, group, fps: list[Footprint]) -> tuple[tuple[str, str | None] 
             for f in fps:
                 if overlaps(a, f):
                     return (f"{rs}.bases.overlap", p.unit.id), None
-    enemies = [t.first(e) for e in t.enemy_units(u.player)]
     placed = Placed(u, tuple(fps), tuple(f"{m.unit_id}/{m.id}" for m in group.models))
+    if u.method is SetupMethod.SCOUT:
+        return _judge_scouts(builder, group, fps, placed)
+    enemies = [t.first(e) for e in t.enemy_units(u.player)]
     n = t.nearest_unit(placed, enemies)
     near = None if n is None else n[0]
     if near is not None and not is_more_than_distance(near, R.ENGAGEMENT_RANGE_IN + builder.margin):
@@ -79,6 +136,79 @@ def judge(builder, group, fps: list[Footprint]) -> tuple[tuple[str, str | None] 
                 if not is_more_than_distance(max(0.0, distance_to_polygon(f, poly)), limit):
                     return (f"{rs}.infiltrators.zone_distance", z.id), near
     return None, near
+
+
+def _judge_scouts(builder, group, fps: list[Footprint], placed: Placed
+                  ) -> tuple[tuple[str, str | None] | None, float | None]:
+    """A Scouts move ending at ``fps``: the checks of ``WH40kChecker.check_scouts`` (and its
+    engagement check, made where the unit was set up), the move's end more than the edition's
+    distance plus the planner's margin from every enemy unit at its final position."""
+    t = builder.table
+    R = edition(t.world.scenario.ruleset)
+    before = _scouts_before(builder, group)
+    if before is not None:
+        return before, None
+    k = 0
+    for m in group.members:
+        x = _checker(builder).scouts_eligibility(m)[1]
+        first = t.first(m).footprints
+        for a, b in zip(first, fps[k:k + len(first)], strict=True):
+            if not is_within_distance(farthest_from(a, b), x):
+                return (R.ID + ".scouts.distance", m.id), None
+        k += len(first)
+    n = t.nearest_unit(placed, [t.final(e) for e in t.enemy_units(group.host.player)])
+    near = None if n is None else n[0]
+    if near is not None and not is_more_than_distance(near, R.SCOUTS_MORE_THAN_IN + builder.margin):
+        return (R.ID + ".scouts.more_than", n[2].unit.id), near
+    return None, near
+
+
+def describe(world, rule: str, details: list[str | None], label) -> str:
+    """The infeasibility explanation's phrase for a 40k rule id and the units or features it
+    names (``details``; ``label(id)`` names a unit), with the edition's numbers: "no position
+    on the grid is <phrase> and <phrase>"."""
+    R = edition(world.scenario.ruleset)
+    names = [label(d) if d in world.units else (d or "?") for d in details]
+    listed = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+    many = len(names) > 1
+    units = f"enemy unit{'s' if many else ''} {listed}"
+    name = rule.split(".", 1)[1]
+    if name == "battlefield":
+        feats = [d for d in details if d is not None]
+        return "wholly on the battlefield" + (f" and clear of {', '.join(feats)} (impassable terrain)" if feats else "")
+    if name == "deployment.wholly_within_zone":
+        return "wholly within its deployment zone"
+    if name == "bases.overlap":
+        return f"clear of the bases of {listed}"
+    if name == "engagement":
+        return f"more than {R.ENGAGEMENT_RANGE_IN:g}\" (Engagement Range) from {units}"
+    if name == "infiltrators.distance":
+        return f"more than {R.INFILTRATORS_MORE_THAN_IN:g}\" from {units} (Infiltrators)"
+    if name == "infiltrators.zone_distance":
+        return (f"more than {R.INFILTRATORS_MORE_THAN_IN:g}\" from the enemy deployment zone{'s' if many else ''} "
+                f"{listed} (Infiltrators)")
+    if name == "scouts.eligible":
+        return f"reachable by a Scouts move ({listed}: not every model has Scouts)"
+    if name == "scouts.first_position":
+        where = ("wholly within its own deployment zone" if R.SCOUTS_FIRST_WHOLLY_IN_OWN_ZONE
+                 else "a legal set-up")
+        return f"reachable by a Scouts move ({listed}: the position before the move is not {where})"
+    if name == "scouts.distance":
+        return f"within the Scouts move of {listed} (no part of a model more than its Scouts X\" from where it stood)"
+    if name == "scouts.more_than":
+        return f"more than {R.SCOUTS_MORE_THAN_IN:g}\" from {units} (Scouts move)"
+    return rule if not any(details) else f"{rule} ({listed})"
+
+
+RULE_ORDER = ("infiltrators.distance", "infiltrators.zone_distance", "scouts.more_than", "engagement",
+              "scouts.eligible", "scouts.first_position", "scouts.distance", "deployment.wholly_within_zone",
+              "battlefield", "bases.overlap")
+"""The order of the phrases in an explanation (rule ids less the ruleset prefix)."""
+
+
+def rule_rank(rule: str) -> int:
+    name = rule.split(".", 1)[1]
+    return RULE_ORDER.index(name) if name in RULE_ORDER else len(RULE_ORDER)
 
 
 OBJECTIVE_MISS_COST_IN = 20.0
