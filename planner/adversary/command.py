@@ -26,8 +26,9 @@ def deny_goal(world: World) -> tuple[int, DenyGoal] | None:
 
 
 def run_threats(world: World, enemy_unit: str, goal_text: str | None, grid_in: float, show_map: bool,
-                console: Console) -> tuple[dict, int]:
-    """``planner threats``: print the report; return (JSON data, exit code)."""
+                console: Console, render_path: str | None = None) -> tuple[dict, int]:
+    """``planner threats``: print the report (and draw the legal area to ``render_path``, .svg or
+    .png); return (JSON data, exit code)."""
     from planner.adversary.legal_area import fixed_units
     from planner.adversary.threats import ascii_map, find_threats, parse_goal
     from planner.legality.table import Table
@@ -52,17 +53,42 @@ def run_threats(world: World, enemy_unit: str, goal_text: str | None, grid_in: f
         console.print(escape(ascii_map(world, grid_in, set(map(tuple, r.legal_cells)), mine,
                                        mark=r.best.anchor if r.best else None)))
     code = EXIT_OK if (r.best is not None and r.best.legal and r.deployment_legal) else EXIT_ILLEGAL
-    return r.model_dump(mode="json"), code
+    data = r.model_dump(mode="json")
+    if render_path is not None:
+        from planner.adversary.report import threat_picture
+        from planner.render import render_file
+
+        pw, opts = threat_picture(world, r, goal.label)
+        summary = render_file(pw, render_path, None, opts)
+        console.print(f"Wrote the picture of the legal area to {escape(render_path)}: "
+                      f"{summary.counts.get('threat_cell', 0)} legal cells")
+        data["render"] = {"file": render_path, "counts": summary.counts}
+    return data, code
 
 
-def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, console: Console):
-    """``planner plan`` with a ``deny`` goal: solve, print; return the DenyResult."""
+def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, console: Console, *,
+                  quiet: bool = False, next_step: bool = False, units: list[str] | None = None):
+    """``planner plan`` with a ``deny`` goal: solve, print the text report (unless ``quiet``: another
+    report format follows); return the DenyResult.
+
+    Raises
+    ------
+    ScenarioError
+        ``--next`` or ``--unit`` (a deny goal places every marked unit of mine together), an unknown
+        enemy unit.
+    """
     from planner.adversary.deny import DenySettings, deny
     from planner.adversary.threats import ascii_map
     from planner.legality.table import Table
     from planner.world import resolve
 
     i, goal = deny_goal(world)  # type: ignore[misc]
+    if next_step or units:
+        raise ScenarioError("a 'deny' goal places every marked unit of mine together; remove this option or the "
+                            "goal", file=world.file, location="--next" if next_step else "--unit",
+                            value="--next" if next_step else ",".join(units or []))
+    if quiet:
+        console = Console(file=_Null(), highlight=False)
     if goal.enemy_unit not in world.units:
         raise ScenarioError(f"no unit with this id; units: {', '.join(sorted(world.units))}", file=world.file,
                             location=f"goals[{i}].enemy_unit", value=goal.enemy_unit)
@@ -90,6 +116,16 @@ def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, cons
         console.print(escape(ascii_map(world, settings.enemy_grid_in, set(map(tuple, r.legal_cells)), mine,
                                        protect=protect)))
     return r
+
+
+class _Null:
+    """A file that drops what is written (the text report when another format is asked for)."""
+
+    def write(self, s: str) -> int:
+        return len(s)
+
+    def flush(self) -> None:
+        pass
 
 
 def run_minmax_plan(world: World, goal: DenyGoal, settings, console: Console):
