@@ -450,7 +450,8 @@ def render(
 @app.command()
 def threats(
     scenario: Annotated[str, typer.Argument(help="Scenario file: my units positioned; the enemy unit anywhere.")],
-    enemy_unit: Annotated[str, typer.Option("--enemy-unit", help="Id of the enemy unit that Infiltrates.")],
+    enemy_unit: Annotated[str, typer.Option("--enemy-unit", help="Id of the enemy unit that Infiltrates "
+                                                                      "(or Deep Strikes, wh40k10/11).")],
     goal: Annotated[str | None, typer.Option("--goal", help="near_units (default), near_point:X,Y, "
                                                             "near_objective:ID, sight, hidden_near:X,Y.")] = None,
     grid: Annotated[float, typer.Option("--grid", min=0.5, max=12.0, help="Anchor grid, inches.")] = 2.0,
@@ -460,7 +461,8 @@ def threats(
                                                                      "anchor) and the best placement to "
                                                                      "FILE.svg or FILE.png.")] = None,
 ) -> None:
-    """Worst case: the enemy unit's best legal Infiltrate placement against my deployment, and its legal area.
+    """Worst case: the enemy unit's best legal Infiltrate (or 10th/11th Deep Strike) placement against my
+    deployment, and its legal area.
 
     Exit 0 with a best placement that passes the checker, 1 if there is none (or it or the deployment is
     illegal), 2 for invalid input.

@@ -29,13 +29,16 @@ def run_threats(world: World, enemy_unit: str, goal_text: str | None, grid_in: f
                 console: Console, render_path: str | None = None) -> tuple[dict, int]:
     """``planner threats``: print the report (and draw the legal area to ``render_path``, .svg or
     .png); return (JSON data, exit code)."""
+    from planner.adversary.ds_threats import deepstrike_threats, is_deepstrike_arrival
     from planner.adversary.legal_area import fixed_units
     from planner.adversary.threats import ascii_map, find_threats, parse_goal
     from planner.legality.table import Table
 
     goal = parse_goal(goal_text, world)
-    r = find_threats(world, enemy_unit, goal, grid_in)
-    console.print(f"[bold]Threats: where can {escape(enemy_unit)} Infiltrate?[/bold] ({escape(goal.label)})")
+    deep = is_deepstrike_arrival(world, enemy_unit)
+    r = (deepstrike_threats if deep else find_threats)(world, enemy_unit, goal, grid_in)
+    how = "arrive by Deep Strike" if deep else "Infiltrate"
+    console.print(f"[bold]Threats: where can {escape(enemy_unit)} {how}?[/bold] ({escape(goal.label)})")
     if not r.deployment_legal:
         console.print("[red]the deployment itself is not legal (run planner check)[/red]")
     console.print(f"legal area: {r.legal_anchors} anchors on the {grid_in:g}\" grid = {r.legal_area_sq_in:g} sq in"
@@ -43,13 +46,21 @@ def run_threats(world: World, enemy_unit: str, goal_text: str | None, grid_in: f
                      f"{r.distance_region_sq_in:.1f} sq in" if r.distance_region_sq_in is not None else ""))
     if r.best is not None:
         b = r.best
+        judge = "Deep Strike procedure" if deep else "checker"
         console.print(f"best for the enemy: {b.formation} at ({b.anchor[0]:g}, {b.anchor[1]:g}), value {b.value:.3f}; "
-                      f"checker: {'legal' if b.legal else 'ILLEGAL'}")
+                      f"{judge}: {'legal' if b.legal else 'ILLEGAL'}")
     else:
         console.print(escape(r.message))
     if show_map:
-        mine = fixed_units(Table(world), {enemy_unit})
-        mine = [p for p in mine if p.unit.player != world.units[enemy_unit].player]
+        if deep:
+            from types import SimpleNamespace
+
+            from planner.deepstrike.procedure import make_setup
+
+            mine = [SimpleNamespace(footprints=(o.fp,)) for o in make_setup(world, enemy_unit).obstacles if o.enemy]
+        else:
+            mine = fixed_units(Table(world), {enemy_unit})
+            mine = [p for p in mine if p.unit.player != world.units[enemy_unit].player]
         console.print(escape(ascii_map(world, grid_in, set(map(tuple, r.legal_cells)), mine,
                                        mark=r.best.anchor if r.best else None)))
     code = EXIT_OK if (r.best is not None and r.best.legal and r.deployment_legal) else EXIT_ILLEGAL

@@ -46,7 +46,7 @@ def threat_picture(world: World, result, goal_label: str) -> tuple[World, Render
                f"{result.legal_area_sq_in:g} sq in"),
         best=result.best.models if result.best is not None else None,
         best_label=f"best placement for the enemy ({goal_label})")
-    return w, RenderOptions(arrival=arrival, title=f"Threats: where can {result.enemy_unit} Infiltrate?")
+    return w, RenderOptions(arrival=arrival, title=f"Threats: where can {result.enemy_unit} arrive?")
 
 
 def deny_picture(world: World, result, goal) -> tuple[World, RenderOptions]:
@@ -95,7 +95,8 @@ def deny_lines(result) -> list[str]:
                      f"{result.wall_time_s:.1f} s")
     if result.enemy_best is not None:
         e = result.enemy_best
-        lines.append(f"Enemy's closest arrival left: {e.unit} at ({e.anchor[0]:g}, {e.anchor[1]:g}), {e.value:.3f}\"; "
+        who = "Enemy's best reply" if result.reply_value_in is not None else "Enemy's closest arrival left"
+        lines.append(f"{who}: {e.unit} at ({e.anchor[0]:g}, {e.anchor[1]:g}), {e.value:.3f}\"; "
                      f"checker: {'legal' if e.legal else 'ILLEGAL'}")
     if result.legal is not None:
         lines.append(f"My deployment: {'legal' if result.legal else 'ILLEGAL'} (independent checker)")
