@@ -204,8 +204,10 @@ def plan(
         from planner.adversary.command import deny_goal, run_deny_plan
 
         note = None
-        if deny_goal(world) is not None:
-            result = run_deny_plan(world, time_limit, workers, seed, console)
+        goal = deny_goal(world)
+        if goal is not None:
+            result = run_deny_plan(world, time_limit, workers, seed, console, quiet=form != "text",
+                                   next_step=next_step, units=unit)
         else:
             with SolveProgress(console, time_limit_s=time_limit) as progress:
                 result, note = run_plan(world, SolverSettings(time_limit_s=time_limit, workers=workers, seed=seed),
@@ -221,7 +223,11 @@ def plan(
             wrote = True
         if note:
             console.print(note)
-        if not hasattr(result, "area_sq_in"):  # adversary hook: the denial report is printed already
+        if goal is not None:  # adversary hook: the denial report (text printed while solving), picture
+            from planner.adversary.report import deny_output
+
+            deny_output(result, world, goal[1], form, render_out, console)
+        else:
             plan_output(result, world, form, render_out, console)
         if wrote:
             console.print(f"Wrote the planned scenario to {out}")
@@ -444,14 +450,19 @@ def render(
 @app.command()
 def threats(
     scenario: Annotated[str, typer.Argument(help="Scenario file: my units positioned; the enemy unit anywhere.")],
-    enemy_unit: Annotated[str, typer.Option("--enemy-unit", help="Id of the enemy unit that Infiltrates.")],
+    enemy_unit: Annotated[str, typer.Option("--enemy-unit", help="Id of the enemy unit that Infiltrates "
+                                                                      "(or Deep Strikes, wh40k10/11).")],
     goal: Annotated[str | None, typer.Option("--goal", help="near_units (default), near_point:X,Y, "
                                                             "near_objective:ID, sight, hidden_near:X,Y.")] = None,
     grid: Annotated[float, typer.Option("--grid", min=0.5, max=12.0, help="Anchor grid, inches.")] = 2.0,
     show_map: Annotated[bool, typer.Option("--map", help="Print a text map of the legal area.")] = False,
     json_out: JsonOpt = None,
+    render_out: Annotated[str | None, typer.Option("--render", help="Draw the legal area (one square per legal "
+                                                                     "anchor) and the best placement to "
+                                                                     "FILE.svg or FILE.png.")] = None,
 ) -> None:
-    """Worst case: the enemy unit's best legal Infiltrate placement against my deployment, and its legal area.
+    """Worst case: the enemy unit's best legal Infiltrate (or 10th/11th Deep Strike) placement against my
+    deployment, and its legal area.
 
     Exit 0 with a best placement that passes the checker, 1 if there is none (or it or the deployment is
     illegal), 2 for invalid input.
@@ -461,10 +472,11 @@ def threats(
         from planner.adversary.command import run_threats
         from planner.world import load_scenario
 
+        _check_picture(render_out, scenario)
         if json_out not in (None, "-"):
             _check_writable(json_out, "--json")
         world = load_scenario(scenario)
-        data, code = run_threats(world, enemy_unit, goal, grid, show_map, _console(json_out == "-"))
+        data, code = run_threats(world, enemy_unit, goal, grid, show_map, _console(json_out == "-"), render_out)
         _write_json(json_out, data, [scenario])
         return code
 

@@ -427,3 +427,137 @@ def test_cli_alternate_reports_the_choice_and_a_checked_line(tmp_path):
     assert bad.returncode == 2 and "--winner" in bad.stderr
     bad = _cli("alternate", str(f), "--winner", "A", "--point", "15")
     assert bad.returncode == 2 and "--point" in bad.stderr
+
+
+# ----------------------------------------------------------------------------- pictures and report formats
+def _svg_ids(data: bytes) -> list[str]:
+    from defusedxml import ElementTree
+
+    return [el.get("id") for el in ElementTree.fromstring(data).iter() if el.get("id")]
+
+
+def test_cli_threats_render_draws_exactly_the_checkers_legal_anchors(tmp_path):
+    from tests.test_render import svg_cells
+
+    data = scenario([{"id": "a", "type": "Infantry", "models": [marine(9, 3)]},
+                     {"id": "b", "type": "Infantry", "models": [marine(18, 3)]}])
+    f = tmp_path / "threat.yaml"
+    f.write_text(json.dumps(data))
+    svg, js = tmp_path / "t.svg", tmp_path / "t.json"
+    p = _cli("threats", str(f), "--enemy-unit", "inf", "--goal", "near_point:10,6", "--grid", str(GRID),
+             "--render", str(svg), "--json", str(js))
+    assert p.returncode == 0, p.stdout + p.stderr
+    rep = json.loads(js.read_text())
+    drawn = svg_cells(svg.read_bytes(), "threat-area-inf", 24.0)
+    # one square per legal anchor: the drawn cells add up to the reported area
+    assert len(drawn) == rep["legal_anchors"] == round(rep["legal_area_sq_in"] / GRID ** 2)
+    assert rep["render"]["counts"]["threat_cell"] == len(drawn)
+    assert all(s == pytest.approx(GRID, rel=1e-3) for *_, s in drawn)
+    # ... centred on exactly the anchors where the independent checker accepts the enemy unit
+    w = world_of(data)
+    brute = checker_legal_anchors(w, _space(w))
+    assert {(round(x, 2), round(y, 2)) for x, y, _ in drawn} == {(round(x, 2), round(y, 2)) for x, y in brute}
+    ids = _svg_ids(svg.read_bytes())
+    assert [i for i in ids if i.startswith("threat-best-inf-")] == ["threat-best-inf-1"]
+    assert not [i for i in ids if i.startswith("base-inf-")]  # the enemy is not on the table before it arrives
+    assert "legal cells" in p.stdout
+    bad = _cli("threats", str(f), "--enemy-unit", "inf", "--render", str(tmp_path / "t.pdf"))
+    assert bad.returncode == 2 and "--render" in bad.stderr
+
+
+def test_cli_plan_deny_picture_and_report_formats(tmp_path):
+    from tests.test_render import svg_cells
+
+    src = DENY_SMALL.read_text().replace("{kind: deny, enemy_unit: inf}",
+                                         "{kind: deny, enemy_unit: inf, protect: [18, 4], radius: 10}")
+    f = tmp_path / "protect.yaml"
+    f.write_text(src)
+    svg, js = tmp_path / "d.svg", tmp_path / "d.json"
+    p = _cli("plan", str(f), "--time-limit", "30", "--workers", "1", "--render", str(svg), "--json", str(js),
+             "--format", "html")
+    assert p.returncode == 0, p.stdout + p.stderr
+    rep = json.loads(js.read_text())
+    assert rep["status"] == "optimal" and rep["legal"] is True and rep["grid_in"] == 2.0
+    drawn = svg_cells(svg.read_bytes(), "threat-area-inf", 36.0)
+    assert len(drawn) == rep["anchors_left"] == round(rep["area_sq_in"] / rep["grid_in"] ** 2)
+    assert {(round(x, 2), round(y, 2)) for x, y, _ in drawn} == {tuple(c) for c in rep["legal_cells"]}
+    # no legal arrival left has a base within 10" of the protected point (anchor = the base's centre)
+    assert all(math.hypot(x - 18, y - 4) - R32 > 10 for x, y, _ in drawn)
+    ids = _svg_ids(svg.read_bytes())
+    assert "protected-point" in ids and "protected-radius" in ids
+    assert {i for i in ids if i.startswith("base-")} == {"base-a-1", "base-b-1", "base-b-2"}
+    assert "threat-best-inf-1" in ids
+    # --format html: one page on stdout with the same picture inline and the report's statements
+    assert p.stdout.startswith("<!DOCTYPE html>") and 'id="threat-area-inf"' in p.stdout
+    assert f"{rep['area_sq_in']:g} sq in" in p.stdout and "Ruling on my deployment" in p.stdout
+    assert "legal arrivals left (o)" not in p.stdout + p.stderr  # the text report is not mixed in
+    # --format json: the JSON report on stdout; markdown with the picture embedded
+    p = _cli("plan", str(f), "--time-limit", "30", "--workers", "1", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["legal_cells"] == rep["legal_cells"] and out["area_sq_in"] == rep["area_sq_in"]
+    p = _cli("plan", str(f), "--time-limit", "30", "--workers", "1", "--format", "markdown")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("# Denial plan") and "data:image/png;base64," in p.stdout
+    assert "| a |" in p.stdout and "| b |" in p.stdout
+
+
+def test_cli_plan_deny_refuses_next_and_unit():
+    for extra in (["--next"], ["--unit", "a"]):
+        p = _cli("plan", str(DENY_SMALL), *extra)
+        assert p.returncode == 2, p.stdout + p.stderr
+        assert extra[0] in p.stderr and "deny" in p.stderr
+
+
+# ----------------------------------------------------------------------------- Deep Strike arrivals (10th/11th)
+def _ds_scenario(ruleset, my_x, n_ds=1):
+    return {"ruleset": ruleset, "battlefield": {"width": 24, "depth": 18},
+            "deployment_zones": [{"id": "me-z", "player": "me", "polygon": [[0, 0], [24, 0], [24, 18], [0, 18]]}],
+            "armies": [
+                {"player": "me", "units": [{"id": "a", "type": "Infantry", "models": [marine(my_x, 9)]}]},
+                {"player": "en", "units": [{"id": "ds", "type": "Infantry", "rules": ["Deep Strike"],
+                                            "setup": {"method": "reserves", "arrival": "deep_strike"},
+                                            "models": [marine() for _ in range(n_ds)]}]}]}
+
+
+@pytest.mark.parametrize("ruleset,limit", [("wh40k10", 9.0), ("wh40k11", 8.0)])
+def test_deepstrike_threats_more_than_the_limit_from_my_models(ruleset, limit):
+    from planner.adversary.ds_threats import deepstrike_threats
+
+    exact_x = 2 + limit + 2 * R32  # the anchor (2, 9) is exactly `limit` from my model: not "more than"
+    r = deepstrike_threats(world_of(_ds_scenario(ruleset, exact_x)), "ds", parse_goal(None, None), 1.0)
+    assert (2.0, 9.0) not in set(map(tuple, r.legal_cells))
+    x0 = exact_x + 0.01
+    w = world_of(_ds_scenario(ruleset, x0))
+    r = deepstrike_threats(w, "ds", parse_goal("near_point:20,9", w), 1.0)
+    # independent geometry: wholly on the 24" x 18" battlefield and more than `limit` from my base
+    brute = {(float(x), float(y)) for x in range(25) for y in range(19)
+             if R32 <= x <= 24 - R32 and R32 <= y <= 18 - R32 and math.hypot(x - x0, y - 9) - 2 * R32 > limit}
+    assert (2.0, 9.0) in brute
+    assert set(map(tuple, r.legal_cells)) == brute
+    assert r.legal_anchors == len(brute) and r.legal_area_sq_in == pytest.approx(len(brute))
+    best = min(max(0.0, math.hypot(x - 20, y - 9) - R32) for x, y in brute)
+    assert r.best.value == pytest.approx(best) and r.best.legal is True
+    assert r.deployment_legal is True
+    with pytest.raises(ScenarioError, match="near_units"):
+        deepstrike_threats(w, "ds", parse_goal("sight", w), 1.0)
+
+
+def test_cli_threats_deepstrike_render(tmp_path):
+    from tests.test_render import svg_cells
+
+    f = tmp_path / "ds.yaml"
+    f.write_text(json.dumps(_ds_scenario("wh40k10", 12.0, n_ds=2)))
+    svg, js = tmp_path / "ds.svg", tmp_path / "ds.json"
+    p = _cli("threats", str(f), "--enemy-unit", "ds", "--grid", "1", "--render", str(svg), "--json", str(js))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "arrive by Deep Strike" in p.stdout
+    rep = json.loads(js.read_text())
+    drawn = svg_cells(svg.read_bytes(), "threat-area-ds", 24.0)
+    assert len(drawn) == rep["legal_anchors"] == round(rep["legal_area_sq_in"]) > 0
+    assert {(round(x, 2), round(y, 2)) for x, y, _ in drawn} == {tuple(c) for c in rep["legal_cells"]}
+    ids = _svg_ids(svg.read_bytes())
+    assert sorted(i for i in ids if i.startswith("threat-best-ds-")) == ["threat-best-ds-1", "threat-best-ds-2"]
+    # both models of the best arrival are more than 9" from my model (base edge to base edge)
+    for x, y, _ in rep["best"]["models"]["ds"]:
+        assert math.hypot(x - 12, y - 9) - 2 * R32 > 9

@@ -359,3 +359,59 @@ def test_scout_legal_area_is_within_the_move_and_clear_of_enemies(long_edge, tmp
         assert min(signed_distance(p, fp) for fp in enemy_fps) > 9.0 - 1e-3
     r = CliRunner().invoke(app, ["render", str(LONG_EDGE), "--out", str(tmp_path / "x.svg"), "--legal-area", "ih-tactical"])
     assert r.exit_code == 2 and "embarked" in r.stderr and "ih-tactical-rhino" in r.stderr
+
+
+def svg_cells(data: bytes, gid: str, width_in: float) -> list[tuple[float, float, float]]:
+    """Centre (x, y inches, battlefield coordinates) and side (inches) of each square drawn in the group
+    ``gid``, measured against the battlefield (``width_in`` wide) in the same SVG."""
+    import re
+
+    def coords(el):
+        v = [float(t) for p in el.iter(f"{SVG_NS}path") for t in re.findall(r"-?\d+(?:\.\d+)?", p.get("d", ""))]
+        return v[0::2], v[1::2]
+
+    root = ElementTree.fromstring(data)
+    bx, by = coords(next(el for el in root.iter() if el.get("id") == "battlefield"))
+    x0, y0 = min(bx), max(by)  # the battlefield's lower-left corner (SVG y runs down)
+    per_inch = (max(bx) - x0) / width_in
+    group = next(el for el in root.iter() if el.get("id") == gid)
+    out = []
+    for p in group.iter(f"{SVG_NS}path"):
+        xs, ys = coords(p)
+        cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+        out.append(((cx - x0) / per_inch, (y0 - cy) / per_inch, (max(xs) - min(xs)) / per_inch))
+    return out
+
+
+def test_arrival_cells_overlay_draws_one_square_per_anchor_to_scale():
+    from planner.render import ArrivalCells
+    from planner.schema import Scenario
+    from planner.world import resolve
+
+    data = {"ruleset": "hh2", "battlefield": {"width": 36, "depth": 21},
+            "deployment_zones": [{"id": "z", "player": "me", "polygon": [[0, 0], [36, 0], [36, 5], [0, 5]]}],
+            "armies": [{"player": "me", "units": [{"id": "a", "type": "Infantry",
+                                                   "models": [{"base": {"diameter_mm": 32}, "x": 4, "y": 2}]}]},
+                       {"player": "en", "units": [{"id": "inf", "type": "Infantry", "rules": ["Infiltrate"],
+                                                   "setup": "reserves",
+                                                   "models": [{"base": {"diameter_mm": 32}},
+                                                              {"base": {"diameter_mm": 32}}]}]}]}
+    w = resolve(Scenario.model_validate(data))
+    cells = [(2.0, 16.0), (4.0, 16.0), (30.0, 20.0), (4.0, 16.0)]  # a repeat is drawn once
+    best = {"inf": [(30.0, 20.0, 0.0), (31.5, 20.0, 0.0)]}
+    arrival = ArrivalCells("inf", cells, 2.0, "legal arrival anchors", best=best, protect=(18.0, 4.0, 6.0))
+    svg, summary = render_bytes(w, "svg", None, RenderOptions(arrival=arrival))
+    drawn = svg_cells(svg, "threat-area-inf", 36.0)
+    assert summary.counts["threat_cell"] == 3 == len(drawn)
+    assert sorted((round(x, 3), round(y, 3)) for x, y, _ in drawn) == [(2.0, 16.0), (4.0, 16.0), (30.0, 20.0)]
+    assert all(s == pytest.approx(2.0, rel=1e-3) for *_, s in drawn)
+    ids = svg_ids(svg)
+    assert count_prefix(ids, "threat-best-inf-") == 2
+    assert "protected-point" in ids and "protected-radius" in ids
+    assert "legal arrival anchors" in summary.legend
+    # no cells, no legend entry; a point without a radius draws the point only
+    svg, summary = render_bytes(w, "svg", None, RenderOptions(arrival=ArrivalCells("inf", [], 2.0, None,
+                                                                                   protect=(18.0, 4.0, None))))
+    ids = svg_ids(svg)
+    assert "threat-area-inf" not in ids and "protected-radius" not in ids and "protected-point" in ids
+    assert "threat_cell" not in summary.counts

@@ -26,15 +26,19 @@ def deny_goal(world: World) -> tuple[int, DenyGoal] | None:
 
 
 def run_threats(world: World, enemy_unit: str, goal_text: str | None, grid_in: float, show_map: bool,
-                console: Console) -> tuple[dict, int]:
-    """``planner threats``: print the report; return (JSON data, exit code)."""
+                console: Console, render_path: str | None = None) -> tuple[dict, int]:
+    """``planner threats``: print the report (and draw the legal area to ``render_path``, .svg or
+    .png); return (JSON data, exit code)."""
+    from planner.adversary.ds_threats import deepstrike_threats, is_deepstrike_arrival
     from planner.adversary.legal_area import fixed_units
     from planner.adversary.threats import ascii_map, find_threats, parse_goal
     from planner.legality.table import Table
 
     goal = parse_goal(goal_text, world)
-    r = find_threats(world, enemy_unit, goal, grid_in)
-    console.print(f"[bold]Threats: where can {escape(enemy_unit)} Infiltrate?[/bold] ({escape(goal.label)})")
+    deep = is_deepstrike_arrival(world, enemy_unit)
+    r = (deepstrike_threats if deep else find_threats)(world, enemy_unit, goal, grid_in)
+    how = "arrive by Deep Strike" if deep else "Infiltrate"
+    console.print(f"[bold]Threats: where can {escape(enemy_unit)} {how}?[/bold] ({escape(goal.label)})")
     if not r.deployment_legal:
         console.print("[red]the deployment itself is not legal (run planner check)[/red]")
     console.print(f"legal area: {r.legal_anchors} anchors on the {grid_in:g}\" grid = {r.legal_area_sq_in:g} sq in"
@@ -42,27 +46,60 @@ def run_threats(world: World, enemy_unit: str, goal_text: str | None, grid_in: f
                      f"{r.distance_region_sq_in:.1f} sq in" if r.distance_region_sq_in is not None else ""))
     if r.best is not None:
         b = r.best
+        judge = "Deep Strike procedure" if deep else "checker"
         console.print(f"best for the enemy: {b.formation} at ({b.anchor[0]:g}, {b.anchor[1]:g}), value {b.value:.3f}; "
-                      f"checker: {'legal' if b.legal else 'ILLEGAL'}")
+                      f"{judge}: {'legal' if b.legal else 'ILLEGAL'}")
     else:
         console.print(escape(r.message))
     if show_map:
-        mine = fixed_units(Table(world), {enemy_unit})
-        mine = [p for p in mine if p.unit.player != world.units[enemy_unit].player]
+        if deep:
+            from types import SimpleNamespace
+
+            from planner.deepstrike.procedure import make_setup
+
+            mine = [SimpleNamespace(footprints=(o.fp,)) for o in make_setup(world, enemy_unit).obstacles if o.enemy]
+        else:
+            mine = fixed_units(Table(world), {enemy_unit})
+            mine = [p for p in mine if p.unit.player != world.units[enemy_unit].player]
         console.print(escape(ascii_map(world, grid_in, set(map(tuple, r.legal_cells)), mine,
                                        mark=r.best.anchor if r.best else None)))
     code = EXIT_OK if (r.best is not None and r.best.legal and r.deployment_legal) else EXIT_ILLEGAL
-    return r.model_dump(mode="json"), code
+    data = r.model_dump(mode="json")
+    if render_path is not None:
+        from planner.adversary.report import threat_picture
+        from planner.render import render_file
+
+        pw, opts = threat_picture(world, r, goal.label)
+        summary = render_file(pw, render_path, None, opts)
+        console.print(f"Wrote the picture of the legal area to {escape(render_path)}: "
+                      f"{summary.counts.get('threat_cell', 0)} legal cells")
+        data["render"] = {"file": render_path, "counts": summary.counts}
+    return data, code
 
 
-def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, console: Console):
-    """``planner plan`` with a ``deny`` goal: solve, print; return the DenyResult."""
+def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, console: Console, *,
+                  quiet: bool = False, next_step: bool = False, units: list[str] | None = None):
+    """``planner plan`` with a ``deny`` goal: solve, print the text report (unless ``quiet``: another
+    report format follows); return the DenyResult.
+
+    Raises
+    ------
+    ScenarioError
+        ``--next`` or ``--unit`` (a deny goal places every marked unit of mine together), an unknown
+        enemy unit.
+    """
     from planner.adversary.deny import DenySettings, deny
     from planner.adversary.threats import ascii_map
     from planner.legality.table import Table
     from planner.world import resolve
 
     i, goal = deny_goal(world)  # type: ignore[misc]
+    if next_step or units:
+        raise ScenarioError("a 'deny' goal places every marked unit of mine together; remove this option or the "
+                            "goal", file=world.file, location="--next" if next_step else "--unit",
+                            value="--next" if next_step else ",".join(units or []))
+    if quiet:
+        console = Console(file=_Null(), highlight=False)
     if goal.enemy_unit not in world.units:
         raise ScenarioError(f"no unit with this id; units: {', '.join(sorted(world.units))}", file=world.file,
                             location=f"goals[{i}].enemy_unit", value=goal.enemy_unit)
@@ -90,6 +127,16 @@ def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, cons
         console.print(escape(ascii_map(world, settings.enemy_grid_in, set(map(tuple, r.legal_cells)), mine,
                                        protect=protect)))
     return r
+
+
+class _Null:
+    """A file that drops what is written (the text report when another format is asked for)."""
+
+    def write(self, s: str) -> int:
+        return len(s)
+
+    def flush(self) -> None:
+        pass
 
 
 def run_minmax_plan(world: World, goal: DenyGoal, settings, console: Console):

@@ -318,6 +318,8 @@ class DenyResult(BaseModel):
     scenario: Scenario | None = None
     scenario_data: dict | None = None
     legal_cells: list[tuple[float, float]] = Field(default_factory=list)
+    grid_in: float | None = Field(default=None, description="The enemy anchor grid (inches): each legal cell is "
+                                                            "grid_in x grid_in.")
 
     @property
     def exit_code(self) -> int:
@@ -521,4 +523,4 @@ def _deny_result(world, screen: Screen, chosen, status, enemy_unit, protect, n_l
                                                 anchor=chosen[g.id].anchor, candidates=len(screen.cands[g.id]))
                                   for g in screen.groups],
                       enemy_best=enemy_best, legal=report.legal, legality=report, scenario=planned,
-                      scenario_data=data, legal_cells=sorted({p.anchor for p in left}))
+                      scenario_data=data, legal_cells=sorted({p.anchor for p in left}), grid_in=sp.grid)

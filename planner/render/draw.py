@@ -10,6 +10,9 @@ checked by parsing it:
 - overlays: ``exclusion-<D>-<unit>`` (points within D" of an enemy unit), ``legal-<unit>`` and
   ``legal-hidden-<unit>``, ``sightline-clear-<unit>-<k>``, ``sightline-blocked-<unit>-<observer>``,
   ``violation-<unit>[-<model>]``, ``measure-<unit>-<k>``, ``heatmap``;
+- an enemy unit's legal arrival area (:class:`ArrivalCells`): ``threat-area-<unit>`` (a group of
+  one square per legal anchor), ``threat-best-<unit>-<model>`` (its best placement),
+  ``protected-point`` and ``protected-radius``;
 - ``legend``, ``scalebar``, ``offtable`` (units embarked or in reserves).
 """
 
@@ -56,13 +59,34 @@ class HeatMap:
 
 
 @dataclass
+class ArrivalCells:
+    """An enemy unit's legal arrival anchors on a square grid, drawn as one ``cell_in`` x ``cell_in``
+    square per anchor (centred on it), so that the drawn area is the reported area (anchors x cell
+    area, square inches).
+
+    ``best``: model positions (unit id -> [(x, y, facing)], inches and degrees) of the enemy's best
+    placement, drawn as base outlines; ``protect``: a protected point and radius (x, y, r inches;
+    r None: the point only). ``label``: the legend entry of the cells (None: no cells, no entry).
+    """
+
+    unit: str
+    cells: list[tuple[float, float]]
+    cell_in: float
+    label: str | None
+    best: dict[str, list[tuple[float, float, float]]] | None = None
+    best_label: str = "the enemy's best placement"
+    protect: tuple[float, float, float | None] | None = None
+
+
+@dataclass
 class RenderOptions:
     """What to draw over the battlefield.
 
     ``exclusion_for``: a player or unit id; the Infiltrate exclusion areas (more-than distances of
     the ruleset) are drawn around that player's enemy units. ``legal_area``: a unit id; where its
     bases may stand for its set-up is shaded. ``sight_lines`` and ``violations`` draw the evidence
-    of the legality report (if one is given). ``heat``: a Deep Strike heat map.
+    of the legality report (if one is given). ``heat``: a Deep Strike heat map. ``arrival``: an
+    enemy unit's legal arrival cells, its best placement and a protected point (:class:`ArrivalCells`).
     """
 
     exclusion_for: str | None = None
@@ -70,6 +94,7 @@ class RenderOptions:
     sight_lines: bool = True
     violations: bool = True
     heat: HeatMap | None = None
+    arrival: ArrivalCells | None = None
     title: str | None = None
     dpi: int = 110
 
@@ -324,6 +349,9 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
             summary.add("legal")
             legend(Patch(facecolor="none", edgecolor="#2e7d32", hatch="////"), la.what_hidden or "only if hidden")
 
+    if opts.arrival is not None:
+        _draw_arrival(ax, world, opts.arrival, table, colours, summary, legend)
+
     # models
     from matplotlib.collections import LineCollection
 
@@ -394,6 +422,55 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
     leg.set_gid("legend")
     summary.legend = list(names)
     return fig, summary
+
+
+def _draw_arrival(ax, world: World, a: ArrivalCells, table, colours, summary: RenderSummary, legend) -> None:
+    """The enemy unit's legal arrival cells (one square each), its best placement and the protected point."""
+    from matplotlib.collections import PatchCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Circle, Patch, Rectangle
+
+    from planner.geometry.shapes import footprint
+
+    g = float(a.cell_in)
+    cells = sorted({(float(x), float(y)) for x, y in a.cells})
+    if cells:
+        squares = [Rectangle((x - g / 2, y - g / 2), g, g) for x, y in cells]
+        pc = PatchCollection(squares, facecolor="#ff6f00", edgecolor="#e65100", linewidth=0.3, alpha=0.35,
+                             zorder=3.3)
+        pc.set_gid(f"threat-area-{_safe(a.unit)}")
+        pc.set_clip_path(table)
+        ax.add_collection(pc, autolim=False)
+        summary.add("threat_cell", len(cells))
+    if a.label:
+        legend(Patch(facecolor="#ff6f00", alpha=0.45, edgecolor="#e65100"), a.label)
+    if a.best:
+        owner = world.units.get(a.unit)
+        col = colours.get(owner.player, "#777777") if owner is not None else "#777777"
+        for uid, spots in a.best.items():
+            u = world.units.get(uid)
+            if u is None:
+                continue
+            for m, (x, y, f) in zip(u.models, spots, strict=False):
+                fp = footprint(m.base, float(x), float(y), float(f))
+                if _add_geom(ax, outline(fp, DRAW_POINTS), f"threat-best-{_safe(uid)}-{_safe(m.id)}",
+                             facecolor="none", edgecolor=col, hatch="xxxx", linewidth=1.2, zorder=4.5):
+                    summary.add("threat_best")
+        legend(Patch(facecolor="none", edgecolor=col, hatch="xxxx"), a.best_label)
+    if a.protect is not None:
+        px, py, r = float(a.protect[0]), float(a.protect[1]), a.protect[2]
+        if r is not None:
+            disc = Circle((px, py), float(r), facecolor="none", edgecolor="#6a1b9a", linewidth=1.2, linestyle="--",
+                          zorder=5)
+            disc.set_gid("protected-radius")
+            ax.add_artist(disc)
+            disc.set_clip_path(table)
+        mk = Line2D([px], [py], marker="P", markersize=7, color="#6a1b9a", linestyle="", zorder=5)
+        mk.set_gid("protected-point")
+        ax.add_line(mk)
+        summary.add("protected")
+        legend(Line2D([], [], marker="P", color="#6a1b9a", linestyle="--"),
+               f"protected point ({px:g}, {py:g})" + (f", radius {float(r):g}\"" if r is not None else ""))
 
 
 def _draw_evidence(ax, world: World, report: LegalityReport, opts: RenderOptions, summary: RenderSummary,

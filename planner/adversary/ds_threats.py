@@ -1,0 +1,94 @@
+"""Worst case for me, 40k 10th/11th: where can an enemy unit arrive by Deep Strike?
+
+A unit set up with ``{method: reserves, arrival: deep_strike}`` arrives with every model more than
+the ruleset's distance from every enemy model (``DEEP_STRIKE_MORE_THAN_IN``: 9" in wh40k10, 8" in
+wh40k11) and wholly on the battlefield (RULES.md §2; the predicates of
+:func:`planner.deepstrike.procedure.judge_landing`). The unit lands in the procedure's ring
+formation with its first model's centre at a grid anchor (multiples of ``grid_in``, as for
+Infiltrate threats); the legal area is (legal anchors) x (cell area), square inches.
+
+Goals: ``near_point``/``near_objective`` (closest base edge to the point) and ``near_units``
+(closest base to base to one of my models). Sight goals are refused: this ruleset's arrival has
+no line-of-sight condition here.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from planner.adversary.threats import EnemyPlacement, ThreatGoal, ThreatResult, point_distance
+from planner.errors import ScenarioError
+from planner.geometry.shapes import signed_distance
+from planner.schema import SetupMethod
+from planner.world import World
+
+RULESETS = ("wh40k10", "wh40k11")
+
+
+def is_deepstrike_arrival(world: World, unit_id: str) -> bool:
+    """The unit exists, the ruleset is 10th/11th and it arrives from Reserves by Deep Strike."""
+    u = world.units.get(unit_id)
+    return (u is not None and world.scenario.ruleset in RULESETS and u.setup.method is SetupMethod.RESERVES
+            and u.setup.arrival == "deep_strike")
+
+
+def deepstrike_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in: float = 2.0) -> ThreatResult:
+    """The enemy unit's legal Deep Strike arrival anchors against my deployment and its best one.
+
+    Returns a :class:`planner.adversary.threats.ThreatResult` (``best.legal``: the landing judged by
+    the Deep Strike procedure's exact predicates; ``legality`` None).
+
+    Raises
+    ------
+    ScenarioError
+        A sight goal (``--goal``), or a unit that cannot Deep Strike (see
+        :func:`planner.deepstrike.procedure.make_setup`).
+    """
+    from planner.deepstrike.procedure import judge_landing, make_setup
+
+    if goal.kind not in ("near_point", "near_units"):
+        raise ScenarioError("Deep Strike arrivals (10th/11th) take the goals near_units, near_point:X,Y and "
+                            "near_objective:ID", location="--goal", value=goal.kind)
+    t0 = time.monotonic()
+    st = make_setup(world, enemy_unit)
+    mine = [o.fp for o in st.obstacles if o.enemy]
+    g = float(grid_in)
+    nx, ny = math.floor(st.width / g + 1e-9) + 1, math.floor(st.depth / g + 1e-9) + 1
+    legal: list[tuple[float, float]] = []
+    best = None
+    for j in range(ny):
+        for i in range(nx):
+            x, y = i * g, j * g
+            if judge_landing(st, x, y).mishap:
+                continue
+            legal.append((x, y))
+            fps = tuple(S.moved(cx, cy) for (cx, cy), S in zip(st.formation(x, y).centres, st.shapes, strict=True))
+            if goal.kind == "near_point":
+                v = point_distance(fps, goal.point)  # type: ignore[arg-type]
+            else:
+                v = min((max(0.0, signed_distance(f, m)) for f in fps for m in mine), default=math.inf)
+            if best is None or v < best[0] - 1e-9:
+                best = (v, x, y, fps)
+    placement = None
+    if best is not None:
+        v, x, y, fps = best
+        placement = EnemyPlacement(unit=enemy_unit, formation="deep strike ring", anchor=(x, y), value=v,
+                                   models={enemy_unit: [(f.cx, f.cy, st.facing_deg) for f in fps]},
+                                   legal=not judge_landing(st, x, y).mishap)
+    limit = st.rules.more_than_in
+    msg = (f"best Deep Strike arrival for the enemy ({goal.label}): {best[0]:g}" if best is not None
+           else f"no legal Deep Strike arrival (more than {limit:g}\" from my models) on the grid")
+    return ThreatResult(enemy_unit=enemy_unit, goal=goal.label, grid_in=g, legal_anchors=len(legal),
+                        legal_area_sq_in=len(legal) * g * g, best=placement, message=msg,
+                        wall_time_s=time.monotonic() - t0, deployment_legal=_deployment_legal(world, enemy_unit),
+                        legal_cells=legal)
+
+
+def _deployment_legal(world: World, enemy_unit: str) -> bool:
+    """The checker's verdict on the deployment (True where the scenario is not complete)."""
+    from planner.legality.checker import check_deployment
+
+    if not all(u.is_positioned for u in world.units.values() if u.on_battlefield and u.id != enemy_unit):
+        return True
+    return check_deployment(world).legal
