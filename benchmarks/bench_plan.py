@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import subprocess
@@ -229,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"target: planner proven optimal in under 10 s: {'met' if met else 'NOT met'}; naive formulation does "
           f"not close its gap in {args.naive_limit:g} s: {'yes' if naive_open else 'NO (it closed it)'}")
     print(f"planner: {ours['message']}")
+    load = os.getloadavg()
+    print(f"load average (1, 5, 15 min): {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                                 cwd=ROOT).stdout.strip()
@@ -237,7 +240,8 @@ def main(argv: list[str] | None = None) -> int:
     out = {"seed": args.seed, "planner": ours, "greedy": base, "naive": nv,
            "ratio_greedy_over_planner": ratio(base), "ratio_naive_over_planner": ratio(nv), "target_met": met,
            "naive_gap_open": naive_open, "environment": {"python": platform.python_version(),
-                                                         "platform": platform.platform()}, "git_commit": commit}
+                                                         "platform": platform.platform(),
+                                                         "load_average": list(load)}, "git_commit": commit}
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     Path(args.output).write_text(json.dumps(out, indent=2))
     return 0
