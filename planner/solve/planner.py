@@ -9,6 +9,10 @@ The CP-SAT model ``cp`` has one Boolean per (unit, candidate placement) -- see
 - objective: minimise the weighted sum of the goal terms (:mod:`planner.solve.goals`), in
   integer units of ``1 / COST_SCALE``.
 
+Before each solve, the candidates that can be in no plan as cheap as the hint are dropped
+(:func:`_prune`: a look-ahead bound over the other units' cheapest candidates clear of each one);
+this leaves the optimum over the taken candidates unchanged and makes the model far smaller.
+
 Rounds and the bound. Each unit's legal candidates stream in nondecreasing cost; a round solves
 over the candidates taken so far. Every candidate not taken yet for unit *u* costs at least
 ``next(u)``, the stream's bound, and every candidate of another unit *v* costs at least ``m(v)``,
