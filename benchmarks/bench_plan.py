@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import subprocess
@@ -197,9 +198,10 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.write_instance).write_text(yaml.safe_dump(data, sort_keys=False))
     settings = SolverSettings(time_limit_s=args.time_limit, workers=2, seed=0)
 
-    t0 = time.monotonic()
+    t0, c0 = time.monotonic(), time.process_time()
     res = plan_deployment(resolve(Scenario.model_validate(data)), settings)
-    ours = {"status": res.status, "time_s": time.monotonic() - t0, "objective": res.objective,
+    ours = {"status": res.status, "time_s": time.monotonic() - t0, "cpu_s": time.process_time() - c0,
+            "objective": res.objective,
             "bound": res.best_bound, "gap": res.gap, "rounds": res.rounds, "legal": res.legal,
             "candidates": sum(p.candidates for p in res.placements), "message": res.message}
     base = greedy(data, settings)
@@ -229,6 +231,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"target: planner proven optimal in under 10 s: {'met' if met else 'NOT met'}; naive formulation does "
           f"not close its gap in {args.naive_limit:g} s: {'yes' if naive_open else 'NO (it closed it)'}")
     print(f"planner: {ours['message']}")
+    print(f"planner CPU time (all threads of this process): {ours['cpu_s']:.2f} s for {ours['time_s']:.2f} s wall")
+    load = os.getloadavg()
+    print(f"load average (1, 5, 15 min): {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                                 cwd=ROOT).stdout.strip()
@@ -237,7 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     out = {"seed": args.seed, "planner": ours, "greedy": base, "naive": nv,
            "ratio_greedy_over_planner": ratio(base), "ratio_naive_over_planner": ratio(nv), "target_met": met,
            "naive_gap_open": naive_open, "environment": {"python": platform.python_version(),
-                                                         "platform": platform.platform()}, "git_commit": commit}
+                                                         "platform": platform.platform(),
+                                                         "load_average": list(load)}, "git_commit": commit}
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     Path(args.output).write_text(json.dumps(out, indent=2))
     return 0

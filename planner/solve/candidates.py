@@ -220,7 +220,8 @@ class CandidateStream:
         radii = np.array([footprint(m.base, 0.0, 0.0, 0.0).outer_radius for m in models])
         self.masks = [np.array(t.applies(member_of)) for t in b.terms]
         heap: list[tuple[int, int, int, int]] = []
-        self.lowers: dict[tuple[int, int], np.ndarray] = {}
+        self.lowers: dict[tuple[int, int], np.ndarray] = {}  # exact values, where measured
+        self._vals: dict[int, np.ndarray] = {}  # per formation: the lower values of every anchor
         if len(self.anchors):
             for fi, form in enumerate(self.forms):
                 xy = self.anchors[:, None, :] + np.array(form.offsets)[None, :, :]
@@ -230,13 +231,13 @@ class CandidateStream:
                 icost = np.round(cost * COST_SCALE).astype(np.int64)
                 exact = all(t.exact_is_lower for t in b.terms)
                 dropped = self._prefilter(xy, radii)
-                for ai in range(len(self.anchors)):
-                    why = dropped[ai]
+                keep = [ai for ai, why in enumerate(dropped) if why is None]
+                for why in dropped:
                     if why is not None:
                         self.rejected[why] = self.rejected.get(why, 0) + 1
-                        continue
-                    heap.append((int(icost[ai]), ai, fi, 1 if exact else 0))
-                    self.lowers[ai, fi] = vals[ai]
+                heap += zip(icost[keep].tolist(), keep, [fi] * len(keep), [1 if exact else 0] * len(keep),
+                            strict=True)
+                self._vals[fi] = vals
         heapq.heapify(heap)
         self.heap = heap
 
@@ -369,7 +370,8 @@ class CandidateStream:
             if reason[0] == "hh2.infiltrate.hidden":
                 self.rejected_sight.append((ai, fi))
             return None
-        vals = self.lowers.pop((ai, fi))
+        vals = self._lower(ai, fi)
+        self.lowers.pop((ai, fi), None)
         cost = float(np.dot(vals, [t.weight for t in b.terms])) if b.terms else 0.0
         positions: dict[str, list[tuple[float, float, float]]] = {}
         k = 0
@@ -382,6 +384,11 @@ class CandidateStream:
         self.index += 1
         return c
 
+    def _lower(self, ai: int, fi: int) -> np.ndarray:
+        """The goal values known for this item: exact if measured, else the lower values."""
+        hit = self.lowers.get((ai, fi))
+        return self._vals[fi][ai] if hit is None else hit
+
     def _exact_values(self, ai: int, fi: int, fps: list[Footprint]) -> list[float] | None:
         """Exact goal values, measured only for a legal placement (None if it is illegal; the
         reason is then counted as for any rejected candidate)."""
@@ -393,7 +400,7 @@ class CandidateStream:
                 self.rejected_sight.append((ai, fi))
             return None
         placed = Placed(g.host, tuple(fps), tuple(f"{m.unit_id}/{m.id}" for m in g.models))
-        low = self.lowers[ai, fi]
+        low = self._lower(ai, fi)
         return [t.exact(placed, fps, list(mk), float(lv)) for t, mk, lv in zip(b.terms, self.masks, low, strict=True)]
 
 

@@ -11,6 +11,10 @@ The CP-SAT model ``cp`` has one Boolean per (unit, candidate placement) -- see
 - objective: minimise the weighted sum of the goal terms (:mod:`planner.solve.goals`), in
   integer units of ``1 / COST_SCALE``.
 
+Before each solve, the candidates that can be in no plan as cheap as the hint are dropped
+(:func:`_prune`: a look-ahead bound over the other units' cheapest candidates clear of each one);
+this leaves the optimum over the taken candidates unchanged and makes the model far smaller.
+
 Rounds and the bound. Each unit's legal candidates stream in nondecreasing cost; a round solves
 over the candidates taken so far. Every candidate not taken yet for unit *u* costs at least
 ``next(u)``, the stream's bound, and every candidate of another unit *v* costs at least ``m(v)``,
@@ -313,35 +317,42 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
     ids = ids or rule_ids("hh2")
     cp = cp_model.CpModel()
     x: dict[tuple[str, int], cp_model.IntVar] = {}
-    for g in groups:
-        for c in cands[g.id]:
-            x[g.id, c.index] = cp.new_bool_var(f"place[{g.id}@{c.index}]")
-        cp.add_exactly_one(x[g.id, c.index] for c in cands[g.id]).with_name(f"{ids['one']}[{g.id}]")
     tie = _tie(groups, cands)
+    overlapping: dict[tuple[int, int], list[tuple[Candidate, Candidate]]] = {}
     for a in range(len(groups)):
         for b in range(a + 1, len(groups)):
             if time.monotonic() > deadline:
-                return cp_model.UNKNOWN, None, cp, x, tie  # out of time while building the model
+                return cp_model.UNKNOWN, None, cp, x, tie, cands  # out of time while building the model
             ga, gb = groups[a], groups[b]
             try:
-                pairs = _overlapping_pairs(cands[ga.id], cands[gb.id], ga.id, gb.id, conflicts, deadline)
+                overlapping[a, b] = _overlapping_pairs(cands[ga.id], cands[gb.id], ga.id, gb.id, conflicts, deadline)
             except CandidateTimeout:
-                return cp_model.UNKNOWN, None, cp, x, tie
-            by_a: dict[int, list[int]] = {}
-            for ca, cb in pairs:
+                return cp_model.UNKNOWN, None, cp, x, tie, cands
+    live = cands
+    if hint is not None and all(any(c is hint[g.id] for c in cands[g.id]) for g in groups):
+        live = _prune(groups, cands, overlapping, sum(hint[g.id].icost for g in groups))
+    for g in groups:
+        for c in live[g.id]:
+            x[g.id, c.index] = cp.new_bool_var(f"place[{g.id}@{c.index}]")
+        cp.add_exactly_one(x[g.id, c.index] for c in live[g.id]).with_name(f"{ids['one']}[{g.id}]")
+    for (a, b), pairs in overlapping.items():
+        ga, gb = groups[a], groups[b]
+        by_a: dict[int, list[int]] = {}
+        for ca, cb in pairs:
+            if (ga.id, ca.index) in x and (gb.id, cb.index) in x:
                 by_a.setdefault(ca.index, []).append(cb.index)
-            for ia, ibs in by_a.items():
-                # this candidate of ga and the candidates of gb it overlaps: at most one of them
-                # (gb places exactly one, so this is valid, and tighter than pairwise clauses)
-                cp.add_at_most_one([x[ga.id, ia]] + [x[gb.id, ib] for ib in ibs]).with_name(
-                    f"{ids['overlap']}[{ga.id}@{ia},{gb.id}]")
+        for ia, ibs in by_a.items():
+            # this candidate of ga and the candidates of gb it overlaps: at most one of them
+            # (gb places exactly one, so this is valid, and tighter than pairwise clauses)
+            cp.add_at_most_one([x[ga.id, ia]] + [x[gb.id, ib] for ib in ibs]).with_name(
+                f"{ids['overlap']}[{ga.id}@{ia},{gb.id}]")
     # the cost alone: a tie-break term (candidate order) in the objective makes the optimality
     # proof much harder (equal-cost plans would no longer be equal); ties are broken afterwards
     # by _tie_break
-    cp.minimize(sum(c.icost * x[g.id, c.index] for g in groups for c in cands[g.id]))
+    cp.minimize(sum(c.icost * x[g.id, c.index] for g in groups for c in live[g.id]))
     if hint is not None:
         for g in groups:
-            for c in cands[g.id]:
+            for c in live[g.id]:
                 cp.add_hint(x[g.id, c.index], c is hint[g.id])
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = max(0.5, deadline - time.monotonic())
@@ -350,7 +361,58 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
     solver.parameters.log_search_progress = _DEBUG
     cb = _Progress(on_progress, tie, outside, t0) if on_progress is not None else None
     status = solver.solve(cp, cb) if cb is not None else solver.solve(cp)
-    return status, solver, cp, x, tie
+    return status, solver, cp, x, tie, live
+
+
+def _prune(groups: list[Group], cands: dict[str, list[Candidate]],
+           overlapping: dict[tuple[int, int], list[tuple[Candidate, Candidate]]], ub: int
+           ) -> dict[str, list[Candidate]]:
+    """The candidates that can be in a plan (over ``cands``) costing at most ``ub``, integer cost
+    units (the cost of a known plan over ``cands``, e.g. the hint).
+
+    A plan that places unit *u* at candidate *c* places every other unit *v* at a candidate of *v*
+    whose bases do not overlap those of *c*, so it costs at least
+    ``LB(c) = cost(c) + sum_{v != u} min{cost(d) : d of v, clear of c}``. Candidates with
+    ``LB(c) > ub`` are in no plan costing at most ``ub`` and are dropped; the minima are then taken
+    again over the candidates left, until nothing changes. Every plan costing at most ``ub`` keeps
+    all its candidates (by induction: its other candidates are never dropped before its own), so
+    the optimum over the candidates left is the optimum over ``cands`` (the known plan is among
+    them). This look-ahead bound is much stronger than CP-SAT's linear relaxation here: units
+    crowding the same places make the relaxation split each unit over several places.
+    """
+    n = len(groups)
+    big = np.int64(1) << 60
+    cost = [np.array([c.icost for c in cands[g.id]], dtype=np.int64) for g in groups]
+    pos = [{c.index: k for k, c in enumerate(cands[g.id])} for g in groups]
+    clash: dict[tuple[int, int], np.ndarray] = {}
+    for (a, b), pairs in overlapping.items():
+        if not pairs:
+            continue
+        m = np.zeros((len(cost[a]), len(cost[b])), dtype=bool)
+        ia = np.fromiter((pos[a][ca.index] for ca, _ in pairs), dtype=np.int64, count=len(pairs))
+        ib = np.fromiter((pos[b][cb.index] for _, cb in pairs), dtype=np.int64, count=len(pairs))
+        m[ia, ib] = True
+        clash[a, b], clash[b, a] = m, m.T
+    alive = [np.ones(len(c), dtype=bool) for c in cost]
+    changed = True
+    while changed:
+        changed = False
+        for u in range(n):
+            lb = cost[u].copy()
+            for v in range(n):
+                if v == u:
+                    continue
+                cv = np.where(alive[v], cost[v], big)
+                m = clash.get((u, v))
+                lb += cv.min() if m is None else np.where(m, big, cv[None, :]).min(axis=1)
+                np.minimum(lb, big, out=lb)  # no overflow: at most big + big per step
+            keep = alive[u] & (lb <= ub)
+            if not keep.any():
+                return cands  # cannot happen with a plan of cost ub over cands; stay safe
+            if (keep != alive[u]).any():
+                alive[u] = keep
+                changed = True
+    return {g.id: [c for c, k in zip(cands[g.id], alive[i], strict=True) if k] for i, g in enumerate(groups)}
 
 
 def _tie(groups: list[Group], cands: dict[str, list[Candidate]]) -> int:
@@ -545,7 +607,7 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
         if _DEBUG:
             print(f"[plan] round {rounds} t={time.monotonic() - t0:.1f} candidates "
                   f"{[len(cands[g.id]) for g in groups]} outside {outside}", flush=True)
-        status, solver, cp, x, tie = _solve(groups, cands, settings, deadline, conflicts, start, on_progress,
+        status, solver, cp, x, tie, live = _solve(groups, cands, settings, deadline, conflicts, start, on_progress,
                                             outside, t0, rule_ids(world.scenario.ruleset))
         if _DEBUG:
             print(f"[plan] solve {solver.status_name(status) if solver else None} t={time.monotonic() - t0:.1f} "
@@ -555,12 +617,12 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
             raise SolverError(f"CP-SAT model invalid: {cp.validate()}")
         out_of_time = time.monotonic() >= builder.deadline
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            chosen = {g.id: next(c for c in cands[g.id] if solver.boolean_value(x[g.id, c.index])) for g in groups}
+            chosen = {g.id: next(c for c in live[g.id] if solver.boolean_value(x[g.id, c.index])) for g in groups}
             start = chosen  # the next round's hint
             obj = sum(c.icost for c in chosen.values())
             if status == cp_model.OPTIMAL:
                 if outside is None or obj <= outside:
-                    chosen = _tie_break(cp, x, groups, cands, chosen, settings, deadline)
+                    chosen = _tie_break(cp, x, groups, live, chosen, settings, deadline)
                     progress(obj / COST_SCALE, obj / COST_SCALE)
                     return done(chosen, "optimal", obj,
                                 f"optimal over {grid}: every candidate not taken costs at least the bound "
