@@ -61,6 +61,8 @@ def run_threats(world: World, enemy_unit: str, goal_text: str | None, grid_in: f
         else:
             mine = fixed_units(Table(world), {enemy_unit})
             mine = [p for p in mine if p.unit.player != world.units[enemy_unit].player]
+        console.print("legal arrival anchors (o), my models (#), terrain (T), the enemy's best placement (X), "
+                      "elsewhere (.):")
         console.print(escape(ascii_map(world, grid_in, set(map(tuple, r.legal_cells)), mine,
                                        mark=r.best.anchor if r.best else None)))
     code = EXIT_OK if (r.best is not None and r.best.legal and r.deployment_legal) else EXIT_ILLEGAL
