@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from planner.deepstrike.boundary import Boundary
+from planner.deepstrike.boundary import Boundary, box_test
 
 TWO_PI = 2.0 * math.pi
 BOUNDARY_MIN_QUERIES = 2000
@@ -312,7 +312,7 @@ class RegionSet:
         step = max(1, 4_000_000 // max(1, len(box)))
         for s0 in range(0, ng, step):
             sl = slice(s0, min(ng, s0 + step))
-            m = self._box_test(gx[sl], gy[sl], gd[sl] + h[sl], np.maximum(gd[sl] - h[sl], 0.0), box)
+            m = box_test(gx[sl], gy[sl], gd[sl] + h[sl], np.maximum(gd[sl] - h[sl], 0.0), box)
             gi, k = np.nonzero(m)
             gi_all.append(gi + s0)
             k_all.append(k)
@@ -324,22 +324,8 @@ class RegionSet:
         first = np.repeat(starts[gi], cnt)
         within = np.arange(len(rep_k)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
         ci = order[first + within]
-        keep = self._box_test(cx[ci], cy[ci], d[ci], d[ci], box[rep_k], paired=True)
+        keep = box_test(cx[ci], cy[ci], d[ci], d[ci], box[rep_k], paired=True)
         return ci[keep], rep_k[keep]
-
-    @staticmethod
-    def _box_test(X, Y, dmax, dmin, box, paired: bool = False):
-        if paired:
-            x0, y0, x1, y1 = box[:, 0], box[:, 1], box[:, 2], box[:, 3]
-        else:
-            x0, y0, x1, y1 = (box[:, j][None, :] for j in range(4))
-            X, Y, dmax, dmin = X[:, None], Y[:, None], dmax[:, None], dmin[:, None]
-        nx = np.maximum(np.maximum(x0 - X, 0), X - x1)
-        ny = np.maximum(np.maximum(y0 - Y, 0), Y - y1)
-        fx = np.maximum(np.abs(X - x0), np.abs(X - x1))
-        fy = np.maximum(np.abs(Y - y0), np.abs(Y - y1))
-        return (nx * nx + ny * ny <= dmax * dmax * (1 + 1e-12) + 1e-12) & \
-            (fx * fx + fy * fy >= dmin * dmin * (1 - 1e-12) - 1e-12)
 
     def _arc_chunk(self, cx, cy, d) -> np.ndarray:
         nc = len(cx)
