@@ -10,13 +10,9 @@ deployment by the independent checker.
 
 from __future__ import annotations
 
-import json
-import sys
-
 from rich.console import Console
-from rich.markup import escape
 
-from planner.render import ArrivalCells, RenderOptions, render_bytes, render_file
+from planner.render import ArrivalCells, RenderOptions
 from planner.world import World, resolve
 
 
@@ -150,20 +146,8 @@ def deny_html(result, *, scenario: str | None, svg: bytes | None) -> str:
 def deny_output(result, world: World, goal, fmt: str, render_path: str | None, console: Console) -> None:
     """Write the picture of a deny plan (if asked) and its report in ``fmt`` (text is printed while
     solving, by :func:`planner.adversary.command.run_deny_plan`)."""
-    need_picture = render_path is not None or fmt in ("markdown", "html")
-    if need_picture:
-        pw, opts = deny_picture(world, result, goal)
-        report = result.legality
-    if render_path is not None:
-        render_file(pw, render_path, report, opts)
-    name = world.scenario.name or world.file
-    if fmt == "json":
-        sys.stdout.write(json.dumps(result.model_dump(mode="json", exclude={"scenario", "scenario_data"}), indent=2)
-                         + "\n")
-    elif fmt == "markdown":
-        png = None if render_path else render_bytes(pw, "png", report, opts)[0]
-        sys.stdout.write(deny_markdown(result, scenario=name, picture_ref=render_path, png=png))
-    elif fmt == "html":
-        sys.stdout.write(deny_html(result, scenario=name, svg=render_bytes(pw, "svg", report, opts)[0]))
-    if render_path is not None:
-        console.print(f"Wrote the picture of the denial plan to {escape(render_path)}")
+    from planner.report.formats import write_plan_formats
+
+    pw, opts = (deny_picture(world, result, goal) if render_path is not None or fmt in ("markdown", "html")
+                else (world, None))
+    write_plan_formats(result, world, fmt, render_path, console, pw, opts, deny_markdown, deny_html, "denial plan")

@@ -98,14 +98,26 @@ def plan_picture_options(result, world):
 
 def plan_output(result, world, fmt: str, render_path: str | None, console: Console) -> None:
     """Write the picture of the plan (if asked) and the plan report in ``fmt``."""
-    from planner.render import render_bytes, render_file
+    from planner.report.html import plan_html
+    from planner.report.markdown import plan_markdown
     from planner.report.plan_text import print_plan_report
 
     if fmt == "text":
         print_plan_report(result, console)
     pw = planned_world(result, world) if (render_path is not None or fmt in ("markdown", "html")) else world
+    write_plan_formats(result, world, fmt, render_path, console, pw, plan_picture_options(result, pw),
+                       plan_markdown, plan_html, "plan")
+
+
+def write_plan_formats(result, world, fmt: str, render_path: str | None, console: Console, pw, opts,
+                       markdown, html, what: str) -> None:
+    """The picture (``render_path``) and the json / markdown / html report of a plan on standard
+    output: ``pw`` is the planned world drawn with ``opts``; ``markdown(result, scenario=,
+    picture_ref=, png=)`` and ``html(result, scenario=, svg=)`` write the ruling; ``what`` names
+    the picture in the closing message."""
+    from planner.render import render_bytes, render_file
+
     report = result.legality
-    opts = plan_picture_options(result, pw)
     if render_path is not None:
         render_file(pw, render_path, report, opts)
     name = world.scenario.name or world.file
@@ -113,13 +125,9 @@ def plan_output(result, world, fmt: str, render_path: str | None, console: Conso
         sys.stdout.write(json.dumps(result.model_dump(mode="json", exclude={"scenario", "scenario_data"}), indent=2)
                          + "\n")
     elif fmt == "markdown":
-        from planner.report.markdown import plan_markdown
-
         png = None if render_path else render_bytes(pw, "png", report, opts)[0]
-        sys.stdout.write(plan_markdown(result, scenario=name, picture_ref=render_path, png=png))
+        sys.stdout.write(markdown(result, scenario=name, picture_ref=render_path, png=png))
     elif fmt == "html":
-        from planner.report.html import plan_html
-
-        sys.stdout.write(plan_html(result, scenario=name, svg=render_bytes(pw, "svg", report, opts)[0]))
+        sys.stdout.write(html(result, scenario=name, svg=render_bytes(pw, "svg", report, opts)[0]))
     if render_path is not None:
-        console.print(f"Wrote the picture of the plan to {escape(render_path)}")
+        console.print(f"Wrote the picture of the {what} to {escape(render_path)}")
