@@ -30,7 +30,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from planner.generate.command import load_params
+from planner.cli.generate import load_params
 from planner.generate.distributions import GeneratorParams
 from planner.generate.engine import Job, run
 

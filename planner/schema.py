@@ -491,7 +491,7 @@ class Unit(Record):
 
 
 class RosterRef(Record):
-    """An army list to import (BattleScribe ``.ros``/``.rosz`` or New Recruit), see ``planner.roster``.
+    """An army list to import (BattleScribe ``.ros``/``.rosz`` or New Recruit), see ``planner.io.roster``.
 
     ``file`` is relative to the scenario file. Its units come first; a unit written in the army
     with the id of an imported unit replaces it (to give positions or a set-up), other written

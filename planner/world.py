@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from planner.catalogue import load_catalogue
+from planner.io.catalogue import load_catalogue
 from planner.errors import ScenarioError, UnknownRulesetError
 from planner.schema import (
     Base,
@@ -204,7 +204,7 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
     except UnknownRulesetError as exc:
         raise UnknownRulesetError(exc.detail, file=file, location="ruleset", value=scenario.ruleset) from None
     if any(a.roster is not None for a in scenario.armies):
-        from planner.roster import expand_rosters
+        from planner.io.roster import expand_rosters
 
         scenario, _ = expand_rosters(scenario, file)
     catalogue = load_catalogue(scenario.ruleset)
@@ -378,8 +378,8 @@ def load_scenario(path: str | Path, *, require_positions: bool = False) -> World
     ScenarioError
         For any problem with the file; the message names the file, the field path and the value.
     """
-    from planner.io import parse_record, read_data
-    from planner.roster import expand_rosters
+    from planner.io.files import parse_record, read_data
+    from planner.io.roster import expand_rosters
 
     raw = read_data(path)
     rec = parse_record(Scenario, raw, str(path))

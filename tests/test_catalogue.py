@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from planner.catalogue import _norm, catalogue_dir, load_catalogue
-from planner.io import load_catalogue_file
+from planner.io.catalogue import _norm, catalogue_dir, load_catalogue
+from planner.io.files import load_catalogue_file
 from planner.schema import HullBase, OvalBase, RoundBase, SubType, UnitType, parse_rule
 
 ROSTERS = Path(__file__).resolve().parents[2] / "shared" / "data" / "rosters"

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from planner.errors import PlannerError
-from planner.io import parse_record
+from planner.io.files import parse_record
 from planner.legality.checker import check_deployment
 from planner.schema import Scenario
 from planner.world import resolve

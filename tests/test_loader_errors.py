@@ -328,7 +328,7 @@ def test_duplicate_yaml_key_is_an_input_error(tmp_path):
 @pytest.mark.parametrize(("text", "value"), [("1e2", 100.0), ("7.2e+1", 72.0), ("-2.5E-1", -0.25), ("36", 36)])
 def test_yaml_12_numbers_in_exponent_form_are_numbers(tmp_path, text, value):
     """``width: 1e2`` is the number 100 (YAML 1.2), not the text '1e2' PyYAML reads by default."""
-    from planner.io import read_data
+    from planner.io.files import read_data
 
     p = tmp_path / "n.yaml"
     p.write_text(f"a: {text}\nb: '1e2'\n", encoding="utf-8")

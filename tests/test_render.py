@@ -31,7 +31,7 @@ from planner.render.areas import (
     placed_models,
     unit_exclusion,
 )
-from planner.render.command import deepstrike_heat
+from planner.cli.render import deepstrike_heat
 from planner.schema import HullBase, OvalBase
 from planner.units import mm_to_in
 from planner.world import load_scenario

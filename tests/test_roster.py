@@ -1,4 +1,4 @@
-"""Importing army lists (``planner.roster``, ``planner import-roster``, ``roster:`` in scenarios).
+"""Importing army lists (``planner.io.roster``, ``planner import-roster``, ``roster:`` in scenarios).
 
 The four public BattleScribe rosters live outside the repository (``../shared/data/rosters``);
 their tests skip when the folder is missing. ``tests/assets/newrecruit-hh2.ros`` is a hand-written
@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from planner.cli import app
 from planner.errors import ScenarioError
-from planner.roster import (
+from planner.io.roster import (
     MAX_UNCOMPRESSED_BYTES,
     army_to_data,
     deployment_rule,

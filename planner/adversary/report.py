@@ -145,7 +145,7 @@ def deny_html(result, *, scenario: str | None, svg: bytes | None) -> str:
 
 def deny_output(result, world: World, goal, fmt: str, render_path: str | None, console: Console) -> None:
     """Write the picture of a deny plan (if asked) and its report in ``fmt`` (text is printed while
-    solving, by :func:`planner.adversary.command.run_deny_plan`)."""
+    solving, by :func:`planner.cli.adversary.run_deny_plan`)."""
     from planner.report.formats import write_plan_formats
 
     pw, opts = (deny_picture(world, result, goal) if render_path is not None or fmt in ("markdown", "html")

@@ -4,5 +4,5 @@ Modules: :mod:`~planner.generate.distributions` (the parameters), :mod:`~planner
 (battlefield, terrain, armies), :mod:`~planner.generate.legality`, :mod:`~planner.generate.puzzles`,
 :mod:`~planner.generate.deepstrike` (the three kinds of label), :mod:`~planner.generate.engine`
 (local processes or Ray), :mod:`~planner.generate.writer` (JSONL, resume),
-:mod:`~planner.generate.lines` (the line schema), :mod:`~planner.generate.command` (the command).
+:mod:`~planner.generate.lines` (the line schema), :mod:`~planner.cli.generate` (the command).
 """

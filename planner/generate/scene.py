@@ -17,7 +17,7 @@ import numpy as np
 import shapely
 from shapely.geometry import Polygon, box
 
-from planner.catalogue import load_catalogue
+from planner.io.catalogue import load_catalogue
 from planner.generate.distributions import GeneratorParams
 from planner.geometry.shapes import footprint
 from planner.schema import CatalogueEntry, HullBase, OvalBase, RoundBase, UnitType
@@ -309,7 +309,7 @@ def roster_units(paths: tuple[str, ...]) -> tuple[tuple[RosterUnit, ...], ...]:
     ScenarioError
         A roster that cannot be read or imported (the message names the file).
     """
-    from planner.roster import read_roster, roster_to_army
+    from planner.io.roster import read_roster, roster_to_army
 
     cat = load_catalogue("hh2")
     out = []

@@ -589,7 +589,7 @@ class WH40kChecker:
                                       required=f"every model: {expr}"))
 
     def _catalogue_eligible(self, t: UnitInfo) -> str | None:
-        from planner.catalogue import load_catalogue
+        from planner.io.catalogue import load_catalogue
 
         cat = load_catalogue(self.world.scenario.ruleset)
         for m in t.record.models:

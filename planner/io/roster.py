@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import ScenarioError
-from planner.io import check_input_file
+from planner.io.files import check_input_file
 from planner.schema import (
     Army,
     Model,
@@ -773,7 +773,7 @@ def roster_to_army(roster: Roster, ruleset: str = "hh2", player: str = "player",
         (all listed in one message) without ``default_base_mm``, a model with no unit type, too
         many models.
     """
-    from planner.catalogue import load_catalogue
+    from planner.io.catalogue import load_catalogue
     from planner.rules.registry import find_ruleset
 
     rs = find_ruleset(ruleset)
@@ -991,7 +991,7 @@ def army_to_yaml(army: Army, header: list[str] = ()) -> str:  # type: ignore[ass
     """The army as compact YAML (as in scenario files), after ``# `` comment lines."""
     import yaml
 
-    from planner.io import _CompactDumper
+    from planner.io.files import _CompactDumper
 
     text = yaml.dump(army_to_data(army), Dumper=_CompactDumper, sort_keys=False, allow_unicode=True, width=120)
     lines = "".join(f"# {h}\n" for h in header)

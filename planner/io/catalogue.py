@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from planner.errors import ScenarioError
-from planner.io import load_catalogue_file
+from planner.io.files import load_catalogue_file
 from planner.schema import CatalogueEntry
 
 
@@ -21,7 +21,7 @@ def catalogue_dir() -> Path:
     env = os.environ.get("PLANNER_MODELS")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parent.parent / "models"
+    return Path(__file__).resolve().parents[2] / "models"
 
 
 def _norm(name: str) -> str:

@@ -183,10 +183,10 @@ def plan(
     """
 
     def go() -> int:
-        from planner.io import dump_scenario
+        from planner.io.files import dump_scenario
         from planner.report.formats import parse_format, plan_output
         from planner.report.progress import SolveProgress
-        from planner.solve.command import run_plan
+        from planner.cli.plan import run_plan
         from planner.solve.planner import SolverSettings
         from planner.world import load_scenario
 
@@ -201,7 +201,7 @@ def plan(
         world = load_scenario(scenario)
         console = _console(json_out == "-" or form != "text")
         # --- adversary hook (issue #7): a 'deny' goal routes to the denial solver
-        from planner.adversary.command import deny_goal, run_deny_plan
+        from planner.cli.adversary import deny_goal, run_deny_plan
 
         note = None
         goal = deny_goal(world)
@@ -307,8 +307,8 @@ def import_roster(
     """
 
     def go() -> int:
-        from planner.io import dump_data
-        from planner.roster import army_to_data, army_to_yaml, parse_base_size, read_roster, roster_to_army
+        from planner.io.files import dump_data
+        from planner.io.roster import army_to_data, army_to_yaml, parse_base_size, read_roster, roster_to_army
 
         if not player.strip():
             raise ScenarioError("give the player's name", location="--player", value=player)
@@ -380,7 +380,7 @@ def deepstrike(
     """
 
     def go() -> int:
-        from planner.deepstrike.command import run_deepstrike
+        from planner.cli.deepstrike import run_deepstrike
         from planner.world import load_scenario
 
         if map_file is not None and _same_file(map_file, scenario):
@@ -401,7 +401,7 @@ def deepstrike(
             data, code = run_deepstrike(world, unit, at, ruleset, orientation, map_file, resolution, best, near,
                                         within, n_sim, seed, console, inertial_guidance, facing)
         if render_out is not None:
-            from planner.render.command import render_deepstrike
+            from planner.cli.render import render_deepstrike
 
             data["render"] = render_deepstrike(world, unit, ruleset, orientation, resolution, render_out, console)
         _write_json(json_out, data, [scenario])
@@ -432,7 +432,7 @@ def render(
     """
 
     def go() -> int:
-        from planner.render.command import run_render
+        from planner.cli.render import run_render
         from planner.world import load_scenario
 
         _check_picture(out, scenario, "--out")
@@ -469,7 +469,7 @@ def threats(
     """
 
     def go() -> int:
-        from planner.adversary.command import run_threats
+        from planner.cli.adversary import run_threats
         from planner.world import load_scenario
 
         _check_picture(render_out, scenario)
@@ -506,7 +506,7 @@ def generate(
     """
 
     def go() -> int:
-        from planner.generate.command import run_generate
+        from planner.cli.generate import run_generate
 
         manifest, code = run_generate(count, seed, out, workers, ruleset, kind, engine, address, resume, params,
                                       Console(stderr=True, highlight=False, soft_wrap=True))
@@ -531,7 +531,7 @@ def alternate(
     """
 
     def go() -> int:
-        from planner.adversary.command import run_alternate
+        from planner.cli.adversary import run_alternate
         from planner.world import load_scenario
 
         if json_out not in (None, "-"):

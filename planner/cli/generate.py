@@ -114,7 +114,7 @@ def load_params(path: str | None) -> GeneratorParams:
     if path is None:
         return GeneratorParams()
     from planner.generate.scene import roster_units
-    from planner.io import parse_record, read_data
+    from planner.io.files import parse_record, read_data
 
     params = parse_record(GeneratorParams, read_data(path), path)
     if params.rosters:
