@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from planner.io.catalogue import load_catalogue
 from planner.errors import ScenarioError, UnknownRulesetError
+from planner.io.catalogue import load_catalogue
 from planner.schema import (
     Base,
     DeploymentZone,
@@ -24,6 +25,9 @@ from planner.schema import (
     UnitType,
     parse_rule,
 )
+
+if TYPE_CHECKING:
+    from planner.rules.base import Ruleset
 
 FAR_OFF_TABLE_IN = 24.0
 """A model centre more than this far outside the battlefield is a typo, not a deployment: input error."""
@@ -132,6 +136,13 @@ class World:
     raw: dict | None = None
     """The file's data as read (so that a planned scenario keeps the user's own wording)."""
 
+    @property
+    def ruleset(self) -> Ruleset:
+        """The scenario's ruleset (:func:`planner.rules.registry.find_ruleset`)."""
+        from planner.rules.registry import find_ruleset
+
+        return find_ruleset(self.scenario.ruleset)
+
     def units_of(self, player: str) -> list[UnitInfo]:
         return [u for u in self.units.values() if u.player == player]
 
@@ -197,17 +208,17 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
         Unknown ruleset, duplicate id, dangling reference, unknown catalogue profile, a model with
         no base or type, a model far off the table, or a missing position.
     """
-    from planner.rules.registry import find_ruleset
+    from planner.rules.registry import find_ruleset, ruleset_goal_kinds, rulesets_with_goal
 
     try:
-        find_ruleset(scenario.ruleset)
+        rs = find_ruleset(scenario.ruleset)
     except UnknownRulesetError as exc:
         raise UnknownRulesetError(exc.detail, file=file, location="ruleset", value=scenario.ruleset) from None
     if any(a.roster is not None for a in scenario.armies):
         from planner.io.roster import expand_rosters
 
         scenario, _ = expand_rosters(scenario, file)
-    catalogue = load_catalogue(scenario.ruleset)
+    catalogue = load_catalogue(rs.catalogue)
     bf = scenario.battlefield
 
     def unique(items, what: str) -> None:
@@ -358,9 +369,9 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
 
     objective_ids = {o.id for o in scenario.objectives}
     for gi, g in enumerate(scenario.goals):
-        if g.kind in ("objective", "cover") and not scenario.ruleset.startswith("wh40k1"):
-            raise _err("objective and cover goals are for the 40k rulesets wh40k10 and wh40k11", file,
-                       f"goals[{gi}].kind", g.kind)
+        if g.kind not in rs.GOAL_KINDS and g.kind in ruleset_goal_kinds():
+            raise _err(f"{g.kind} goals are for the rulesets {', '.join(rulesets_with_goal(g.kind))}, not {rs.id}",
+                       file, f"goals[{gi}].kind", g.kind)
         if g.kind == "objective" and g.objective not in objective_ids:
             raise _err(f"no objective with this id (objectives: {sorted(objective_ids)})", file,
                        f"goals[{gi}].objective", g.objective)

@@ -249,14 +249,16 @@ def build_screen(world: World, enemy_units: list[str], settings: DenySettings,
 
 
 def _base_model(screen: Screen):
+    rs = screen.world.ruleset
+    one, no_overlap = rs.rid("placement.one"), rs.rid("bases.no_overlap")
     cp = cp_model.CpModel()
     x = {}
     for g in screen.groups:
         for c in screen.cands[g.id]:
             x[g.id, c.index] = cp.new_bool_var(f"place[{g.id}@{c.index}]")
-        cp.add_exactly_one(x[g.id, c.index] for c in screen.cands[g.id]).with_name(f"hh2.placement.one[{g.id}]")
+        cp.add_exactly_one(x[g.id, c.index] for c in screen.cands[g.id]).with_name(f"{one}[{g.id}]")
     for ga, ia, gb, ib in screen.conflicts:
-        cp.add_bool_or([x[ga, ia].Not(), x[gb, ib].Not()]).with_name(f"hh2.bases.no_overlap[{ga}@{ia},{gb}@{ib}]")
+        cp.add_bool_or([x[ga, ia].Not(), x[gb, ib].Not()]).with_name(f"{no_overlap}[{ga}@{ia},{gb}@{ib}]")
     return cp, x
 
 
@@ -266,14 +268,15 @@ def killed_var(cp, x, screen: Screen, s: int, k: int, cache: dict):
     if (s, k) in cache:
         return cache[s, k]
     k9, n12, sv = screen.model_killable(s, k)
+    rs = screen.world.ruleset
     kv = cp.new_bool_var(f"removed[{s}:{k}]")
     w = cp.new_bool_var(f"hidden_needed_and_seen[{s}:{k}]")
     cp.add_bool_or([x[key] for key in k9] + [w]).only_enforce_if(kv).with_name(
-        f"hh2.infiltrate.distance[{s}:{k}]")
+        f"{rs.rid('infiltrate.distance')}[{s}:{k}]")
     if k not in screen.spaces[s].fixed_near12:
         cp.add_bool_or([x[key] for key in n12]).only_enforce_if(w)
     if sv is not None:
-        cp.add_bool_or([x[key] for key in sv]).only_enforce_if(w).with_name(f"hh2.infiltrate.hidden[{s}:{k}]")
+        cp.add_bool_or([x[key] for key in sv]).only_enforce_if(w).with_name(f"{rs.rid('infiltrate.hidden')}[{s}:{k}]")
     cache[s, k] = kv
     return kv
 

@@ -23,13 +23,12 @@ from planner.geometry.shapes import signed_distance
 from planner.schema import SetupMethod
 from planner.world import World
 
-RULESETS = ("wh40k10", "wh40k11")
-
 
 def is_deepstrike_arrival(world: World, unit_id: str) -> bool:
-    """The unit exists, the ruleset is 10th/11th and it arrives from Reserves by Deep Strike."""
+    """The unit exists, the ruleset's Deep Strike is an arrival from Reserves (10th/11th) and the
+    unit arrives that way."""
     u = world.units.get(unit_id)
-    return (u is not None and world.scenario.ruleset in RULESETS and u.setup.method is SetupMethod.RESERVES
+    return (u is not None and world.ruleset.HAS_DEEP_STRIKE_ARRIVAL and u.setup.method is SetupMethod.RESERVES
             and u.setup.arrival == "deep_strike")
 
 

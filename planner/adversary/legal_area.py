@@ -37,14 +37,26 @@ from planner.geometry.shapes import Footprint, clearance_inside, distance_to_pol
 from planner.geometry.sight import shrunk_union
 from planner.legality.hh2 import coherency_gap, coherency_range, has_infiltrate_for_setup
 from planner.legality.table import Placed, Table
-from planner.rules import hh2 as R
 from planner.schema import SetupMethod
 from planner.solve.candidates import Group, formations
 from planner.units import TOLERANCE_IN
 from planner.world import UnitInfo, World
 
-NEAR_IN = R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN
-FAR_IN = R.INFILTRATE_HIDDEN_MORE_THAN_IN
+
+def infiltrate_distances(world: World) -> tuple[float, float]:
+    """(hidden, plain sight): an Infiltrator is more than the first from every enemy unit and
+    hidden, or more than the second (the scenario ruleset's numbers).
+
+    Raises
+    ------
+    ScenarioError
+        If the scenario's ruleset has no Infiltrate distances.
+    """
+    rs = world.ruleset
+    if rs.INFILTRATE_HIDDEN_MORE_THAN_IN is None or rs.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN is None:
+        raise ScenarioError("this ruleset has no Infiltrate distances", file=world.file, location="ruleset",
+                            value=rs.id)
+    return rs.INFILTRATE_HIDDEN_MORE_THAN_IN, rs.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN
 
 
 @dataclass(frozen=True)
@@ -105,8 +117,8 @@ def enemy_group(world: World, unit_id: str, option: str = "--enemy-unit") -> Gro
     return Group(u, members)
 
 
-def _coherent_forms(models, limit: int):
-    rng = coherency_range(models)
+def _coherent_forms(models, limit: int, rs):
+    rng = coherency_range(models, rs)
     out = []
     for f in formations(models):
         fps = [footprint(m.base, dx, dy, f.facing) for m, (dx, dy) in zip(models, f.offsets, strict=True)]
@@ -146,6 +158,7 @@ class ArrivalSpace:
     def __init__(self, world: World, group: Group, fixed: list[Placed], grid_in: float = 2.0,
                  formations_per_anchor: int = 2, table: Table | None = None):
         self.world = world
+        self.far_in, self.near_in = infiltrate_distances(world)
         self.table = table or Table(world)
         self.group = group
         self.player = group.host.player
@@ -155,7 +168,7 @@ class ArrivalSpace:
         self.observers = [p for p in fixed if p.unit.player != self.player]
         self._unit = group.host
         models = group.models
-        forms = _coherent_forms(models, formations_per_anchor)
+        forms = _coherent_forms(models, formations_per_anchor, world.ruleset)
         if not forms:
             raise ScenarioError("no formation keeps this unit in coherency", file=world.file, location="--enemy-unit",
                                 value=group.id)
@@ -213,9 +226,9 @@ class ArrivalSpace:
         if self.observers:
             n = t.nearest_unit(self.placed(p), self.observers)
             d = n[0]
-            if not is_more_than_distance(d, FAR_IN):
+            if not is_more_than_distance(d, self.far_in):
                 return False
-            if not is_more_than_distance(d, NEAR_IN):
+            if not is_more_than_distance(d, self.near_in):
                 seen_by, _ = t.sight_from_any(self.observers, self.placed(p), exact=True)
                 if seen_by is not None:
                     return False
@@ -228,7 +241,7 @@ class ArrivalSpace:
             out = set()
             for p in self.positions:
                 if self.observers and not is_more_than_distance(
-                        self.table.nearest_unit(self.placed(p), self.observers)[0], NEAR_IN):
+                        self.table.nearest_unit(self.placed(p), self.observers)[0], self.near_in):
                     out.add(p.index)
             self._fixed_near12 = out
         return self._fixed_near12
@@ -264,9 +277,9 @@ class ArrivalSpace:
             ub = (cd - pi[:, :, None] - mi[None, None, :]).min(axis=(1, 2))
             tol = TOLERANCE_IN
             # decided by the bounds: both on the same side of 9" and of 12"
-            sure = ((ub <= FAR_IN - tol) | (lb > NEAR_IN + tol) | ((lb > FAR_IN + tol) & (ub <= NEAR_IN - tol)))
-            d = np.where(ub <= NEAR_IN - tol, ub, lb)
-            for k in np.nonzero(~sure & (lb <= NEAR_IN + 0.5))[0]:
+            sure = ((ub <= self.far_in - tol) | (lb > self.near_in + tol) | ((lb > self.far_in + tol) & (ub <= self.near_in - tol)))
+            d = np.where(ub <= self.near_in - tol, ub, lb)
+            for k in np.nonzero(~sure & (lb <= self.near_in + 0.5))[0]:
                 p = self.all_positions[int(idx[k])]
                 d[k] = nearest(list(p.footprints), list(fps)).distance
         return idx, d
@@ -284,8 +297,8 @@ class ArrivalSpace:
         rel = Relation()
         idx, d = self.distances(fps)
         # "not more than X" (measure.is_within_distance); an overlap is 0" or less apart
-        rel.kill9 = set(idx[d <= FAR_IN + TOLERANCE_IN].tolist())
-        rel.near12 = set(idx[d <= NEAR_IN + TOLERANCE_IN].tolist()) - rel.kill9
+        rel.kill9 = set(idx[d <= self.far_in + TOLERANCE_IN].tolist())
+        rel.near12 = set(idx[d <= self.near_in + TOLERANCE_IN].tolist()) - rel.kill9
         sight_idx = sorted(set(candidates_sight.tolist()) - rel.kill9) if candidates_sight is not None \
             else sorted(rel.near12)
         if sight_idx:
@@ -397,9 +410,9 @@ class ArrivalSpace:
             return True
         n = t.nearest_unit(target, mine)
         # overlap is at most 0" apart: not more than 9" either
-        if not is_more_than_distance(max(n[0], 0.0), FAR_IN) or n[0] < -TOLERANCE_IN:
+        if not is_more_than_distance(max(n[0], 0.0), self.far_in) or n[0] < -TOLERANCE_IN:
             return False
-        near12 = not is_more_than_distance(n[0], NEAR_IN) or p.index in self.fixed_near12
+        near12 = not is_more_than_distance(n[0], self.near_in) or p.index in self.fixed_near12
         if not near12:
             return True
         seen_by, _ = t.sight_from_any(mine + self.observers, target, exact=True)
@@ -416,8 +429,9 @@ def distance_region_area(world: World, mine: list[Placed], base_radius_in: float
     ``mine``. Terrain and line of sight are ignored: an upper bound on the Infiltrate region."""
     bf = world.scenario.battlefield
     r = base_radius_in
+    far_in, _ = infiltrate_distances(world)
     inner = shapely.box(r, r, bf.width - r, bf.depth - r)
-    discs = [f.polygon(256, circumscribed=True).buffer(FAR_IN + r, 64) for p in mine for f in p.footprints]
+    discs = [f.polygon(256, circumscribed=True).buffer(far_in + r, 64) for p in mine for f in p.footprints]
     if discs:
         inner = inner.difference(unary_union(discs))
     return float(inner.area)

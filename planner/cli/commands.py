@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from planner.errors import PlannerError, ScenarioError
+from planner.rules.registry import DEFAULT_RULESET
 
 app = typer.Typer(
     name="planner",
@@ -183,10 +184,10 @@ def plan(
     """
 
     def go() -> int:
+        from planner.cli.plan import run_plan
         from planner.io.files import dump_scenario
         from planner.report.formats import parse_format, plan_output
         from planner.report.progress import SolveProgress
-        from planner.cli.plan import run_plan
         from planner.solve.planner import SolverSettings
         from planner.world import load_scenario
 
@@ -263,7 +264,7 @@ def schema(
 
 @app.command()
 def rules(
-    ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset id.")] = "hh2",
+    ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset id.")] = DEFAULT_RULESET,
     json_out: JsonOpt = None,
 ) -> None:
     """List every rule id the checker enforces, with its meaning and source."""
@@ -291,7 +292,7 @@ def rules(
 def import_roster(
     roster: Annotated[str, typer.Argument(help="BattleScribe .ros/.rosz or New Recruit roster file.")],
     player: Annotated[str, typer.Option("--player", help="The player whose army this is.")],
-    ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset id.")] = "hh2",
+    ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset id.")] = DEFAULT_RULESET,
     out: Annotated[str | None, typer.Option("--out", help="Write the army here (YAML, or JSON if it ends in "
                                                            ".json); default: print the YAML.")] = None,
     default_base: Annotated[str | None, typer.Option("--default-base", help="Round base for models the catalogue "

@@ -80,15 +80,17 @@ def check_ruleset(ruleset: str | None, kinds: tuple[str, ...]) -> str | None:
     """
     if ruleset is None:
         return None
-    from planner.rules.registry import find_ruleset
+    from planner.rules.registry import all_rulesets, find_ruleset
 
     try:
-        rs = find_ruleset(ruleset).id
+        ruleset_obj = find_ruleset(ruleset)
     except ScenarioError as exc:
         raise ScenarioError(exc.detail, location="--ruleset", value=ruleset) from None
+    rs = ruleset_obj.id
     for k in kinds:
-        if k in ("legality", "puzzle") and rs != "hh2":
-            raise ScenarioError(f"{k} labels need the deployment checker, which exists for hh2 only",
+        if k in ("legality", "puzzle") and not ruleset_obj.GENERATES_LEGALITY_LABELS:
+            able = ", ".join(r.id for r in all_rulesets() if r.GENERATES_LEGALITY_LABELS)
+            raise ScenarioError(f"{k} labels need the deployment checker's scenes, which exist for {able} only",
                                 location="--ruleset", value=ruleset)
         if k == "deepstrike":
             from planner.deepstrike.procedure import deepstrike_rules
@@ -105,8 +107,8 @@ def _labelled_deepstrike(deepstrike_rules, ruleset: str) -> None:
     odds of wh40k5/wh40k7 and the arrival checks of wh40k10/wh40k11 (HH2's Deep Strike Assault has
     odds of its own, :mod:`planner.deepstrike.assault`, not labelled here)."""
     if deepstrike_rules(ruleset).procedure == "assault":
-        raise ScenarioError("Deep Strike labels are the scatter-and-mishap odds (wh40k5, wh40k7, wh40k10, "
-                            "wh40k11); HH2's Deep Strike Assault is not labelled", value=ruleset)
+        raise ScenarioError("Deep Strike labels are the scatter-and-mishap odds (wh40k5, wh40k7) and the arrival "
+                            "checks (wh40k10, wh40k11); a Deep Strike Assault (hh2) is not labelled", value=ruleset)
 
 
 def load_params(path: str | None) -> GeneratorParams:

@@ -43,12 +43,13 @@ from planner.deepstrike.procedure import (
 )
 from planner.deepstrike.regions import RegionSet
 from planner.errors import ScenarioError
-from planner.rules import hh2
+from planner.rules.registry import find_ruleset
 from planner.units import TOLERANCE_IN
 
 _BIG = 1000.0
 TRIGGERS = ("edge_within_1", "impassable_within_1", "enemy_within_1")
-RULE = "hh2.deepstrike_assault"
+RULE = "deepstrike_assault"
+"""The rule id of the assault odds (less the ruleset prefix): ``<ruleset>.deepstrike_assault.<trigger>``."""
 
 
 def assault_regions(st: DeepStrikeSetup, *, clear: bool = False, ellipse: str = "outer") -> tuple[RegionSet, dict]:
@@ -60,7 +61,7 @@ def assault_regions(st: DeepStrikeSetup, *, clear: bool = False, ellipse: str = 
     point check): the tolerance is on the player's side."""
     r = st.radii[0]
     T = -TOLERANCE_IN if clear else TOLERANCE_IN
-    lim = hh2.DEEP_STRIKE_FIRST_MODEL_CLEAR_IN
+    lim = find_ruleset(st.rules.ruleset).DEEP_STRIKE_FIRST_MODEL_CLEAR_IN
     ids = {"relocated": 0, **{t: i + 1 for i, t in enumerate(TRIGGERS)}, "igs_correction": len(TRIGGERS) + 1}
     rs = RegionSet(len(ids))
     e = r + lim + T
@@ -126,7 +127,7 @@ def assault_odds(st: DeepStrikeSetup, x: float, y: float, *, warlord_trait: bool
         vals[side] = region_probabilities(st, rs, [x], [y])[0]
     p = vals["outer"]
     bound = NUMERIC_ERROR + (float(np.max(np.abs(vals["outer"] - vals["inner"]))) if "inner" in vals else 0.0)
-    on = list(range(1, 4)) if warlord_trait else list(hh2.DEEP_STRIKE_DISORDERED_ON)
+    on = list(range(1, 4)) if warlord_trait else list(find_ruleset(st.rules.ruleset).DEEP_STRIKE_DISORDERED_ON)
     pd = len(on) / 6
     notes = ["the odds are for the first model only (the rest of the unit's set-up is not sourced)"]
     if igs:
@@ -138,5 +139,5 @@ def assault_odds(st: DeepStrikeSetup, x: float, y: float, *, warlord_trait: bool
     if not st.exact_bases:
         notes.append("a non-round first model is stood in for by its circumscribed disc")
     return AssaultOdds(x, y, igs, float(p[0]), 1 - float(p[0]),
-                       {f"{RULE}.{t}": float(p[ids[t]]) for t in TRIGGERS},
+                       {f"{st.rules.ruleset}.{RULE}.{t}": float(p[ids[t]]) for t in TRIGGERS},
                        float(p[ids["igs_correction"]]) if igs else None, pd, on, bound, notes)

@@ -36,14 +36,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from importlib import import_module
 
 import numpy as np
 from shapely.geometry import MultiPoint, Point, Polygon, box
 
 from planner.deepstrike.formation import Formation, formation_radii, ring_formation
 from planner.deepstrike.regions import RegionSet
-from planner.errors import ScenarioError
+from planner.errors import ScenarioError, UnknownRulesetError
 from planner.geometry.measure import is_more_than, is_within, overlaps
 from planner.geometry.shapes import (
     Footprint,
@@ -53,7 +52,7 @@ from planner.geometry.shapes import (
     signed_distance,
 )
 from planner.legality.report import Evidence, Finding
-from planner.rules.registry import find_ruleset
+from planner.rules.registry import all_rulesets, find_ruleset
 from planner.schema import SetupMethod, SpecialRule, TerrainTrait
 from planner.units import TOLERANCE_IN
 from planner.world import UnitInfo, World
@@ -123,27 +122,24 @@ def deepstrike_rules(ruleset: str, inertial_guidance: bool = False) -> DeepStrik
         outside HH2.
     """
     rs = find_ruleset(ruleset)
-    if inertial_guidance and rs.id != "hh2":
-        raise ScenarioError("an Inertial Guidance System is a Horus Heresy 2.0 rule (use --ruleset hh2)",
+    if inertial_guidance and not rs.HAS_INERTIAL_GUIDANCE:
+        with_it = ", ".join(r.id for r in all_rulesets() if r.HAS_INERTIAL_GUIDANCE)
+        raise ScenarioError(f"an Inertial Guidance System is not a rule of {rs.id} (use --ruleset {with_it})",
                             location="--inertial-guidance", value=rs.id)
-    if rs.id in ("wh40k5", "wh40k7"):
-        m = import_module(f"planner.rules.{rs.id}")
-        return DeepStrikeRules(rs.id, True, m.SCATTER_HIT_FACES / m.SCATTER_FACES, m.SCATTER_DICE,
-                               0.5 if m.SCATTER_HALVED else 1.0, m.OFF_TABLE_RULE, m.ENEMY_MISHAP_WITHIN_IN,
-                               m.BUILDINGS_IMPASSABLE, m.DIFFICULT_IS_DANGEROUS, m.MISHAP_TABLE)
-    if rs.id in ("wh40k10", "wh40k11"):
-        m = import_module(f"planner.rules.{rs.id}")
-        return DeepStrikeRules(rs.id, False, more_than_in=m.DEEP_STRIKE_MORE_THAN_IN, procedure="arrival")
-    if rs.id == "hh2":
-        from planner.rules import hh2
+    try:
+        return rs.deep_strike_rules(inertial_guidance)
+    except UnknownRulesetError:
+        with_it = ", ".join(r.id for r in all_rulesets() if _has_deep_strike(r))
+        raise ScenarioError(f"ruleset {rs.id!r} has no Deep Strike procedure in 'planner deepstrike' "
+                            f"(supported: {with_it})", location="ruleset", value=ruleset) from None
 
-        # RULES.md §1.11: the scatter die (HIT on 2 of 6) and 2D6", the deep-strike scatter [I]
-        return DeepStrikeRules("hh2", True, 2 / 6, 2,
-                               hh2.INERTIAL_GUIDANCE_SCATTER_FACTOR if inertial_guidance else 1.0,
-                               enemy_within_in=hh2.DEEP_STRIKE_FIRST_MODEL_CLEAR_IN, difficult_is_dangerous=False,
-                               procedure="assault")
-    raise ScenarioError(f"ruleset {rs.id!r} has no Deep Strike procedure in 'planner deepstrike' "
-                        "(supported: wh40k5, wh40k7, wh40k10, wh40k11, hh2)", location="ruleset", value=ruleset)
+
+def _has_deep_strike(rs) -> bool:
+    try:
+        rs.deep_strike_rules()
+    except UnknownRulesetError:
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------- the battlefield

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from planner.generate.distributions import GeneratorParams
+from planner.rules.registry import DEFAULT_RULESET
 
 BATCH = 8
 """Items per task sent to a worker."""
@@ -54,11 +55,11 @@ def make_line(job: Job, index: int) -> str:
     if kind == "legality":
         from planner.generate.legality import legality_item
 
-        data = legality_item(rng, p, index, job.ruleset or "hh2")
+        data = legality_item(rng, p, index, job.ruleset or DEFAULT_RULESET)
     elif kind == "puzzle":
         from planner.generate.puzzles import puzzle_item
 
-        data = puzzle_item(rng, p, index, job.ruleset or "hh2")
+        data = puzzle_item(rng, p, index, job.ruleset or DEFAULT_RULESET)
     elif kind == "deepstrike":
         from planner.generate.deepstrike import deepstrike_item
 

@@ -45,7 +45,7 @@ from planner.generate.scene import (
 from planner.geometry.shapes import clearance_inside, footprint, signed_distance
 from planner.legality.checker import check_deployment
 from planner.legality.hh2 import coherency_range
-from planner.rules import hh2 as R
+from planner.rules.registry import DEFAULT_RULESET, find_ruleset
 from planner.schema import Scenario, SubType, UnitType
 from planner.world import resolve
 
@@ -101,6 +101,7 @@ def _solve_along(place, measure, target: float, start: float, steps: int = 12) -
 
 
 def _infiltrate_distance(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick: float) -> dict | None:
+    R = find_ruleset(scene.ruleset)
     # the threshold is drawn once per item (``pick``), so a hard case is retried, not swapped
     threshold = R.INFILTRATE_HIDDEN_MORE_THAN_IN if pick < 0.5 else R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN
     target = threshold + off if legal_side else threshold - off
@@ -108,7 +109,7 @@ def _infiltrate_distance(scene: Scene, rng, p, entries, legal_side: bool, off: f
         # just more than 9": legal only if hidden, so set it well behind a corner
         info = _behind_corner(scene, rng, entries, float(rng.uniform(0.3, 1.0)), target, check_others=True)
         if info is not None:
-            info.update({"rule": "hh2.infiltrate.distance", "threshold": threshold})
+            info.update({"rule": f"{scene.ruleset}.infiltrate.distance", "threshold": threshold})
         return info
     enemies = enemy_footprints(scene, "blue")
     if not enemies:
@@ -142,7 +143,7 @@ def _infiltrate_distance(scene: Scene, rng, p, entries, legal_side: bool, off: f
         scene.units.append(GenUnit({"id": SUBJECT, "name": entry.name, "rules": ["Infiltrate"],
                                     "setup": {"method": "infiltrate"},
                                     "models": unit_models(entry, centres, scene.use_profiles)}, entry, "blue"))
-        return {"rule": "hh2.infiltrate.distance", "threshold": threshold}
+        return {"rule": f"{scene.ruleset}.infiltrate.distance", "threshold": threshold}
     return None
 
 
@@ -153,11 +154,12 @@ def _pt(f):
 
 
 def _infiltrate_hidden(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick: float) -> dict | None:
+    R = find_ruleset(scene.ruleset)
     shift = off if legal_side else -off
     d = float(rng.uniform(R.INFILTRATE_HIDDEN_MORE_THAN_IN + 0.5, R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN - 0.5))
     info = _behind_corner(scene, rng, entries, shift, d, check_others=legal_side)
     if info is not None:
-        info.update({"rule": "hh2.infiltrate.hidden", "threshold": None})
+        info.update({"rule": f"{scene.ruleset}.infiltrate.hidden", "threshold": None})
     return info
 
 
@@ -322,7 +324,7 @@ def _zone_edge(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick
             m["x"], m["y"] = r4(f.cx), r4(f.cy)
         u.moved()
         u.data["id"] = SUBJECT
-        return {"rule": "hh2.deployment.wholly_within_zone", "threshold": 0.0}
+        return {"rule": f"{scene.ruleset}.deployment.wholly_within_zone", "threshold": 0.0}
     return None
 
 
@@ -333,7 +335,7 @@ def _coherency(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick
     from planner.world import ModelInfo
 
     mi = ModelInfo("x", 0, "1", "", entry.base, entry.type, frozenset(entry.subtypes), frozenset(), 1, 0, 0, 90)
-    rng_in = coherency_range([mi] * n)
+    rng_in = coherency_range([mi] * n, find_ruleset(scene.ruleset))
     target = rng_in - off if legal_side else rng_in + off
     offs = block_offsets(entry, n - 1, 1)
     along, across = _half(entry)
@@ -357,7 +359,7 @@ def _coherency(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick
                                 "setup": {"method": "deployment_zone", "zone": scene.zone_ids["blue"]},
                                 "models": unit_models(entry, centres, scene.use_profiles)}, entry, "blue"))
     sub = " (Close-order)" if SubType.CLOSE_ORDER in entry.subtypes else ""
-    return {"rule": "hh2.coherency", "threshold": rng_in, "note": f"coherency range {rng_in:g}\"{sub}"}
+    return {"rule": f"{scene.ruleset}.coherency", "threshold": rng_in, "note": f"coherency range {rng_in:g}\"{sub}"}
 
 
 def _half(entry) -> tuple[float, float]:
@@ -398,7 +400,7 @@ def _overlap(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick: 
                                     "setup": {"method": "deployment_zone", "zone": scene.zone_ids["blue"]},
                                     "models": unit_models(entry, [(f.cx, f.cy) for f in fps], scene.use_profiles)},
                                    entry, "blue"))
-        return {"rule": "hh2.bases.no_overlap", "threshold": 0.0, "other_unit": host.id}
+        return {"rule": f"{scene.ruleset}.bases.no_overlap", "threshold": 0.0, "other_unit": host.id}
     return None
 
 
@@ -406,7 +408,7 @@ BUILDERS = {"infiltrate_distance": _infiltrate_distance, "infiltrate_hidden": _i
             "zone_edge": _zone_edge, "coherency": _coherency, "overlap": _overlap}
 
 
-def legality_item(rng: np.random.Generator, p: GeneratorParams, index: int, ruleset: str = "hh2") -> dict:
+def legality_item(rng: np.random.Generator, p: GeneratorParams, index: int, ruleset: str = DEFAULT_RULESET) -> dict:
     """One labelled legality scenario: the scenario data with a ``label`` object.
 
     Draws scenes until the target's builder succeeds (each attempt from the same stream, so the

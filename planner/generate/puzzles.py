@@ -22,6 +22,7 @@ import numpy as np
 
 from planner.generate.distributions import GeneratorParams
 from planner.generate.scene import GenUnit, base_scene, catalogue_entries, model_count, r4
+from planner.rules.registry import DEFAULT_RULESET
 from planner.schema import Scenario, UnitType
 from planner.world import resolve
 
@@ -51,7 +52,7 @@ def _uniqueness(world, objective: float, settings) -> dict:
     return {"ties": ties, "better_candidates": better, "candidates_costed": seen}
 
 
-def puzzle_item(rng: np.random.Generator, p: GeneratorParams, index: int, ruleset: str = "hh2") -> dict:
+def puzzle_item(rng: np.random.Generator, p: GeneratorParams, index: int, ruleset: str = DEFAULT_RULESET) -> dict:
     """One placement puzzle with the planner's answer as its label."""
     from planner.solve.planner import SolverSettings, plan_deployment
 

@@ -17,9 +17,10 @@ import numpy as np
 import shapely
 from shapely.geometry import Polygon, box
 
-from planner.io.catalogue import load_catalogue
 from planner.generate.distributions import GeneratorParams
 from planner.geometry.shapes import footprint
+from planner.io.catalogue import load_catalogue
+from planner.rules.registry import DEFAULT_RULESET, find_ruleset
 from planner.schema import CatalogueEntry, HullBase, OvalBase, RoundBase, UnitType
 from planner.units import mm_to_in
 
@@ -210,7 +211,7 @@ def catalogue_entries(ruleset: str, p: GeneratorParams) -> list[CatalogueEntry]:
 
 @lru_cache(maxsize=16)
 def _entries(ruleset: str, unit_types: tuple[str, ...]) -> list[CatalogueEntry]:
-    cat = load_catalogue("hh2")
+    cat = load_catalogue(find_ruleset(DEFAULT_RULESET).catalogue)
     types = {UnitType(t) for t in unit_types}
     out = [e for e in cat.by_id.values() if e.type in types]
     return sorted(out, key=lambda e: e.id)
@@ -311,10 +312,10 @@ def roster_units(paths: tuple[str, ...]) -> tuple[tuple[RosterUnit, ...], ...]:
     """
     from planner.io.roster import read_roster, roster_to_army
 
-    cat = load_catalogue("hh2")
+    cat = load_catalogue(find_ruleset(DEFAULT_RULESET).catalogue)
     out = []
     for path in paths:
-        army, _ = roster_to_army(read_roster(path, "hh2"), "hh2", "roster", 32.0)
+        army, _ = roster_to_army(read_roster(path, DEFAULT_RULESET), DEFAULT_RULESET, "roster", 32.0)
         units = []
         for u in army.units:
             if not u.setup.on_battlefield:
@@ -380,7 +381,7 @@ def base_scene(rng: np.random.Generator, p: GeneratorParams, ruleset: str, *, ar
     kind = p.deployment_maps[int(rng.integers(len(p.deployment_maps)))]
     zones = zones_for(kind, w, d, p)
     scene = Scene(ruleset, float(w), float(d), kind, zones, {pl: f"{pl}-zone" for pl in PLAYERS},
-                  use_profiles=ruleset == "hh2")
+                  use_profiles=find_ruleset(ruleset).catalogue == find_ruleset(DEFAULT_RULESET).catalogue)
     add_terrain(scene, rng, p)
     if armies:
         add_armies(scene, rng, p, catalogue_entries(ruleset, p))

@@ -76,13 +76,16 @@ MAX_DEPTH = 64
 MAX_MODELS_PER_UNIT = 1000
 MAX_MODELS = 10000
 
-GAME_SYSTEMS: dict[str, tuple[str, ...]] = {
-    "hh2": ("horus heresy", "warhammer 30,000", "warhammer 30k"),
-    # Warhammer 40,000 editions (BSData names such as "Warhammer 40,000 10th Edition"); these rulesets
-    # have no models/ catalogue yet, so their imports need a default base
-    **{f"wh40k{n}": (f"40,000 {n}th", f"40k {n}th", f"40,000: {n}th") for n in (5, 7, 10, 11)},
-}
-"""Per ruleset id: words of the roster's ``gameSystemName`` that it accepts (case-insensitive)."""
+def game_systems(ruleset: str) -> tuple[str, ...]:
+    """Words of a roster's ``gameSystemName`` that ruleset ``ruleset`` accepts (case-insensitive;
+    the ruleset's ``ROSTER_GAME_SYSTEMS``; none for an unknown ruleset)."""
+    from planner.errors import UnknownRulesetError
+    from planner.rules.registry import find_ruleset
+
+    try:
+        return find_ruleset(ruleset).ROSTER_GAME_SYSTEMS
+    except UnknownRulesetError:
+        return ()
 
 MODEL_PROFILE_TYPES = {"unit", "model", "vehicle", "flyer", "walker", "primarch", "knight", "titan"}
 """Profile ``typeName`` values that describe a miniature (not a weapon or wargear item)."""
@@ -318,7 +321,7 @@ def _force(el: Any, loc: str, name: str, depth: int) -> Force:
 
 def game_system_matches(ruleset: str, system: str) -> bool:
     """Whether a roster's ``gameSystemName`` belongs to ruleset ``ruleset``."""
-    words = GAME_SYSTEMS.get(ruleset, ())
+    words = game_systems(ruleset)
     s = " ".join(system.lower().split())
     return any(w in s for w in words)
 
@@ -368,7 +371,7 @@ def read_roster(path: str | Path, ruleset: str = "hh2") -> Roster:
                             location=member or "", value=_local(root.tag))
     system = (root.get("gameSystemName") or "").strip()
     if not game_system_matches(ruleset, system):
-        accepted = " or ".join(repr(w) for w in GAME_SYSTEMS.get(ruleset, ())) or "none known"
+        accepted = " or ".join(repr(w) for w in game_systems(ruleset)) or "none known"
         raise ScenarioError(f"roster is for another game system than ruleset {ruleset!r} (accepted: names "
                             f"containing {accepted})", file=name, location="roster.gameSystemName",
                             value=system or "(none)")
@@ -783,7 +786,7 @@ def roster_to_army(roster: Roster, ruleset: str = "hh2", player: str = "player",
     if default_base_mm is not None and not (0 < default_base_mm <= 1000):
         raise ScenarioError("default base size must be more than 0 and at most 1000 mm", location="default_base_mm",
                             value=default_base_mm)
-    catalogue = load_catalogue(rs.id)
+    catalogue = load_catalogue(rs.catalogue)
     warnings: list[str] = []
     used_ids: set[str] = set()
     unknown: list[tuple[str, str, str]] = []

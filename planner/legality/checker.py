@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 from planner.errors import UnknownRulesetError
-from planner.legality import hh2 as hh2_checks
-from planner.legality import wh40k as wh40k_checks
 from planner.legality.report import LegalityReport, UnitReport, Violation
-from planner.legality.table import setup_label
-from planner.rules.registry import find_ruleset
+from planner.rules.registry import all_rulesets
 from planner.world import World
-
-_CHECKS = {"hh2": hh2_checks.run_checks, "wh40k10": wh40k_checks.run_checks, "wh40k11": wh40k_checks.run_checks}
 
 
 def check_deployment(world: World) -> LegalityReport:
@@ -24,13 +19,14 @@ def check_deployment(world: World) -> LegalityReport:
     UnknownRulesetError
         If the scenario's ruleset has no checker.
     """
-    rs = find_ruleset(world.scenario.ruleset)
-    if rs.id not in _CHECKS:
+    rs = world.ruleset
+    if not rs.HAS_DEPLOYMENT_CHECKER:
+        checkers = ", ".join(r.id for r in all_rulesets() if r.HAS_DEPLOYMENT_CHECKER)
         raise UnknownRulesetError(
-            f"ruleset {rs.id!r} has no deployment checker yet (checkers: {', '.join(sorted(_CHECKS))}); "
+            f"ruleset {rs.id!r} has no deployment checker yet (checkers: {checkers}); "
             "for this ruleset use 'planner deepstrike' and 'planner rules'",
             file=world.file, location="ruleset", value=world.scenario.ruleset)
-    findings = _CHECKS[rs.id](world)
+    findings = rs.run_checks(world)
     units: list[UnitReport] = []
     violations: list[Violation] = []
     for u in world.units.values():
@@ -44,7 +40,7 @@ def check_deployment(world: World) -> LegalityReport:
         else:
             margins = [(f.margin, f.rule) for f in fs if f.margin is not None]
             tight = min(margins) if margins else (None, None)
-        label = wh40k_checks.setup_label_40k(u) if rs.id in wh40k_checks.EDITIONS else setup_label(u)
+        label = rs.setup_label(u)
         units.append(UnitReport(unit=u.id, name=u.label, player=u.player, setup=label,
                                 legal=all(f.passed for f in fs), tightest_margin=tight[0], tightest_rule=tight[1],
                                 findings=fs))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import shapely
@@ -21,10 +22,12 @@ from planner.geometry.measure import (
 from planner.geometry.shapes import circumscribed_gap, clearance_inside, distance_to_polygon, signed_distance
 from planner.legality.report import Evidence, Finding, inches, make_finding
 from planner.legality.table import Placed, Table
-from planner.rules import hh2 as R
 from planner.schema import SetupMethod, SpecialRule, SubType
 from planner.units import TOLERANCE_IN
 from planner.world import UnitInfo, World
+
+if TYPE_CHECKING:
+    from planner.rules.hh2 import HorusHeresy2
 
 _f = inches
 _finding = make_finding
@@ -60,7 +63,7 @@ def has_scout_for_setup(world: World, unit: UnitInfo) -> bool:
         world.units[e].any_model_has(SpecialRule.SCOUT) for e in unit.embarked)
 
 
-def coherency_range(models) -> float:
+def coherency_range(models, R: HorusHeresy2) -> float:
     """Unit coherency range in inches for a group of models (HH2: 2", Close-order 1", Skirmish 3").
 
     A group uses the Close-order or Skirmish range only if every model has that sub-type.
@@ -105,7 +108,7 @@ def coherency_gap(fps) -> tuple[float, int, int]:
     return worst
 
 
-def scout_limit(unit: UnitInfo) -> float:
+def scout_limit(unit: UnitInfo, R: HorusHeresy2) -> float:
     """6" if the unit includes an Infantry, Dreadnought or Automata model or an Artillery sub-type
     model, else 12" (HH2 p.246; a mixed unit takes the shorter, stricter limit)."""
     for m in unit.models:
@@ -117,8 +120,9 @@ def scout_limit(unit: UnitInfo) -> float:
 class HH2Checker:
     """Runs every HH2 deployment check over a resolved scenario."""
 
-    def __init__(self, world: World):
+    def __init__(self, world: World, ruleset: HorusHeresy2 | None = None):
         self.world = world
+        self.R = cast("HorusHeresy2", ruleset or world.ruleset)
         self.table = Table(world)
         self.findings: dict[str, list[Finding]] = defaultdict(list)
 
@@ -156,13 +160,13 @@ class HH2Checker:
         ok = worst[0] >= -TOLERANCE_IN
         msg = (f"every model wholly on the battlefield{when}; closest to the edge: model {m.id}, {_f(worst[0])} inside"
                if ok else f"model {m.id} is {_f(-worst[0])} over the battlefield edge{when}")
-        self.add(_finding("hh2.battlefield", ok, u, msg, model=m.id, measured=worst[0],
+        self.add(_finding(self.R.rid("battlefield"), ok, u, msg, model=m.id, measured=worst[0],
                           required="wholly on the battlefield", margin=worst[0]))
 
     def check_zone(self, placed: Placed, when: str) -> None:
         u = placed.unit
         zone_id = u.setup.zone or (self.world.zone_of(u.player).id if self.world.zone_of(u.player) else None)
-        rule = "hh2.deployment.wholly_within_zone"
+        rule = self.R.rid("deployment.wholly_within_zone")
         if zone_id is None:
             self.add(_finding(rule, False, u, f"player {u.player!r} has no deployment zone{when}",
                               required="wholly within the player's deployment zone"))
@@ -211,7 +215,7 @@ class HH2Checker:
                f"{_f(max(d, 0))} from {tid}" if ok
                else f"model {m.id} stands in {tid} ({self.world.terrain[tid].kind.value}"
                     f"{', impassable' if self.world.terrain[tid].is_impassable else ''}){when}")
-        self.add(_finding("hh2.terrain.impassable", ok, u, msg, model=m.id, measured=d,
+        self.add(_finding(self.R.rid("terrain.impassable"), ok, u, msg, model=m.id, measured=d,
                           required="not in impassable terrain, buildings or walls", margin=d,
                           evidence=Evidence(model=m.id, terrain_feature=tid)))
 
@@ -238,18 +242,18 @@ class HH2Checker:
             u = p.unit
             if bad[u.id]:
                 for i, other, d in bad[u.id]:
-                    self.add(_finding("hh2.bases.no_overlap", False, u,
+                    self.add(_finding(self.R.rid("bases.no_overlap"), False, u,
                                       f"model {u.models[i].id} overlaps {other} by {_f(-d)}", model=u.models[i].id,
                                       measured=d, required="bases do not overlap", margin=d,
                                       evidence=Evidence(model=u.models[i].id, other_model=other)))
             elif u.id in worst:
                 d, i, other = worst[u.id]
-                self.add(_finding("hh2.bases.no_overlap", True, u,
+                self.add(_finding(self.R.rid("bases.no_overlap"), True, u,
                                   f"no overlapping bases; closest: model {u.models[i].id}, {_f(d)} from {other}",
                                   model=u.models[i].id, measured=d, required="bases do not overlap", margin=d,
                                   evidence=Evidence(model=u.models[i].id, other_model=other)))
             else:
-                self.add(_finding("hh2.bases.no_overlap", True, u, "no other base within 1\"",
+                self.add(_finding(self.R.rid("bases.no_overlap"), True, u, "no other base within 1\"",
                                   required="bases do not overlap"))
 
     def check_coherency(self, u: UnitInfo) -> None:
@@ -261,11 +265,11 @@ class HH2Checker:
         if len(models) < 2:
             return
         fps = [f for g in group for f in self.table.final(g).footprints]
-        rng = coherency_range(models)
+        rng = coherency_range(models, self.R)
         gap, i, j = coherency_gap(fps)
         ok = is_within_distance(gap, rng)
         names = [f"{m.unit_id}/{m.id}" for m in models]
-        rule = "hh2.coherency"
+        rule = self.R.rid("coherency")
         msg = (f"in unit coherency ({rng:g}\"): every model linked, longest link {_f(gap)}" if ok
                else f"out of unit coherency ({rng:g}\"): {names[j]} is {_f(gap)} from the rest of the unit")
         self.add(_finding(rule, ok, u, msg, model=models[j].id, measured=gap,
@@ -292,7 +296,7 @@ class HH2Checker:
         u = placed.unit
         w = self.world
         eligible = has_infiltrate_for_setup(w, u)
-        self.add(_finding("hh2.infiltrate.eligible", eligible, u,
+        self.add(_finding(self.R.rid("infiltrate.eligible"), eligible, u,
                           "contains a model with Infiltrate" if u.any_model_has(SpecialRule.INFILTRATE)
                           else ("Dedicated Transport carrying a unit with Infiltrate" if eligible
                                 else "no model with Infiltrate (and not a Dedicated Transport carrying one)"),
@@ -300,36 +304,37 @@ class HH2Checker:
         enemies = self._observers(u)
         near = self.table.nearest_unit(placed, enemies)
         if near is None:
-            self.add(_finding("hh2.infiltrate.distance", True, u, "no enemy unit on the battlefield",
-                              required='more than 9" (hidden) or 12" from every enemy unit'))
+            self.add(_finding(self.R.rid("infiltrate.distance"), True, u, "no enemy unit on the battlefield",
+                              required=f'more than {self.R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}" (hidden) or '
+                                       f'{self.R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}" from every enemy unit'))
             return
         d, i, other, j = near
         ev = Evidence(nearest_enemy_unit=other.unit.id, nearest_enemy_model=other.model_id(j),
                       model=u.models[i].id)
-        hidden_needed = not is_more_than_distance(d, R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN)
-        far_enough = is_more_than_distance(d, R.INFILTRATE_HIDDEN_MORE_THAN_IN)
-        required = (f'more than {R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}" from every enemy unit (hidden) '
-                    f'or more than {R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}"')
+        hidden_needed = not is_more_than_distance(d, self.R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN)
+        far_enough = is_more_than_distance(d, self.R.INFILTRATE_HIDDEN_MORE_THAN_IN)
+        required = (f'more than {self.R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}" from every enemy unit (hidden) '
+                    f'or more than {self.R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}"')
         if not far_enough:
-            self.add(_finding("hh2.infiltrate.distance", False, u,
+            self.add(_finding(self.R.rid("infiltrate.distance"), False, u,
                               f"model {u.models[i].id} is {_f(d)} from enemy unit {other.unit.id} (model "
                               f"{other.model_id(j)}){when}: needs more than "
-                              f"{R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\"", model=u.models[i].id, measured=d,
-                              required=required, margin=d - R.INFILTRATE_HIDDEN_MORE_THAN_IN, evidence=ev))
+                              f"{self.R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\"", model=u.models[i].id, measured=d,
+                              required=required, margin=d - self.R.INFILTRATE_HIDDEN_MORE_THAN_IN, evidence=ev))
             return
         if not hidden_needed:
-            self.add(_finding("hh2.infiltrate.distance", True, u,
-                              f"more than {R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}\" from every enemy unit (plain "
+            self.add(_finding(self.R.rid("infiltrate.distance"), True, u,
+                              f"more than {self.R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}\" from every enemy unit (plain "
                               f"sight allowed): nearest {other.unit.id}/{other.model_id(j)} at {_f(d)}{when}",
                               model=u.models[i].id, measured=d, required=required,
-                              margin=d - R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN, evidence=ev))
+                              margin=d - self.R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN, evidence=ev))
             return
-        self.add(_finding("hh2.infiltrate.distance", True, u,
-                          f"more than {R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\" from every enemy unit (nearest "
+        self.add(_finding(self.R.rid("infiltrate.distance"), True, u,
+                          f"more than {self.R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\" from every enemy unit (nearest "
                           f"{other.unit.id}/{other.model_id(j)} at {_f(d)}), within "
-                          f"{R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}\" so it must be hidden{when}",
+                          f"{self.R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}\" so it must be hidden{when}",
                           model=u.models[i].id, measured=d, required=required,
-                          margin=d - R.INFILTRATE_HIDDEN_MORE_THAN_IN, evidence=ev))
+                          margin=d - self.R.INFILTRATE_HIDDEN_MORE_THAN_IN, evidence=ev))
         self.check_hidden(placed, when)
 
     def check_hidden(self, placed: Placed, when: str) -> None:
@@ -340,7 +345,7 @@ class HH2Checker:
         if o is not None:
             if s.visible:
                 seg = [s.segment[0], s.segment[1]] if s.segment else None
-                self.add(_finding("hh2.infiltrate.hidden", False, u,
+                self.add(_finding(self.R.rid("infiltrate.hidden"), False, u,
                                   f"enemy unit {o.unit.id} can draw line of sight to model {s.target_model} "
                                   f"(from its model {s.observer_model}"
                                   + (f", clear line ({seg[0][0]:.2f}, {seg[0][1]:.2f})-({seg[1][0]:.2f}, "
@@ -350,7 +355,7 @@ class HH2Checker:
                                                     sight_line=seg, model=s.target_model)))
                 return
         blocking = set(s.blocking)
-        self.add(_finding("hh2.infiltrate.hidden", True, u,
+        self.add(_finding(self.R.rid("infiltrate.hidden"), True, u,
                           (f"hidden from all {len(observers)} deployed enemy units" if observers
                            else "no deployed enemy unit to see it")
                           + (f", sight blocked by {', '.join(sorted(blocking))}" if blocking else "") + when,
@@ -362,7 +367,7 @@ class HH2Checker:
         if tid not in self.table.terrain_polys:
             return  # a transport unit: the transport itself deploys by Infiltrate
         eligible = has_infiltrate_for_setup(self.world, u)
-        self.add(_finding("hh2.infiltrate.eligible", eligible, u,
+        self.add(_finding(self.R.rid("infiltrate.eligible"), eligible, u,
                           "contains a model with Infiltrate" if eligible else "no model with Infiltrate",
                           required="at least one model with Infiltrate"))
         poly = self.table.terrain_polys[tid]
@@ -373,17 +378,17 @@ class HH2Checker:
                 if best is None or d < best[0]:
                     best = (d, e, k)
         if best is None:
-            self.add(_finding("hh2.infiltrate.building", True, u, f"no enemy unit near building {tid}",
-                              required='building more than 9" from every enemy unit'))
+            self.add(_finding(self.R.rid("infiltrate.building"), True, u, f"no enemy unit near building {tid}",
+                              required=f'building more than {self.R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}" from every enemy unit'))
             return
         d, placed_e, k = best
         e = placed_e.unit
-        ok = is_more_than_distance(d, R.INFILTRATE_HIDDEN_MORE_THAN_IN)
-        self.add(_finding("hh2.infiltrate.building", ok, u,
+        ok = is_more_than_distance(d, self.R.INFILTRATE_HIDDEN_MORE_THAN_IN)
+        self.add(_finding(self.R.rid("infiltrate.building"), ok, u,
                           f"building {tid} is {_f(d)} from enemy unit {e.id} (model {placed_e.model_id(k)}); needs more "
-                          f"than {R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\"", measured=d,
-                          required='building more than 9" from every enemy unit',
-                          margin=d - R.INFILTRATE_HIDDEN_MORE_THAN_IN,
+                          f"than {self.R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\"", measured=d,
+                          required=f'building more than {self.R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}" from every enemy unit',
+                          margin=d - self.R.INFILTRATE_HIDDEN_MORE_THAN_IN,
                           evidence=Evidence(nearest_enemy_unit=e.id, nearest_enemy_model=placed_e.model_id(k),
                                             terrain_feature=tid)))
 
@@ -391,7 +396,7 @@ class HH2Checker:
     def check_scout(self, u: UnitInfo) -> None:
         w = self.world
         eligible = has_scout_for_setup(w, u)
-        self.add(_finding("hh2.scout.eligible", eligible, u,
+        self.add(_finding(self.R.rid("scout.eligible"), eligible, u,
                           "has a model with Scout" if u.any_model_has(SpecialRule.SCOUT)
                           else ("Dedicated Transport carrying a Scout unit" if eligible else "no model with Scout"),
                           required="a model with Scout"))
@@ -407,16 +412,16 @@ class HH2Checker:
         for f in self.findings[u.id][n_before:]:
             f.evidence.note = "position before the Scout redeploy"
         first_ok = all(f.passed for f in self.findings[u.id][n_before:])
-        self.add(_finding("hh2.scout.first_position", first_ok, u,
+        self.add(_finding(self.R.rid("scout.first_position"), first_ok, u,
                           "the position before the redeploy was a legal set-up" if first_ok
                           else "the position before the redeploy was not a legal set-up (see the findings above)",
                           required="a legal first set-up"))
-        limit = scout_limit(u)
+        limit = scout_limit(u, self.R)
         worst = max((farthest_from(a, b), i) for i, (a, b) in enumerate(zip(first.footprints, final.footprints,
                                                                               strict=True)))
         ok = is_within_distance(worst[0], limit)
         m = u.models[worst[1]]
-        self.add(_finding("hh2.scout.distance", ok, u,
+        self.add(_finding(self.R.rid("scout.distance"), ok, u,
                           f"each model entirely within {limit:g}\" of its position; farthest: model {m.id}, "
                           f"{_f(worst[0])} from where it stood" if ok
                           else f"model {m.id} redeployed to {_f(worst[0])} from where it stood: more than {limit:g}\"",
@@ -425,16 +430,16 @@ class HH2Checker:
         enemies = self.table.enemy_presence(u.player, "final")
         near = self.table.nearest_unit(final, enemies)
         if near is None:
-            self.add(_finding("hh2.scout.more_than_9", True, u, "no enemy unit on the battlefield",
-                              required='more than 9" from every enemy unit'))
+            self.add(_finding(self.R.rid("scout.more_than_9"), True, u, "no enemy unit on the battlefield",
+                              required=f'more than {self.R.SCOUT_MORE_THAN_IN:g}" from every enemy unit'))
             return
         d, i, other, j = near
-        ok = is_more_than_distance(d, R.SCOUT_MORE_THAN_IN)
-        self.add(_finding("hh2.scout.more_than_9", ok, u,
+        ok = is_more_than_distance(d, self.R.SCOUT_MORE_THAN_IN)
+        self.add(_finding(self.R.rid("scout.more_than_9"), ok, u,
                           f"model {u.models[i].id} ends {_f(d)} from enemy unit {other.unit.id} (model "
-                          f"{other.model_id(j)}); needs more than {R.SCOUT_MORE_THAN_IN:g}\"",
-                          model=u.models[i].id, measured=d, required='more than 9" from every enemy unit',
-                          margin=d - R.SCOUT_MORE_THAN_IN,
+                          f"{other.model_id(j)}); needs more than {self.R.SCOUT_MORE_THAN_IN:g}\"",
+                          model=u.models[i].id, measured=d, required=f'more than {self.R.SCOUT_MORE_THAN_IN:g}" from every enemy unit',
+                          margin=d - self.R.SCOUT_MORE_THAN_IN,
                           evidence=Evidence(nearest_enemy_unit=other.unit.id,
                                             nearest_enemy_model=other.model_id(j), model=u.models[i].id)))
 
@@ -442,7 +447,7 @@ class HH2Checker:
     def check_ic(self, ic: UnitInfo) -> None:
         host = self.world.units[ic.setup.joined]  # type: ignore[index]
         is_ic = ic.any_model_has(SpecialRule.INDEPENDENT_CHARACTER)
-        self.add(_finding("hh2.ic.eligible", is_ic, ic,
+        self.add(_finding(self.R.rid("ic.eligible"), is_ic, ic,
                           f"Independent Character joined to {host.id}" if is_ic
                           else f"joins {host.id} but has no Independent Character model",
                           required="an Independent Character"))
@@ -456,40 +461,40 @@ class HH2Checker:
                   "during deployment"
         else:
             msg = f"an Independent Character with Infiltrate cannot join {host.id}, a unit without it, during deployment"
-        self.add(_finding("hh2.ic.infiltrate", ok, ic, msg, required="IC and unit both with or both without Infiltrate",
+        self.add(_finding(self.R.rid("ic.infiltrate"), ok, ic, msg, required="IC and unit both with or both without Infiltrate",
                           evidence=Evidence(other_model=host.id,
                                             note="'unit of Infiltrators' read as a unit containing a model with "
                                                  "Infiltrate (HH2 p.242)")))
         # unit-type limits (p.241, p.195)
         ic_types = ic.types
         problems = []
-        for t in host.types & R.IC_FORBIDDEN_HOST_TYPES:
+        for t in host.types & self.R.IC_FORBIDDEN_HOST_TYPES:
             if t not in ic_types:
                 problems.append(f"{host.id} contains {t.value} models")
         from planner.schema import UnitType
-        if UnitType.INFANTRY in host.types and not ic_types <= R.IC_INFANTRY_HOST_ALLOWS:
+        if UnitType.INFANTRY in host.types and not ic_types <= self.R.IC_INFANTRY_HOST_ALLOWS:
             problems.append(f"{host.id} is Infantry and only takes Infantry or Primarch characters")
-        self.add(_finding("hh2.ic.unit_type", not problems, ic,
+        self.add(_finding(self.R.rid("ic.unit_type"), not problems, ic,
                           "; ".join(problems) if problems else f"may join {host.id} by unit type",
                           required="unit-type joining limits (p.241, p.195)"))
         # set up with the unit
         same = ic.on_battlefield == host.on_battlefield and (
             ic.method is host.method or (not ic.on_battlefield and not host.on_battlefield))
         if not same:
-            self.add(_finding("hh2.ic.coherency", False, ic,
+            self.add(_finding(self.R.rid("ic.coherency"), False, ic,
                               f"set up by {ic.method.value} but {host.id} by {host.method.value}: a joined IC is set "
                               "up with its unit", required="set up with the unit, in coherency"))
             return
         if not ic.on_battlefield or not ic.is_positioned or not host.is_positioned:
-            self.add(_finding("hh2.ic.coherency", True, ic, f"joined to {host.id}, off the battlefield with it",
+            self.add(_finding(self.R.rid("ic.coherency"), True, ic, f"joined to {host.id}, off the battlefield with it",
                               required="set up with the unit"))
             return
         a = self.table.final(ic).footprints
         b = self.table.final(host).footprints
-        rng = coherency_range(list(ic.models) + list(host.models))
+        rng = coherency_range(list(ic.models) + list(host.models), self.R)
         d = min(max(0.0, signed_distance(x, y)) for x in a for y in b)
         ok = is_within_distance(d, rng)
-        self.add(_finding("hh2.ic.coherency", ok, ic,
+        self.add(_finding(self.R.rid("ic.coherency"), ok, ic,
                           f"{_f(d)} from {host.id}: within coherency ({rng:g}\")" if ok
                           else f"{_f(d)} from {host.id}: not within coherency ({rng:g}\")",
                           measured=d, required=f"within {rng:g}\" of a model of {host.id}", margin=rng - d))
@@ -514,10 +519,5 @@ class HH2Checker:
             ok = used <= cap
             msg = f"{what} carries {used} of {cap} (Bulky counted): " + ", ".join(c.id for c in cargo)
             for c in ([owner] if tid in w.units else cargo):
-                self.add(_finding("hh2.transport.capacity", ok, c, msg if ok else "over capacity: " + msg,
+                self.add(_finding(self.R.rid("transport.capacity"), ok, c, msg if ok else "over capacity: " + msg,
                                   measured=float(used), required=f"at most {cap} models", margin=float(cap - used)))
-
-
-def run_checks(world: World) -> dict[str, list[Finding]]:
-    """Every HH2 finding, grouped by unit id."""
-    return HH2Checker(world).run()

@@ -22,7 +22,6 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from functools import cached_property
-from types import ModuleType
 
 from shapely.geometry import Polygon
 
@@ -41,26 +40,34 @@ from planner.geometry.shapes import (
 )
 from planner.legality.report import Evidence, Finding, inches, make_finding
 from planner.legality.table import Placed, Table, UnitSight
-from planner.rules import wh40k10, wh40k11
 from planner.rules.abilities import Ability
 from planner.rules.keywords import parse_selector
+from planner.rules.wh40k import Warhammer40k
 from planner.schema import HullBase, SetupMethod, TerrainKind, TerrainTrait
 from planner.units import TOLERANCE_IN
 from planner.world import ModelInfo, UnitInfo, World
 
-EDITIONS: dict[str, ModuleType] = {wh40k10.ID: wh40k10, wh40k11.ID: wh40k11}
 KNOWN_MULTIWORD = ("DEDICATED TRANSPORT", "JUMP PACK", "ADEPTUS ASTARTES", "ASTRA MILITARUM", "ASPECT WARRIOR")
 
 
-def edition(ruleset_id: str) -> ModuleType:
-    """The rules module of a 40k ruleset id (``wh40k10`` or ``wh40k11``).
+def edition(ruleset_id: str) -> Warhammer40k:
+    """The 40k ruleset with id ``ruleset_id`` (``wh40k10``, ``wh40k11`` or any other 40k ruleset).
 
     Raises
     ------
     KeyError
         For any other ruleset id.
     """
-    return EDITIONS[ruleset_id]
+    from planner.errors import UnknownRulesetError
+    from planner.rules.registry import find_ruleset
+
+    try:
+        rs = find_ruleset(ruleset_id)
+    except UnknownRulesetError:
+        raise KeyError(ruleset_id) from None
+    if not isinstance(rs, Warhammer40k):
+        raise KeyError(ruleset_id)
+    return rs
 
 
 _f = inches
@@ -88,7 +95,7 @@ def has_keyword(models: list[ModelInfo], text: str) -> bool:
     return parse_selector(text, KNOWN_MULTIWORD).unit_matches([m.keywords for m in models])
 
 
-def coherency_shortfall(fps: list[Footprint], R: ModuleType) -> tuple[float, int, str]:
+def coherency_shortfall(fps: list[Footprint], R: Warhammer40k) -> tuple[float, int, str]:
     """How far a group of models is from coherency under ruleset module ``R``.
 
     Returns (margin in inches, index of the worst model, which part): a margin >= 0 (within the
@@ -121,7 +128,7 @@ def coherency_shortfall(fps: list[Footprint], R: ModuleType) -> tuple[float, int
     return worst
 
 
-def in_objective_range(fp: Footprint, objective, R: ModuleType) -> bool:
+def in_objective_range(fp: Footprint, objective, R: Warhammer40k) -> bool:
     """Is a model in range of an objective marker: within ``OBJECTIVE_RANGE_IN`` of the marker?"""
     marker = footprint_of_objective(objective)
     return is_within_distance(max(0.0, signed_distance(fp, marker)), R.OBJECTIVE_RANGE_IN)
@@ -147,7 +154,7 @@ class WH40kTable(Table):
       for models inside them; give ruins ``standing_in: wholly`` for "unless wholly within".
     """
 
-    def __init__(self, world: World, R: ModuleType):
+    def __init__(self, world: World, R: Warhammer40k):
         super().__init__(world)
         self.R = R
 
@@ -251,7 +258,7 @@ class WH40kChecker:
     def __init__(self, world: World):
         self.world = world
         self.R = edition(world.scenario.ruleset)
-        self.P = self.R.ID + "."
+        self.P = self.R.id + "."
         self.table = WH40kTable(world, self.R)
         self.findings: dict[str, list[Finding]] = defaultdict(list)
 
@@ -293,7 +300,7 @@ class WH40kChecker:
         for u in self.world.units.values():
             if u.setup.joined:
                 self.check_attached(u)
-            if self.R.EDITION >= 11:
+            if self.R.FRAME_MODELS:
                 self.check_frame(u)
             if u.on_battlefield and u.is_positioned:
                 final = self.table.final(u)
@@ -546,8 +553,8 @@ class WH40kChecker:
         leader = all(m.ability(Ability.LEADER.value)[0] for m in u.models)
         support = all(m.ability(Ability.SUPPORT.value)[0] for m in u.models)
         problems = []
-        if not leader and not (support and self.R.EDITION >= 11):
-            problems.append("has no Leader" + (" or Support" if self.R.EDITION >= 11 else "") + " ability")
+        if not leader and not (support and self.R.SUPPORT_ABILITY):
+            problems.append("has no Leader" + (" or Support" if self.R.SUPPORT_ABILITY else "") + " ability")
         same_role = [self.world.units[j] for j in host.joined_by if j != u.id
                      and all(m.ability(Ability.LEADER.value)[0] for m in self.world.units[j].models) == leader]
         if same_role:
@@ -591,7 +598,7 @@ class WH40kChecker:
     def _catalogue_eligible(self, t: UnitInfo) -> str | None:
         from planner.io.catalogue import load_catalogue
 
-        cat = load_catalogue(self.world.scenario.ruleset)
+        cat = load_catalogue(self.R.catalogue)
         for m in t.record.models:
             e = cat.get(m.profile) if m.profile else None
             if e is not None and e.transport_eligible:
@@ -697,7 +704,7 @@ def embark_findings(world: World, unit_id: str, transport_id: str, *, set_up_thi
         If either unit id is unknown, or the scenario's ruleset is not a 40k ruleset.
     """
     R = edition(world.scenario.ruleset)
-    P = R.ID + "."
+    P = R.id + "."
     chk = WH40kChecker(world)
     u, t = world.units[unit_id], world.units[transport_id]
     out: list[Finding] = []
@@ -709,7 +716,7 @@ def embark_findings(world: World, unit_id: str, transport_id: str, *, set_up_thi
     out.append(_finding(P + "embark.within", ok, u, f"model {m.id} is {_f(worst[0])} from {transport_id}",
                         model=m.id, measured=worst[0], required=f"every model within {R.EMBARK_WITHIN_IN:g}\" of "
                         "the TRANSPORT", margin=R.EMBARK_WITHIN_IN - worst[0]))
-    if R.EDITION >= 11:
+    if R.EMBARK_NOT_SET_UP_THIS_TURN:
         out.append(_finding(P + "embark.not_set_up_this_turn", not set_up_this_turn, u,
                             "set up on the battlefield this turn" if set_up_this_turn else "not set up this turn",
                             required="the unit was not set up on the battlefield this turn"))
@@ -737,8 +744,3 @@ def setup_label_40k(unit: UnitInfo) -> str:
     if unit.method is SetupMethod.RESERVES and unit.setup.battle_round is not None:
         text += f", arriving in battle round {unit.setup.battle_round}"
     return text
-
-
-def run_checks(world: World) -> dict[str, list[Finding]]:
-    """Every 40k finding (10th or 11th edition per the scenario's ruleset), grouped by unit id."""
-    return WH40kChecker(world).run()

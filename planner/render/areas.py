@@ -10,7 +10,6 @@ of an oval or a hull, not a circle about its centre.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 
 import shapely
@@ -73,16 +72,17 @@ class InfiltrateDistances:
 
 
 def infiltrate_distances(ruleset: str) -> InfiltrateDistances:
-    """The Infiltrate distances from the ruleset's module (``planner/rules/<ruleset>.py``).
+    """The Infiltrate distances of the ruleset with id ``ruleset`` (its ``INFILTRATE_*`` numbers).
 
     Raises
     ------
     ScenarioError
-        If the ruleset defines no Infiltrate distances.
+        If the ruleset is unknown or defines no Infiltrate distances.
     """
-    mod = importlib.import_module(f"planner.rules.{ruleset}")
-    hidden = getattr(mod, "INFILTRATE_HIDDEN_MORE_THAN_IN", None)
-    plain = getattr(mod, "INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN", None)
+    from planner.rules.registry import find_ruleset
+
+    rs = find_ruleset(ruleset)
+    hidden, plain = rs.INFILTRATE_HIDDEN_MORE_THAN_IN, rs.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN
     if hidden is None or plain is None:
         raise ScenarioError("this ruleset has no Infiltrate distances to draw", location="ruleset", value=ruleset)
     return InfiltrateDistances(float(hidden), float(plain))
@@ -136,12 +136,12 @@ def legal_area(world: World, unit_id: str) -> LegalArea:
     method = u.method
     if method is SetupMethod.SCOUT:
         method = SetupMethod(u.setup.first) if u.setup.first else SetupMethod.DEPLOYMENT_ZONE
-        more_than = getattr(importlib.import_module(f"planner.rules.{world.scenario.ruleset}"),
-                            "SCOUT_MORE_THAN_IN", None)
+        rs = world.ruleset
+        more_than = rs.SCOUT_MORE_THAN_IN
         if more_than is not None and u.setup.from_ is not None:
             from planner.legality.hh2 import scout_limit
 
-            limit = scout_limit(u)
+            limit = scout_limit(u, rs)  # type: ignore[arg-type]
             starts = [footprint(m.base, p[0], p[1], p[2] if len(p) > 2 else m.facing)
                       for m, p in zip(u.models, u.setup.from_, strict=True)]
             reach = unary_union([outline(fp).buffer(limit, quad_segs=BUFFER_QUAD_SEGS) for fp in starts])

@@ -1,8 +1,35 @@
-"""What every ruleset module provides: its id, its rule ids with meanings and sources."""
+"""The :class:`Ruleset` interface: everything that differs from one game system to another.
+
+A ruleset is an object (one per game system, found by :func:`planner.rules.registry.find_ruleset`)
+that carries
+
+- its identity: ``id``, ``name``, ``aliases``;
+- its numbers, as typed class attributes in UPPER_CASE (``INFILTRATE_HIDDEN_MORE_THAN_IN``,
+  ``COHERENCY_IN`` ...), in inches unless the name says otherwise, each with its source in the
+  ruleset's module;
+- its rule ids with meaning and source (:attr:`Ruleset.rules`; ids are ``<ruleset id>.<rule>``, the
+  same in checker findings, CP-SAT constraint names and reports);
+- capability flags (``HAS_DEPLOYMENT_CHECKER``, ``HAS_DEEP_STRIKE_ARRIVAL`` ...);
+- hooks: the checks it runs (:meth:`Ruleset.run_checks`), the planner's candidate judge
+  (:meth:`Ruleset.planner_judge`), its Deep Strike procedure (:meth:`Ruleset.deep_strike_rules`).
+
+Code outside ``planner/rules/`` asks the ruleset (``rs.SCOUT_MORE_THAN_IN``,
+``rs.run_checks(world)``) and never compares its id, as python-chess code never asks which
+variant a board is. A new ruleset is a subclass that overrides what differs, registered with
+:func:`planner.rules.registry.register` (a variant of Horus Heresy with another Infiltrate
+distance is a few lines: see ``tests/test_ruleset_interface.py``).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from planner.deepstrike.procedure import DeepStrikeRules
+    from planner.legality.report import Finding
+    from planner.world import UnitInfo, World
 
 
 @dataclass(frozen=True)
@@ -18,18 +45,150 @@ class RuleInfo:
     source: str
 
 
-@dataclass(frozen=True)
 class Ruleset:
-    """A game system: its id, display name, default battlefield and the rules it checks."""
+    """A game system's deployment rules (see the module docstring).
 
-    id: str
-    name: str
-    default_width_in: float
-    default_depth_in: float
-    rules: tuple[RuleInfo, ...]
+    Subclasses set the class attributes and override the hooks they support; a hook a ruleset
+    does not support raises :class:`planner.errors.ScenarioError` naming the ruleset.
+
+    Attributes
+    ----------
+    id : str
+        The ruleset id, e.g. ``'hh2'``; the prefix of every rule id.
+    name : str
+        Display name.
+    aliases : tuple of str
+        Other names :func:`~planner.rules.registry.find_ruleset` accepts.
+    RULE_TABLE : tuple of RuleInfo
+        The rules, each ``id`` relative to the ruleset (``'infiltrate.hidden'``); see :attr:`rules`.
+    """
+
+    id: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    aliases: ClassVar[tuple[str, ...]] = ()
+
+    BATTLEFIELD_WIDTH_IN: ClassVar[float] = 72.0
+    BATTLEFIELD_DEPTH_IN: ClassVar[float] = 48.0
+    RULE_TABLE: ClassVar[tuple[RuleInfo, ...]] = ()
+
+    CATALOGUE: ClassVar[str | None] = None
+    """The ``models/`` catalogue system this ruleset's scenarios use (None: its own id)."""
+    ROSTER_GAME_SYSTEMS: ClassVar[tuple[str, ...]] = ()
+    """Words of a roster's ``gameSystemName`` (case-insensitive) that belong to this ruleset."""
+
+    # ------------------------------------------------------------ capabilities
+    HAS_DEPLOYMENT_CHECKER: ClassVar[bool] = False
+    """``planner check`` judges deployments of this ruleset."""
+    HAS_DEEP_STRIKE_ARRIVAL: ClassVar[bool] = False
+    """Deep Strike is an arrival from Reserves judged like a set-up (no scatter): ``threats`` can
+    map it."""
+    GENERATES_LEGALITY_LABELS: ClassVar[bool] = False
+    """``planner generate --kind legality|puzzle`` builds scenes of this ruleset."""
+    HAS_INERTIAL_GUIDANCE: ClassVar[bool] = False
+    """Deep Strike may use an Inertial Guidance System (halved scatter)."""
+    GOAL_KINDS: ClassVar[frozenset[str]] = frozenset()
+    """Planner goal kinds of this ruleset beyond the common ones (e.g. 40k ``objective``, ``cover``)."""
+    OBJECTIVE_RANGE_IN: ClassVar[float | None] = None
+    """An objective marker is controlled by models within this distance (the ``control_objective`` goal)."""
+    INFILTRATE_HIDDEN_MORE_THAN_IN: ClassVar[float | None] = None
+    """Infiltrate while hidden: more than this from every enemy unit (None: no such rule)."""
+    INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN: ClassVar[float | None] = None
+    """Infiltrate in plain sight: more than this from every enemy unit (None: no such rule)."""
+    SCOUT_MORE_THAN_IN: ClassVar[float | None] = None
+    """A Scout redeploy (Horus Heresy) ends more than this from every enemy unit (None: no such rule)."""
+
+    # ------------------------------------------------------------ rule ids
+    @cached_property
+    def rules(self) -> tuple[RuleInfo, ...]:
+        """Every rule, with its full id ``<ruleset id>.<rule>``."""
+        return tuple(RuleInfo(f"{self.id}.{r.id}", r.meaning, r.source) for r in self.RULE_TABLE)
+
+    @cached_property
+    def _rule_ids(self) -> frozenset[str]:
+        return frozenset(r.id for r in self.RULE_TABLE)
+
+    def rid(self, rule: str) -> str:
+        """The full rule id of ``rule`` (``'infiltrate.hidden'`` -> ``'hh2.infiltrate.hidden'``).
+
+        Raises
+        ------
+        KeyError
+            If the ruleset does not list that rule (a rule id the code emits is always listed).
+        """
+        if rule not in self._rule_ids:
+            raise KeyError(f"{self.id}.{rule}")
+        return f"{self.id}.{rule}"
 
     def rule(self, rule_id: str) -> RuleInfo:
+        """The rule with full id ``rule_id``.
+
+        Raises
+        ------
+        KeyError
+            If no rule has that id.
+        """
         for r in self.rules:
             if r.id == rule_id:
                 return r
         raise KeyError(rule_id)
+
+    @property
+    def default_width_in(self) -> float:
+        return self.BATTLEFIELD_WIDTH_IN
+
+    @property
+    def default_depth_in(self) -> float:
+        return self.BATTLEFIELD_DEPTH_IN
+
+    @property
+    def catalogue(self) -> str:
+        """The catalogue system id (``CATALOGUE``, or this ruleset's id)."""
+        return self.CATALOGUE or self.id
+
+    # ------------------------------------------------------------ hooks
+    def _unsupported(self, what: str) -> Exception:
+        from planner.errors import UnknownRulesetError
+
+        return UnknownRulesetError(f"ruleset {self.id!r} has no {what}", location="ruleset", value=self.id)
+
+    def run_checks(self, world: World) -> dict[str, list[Finding]]:
+        """Run every deployment check of this ruleset over a resolved scenario.
+
+        Returns the findings (passed or not) per unit id.
+
+        Raises
+        ------
+        UnknownRulesetError
+            If the ruleset has no deployment checker (``HAS_DEPLOYMENT_CHECKER`` is false).
+        """
+        raise self._unsupported("deployment checker")
+
+    def setup_label(self, unit: UnitInfo) -> str:
+        """How a unit's set-up is named in reports (e.g. ``'infiltrate'``, ``'scout (from infiltrate)'``)."""
+        from planner.legality.table import setup_label
+
+        return setup_label(unit)
+
+    def planner_judge(self) -> Any:
+        """The planner's candidate judge for this ruleset (a module or object with the judge
+        functions of :mod:`planner.solve.hh2_judge`).
+
+        Raises
+        ------
+        UnknownRulesetError
+            If the planner cannot place units of this ruleset.
+        """
+        raise self._unsupported("deployment planner")
+
+    def deep_strike_rules(self, inertial_guidance: bool = False) -> DeepStrikeRules:
+        """The Deep Strike procedure of this ruleset.
+
+        Raises
+        ------
+        ScenarioError
+            If the ruleset has no Deep Strike procedure here, or an option it does not have.
+        """
+        raise self._unsupported("Deep Strike procedure in 'planner deepstrike'")
+
+    def __repr__(self) -> str:
+        return f"<Ruleset {self.id}>"

@@ -7,116 +7,159 @@ and the planner is defined here and nowhere else.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, ClassVar
+
 from planner.rules.base import RuleInfo, Ruleset
 from planner.schema import SubType, UnitType
 
-ID = "hh2"
+if TYPE_CHECKING:
+    from planner.deepstrike.procedure import DeepStrikeRules
+    from planner.legality.report import Finding
+    from planner.world import World
 
-BATTLEFIELD_WIDTH_IN = 72.0
-BATTLEFIELD_DEPTH_IN = 48.0
 
-INFILTRATE_HIDDEN_MORE_THAN_IN = 9.0
-"""Infiltrate option A (p.242): more than 9" from any enemy unit, out of sight of every deployed enemy unit."""
-INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN = 12.0
-"""Infiltrate option B (p.242): more than 12" from any enemy unit, even in plain sight."""
+class HorusHeresy2(Ruleset):
+    """Horus Heresy 2.0: the numbers of its deployment rules, its rule ids and its checks."""
 
-SCOUT_SHORT_IN = 6.0
-"""Scout (p.246): Infantry, Artillery, Dreadnought or Automata: each model entirely within 6" of its position."""
-SCOUT_LONG_IN = 12.0
-"""Scout (p.246): any other unit type: entirely within 12"."""
-SCOUT_MORE_THAN_IN = 9.0
-"""Scout (p.246): must remain more than 9" away from any enemy unit."""
-SCOUT_SHORT_TYPES = frozenset({UnitType.INFANTRY, UnitType.DREADNOUGHT, UnitType.AUTOMATA})
-SCOUT_SHORT_SUBTYPES = frozenset({SubType.ARTILLERY})
+    id = "hh2"
+    name = "Horus Heresy 2.0 (Age of Darkness)"
+    aliases = ("horus-heresy-2", "hh2.0")
+    ROSTER_GAME_SYSTEMS = ("horus heresy", "warhammer 30,000", "warhammer 30k")
+    HAS_DEPLOYMENT_CHECKER = True
+    GENERATES_LEGALITY_LABELS = True
+    HAS_INERTIAL_GUIDANCE = True
+    CATALOGUE = "hh2"
 
-COHERENCY_IN = 2.0
-"""Unit coherency range (HH-GST 4b54-...): 2"."""
-COHERENCY_CLOSE_ORDER_IN = 1.0
-"""Close-order sub-type (p.129): 1"."""
-COHERENCY_SKIRMISH_IN = 3.0
-"""Skirmish sub-type (p.95): 3"."""
+    BATTLEFIELD_WIDTH_IN = 72.0
+    BATTLEFIELD_DEPTH_IN = 48.0
 
-IC_FORBIDDEN_HOST_TYPES = frozenset({UnitType.VEHICLE, UnitType.DREADNOUGHT, UnitType.AUTOMATA, UnitType.MONSTROUS})
-"""IC (p.241): cannot join units containing Vehicles, Dreadnoughts, Automata or Monstrous models unless it shares the type."""
-IC_INFANTRY_HOST_ALLOWS = frozenset({UnitType.INFANTRY, UnitType.PRIMARCH})
-"""Infantry units may only be joined by Infantry or Primarch models (p.195)."""
+    INFILTRATE_HIDDEN_MORE_THAN_IN = 9.0
+    """Infiltrate option A (p.242): more than 9" from any enemy unit, out of sight of every deployed enemy unit."""
+    INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN = 12.0
+    """Infiltrate option B (p.242): more than 12" from any enemy unit, even in plain sight."""
 
-CONTROL_OBJECTIVE_WITHIN_IN = 3.0
-"""An objective marker is controlled by models within 3" of it (base to marker; the planner's
-``control_objective`` goal)."""
+    SCOUT_SHORT_IN = 6.0
+    """Scout (p.246): Infantry, Artillery, Dreadnought or Automata: each model entirely within 6" of its position."""
+    SCOUT_LONG_IN = 12.0
+    """Scout (p.246): any other unit type: entirely within 12"."""
+    SCOUT_MORE_THAN_IN = 9.0
+    """Scout (p.246): must remain more than 9" away from any enemy unit."""
+    SCOUT_SHORT_TYPES = frozenset({UnitType.INFANTRY, UnitType.DREADNOUGHT, UnitType.AUTOMATA})
+    SCOUT_SHORT_SUBTYPES = frozenset({SubType.ARTILLERY})
 
-DEFAULT_BULKY = 2
-"""Bulky with no value counts as Bulky (2)."""
+    COHERENCY_IN = 2.0
+    """Unit coherency range (HH-GST 4b54-...): 2"."""
+    COHERENCY_CLOSE_ORDER_IN = 1.0
+    """Close-order sub-type (p.129): 1"."""
+    COHERENCY_SKIRMISH_IN = 3.0
+    """Skirmish sub-type (p.95): 3"."""
 
-RULES: tuple[RuleInfo, ...] = (
-    RuleInfo("hh2.battlefield", "every model's base is wholly on the battlefield", "HH2 rulebook, deployment"),
-    RuleInfo("hh2.deployment.wholly_within_zone",
-             "normal deployment: every model wholly within its player's deployment zone", "HH2 rulebook, deployment"),
-    RuleInfo("hh2.bases.no_overlap", "no two models' bases (or hulls) overlap", "HH2 rulebook, models and bases"),
-    RuleInfo("hh2.terrain.impassable",
-             "no model stands in impassable terrain, or inside a solid feature (a building or wall: only by embarking)",
-             "HH2 rulebook, terrain; p.224 (Buildings)"),
-    RuleInfo("hh2.coherency",
-             "unit coherency: each model within 2\" of another (Close-order 1\", Skirmish 3\"), one connected group",
-             "HH2 rulebook p.129 (Close-order), p.95 (Skirmish); HH-GST 4b54-c60c-3ce2-7409"),
-    RuleInfo("hh2.infiltrate.eligible", "a unit setting up by Infiltrate contains at least one model with Infiltrate",
-             "HH2 rulebook p.242 (Infiltrate)"),
-    RuleInfo("hh2.infiltrate.distance",
-             "Infiltrate: more than 9\" from every enemy unit (hidden) or more than 12\" (plain sight)",
-             "HH2 rulebook p.242 (Infiltrate)"),
-    RuleInfo("hh2.infiltrate.hidden",
-             "Infiltrate within 12\" of an enemy unit: no deployed enemy unit can draw line of sight to it",
-             "HH2 rulebook p.242 (Infiltrate)"),
-    RuleInfo("hh2.infiltrate.building",
-             "Infiltrate into a Building: the Building is more than 9\" from every enemy unit",
-             "HH2 rulebook p.242 (Infiltrate), p.224 (Buildings)"),
-    RuleInfo("hh2.scout.eligible",
-             "a Scout redeploy needs a model with Scout (or a Dedicated Transport carrying a Scout unit)",
-             "HH2 rulebook p.246 (Scout)"),
-    RuleInfo("hh2.scout.distance",
-             "Scout: each model ends entirely within 6\" (Infantry, Artillery, Dreadnought, Automata) or 12\" "
-             "(other types) of its position: every part of its base within that distance of the base where it stood",
-             "HH2 rulebook p.246 (Scout)"),
-    RuleInfo("hh2.scout.more_than_9", "Scout: ends more than 9\" from every enemy unit", "HH2 rulebook p.246 (Scout)"),
-    RuleInfo("hh2.scout.first_position", "the position before a Scout redeploy was itself a legal set-up",
-             "HH2 rulebook p.246 (Scout)"),
-    RuleInfo("hh2.ic.infiltrate",
-             "an Independent Character without Infiltrate cannot join Infiltrators during deployment, and vice versa",
-             "HH2 rulebook p.242 (Infiltrate), p.241 (Independent Character)"),
-    RuleInfo("hh2.ic.unit_type",
-             "an IC cannot join a unit with Vehicle, Dreadnought, Automata or Monstrous models unless it shares the "
-             "type; Infantry units only take Infantry or Primarch ICs", "HH2 rulebook p.241, p.195"),
-    RuleInfo("hh2.ic.coherency", "an IC joined at deployment is set up in unit coherency with the unit",
-             "HH2 rulebook p.241 (Independent Character)"),
-    RuleInfo("hh2.ic.eligible", "only a unit with Independent Character joins another unit",
-             "HH2 rulebook p.241 (Independent Character)"),
-    RuleInfo("hh2.transport.capacity",
-             "models embarked in a transport or building fit its capacity (Bulky (X) counts X)",
-             "HH2 rulebook, Transports; Bulky (X)"),
-    RuleInfo("hh2.transport.dedicated_infiltrate",
-             "a unit with Infiltrate in a Dedicated Transport: the Transport deploys by the Infiltrate rules",
-             "HH2 rulebook p.242 (Infiltrate)"),
-)
+    IC_FORBIDDEN_HOST_TYPES = frozenset({UnitType.VEHICLE, UnitType.DREADNOUGHT, UnitType.AUTOMATA, UnitType.MONSTROUS})
+    """IC (p.241): cannot join units containing Vehicles, Dreadnoughts, Automata or Monstrous models unless it shares the type."""
+    IC_INFANTRY_HOST_ALLOWS = frozenset({UnitType.INFANTRY, UnitType.PRIMARCH})
+    """Infantry units may only be joined by Infantry or Primarch models (p.195)."""
 
-RULESET = Ruleset(ID, "Horus Heresy 2.0 (Age of Darkness)", BATTLEFIELD_WIDTH_IN, BATTLEFIELD_DEPTH_IN, RULES)
+    CONTROL_OBJECTIVE_WITHIN_IN = 3.0
+    """An objective marker is controlled by models within 3" of it (base to marker; the planner's
+    ``control_objective`` goal)."""
 
-# --------------------------------------------------------------------------- Deep Strike Assault (RULES.md §1.4)
-# Data only: the HH2 Deep Strike Assault procedure as far as RULES.md sources it. HH2 has no Deep
-# Strike Mishap table; a first model ending within 1" of an enemy model, a battlefield edge or
-# Impassable Terrain is moved by the opponent instead.
+    DEFAULT_BULKY = 2
+    """Bulky with no value counts as Bulky (2)."""
 
-DEEP_STRIKE_FIRST_MODEL_CLEAR_IN = 1.0
-"""The first model is placed at least 1" from any enemy model, battlefield edge and Impassable Terrain."""
-DEEP_STRIKE_OPPONENT_MOVE_IN = 18.0
-"""Scattered within 1" of those: the opponent moves it up to 18" to a spot more than 1" from all of them."""
-DEEP_STRIKE_DISORDERED_ON = (1,)
-"""D6 once the first unit is down: Disordered on a 1 (a Warlord trait: 1-3)."""
-DEEP_STRIKE_DISORDERED_WITHIN_IN = 24.0
-"""Disordered: the opponent places the remaining units within 24" of the first, no scatter."""
-DEEP_STRIKE_OTHERS_WITHIN_IN = 6.0
-"""Not Disordered: the other units of a Deep Strike Assault are placed within 6" of the first."""
-DEEP_STRIKE_PINNING_WITHIN_IN = 6.0
-"""Enemy units with models within 6" of a deployed unit take a Pinning test (Drop Pod Assault)."""
-INERTIAL_GUIDANCE_SCATTER_FACTOR = 0.5
-"""Inertial Guidance System (p.121): the first model's scatter distance is halved; if it would
-scatter into Impassable Terrain or off the battlefield it is moved the minimum distance to avoid that."""
+    RULE_TABLE: ClassVar[tuple[RuleInfo, ...]] = (
+        RuleInfo("placement.one", "a unit being planned is set up exactly once (one placement per unit: the "
+                 "planner's own constraint)", "deployment: every unit is set up once"),
+        RuleInfo("battlefield", "every model's base is wholly on the battlefield", "HH2 rulebook, deployment"),
+        RuleInfo("deployment.wholly_within_zone",
+                 "normal deployment: every model wholly within its player's deployment zone", "HH2 rulebook, deployment"),
+        RuleInfo("bases.no_overlap", "no two models' bases (or hulls) overlap", "HH2 rulebook, models and bases"),
+        RuleInfo("terrain.impassable",
+                 "no model stands in impassable terrain, or inside a solid feature (a building or wall: only by embarking)",
+                 "HH2 rulebook, terrain; p.224 (Buildings)"),
+        RuleInfo("coherency",
+                 "unit coherency: each model within 2\" of another (Close-order 1\", Skirmish 3\"), one connected group",
+                 "HH2 rulebook p.129 (Close-order), p.95 (Skirmish); HH-GST 4b54-c60c-3ce2-7409"),
+        RuleInfo("infiltrate.eligible", "a unit setting up by Infiltrate contains at least one model with Infiltrate",
+                 "HH2 rulebook p.242 (Infiltrate)"),
+        RuleInfo("infiltrate.distance",
+                 "Infiltrate: more than 9\" from every enemy unit (hidden) or more than 12\" (plain sight)",
+                 "HH2 rulebook p.242 (Infiltrate)"),
+        RuleInfo("infiltrate.hidden",
+                 "Infiltrate within 12\" of an enemy unit: no deployed enemy unit can draw line of sight to it",
+                 "HH2 rulebook p.242 (Infiltrate)"),
+        RuleInfo("infiltrate.building",
+                 "Infiltrate into a Building: the Building is more than 9\" from every enemy unit",
+                 "HH2 rulebook p.242 (Infiltrate), p.224 (Buildings)"),
+        RuleInfo("scout.eligible",
+                 "a Scout redeploy needs a model with Scout (or a Dedicated Transport carrying a Scout unit)",
+                 "HH2 rulebook p.246 (Scout)"),
+        RuleInfo("scout.distance",
+                 "Scout: each model ends entirely within 6\" (Infantry, Artillery, Dreadnought, Automata) or 12\" "
+                 "(other types) of its position: every part of its base within that distance of the base where it stood",
+                 "HH2 rulebook p.246 (Scout)"),
+        RuleInfo("scout.more_than_9", "Scout: ends more than 9\" from every enemy unit", "HH2 rulebook p.246 (Scout)"),
+        RuleInfo("scout.first_position", "the position before a Scout redeploy was itself a legal set-up",
+                 "HH2 rulebook p.246 (Scout)"),
+        RuleInfo("ic.infiltrate",
+                 "an Independent Character without Infiltrate cannot join Infiltrators during deployment, and vice versa",
+                 "HH2 rulebook p.242 (Infiltrate), p.241 (Independent Character)"),
+        RuleInfo("ic.unit_type",
+                 "an IC cannot join a unit with Vehicle, Dreadnought, Automata or Monstrous models unless it shares the "
+                 "type; Infantry units only take Infantry or Primarch ICs", "HH2 rulebook p.241, p.195"),
+        RuleInfo("ic.coherency", "an IC joined at deployment is set up in unit coherency with the unit",
+                 "HH2 rulebook p.241 (Independent Character)"),
+        RuleInfo("ic.eligible", "only a unit with Independent Character joins another unit",
+                 "HH2 rulebook p.241 (Independent Character)"),
+        RuleInfo("transport.capacity",
+                 "models embarked in a transport or building fit its capacity (Bulky (X) counts X)",
+                 "HH2 rulebook, Transports; Bulky (X)"),
+        RuleInfo("transport.dedicated_infiltrate",
+                 "a unit with Infiltrate in a Dedicated Transport: the Transport deploys by the Infiltrate rules",
+                 "HH2 rulebook p.242 (Infiltrate)"),
+    )
+
+    # --------------------------------------------------------------------------- Deep Strike Assault (RULES.md §1.4)
+    # Data only: the HH2 Deep Strike Assault procedure as far as RULES.md sources it. HH2 has no Deep
+    # Strike Mishap table; a first model ending within 1" of an enemy model, a battlefield edge or
+    # Impassable Terrain is moved by the opponent instead.
+
+    DEEP_STRIKE_FIRST_MODEL_CLEAR_IN = 1.0
+    """The first model is placed at least 1" from any enemy model, battlefield edge and Impassable Terrain."""
+    DEEP_STRIKE_OPPONENT_MOVE_IN = 18.0
+    """Scattered within 1" of those: the opponent moves it up to 18" to a spot more than 1" from all of them."""
+    DEEP_STRIKE_DISORDERED_ON = (1,)
+    """D6 once the first unit is down: Disordered on a 1 (a Warlord trait: 1-3)."""
+    DEEP_STRIKE_DISORDERED_WITHIN_IN = 24.0
+    """Disordered: the opponent places the remaining units within 24" of the first, no scatter."""
+    DEEP_STRIKE_OTHERS_WITHIN_IN = 6.0
+    """Not Disordered: the other units of a Deep Strike Assault are placed within 6" of the first."""
+    DEEP_STRIKE_PINNING_WITHIN_IN = 6.0
+    """Enemy units with models within 6" of a deployed unit take a Pinning test (Drop Pod Assault)."""
+    INERTIAL_GUIDANCE_SCATTER_FACTOR = 0.5
+    """Inertial Guidance System (p.121): the first model's scatter distance is halved; if it would
+    scatter into Impassable Terrain or off the battlefield it is moved the minimum distance to avoid that."""
+
+    OBJECTIVE_RANGE_IN = CONTROL_OBJECTIVE_WITHIN_IN
+
+    def run_checks(self, world: World) -> dict[str, list[Finding]]:
+        from planner.legality.hh2 import HH2Checker
+
+        return HH2Checker(world, self).run()
+
+    def planner_judge(self) -> Any:
+        from planner.solve import hh2_judge
+
+        return hh2_judge
+
+    def deep_strike_rules(self, inertial_guidance: bool = False) -> DeepStrikeRules:
+        from planner.deepstrike.procedure import DeepStrikeRules
+
+        # RULES.md §1.11: the scatter die (HIT on 2 of 6) and 2D6", the deep-strike scatter [I]
+        return DeepStrikeRules(self.id, True, 2 / 6, 2,
+                               self.INERTIAL_GUIDANCE_SCATTER_FACTOR if inertial_guidance else 1.0,
+                               enemy_within_in=self.DEEP_STRIKE_FIRST_MODEL_CLEAR_IN, difficult_is_dangerous=False,
+                               procedure="assault")
+
+
+RULESET = HorusHeresy2()
+ID = RULESET.id

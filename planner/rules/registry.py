@@ -1,4 +1,8 @@
-"""Ruleset ids and aliases -> ruleset modules."""
+"""Ruleset ids and aliases -> :class:`~planner.rules.base.Ruleset` objects.
+
+The one place that lists the rulesets: adding one is a module and a line here (or a call to
+:func:`register`).
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,33 @@ from planner.errors import UnknownRulesetError
 from planner.rules import hh2, wh40k5, wh40k7, wh40k10, wh40k11
 from planner.rules.base import Ruleset
 
-RULESETS: dict[str, Ruleset] = {hh2.RULESET.id: hh2.RULESET}
-ALIASES: dict[str, str] = {"horus-heresy-2": "hh2", "hh2.0": "hh2"}
-RULESETS.update({m.RULESET.id: m.RULESET for m in (wh40k5, wh40k7, wh40k10, wh40k11)})
-ALIASES.update({"40k5": "wh40k5", "40k7": "wh40k7", "40k10": "wh40k10", "40k11": "wh40k11"})
+DEFAULT_RULESET = hh2.RULESET.id
+"""The ruleset of commands whose ``--ruleset`` is not given."""
+
+RULESETS: dict[str, Ruleset] = {}
+ALIASES: dict[str, str] = {}
+
+
+def register(ruleset: Ruleset) -> Ruleset:
+    """Make ``ruleset`` known by its id and aliases (a later one with the same id replaces it).
+
+    Returns the ruleset, so a module can write ``RULESET = register(MyRuleset())``.
+    """
+    RULESETS[ruleset.id] = ruleset
+    for a in ruleset.aliases:
+        ALIASES[a] = ruleset.id
+    return ruleset
+
+
+def unregister(ruleset_id: str) -> None:
+    """Forget a ruleset and its aliases (for test-only rulesets)."""
+    RULESETS.pop(ruleset_id, None)
+    for a in [a for a, i in ALIASES.items() if i == ruleset_id]:
+        del ALIASES[a]
+
+
+for _m in (hh2, wh40k5, wh40k7, wh40k10, wh40k11):
+    register(_m.RULESET)
 
 
 def find_ruleset(name: str) -> Ruleset:
@@ -24,3 +51,18 @@ def find_ruleset(name: str) -> Ruleset:
     if key not in RULESETS:
         raise UnknownRulesetError(f"unknown ruleset; known: {', '.join(sorted(RULESETS))}", value=name)
     return RULESETS[key]
+
+
+def all_rulesets() -> list[Ruleset]:
+    """Every known ruleset, by id."""
+    return [RULESETS[k] for k in sorted(RULESETS)]
+
+
+def ruleset_goal_kinds() -> frozenset[str]:
+    """Goal kinds that only some rulesets have (the union of their ``GOAL_KINDS``)."""
+    return frozenset().union(*(r.GOAL_KINDS for r in RULESETS.values()))
+
+
+def rulesets_with_goal(kind: str) -> list[str]:
+    """The ids of the rulesets that have goal kind ``kind``."""
+    return sorted(r.id for r in RULESETS.values() if kind in r.GOAL_KINDS)

@@ -8,122 +8,134 @@ the Leviathan mission pack (no Reserves arrive in battle round 1). The shared ch
 
 from __future__ import annotations
 
-from planner.rules.base import RuleInfo, Ruleset
+from typing import ClassVar
 
-ID = "wh40k10"
-EDITION = 10
+from planner.rules.base import RuleInfo
+from planner.rules.wh40k import Warhammer40k
 
-BATTLEFIELD_WIDTH_IN = 60.0
-BATTLEFIELD_DEPTH_IN = 44.0
-"""Strike Force 44" x 60" (RULES.md §3.1)."""
 
-SCATTER = False
-DEEP_STRIKE_MORE_THAN_IN = 9.0
-"""More than 9" horizontally from all enemy models (strict: exactly 9.0" is illegal)."""
+class Warhammer40k10(Warhammer40k):
+    """Warhammer 40,000 10th edition: its numbers and rule ids (the checks are :class:`Warhammer40k`'s)."""
 
-# ---------------------------------------------------------------- setting up
-COHERENCY_IN = 2.0
-"""Within 2" horizontally of other models of the unit (10E-CORE-MD)."""
-COHERENCY_VERTICAL_IN = 5.0
-"""... and 5" vertically (the planner's battlefield is flat: not measured)."""
-COHERENCY_LARGE_UNIT_MODELS = 7
-"""A unit of 7 or more models: each model within 2" of two other models."""
-COHERENCY_NEIGHBOURS = 1
-COHERENCY_NEIGHBOURS_LARGE = 2
-COHERENCY_ALL_WITHIN_IN: float | None = None
-"""10th has no 'within X" of every model' rule."""
-ENGAGEMENT_RANGE_IN = 1.0
-"""1" horizontally (5" vertically) (10E-CORE-MD)."""
+    id = "wh40k10"
+    name = "Warhammer 40,000 10th edition"
+    aliases = ("40k10",)
+    ROSTER_GAME_SYSTEMS = ("40,000 10th", "40k 10th", "40,000: 10th")
 
-# ---------------------------------------------------------------- Infiltrators / Scouts
-INFILTRATORS_MORE_THAN_IN = 9.0
-"""More than 9" horizontally from the enemy deployment zone and all enemy models (10E-GST p.39)."""
-INFILTRATORS_FROM = "models"
-SCOUTS_MORE_THAN_IN = 9.0
-"""A Scouts move ends more than 9" horizontally from all enemy models (10E-GST)."""
-SCOUTS_FIRST_WHOLLY_IN_OWN_ZONE = False
-"""10th: a Normal move at the start of the first battle round from wherever the unit was set up."""
+    BATTLEFIELD_WIDTH_IN = 60.0
+    BATTLEFIELD_DEPTH_IN = 44.0
+    """Strike Force 44" x 60" (RULES.md §3.1)."""
 
-# ---------------------------------------------------------------- reserves
-STRATEGIC_RESERVES_POINTS_SHARE = 0.25
-"""At most 25% of the points limit in Strategic Reserves, embarked units included (CONSCRIPT)."""
-STRATEGIC_RESERVES_FORBIDDEN: str | None = "FORTIFICATION"
-"""No FORTIFICATIONS in Strategic Reserves (CONSCRIPT)."""
-RESERVES_FIRST_ROUND = 2
-"""Reserves cannot arrive in battle round 1 (Leviathan pack; CONSCRIPT for Strategic Reserves)."""
-RESERVES_EDGE_IN = 6.0
-"""Strategic Reserves: wholly within 6" of a battlefield edge."""
-RESERVES_ENEMY_ZONE_FROM_ROUND = 3
-"""Round 2: not within the enemy deployment zone; round 3+: any edge (10E-SUM)."""
-RESERVES_MORE_THAN_IN = 9.0
-RESERVES_DESTROYED_AFTER_ROUND = 3
+    SCATTER = False
+    DEEP_STRIKE_MORE_THAN_IN = 9.0
+    """More than 9" horizontally from all enemy models (strict: exactly 9.0" is illegal)."""
 
-# ---------------------------------------------------------------- transports, objectives
-EMBARK_WITHIN_IN = 3.0
-OBJECTIVE_RANGE_IN = 3.0
-COVER_KEYWORDS: tuple[str, ...] = ()
-"""10th: cover is per terrain feature (ruins: wholly within, or not fully visible), no keyword list."""
-VISIBILITY = "ruins"
-"""Ruins block sight through their footprint unless the target is wholly within (community
-summaries of the 10th-edition terrain rules, RULES.md §3.1 Terrain)."""
+    # ---------------------------------------------------------------- setting up
+    COHERENCY_IN = 2.0
+    """Within 2" horizontally of other models of the unit (10E-CORE-MD)."""
+    COHERENCY_VERTICAL_IN = 5.0
+    """... and 5" vertically (the planner's battlefield is flat: not measured)."""
+    COHERENCY_LARGE_UNIT_MODELS = 7
+    """A unit of 7 or more models: each model within 2" of two other models."""
+    COHERENCY_NEIGHBOURS = 1
+    COHERENCY_NEIGHBOURS_LARGE = 2
+    COHERENCY_ALL_WITHIN_IN: float | None = None
+    """10th has no 'within X" of every model' rule."""
+    ENGAGEMENT_RANGE_IN = 1.0
+    """1" horizontally (5" vertically) (10E-CORE-MD)."""
 
-P = ID + "."
-RULES: tuple[RuleInfo, ...] = (
-    RuleInfo(P + "battlefield", "every model wholly on the battlefield: the base (or hull) may not overhang the edge",
-             "10E FAQ quoted in RULES.md §3.4"),
-    RuleInfo(P + "deployment.wholly_within_zone", "normal deployment: every model wholly within its own deployment "
-             "zone", "10E-CORE-MD Deploy Armies; RULES.md §3.1"),
-    RuleInfo(P + "bases.overlap", "no model's base overlaps another's", "10E-CORE-MD"),
-    RuleInfo(P + "coherency", "each model within 2\" horizontally (5\" vertically) of at least one other model of "
-             "its unit; of two other models in a unit of 7 or more; an attached unit counts as one unit",
-             "10E-CORE-MD Unit Coherency; RULES.md §3.1"),
-    RuleInfo(P + "engagement", "a unit is set up unengaged: no model within Engagement Range (1\" horizontally) of an "
-             "enemy model", "10E-CORE-MD Engagement Range; RULES.md §3.1"),
-    RuleInfo(P + "infiltrators.eligible", "set up by Infiltrators: every model has the Infiltrators ability",
-             "10E-GST Infiltrators; RULES.md §3.3"),
-    RuleInfo(P + "infiltrators.zone_distance", "Infiltrators: every model more than 9\" horizontally from the enemy "
-             "deployment zone", "10E-GST p.39; RULES.md §3.1"),
-    RuleInfo(P + "infiltrators.distance", "Infiltrators: every model more than 9\" horizontally from all enemy "
-             "models on the battlefield (embarked and reserve units are not measured to)",
-             "10E-GST p.39; RULES.md §3.1, §3.2"),
-    RuleInfo(P + "scouts.eligible", "a Scouts move: every model has Scouts X\"; a DEDICATED TRANSPORT only if every "
-             "embarked model has Scouts (however it gained the ability)", "10E-GST Scouts; CASES.md case 17"),
-    RuleInfo(P + "scouts.first_position", "the position before the Scouts move was a legal set-up",
-             "10E-GST Scouts"),
-    RuleInfo(P + "scouts.distance", "a Normal move of up to X\": no part of a model ends more than X\" from where "
-             "it stood", "10E-GST Scouts"),
-    RuleInfo(P + "scouts.more_than", "the Scouts move ends more than 9\" horizontally from all enemy models",
-             "10E-GST Scouts; RULES.md §3.1"),
-    RuleInfo(P + "attached.leader", "an attached unit: the joining unit is a Leader (one per Bodyguard unit) and is "
-             "set up with its Bodyguard as one unit", "10E-GST Leader; RULES.md §3.1"),
-    RuleInfo(P + "transport.capacity", "a TRANSPORT carries no more models than its capacity", "10E-CORE-MD"),
-    RuleInfo(P + "transport.eligible", "every embarked model is eligible to embark per the TRANSPORT's datasheet",
-             "10E-CORE-MD; datasheets"),
-    RuleInfo(P + "embark.within", "embarking: every model of the unit within 3\" of the TRANSPORT",
-             "10E-CORE-MD; RULES.md §3.1 Embark"),
-    RuleInfo(P + "embark.eligible", "embarking: the unit is eligible per the TRANSPORT's datasheet",
-             "10E-CORE-MD; RULES.md §3.1 Embark"),
-    RuleInfo(P + "embark.capacity", "embarking: the TRANSPORT has sufficient remaining capacity for each model",
-             "10E-CORE-MD; RULES.md §3.1 Embark"),
-    RuleInfo(P + "reserves.points", "Strategic Reserves (embarked units included) total at most 25% of the points "
-             "limit", "CONSCRIPT; RULES.md §3.1"),
-    RuleInfo(P + "reserves.fortification", "no FORTIFICATION unit in Strategic Reserves", "CONSCRIPT; RULES.md §3.1"),
-    RuleInfo(P + "reserves.round", "Reserves arrive from battle round 2 (Leviathan: not in battle round 1)",
-             "Leviathan mission pack; RULES.md §3.1"),
-    RuleInfo(P + "reserves.edge", "Strategic Reserves arrive wholly within 6\" of a battlefield edge",
-             "10E-SUM; RULES.md §3.1"),
-    RuleInfo(P + "reserves.enemy_zone", "Strategic Reserves arriving in battle round 2 are not within the enemy "
-             "deployment zone", "10E-SUM; RULES.md §3.1"),
-    RuleInfo(P + "deepstrike.distance", "Deep Strike / Reserves arrival: every model more than 9\" horizontally "
-             "from all enemy models", "10E-GST Deep Strike; RULES.md §3.1"),
-    RuleInfo(P + "deepstrike.battlefield", "Deep Strike: every model wholly on the battlefield",
-             "10E-GST; RULES.md §3.1"),
-    RuleInfo(P + "visibility.ruins", "a sight line through a ruin's footprint is blocked unless the target is wholly "
-             "within that ruin", "RULES.md §3.1 Terrain (lawyerofrules.com/terrain; 40kwith40iq)"),
-    RuleInfo(P + "cover", "benefit of cover: every model wholly within ruins, or not fully visible to the attacking "
-             "model (a planner goal, not a deployment rule)", "RULES.md §3.1 Benefit of cover (CONSCRIPT; 40kwith40iq)"),
-    RuleInfo(P + "objective.range", "a model is in range of an objective marker within 3\" horizontally",
-             "RULES.md §3.1 Objectives"),
-)
+    # ---------------------------------------------------------------- Infiltrators / Scouts
+    INFILTRATORS_MORE_THAN_IN = 9.0
+    """More than 9" horizontally from the enemy deployment zone and all enemy models (10E-GST p.39)."""
+    INFILTRATORS_FROM = "models"
+    SCOUTS_MORE_THAN_IN = 9.0
+    """A Scouts move ends more than 9" horizontally from all enemy models (10E-GST)."""
+    SCOUTS_FIRST_WHOLLY_IN_OWN_ZONE = False
+    """10th: a Normal move at the start of the first battle round from wherever the unit was set up."""
 
-RULESET = Ruleset(ID, "Warhammer 40,000 10th edition", BATTLEFIELD_WIDTH_IN, BATTLEFIELD_DEPTH_IN, RULES)
+    # ---------------------------------------------------------------- reserves
+    STRATEGIC_RESERVES_POINTS_SHARE = 0.25
+    """At most 25% of the points limit in Strategic Reserves, embarked units included (CONSCRIPT)."""
+    STRATEGIC_RESERVES_FORBIDDEN: str | None = "FORTIFICATION"
+    """No FORTIFICATIONS in Strategic Reserves (CONSCRIPT)."""
+    RESERVES_FIRST_ROUND = 2
+    """Reserves cannot arrive in battle round 1 (Leviathan pack; CONSCRIPT for Strategic Reserves)."""
+    RESERVES_EDGE_IN = 6.0
+    """Strategic Reserves: wholly within 6" of a battlefield edge."""
+    RESERVES_ENEMY_ZONE_FROM_ROUND = 3
+    """Round 2: not within the enemy deployment zone; round 3+: any edge (10E-SUM)."""
+    RESERVES_MORE_THAN_IN = 9.0
+    RESERVES_DESTROYED_AFTER_ROUND = 3
+
+    # ---------------------------------------------------------------- transports, objectives
+    EMBARK_WITHIN_IN = 3.0
+    OBJECTIVE_RANGE_IN = 3.0
+    COVER_KEYWORDS: tuple[str, ...] = ()
+    """10th: cover is per terrain feature (ruins: wholly within, or not fully visible), no keyword list."""
+    VISIBILITY = "ruins"
+    """Ruins block sight through their footprint unless the target is wholly within (community
+    summaries of the 10th-edition terrain rules, RULES.md §3.1 Terrain)."""
+
+    RULE_TABLE: ClassVar[tuple[RuleInfo, ...]] = (
+        RuleInfo("placement.one", "a unit being planned is set up exactly once (one placement per unit: the "
+                 "planner's own constraint)", "deployment: every unit is set up once"),
+        RuleInfo("battlefield", "every model wholly on the battlefield: the base (or hull) may not overhang the edge",
+                 "10E FAQ quoted in RULES.md §3.4"),
+        RuleInfo("deployment.wholly_within_zone", "normal deployment: every model wholly within its own deployment "
+                 "zone", "10E-CORE-MD Deploy Armies; RULES.md §3.1"),
+        RuleInfo("bases.overlap", "no model's base overlaps another's", "10E-CORE-MD"),
+        RuleInfo("coherency", "each model within 2\" horizontally (5\" vertically) of at least one other model of "
+                 "its unit; of two other models in a unit of 7 or more; an attached unit counts as one unit",
+                 "10E-CORE-MD Unit Coherency; RULES.md §3.1"),
+        RuleInfo("engagement", "a unit is set up unengaged: no model within Engagement Range (1\" horizontally) of an "
+                 "enemy model", "10E-CORE-MD Engagement Range; RULES.md §3.1"),
+        RuleInfo("infiltrators.eligible", "set up by Infiltrators: every model has the Infiltrators ability",
+                 "10E-GST Infiltrators; RULES.md §3.3"),
+        RuleInfo("infiltrators.zone_distance", "Infiltrators: every model more than 9\" horizontally from the enemy "
+                 "deployment zone", "10E-GST p.39; RULES.md §3.1"),
+        RuleInfo("infiltrators.distance", "Infiltrators: every model more than 9\" horizontally from all enemy "
+                 "models on the battlefield (embarked and reserve units are not measured to)",
+                 "10E-GST p.39; RULES.md §3.1, §3.2"),
+        RuleInfo("scouts.eligible", "a Scouts move: every model has Scouts X\"; a DEDICATED TRANSPORT only if every "
+                 "embarked model has Scouts (however it gained the ability)", "10E-GST Scouts; CASES.md case 17"),
+        RuleInfo("scouts.first_position", "the position before the Scouts move was a legal set-up",
+                 "10E-GST Scouts"),
+        RuleInfo("scouts.distance", "a Normal move of up to X\": no part of a model ends more than X\" from where "
+                 "it stood", "10E-GST Scouts"),
+        RuleInfo("scouts.more_than", "the Scouts move ends more than 9\" horizontally from all enemy models",
+                 "10E-GST Scouts; RULES.md §3.1"),
+        RuleInfo("attached.leader", "an attached unit: the joining unit is a Leader (one per Bodyguard unit) and is "
+                 "set up with its Bodyguard as one unit", "10E-GST Leader; RULES.md §3.1"),
+        RuleInfo("transport.capacity", "a TRANSPORT carries no more models than its capacity", "10E-CORE-MD"),
+        RuleInfo("transport.eligible", "every embarked model is eligible to embark per the TRANSPORT's datasheet",
+                 "10E-CORE-MD; datasheets"),
+        RuleInfo("embark.within", "embarking: every model of the unit within 3\" of the TRANSPORT",
+                 "10E-CORE-MD; RULES.md §3.1 Embark"),
+        RuleInfo("embark.eligible", "embarking: the unit is eligible per the TRANSPORT's datasheet",
+                 "10E-CORE-MD; RULES.md §3.1 Embark"),
+        RuleInfo("embark.capacity", "embarking: the TRANSPORT has sufficient remaining capacity for each model",
+                 "10E-CORE-MD; RULES.md §3.1 Embark"),
+        RuleInfo("reserves.points", "Strategic Reserves (embarked units included) total at most 25% of the points "
+                 "limit", "CONSCRIPT; RULES.md §3.1"),
+        RuleInfo("reserves.fortification", "no FORTIFICATION unit in Strategic Reserves", "CONSCRIPT; RULES.md §3.1"),
+        RuleInfo("reserves.round", "Reserves arrive from battle round 2 (Leviathan: not in battle round 1)",
+                 "Leviathan mission pack; RULES.md §3.1"),
+        RuleInfo("reserves.edge", "Strategic Reserves arrive wholly within 6\" of a battlefield edge",
+                 "10E-SUM; RULES.md §3.1"),
+        RuleInfo("reserves.enemy_zone", "Strategic Reserves arriving in battle round 2 are not within the enemy "
+                 "deployment zone", "10E-SUM; RULES.md §3.1"),
+        RuleInfo("deepstrike.distance", "Deep Strike / Reserves arrival: every model more than 9\" horizontally "
+                 "from all enemy models", "10E-GST Deep Strike; RULES.md §3.1"),
+        RuleInfo("deepstrike.battlefield", "Deep Strike: every model wholly on the battlefield",
+                 "10E-GST; RULES.md §3.1"),
+        RuleInfo("visibility.ruins", "a sight line through a ruin's footprint is blocked unless the target is wholly "
+                 "within that ruin", "RULES.md §3.1 Terrain (lawyerofrules.com/terrain; 40kwith40iq)"),
+        RuleInfo("cover", "benefit of cover: every model wholly within ruins, or not fully visible to the attacking "
+                 "model (a planner goal, not a deployment rule)", "RULES.md §3.1 Benefit of cover (CONSCRIPT; 40kwith40iq)"),
+        RuleInfo("objective.range", "a model is in range of an objective marker within 3\" horizontally",
+                 "RULES.md §3.1 Objectives"),
+    )
+
+
+RULESET = Warhammer40k10()
+ID = RULESET.id

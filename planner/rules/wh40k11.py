@@ -9,123 +9,139 @@ shared checks live in :mod:`planner.legality.wh40k`; this module holds the editi
 
 from __future__ import annotations
 
-from planner.rules.base import RuleInfo, Ruleset
+from typing import ClassVar
 
-ID = "wh40k11"
-EDITION = 11
+from planner.rules.base import RuleInfo
+from planner.rules.wh40k import Warhammer40k
 
-BATTLEFIELD_WIDTH_IN = 60.0
-BATTLEFIELD_DEPTH_IN = 44.0
-"""44" x 60" (RULES.md §3.1, 11E-NOTES §12)."""
 
-SCATTER = False
-DEEP_STRIKE_MORE_THAN_IN = 8.0
-"""More than 8" horizontally from all enemy units (strict)."""
+class Warhammer40k11(Warhammer40k):
+    """Warhammer 40,000 11th edition: its numbers and rule ids (the checks are :class:`Warhammer40k`'s)."""
 
-# ---------------------------------------------------------------- setting up
-COHERENCY_IN = 2.0
-"""Within 2" horizontally (5" vertically) of at least one other model (11E-CORE-A 03.03)."""
-COHERENCY_VERTICAL_IN = 5.0
-COHERENCY_LARGE_UNIT_MODELS: int | None = None
-"""11th has no 7-model rule."""
-COHERENCY_NEIGHBOURS = 1
-COHERENCY_NEIGHBOURS_LARGE = 1
-COHERENCY_ALL_WITHIN_IN: float | None = 9.0
-"""... and within 9" horizontally of every other model of the unit (11E-CORE-A 03.03)."""
-ENGAGEMENT_RANGE_IN = 2.0
-"""2" horizontally (5" vertically) (11E-CORE-A 03.04)."""
+    id = "wh40k11"
+    name = "Warhammer 40,000 11th edition"
+    aliases = ("40k11",)
+    ROSTER_GAME_SYSTEMS = ("40,000 11th", "40k 11th", "40,000: 11th")
+    FRAME_MODELS = True
+    SUPPORT_ABILITY = True
+    EMBARK_NOT_SET_UP_THIS_TURN = True
 
-# ---------------------------------------------------------------- Infiltrators / Scouts
-INFILTRATORS_MORE_THAN_IN = 8.0
-"""More than 8" horizontally from the opponent's deployment zone and all enemy units (11E-GST p.39)."""
-INFILTRATORS_FROM = "units"
-SCOUTS_MORE_THAN_IN = 8.0
-"""The scout move ends more than 8" from enemy units (11E-NOTES)."""
-SCOUTS_FIRST_WHOLLY_IN_OWN_ZONE = True
-"""11th: the pre-battle scout move is made by a unit wholly within its own deployment zone."""
 
-# ---------------------------------------------------------------- reserves
-STRATEGIC_RESERVES_POINTS_SHARE = 0.50
-"""At most 50% of the points limit (11E-CORE-C 20.01)."""
-STRATEGIC_RESERVES_FORBIDDEN: str | None = None
-"""No keyword restriction in the 11th-edition sources reached (11E-CORE-C 20.01 states only the 50%)."""
-RESERVES_FIRST_ROUND = 2
-"""Ingress moves from battle round 2 (11E-CORE-C 20.03)."""
-RESERVES_EDGE_IN = 6.0
-RESERVES_ENEMY_ZONE_FROM_ROUND = 3
-"""Before battle round 3 not in the opponent's deployment zone (11E-CORE-C 20.04)."""
-RESERVES_MORE_THAN_IN = 8.0
-RESERVES_DESTROYED_AFTER_ROUND = 3
+    BATTLEFIELD_WIDTH_IN = 60.0
+    BATTLEFIELD_DEPTH_IN = 44.0
+    """44" x 60" (RULES.md §3.1, 11E-NOTES §12)."""
 
-# ---------------------------------------------------------------- transports, objectives, terrain
-EMBARK_WITHIN_IN = 3.0
-OBJECTIVE_RANGE_IN = 3.0
-COVER_KEYWORDS: tuple[str, ...] = ("INFANTRY", "BEASTS", "SWARM")
-"""Benefit of cover: INFANTRY/BEASTS/SWARM within a terrain area (11E-CORE-B 13.08)."""
-VISIBILITY = "obscuring"
-"""Every sight line crossing an obscuring terrain area that neither model is within is blocked."""
+    SCATTER = False
+    DEEP_STRIKE_MORE_THAN_IN = 8.0
+    """More than 8" horizontally from all enemy units (strict)."""
 
-P = ID + "."
-RULES: tuple[RuleInfo, ...] = (
-    RuleInfo(P + "battlefield", "every model wholly on the battlefield: the base (FRAME: the model) may not overhang "
-             "the edge", "11E-CORE-A 01.04.01; RULES.md §3.4"),
-    RuleInfo(P + "deployment.wholly_within_zone", "normal deployment: every model wholly within its own deployment "
-             "zone", "11E-CORE-A 03.02; RULES.md §3.4"),
-    RuleInfo(P + "bases.overlap", "no model's base overlaps another's", "11E-CORE-A"),
-    RuleInfo(P + "frame", "a FRAME model (no base) is measured to its hull: it needs a hull outline",
-             "11E-CORE-A 01.04; RULES.md §3.1 Measuring"),
-    RuleInfo(P + "coherency", "each model within 2\" horizontally (5\" vertically) of at least one other model and "
-             "within 9\" horizontally of every other model of its unit; an attached unit counts as one unit",
-             "11E-CORE-A 03.03; RULES.md §3.1"),
-    RuleInfo(P + "engagement", "a unit is set up unengaged: no model within Engagement Range (2\" horizontally) of an "
-             "enemy model", "11E-CORE-A 03.02, 03.04; RULES.md §3.4"),
-    RuleInfo(P + "infiltrators.eligible", "set up by Infiltrators: every model has the Infiltrators ability",
-             "11E-GST Infiltrators; RULES.md §3.3"),
-    RuleInfo(P + "infiltrators.zone_distance", "Infiltrators: every model more than 8\" horizontally from the "
-             "opponent's deployment zone", "11E-GST p.39; RULES.md §3.1"),
-    RuleInfo(P + "infiltrators.distance", "Infiltrators: more than 8\" horizontally from all enemy units on the "
-             "battlefield (embarked and strategic reserve units are not measured to)",
-             "11E-GST p.39; 11E-CORE-A 01.02.04; RULES.md §3.1, §3.2"),
-    RuleInfo(P + "scouts.eligible", "a scout move: every model has Scouts X\"; a DEDICATED TRANSPORT only if every "
-             "embarked model has Scouts", "11E-GST Scouts; CASES.md case 17"),
-    RuleInfo(P + "scouts.first_position", "the unit made the scout move from wholly within its own deployment zone "
-             "(Resolve Pre-battle Abilities step)", "11E-GST Scouts; RULES.md §3.1"),
-    RuleInfo(P + "scouts.distance", "a scout move of up to X\": no part of a model ends more than X\" from where it "
-             "stood", "11E-GST Scouts; 11E-CORE-C 24.32"),
-    RuleInfo(P + "scouts.more_than", "the scout move ends more than 8\" horizontally from all enemy units",
-             "11E-NOTES; RULES.md §3.1"),
-    RuleInfo(P + "attached.leader", "an attached unit: at most one Leader and one Support per Bodyguard unit, set up "
-             "with it as one unit", "11E-CORE-C 19.01-19.02; RULES.md §3.1"),
-    RuleInfo(P + "transport.capacity", "a TRANSPORT has sufficient remaining capacity for each embarked model",
-             "11E-CORE-C 18.02; source text 004"),
-    RuleInfo(P + "transport.eligible", "every embarked model is eligible to embark, as described on the TRANSPORT's "
-             "datasheet", "11E-CORE-C 18.02; source text 004"),
-    RuleInfo(P + "embark.within", "embarking: every model of the unit within 3\" of the TRANSPORT",
-             "11E-CORE-C 18.02; RULES.md §3.1 Embark"),
-    RuleInfo(P + "embark.eligible", "embarking: the unit is eligible per the TRANSPORT's datasheet",
-             "11E-CORE-C 18.02; RULES.md §3.1 Embark"),
-    RuleInfo(P + "embark.capacity", "embarking: the TRANSPORT has sufficient remaining capacity for each model",
-             "11E-CORE-C 18.02; RULES.md §3.1 Embark"),
-    RuleInfo(P + "embark.not_set_up_this_turn", "embarking: the unit was not set up on the battlefield this turn",
-             "11E-CORE-C 18.02; source text 004"),
-    RuleInfo(P + "reserves.points", "strategic reserves (embarked units included) total at most 50% of the points "
-             "limit", "11E-CORE-C 20.01; RULES.md §3.1"),
-    RuleInfo(P + "reserves.round", "ingress moves from battle round 2; units still in reserves at the end of battle "
-             "round 3 are destroyed", "11E-CORE-C 20.03-20.04"),
-    RuleInfo(P + "reserves.edge", "strategic reserves arrive wholly within 6\" of one or more battlefield edges",
-             "11E-CORE-C 20.04; RULES.md §3.1"),
-    RuleInfo(P + "reserves.enemy_zone", "before battle round 3 an ingress move does not end in the opponent's "
-             "deployment zone", "11E-CORE-C 20.04; RULES.md §3.1"),
-    RuleInfo(P + "deepstrike.distance", "Deep Strike / ingress: every model more than 8\" horizontally from all "
-             "enemy units", "11E-GST Deep Strike; RULES.md §3.1"),
-    RuleInfo(P + "deepstrike.battlefield", "Deep Strike: every model wholly on the battlefield",
-             "11E-GST; RULES.md §3.1"),
-    RuleInfo(P + "visibility.obscuring", "if every sight line between two models crosses an obscuring terrain area "
-             "that neither model is within, they are not visible to each other", "11E-CORE-B 13.10; CASES.md case 21"),
-    RuleInfo(P + "cover", "a unit has the benefit of cover only if every model is INFANTRY/BEASTS/SWARM within a "
-             "terrain area, or not fully visible to the attacking model", "11E-CORE-B 13.08; source text 004"),
-    RuleInfo(P + "objective.range", "a model is in range of an objective within 3\" horizontally (5\" vertically)",
-             "11E-CORE-B 14.01"),
-)
+    # ---------------------------------------------------------------- setting up
+    COHERENCY_IN = 2.0
+    """Within 2" horizontally (5" vertically) of at least one other model (11E-CORE-A 03.03)."""
+    COHERENCY_VERTICAL_IN = 5.0
+    COHERENCY_LARGE_UNIT_MODELS: int | None = None
+    """11th has no 7-model rule."""
+    COHERENCY_NEIGHBOURS = 1
+    COHERENCY_NEIGHBOURS_LARGE = 1
+    COHERENCY_ALL_WITHIN_IN: float | None = 9.0
+    """... and within 9" horizontally of every other model of the unit (11E-CORE-A 03.03)."""
+    ENGAGEMENT_RANGE_IN = 2.0
+    """2" horizontally (5" vertically) (11E-CORE-A 03.04)."""
 
-RULESET = Ruleset(ID, "Warhammer 40,000 11th edition", BATTLEFIELD_WIDTH_IN, BATTLEFIELD_DEPTH_IN, RULES)
+    # ---------------------------------------------------------------- Infiltrators / Scouts
+    INFILTRATORS_MORE_THAN_IN = 8.0
+    """More than 8" horizontally from the opponent's deployment zone and all enemy units (11E-GST p.39)."""
+    INFILTRATORS_FROM = "units"
+    SCOUTS_MORE_THAN_IN = 8.0
+    """The scout move ends more than 8" from enemy units (11E-NOTES)."""
+    SCOUTS_FIRST_WHOLLY_IN_OWN_ZONE = True
+    """11th: the pre-battle scout move is made by a unit wholly within its own deployment zone."""
+
+    # ---------------------------------------------------------------- reserves
+    STRATEGIC_RESERVES_POINTS_SHARE = 0.50
+    """At most 50% of the points limit (11E-CORE-C 20.01)."""
+    STRATEGIC_RESERVES_FORBIDDEN: str | None = None
+    """No keyword restriction in the 11th-edition sources reached (11E-CORE-C 20.01 states only the 50%)."""
+    RESERVES_FIRST_ROUND = 2
+    """Ingress moves from battle round 2 (11E-CORE-C 20.03)."""
+    RESERVES_EDGE_IN = 6.0
+    RESERVES_ENEMY_ZONE_FROM_ROUND = 3
+    """Before battle round 3 not in the opponent's deployment zone (11E-CORE-C 20.04)."""
+    RESERVES_MORE_THAN_IN = 8.0
+    RESERVES_DESTROYED_AFTER_ROUND = 3
+
+    # ---------------------------------------------------------------- transports, objectives, terrain
+    EMBARK_WITHIN_IN = 3.0
+    OBJECTIVE_RANGE_IN = 3.0
+    COVER_KEYWORDS: tuple[str, ...] = ("INFANTRY", "BEASTS", "SWARM")
+    """Benefit of cover: INFANTRY/BEASTS/SWARM within a terrain area (11E-CORE-B 13.08)."""
+    VISIBILITY = "obscuring"
+    """Every sight line crossing an obscuring terrain area that neither model is within is blocked."""
+
+    RULE_TABLE: ClassVar[tuple[RuleInfo, ...]] = (
+        RuleInfo("placement.one", "a unit being planned is set up exactly once (one placement per unit: the "
+                 "planner's own constraint)", "deployment: every unit is set up once"),
+        RuleInfo("battlefield", "every model wholly on the battlefield: the base (FRAME: the model) may not overhang "
+                 "the edge", "11E-CORE-A 01.04.01; RULES.md §3.4"),
+        RuleInfo("deployment.wholly_within_zone", "normal deployment: every model wholly within its own deployment "
+                 "zone", "11E-CORE-A 03.02; RULES.md §3.4"),
+        RuleInfo("bases.overlap", "no model's base overlaps another's", "11E-CORE-A"),
+        RuleInfo("frame", "a FRAME model (no base) is measured to its hull: it needs a hull outline",
+                 "11E-CORE-A 01.04; RULES.md §3.1 Measuring"),
+        RuleInfo("coherency", "each model within 2\" horizontally (5\" vertically) of at least one other model and "
+                 "within 9\" horizontally of every other model of its unit; an attached unit counts as one unit",
+                 "11E-CORE-A 03.03; RULES.md §3.1"),
+        RuleInfo("engagement", "a unit is set up unengaged: no model within Engagement Range (2\" horizontally) of an "
+                 "enemy model", "11E-CORE-A 03.02, 03.04; RULES.md §3.4"),
+        RuleInfo("infiltrators.eligible", "set up by Infiltrators: every model has the Infiltrators ability",
+                 "11E-GST Infiltrators; RULES.md §3.3"),
+        RuleInfo("infiltrators.zone_distance", "Infiltrators: every model more than 8\" horizontally from the "
+                 "opponent's deployment zone", "11E-GST p.39; RULES.md §3.1"),
+        RuleInfo("infiltrators.distance", "Infiltrators: more than 8\" horizontally from all enemy units on the "
+                 "battlefield (embarked and strategic reserve units are not measured to)",
+                 "11E-GST p.39; 11E-CORE-A 01.02.04; RULES.md §3.1, §3.2"),
+        RuleInfo("scouts.eligible", "a scout move: every model has Scouts X\"; a DEDICATED TRANSPORT only if every "
+                 "embarked model has Scouts", "11E-GST Scouts; CASES.md case 17"),
+        RuleInfo("scouts.first_position", "the unit made the scout move from wholly within its own deployment zone "
+                 "(Resolve Pre-battle Abilities step)", "11E-GST Scouts; RULES.md §3.1"),
+        RuleInfo("scouts.distance", "a scout move of up to X\": no part of a model ends more than X\" from where it "
+                 "stood", "11E-GST Scouts; 11E-CORE-C 24.32"),
+        RuleInfo("scouts.more_than", "the scout move ends more than 8\" horizontally from all enemy units",
+                 "11E-NOTES; RULES.md §3.1"),
+        RuleInfo("attached.leader", "an attached unit: at most one Leader and one Support per Bodyguard unit, set up "
+                 "with it as one unit", "11E-CORE-C 19.01-19.02; RULES.md §3.1"),
+        RuleInfo("transport.capacity", "a TRANSPORT has sufficient remaining capacity for each embarked model",
+                 "11E-CORE-C 18.02; source text 004"),
+        RuleInfo("transport.eligible", "every embarked model is eligible to embark, as described on the TRANSPORT's "
+                 "datasheet", "11E-CORE-C 18.02; source text 004"),
+        RuleInfo("embark.within", "embarking: every model of the unit within 3\" of the TRANSPORT",
+                 "11E-CORE-C 18.02; RULES.md §3.1 Embark"),
+        RuleInfo("embark.eligible", "embarking: the unit is eligible per the TRANSPORT's datasheet",
+                 "11E-CORE-C 18.02; RULES.md §3.1 Embark"),
+        RuleInfo("embark.capacity", "embarking: the TRANSPORT has sufficient remaining capacity for each model",
+                 "11E-CORE-C 18.02; RULES.md §3.1 Embark"),
+        RuleInfo("embark.not_set_up_this_turn", "embarking: the unit was not set up on the battlefield this turn",
+                 "11E-CORE-C 18.02; source text 004"),
+        RuleInfo("reserves.points", "strategic reserves (embarked units included) total at most 50% of the points "
+                 "limit", "11E-CORE-C 20.01; RULES.md §3.1"),
+        RuleInfo("reserves.round", "ingress moves from battle round 2; units still in reserves at the end of battle "
+                 "round 3 are destroyed", "11E-CORE-C 20.03-20.04"),
+        RuleInfo("reserves.edge", "strategic reserves arrive wholly within 6\" of one or more battlefield edges",
+                 "11E-CORE-C 20.04; RULES.md §3.1"),
+        RuleInfo("reserves.enemy_zone", "before battle round 3 an ingress move does not end in the opponent's "
+                 "deployment zone", "11E-CORE-C 20.04; RULES.md §3.1"),
+        RuleInfo("deepstrike.distance", "Deep Strike / ingress: every model more than 8\" horizontally from all "
+                 "enemy units", "11E-GST Deep Strike; RULES.md §3.1"),
+        RuleInfo("deepstrike.battlefield", "Deep Strike: every model wholly on the battlefield",
+                 "11E-GST; RULES.md §3.1"),
+        RuleInfo("visibility.obscuring", "if every sight line between two models crosses an obscuring terrain area "
+                 "that neither model is within, they are not visible to each other", "11E-CORE-B 13.10; CASES.md case 21"),
+        RuleInfo("cover", "a unit has the benefit of cover only if every model is INFANTRY/BEASTS/SWARM within a "
+                 "terrain area, or not fully visible to the attacking model", "11E-CORE-B 13.08; source text 004"),
+        RuleInfo("objective.range", "a model is in range of an objective within 3\" horizontally (5\" vertically)",
+                 "11E-CORE-B 14.01"),
+    )
+
+
+RULESET = Warhammer40k11()
+ID = RULESET.id

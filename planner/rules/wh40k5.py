@@ -23,59 +23,70 @@ here). ``OFF_TABLE_RULE`` names the reading; the Deep Strike code implements ``"
 
 from __future__ import annotations
 
-from planner.rules.base import RuleInfo, Ruleset
+from typing import ClassVar
 
-ID = "wh40k5"
+from planner.rules.base import RuleInfo
+from planner.rules.scatter import ScatterDeepStrike
 
-BATTLEFIELD_WIDTH_IN = 72.0
-BATTLEFIELD_DEPTH_IN = 48.0
 
-SCATTER_HIT_FACES = 2
-"""The scatter die: 2 HIT faces of 6 (RULES.md §1.11): P(HIT) = 1/3."""
-SCATTER_FACES = 6
-SCATTER_DICE = 2
-"""An arrow: the model moves 2D6" in the arrow's direction (uniform over the circle)."""
-SCATTER_HALVED = False
+class Warhammer40k5(ScatterDeepStrike):
+    """Warhammer 40,000 5th edition (Deep Strike, French seed wording): the Deep Strike scatter and Mishap procedure (no deployment checker)."""
 
-OFF_TABLE_RULE = "centre"
-"""'centre': a model lands off the table when its centre is off it (see the module text)."""
-ENEMY_MISHAP_WITHIN_IN = 1.0
-"""Mishap: a model would land within 1" (not more than 1") of an enemy model."""
-BUILDINGS_IMPASSABLE = False
-"""The seed does not make buildings impassable (only terrain with the impassable trait)."""
-DIFFICULT_IS_DANGEROUS = True
-"""Models arriving by Deep Strike treat difficult terrain as dangerous terrain."""
+    id = "wh40k5"
+    name = "Warhammer 40,000 5th edition (Deep Strike, French seed wording)"
+    aliases = ("40k5",)
+    ROSTER_GAME_SYSTEMS = ("40,000 5th", "40k 5th", "40,000: 5th")
 
-MISHAP_TABLE: tuple[tuple[int, int, str], ...] = (
-    (1, 2, "destroyed"),
-    (3, 4, "misplaced"),
-    (5, 6, "delayed"),
-)
-"""D6 -> result: 1-2 Destroyed (the whole unit); 3-4 Misplaced (the opponent deploys the unit
-anywhere on the table, not in impassable terrain, in a valid Deep Strike formation, no scatter);
-5-6 Delayed (back to Reserves; on game turn 5 or later, if the game ends with it still in
-Reserves it counts as destroyed)."""
+    BATTLEFIELD_WIDTH_IN = 72.0
+    BATTLEFIELD_DEPTH_IN = 48.0
 
-RULES: tuple[RuleInfo, ...] = (
-    RuleInfo("wh40k5.deepstrike.mishap.off_table",
-             "Deep Strike mishap: a model would land off the table (\"hors de la table\"; read here as: its centre off the battlefield)",
-             "French seed 002 (5th-edition wording); RULES.md §2.1"),
-    RuleInfo("wh40k5.deepstrike.mishap.impassable", "Deep Strike mishap: a model would land in impassable terrain",
-             "French seed 002; RULES.md §2.1"),
-    RuleInfo("wh40k5.deepstrike.mishap.on_model",
-             "Deep Strike mishap: a model would land on a friendly or enemy model (bases overlap)",
-             "French seed 002; RULES.md §2.1"),
-    RuleInfo("wh40k5.deepstrike.mishap.enemy_within_1",
-             "Deep Strike mishap: a model would land within 1\" of an enemy model", "French seed 002; RULES.md §2.1"),
-    RuleInfo("wh40k5.deepstrike.dangerous",
-             "models arriving by Deep Strike treat difficult terrain as dangerous terrain",
-             "French seed 002; RULES.md §2.1"),
-    RuleInfo("wh40k5.deepstrike.formation",
-             "the other models in base contact around the first, in concentric circles, each as full as possible",
-             "French seed 002; RULES.md §2.1"),
-    RuleInfo("wh40k5.deepstrike.mishap.table",
-             "Deep Strike Mishap D6: 1-2 destroyed, 3-4 misplaced, 5-6 delayed", "French seed 002; RULES.md §2.1"),
-)
+    SCATTER_HIT_FACES = 2
+    """The scatter die: 2 HIT faces of 6 (RULES.md §1.11): P(HIT) = 1/3."""
+    SCATTER_FACES = 6
+    SCATTER_DICE = 2
+    """An arrow: the model moves 2D6" in the arrow's direction (uniform over the circle)."""
+    SCATTER_HALVED = False
 
-RULESET = Ruleset(ID, "Warhammer 40,000 5th edition (Deep Strike, French seed wording)", BATTLEFIELD_WIDTH_IN,
-                  BATTLEFIELD_DEPTH_IN, RULES)
+    OFF_TABLE_RULE = "centre"
+    """'centre': a model lands off the table when its centre is off it (see the module text)."""
+    ENEMY_MISHAP_WITHIN_IN = 1.0
+    """Mishap: a model would land within 1" (not more than 1") of an enemy model."""
+    BUILDINGS_IMPASSABLE = False
+    """The seed does not make buildings impassable (only terrain with the impassable trait)."""
+    DIFFICULT_IS_DANGEROUS = True
+    """Models arriving by Deep Strike treat difficult terrain as dangerous terrain."""
+
+    MISHAP_TABLE: tuple[tuple[int, int, str], ...] = (
+        (1, 2, "destroyed"),
+        (3, 4, "misplaced"),
+        (5, 6, "delayed"),
+    )
+    """D6 -> result: 1-2 Destroyed (the whole unit); 3-4 Misplaced (the opponent deploys the unit
+    anywhere on the table, not in impassable terrain, in a valid Deep Strike formation, no scatter);
+    5-6 Delayed (back to Reserves; on game turn 5 or later, if the game ends with it still in
+    Reserves it counts as destroyed)."""
+
+    RULE_TABLE: ClassVar[tuple[RuleInfo, ...]] = (
+        RuleInfo("deepstrike.mishap.off_table",
+                 "Deep Strike mishap: a model would land off the table (\"hors de la table\"; read here as: its centre off the battlefield)",
+                 "French seed 002 (5th-edition wording); RULES.md §2.1"),
+        RuleInfo("deepstrike.mishap.impassable", "Deep Strike mishap: a model would land in impassable terrain",
+                 "French seed 002; RULES.md §2.1"),
+        RuleInfo("deepstrike.mishap.on_model",
+                 "Deep Strike mishap: a model would land on a friendly or enemy model (bases overlap)",
+                 "French seed 002; RULES.md §2.1"),
+        RuleInfo("deepstrike.mishap.enemy_within_1",
+                 "Deep Strike mishap: a model would land within 1\" of an enemy model", "French seed 002; RULES.md §2.1"),
+        RuleInfo("deepstrike.dangerous",
+                 "models arriving by Deep Strike treat difficult terrain as dangerous terrain",
+                 "French seed 002; RULES.md §2.1"),
+        RuleInfo("deepstrike.formation",
+                 "the other models in base contact around the first, in concentric circles, each as full as possible",
+                 "French seed 002; RULES.md §2.1"),
+        RuleInfo("deepstrike.mishap.table",
+                 "Deep Strike Mishap D6: 1-2 destroyed, 3-4 misplaced, 5-6 delayed", "French seed 002; RULES.md §2.1"),
+    )
+
+
+RULESET = Warhammer40k5()
+ID = RULESET.id

@@ -13,56 +13,68 @@ feature with a ``building`` record counts as impassable here.
 
 from __future__ import annotations
 
-from planner.rules.base import RuleInfo, Ruleset
+from typing import ClassVar
 
-ID = "wh40k7"
+from planner.rules.base import RuleInfo
+from planner.rules.scatter import ScatterDeepStrike
 
-BATTLEFIELD_WIDTH_IN = 72.0
-BATTLEFIELD_DEPTH_IN = 48.0
 
-SCATTER_HIT_FACES = 2
-"""The scatter die: 2 HIT faces of 6 (RULES.md §1.11): P(HIT) = 1/3."""
-SCATTER_FACES = 6
-SCATTER_DICE = 2
-"""An arrow: the model moves 2D6" that way (uniform over the circle)."""
-SCATTER_HALVED = False
+class Warhammer40k7(ScatterDeepStrike):
+    """Warhammer 40,000 7th edition: the Deep Strike scatter and Mishap procedure (no deployment checker)."""
 
-OFF_TABLE_RULE = "partial"
-"""'partial': any part of a base off the table is a mishap ("partially or fully off the table")."""
-ENEMY_MISHAP_WITHIN_IN = 1.0
-"""Mishap: on top of or within 1" of an enemy model."""
-BUILDINGS_IMPASSABLE = True
-"""Non-ruined buildings (except battlements) count as impassable for Deep Strike (p.162)."""
-DIFFICULT_IS_DANGEROUS = True
-"""Deep-striking models treat all difficult terrain as dangerous terrain."""
+    id = "wh40k7"
+    name = "Warhammer 40,000 7th edition"
+    aliases = ("40k7",)
+    ROSTER_GAME_SYSTEMS = ("40,000 7th", "40k 7th", "40,000: 7th")
 
-MISHAP_TABLE: tuple[tuple[int, int, str], ...] = (
-    (1, 1, "destroyed"),
-    (2, 3, "misplaced"),
-    (4, 6, "delayed"),
-)
-"""D6 -> result: 1 Terrible Accident (destroyed); 2-3 Misplaced (the opponent deploys the unit
-anywhere on the table, not impassable, in a valid Deep Strike formation, no scatter); 4-6
-Delayed (into Ongoing Reserves)."""
+    BATTLEFIELD_WIDTH_IN = 72.0
+    BATTLEFIELD_DEPTH_IN = 48.0
 
-RULES: tuple[RuleInfo, ...] = (
-    RuleInfo("wh40k7.deepstrike.mishap.off_table",
-             "Deep Strike mishap: a model would land partially or fully off the table", "7th BRB p.162; RULES.md §2.1"),
-    RuleInfo("wh40k7.deepstrike.mishap.impassable",
-             "Deep Strike mishap: a model would land in impassable terrain (non-ruined buildings count)",
-             "7th BRB p.162; RULES.md §2.1"),
-    RuleInfo("wh40k7.deepstrike.mishap.on_model",
-             "Deep Strike mishap: a model would land on top of a friendly or enemy model", "7th BRB p.162"),
-    RuleInfo("wh40k7.deepstrike.mishap.enemy_within_1",
-             "Deep Strike mishap: a model would land within 1\" of an enemy model", "7th BRB p.162; RULES.md §2.1"),
-    RuleInfo("wh40k7.deepstrike.dangerous", "deep-striking models treat all difficult terrain as dangerous terrain",
-             "7th BRB p.162; RULES.md §2.1"),
-    RuleInfo("wh40k7.deepstrike.formation",
-             "the other models in base contact with the first, in concentric circles, each as full as possible",
-             "7th BRB p.162; RULES.md §2.1"),
-    RuleInfo("wh40k7.deepstrike.mishap.table",
-             "Deep Strike Mishap D6: 1 destroyed, 2-3 misplaced, 4-6 delayed (Ongoing Reserves)",
-             "7th BRB p.162; RULES.md §2.1"),
-)
+    SCATTER_HIT_FACES = 2
+    """The scatter die: 2 HIT faces of 6 (RULES.md §1.11): P(HIT) = 1/3."""
+    SCATTER_FACES = 6
+    SCATTER_DICE = 2
+    """An arrow: the model moves 2D6" that way (uniform over the circle)."""
+    SCATTER_HALVED = False
 
-RULESET = Ruleset(ID, "Warhammer 40,000 7th edition", BATTLEFIELD_WIDTH_IN, BATTLEFIELD_DEPTH_IN, RULES)
+    OFF_TABLE_RULE = "partial"
+    """'partial': any part of a base off the table is a mishap ("partially or fully off the table")."""
+    ENEMY_MISHAP_WITHIN_IN = 1.0
+    """Mishap: on top of or within 1" of an enemy model."""
+    BUILDINGS_IMPASSABLE = True
+    """Non-ruined buildings (except battlements) count as impassable for Deep Strike (p.162)."""
+    DIFFICULT_IS_DANGEROUS = True
+    """Deep-striking models treat all difficult terrain as dangerous terrain."""
+
+    MISHAP_TABLE: tuple[tuple[int, int, str], ...] = (
+        (1, 1, "destroyed"),
+        (2, 3, "misplaced"),
+        (4, 6, "delayed"),
+    )
+    """D6 -> result: 1 Terrible Accident (destroyed); 2-3 Misplaced (the opponent deploys the unit
+    anywhere on the table, not impassable, in a valid Deep Strike formation, no scatter); 4-6
+    Delayed (into Ongoing Reserves)."""
+
+    RULE_TABLE: ClassVar[tuple[RuleInfo, ...]] = (
+        RuleInfo("deepstrike.mishap.off_table",
+                 "Deep Strike mishap: a model would land partially or fully off the table", "7th BRB p.162; RULES.md §2.1"),
+        RuleInfo("deepstrike.mishap.impassable",
+                 "Deep Strike mishap: a model would land in impassable terrain (non-ruined buildings count)",
+                 "7th BRB p.162; RULES.md §2.1"),
+        RuleInfo("deepstrike.mishap.on_model",
+                 "Deep Strike mishap: a model would land on top of a friendly or enemy model", "7th BRB p.162"),
+        RuleInfo("deepstrike.mishap.enemy_within_1",
+                 "Deep Strike mishap: a model would land within 1\" of an enemy model", "7th BRB p.162; RULES.md §2.1"),
+        RuleInfo("deepstrike.dangerous", "deep-striking models treat all difficult terrain as dangerous terrain",
+                 "7th BRB p.162; RULES.md §2.1"),
+        RuleInfo("deepstrike.formation",
+                 "the other models in base contact with the first, in concentric circles, each as full as possible",
+                 "7th BRB p.162; RULES.md §2.1"),
+        RuleInfo("deepstrike.mishap.table",
+                 "Deep Strike Mishap D6: 1 destroyed, 2-3 misplaced, 4-6 delayed (Ongoing Reserves)",
+                 "7th BRB p.162; RULES.md §2.1"),
+    )
+
+
+RULESET = Warhammer40k7()
+ID = RULESET.id

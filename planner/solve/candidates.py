@@ -21,15 +21,11 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-import shapely
 
-from planner.geometry.measure import farthest_from, is_more_than_distance, is_within_distance, overlaps
-from planner.geometry.shapes import Footprint, clearance_inside, distance_to_polygon, footprint
-from planner.legality.hh2 import coherency_gap, coherency_range, scout_limit
+from planner.geometry.measure import is_more_than_distance, overlaps
+from planner.geometry.shapes import Footprint, footprint
 from planner.legality.table import Placed, Table
-from planner.rules import hh2 as R
 from planner.schema import SetupMethod
-from planner.solve import wh40k_judge
 from planner.units import TOLERANCE_IN
 from planner.world import ModelInfo, UnitInfo
 
@@ -205,15 +201,9 @@ class CandidateStream:
 
         b, g = self.b, self.group
         models = g.models
-        ruleset = b.table.world.scenario.ruleset
-        rng = coherency_range(models)
-
-        def coherent(fps: list[Footprint]) -> bool:
-            if wh40k_judge.handles(ruleset):
-                return wh40k_judge.coherent(ruleset, fps)
-            return is_within_distance(coherency_gap(fps)[0], rng)
-
-        self.forms = [f for f in formations(models) if coherent(
+        rs = b.table.world.ruleset
+        judge = b.rules_judge
+        self.forms = [f for f in formations(models) if judge.coherent(rs, models,
             [footprint(m.base, dx, dy, f.facing) for m, (dx, dy) in zip(models, f.offsets, strict=True)])]
         self.anchors = np.array(b.anchors(g), dtype=float).reshape(-1, 2)
         member_of = [u.id for u in g.members for _ in u.models]
@@ -267,11 +257,8 @@ class CandidateStream:
         hi = np.minimum(bf[2] - xy[:, :, 0] - radii, bf[3] - xy[:, :, 1] - radii)
         off = (np.minimum(lo, hi) < -TOLERANCE_IN).any(axis=1)
         near = None
-        rs = b.table.world.scenario.ruleset
         # the rule ids, the Infiltrate distance and the enemies measured to, as the ruleset's judge has them
-        bf_rule, dist_rule, limit, enemies = (wh40k_judge.prefilter_rules(b, g.host) if wh40k_judge.handles(rs) else
-                                              ("hh2.battlefield", "hh2.infiltrate.distance",
-                                               R.INFILTRATE_HIDDEN_MORE_THAN_IN, b._enemies(g.host)))
+        bf_rule, dist_rule, limit, enemies = b.rules_judge.prefilter_rules(b, g.host)
         if g.host.method is SetupMethod.INFILTRATE:
             efs = [(k, f) for k, e in enumerate(enemies) for f in e.footprints]
             if efs and all(f.kind == "circle" for _, f in efs):
@@ -367,7 +354,7 @@ class CandidateStream:
         reason, near = b.judge(g, fps)
         if reason is not None:
             self.rejected[reason] = self.rejected.get(reason, 0) + 1
-            if reason[0] == "hh2.infiltrate.hidden":
+            if reason[0] == b.sight_rule:
                 self.rejected_sight.append((ai, fi))
             return None
         vals = self._lower(ai, fi)
@@ -396,7 +383,7 @@ class CandidateStream:
         reason, _ = b.judge(g, fps)
         if reason is not None:
             self.rejected[reason] = self.rejected.get(reason, 0) + 1
-            if reason[0] == "hh2.infiltrate.hidden":
+            if reason[0] == b.sight_rule:
                 self.rejected_sight.append((ai, fi))
             return None
         placed = Placed(g.host, tuple(fps), tuple(f"{m.unit_id}/{m.id}" for m in g.models))
@@ -460,8 +447,7 @@ class CandidateBuilder:
             cx = sum(f.cx for f in first) / len(first)
             cy = sum(f.cy for f in first) / len(first)
             spread = max(math.hypot(f.cx - cx, f.cy - cy) for f in first)
-            limit = wh40k_judge.scout_limit(self, group) if wh40k_judge.handles(self.table.world.scenario.ruleset) \
-                else scout_limit(u)
+            limit = self.rules_judge.scout_limit(self, group)
             reach = limit + 2 * spread + 2 * max(f.outer_radius for f in first) + 6.0 * len(first)
             pts = [p for p in pts if math.hypot(p[0] - cx, p[1] - cy) <= reach]
         return pts
@@ -546,56 +532,16 @@ class CandidateBuilder:
         return hit
 
     def _judge(self, group: Group, fps: list[Footprint], exact_sight: bool) -> tuple[Reason | None, float | None]:
-        t = self.table
-        u = group.host
         self.judged += 1
-        if wh40k_judge.handles(t.world.scenario.ruleset):
-            return wh40k_judge.judge(self, group, fps)
-        for f in fps:
-            if clearance_inside(f, t.battlefield) < -TOLERANCE_IN:
-                return ("hh2.battlefield", None), None
-        if u.method is SetupMethod.DEPLOYMENT_ZONE:
-            region = self.region(group)
-            if region is None:
-                return ("hh2.deployment.wholly_within_zone", None), None
-            for f in fps:
-                if clearance_inside(f, region) < -TOLERANCE_IN:
-                    return ("hh2.deployment.wholly_within_zone", None), None
-        if t.no_go_features:
-            centres = shapely.points([(f.cx, f.cy) for f in fps])
-            radii = np.array([f.outer_radius for f in fps])
-            for feat in t.no_go_features:
-                poly = t.terrain_polys[feat.id]
-                near = np.nonzero(shapely.distance(poly, centres) <= radii + 1e-3)[0]
-                for k in near:
-                    if distance_to_polygon(fps[k], poly) < -TOLERANCE_IN:
-                        return ("hh2.terrain.impassable", feat.id), None
-        near = None
-        placed = Placed(u, tuple(fps), tuple(f"{m.unit_id}/{m.id}" for m in group.models))
-        if u.method is SetupMethod.SCOUT:
-            first = [(f, scout_limit(m)) for m in group.members for f in t.first(m).footprints]
-            if any(not is_within_distance(farthest_from(a, b), limit)
-                   for (a, limit), b in zip(first, fps, strict=True)):
-                return ("hh2.scout.distance", None), None
-            n = self._nearest(placed, self._enemies(u))
-            if n is not None:
-                near = n[0]
-                if not is_more_than_distance(near, R.SCOUT_MORE_THAN_IN + self.margin):
-                    return ("hh2.scout.more_than_9", n[2].unit.id), near
-        if u.method is SetupMethod.INFILTRATE:
-            n = self._nearest(placed, self._enemies(u))
-            if n is not None:
-                near = n[0]
-                # keep a margin a player can reproduce with a tape measure
-                if not is_more_than_distance(near, R.INFILTRATE_HIDDEN_MORE_THAN_IN + self.margin):
-                    return ("hh2.infiltrate.distance", n[2].unit.id), near
-        # after the distance to the enemy (a base on an enemy base is also too close to it)
-        hit = self._fixed_overlap(fps)
-        if hit is not None:
-            return ("hh2.bases.no_overlap", hit), near
-        if u.method is SetupMethod.INFILTRATE and near is not None:
-            if not is_more_than_distance(near, R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN + self.margin):
-                seen_by, _ = t.sight_from_any(self._enemies(u), placed, exact=exact_sight)
-                if seen_by is not None:
-                    return ("hh2.infiltrate.hidden", seen_by.unit.id), near
-        return None, near
+        return self.rules_judge.judge(self, group, fps, exact_sight)
+
+    @cached_property
+    def rules_judge(self):
+        """The ruleset's candidate judge (:meth:`planner.rules.base.Ruleset.planner_judge`)."""
+        return self.table.world.ruleset.planner_judge()
+
+    @cached_property
+    def sight_rule(self) -> str | None:
+        """The rule id under which the judge rejects a placement by the fast line-of-sight test
+        (re-judged exactly when an infeasibility is explained), or None."""
+        return self.rules_judge.sight_rule(self.table.world.ruleset)

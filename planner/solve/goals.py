@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,8 +28,10 @@ from planner.errors import ScenarioError
 from planner.geometry.measure import is_within_distance
 from planner.geometry.shapes import Footprint, round_footprint, signed_distance
 from planner.legality.table import Placed, Table
-from planner.rules import hh2 as R
 from planner.schema import TerrainKind
+
+if TYPE_CHECKING:
+    from planner.world import World
 
 
 @dataclass
@@ -48,7 +51,7 @@ class Term:
     observers: list[Placed] = field(default_factory=list)
     features: list = field(default_factory=list)
     marker: Footprint | None = None
-    range_in: float = R.CONTROL_OBJECTIVE_WITHIN_IN  # control_objective: the ruleset's range
+    range_in: float = 0.0  # control_objective: the ruleset's OBJECTIVE_RANGE_IN (set by compile_goals)
     measure_fn: Callable[[Placed, list[Footprint], list[bool]], float] | None = None  # 40k objective, cover
 
     def applies(self, member_ids: list[str]) -> list[bool]:
@@ -159,7 +162,7 @@ def compile_goals(world, table: Table, player: str, placing: set[str]) -> list[T
                 label, term = f"near_objective {o.id}", Term("", kind, g.weight, "in", units,
                                                              points=np.array([[o.x, o.y]], dtype=float))
             else:
-                reach = _control_range(sc.ruleset)
+                reach = _control_range(world)
                 label = f"control_objective {o.id} (within {reach:g}\")"
                 term = Term("", kind, g.weight, "units", units, exact_is_lower=False, table=table,
                             marker=round_footprint(o.x, o.y, o.diameter_mm), range_in=reach)
@@ -202,15 +205,19 @@ def compile_goals(world, table: Table, player: str, placing: set[str]) -> list[T
     return terms
 
 
-def _control_range(ruleset: str) -> float:
-    """The ruleset's objective range, inches (HH2: 3" base to marker; 40k: 3", RULES.md §3.1)."""
-    from planner.solve import wh40k_judge
+def _control_range(world: World) -> float:
+    """The ruleset's objective range, inches (HH2: 3" base to marker; 40k: 3", RULES.md §3.1).
 
-    if wh40k_judge.handles(ruleset):
-        from planner.legality.wh40k import edition
-
-        return float(edition(ruleset).OBJECTIVE_RANGE_IN)
-    return R.CONTROL_OBJECTIVE_WITHIN_IN
+    Raises
+    ------
+    ScenarioError
+        If the ruleset has no objective range.
+    """
+    rs = world.ruleset
+    if rs.OBJECTIVE_RANGE_IN is None:
+        raise ScenarioError("this ruleset has no objective range for a control_objective goal", file=world.file,
+                            location="ruleset", value=rs.id)
+    return float(rs.OBJECTIVE_RANGE_IN)
 
 
 def _wh40k_term(world, table: Table, g, units, err) -> tuple[str, Term]:
@@ -223,8 +230,8 @@ def _wh40k_term(world, table: Table, g, units, err) -> tuple[str, Term]:
     from planner.solve import wh40k_judge as J
 
     sc = world.scenario
-    if not J.handles(sc.ruleset):
-        raise err("objective and cover goals are for the 40k rulesets wh40k10 and wh40k11", "kind", g.kind)
+    if g.kind not in world.ruleset.GOAL_KINDS:
+        raise err(f"{g.kind} goals are not goals of ruleset {sc.ruleset}", "kind", g.kind)
     R40 = edition(sc.ruleset)
     models = {f"{m.unit_id}/{m.id}": m for u in world.units.values() for m in u.models}
     if g.kind == "objective":

@@ -47,9 +47,8 @@ from planner.errors import ScenarioError, SolverError
 from planner.legality.checker import check_deployment
 from planner.legality.report import LegalityReport
 from planner.legality.table import Table
-from planner.rules import hh2 as R
+from planner.rules.registry import DEFAULT_RULESET
 from planner.schema import Scenario, SetupMethod
-from planner.solve import wh40k_judge
 from planner.solve.candidates import (
     COST_SCALE,
     Candidate,
@@ -149,12 +148,10 @@ def rule_ids(ruleset: str) -> dict[str, str]:
     """The ruleset's ids for the planner's own constraints and explanations: 'one' (exactly one
     placement per unit), 'overlap' (bases do not overlap), 'battlefield', 'capacity' (transport
     capacity), as in that ruleset's checker findings (``planner rules --ruleset``)."""
-    if wh40k_judge.handles(ruleset):
-        return {"one": f"{ruleset}.placement.one", "overlap": f"{ruleset}.bases.overlap",
-                "battlefield": f"{ruleset}.battlefield", "capacity": f"{ruleset}.transport.capacity"}
-    return {"one": "hh2.placement.one", "overlap": "hh2.bases.no_overlap", "battlefield": "hh2.battlefield",
-            "capacity": "hh2.transport.capacity"}
+    from planner.rules.registry import find_ruleset
 
+    rs = find_ruleset(ruleset)
+    return rs.planner_judge().rule_ids(rs)
 
 def _groups(world: World, only: list[str] | None = None) -> list[Group]:
     """The placement groups: each unit marked ``place: true`` (or each of ``only``) with the
@@ -314,7 +311,7 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
            t0: float, ids: dict[str, str] | None = None):
     """Build and solve the CP-SAT model ``cp`` over the candidates so far (``conflicts`` caches
     the exact overlap test of candidate pairs across rounds)."""
-    ids = ids or rule_ids("hh2")
+    ids = ids or rule_ids(DEFAULT_RULESET)
     cp = cp_model.CpModel()
     x: dict[tuple[str, int], cp_model.IntVar] = {}
     tie = _tie(groups, cands)
@@ -726,70 +723,13 @@ def _capacity_conflicts(world: World, placing: set[str]) -> list[Conflict]:
     return out
 
 
-def _describe(world: World, rule: str, detail: str | None, unit) -> str:
-    def lab(uid: str | None) -> str:
-        if uid is None:
-            return "?"
-        u = world.units.get(uid)
-        return f"{u.label} ({uid})" if u is not None and u.label != uid else uid
-
-    if rule == "hh2.battlefield":
-        return "wholly on the battlefield"
-    if rule == "hh2.deployment.wholly_within_zone":
-        return "wholly within its deployment zone"
-    if rule == "hh2.terrain.impassable":
-        return f"clear of {detail} (impassable terrain, buildings and walls)"
-    if rule == "hh2.bases.no_overlap":
-        return f"clear of the bases of {lab(detail)}"
-    if rule == "hh2.infiltrate.distance":
-        return f"more than {R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\" from enemy unit {lab(detail)}"
-    if rule == "hh2.infiltrate.hidden":
-        return (f"hidden from the enemy {lab(detail)} (needed within "
-                f"{R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}\" of an enemy unit)")
-    if rule == "hh2.scout.distance":
-        from planner.legality.hh2 import scout_limit
-
-        return f"entirely within {scout_limit(unit):g}\" of where each model stood"
-    if rule == "hh2.scout.more_than_9":
-        return f"more than {R.SCOUT_MORE_THAN_IN:g}\" from enemy unit {lab(detail)}"
-    return rule if detail is None else f"{rule} ({detail})"
-
-
-_RULE_ORDER = ("hh2.infiltrate.distance", "hh2.scout.more_than_9", "hh2.infiltrate.hidden", "hh2.scout.distance",
-               "hh2.deployment.wholly_within_zone", "hh2.battlefield", "hh2.terrain.impassable",
-               "hh2.bases.no_overlap")
-_PLURAL = {
-    "hh2.infiltrate.distance": f"more than {R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\" from enemy units {{}}",
-    "hh2.scout.more_than_9": f"more than {R.SCOUT_MORE_THAN_IN:g}\" from enemy units {{}}",
-    "hh2.infiltrate.hidden": f"hidden from the enemy units {{}} (needed within "
-                             f"{R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}\" of an enemy unit)",
-    "hh2.terrain.impassable": "clear of {} (impassable terrain, buildings and walls)",
-    "hh2.bases.no_overlap": "clear of the bases of {}",
-}
-
-
 def _describe_all(world: World, unit, families: list[tuple[str, str | None]]) -> list[str]:
-    """One phrase per rule, naming every unit or feature of that rule in the conflict."""
+    """One phrase per rule, naming every unit or feature of that rule in the conflict (the
+    ruleset's judge words them)."""
     by_rule: dict[str, list[str | None]] = {}
     for rule, detail in families:
         by_rule.setdefault(rule, []).append(detail)
-    if wh40k_judge.handles(world.scenario.ruleset):
-        def lab(uid: str) -> str:
-            u = world.units[uid]
-            return f"{u.label} ({uid})" if u.label != uid else uid
-
-        return [wh40k_judge.describe(world, rule, by_rule[rule], lab) for rule in sorted(by_rule,
-                                                                                        key=wh40k_judge.rule_rank)]
-    out = []
-    for rule in sorted(by_rule, key=lambda r: _RULE_ORDER.index(r) if r in _RULE_ORDER else len(_RULE_ORDER)):
-        details = by_rule[rule]
-        if len(details) == 1 or rule not in _PLURAL:
-            out.append(_describe(world, rule, details[0], unit))
-            continue
-        names = [d or "?" for d in details]
-        listed = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
-        out.append(_PLURAL[rule].format(listed))
-    return out
+    return world.ruleset.planner_judge().describe_all(world, unit, by_rule)
 
 
 def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candidate]],
@@ -812,7 +752,7 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
         s = streams[g.id]
         reasons = dict(s.rejected)
         if s.rejected_sight:
-            reasons = {r: n for r, n in reasons.items() if r[0] != "hh2.infiltrate.hidden"}
+            reasons = {r: n for r, n in reasons.items() if r[0] != builder.sight_rule}
             builder.deadline = float("inf")
             for ai, fi in s.rejected_sight:
                 why, _ = builder.judge(g, s.positions(ai, fi), exact_sight=True)

@@ -21,20 +21,27 @@ from shapely.geometry import Point
 from planner.geometry.measure import farthest_from, is_more_than_distance, is_within_distance, overlaps
 from planner.geometry.shapes import Footprint, clearance_inside, distance_to_polygon
 from planner.legality.table import Placed
-from planner.legality.wh40k import EDITIONS, WH40kChecker, coherency_shortfall, edition
+from planner.legality.wh40k import WH40kChecker, coherency_shortfall, edition
 from planner.schema import SetupMethod
 from planner.units import TOLERANCE_IN
 
 
-def handles(ruleset_id: str) -> bool:
-    """True for the rulesets this judge serves."""
-    return ruleset_id in EDITIONS
+def rule_ids(rs) -> dict[str, str]:
+    """The ruleset's ids for the planner's own constraints: 'one' (one placement per unit),
+    'overlap', 'battlefield', 'capacity' (as in the checker's findings)."""
+    return {"one": rs.rid("placement.one"), "overlap": rs.rid("bases.overlap"),
+            "battlefield": rs.rid("battlefield"), "capacity": rs.rid("transport.capacity")}
 
 
-def coherent(ruleset_id: str, fps: list[Footprint]) -> bool:
+def sight_rule(rs) -> str | None:
+    """None: no 40k candidate is rejected by a line-of-sight test."""
+    return None
+
+
+def coherent(rs, models, fps: list[Footprint]) -> bool:
     """Is a formation in coherency under the edition's rule (10th: 2" to one or two models;
     11th: also within 9" of every model)?"""
-    return coherency_shortfall(fps, edition(ruleset_id))[0] >= -TOLERANCE_IN
+    return coherency_shortfall(fps, rs)[0] >= -TOLERANCE_IN
 
 
 def _checker(builder) -> WH40kChecker:
@@ -86,7 +93,8 @@ def prefilter_rules(builder, unit) -> tuple[str, str, float, list[Placed]]:
             [t.first(e) for e in t.enemy_units(unit.player)])
 
 
-def judge(builder, group, fps: list[Footprint]) -> tuple[tuple[str, str | None] | None, float | None]:
+def judge(builder, group, fps: list[Footprint], exact_sight: bool = False
+          ) -> tuple[tuple[str, str | None] | None, float | None]:
     """(None if legal apart from the other placed units, else (rule id, detail); nearest enemy
     distance or None). Impassable terrain, which the 40k checker does not rule on, is kept clear
     conservatively under the battlefield rule id."""
@@ -154,12 +162,12 @@ def _judge_scouts(builder, group, fps: list[Footprint], placed: Placed
         first = t.first(m).footprints
         for a, b in zip(first, fps[k:k + len(first)], strict=True):
             if not is_within_distance(farthest_from(a, b), x):
-                return (R.ID + ".scouts.distance", m.id), None
+                return (R.id + ".scouts.distance", m.id), None
         k += len(first)
     n = t.nearest_unit(placed, [t.final(e) for e in t.enemy_units(group.host.player)])
     near = None if n is None else n[0]
     if near is not None and not is_more_than_distance(near, R.SCOUTS_MORE_THAN_IN + builder.margin):
-        return (R.ID + ".scouts.more_than", n[2].unit.id), near
+        return (R.id + ".scouts.more_than", n[2].unit.id), near
     return None, near
 
 
@@ -209,6 +217,15 @@ RULE_ORDER = ("infiltrators.distance", "infiltrators.zone_distance", "scouts.mor
 def rule_rank(rule: str) -> int:
     name = rule.split(".", 1)[1]
     return RULE_ORDER.index(name) if name in RULE_ORDER else len(RULE_ORDER)
+
+
+def describe_all(world, unit, by_rule: dict[str, list[str | None]]) -> list[str]:
+    """One phrase per rule of an infeasibility explanation (:func:`describe`), in :data:`RULE_ORDER`."""
+    def lab(uid: str) -> str:
+        u = world.units[uid]
+        return f"{u.label} ({uid})" if u.label != uid else uid
+
+    return [describe(world, rule, by_rule[rule], lab) for rule in sorted(by_rule, key=rule_rank)]
 
 
 OBJECTIVE_MISS_COST_IN = 20.0

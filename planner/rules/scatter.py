@@ -1,0 +1,35 @@
+"""Older 40k editions (5th, 7th): Deep Strike by scatter die and 2D6, then the Mishap table.
+
+What the editions share is the procedure; the numbers (scatter faces, the off-table reading, the
+Mishap table ...) are each edition's own, in :mod:`planner.rules.wh40k5` and :mod:`planner.rules.wh40k7`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from planner.rules.base import Ruleset
+
+if TYPE_CHECKING:
+    from planner.deepstrike.procedure import DeepStrikeRules
+
+
+class ScatterDeepStrike(Ruleset):
+    """A ruleset whose Deep Strike scatters and can mishap (no deployment checker here)."""
+
+    SCATTER_HIT_FACES: ClassVar[int]
+    SCATTER_FACES: ClassVar[int]
+    SCATTER_DICE: ClassVar[int]
+    SCATTER_HALVED: ClassVar[bool]
+    OFF_TABLE_RULE: ClassVar[str]
+    ENEMY_MISHAP_WITHIN_IN: ClassVar[float]
+    BUILDINGS_IMPASSABLE: ClassVar[bool]
+    DIFFICULT_IS_DANGEROUS: ClassVar[bool]
+    MISHAP_TABLE: ClassVar[tuple[tuple[int, int, str], ...]]
+
+    def deep_strike_rules(self, inertial_guidance: bool = False) -> DeepStrikeRules:
+        from planner.deepstrike.procedure import DeepStrikeRules
+
+        return DeepStrikeRules(self.id, True, self.SCATTER_HIT_FACES / self.SCATTER_FACES, self.SCATTER_DICE,
+                               0.5 if self.SCATTER_HALVED else 1.0, self.OFF_TABLE_RULE, self.ENEMY_MISHAP_WITHIN_IN,
+                               self.BUILDINGS_IMPASSABLE, self.DIFFICULT_IS_DANGEROUS, self.MISHAP_TABLE)

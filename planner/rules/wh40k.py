@@ -1,0 +1,53 @@
+"""Warhammer 40,000 10th and 11th edition: what the two editions share (the checks, the planner's
+judge, Deep Strike as an arrival from Reserves). Each edition's numbers and rule ids live in
+:mod:`planner.rules.wh40k10` and :mod:`planner.rules.wh40k11`; where the editions differ in kind
+rather than in a number, a flag here says so and the edition sets it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from planner.rules.base import Ruleset
+
+if TYPE_CHECKING:
+    from planner.deepstrike.procedure import DeepStrikeRules
+    from planner.legality.report import Finding
+    from planner.world import UnitInfo, World
+
+
+class Warhammer40k(Ruleset):
+    """The 40k deployment rules shared by the 10th and 11th editions."""
+
+    HAS_DEPLOYMENT_CHECKER = True
+    HAS_DEEP_STRIKE_ARRIVAL = True
+    GOAL_KINDS = frozenset({"objective", "cover"})
+
+    FRAME_MODELS: ClassVar[bool] = False
+    """FRAME models (no base, measured to the hull) exist and need a hull outline (11E-CORE-A 01.04)."""
+    SUPPORT_ABILITY: ClassVar[bool] = False
+    """A Support unit may attach to a Bodyguard besides a Leader (11E-CORE-C 19.02)."""
+    EMBARK_NOT_SET_UP_THIS_TURN: ClassVar[bool] = False
+    """Embarking needs a unit not set up on the battlefield this turn (11E-CORE-C 18.02)."""
+
+    DEEP_STRIKE_MORE_THAN_IN: ClassVar[float] = 9.0
+
+    def run_checks(self, world: World) -> dict[str, list[Finding]]:
+        from planner.legality.wh40k import WH40kChecker
+
+        return WH40kChecker(world).run()
+
+    def setup_label(self, unit: UnitInfo) -> str:
+        from planner.legality.wh40k import setup_label_40k
+
+        return setup_label_40k(unit)
+
+    def planner_judge(self) -> Any:
+        from planner.solve import wh40k_judge
+
+        return wh40k_judge
+
+    def deep_strike_rules(self, inertial_guidance: bool = False) -> DeepStrikeRules:
+        from planner.deepstrike.procedure import DeepStrikeRules
+
+        return DeepStrikeRules(self.id, False, more_than_in=self.DEEP_STRIKE_MORE_THAN_IN, procedure="arrival")

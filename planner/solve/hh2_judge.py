@@ -1,0 +1,202 @@
+"""The planner's candidate judge for Horus Heresy 2.0 (and rulesets derived from it).
+
+Decides, with the checker's float-exact predicates and the ruleset's numbers, everything about
+one candidate placement that does not involve the other units being placed: wholly on the
+battlefield, wholly within the own zone (normal deployment), out of impassable terrain and solid
+features, a Scout redeploy's distance from where each model stood and more than
+``SCOUT_MORE_THAN_IN`` from enemy units, an Infiltrator more than
+``INFILTRATE_HIDDEN_MORE_THAN_IN`` from enemy units, no overlap with fixed models, and hidden from
+every deployed enemy unit when within ``INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN``. "More than"
+distances keep the planner's margin.
+
+A judge module offers: :func:`rule_ids`, :func:`coherent`, :func:`prefilter_rules`,
+:func:`scout_limit`, :func:`judge` and :func:`describe_all` (the 40k one,
+:mod:`planner.solve.wh40k_judge`, the same); a ruleset names its judge with
+:meth:`planner.rules.base.Ruleset.planner_judge`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+import shapely
+
+from planner.geometry.measure import farthest_from, is_more_than_distance, is_within_distance
+from planner.geometry.shapes import Footprint, clearance_inside, distance_to_polygon
+from planner.legality import hh2 as checks
+from planner.legality.table import Placed
+from planner.schema import SetupMethod
+from planner.units import TOLERANCE_IN
+
+if TYPE_CHECKING:
+    from planner.rules.hh2 import HorusHeresy2
+    from planner.world import World
+
+Reason = tuple[str, str | None]
+
+
+def _rs(builder: Any) -> HorusHeresy2:
+    return cast("HorusHeresy2", builder.table.world.ruleset)
+
+
+def rule_ids(rs: HorusHeresy2) -> dict[str, str]:
+    """The ruleset's ids for the planner's own constraints: 'one' (one placement per unit),
+    'overlap', 'battlefield', 'capacity' (as in the checker's findings)."""
+    return {"one": rs.rid("placement.one"), "overlap": rs.rid("bases.no_overlap"),
+            "battlefield": rs.rid("battlefield"), "capacity": rs.rid("transport.capacity")}
+
+
+def sight_rule(rs: HorusHeresy2) -> str | None:
+    """The rule id of a rejection by the fast line-of-sight test (re-judged exactly when an
+    infeasibility is explained)."""
+    return rs.rid("infiltrate.hidden")
+
+
+def coherent(rs: HorusHeresy2, models: list, fps: list[Footprint]) -> bool:
+    """Is a formation of ``models`` at ``fps`` in unit coherency (the checker's range and gap)?"""
+    return is_within_distance(checks.coherency_gap(fps)[0], checks.coherency_range(models, rs))
+
+
+def prefilter_rules(builder: Any, unit: Any) -> tuple[str, str, float, list[Placed]]:
+    """For the candidate prefilter: (battlefield rule id, Infiltrate distance rule id, its
+    distance in inches, the enemy units measured to)."""
+    rs = _rs(builder)
+    return (rs.rid("battlefield"), rs.rid("infiltrate.distance"), rs.INFILTRATE_HIDDEN_MORE_THAN_IN,
+            builder._enemies(unit))
+
+
+def scout_limit(builder: Any, group: Any) -> float:
+    """The Scout redeploy distance of the group's host unit, inches (6" or 12" by unit type)."""
+    return checks.scout_limit(group.host, _rs(builder))
+
+
+def judge(builder: Any, group: Any, fps: list[Footprint], exact_sight: bool = False
+          ) -> tuple[Reason | None, float | None]:
+    """(None if legal apart from the other placed units, else (rule id, detail); nearest enemy
+    distance or None), in the order battlefield, zone, impassable, Scout distance, distance to
+    the enemy, overlap with fixed models, line of sight (the sound fast test unless
+    ``exact_sight``)."""
+    t = builder.table
+    rs = _rs(builder)
+    u = group.host
+    for f in fps:
+        if clearance_inside(f, t.battlefield) < -TOLERANCE_IN:
+            return (rs.rid("battlefield"), None), None
+    if u.method is SetupMethod.DEPLOYMENT_ZONE:
+        region = builder.region(group)
+        if region is None:
+            return (rs.rid("deployment.wholly_within_zone"), None), None
+        for f in fps:
+            if clearance_inside(f, region) < -TOLERANCE_IN:
+                return (rs.rid("deployment.wholly_within_zone"), None), None
+    if t.no_go_features:
+        centres = shapely.points([(f.cx, f.cy) for f in fps])
+        radii = np.array([f.outer_radius for f in fps])
+        for feat in t.no_go_features:
+            poly = t.terrain_polys[feat.id]
+            near_k = np.nonzero(shapely.distance(poly, centres) <= radii + 1e-3)[0]
+            for k in near_k:
+                if distance_to_polygon(fps[k], poly) < -TOLERANCE_IN:
+                    return (rs.rid("terrain.impassable"), feat.id), None
+    near = None
+    placed = Placed(u, tuple(fps), tuple(f"{m.unit_id}/{m.id}" for m in group.models))
+    if u.method is SetupMethod.SCOUT:
+        first = [(f, checks.scout_limit(m, rs)) for m in group.members for f in t.first(m).footprints]
+        if any(not is_within_distance(farthest_from(a, b), limit)
+               for (a, limit), b in zip(first, fps, strict=True)):
+            return (rs.rid("scout.distance"), None), None
+        n = builder._nearest(placed, builder._enemies(u))
+        if n is not None:
+            near = n[0]
+            if not is_more_than_distance(near, rs.SCOUT_MORE_THAN_IN + builder.margin):
+                return (rs.rid("scout.more_than_9"), n[2].unit.id), near
+    if u.method is SetupMethod.INFILTRATE:
+        n = builder._nearest(placed, builder._enemies(u))
+        if n is not None:
+            near = n[0]
+            # keep a margin a player can reproduce with a tape measure
+            if not is_more_than_distance(near, rs.INFILTRATE_HIDDEN_MORE_THAN_IN + builder.margin):
+                return (rs.rid("infiltrate.distance"), n[2].unit.id), near
+    # after the distance to the enemy (a base on an enemy base is also too close to it)
+    hit = builder._fixed_overlap(fps)
+    if hit is not None:
+        return (rs.rid("bases.no_overlap"), hit), near
+    if u.method is SetupMethod.INFILTRATE and near is not None:
+        if not is_more_than_distance(near, rs.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN + builder.margin):
+            seen_by, _ = t.sight_from_any(builder._enemies(u), placed, exact=exact_sight)
+            if seen_by is not None:
+                return (rs.rid("infiltrate.hidden"), seen_by.unit.id), near
+    return None, near
+
+
+# --------------------------------------------------------------------------- explanations
+
+_RULE_ORDER = ("infiltrate.distance", "scout.more_than_9", "infiltrate.hidden", "scout.distance",
+               "deployment.wholly_within_zone", "battlefield", "terrain.impassable", "bases.no_overlap")
+"""The order of the phrases in an explanation (rule ids less the ruleset prefix)."""
+
+
+def _name(rule: str) -> str:
+    return rule.split(".", 1)[1] if "." in rule else rule
+
+
+def _describe(world: World, rs: HorusHeresy2, rule: str, detail: str | None, unit: Any) -> str:
+    def lab(uid: str | None) -> str:
+        if uid is None:
+            return "?"
+        u = world.units.get(uid)
+        return f"{u.label} ({uid})" if u is not None and u.label != uid else uid
+
+    name = _name(rule)
+    if name == "battlefield":
+        return "wholly on the battlefield"
+    if name == "deployment.wholly_within_zone":
+        return "wholly within its deployment zone"
+    if name == "terrain.impassable":
+        return f"clear of {detail} (impassable terrain, buildings and walls)"
+    if name == "bases.no_overlap":
+        return f"clear of the bases of {lab(detail)}"
+    if name == "infiltrate.distance":
+        return f"more than {rs.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\" from enemy unit {lab(detail)}"
+    if name == "infiltrate.hidden":
+        return (f"hidden from the enemy {lab(detail)} (needed within "
+                f"{rs.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}\" of an enemy unit)")
+    if name == "scout.distance":
+        return f"entirely within {checks.scout_limit(unit, rs):g}\" of where each model stood"
+    if name == "scout.more_than_9":
+        return f"more than {rs.SCOUT_MORE_THAN_IN:g}\" from enemy unit {lab(detail)}"
+    return rule if detail is None else f"{rule} ({detail})"
+
+
+def _plural(rs: HorusHeresy2, name: str) -> str | None:
+    return {
+        "infiltrate.distance": f"more than {rs.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\" from enemy units {{}}",
+        "scout.more_than_9": f"more than {rs.SCOUT_MORE_THAN_IN:g}\" from enemy units {{}}",
+        "infiltrate.hidden": f"hidden from the enemy units {{}} (needed within "
+                             f"{rs.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}\" of an enemy unit)",
+        "terrain.impassable": "clear of {} (impassable terrain, buildings and walls)",
+        "bases.no_overlap": "clear of the bases of {}",
+    }.get(name)
+
+
+def describe_all(world: World, unit: Any, by_rule: dict[str, list[str | None]]) -> list[str]:
+    """One phrase per rule of an infeasibility explanation, naming every unit or feature of that
+    rule in the conflict ("no position on the grid is <phrase> and <phrase>")."""
+    rs = cast("HorusHeresy2", world.ruleset)
+
+    def rank(rule: str) -> int:
+        n = _name(rule)
+        return _RULE_ORDER.index(n) if n in _RULE_ORDER else len(_RULE_ORDER)
+
+    out = []
+    for rule in sorted(by_rule, key=rank):
+        details = by_rule[rule]
+        plural = _plural(rs, _name(rule))
+        if len(details) == 1 or plural is None:
+            out.append(_describe(world, rs, rule, details[0], unit))
+            continue
+        names = [d or "?" for d in details]
+        listed = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+        out.append(plural.format(listed))
+    return out
