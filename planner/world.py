@@ -370,7 +370,7 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
     objective_ids = {o.id for o in scenario.objectives}
     for gi, g in enumerate(scenario.goals):
         if g.kind not in rs.GOAL_KINDS and g.kind in ruleset_goal_kinds():
-            raise _err(f"{g.kind} goals are for the rulesets {', '.join(rulesets_with_goal(g.kind))}, not {rs.id}",
+            raise _err(f"{g.kind} goals are for {rulesets_with_goal(g.kind)}, not {rs.id}",
                        file, f"goals[{gi}].kind", g.kind)
         if g.kind == "objective" and g.objective not in objective_ids:
             raise _err(f"no objective with this id (objectives: {sorted(objective_ids)})", file,

@@ -66,6 +66,8 @@ class Ruleset:
     id: ClassVar[str] = ""
     name: ClassVar[str] = ""
     aliases: ClassVar[tuple[str, ...]] = ()
+    family: ClassVar[str] = ""
+    """The game family, in messages ("Horus Heresy", "40k")."""
 
     BATTLEFIELD_WIDTH_IN: ClassVar[float] = 72.0
     BATTLEFIELD_DEPTH_IN: ClassVar[float] = 48.0

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 class HorusHeresy2(Ruleset):
     """Horus Heresy 2.0: the numbers of its deployment rules, its rule ids and its checks."""
 
+    family = "Horus Heresy"
+
     id = "hh2"
     name = "Horus Heresy 2.0 (Age of Darkness)"
     aliases = ("horus-heresy-2", "hh2.0")
@@ -163,3 +165,5 @@ class HorusHeresy2(Ruleset):
 
 RULESET = HorusHeresy2()
 ID = RULESET.id
+RULES = RULESET.rules
+"""Every rule of the ruleset with its full id, meaning and source."""

@@ -63,6 +63,8 @@ def ruleset_goal_kinds() -> frozenset[str]:
     return frozenset().union(*(r.GOAL_KINDS for r in RULESETS.values()))
 
 
-def rulesets_with_goal(kind: str) -> list[str]:
-    """The ids of the rulesets that have goal kind ``kind``."""
-    return sorted(r.id for r in RULESETS.values() if kind in r.GOAL_KINDS)
+def rulesets_with_goal(kind: str) -> str:
+    """The rulesets that have goal kind ``kind``, in words: "the 40k rulesets wh40k10, wh40k11"."""
+    have = sorted((r for r in RULESETS.values() if kind in r.GOAL_KINDS), key=lambda r: r.id)
+    families = " or ".join(sorted({r.family for r in have if r.family}))
+    return f"the {families + ' ' if families else ''}rulesets {', '.join(r.id for r in have)}"

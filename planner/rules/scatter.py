@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 class ScatterDeepStrike(Ruleset):
     """A ruleset whose Deep Strike scatters and can mishap (no deployment checker here)."""
 
+    family = "40k"
+
     SCATTER_HIT_FACES: ClassVar[int]
     SCATTER_FACES: ClassVar[int]
     SCATTER_DICE: ClassVar[int]

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 class Warhammer40k(Ruleset):
     """The 40k deployment rules shared by the 10th and 11th editions."""
 
+    family = "40k"
+
     HAS_DEPLOYMENT_CHECKER = True
     HAS_DEEP_STRIKE_ARRIVAL = True
     GOAL_KINDS = frozenset({"objective", "cover"})

@@ -139,3 +139,5 @@ class Warhammer40k10(Warhammer40k):
 
 RULESET = Warhammer40k10()
 ID = RULESET.id
+RULES = RULESET.rules
+"""Every rule of the ruleset with its full id, meaning and source."""

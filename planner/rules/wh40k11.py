@@ -145,3 +145,5 @@ class Warhammer40k11(Warhammer40k):
 
 RULESET = Warhammer40k11()
 ID = RULESET.id
+RULES = RULESET.rules
+"""Every rule of the ruleset with its full id, meaning and source."""

@@ -90,3 +90,5 @@ class Warhammer40k5(ScatterDeepStrike):
 
 RULESET = Warhammer40k5()
 ID = RULESET.id
+RULES = RULESET.rules
+"""Every rule of the ruleset with its full id, meaning and source."""

@@ -78,3 +78,5 @@ class Warhammer40k7(ScatterDeepStrike):
 
 RULESET = Warhammer40k7()
 ID = RULESET.id
+RULES = RULESET.rules
+"""Every rule of the ruleset with its full id, meaning and source."""
