@@ -416,6 +416,12 @@ class WH40kChecker:
                                               f"{_f(-sd)}", model=pa.model_id(i), measured=sd,
                                               required="bases do not overlap", margin=sd,
                                               evidence=Evidence(other_model=f"{pb.unit.id}/{pb.model_id(j)}")))
+                            if a != b:  # the other unit is flagged too (as hh2's check_overlaps does)
+                                self.add(_finding(self.P + "bases.overlap", False, pb.unit,
+                                                  f"model {pb.model_id(j)} overlaps {pa.unit.id}/{pa.model_id(i)} by "
+                                                  f"{_f(-sd)}", model=pb.model_id(j), measured=sd,
+                                                  required="bases do not overlap", margin=sd,
+                                                  evidence=Evidence(other_model=f"{pa.unit.id}/{pa.model_id(i)}")))
 
     # ------------------------------------------------------------------ Infiltrators
     def check_infiltrators(self, placed: Placed, when: str) -> None:
