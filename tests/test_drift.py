@@ -1,13 +1,15 @@
 """The drift bugs of issue 13 item 7: each fixed, each with a test that failed before the fix.
 
 1. Two overlapping 40k units are both flagged (as the hh2 checker flags both).
+2. 40k arrivals from reserves are checked for coherency, for standing on models (friendly too), and
+   for the Deep Strike ability when they arrive by Deep Strike.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.wh40k_helpers import R32, RED_LINE, check, model, unit
+from tests.wh40k_helpers import R32, RED_LINE, check, failed, finding, model, unit
 
 D32 = 2 * R32
 
@@ -30,3 +32,84 @@ def test_both_overlapping_40k_units_are_flagged(ruleset):
 def test_touching_40k_bases_are_not_an_overlap():
     r = check("wh40k10", [unit("a", [model(30, 5)]), unit("b", [model(30 + D32, 5)])], [RED_LINE])
     assert r.legal
+
+
+# ------------------------------------------------------------------------------ 2. arrivals from reserves
+def _arrival(uid, xs, y=3.0, *, rnd=2, arrival="reserves", abilities=(), **setup):
+    """A blue unit arriving in battle round ``rnd``, one 32 mm model at each x, along the blue edge."""
+    return unit(uid, [model(x, y) for x in xs], abilities=abilities,
+                setup={"method": "reserves", "arrival": arrival, "battle_round": rnd, **setup})
+
+
+@pytest.mark.parametrize("ruleset", ["wh40k10", "wh40k11"])
+@pytest.mark.parametrize("arrival", ["reserves", "deep_strike"])
+@pytest.mark.parametrize(("gap", "legal"), [(2.0, True), (2.01, False)])
+def test_an_arrival_is_set_up_in_coherency(ruleset, arrival, gap, legal):
+    u = _arrival("res", [30, 30 + D32 + gap], arrival=arrival, abilities=["Deep Strike"])
+    r = check(ruleset, [u], [RED_LINE])
+    assert r.legal is legal
+    f = finding(r, "res", f"{ruleset}.coherency")
+    assert f.passed is legal
+    assert f.margin == pytest.approx(2.0 - gap, abs=1e-9)
+
+
+@pytest.mark.parametrize("ruleset", ["wh40k10", "wh40k11"])
+def test_an_arriving_attached_unit_is_one_unit_for_coherency(ruleset):
+    squad = _arrival("squad", [30, 30 + D32 + 1.0])
+    # the Leader arrives with it, 1.5" from the second model: it links nothing, but is within 2" of one
+    near = _arrival("cap", [30 + 2 * D32 + 2.5], abilities=["Leader"], joined="squad")
+    assert check(ruleset, [squad, near], [RED_LINE]).legal
+    # 3" away from its Bodyguard: the attached unit is out of coherency
+    far = _arrival("cap", [30 + 2 * D32 + 4.0], abilities=["Leader"], joined="squad")
+    r = check(ruleset, [squad, far], [RED_LINE])
+    assert failed(r) == {f"{ruleset}.coherency"}
+    assert finding(r, "squad", f"{ruleset}.coherency").margin == pytest.approx(-1.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("ruleset", ["wh40k10", "wh40k11"])
+def test_an_arrival_may_not_stand_on_a_friendly_model(ruleset):
+    guard = unit("guard", [model(30, 3)])  # deployed in the blue zone, at the battlefield edge
+    onto = _arrival("res", [30 + D32 - 0.01])
+    r = check(ruleset, [guard, onto], [RED_LINE])
+    # only the arrival is flagged: it is the one set up onto a model already on the battlefield
+    assert {(v.unit, v.rule) for v in r.violations} == {("res", f"{ruleset}.bases.overlap")}
+    v = r.violations[0]
+    assert "guard/1" in v.message and "battle round 2" in v.message
+    assert v.margin == pytest.approx(-0.01, abs=1e-9)
+    assert check(ruleset, [guard, _arrival("res", [30 + D32])], [RED_LINE]).legal  # touching is not overlapping
+
+
+@pytest.mark.parametrize("ruleset", ["wh40k10", "wh40k11"])
+def test_friendly_arrivals_of_one_battle_round_may_not_overlap(ruleset):
+    a = _arrival("a", [30])
+    b2 = _arrival("b", [30 + D32 - 0.01])
+    r = check(ruleset, [a, b2], [RED_LINE])
+    assert {(v.unit, v.rule) for v in r.violations} == {("a", f"{ruleset}.bases.overlap"),
+                                                          ("b", f"{ruleset}.bases.overlap")}
+    # arriving a battle round apart, the two set-ups never meet on the battlefield as written
+    assert check(ruleset, [a, _arrival("b", [30 + D32 - 0.01], rnd=3)], [RED_LINE]).legal
+
+
+@pytest.mark.parametrize("ruleset", ["wh40k10", "wh40k11"])
+def test_arriving_by_deep_strike_needs_the_ability(ruleset):
+    rule = f"{ruleset}.deepstrike.eligible"
+    mid = 22.0  # mid-table: only a Deep Strike may arrive there
+    without = _arrival("ds", [30], mid, arrival="deep_strike")
+    r = check(ruleset, [without], [RED_LINE])
+    assert failed(r) == {rule}
+    assert "ds/1 does not have Deep Strike" in finding(r, "ds", rule).message
+    r = check(ruleset, [_arrival("ds", [30], mid, arrival="deep_strike", abilities=["Deep Strike"])], [RED_LINE])
+    assert r.legal and finding(r, "ds", rule).passed
+    # by the Strategic Reserves rules the ability is not needed (and not checked)
+    r = check(ruleset, [_arrival("sr", [30])], [RED_LINE])
+    assert r.legal and rule not in {f.rule for u in r.units for f in u.findings}
+
+
+@pytest.mark.parametrize("ruleset", ["wh40k10", "wh40k11"])
+def test_every_model_of_an_attached_unit_needs_deep_strike(ruleset):
+    squad = _arrival("squad", [30, 31.5], 22.0, arrival="deep_strike", abilities=["Deep Strike"])
+    cap = _arrival("cap", [33], 22.0, arrival="deep_strike", abilities=["Leader"], joined="squad")
+    r = check(ruleset, [squad, cap], [RED_LINE])
+    assert {(v.unit, v.rule) for v in r.violations} == {("squad", f"{ruleset}.deepstrike.eligible"),
+                                                          ("cap", f"{ruleset}.deepstrike.eligible")}
+    assert "cap/1" in finding(r, "squad", f"{ruleset}.deepstrike.eligible").message

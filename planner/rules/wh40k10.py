@@ -73,9 +73,12 @@ RULES: tuple[RuleInfo, ...] = (
              "10E FAQ quoted in RULES.md §3.4"),
     RuleInfo(P + "deployment.wholly_within_zone", "normal deployment: every model wholly within its own deployment "
              "zone", "10E-CORE-MD Deploy Armies; RULES.md §3.1"),
-    RuleInfo(P + "bases.overlap", "no model's base overlaps another's", "10E-CORE-MD"),
+    RuleInfo(P + "bases.overlap", "no model's base overlaps another's (a unit arriving from reserves is not "
+             "set up on any model on the battlefield, nor on a friendly unit arriving in the same battle round)",
+             "10E-CORE-MD"),
     RuleInfo(P + "coherency", "each model within 2\" horizontally (5\" vertically) of at least one other model of "
-             "its unit; of two other models in a unit of 7 or more; an attached unit counts as one unit",
+             "its unit; of two other models in a unit of 7 or more; an attached unit counts as one unit; on every "
+             "set-up, arrivals from reserves included",
              "10E-CORE-MD Unit Coherency; RULES.md §3.1"),
     RuleInfo(P + "engagement", "a unit is set up unengaged: no model within Engagement Range (1\" horizontally) of an "
              "enemy model", "10E-CORE-MD Engagement Range; RULES.md §3.1"),
@@ -116,6 +119,9 @@ RULES: tuple[RuleInfo, ...] = (
              "deployment zone", "10E-SUM; RULES.md §3.1"),
     RuleInfo(P + "deepstrike.distance", "Deep Strike / Reserves arrival: every model more than 9\" horizontally "
              "from all enemy models", "10E-GST Deep Strike; RULES.md §3.1"),
+    RuleInfo(P + "deepstrike.eligible", "arriving by Deep Strike (not by the Strategic Reserves rules): every "
+             "model of the unit (an attached unit: of every unit in it) has the Deep Strike ability",
+             "10E-GST Deep Strike; RULES.md §3.1, §3.3"),
     RuleInfo(P + "deepstrike.battlefield", "Deep Strike: every model wholly on the battlefield",
              "10E-GST; RULES.md §3.1"),
     RuleInfo(P + "visibility.ruins", "a sight line through a ruin's footprint is blocked unless the target is wholly "

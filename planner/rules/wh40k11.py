@@ -71,11 +71,14 @@ RULES: tuple[RuleInfo, ...] = (
              "the edge", "11E-CORE-A 01.04.01; RULES.md §3.4"),
     RuleInfo(P + "deployment.wholly_within_zone", "normal deployment: every model wholly within its own deployment "
              "zone", "11E-CORE-A 03.02; RULES.md §3.4"),
-    RuleInfo(P + "bases.overlap", "no model's base overlaps another's", "11E-CORE-A"),
+    RuleInfo(P + "bases.overlap", "no model's base overlaps another's (a unit arriving from reserves is not "
+             "set up on any model on the battlefield, nor on a friendly unit arriving in the same battle round)",
+             "11E-CORE-A"),
     RuleInfo(P + "frame", "a FRAME model (no base) is measured to its hull: it needs a hull outline",
              "11E-CORE-A 01.04; RULES.md §3.1 Measuring"),
     RuleInfo(P + "coherency", "each model within 2\" horizontally (5\" vertically) of at least one other model and "
-             "within 9\" horizontally of every other model of its unit; an attached unit counts as one unit",
+             "within 9\" horizontally of every other model of its unit; an attached unit counts as one unit; on "
+             "every set-up, arrivals from reserves included",
              "11E-CORE-A 03.03; RULES.md §3.1"),
     RuleInfo(P + "engagement", "a unit is set up unengaged: no model within Engagement Range (2\" horizontally) of an "
              "enemy model", "11E-CORE-A 03.02, 03.04; RULES.md §3.4"),
@@ -118,6 +121,9 @@ RULES: tuple[RuleInfo, ...] = (
              "deployment zone", "11E-CORE-C 20.04; RULES.md §3.1"),
     RuleInfo(P + "deepstrike.distance", "Deep Strike / ingress: every model more than 8\" horizontally from all "
              "enemy units", "11E-GST Deep Strike; RULES.md §3.1"),
+    RuleInfo(P + "deepstrike.eligible", "arriving by Deep Strike (not by the Strategic Reserves rules): every "
+             "model of the unit (an attached unit: of every unit in it) has the Deep Strike ability",
+             "11E-GST Deep Strike; RULES.md §3.1, §3.3"),
     RuleInfo(P + "deepstrike.battlefield", "Deep Strike: every model wholly on the battlefield",
              "11E-GST; RULES.md §3.1"),
     RuleInfo(P + "visibility.obscuring", "if every sight line between two models crosses an obscuring terrain area "
