@@ -3,13 +3,23 @@
 1. Two overlapping 40k units are both flagged (as the hh2 checker flags both).
 2. 40k arrivals from reserves are checked for coherency, for standing on models (friendly too), and
    for the Deep Strike ability when they arrive by Deep Strike.
+3. One rule, one id: a Deep Strike landing off the battlefield edge is ``<rs>.battlefield`` in
+   ``planner deepstrike`` as in ``planner check`` (``<rs>.deepstrike.battlefield`` is gone); a
+   Dedicated Transport infiltrating with Infiltrators inside is judged under ``hh2.infiltrate.*``
+   (``hh2.transport.dedicated_infiltrate``, never emitted, is gone: ``hh2.infiltrate.eligible``
+   covers exactly that rule, as ``hh2.scout.eligible`` covers the Scout one).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.wh40k_helpers import R32, RED_LINE, check, failed, finding, model, unit
+from planner.deepstrike.procedure import judge_landing, make_setup
+from planner.legality.checker import check_deployment
+from planner.rules.registry import find_ruleset
+from planner.schema import Scenario
+from planner.world import resolve
+from tests.wh40k_helpers import R32, RED_LINE, check, failed, finding, model, unit, world
 
 D32 = 2 * R32
 
@@ -113,3 +123,65 @@ def test_every_model_of_an_attached_unit_needs_deep_strike(ruleset):
     assert {(v.unit, v.rule) for v in r.violations} == {("squad", f"{ruleset}.deepstrike.eligible"),
                                                           ("cap", f"{ruleset}.deepstrike.eligible")}
     assert "cap/1" in finding(r, "squad", f"{ruleset}.deepstrike.eligible").message
+
+
+# ------------------------------------------------------------------------------ 3. one rule, one id
+def _listed(ruleset: str) -> set[str]:
+    return {r.id for r in find_ruleset(ruleset).rules}
+
+
+@pytest.mark.parametrize("ruleset", ["wh40k10", "wh40k11"])
+def test_a_deep_strike_off_the_edge_has_the_checkers_id(ruleset):
+    x = R32 - 0.01  # the base overhangs the left edge by 0.01"
+    ds = unit("ds", [model(x, 22.0)], abilities=["Deep Strike"], rules=["Deep Strike"],
+              setup={"method": "reserves", "arrival": "deep_strike", "battle_round": 2})
+    w = world(ruleset, [ds], [RED_LINE])
+    land = judge_landing(make_setup(w, "ds"), x, 22.0)
+    by_rule = {f.rule: f for f in land.findings}
+    assert set(by_rule) == {f"{ruleset}.battlefield", f"{ruleset}.deepstrike.distance"}
+    assert set(by_rule) <= _listed(ruleset)
+    assert not by_rule[f"{ruleset}.battlefield"].passed and land.triggers == ["off_table"]
+    # the checker says the same under the same id
+    assert failed(check_deployment(w)) == {f"{ruleset}.battlefield"}
+    assert f"{ruleset}.deepstrike.battlefield" not in _listed(ruleset)
+
+
+RHINO = {"base": {"shape": "hull", "length_in": 4.5, "width_in": 3.0}, "facing": 90}
+
+
+def _hh2(red_units, blue_units):
+    data = {"ruleset": "hh2", "battlefield": {"width": 72, "depth": 48},
+            "deployment_zones": [{"id": "blue-dz", "player": "blue", "polygon": [[0, 0], [72, 0], [72, 12], [0, 12]]},
+                                 {"id": "red-dz", "player": "red", "polygon": [[0, 36], [72, 36], [72, 48], [0, 48]]}],
+            "armies": [{"player": "red", "units": list(red_units)}, {"player": "blue", "units": list(blue_units)}]}
+    return check_deployment(resolve(Scenario.model_validate(data), require_positions=True))
+
+
+def _rhino_with(cargo_rules, y):
+    rhino = {"id": "rhino", "type": "Vehicle", "rules": ["Transport", "Dedicated Transport"], "transport_capacity": 10,
+             "setup": {"method": "infiltrate"}, "models": [{**RHINO, "x": 36, "y": y}]}
+    cargo = {"id": "cargo", "type": "Infantry", "rules": list(cargo_rules), "setup": {"method": "embarked", "in": "rhino"},
+             "models": [{"base": {"diameter_mm": 32}}, {"base": {"diameter_mm": 32}}]}
+    return [rhino, cargo]
+
+
+BLUE_TAC = {"id": "tac", "type": "Infantry", "models": [{"base": {"diameter_mm": 32}, "x": 36, "y": 6}]}
+
+
+def test_a_dedicated_transport_infiltrating_with_infiltrators_inside():
+    # the Rhino's hull (4.5" long, facing 90: its near end 2.25" below its centre) 20" from the blue model
+    r = _hh2(_rhino_with(["Infiltrate"], 6 + R32 + 2.25 + 20), [BLUE_TAC])
+    assert r.legal
+    rhino = {f.rule: f for u in r.units if u.unit == "rhino" for f in u.findings}
+    assert {"hh2.infiltrate.eligible", "hh2.infiltrate.distance"} <= set(rhino)
+    assert "Dedicated Transport carrying a unit with Infiltrate" in rhino["hh2.infiltrate.eligible"].message
+    assert rhino["hh2.infiltrate.distance"].measured == pytest.approx(20.0, abs=1e-6)
+    # the Transport deploys by the Infiltrate rules: 10" away in plain sight it must be hidden, and is not
+    r = _hh2(_rhino_with(["Infiltrate"], 6 + R32 + 2.25 + 10), [BLUE_TAC])
+    assert failed(r) == {"hh2.infiltrate.hidden"}
+    # with no Infiltrator inside, the Rhino may not Infiltrate
+    r = _hh2(_rhino_with([], 6 + R32 + 2.25 + 20), [BLUE_TAC])
+    assert failed(r) == {"hh2.infiltrate.eligible"}
+    emitted = {f.rule for u in r.units for f in u.findings}
+    assert emitted <= _listed("hh2")
+    assert "hh2.transport.dedicated_infiltrate" not in _listed("hh2")

@@ -305,7 +305,7 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float) -> Landing:
                                 evidence=Evidence(model=labels[j], nearest_enemy_model=ref)))
         if not ok:
             fired.append("distance")
-        findings[0] = findings[0].model_copy(update={"rule": R.rule_id("battlefield")})
+        findings[0] = findings[0].model_copy(update={"rule": f"{R.ruleset}.battlefield"})  # the checker's id
         return Landing(x, y, form, fired, [], findings)
     # --- impassable terrain
     worst = (math.inf, 0, None)

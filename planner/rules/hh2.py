@@ -59,7 +59,9 @@ RULES: tuple[RuleInfo, ...] = (
     RuleInfo("hh2.coherency",
              "unit coherency: each model within 2\" of another (Close-order 1\", Skirmish 3\"), one connected group",
              "HH2 rulebook p.129 (Close-order), p.95 (Skirmish); HH-GST 4b54-c60c-3ce2-7409"),
-    RuleInfo("hh2.infiltrate.eligible", "a unit setting up by Infiltrate contains at least one model with Infiltrate",
+    RuleInfo("hh2.infiltrate.eligible", "a unit setting up by Infiltrate contains at least one model with Infiltrate "
+             "(a Dedicated Transport: a unit with Infiltrate deployed inside it; the Transport then deploys by the "
+             "Infiltrate rules)",
              "HH2 rulebook p.242 (Infiltrate)"),
     RuleInfo("hh2.infiltrate.distance",
              "Infiltrate: more than 9\" from every enemy unit (hidden) or more than 12\" (plain sight)",
@@ -93,9 +95,6 @@ RULES: tuple[RuleInfo, ...] = (
     RuleInfo("hh2.transport.capacity",
              "models embarked in a transport or building fit its capacity (Bulky (X) counts X)",
              "HH2 rulebook, Transports; Bulky (X)"),
-    RuleInfo("hh2.transport.dedicated_infiltrate",
-             "a unit with Infiltrate in a Dedicated Transport: the Transport deploys by the Infiltrate rules",
-             "HH2 rulebook p.242 (Infiltrate)"),
 )
 
 RULESET = Ruleset(ID, "Horus Heresy 2.0 (Age of Darkness)", BATTLEFIELD_WIDTH_IN, BATTLEFIELD_DEPTH_IN, RULES)

@@ -69,7 +69,8 @@ summaries of the 10th-edition terrain rules, RULES.md §3.1 Terrain)."""
 
 P = ID + "."
 RULES: tuple[RuleInfo, ...] = (
-    RuleInfo(P + "battlefield", "every model wholly on the battlefield: the base (or hull) may not overhang the edge",
+    RuleInfo(P + "battlefield", "every model wholly on the battlefield: the base (or hull) may not overhang the edge "
+             "(every set-up: deployment, a Scouts move, an arrival from reserves or by Deep Strike)",
              "10E FAQ quoted in RULES.md §3.4"),
     RuleInfo(P + "deployment.wholly_within_zone", "normal deployment: every model wholly within its own deployment "
              "zone", "10E-CORE-MD Deploy Armies; RULES.md §3.1"),
@@ -122,8 +123,6 @@ RULES: tuple[RuleInfo, ...] = (
     RuleInfo(P + "deepstrike.eligible", "arriving by Deep Strike (not by the Strategic Reserves rules): every "
              "model of the unit (an attached unit: of every unit in it) has the Deep Strike ability",
              "10E-GST Deep Strike; RULES.md §3.1, §3.3"),
-    RuleInfo(P + "deepstrike.battlefield", "Deep Strike: every model wholly on the battlefield",
-             "10E-GST; RULES.md §3.1"),
     RuleInfo(P + "visibility.ruins", "a sight line through a ruin's footprint is blocked unless the target is wholly "
              "within that ruin", "RULES.md §3.1 Terrain (lawyerofrules.com/terrain; 40kwith40iq)"),
     RuleInfo(P + "cover", "benefit of cover: every model wholly within ruins, or not fully visible to the attacking "

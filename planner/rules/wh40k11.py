@@ -68,7 +68,8 @@ VISIBILITY = "obscuring"
 P = ID + "."
 RULES: tuple[RuleInfo, ...] = (
     RuleInfo(P + "battlefield", "every model wholly on the battlefield: the base (FRAME: the model) may not overhang "
-             "the edge", "11E-CORE-A 01.04.01; RULES.md §3.4"),
+             "the edge (every set-up: deployment, a scout move, an ingress move or a Deep Strike)",
+             "11E-CORE-A 01.04.01; RULES.md §3.4"),
     RuleInfo(P + "deployment.wholly_within_zone", "normal deployment: every model wholly within its own deployment "
              "zone", "11E-CORE-A 03.02; RULES.md §3.4"),
     RuleInfo(P + "bases.overlap", "no model's base overlaps another's (a unit arriving from reserves is not "
@@ -124,8 +125,6 @@ RULES: tuple[RuleInfo, ...] = (
     RuleInfo(P + "deepstrike.eligible", "arriving by Deep Strike (not by the Strategic Reserves rules): every "
              "model of the unit (an attached unit: of every unit in it) has the Deep Strike ability",
              "11E-GST Deep Strike; RULES.md §3.1, §3.3"),
-    RuleInfo(P + "deepstrike.battlefield", "Deep Strike: every model wholly on the battlefield",
-             "11E-GST; RULES.md §3.1"),
     RuleInfo(P + "visibility.obscuring", "if every sight line between two models crosses an obscuring terrain area "
              "that neither model is within, they are not visible to each other", "11E-CORE-B 13.10; CASES.md case 21"),
     RuleInfo(P + "cover", "a unit has the benefit of cover only if every model is INFANTRY/BEASTS/SWARM within a "
