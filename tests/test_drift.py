@@ -8,20 +8,32 @@
    Dedicated Transport infiltrating with Infiltrators inside is judged under ``hh2.infiltrate.*``
    (``hh2.transport.dedicated_infiltrate``, never emitted, is gone: ``hh2.infiltrate.eligible``
    covers exactly that rule, as ``hh2.scout.eligible`` covers the Scout one).
+5. A scenario that repeats a model with a YAML anchor (``- *marine``) is planned with each model
+   on its own position, and nothing the planner was given is changed.
 """
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
+import yaml
 
 from planner.deepstrike.procedure import judge_landing, make_setup
+from planner.errors import ScenarioError
+from planner.io.files import read_data, unshared
 from planner.legality.checker import check_deployment
 from planner.rules.registry import find_ruleset
 from planner.schema import Scenario
-from planner.world import resolve
+from planner.solve.planner import SolverSettings, plan_deployment
+from planner.world import load_scenario, resolve
 from tests.wh40k_helpers import R32, RED_LINE, check, failed, finding, model, unit, world
 
 D32 = 2 * R32
+ROOT = Path(__file__).resolve().parents[1]
 
 
 # ------------------------------------------------------------------------------ 1. both overlapping units flagged
@@ -185,3 +197,129 @@ def test_a_dedicated_transport_infiltrating_with_infiltrators_inside():
     emitted = {f.rule for u in r.units for f in u.findings}
     assert emitted <= _listed("hh2")
     assert "hh2.transport.dedicated_infiltrate" not in _listed("hh2")
+
+
+# ------------------------------------------------------------------------------ 5. YAML anchors
+ANCHORED = {
+    "hh2": """\
+ruleset: hh2
+battlefield: {width: 30, depth: 24}
+deployment_zones:
+  - {id: za, player: A, polygon: [[0, 0], [30, 0], [30, 6], [0, 6]]}
+  - {id: zb, player: B, polygon: [[0, 18], [30, 18], [30, 24], [0, 24]]}
+goals: [{kind: near_point, x: 15, y: 12}]
+armies:
+  - player: A
+    units:
+      - id: squad
+        type: Infantry
+        place: true
+        models: [&marine {base: {diameter_mm: 32}}, *marine, *marine, *marine]
+  - player: B
+    units:
+      - {id: bfix, type: Infantry, models: [{base: {diameter_mm: 32}, x: 27, y: 21}]}
+""",
+    "wh40k10": """\
+ruleset: wh40k10
+battlefield: {width: 60, depth: 44}
+deployment_zones:
+  - {id: blue-dz, player: blue, polygon: [[0, 0], [60, 0], [60, 12], [0, 12]]}
+  - {id: red-dz, player: red, polygon: [[0, 32], [60, 32], [60, 44], [0, 44]]}
+goals: [{kind: near_point, x: 30, y: 22}]
+armies:
+  - player: blue
+    units:
+      - id: squad
+        keywords: [INFANTRY]
+        place: true
+        models:
+          - &marine {base: {diameter_mm: 32}}
+          - *marine
+          - *marine
+          - *marine
+          - *marine
+  - player: red
+    units:
+      - {id: red-line, keywords: [INFANTRY], models: [{base: {diameter_mm: 32}, x: 30, y: 40}]}
+""",
+}
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "planner", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=300)
+
+
+@pytest.mark.parametrize("ruleset", sorted(ANCHORED))
+def test_anchored_models_are_planned_each_on_its_own_position(tmp_path, ruleset):
+    src = tmp_path / "anchored.yaml"
+    src.write_text(ANCHORED[ruleset], encoding="utf-8")
+    out = tmp_path / "plan.yaml"
+    r = _cli("plan", str(src), "--out", str(out), "--time-limit", "20", "--workers", "1")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "optimal" in r.stdout
+    assert src.read_text(encoding="utf-8") == ANCHORED[ruleset]  # the input is untouched
+    c = _cli("check", str(out))
+    assert c.returncode == 0, c.stdout + c.stderr
+    models = load_scenario(out, require_positions=True).units["squad"].models
+    spots = {(m.x, m.y) for m in models}
+    assert len(models) == len(spots) == {"hh2": 4, "wh40k10": 5}[ruleset]  # one spot per model
+    assert "&" not in out.read_text(encoding="utf-8")  # written out in full, no anchors
+
+
+def test_an_alias_is_read_as_its_own_copy(tmp_path):
+    src = tmp_path / "anchored.yaml"
+    src.write_text(ANCHORED["hh2"], encoding="utf-8")
+    models = read_data(src)["armies"][0]["units"][0]["models"]
+    assert models == [{"base": {"diameter_mm": 32}}] * 4
+    assert len({id(m) for m in models}) == 4 and len({id(m["base"]) for m in models}) == 4
+
+
+def test_planning_changes_nothing_it_was_given(tmp_path):
+    src = tmp_path / "anchored.yaml"
+    src.write_text(ANCHORED["hh2"], encoding="utf-8")
+    w = load_scenario(src)
+    before_raw, before_rec = json.dumps(w.raw), w.scenario.model_dump_json()
+    res = plan_deployment(w, SolverSettings(time_limit_s=20, workers=1))
+    assert res.status == "optimal" and res.legal
+    assert json.dumps(w.raw) == before_raw and w.scenario.model_dump_json() == before_rec
+    planned = res.scenario_data["armies"][0]["units"][0]["models"]
+    assert len({(m["x"], m["y"]) for m in planned}) == 4
+
+
+def test_the_planner_writes_each_model_anew_even_through_shared_data(tmp_path):
+    """A library user's data may share one mapping between models: the plan still gives each its own."""
+    src = tmp_path / "anchored.yaml"
+    src.write_text(ANCHORED["hh2"], encoding="utf-8")
+    w = load_scenario(src)
+    shared = {"base": {"diameter_mm": 32}}
+    w.raw["armies"][0]["units"][0]["models"] = [shared] * 4
+    res = plan_deployment(w, SolverSettings(time_limit_s=20, workers=1))
+    planned = res.scenario_data["armies"][0]["units"][0]["models"]
+    assert len({(m["x"], m["y"]) for m in planned}) == 4
+    assert shared == {"base": {"diameter_mm": 32}}
+    check = check_deployment(resolve(Scenario.model_validate(res.scenario_data), require_positions=True))
+    assert check.legal
+
+
+def test_an_alias_bomb_is_refused_with_the_file_name(tmp_path):
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    src = tmp_path / "bomb.yaml"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(ScenarioError, match="aliases expand to more than") as e:
+        read_data(src)
+    assert e.value.file == str(src)
+    r = _cli("check", str(src))
+    assert r.returncode == 2 and "bomb.yaml" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_unshared_copies_without_changing_its_input():
+    inner = {"k": [1, 2]}
+    data = {"a": inner, "b": [inner, inner]}
+    out = unshared(data, 100)
+    assert out == data and out["a"] is not inner and out["b"][0] is not out["b"][1]
+    assert data["b"][0] is data["b"][1] is inner  # the input keeps its own structure
+    with pytest.raises(ScenarioError):
+        unshared(data, 5)
+    assert yaml.safe_load(yaml.safe_dump(out)) == data
