@@ -95,6 +95,18 @@ RULES: tuple[RuleInfo, ...] = (
     RuleInfo("hh2.transport.capacity",
              "models embarked in a transport or building fit its capacity (Bulky (X) counts X)",
              "HH2 rulebook, Transports; Bulky (X)"),
+    RuleInfo("hh2.placement.one", "each unit to deploy is set up once, at exactly one placement (the planner's "
+             "one-placement-per-unit constraint)", "HH2 rulebook, deployment; README, Planning"),
+    RuleInfo("hh2.deepstrike_assault.edge_within_1", "Deep Strike Assault: the first model ends within 1\" of a "
+             "battlefield edge after its scatter, so the opponent moves it (up to 18\") clear of edges, enemy models "
+             "and Impassable Terrain", "HH2 rulebook p.310 [I]; Drop Pod Assault p.99, Subterranean Assault p.101; "
+             "RULES.md §1.4"),
+    RuleInfo("hh2.deepstrike_assault.impassable_within_1", "Deep Strike Assault: the first model ends within 1\" of "
+             "Impassable Terrain after its scatter, so the opponent moves it (up to 18\")",
+             "HH2 rulebook p.310 [I]; Drop Pod Assault p.99, Subterranean Assault p.101; RULES.md §1.4"),
+    RuleInfo("hh2.deepstrike_assault.enemy_within_1", "Deep Strike Assault: the first model ends within 1\" of an "
+             "enemy model after its scatter, so the opponent moves it (up to 18\")",
+             "HH2 rulebook p.310 [I]; Drop Pod Assault p.99, Subterranean Assault p.101; RULES.md §1.4"),
 )
 
 RULESET = Ruleset(ID, "Horus Heresy 2.0 (Age of Darkness)", BATTLEFIELD_WIDTH_IN, BATTLEFIELD_DEPTH_IN, RULES)

@@ -74,6 +74,8 @@ RULES: tuple[RuleInfo, ...] = (
              "10E FAQ quoted in RULES.md §3.4"),
     RuleInfo(P + "deployment.wholly_within_zone", "normal deployment: every model wholly within its own deployment "
              "zone", "10E-CORE-MD Deploy Armies; RULES.md §3.1"),
+    RuleInfo(P + "placement.one", "each unit to deploy is set up once, at exactly one placement (the planner's "
+             "one-placement-per-unit constraint)", "10E-CORE-MD Deploy Armies; README, Planning"),
     RuleInfo(P + "bases.overlap", "no model's base overlaps another's (a unit arriving from reserves is not "
              "set up on any model on the battlefield, nor on a friendly unit arriving in the same battle round)",
              "10E-CORE-MD"),

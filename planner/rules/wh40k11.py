@@ -72,6 +72,8 @@ RULES: tuple[RuleInfo, ...] = (
              "11E-CORE-A 01.04.01; RULES.md §3.4"),
     RuleInfo(P + "deployment.wholly_within_zone", "normal deployment: every model wholly within its own deployment "
              "zone", "11E-CORE-A 03.02; RULES.md §3.4"),
+    RuleInfo(P + "placement.one", "each unit to deploy is set up once, at exactly one placement (the planner's "
+             "one-placement-per-unit constraint)", "11E-CORE-A 03.02; RULES.md §3.4, §3.5; README, Planning"),
     RuleInfo(P + "bases.overlap", "no model's base overlaps another's (a unit arriving from reserves is not "
              "set up on any model on the battlefield, nor on a friendly unit arriving in the same battle round)",
              "11E-CORE-A"),
