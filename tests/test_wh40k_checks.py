@@ -152,7 +152,9 @@ def test_embark_needs_every_model_within_3(gap, ok):
 
 # ------------------------------------------------------------------------------ reserves
 def _arriving(x, y, rnd, arrival="reserves"):
-    return unit("res", [model(x, y)], setup={"method": "reserves", "arrival": arrival, "battle_round": rnd})
+    abilities = ["Deep Strike"] if arrival == "deep_strike" else []  # arriving by Deep Strike needs the ability
+    return unit("res", [model(x, y)], abilities=abilities,
+                setup={"method": "reserves", "arrival": arrival, "battle_round": rnd})
 
 
 @pytest.mark.parametrize("ruleset", ["wh40k10", "wh40k11"])

@@ -301,7 +301,7 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float) -> Landing:
                                 evidence=Evidence(model=labels[j], nearest_enemy_model=ref)))
         if not ok:
             fired.append("distance")
-        findings[0] = findings[0].model_copy(update={"rule": R.rule_id("battlefield")})
+        findings[0] = findings[0].model_copy(update={"rule": f"{R.ruleset}.battlefield"})  # the checker's id
         return Landing(x, y, form, fired, [], findings)
     # --- impassable terrain
     worst = (math.inf, 0, None)
@@ -362,6 +362,18 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float) -> Landing:
                                         message=f"model {labels[j]} lands in {tid}: dangerous terrain test",
                                         evidence=Evidence(model=labels[j], terrain_feature=tid)))
                 break
+    # --- the formation set up, and what a mishap leads to (the Mishap table)
+    rings = form.ring_counts()[1:]
+    findings.append(Finding(rule=R.rule_id("formation"), passed=True, unit=unit.id, model=labels[0],
+                            required="the others in base contact around the first, in concentric rings, each as "
+                                     "full as possible",
+                            message=f"model {labels[0]} first" + (f", the other {len(labels) - 1} in ring(s) of "
+                                                                 f"{', '.join(map(str, rings))}" if rings else ""),
+                            evidence=Evidence(model=labels[0])))
+    table_text = ", ".join(f"{lo}-{hi} {name}" if lo != hi else f"{lo} {name}" for lo, hi, name in R.mishap_table)
+    findings.append(Finding(rule=R.rule_id("mishap.table"), passed=not fired, unit=unit.id, required="no mishap",
+                            message=(f"a mishap ({', '.join(fired)}): roll on the Deep Strike Mishap table (D6: "
+                                     f"{table_text})" if fired else "no mishap: the Mishap table is not rolled")))
     return Landing(x, y, form, fired, dang, findings)
 
 

@@ -107,6 +107,39 @@ for _first in "-+0123456789.":
 _UniqueKeyLoader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_12, list("-+0123456789."))
 
 
+MAX_ALIAS_EXPANSION = 100_000
+"""Values a YAML file's aliases may add when each becomes its own copy (beyond one per byte of the
+file): realistic anchors (``- *marine`` a few hundred times) stay far below, an alias bomb stops."""
+
+
+def unshared(data: Any, limit: int) -> Any:
+    """A copy of YAML data in which no mapping or list appears twice: an alias (``*marine``)
+    becomes its own copy of what its anchor names, so that each model read from it is its own
+    record and nothing written to one (a planned position) reaches another. The input is not
+    changed.
+
+    Raises
+    ------
+    ScenarioError
+        If the copy would hold more than ``limit`` values (aliases nested in aliases); the caller
+        adds the file name.
+    """
+    count = 0
+
+    def copy(v: Any) -> Any:
+        nonlocal count
+        count += 1
+        if count > limit:
+            raise ScenarioError(f"the YAML aliases expand to more than {limit} values")
+        if isinstance(v, dict):
+            return {k: copy(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [copy(x) for x in v]
+        return v
+
+    return copy(data)
+
+
 def check_input_file(p: Path, what: str, max_bytes: int) -> None:
     """Refuse a folder or an over-large file before reading it.
 
@@ -148,6 +181,7 @@ def read_data(path: str | Path) -> Any:
             data = json.loads(text)
         else:
             data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+            data = unshared(data, len(text) + MAX_ALIAS_EXPANSION)
     except json.JSONDecodeError as exc:
         raise ScenarioError(f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=name) from None
     except yaml.YAMLError as exc:
@@ -157,6 +191,8 @@ def read_data(path: str | Path) -> Any:
         raise ScenarioError(f"malformed YAML{where}: {problem}", file=name) from None
     except RecursionError:
         raise ScenarioError("document nests too deeply", file=name) from None
+    except ScenarioError as exc:
+        raise ScenarioError(exc.detail, file=name) from None
     return data
 
 
@@ -189,7 +225,11 @@ def scenario_to_data(scenario: Scenario) -> dict[str, Any]:
 
 
 class _CompactDumper(yaml.SafeDumper):
-    """YAML with short lists and small mappings (points, bases, models) on one line."""
+    """YAML with short lists and small mappings (points, bases, models) on one line, and no
+    anchors or aliases (a value written twice is written out twice)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
 
 def _is_scalar(v: Any) -> bool:

@@ -274,14 +274,22 @@ class WH40kChecker:
         return [m for x in self.members(u) for m in x.models]
 
     def placed_group(self, u: UnitInfo, stage: str = "final") -> Placed:
-        """The attached unit's footprints (members not on the battlefield left out)."""
-        units = [x for x in self.members(u) if x is u or (x.on_battlefield and x.is_positioned)]
+        """The attached unit's footprints (members not set up with it left out: not on the
+        battlefield, or for a unit arriving from reserves, not arriving in the same battle round)."""
+        units = [x for x in self.members(u) if x is u or ((x.on_battlefield and x.is_positioned) if u.on_battlefield
+                                                          else (self.arriving(x)
+                                                                and x.setup.battle_round == u.setup.battle_round))]
         fps, ids = [], []
         for x in units:
             p = self.table.first(x) if stage == "first" else self.table.final(x)
             fps += list(p.footprints)
             ids += [f"{x.id}/{m.id}" for m in x.models]
         return Placed(u, tuple(fps), tuple(ids))
+
+    @staticmethod
+    def arriving(u: UnitInfo) -> bool:
+        """A unit in reserves with positions and a ``battle_round``: set up then (its arrival)."""
+        return u.method is SetupMethod.RESERVES and u.is_positioned and u.setup.battle_round is not None
 
     def enemies(self, u: UnitInfo, stage: str) -> list[Placed]:
         """Enemy units on the battlefield (embarked and reserve units are absent, RULES.md §3.2)."""
@@ -314,7 +322,7 @@ class WH40kChecker:
                 self.check_engagement(u)
                 if not u.setup.joined:
                     self.check_coherency(u)
-            elif u.method is SetupMethod.RESERVES and u.is_positioned and u.setup.battle_round is not None:
+            elif self.arriving(u):
                 self.check_arrival(u)
         self.check_overlaps()
         self.check_transports()
@@ -406,10 +414,21 @@ class WH40kChecker:
                                                            nearest_enemy_model=other.model_id(j))))
 
     def check_overlaps(self) -> None:
-        placed = [self.table.final(u) for u in self.table.on_table]
+        """No base overlaps another: among the units on the battlefield (both units flagged), and
+        for each unit arriving from reserves, with every unit on the battlefield (only the arrival
+        is flagged: it is the one set up onto the other) and every friendly unit arriving in the
+        same battle round (both flagged)."""
+        arrivals = [u for u in self.world.units.values() if self.arriving(u)]
+        placed = [self.table.final(u) for u in self.table.on_table + arrivals]
         for a in range(len(placed)):
             for b in range(a, len(placed)):
                 pa, pb = placed[a], placed[b]
+                if not (pa.unit.on_battlefield or pa.unit.player == pb.unit.player
+                        and pa.unit.setup.battle_round == pb.unit.setup.battle_round):
+                    continue  # two arrivals: only friendly units arriving in the same battle round meet
+                flag_a = pa.unit.on_battlefield == pb.unit.on_battlefield
+                when_a, when_b = (f" (arriving in battle round {p.unit.setup.battle_round})"
+                                  if not p.unit.on_battlefield else "" for p in (pa, pb))
                 for i, fa in enumerate(pa.footprints):
                     for j, fb in enumerate(pb.footprints):
                         if a == b and j <= i:
@@ -417,12 +436,20 @@ class WH40kChecker:
                         if math.hypot(fa.cx - fb.cx, fa.cy - fb.cy) > fa.outer_radius + fb.outer_radius:
                             continue
                         sd = signed_distance(fa, fb)
-                        if is_overlap_distance(sd):
+                        if not is_overlap_distance(sd):
+                            continue
+                        if flag_a:
                             self.add(_finding(self.P + "bases.overlap", False, pa.unit,
                                               f"model {pa.model_id(i)} overlaps {pb.unit.id}/{pb.model_id(j)} by "
-                                              f"{_f(-sd)}", model=pa.model_id(i), measured=sd,
+                                              f"{_f(-sd)}{when_a}", model=pa.model_id(i), measured=sd,
                                               required="bases do not overlap", margin=sd,
                                               evidence=Evidence(other_model=f"{pb.unit.id}/{pb.model_id(j)}")))
+                        if a != b:  # the other unit is flagged too (as hh2's check_overlaps does)
+                            self.add(_finding(self.P + "bases.overlap", False, pb.unit,
+                                              f"model {pb.model_id(j)} overlaps {pa.unit.id}/{pa.model_id(i)} by "
+                                              f"{_f(-sd)}{when_b}", model=pb.model_id(j), measured=sd,
+                                              required="bases do not overlap", margin=sd,
+                                              evidence=Evidence(other_model=f"{pa.unit.id}/{pa.model_id(i)}")))
 
     # ------------------------------------------------------------------ Infiltrators
     def check_infiltrators(self, placed: Placed, when: str) -> None:
@@ -648,6 +675,16 @@ class WH40kChecker:
                else f": a unit still in reserves at the end of battle round {last} is destroyed")
         self.add(_finding(P + "reserves.round", okr, u, f"arrives in battle round {rnd}{why}", measured=float(rnd),
                           required=f"battle round {R.RESERVES_FIRST_ROUND} to {last}"))
+        if not u.setup.joined:
+            self.check_coherency(u)  # set up in coherency, as every set-up (with the units attached to it)
+        if u.setup.arrival == "deep_strike":
+            models = self.models_of(u)
+            ok = every_model_has(models, Ability.DEEP_STRIKE)
+            lacking = [m for m in models if not m.ability(Ability.DEEP_STRIKE.value)[0]]
+            self.add(_finding(P + "deepstrike.eligible", ok, u, "every model has Deep Strike" if ok
+                              else f"model {lacking[0].unit_id}/{lacking[0].id} does not have Deep Strike: "
+                                   "arriving by Deep Strike needs every model to have it",
+                              required="every model has Deep Strike"))
         if u.setup.arrival == "reserves":
             depth, i = max((self._edge_depth(f), i) for i, f in enumerate(placed.footprints))
             okb = is_within_distance(depth, R.RESERVES_EDGE_IN)

@@ -69,8 +69,6 @@ class HorusHeresy2(Ruleset):
     """Bulky with no value counts as Bulky (2)."""
 
     RULE_TABLE: ClassVar[tuple[RuleInfo, ...]] = (
-        RuleInfo("placement.one", "a unit being planned is set up exactly once (one placement per unit: the "
-                 "planner's own constraint)", "deployment: every unit is set up once"),
         RuleInfo("battlefield", "every model's base is wholly on the battlefield", "HH2 rulebook, deployment"),
         RuleInfo("deployment.wholly_within_zone",
                  "normal deployment: every model wholly within its player's deployment zone", "HH2 rulebook, deployment"),
@@ -81,7 +79,9 @@ class HorusHeresy2(Ruleset):
         RuleInfo("coherency",
                  "unit coherency: each model within 2\" of another (Close-order 1\", Skirmish 3\"), one connected group",
                  "HH2 rulebook p.129 (Close-order), p.95 (Skirmish); HH-GST 4b54-c60c-3ce2-7409"),
-        RuleInfo("infiltrate.eligible", "a unit setting up by Infiltrate contains at least one model with Infiltrate",
+        RuleInfo("infiltrate.eligible", "a unit setting up by Infiltrate contains at least one model with Infiltrate "
+                 "(a Dedicated Transport: a unit with Infiltrate deployed inside it; the Transport then deploys by the "
+                 "Infiltrate rules)",
                  "HH2 rulebook p.242 (Infiltrate)"),
         RuleInfo("infiltrate.distance",
                  "Infiltrate: more than 9\" from every enemy unit (hidden) or more than 12\" (plain sight)",
@@ -115,9 +115,18 @@ class HorusHeresy2(Ruleset):
         RuleInfo("transport.capacity",
                  "models embarked in a transport or building fit its capacity (Bulky (X) counts X)",
                  "HH2 rulebook, Transports; Bulky (X)"),
-        RuleInfo("transport.dedicated_infiltrate",
-                 "a unit with Infiltrate in a Dedicated Transport: the Transport deploys by the Infiltrate rules",
-                 "HH2 rulebook p.242 (Infiltrate)"),
+        RuleInfo("placement.one", "each unit to deploy is set up once, at exactly one placement (the planner's "
+                 "one-placement-per-unit constraint)", "HH2 rulebook, deployment; README, Planning"),
+        RuleInfo("deepstrike_assault.edge_within_1", "Deep Strike Assault: the first model ends within 1\" of a "
+                 "battlefield edge after its scatter, so the opponent moves it (up to 18\") clear of edges, enemy models "
+                 "and Impassable Terrain", "HH2 rulebook p.310 [I]; Drop Pod Assault p.99, Subterranean Assault p.101; "
+                 "RULES.md §1.4"),
+        RuleInfo("deepstrike_assault.impassable_within_1", "Deep Strike Assault: the first model ends within 1\" of "
+                 "Impassable Terrain after its scatter, so the opponent moves it (up to 18\")",
+                 "HH2 rulebook p.310 [I]; Drop Pod Assault p.99, Subterranean Assault p.101; RULES.md §1.4"),
+        RuleInfo("deepstrike_assault.enemy_within_1", "Deep Strike Assault: the first model ends within 1\" of an "
+                 "enemy model after its scatter, so the opponent moves it (up to 18\")",
+                 "HH2 rulebook p.310 [I]; Drop Pod Assault p.99, Subterranean Assault p.101; RULES.md §1.4"),
     )
 
     # --------------------------------------------------------------------------- Deep Strike Assault (RULES.md §1.4)

@@ -77,15 +77,19 @@ class Warhammer40k10(Warhammer40k):
     summaries of the 10th-edition terrain rules, RULES.md §3.1 Terrain)."""
 
     RULE_TABLE: ClassVar[tuple[RuleInfo, ...]] = (
-        RuleInfo("placement.one", "a unit being planned is set up exactly once (one placement per unit: the "
-                 "planner's own constraint)", "deployment: every unit is set up once"),
-        RuleInfo("battlefield", "every model wholly on the battlefield: the base (or hull) may not overhang the edge",
+        RuleInfo("battlefield", "every model wholly on the battlefield: the base (or hull) may not overhang the edge "
+                 "(every set-up: deployment, a Scouts move, an arrival from reserves or by Deep Strike)",
                  "10E FAQ quoted in RULES.md §3.4"),
         RuleInfo("deployment.wholly_within_zone", "normal deployment: every model wholly within its own deployment "
                  "zone", "10E-CORE-MD Deploy Armies; RULES.md §3.1"),
-        RuleInfo("bases.overlap", "no model's base overlaps another's", "10E-CORE-MD"),
+        RuleInfo("placement.one", "each unit to deploy is set up once, at exactly one placement (the planner's "
+                 "one-placement-per-unit constraint)", "10E-CORE-MD Deploy Armies; README, Planning"),
+        RuleInfo("bases.overlap", "no model's base overlaps another's (a unit arriving from reserves is not "
+                 "set up on any model on the battlefield, nor on a friendly unit arriving in the same battle round)",
+                 "10E-CORE-MD"),
         RuleInfo("coherency", "each model within 2\" horizontally (5\" vertically) of at least one other model of "
-                 "its unit; of two other models in a unit of 7 or more; an attached unit counts as one unit",
+                 "its unit; of two other models in a unit of 7 or more; an attached unit counts as one unit; on every "
+                 "set-up, arrivals from reserves included",
                  "10E-CORE-MD Unit Coherency; RULES.md §3.1"),
         RuleInfo("engagement", "a unit is set up unengaged: no model within Engagement Range (1\" horizontally) of an "
                  "enemy model", "10E-CORE-MD Engagement Range; RULES.md §3.1"),
@@ -126,8 +130,9 @@ class Warhammer40k10(Warhammer40k):
                  "deployment zone", "10E-SUM; RULES.md §3.1"),
         RuleInfo("deepstrike.distance", "Deep Strike / Reserves arrival: every model more than 9\" horizontally "
                  "from all enemy models", "10E-GST Deep Strike; RULES.md §3.1"),
-        RuleInfo("deepstrike.battlefield", "Deep Strike: every model wholly on the battlefield",
-                 "10E-GST; RULES.md §3.1"),
+        RuleInfo("deepstrike.eligible", "arriving by Deep Strike (not by the Strategic Reserves rules): every "
+                 "model of the unit (an attached unit: of every unit in it) has the Deep Strike ability",
+                 "10E-GST Deep Strike; RULES.md §3.1, §3.3"),
         RuleInfo("visibility.ruins", "a sight line through a ruin's footprint is blocked unless the target is wholly "
                  "within that ruin", "RULES.md §3.1 Terrain (lawyerofrules.com/terrain; 40kwith40iq)"),
         RuleInfo("cover", "benefit of cover: every model wholly within ruins, or not fully visible to the attacking "

@@ -79,17 +79,21 @@ class Warhammer40k11(Warhammer40k):
     """Every sight line crossing an obscuring terrain area that neither model is within is blocked."""
 
     RULE_TABLE: ClassVar[tuple[RuleInfo, ...]] = (
-        RuleInfo("placement.one", "a unit being planned is set up exactly once (one placement per unit: the "
-                 "planner's own constraint)", "deployment: every unit is set up once"),
         RuleInfo("battlefield", "every model wholly on the battlefield: the base (FRAME: the model) may not overhang "
-                 "the edge", "11E-CORE-A 01.04.01; RULES.md §3.4"),
+                 "the edge (every set-up: deployment, a scout move, an ingress move or a Deep Strike)",
+                 "11E-CORE-A 01.04.01; RULES.md §3.4"),
         RuleInfo("deployment.wholly_within_zone", "normal deployment: every model wholly within its own deployment "
                  "zone", "11E-CORE-A 03.02; RULES.md §3.4"),
-        RuleInfo("bases.overlap", "no model's base overlaps another's", "11E-CORE-A"),
+        RuleInfo("placement.one", "each unit to deploy is set up once, at exactly one placement (the planner's "
+                 "one-placement-per-unit constraint)", "11E-CORE-A 03.02; RULES.md §3.4, §3.5; README, Planning"),
+        RuleInfo("bases.overlap", "no model's base overlaps another's (a unit arriving from reserves is not "
+                 "set up on any model on the battlefield, nor on a friendly unit arriving in the same battle round)",
+                 "11E-CORE-A"),
         RuleInfo("frame", "a FRAME model (no base) is measured to its hull: it needs a hull outline",
                  "11E-CORE-A 01.04; RULES.md §3.1 Measuring"),
         RuleInfo("coherency", "each model within 2\" horizontally (5\" vertically) of at least one other model and "
-                 "within 9\" horizontally of every other model of its unit; an attached unit counts as one unit",
+                 "within 9\" horizontally of every other model of its unit; an attached unit counts as one unit; on "
+                 "every set-up, arrivals from reserves included",
                  "11E-CORE-A 03.03; RULES.md §3.1"),
         RuleInfo("engagement", "a unit is set up unengaged: no model within Engagement Range (2\" horizontally) of an "
                  "enemy model", "11E-CORE-A 03.02, 03.04; RULES.md §3.4"),
@@ -132,8 +136,9 @@ class Warhammer40k11(Warhammer40k):
                  "deployment zone", "11E-CORE-C 20.04; RULES.md §3.1"),
         RuleInfo("deepstrike.distance", "Deep Strike / ingress: every model more than 8\" horizontally from all "
                  "enemy units", "11E-GST Deep Strike; RULES.md §3.1"),
-        RuleInfo("deepstrike.battlefield", "Deep Strike: every model wholly on the battlefield",
-                 "11E-GST; RULES.md §3.1"),
+        RuleInfo("deepstrike.eligible", "arriving by Deep Strike (not by the Strategic Reserves rules): every "
+                 "model of the unit (an attached unit: of every unit in it) has the Deep Strike ability",
+                 "11E-GST Deep Strike; RULES.md §3.1, §3.3"),
         RuleInfo("visibility.obscuring", "if every sight line between two models crosses an obscuring terrain area "
                  "that neither model is within, they are not visible to each other", "11E-CORE-B 13.10; CASES.md case 21"),
         RuleInfo("cover", "a unit has the benefit of cover only if every model is INFANTRY/BEASTS/SWARM within a "

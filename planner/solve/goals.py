@@ -242,7 +242,8 @@ def _wh40k_term(world, table: Table, g, units, err) -> tuple[str, Term]:
         def out_of_range(placed: Placed, fps: list[Footprint], mask: list[bool]) -> float:
             return float(sum(1 for f, m in zip(fps, mask, strict=True) if m and not in_objective_range(f, o, R40)))
 
-        return (f"objective {o.id} (models out of range, {J.OBJECTIVE_MISS_COST_IN:g} each)",
+        return (f"objective {o.id} (models out of range, {J.OBJECTIVE_MISS_COST_IN:g} each; "
+                f"{sc.ruleset}.objective.range)",
                 Term("", "objective", g.weight * J.OBJECTIVE_MISS_COST_IN, "models", units, exact_is_lower=False,
                      table=table, measure_fn=out_of_range))
     enemy = world.units.get(g.against)
@@ -257,7 +258,8 @@ def _wh40k_term(world, table: Table, g, units, err) -> tuple[str, Term]:
         ok, _ = wt.cover_for(ms, fps, list(wt.final(enemy).footprints))
         return 0.0 if ok else float(sum(mask))
 
-    return (f"cover against {enemy.id} (models without cover, {J.NO_COVER_COST_IN:g} each)",
+    return (f"cover against {enemy.id} (models without cover, {J.NO_COVER_COST_IN:g} each; {sc.ruleset}.cover, "
+            f"sight by {sc.ruleset}.visibility.{R40.VISIBILITY})",
             Term("", "cover", g.weight * J.NO_COVER_COST_IN, "models", units, exact_is_lower=False, table=table,
                  measure_fn=no_cover))
 

@@ -210,9 +210,9 @@ def _with_positions(world: World, chosen: dict[str, Candidate]) -> dict:
         where.update(c.positions)
     for army in data["armies"]:
         for unit in army["units"]:
-            if unit["id"] in where:
-                for m, (x, y, facing) in zip(unit["models"], where[unit["id"]], strict=True):
-                    m["x"], m["y"], m["facing"] = float(x), float(y), float(facing)
+            if unit["id"] in where:  # each model a new mapping: never written through a shared one
+                unit["models"] = [{**m, "x": float(x), "y": float(y), "facing": float(facing)}
+                                  for m, (x, y, facing) in zip(unit["models"], where[unit["id"]], strict=True)]
     return data
 
 
