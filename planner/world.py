@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from planner.io.catalogue import load_catalogue
 from planner.errors import ScenarioError, UnknownRulesetError
+from planner.io.catalogue import load_catalogue
 from planner.schema import (
     Base,
     DeploymentZone,

@@ -13,9 +13,9 @@ import yaml
 from typer.testing import CliRunner
 
 from planner.cli import app
+from planner.cli.generate import run_generate
 from planner.deepstrike.procedure import make_setup, odds
 from planner.errors import ScenarioError
-from planner.cli.generate import run_generate
 from planner.generate.lines import ScenarioLine
 from planner.generate.scene import roster_units
 from planner.legality.checker import check_deployment

@@ -18,6 +18,7 @@ from defusedxml import ElementTree
 from typer.testing import CliRunner
 
 from planner.cli import app
+from planner.cli.render import deepstrike_heat
 from planner.deepstrike.scene import scene, scene_data
 from planner.geometry.shapes import Footprint, footprint, signed_distance
 from planner.legality.checker import check_deployment
@@ -31,7 +32,6 @@ from planner.render.areas import (
     placed_models,
     unit_exclusion,
 )
-from planner.cli.render import deepstrike_heat
 from planner.schema import HullBase, OvalBase
 from planner.units import mm_to_in
 from planner.world import load_scenario

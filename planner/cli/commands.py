@@ -183,10 +183,10 @@ def plan(
     """
 
     def go() -> int:
+        from planner.cli.plan import run_plan
         from planner.io.files import dump_scenario
         from planner.report.formats import parse_format, plan_output
         from planner.report.progress import SolveProgress
-        from planner.cli.plan import run_plan
         from planner.solve.planner import SolverSettings
         from planner.world import load_scenario
 

@@ -17,9 +17,9 @@ import numpy as np
 import shapely
 from shapely.geometry import Polygon, box
 
-from planner.io.catalogue import load_catalogue
 from planner.generate.distributions import GeneratorParams
 from planner.geometry.shapes import footprint
+from planner.io.catalogue import load_catalogue
 from planner.schema import CatalogueEntry, HullBase, OvalBase, RoundBase, UnitType
 from planner.units import mm_to_in
 
