@@ -416,7 +416,7 @@ def distance_region_area(world: World, mine: list[Placed], base_radius_in: float
     ``mine``. Terrain and line of sight are ignored: an upper bound on the Infiltrate region."""
     bf = world.scenario.battlefield
     r = base_radius_in
-    inner = shapely.box(r, r, bf.width - r, bf.depth - r)
+    inner: shapely.geometry.base.BaseGeometry = shapely.box(r, r, bf.width - r, bf.depth - r)
     discs = [f.polygon(256, circumscribed=True).buffer(FAR_IN + r, 64) for p in mine for f in p.footprints]
     if discs:
         inner = inner.difference(unary_union(discs))

@@ -161,7 +161,7 @@ class HH2Checker:
 
     def check_zone(self, placed: Placed, when: str) -> None:
         u = placed.unit
-        zone_id = u.setup.zone or (self.world.zone_of(u.player).id if self.world.zone_of(u.player) else None)
+        zone_id = u.setup.zone or (z.id if (z := self.world.zone_of(u.player)) else None)
         rule = "hh2.deployment.wholly_within_zone"
         if zone_id is None:
             self.add(_finding(rule, False, u, f"player {u.player!r} has no deployment zone{when}",
@@ -440,7 +440,7 @@ class HH2Checker:
 
     # ------------------------------------------------------------------ Independent Characters
     def check_ic(self, ic: UnitInfo) -> None:
-        host = self.world.units[ic.setup.joined]  # type: ignore[index]
+        host = self.world.units[ic.setup.joined]
         is_ic = ic.any_model_has(SpecialRule.INDEPENDENT_CHARACTER)
         self.add(_finding("hh2.ic.eligible", is_ic, ic,
                           f"Independent Character joined to {host.id}" if is_ic
@@ -500,7 +500,7 @@ class HH2Checker:
         loads: dict[str, list[UnitInfo]] = defaultdict(list)
         for u in w.units.values():
             if u.method is SetupMethod.EMBARKED:
-                loads[u.setup.in_].append(u)  # type: ignore[index]
+                loads[u.setup.in_].append(u)
         for tid, cargo in loads.items():
             if tid in w.units:
                 cap = w.units[tid].transport_capacity or 0
