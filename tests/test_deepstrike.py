@@ -263,6 +263,7 @@ def test_hull_deep_striker_keeps_its_facing_and_true_shape():
     assert "off_table" not in judge_landing(st90, 1.6, 24.0).triggers
 
 
+@pytest.mark.slow
 def test_oval_deep_strikers_are_bracketed():
     """Oval (75x42 mm) deep strikers facing 90 degrees: the outer regions contain every landing
     the exact ellipse test calls a mishap, the inner ones only such landings."""

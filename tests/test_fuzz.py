@@ -224,6 +224,7 @@ def test_base_scenario_is_valid():
     }
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
@@ -240,6 +241,7 @@ def _numeric_paths(data):
             if p and isinstance(_get(data, p), int | float) and not isinstance(_get(data, p), bool)]
 
 
+@pytest.mark.slow
 def test_every_number_replaced_by_special_values():
     """Exhaustive companion of the random fuzz: each number of the base scenario in turn set to
     nan, +-inf, +-1e308, -1 and 0 (the random search reaches a rare field such as a 'from' facing

@@ -268,6 +268,7 @@ def local_ray():
     ray.shutdown()
 
 
+@pytest.mark.slow
 def test_ray_engine_gives_the_same_bytes_as_local_processes(legality_set, local_ray, tmp_path):
     out = _gen(tmp_path, "ray", 24, workers=2, engine="ray")
     for f in ("scenarios.jsonl", "manifest.json"):

@@ -295,6 +295,7 @@ def test_every_plan_with_any_goal_passes_the_checker(enemies, wall, goal, n_unit
         assert result.status in ("infeasible", "unknown")
 
 
+@pytest.mark.slow
 def test_infiltrate_alternation_step_by_step_on_the_command_line(tmp_path):
     """plan --next places one Infiltrator at a time, alternating players, each legal against
     everything already down; the last step's file passes planner check."""

@@ -150,6 +150,7 @@ def test_check_formats_on_the_command_line(tmp_path):
         assert r.exit_code == 2 and "--format" in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_roster_scenario_to_html_ruling_in_one_command(tmp_path):
     """The README's one command: a scenario whose army is read from a roster, to an HTML ruling with
     the picture of the plan (and --render writes the same picture as a PNG)."""

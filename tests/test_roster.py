@@ -231,6 +231,7 @@ def _plan_scenario(army: Army) -> dict:
     }
 
 
+@pytest.mark.slow
 @needs_rosters
 @pytest.mark.parametrize("roster", ["ravenguard.rosz", "chogorian-brotherhood.rosz", "ironhands.rosz",
                                     "berserker-assault.rosz"])

@@ -283,6 +283,7 @@ def _sampled_clear_segment(a: Footprint, b: Footprint, obstacles) -> bool:
     return bool((~shapely.intersects(lines, blocked)).any())
 
 
+@pytest.mark.slow
 def test_hidden_verdicts_are_sound_on_random_layouts():
     rng = random.Random(20240611)
     counts = {"visible": 0, "hidden": 0}

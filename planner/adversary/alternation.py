@@ -85,10 +85,10 @@ class _Game:
         self.top_k = top_k
         bf = world.scenario.battlefield
         self.cap = cap_in if cap_in is not None else math.hypot(bf.width, bf.depth)
-        ids = {u.id for u in units} | {j for u in units for j in u.joined_by}
-        self.w2 = off_table(world, ids)
+        placing = {u.id for u in units} | {j for u in units for j in u.joined_by}
+        self.w2 = off_table(world, placing)
         table = Table(self.w2)
-        fixed = fixed_units(table, ids)
+        fixed = fixed_units(table, placing)
         self.spaces: dict[str, ArrivalSpace] = {}
         for u in units:
             sp = ArrivalSpace(self.w2, enemy_group(self.w2, u.id, "armies"), fixed, grid_in,

@@ -430,7 +430,7 @@ def distance_region_area(world: World, mine: list[Placed], base_radius_in: float
     bf = world.scenario.battlefield
     r = base_radius_in
     far_in, _ = infiltrate_distances(world)
-    inner = shapely.box(r, r, bf.width - r, bf.depth - r)
+    inner: shapely.geometry.base.BaseGeometry = shapely.box(r, r, bf.width - r, bf.depth - r)
     discs = [f.polygon(256, circumscribed=True).buffer(far_in + r, 64) for p in mine for f in p.footprints]
     if discs:
         inner = inner.difference(unary_union(discs))

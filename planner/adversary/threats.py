@@ -255,10 +255,10 @@ def find_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in: float
         legal_cells=sorted({p.anchor for p in legal}))
 
 
-def ascii_map(world: World, grid_in: float, cells: set[tuple[float, float]], mine: list[Placed],
+def ascii_map(world: World, grid_in: float, cells: set[tuple[float, float]], mine: list[Footprint],
               mark: tuple[float, float] | None = None, protect: tuple[float, float, float] | None = None) -> str:
     """A text picture of the battlefield, one character per grid cell, top row = far edge:
-    ``o`` a legal arrival anchor, ``#`` my models, ``T`` blocking or impassable terrain, ``X`` the
+    ``o`` a legal arrival anchor, ``#`` my models (``mine``: their bases), ``T`` blocking or impassable terrain, ``X`` the
     marked placement, ``+`` the protected disc, ``.`` elsewhere."""
     from shapely.geometry import Polygon, box
 
@@ -278,7 +278,7 @@ def ascii_map(world: World, grid_in: float, cells: set[tuple[float, float]], min
                 ch = "T"
             if (x, y) in cells:
                 ch = "o"
-            if any(abs(f.cx - x) <= g / 2 and abs(f.cy - y) <= g / 2 for p in mine for f in p.footprints):
+            if any(abs(f.cx - x) <= g / 2 and abs(f.cy - y) <= g / 2 for f in mine):
                 ch = "#"
             if mark is not None and (x, y) == mark:
                 ch = "X"

@@ -4,6 +4,7 @@ functions in :mod:`planner.cli` are thin wrappers)."""
 from __future__ import annotations
 
 import copy
+import io
 import time
 
 from rich.console import Console
@@ -53,17 +54,15 @@ def run_threats(world: World, enemy_unit: str, goal_text: str | None, grid_in: f
         console.print(escape(r.message))
     if show_map:
         if deep:
-            from types import SimpleNamespace
-
             from planner.deepstrike.procedure import make_setup
 
-            mine = [SimpleNamespace(footprints=(o.fp,)) for o in make_setup(world, enemy_unit).obstacles if o.enemy]
+            mine = [o.fp for o in make_setup(world, enemy_unit).obstacles if o.enemy]
         else:
-            mine = fixed_units(Table(world), {enemy_unit})
-            mine = [p for p in mine if p.unit.player != world.units[enemy_unit].player]
+            mine = [f for p in fixed_units(Table(world), {enemy_unit})
+                    if p.unit.player != world.units[enemy_unit].player for f in p.footprints]
         console.print("legal arrival anchors (o), my models (#), terrain (T), the enemy's best placement (X), "
                       "elsewhere (.):")
-        console.print(escape(ascii_map(world, grid_in, set(map(tuple, r.legal_cells)), mine,
+        console.print(escape(ascii_map(world, grid_in, {(x, y) for x, y in r.legal_cells}, mine,
                                        mark=r.best.anchor if r.best else None)))
     code = EXIT_OK if (r.best is not None and r.best.legal and r.deployment_legal) else EXIT_ILLEGAL
     data = r.model_dump(mode="json")
@@ -108,7 +107,8 @@ def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, cons
     settings = DenySettings(time_limit_s=time_limit, workers=workers, seed=seed)
     if goal.objective == "reply":
         return run_minmax_plan(world, goal, settings, console)
-    protect = (goal.protect[0], goal.protect[1], goal.radius) if goal.protect is not None else None
+    protect = (goal.protect[0], goal.protect[1], goal.radius) if goal.protect is not None and goal.radius is not None \
+        else None
     r = deny(world, goal.enemy_unit, settings, protect=protect)
     console.print(f"[bold]Denial against {escape(goal.enemy_unit)}[/bold]: {escape(r.status)} - {escape(r.message)}")
     console.print(f"legal area before: {r.area_before_sq_in:g} sq in; greedy screen: {r.greedy_area_sq_in} sq in; "
@@ -124,14 +124,15 @@ def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, cons
         w = resolve(r.scenario, world.file)
         t = Table(w)
         placed = {p.unit for p in r.placements}
-        mine = [t.final(u) for u in w.units.values() if u.id in placed or w.units[u.id].setup.joined in placed]
+        mine = [f for u in w.units.values() if u.id in placed or w.units[u.id].setup.joined in placed
+                for f in t.final(u).footprints]
         console.print("legal arrivals left (o), my models (#), terrain (T), protected disc (+):")
-        console.print(escape(ascii_map(world, settings.enemy_grid_in, set(map(tuple, r.legal_cells)), mine,
+        console.print(escape(ascii_map(world, settings.enemy_grid_in, {(x, y) for x, y in r.legal_cells}, mine,
                                        protect=protect)))
     return r
 
 
-class _Null:
+class _Null(io.StringIO):
     """A file that drops what is written (the text report when another format is asked for)."""
 
     def write(self, s: str) -> int:

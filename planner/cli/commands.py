@@ -396,6 +396,7 @@ def deepstrike(
             _check_writable(json_out, "--json")
         world = load_scenario(scenario)
         console = _console(json_out == "-")
+        data: dict[str, Any]
         if render_out is not None and at is None and not best and map_file is None:
             data, code = {"scenario": world.file, "unit": unit}, 0  # only the picture was asked for
         else:

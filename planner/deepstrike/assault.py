@@ -31,6 +31,7 @@ Interpretations (labelled ``interpretation`` in the output):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -44,10 +45,18 @@ from planner.deepstrike.procedure import (
 from planner.deepstrike.regions import RegionSet
 from planner.errors import ScenarioError
 from planner.rules.registry import find_ruleset
+
+if TYPE_CHECKING:
+    from planner.rules.hh2 import HorusHeresy2
 from planner.units import TOLERANCE_IN
 
 _BIG = 1000.0
 TRIGGERS = ("edge_within_1", "impassable_within_1", "enemy_within_1")
+def _assault_rules(st: DeepStrikeSetup) -> HorusHeresy2:
+    """The ruleset whose Deep Strike Assault numbers apply (a Horus Heresy ruleset)."""
+    return cast("HorusHeresy2", find_ruleset(st.rules.ruleset))
+
+
 RULE = "deepstrike_assault"
 """The rule id of the assault odds (less the ruleset prefix): ``<ruleset>.deepstrike_assault.<trigger>``."""
 
@@ -61,7 +70,7 @@ def assault_regions(st: DeepStrikeSetup, *, clear: bool = False, ellipse: str = 
     point check): the tolerance is on the player's side."""
     r = st.radii[0]
     T = -TOLERANCE_IN if clear else TOLERANCE_IN
-    lim = find_ruleset(st.rules.ruleset).DEEP_STRIKE_FIRST_MODEL_CLEAR_IN
+    lim = _assault_rules(st).DEEP_STRIKE_FIRST_MODEL_CLEAR_IN
     ids = {"relocated": 0, **{t: i + 1 for i, t in enumerate(TRIGGERS)}, "igs_correction": len(TRIGGERS) + 1}
     rs = RegionSet(len(ids))
     e = r + lim + T
@@ -127,7 +136,7 @@ def assault_odds(st: DeepStrikeSetup, x: float, y: float, *, warlord_trait: bool
         vals[side] = region_probabilities(st, rs, [x], [y])[0]
     p = vals["outer"]
     bound = NUMERIC_ERROR + (float(np.max(np.abs(vals["outer"] - vals["inner"]))) if "inner" in vals else 0.0)
-    on = list(range(1, 4)) if warlord_trait else list(find_ruleset(st.rules.ruleset).DEEP_STRIKE_DISORDERED_ON)
+    on = list(range(1, 4)) if warlord_trait else list(_assault_rules(st).DEEP_STRIKE_DISORDERED_ON)
     pd = len(on) / 6
     notes = ["the odds are for the first model only (the rest of the unit's set-up is not sourced)"]
     if igs:

@@ -150,10 +150,9 @@ def ring_formation(first_centre: tuple[float, float], radii: list[float], orient
                         continue
                     if best is None or adv < best[0]:
                         best = (adv, p)
-            total = None if best is None else ((best[1][1] - cy, best[1][0] - cx))
             closes = best is None
             if best is not None:
-                ang = math.atan2(total[0], total[1])
+                ang = math.atan2(best[1][1] - cy, best[1][0] - cx)
                 swept = (ang - start_angle) % (2 * math.pi)
                 prev_swept = (q_ang - start_angle) % (2 * math.pi)
                 if swept < prev_swept - 1e-12:  # went past the ring's start

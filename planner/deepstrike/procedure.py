@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 from shapely.geometry import MultiPoint, Point, Polygon, box
@@ -211,6 +212,7 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
         if u.id == unit.id or not (u.on_battlefield and u.is_positioned):
             continue
         for m in u.models:
+            assert m.x is not None and m.y is not None  # u.is_positioned
             obstacles.append(Obstacle(m.ref, u.player != unit.player, footprint(m.base, m.x, m.y, m.facing)))
     imp, dang = {}, {}
     for t in world.scenario.terrain:
@@ -468,7 +470,7 @@ def _add_sum(rs: RegionSet, A, S: Footprint, grow: float, region: int, ox: float
         pieces = ear_clip(list(A.exterior.coords)[:-1])
     for piece in pieces:
         sums = (np.asarray(piece)[:, None, :] + neg[None, :, :]).reshape(-1, 2)
-        hull = np.asarray(MultiPoint(sums).convex_hull.exterior.coords)[:-1] - shift
+        hull = np.asarray(cast(Polygon, MultiPoint(sums).convex_hull).exterior.coords)[:-1] - shift
         _convex_band(rs, hull, g, region)
 
 

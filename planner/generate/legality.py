@@ -23,6 +23,7 @@ intended side only steers the generator towards balanced classes; the manifest s
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import shapely
@@ -48,6 +49,9 @@ from planner.legality.hh2 import coherency_range
 from planner.rules.registry import DEFAULT_RULESET, find_ruleset
 from planner.schema import Scenario, SubType, UnitType
 from planner.world import resolve
+
+if TYPE_CHECKING:
+    from planner.rules.hh2 import HorusHeresy2
 
 SUBJECT = "subject"
 SCENES_PER_TARGET = 3
@@ -101,7 +105,7 @@ def _solve_along(place, measure, target: float, start: float, steps: int = 12) -
 
 
 def _infiltrate_distance(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick: float) -> dict | None:
-    R = find_ruleset(scene.ruleset)
+    R = cast("HorusHeresy2", find_ruleset(scene.ruleset))
     # the threshold is drawn once per item (``pick``), so a hard case is retried, not swapped
     threshold = R.INFILTRATE_HIDDEN_MORE_THAN_IN if pick < 0.5 else R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN
     target = threshold + off if legal_side else threshold - off
@@ -154,7 +158,7 @@ def _pt(f):
 
 
 def _infiltrate_hidden(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick: float) -> dict | None:
-    R = find_ruleset(scene.ruleset)
+    R = cast("HorusHeresy2", find_ruleset(scene.ruleset))
     shift = off if legal_side else -off
     d = float(rng.uniform(R.INFILTRATE_HIDDEN_MORE_THAN_IN + 0.5, R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN - 0.5))
     info = _behind_corner(scene, rng, entries, shift, d, check_others=legal_side)
@@ -335,7 +339,7 @@ def _coherency(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick
     from planner.world import ModelInfo
 
     mi = ModelInfo("x", 0, "1", "", entry.base, entry.type, frozenset(entry.subtypes), frozenset(), 1, 0, 0, 90)
-    rng_in = coherency_range([mi] * n, find_ruleset(scene.ruleset))
+    rng_in = coherency_range([mi] * n, cast("HorusHeresy2", find_ruleset(scene.ruleset)))
     target = rng_in - off if legal_side else rng_in + off
     offs = block_offsets(entry, n - 1, 1)
     along, across = _half(entry)

@@ -17,6 +17,7 @@ import numpy as np
 import shapely
 from shapely.geometry import Polygon, box
 
+from planner.errors import ScenarioError
 from planner.generate.distributions import GeneratorParams
 from planner.geometry.shapes import footprint
 from planner.io.catalogue import load_catalogue
@@ -183,7 +184,7 @@ def add_terrain(scene: Scene, rng: np.random.Generator, p: GeneratorParams) -> N
         tid = f"t{len(scene.terrain) + 1}"
         u = rng.random(3)
         if u[0] < p.share_buildings:
-            feat = {"id": tid, "name": "building", "kind": "solid", "traits": ["blocks_line_of_sight"],
+            feat: dict[str, object] = {"id": tid, "name": "building", "kind": "solid", "traits": ["blocks_line_of_sight"],
                     "building": {"capacity": 10}}
         elif u[1] < p.share_los_blocking:
             solid = u[2] < p.share_solid
@@ -323,7 +324,10 @@ def roster_units(paths: tuple[str, ...]) -> tuple[tuple[RosterUnit, ...], ...]:
             bases = []
             for m in u.models:
                 entry = cat.get(m.profile) if m.profile else None
-                bases.append(m.base or entry.base)
+                base = m.base or (entry.base if entry is not None else None)
+                if base is None:  # roster_to_army gives every model a base or a catalogue profile
+                    raise ScenarioError(f"model {m.profile!r} has neither a base nor a catalogue entry", file=path)
+                bases.append(base)
             big = max(bases, key=lambda b: sum(base_half_extents(b)))
             first = cat.get(u.models[0].profile) if u.models[0].profile else None
             utype = u.type or (first.type if first else UnitType.INFANTRY)

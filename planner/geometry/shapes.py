@@ -23,12 +23,15 @@ terrain and zones, and as inscribed/circumscribed bounds where a proof needs a p
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any, Generic, TypeVar, cast, overload
 
 import numpy as np
 import shapely
-from shapely.geometry import Polygon
+from shapely.geometry import LineString, Polygon
+from shapely.geometry.base import BaseGeometry
 
 from planner.schema import HullBase, OvalBase, RoundBase
 from planner.units import mm_to_in
@@ -39,20 +42,28 @@ _UX = np.cos(_THETAS)
 _UY = np.sin(_THETAS)
 
 
-class cached_property:  # noqa: N801 (named as the functools one it replaces)
+_Obj = TypeVar("_Obj")
+_Val = TypeVar("_Val")
+
+
+class cached_property(Generic[_Obj, _Val]):  # noqa: N801 (named as the functools one it replaces)
     """``functools.cached_property`` without its per-instance lock (Python 3.11 takes a lock on
     every first access, a measurable cost for the many footprints the checker makes). The value is
     stored in the instance ``__dict__``, so later reads are plain attribute reads."""
 
-    def __init__(self, func):
+    def __init__(self, func: Callable[[_Obj], _Val]) -> None:
         self.func = func
         self.name = func.__name__
         self.__doc__ = func.__doc__
 
-    def __set_name__(self, owner, name):
+    def __set_name__(self, owner: type[Any], name: str) -> None:
         self.name = name
 
-    def __get__(self, obj, objtype=None):
+    @overload
+    def __get__(self, obj: None, objtype: type[Any] | None = None) -> cached_property[_Obj, _Val]: ...
+    @overload
+    def __get__(self, obj: _Obj, objtype: type[Any] | None = None) -> _Val: ...
+    def __get__(self, obj: _Obj | None, objtype: type[Any] | None = None) -> _Val | cached_property[_Obj, _Val]:
         if obj is None:
             return self
         val = self.func(obj)
@@ -93,7 +104,7 @@ class Footprint:
         return math.cos(self.angle), math.sin(self.angle)
 
     @cached_property
-    def _straight(self):
+    def _straight(self) -> LineString | Polygon:
         """The shapely geometry of a straight-edged footprint (polygon or segment), built once."""
         return shapely.LineString(self.verts) if self.kind == "segment" else Polygon(self.verts)
 
@@ -111,7 +122,8 @@ class Footprint:
             ub = -ux * s + uy * c
             return self.cx * ux + self.cy * uy + np.hypot(self.a * ua, self.b * ub)
         v = self._verts_array
-        return np.max(v[:, 0:1] * ux[None, :] + v[:, 1:2] * uy[None, :], axis=0)
+        out: np.ndarray = np.max(v[:, 0:1] * ux[None, :] + v[:, 1:2] * uy[None, :], axis=0)
+        return out
 
     # ---------------------------------------------------------------- radii
     @cached_property
@@ -186,7 +198,7 @@ def round_footprint(x: float, y: float, diameter_mm: float) -> Footprint:
 
 def segment(p: tuple[float, float], q: tuple[float, float]) -> Footprint:
     """A line segment, as a convex footprint (used for polygon edges)."""
-    return Footprint("segment", (p[0] + q[0]) / 2, (p[1] + q[1]) / 2, verts=(tuple(p), tuple(q)))
+    return Footprint("segment", (p[0] + q[0]) / 2, (p[1] + q[1]) / 2, verts=(p, q))
 
 
 def footprint(base: RoundBase | OvalBase | HullBase, x: float, y: float, facing_deg: float = 0.0) -> Footprint:
@@ -281,7 +293,7 @@ def _zoom_max(a: Footprint, b: Footprint, t0: float, half: float) -> float:
     return best
 
 
-def _straight(f: Footprint):
+def _straight(f: Footprint) -> LineString | Polygon:
     return f._straight
 
 
@@ -290,7 +302,7 @@ def _circle_poly(c: Footprint, p: Footprint) -> float:
     if p.kind == "segment":
         d = p._straight.distance(pt)
         return d - c.a
-    poly = p._straight
+    poly = cast(Polygon, p._straight)
     if poly.covers(pt):
         return -(poly.exterior.distance(pt) + c.a)
     return poly.distance(pt) - c.a
@@ -340,7 +352,7 @@ def distance_to_polygon(fp: Footprint, poly: Polygon) -> float:
 _BY_POLYGON: dict[tuple[str, int], tuple[Polygon, object]] = {}
 
 
-def _per_polygon(kind: str, poly: Polygon, make):
+def _per_polygon(kind: str, poly: Polygon, make: Callable[[Polygon], Any]) -> Any:
     """``make(poly)``, cached by the polygon's identity (hashing a shapely geometry serialises
     it, which costs more than the small computations cached here)."""
     key = (kind, id(poly))
@@ -359,15 +371,19 @@ def _per_polygon(kind: str, poly: Polygon, make):
     return val
 
 
-_BY_SHAPE: dict = {}
+_BY_SHAPE: dict[tuple[str, bytes], Any] = {}
 
 
-def _convex_halfplanes(poly: Polygon):
+_HalfPlanes = tuple[np.ndarray, np.ndarray, np.ndarray, tuple[tuple[float, float, float], ...]]
+
+
+def _convex_halfplanes(poly: Polygon) -> _HalfPlanes | None:
     """For a convex polygon without holes: unit outward normals and offsets of its edge lines."""
-    return _per_polygon("halfplanes", poly, _make_convex_halfplanes)
+    hp: _HalfPlanes | None = _per_polygon("halfplanes", poly, _make_convex_halfplanes)
+    return hp
 
 
-def _make_convex_halfplanes(poly: Polygon):
+def _make_convex_halfplanes(poly: Polygon) -> _HalfPlanes | None:
     if poly.interiors or abs(poly.convex_hull.area - poly.area) > 1e-12 * max(1.0, poly.area):
         return None
     v = np.asarray(shapely.orient_polygons(poly).exterior.coords)[:-1] if hasattr(shapely, "orient_polygons") \
@@ -426,12 +442,12 @@ def _min_edge_distance(fp: Footprint, poly: Polygon) -> float:
     return best
 
 
-def _edges_and_lines(poly: Polygon):
+def _edges_and_lines(poly: Polygon) -> tuple[list[Footprint], np.ndarray]:
     edges = polygon_edges(poly)
     return edges, shapely.linestrings([e.verts for e in edges])
 
 
-def circumscribed_gap(fp: Footprint, geoms) -> np.ndarray:
+def circumscribed_gap(fp: Footprint, geoms: np.ndarray | BaseGeometry) -> np.ndarray:
     """A lower bound of the signed distance from a curved footprint to each of ``geoms``: the
     distance to a polygon circumscribing it (it contains the footprint), where positive; else
     -inf (no bound: the footprint may overlap). Much tighter than the centre distance less the

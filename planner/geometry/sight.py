@@ -41,10 +41,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import shapely
-from shapely.geometry import LineString, Polygon
+from shapely.geometry import LineString, MultiPoint, Polygon
+from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
 from planner.geometry.shapes import Footprint, signed_distance
@@ -92,7 +94,7 @@ def shrunk_union(polygons: Sequence[Polygon]) -> list[Polygon]:
     return [g for g in getattr(merged, "geoms", [merged]) if not g.is_empty]
 
 
-def _segment_clear(p, q, blockers: list[Polygon]) -> bool:
+def _segment_clear(p: tuple[float, ...], q: tuple[float, ...], blockers: list[Polygon]) -> bool:
     line = LineString([p, q]) if p != q else shapely.Point(p)
     return not any(b.intersects(line) for b in blockers)
 
@@ -101,7 +103,7 @@ def _convex_parts(fp: Footprint, circumscribed: bool) -> Polygon:
     return fp.polygon(_N_POLY, circumscribed=circumscribed)
 
 
-def _separated(hull: Polygon, a_poly: Polygon, b_poly: Polygon, blocked: Polygon) -> bool:
+def _separated(hull: BaseGeometry, a_poly: BaseGeometry, b_poly: BaseGeometry, blocked: BaseGeometry) -> bool:
     """True if every path inside ``hull`` from ``a_poly`` to ``b_poly`` meets ``blocked``."""
     free = hull.difference(blocked)
     if free.is_empty:
@@ -127,7 +129,8 @@ def _separated(hull: Polygon, a_poly: Polygon, b_poly: Polygon, blocked: Polygon
     return not (ta & tb)
 
 
-def _chord(px, py, dx, dy, poly_xy: np.ndarray):
+def _chord(px: np.ndarray, py: np.ndarray, dx: np.ndarray, dy: np.ndarray,
+           poly_xy: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Parameter interval [t0, t1] where lines p + t d meet the convex polygon (vectorised)."""
     v = poly_xy
     e = np.roll(v, -1, axis=0) - v  # edges, counter-clockwise
@@ -167,7 +170,8 @@ def _tangent_vertices(P: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndar
     return V[np.argmin(ang, axis=1)], V[np.argmax(ang, axis=1)]
 
 
-def _critical_search(a_poly: Polygon, b_poly: Polygon, blockers: list[Polygon], blocked_union, hull: Polygon):
+def _critical_search(a_poly: Polygon, b_poly: Polygon, blockers: list[Polygon], blocked_union: BaseGeometry,
+                     hull: BaseGeometry) -> tuple[tuple[float, float], tuple[float, float]] | None:
     """Exact search for a clear segment between two convex polygons; returns one or None.
 
     Critical lines: the edge lines of both polygons; the tangents to each polygon from every
@@ -257,7 +261,7 @@ def line_of_sight(a: Footprint, b: Footprint, obstacles: Sequence[Obstacle]) -> 
     """
     a_out = _convex_parts(a, True)
     b_out = _convex_parts(b, True)
-    hull = shapely.multipoints(np.vstack([shapely.get_coordinates(a_out), shapely.get_coordinates(b_out)])).convex_hull
+    hull = _points_hull(a_out, b_out)
     relevant = [o for o in obstacles if o.polygon.intersects(hull)]
     centre = ((a.cx, a.cy), (b.cx, b.cy))
     if not relevant:
@@ -277,7 +281,7 @@ def line_of_sight(a: Footprint, b: Footprint, obstacles: Sequence[Obstacle]) -> 
     bv = np.asarray(b_in.exterior.coords)[:-1:8]
     for p, q in itertools.product(av, bv):
         if _segment_clear(tuple(p), tuple(q), blockers):
-            return Sight(True, (tuple(map(float, p)), tuple(map(float, q))))
+            return Sight(True, ((float(p[0]), float(p[1])), (float(q[0]), float(q[1]))))
     blocked_union = unary_union(blockers)
     ids = tuple(o.id for o in relevant)
     # 3. separation proof
@@ -299,8 +303,7 @@ def line_of_sight(a: Footprint, b: Footprint, obstacles: Sequence[Obstacle]) -> 
     # (circumscribed 512-gons still contain the bases, so "none" there is a sound hidden)
     a_fine, b_fine = a.polygon(_N_FINE, circumscribed=True), b.polygon(_N_FINE, circumscribed=True)
     # a 512-gon's vertices may stick out of the 64-gon's edges by ~2e-5 r: widen the hull to hold both
-    hull_fine = shapely.multipoints(np.vstack([shapely.get_coordinates(hull), shapely.get_coordinates(a_fine),
-                                               shapely.get_coordinates(b_fine)])).convex_hull
+    hull_fine = _points_hull(hull, a_fine, b_fine)
     fine = _critical_search(a_fine, b_fine, outlines, blocked_union, hull_fine)
     if fine is None:
         return Sight(False, None, ids)
@@ -320,13 +323,20 @@ def group_separated(group_a: Sequence[Footprint], group_b: Sequence[Footprint], 
     return outlines_separated(a_union, b_union, obstacles)
 
 
-def outline_union(group: Sequence[Footprint]):
+def _points_hull(*geoms: BaseGeometry) -> BaseGeometry:
+    """The convex hull of the vertices of ``geoms``."""
+    points = shapely.multipoints(np.vstack([shapely.get_coordinates(g) for g in geoms]))
+    return cast(MultiPoint, points).convex_hull
+
+
+def outline_union(group: Sequence[Footprint]) -> BaseGeometry:
     """Union of the circumscribed polygons of a group of bases (contains every true base)."""
     polys = [f.polygon(_N_POLY, circumscribed=True) for f in group]
     return polys[0] if len(polys) == 1 else unary_union(polys)
 
 
-def outlines_separated(a_union, b_union, obstacles: Sequence[Obstacle], blocked=None) -> bool:
+def outlines_separated(a_union: BaseGeometry, b_union: BaseGeometry, obstacles: Sequence[Obstacle],
+                       blocked: BaseGeometry | None = None) -> bool:
     """:func:`group_separated` for outlines already made by :func:`outline_union`.
 
     ``blocked``, if given, is the union of the same obstacles already merged and shrunk (as
@@ -334,8 +344,7 @@ def outlines_separated(a_union, b_union, obstacles: Sequence[Obstacle], blocked=
     """
     if not obstacles:
         return False
-    hull = shapely.multipoints(np.vstack([shapely.get_coordinates(a_union),
-                                          shapely.get_coordinates(b_union)])).convex_hull
+    hull = _points_hull(a_union, b_union)
     if blocked is None:
         blockers = [bl for bl in _shrunk([o for o in obstacles if o.polygon.intersects(hull)])
                     if bl.intersects(hull)]

@@ -492,8 +492,9 @@ def parse_unit_type(text: str, *, profile_type: str = "") -> TypeInfo:
         phrase = _norm_words(phrase)
         if not phrase:
             continue
-        hits = [_lookup_word(phrase, fuzzy=True)] if phrase in _TYPE_VOCAB else []
-        if not hits or hits[0] is None:
+        first = _lookup_word(phrase, fuzzy=True) if phrase in _TYPE_VOCAB else None
+        hits = [first] if first is not None else []
+        if not hits:
             hits = []
             for word in phrase.split():
                 if word in _TYPE_OR_SUB:
@@ -1053,7 +1054,7 @@ def expand_rosters(scenario, file: str | None, raw: dict | None = None):
         armies.append(army.model_copy(update={"units": units, "roster": None,
                                               "name": army.name or imported.name}))
         if raw_armies is not None and ai < len(raw_armies) and isinstance(raw_armies[ai], dict):
-            raw_units = {u.get("id"): u for u in raw_armies[ai].get("units") or [] if isinstance(u, dict)}
+            raw_units: dict[Any, Any] = {u.get("id"): u for u in raw_armies[ai].get("units") or [] if isinstance(u, dict)}
             new_raw = [raw_units.pop(u.id, None) or army_to_data_unit(u) for u in imported.units]
             new_raw += [u for u in raw_armies[ai].get("units") or [] if isinstance(u, dict) and u.get("id") in raw_units]
             raw_armies[ai] = {k: v for k, v in raw_armies[ai].items() if k != "roster"} | {"units": new_raw}

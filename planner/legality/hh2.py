@@ -165,7 +165,7 @@ class HH2Checker:
 
     def check_zone(self, placed: Placed, when: str) -> None:
         u = placed.unit
-        zone_id = u.setup.zone or (self.world.zone_of(u.player).id if self.world.zone_of(u.player) else None)
+        zone_id = u.setup.zone or (z.id if (z := self.world.zone_of(u.player)) else None)
         rule = self.R.rid("deployment.wholly_within_zone")
         if zone_id is None:
             self.add(_finding(rule, False, u, f"player {u.player!r} has no deployment zone{when}",
@@ -445,7 +445,7 @@ class HH2Checker:
 
     # ------------------------------------------------------------------ Independent Characters
     def check_ic(self, ic: UnitInfo) -> None:
-        host = self.world.units[ic.setup.joined]  # type: ignore[index]
+        host = self.world.units[ic.setup.joined]
         is_ic = ic.any_model_has(SpecialRule.INDEPENDENT_CHARACTER)
         self.add(_finding(self.R.rid("ic.eligible"), is_ic, ic,
                           f"Independent Character joined to {host.id}" if is_ic
@@ -505,7 +505,7 @@ class HH2Checker:
         loads: dict[str, list[UnitInfo]] = defaultdict(list)
         for u in w.units.values():
             if u.method is SetupMethod.EMBARKED:
-                loads[u.setup.in_].append(u)  # type: ignore[index]
+                loads[u.setup.in_].append(u)
         for tid, cargo in loads.items():
             if tid in w.units:
                 cap = w.units[tid].transport_capacity or 0

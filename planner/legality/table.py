@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import cast
 
 import numpy as np
 import shapely
@@ -122,8 +123,8 @@ class Table:
         key = ("garrison", unit.id)
         if key not in self._placed:
             tid = unit.setup.in_
-            hull = self.terrain_polys[tid].convex_hull  # type: ignore[index]
-            ring = shapely.geometry.polygon.orient(hull).exterior.coords[:-1]
+            hull = self.terrain_polys[tid].convex_hull
+            ring = shapely.geometry.polygon.orient(cast(Polygon, hull)).exterior.coords[:-1]
             c = hull.centroid
             fp = Footprint("polygon", c.x, c.y, 0.0, 0.0, 0.0, tuple((float(x), float(y)) for x, y in ring))
             self._garrison_skip[id(fp)] = (fp, frozenset({tid}))

@@ -297,7 +297,7 @@ class WH40kChecker:
                 for e in self.table.enemy_units(u.player)]
 
     def own_zone(self, u: UnitInfo) -> tuple[str, Polygon] | None:
-        zid = u.setup.zone or (self.world.zone_of(u.player).id if self.world.zone_of(u.player) else None)
+        zid = u.setup.zone or (z.id if (z := self.world.zone_of(u.player)) else None)
         return (zid, self.table.zone_polys[zid]) if zid else None
 
     def enemy_zones(self, u: UnitInfo) -> list[tuple[str, Polygon]]:
@@ -576,7 +576,7 @@ class WH40kChecker:
 
     # ------------------------------------------------------------------ attached units
     def check_attached(self, u: UnitInfo) -> None:
-        host = self.world.units[u.setup.joined]  # type: ignore[index]
+        host = self.world.units[u.setup.joined]
         leader = all(m.ability(Ability.LEADER.value)[0] for m in u.models)
         support = all(m.ability(Ability.SUPPORT.value)[0] for m in u.models)
         problems = []
@@ -603,7 +603,7 @@ class WH40kChecker:
         loads: dict[str, list[UnitInfo]] = defaultdict(list)
         for u in w.units.values():
             if u.method is SetupMethod.EMBARKED and u.setup.in_ in w.units:
-                loads[u.setup.in_].append(u)  # type: ignore[index]
+                loads[u.setup.in_].append(u)
         for tid, cargo in loads.items():
             t = w.units[tid]
             cap = t.transport_capacity or 0

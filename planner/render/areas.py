@@ -150,7 +150,7 @@ def legal_area(world: World, unit_id: str) -> LegalArea:
                              f"{u.id}: Scout, within {limit:g}\" of where its models stood (each model of its "
                              f"own) and more than {more_than:g}\" from enemies")
     if method is SetupMethod.DEPLOYMENT_ZONE:
-        zone_id = u.setup.zone or (world.zone_of(u.player).id if world.zone_of(u.player) else None)
+        zone_id = u.setup.zone or (z.id if (z := world.zone_of(u.player)) else None)
         if zone_id is None:
             raise ScenarioError("the unit's player has no deployment zone", file=world.file,
                                 location="--legal-area", value=unit_id)

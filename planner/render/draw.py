@@ -22,6 +22,7 @@ import io
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from shapely.geometry import LineString, MultiPolygon, Point, Polygon
@@ -40,6 +41,9 @@ from planner.render.areas import (
 )
 from planner.schema import SetupMethod, TerrainKind, TerrainTrait
 from planner.world import World
+
+if TYPE_CHECKING:
+    from matplotlib.typing import LineStyleType
 
 PLAYER_COLOURS = ("#1f5fbf", "#c0392b", "#2e8b57", "#8e44ad", "#d35400", "#16a085")
 """Colours of the players, in the order their armies appear in the scenario."""
@@ -213,7 +217,7 @@ def _label_spot(boxes: list, x: float, top: float, bottom: float, n_chars: int, 
     return x, tries[0]
 
 
-def _safe(s: str) -> str:
+def _safe(s: object) -> str:
     """An id-safe version of a name (ids stay readable; spaces become '_')."""
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in str(s))
 
@@ -319,7 +323,8 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
             raise ScenarioError(f"no player or unit with this name (players: {', '.join(world.players)})",
                                 file=world.file, location="--exclusion", value=who)
         d = infiltrate_distances(world.scenario.ruleset)
-        styles = [(d.plain_in, "#ff8f00", 0.16, ":"), (d.hidden_in, "#d50000", 0.16, "-")]
+        styles: list[tuple[float, str, float, LineStyleType]] = [(d.plain_in, "#ff8f00", 0.16, ":"),
+                                                                (d.hidden_in, "#d50000", 0.16, "-")]
         for dist, col, alpha, ls in styles:
             geoms = []
             for e in world.enemies_of(player):

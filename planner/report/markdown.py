@@ -7,6 +7,7 @@ none, embedded as a base64 PNG ``data:`` URI so that the Markdown stands alone.
 from __future__ import annotations
 
 import base64
+from collections.abc import Sequence
 
 from planner.legality.report import LegalityReport
 from planner.report.ruling import PLACEMENT_HEADERS, Ruling, build_ruling, placement_rows, plan_lines
@@ -26,7 +27,7 @@ def md_text(text: str) -> str:
     return out
 
 
-def _table(headers: tuple[str, ...] | list[str], rows: list[tuple[str, ...]]) -> list[str]:
+def _table(headers: tuple[str, ...] | list[str], rows: Sequence[tuple[str, ...]]) -> list[str]:
     out = ["| " + " | ".join(md_cell(h) for h in headers) + " |", "|" + "---|" * len(headers)]
     out += ["| " + " | ".join(md_cell(c) for c in r) + " |" for r in rows]
     return out

@@ -34,6 +34,31 @@ class Warhammer40k(Ruleset):
 
     DEEP_STRIKE_MORE_THAN_IN: ClassVar[float] = 9.0
 
+    # the numbers every edition gives (in its module, with its source)
+    SCATTER: ClassVar[bool]
+    COHERENCY_IN: ClassVar[float]
+    COHERENCY_VERTICAL_IN: ClassVar[float]
+    COHERENCY_LARGE_UNIT_MODELS: ClassVar[int | None]
+    COHERENCY_NEIGHBOURS: ClassVar[int]
+    COHERENCY_NEIGHBOURS_LARGE: ClassVar[int]
+    COHERENCY_ALL_WITHIN_IN: ClassVar[float | None]
+    ENGAGEMENT_RANGE_IN: ClassVar[float]
+    INFILTRATORS_MORE_THAN_IN: ClassVar[float]
+    INFILTRATORS_FROM: ClassVar[str]
+    SCOUTS_MORE_THAN_IN: ClassVar[float]
+    SCOUTS_FIRST_WHOLLY_IN_OWN_ZONE: ClassVar[bool]
+    STRATEGIC_RESERVES_POINTS_SHARE: ClassVar[float]
+    STRATEGIC_RESERVES_FORBIDDEN: ClassVar[str | None]
+    RESERVES_FIRST_ROUND: ClassVar[int]
+    RESERVES_EDGE_IN: ClassVar[float]
+    RESERVES_ENEMY_ZONE_FROM_ROUND: ClassVar[int]
+    RESERVES_MORE_THAN_IN: ClassVar[float]
+    RESERVES_DESTROYED_AFTER_ROUND: ClassVar[int]
+    EMBARK_WITHIN_IN: ClassVar[float]
+    OBJECTIVE_RANGE_IN: ClassVar[float]
+    COVER_KEYWORDS: ClassVar[tuple[str, ...]]
+    VISIBILITY: ClassVar[str]
+
     def run_checks(self, world: World) -> dict[str, list[Finding]]:
         from planner.legality.wh40k import WH40kChecker
 

@@ -39,7 +39,7 @@ class Warhammer40k10(Warhammer40k):
     """A unit of 7 or more models: each model within 2" of two other models."""
     COHERENCY_NEIGHBOURS = 1
     COHERENCY_NEIGHBOURS_LARGE = 2
-    COHERENCY_ALL_WITHIN_IN: float | None = None
+    COHERENCY_ALL_WITHIN_IN = None
     """10th has no 'within X" of every model' rule."""
     ENGAGEMENT_RANGE_IN = 1.0
     """1" horizontally (5" vertically) (10E-CORE-MD)."""
@@ -56,7 +56,7 @@ class Warhammer40k10(Warhammer40k):
     # ---------------------------------------------------------------- reserves
     STRATEGIC_RESERVES_POINTS_SHARE = 0.25
     """At most 25% of the points limit in Strategic Reserves, embarked units included (CONSCRIPT)."""
-    STRATEGIC_RESERVES_FORBIDDEN: str | None = "FORTIFICATION"
+    STRATEGIC_RESERVES_FORBIDDEN = "FORTIFICATION"
     """No FORTIFICATIONS in Strategic Reserves (CONSCRIPT)."""
     RESERVES_FIRST_ROUND = 2
     """Reserves cannot arrive in battle round 1 (Leviathan pack; CONSCRIPT for Strategic Reserves)."""
@@ -70,7 +70,7 @@ class Warhammer40k10(Warhammer40k):
     # ---------------------------------------------------------------- transports, objectives
     EMBARK_WITHIN_IN = 3.0
     OBJECTIVE_RANGE_IN = 3.0
-    COVER_KEYWORDS: tuple[str, ...] = ()
+    COVER_KEYWORDS = ()
     """10th: cover is per terrain feature (ruins: wholly within, or not fully visible), no keyword list."""
     VISIBILITY = "ruins"
     """Ruins block sight through their footprint unless the target is wholly within (community

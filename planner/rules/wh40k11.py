@@ -39,11 +39,11 @@ class Warhammer40k11(Warhammer40k):
     COHERENCY_IN = 2.0
     """Within 2" horizontally (5" vertically) of at least one other model (11E-CORE-A 03.03)."""
     COHERENCY_VERTICAL_IN = 5.0
-    COHERENCY_LARGE_UNIT_MODELS: int | None = None
+    COHERENCY_LARGE_UNIT_MODELS = None
     """11th has no 7-model rule."""
     COHERENCY_NEIGHBOURS = 1
     COHERENCY_NEIGHBOURS_LARGE = 1
-    COHERENCY_ALL_WITHIN_IN: float | None = 9.0
+    COHERENCY_ALL_WITHIN_IN = 9.0
     """... and within 9" horizontally of every other model of the unit (11E-CORE-A 03.03)."""
     ENGAGEMENT_RANGE_IN = 2.0
     """2" horizontally (5" vertically) (11E-CORE-A 03.04)."""
@@ -60,7 +60,7 @@ class Warhammer40k11(Warhammer40k):
     # ---------------------------------------------------------------- reserves
     STRATEGIC_RESERVES_POINTS_SHARE = 0.50
     """At most 50% of the points limit (11E-CORE-C 20.01)."""
-    STRATEGIC_RESERVES_FORBIDDEN: str | None = None
+    STRATEGIC_RESERVES_FORBIDDEN = None
     """No keyword restriction in the 11th-edition sources reached (11E-CORE-C 20.01 states only the 50%)."""
     RESERVES_FIRST_ROUND = 2
     """Ingress moves from battle round 2 (11E-CORE-C 20.03)."""
@@ -73,7 +73,7 @@ class Warhammer40k11(Warhammer40k):
     # ---------------------------------------------------------------- transports, objectives, terrain
     EMBARK_WITHIN_IN = 3.0
     OBJECTIVE_RANGE_IN = 3.0
-    COVER_KEYWORDS: tuple[str, ...] = ("INFANTRY", "BEASTS", "SWARM")
+    COVER_KEYWORDS = ("INFANTRY", "BEASTS", "SWARM")
     """Benefit of cover: INFANTRY/BEASTS/SWARM within a terrain area (11E-CORE-B 13.08)."""
     VISIBILITY = "obscuring"
     """Every sight line crossing an obscuring terrain area that neither model is within is blocked."""

@@ -56,7 +56,7 @@ class Warhammer40k5(ScatterDeepStrike):
     DIFFICULT_IS_DANGEROUS = True
     """Models arriving by Deep Strike treat difficult terrain as dangerous terrain."""
 
-    MISHAP_TABLE: tuple[tuple[int, int, str], ...] = (
+    MISHAP_TABLE = (
         (1, 2, "destroyed"),
         (3, 4, "misplaced"),
         (5, 6, "delayed"),

@@ -46,7 +46,7 @@ class Warhammer40k7(ScatterDeepStrike):
     DIFFICULT_IS_DANGEROUS = True
     """Deep-striking models treat all difficult terrain as dangerous terrain."""
 
-    MISHAP_TABLE: tuple[tuple[int, int, str], ...] = (
+    MISHAP_TABLE = (
         (1, 1, "destroyed"),
         (2, 3, "misplaced"),
         (4, 6, "delayed"),

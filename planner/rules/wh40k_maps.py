@@ -66,6 +66,7 @@ def zones(name: str, *, dawn_of_war_depth_in: float = 12.0) -> tuple[Polygon, Po
         a = Polygon([(0, 0), (20, 0), (20, 22), (12, 22), (12, 44), (0, 44)])
     else:
         raise ValueError(f"unknown deployment map {name!r}; known: {', '.join(MAPS)}")
+    assert isinstance(a, Polygon), name  # the search-and-destroy difference is one polygon
     a = orient(a)
     return a, orient(_mirror(a))
 

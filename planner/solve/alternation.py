@@ -18,6 +18,8 @@ Who is next:
 
 from __future__ import annotations
 
+from typing import Any
+
 from planner.errors import ScenarioError
 from planner.schema import SetupMethod
 from planner.world import UnitInfo, World
@@ -51,8 +53,8 @@ def next_infiltrator(world: World) -> tuple[UnitInfo, int]:
     order = max(last, len(deployed)) + 1
     with_order = [u for u in waiting if u.setup.order is not None]
     if with_order:
-        u = min(with_order, key=lambda u: u.setup.order)  # type: ignore[arg-type, return-value]
-        return u, u.setup.order  # type: ignore[return-value]
+        u = min(with_order, key=lambda u: u.setup.order)
+        return u, u.setup.order
     if deployed:
         latest = max(deployed, key=lambda u: (u.setup.order or 0, list(world.units).index(u.id)))
         others = [u for u in waiting if u.player != latest.player]
@@ -79,7 +81,7 @@ def record_step(data: dict | None, world: World, unit: UnitInfo, order: int) -> 
         for rec in army.get("units", []):
             uid = rec.get("id")
             if uid in numbers or uid in group:
-                setup = rec.get("setup", "infiltrate")
+                setup: Any = rec.get("setup", "infiltrate")
                 if isinstance(setup, str):
                     setup = {"method": setup}
                 setup["order"] = numbers.get(uid, order)

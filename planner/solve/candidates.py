@@ -420,8 +420,7 @@ class CandidateBuilder:
         """Polygon the group's anchors lie in: its zone (normal deployment) or the battlefield."""
         u = group.host
         if u.method is SetupMethod.DEPLOYMENT_ZONE:
-            zid = u.setup.zone or (self.table.world.zone_of(u.player).id if self.table.world.zone_of(u.player)
-                                   else None)
+            zid = u.setup.zone or (z.id if (z := self.table.world.zone_of(u.player)) else None)
             if zid is None:
                 return None
             return self.table.zone_polys[zid]

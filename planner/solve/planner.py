@@ -448,10 +448,10 @@ def _outside_bound(groups: list[Group], cands: dict[str, list[Candidate]],
     # the cheapest legal candidate of each unit: taken, or still in its stream (the greedy may
     # take candidates out of cost order)
     m = {g.id: min([c.icost for c in cands[g.id]]
-                   + ([streams[g.id].bound()] if streams[g.id].bound() is not None else [])) for g in groups}
+                   + ([nxt] if (nxt := streams[g.id].bound()) is not None else [])) for g in groups}
     total = sum(m.values())
     rest = {g.id: total - m[g.id] for g in groups}
-    lbs = [streams[g.id].bound() + rest[g.id] for g in groups if streams[g.id].bound() is not None]
+    lbs = [nxt + rest[g.id] for g in groups if (nxt := streams[g.id].bound()) is not None]
     return (min(lbs) if lbs else None), rest
 
 
@@ -516,7 +516,7 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
         """Take up to ``n`` more candidates (all whose cost is below ``below``, if given)."""
         s = streams[g.id]
         k = 0
-        while (k < n if below is None else (s.bound() is not None and s.bound() < below)):
+        while (k < n if below is None else ((nxt := s.bound()) is not None and nxt < below)):
             if time.monotonic() > until or s.exhausted:
                 return
             try:
@@ -625,7 +625,7 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
                                 f"optimal over {grid}: every candidate not taken costs at least the bound "
                                 f"{'(none left)' if outside is None else f'{outside / COST_SCALE:.3f}'}", solver)
                 need = {g.id: obj - rest[g.id] for g in groups
-                        if streams[g.id].bound() is not None and streams[g.id].bound() + rest[g.id] < obj}
+                        if (nxt := streams[g.id].bound()) is not None and nxt + rest[g.id] < obj}
                 progress(obj / COST_SCALE, outside / COST_SCALE)
                 if not out_of_time:
                     todo_extra = need
@@ -704,7 +704,7 @@ def _capacity_conflicts(world: World, placing: set[str]) -> list[Conflict]:
     loads: dict[str, list] = {}
     for u in world.units.values():
         if u.method is SetupMethod.EMBARKED:
-            loads.setdefault(u.setup.in_, []).append(u)  # type: ignore[arg-type]
+            loads.setdefault(u.setup.in_, []).append(u)
     out = []
     for tid, cargo in loads.items():
         if tid in world.units:

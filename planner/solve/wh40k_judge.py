@@ -56,7 +56,7 @@ def scout_limit(builder, group) -> float:
     """The least Scouts X" (inches) of the group's units (as the checker reads it: every model,
     or a DEDICATED TRANSPORT's embarked models); 0 if one may not make a Scouts move."""
     xs = [_checker(builder).scouts_eligibility(m)[1] for m in group.members]
-    return 0.0 if any(x is None for x in xs) else min(xs)  # type: ignore[type-var]
+    return 0.0 if any(x is None for x in xs) else min(x for x in xs if x is not None)
 
 
 def _scouts_before(builder, group) -> tuple[str, str | None] | None:
@@ -161,7 +161,7 @@ def _judge_scouts(builder, group, fps: list[Footprint], placed: Placed
         x = _checker(builder).scouts_eligibility(m)[1]
         first = t.first(m).footprints
         for a, b in zip(first, fps[k:k + len(first)], strict=True):
-            if not is_within_distance(farthest_from(a, b), x):
+            if x is None or not is_within_distance(farthest_from(a, b), x):
                 return (R.id + ".scouts.distance", m.id), None
         k += len(first)
     n = t.nearest_unit(placed, [t.final(e) for e in t.enemy_units(group.host.player)])
