@@ -42,6 +42,8 @@ from planner.legality.table import Placed, Table
 from planner.schema import Scenario, SetupMethod
 from planner.solve.candidates import Candidate, CandidateBuilder, Group
 from planner.solve.goals import point_term
+from planner.solve.placement_model import add_placements
+from planner.solve.planner import rule_ids
 from planner.world import World, resolve
 
 
@@ -249,16 +251,9 @@ def build_screen(world: World, enemy_units: list[str], settings: DenySettings,
 
 
 def _base_model(screen: Screen):
-    rs = screen.world.ruleset
-    one, no_overlap = rs.rid("placement.one"), rs.rid("bases.no_overlap")
+    """My units' placements (the planner's own builder, :func:`planner.solve.placement_model.add_placements`)."""
     cp = cp_model.CpModel()
-    x = {}
-    for g in screen.groups:
-        for c in screen.cands[g.id]:
-            x[g.id, c.index] = cp.new_bool_var(f"place[{g.id}@{c.index}]")
-        cp.add_exactly_one(x[g.id, c.index] for c in screen.cands[g.id]).with_name(f"{one}[{g.id}]")
-    for ga, ia, gb, ib in screen.conflicts:
-        cp.add_bool_or([x[ga, ia].Not(), x[gb, ib].Not()]).with_name(f"{no_overlap}[{ga}@{ia},{gb}@{ib}]")
+    x = add_placements(cp, screen.groups, screen.cands, screen.conflicts, rule_ids(screen.world.scenario.ruleset))
     return cp, x
 
 

@@ -32,10 +32,12 @@ import shapely
 from shapely.ops import unary_union
 
 from planner.errors import ScenarioError
-from planner.geometry.measure import is_more_than_distance, nearest, overlaps
-from planner.geometry.shapes import Footprint, clearance_inside, distance_to_polygon, footprint
+from planner.geometry.measure import is_more_than_distance, nearest
+from planner.geometry.shapes import Footprint, footprint
 from planner.geometry.sight import shrunk_union
-from planner.legality.hh2 import coherency_gap, coherency_range, has_infiltrate_for_setup
+from planner.legality.checks.distance import InfiltrateDistance, infiltrate_distance
+from planner.legality.checks.placement import closest_no_go, first_outside, first_overlap
+from planner.legality.hh2 import has_infiltrate_for_setup
 from planner.legality.table import Placed, Table
 from planner.schema import SetupMethod
 from planner.solve.candidates import Group, formations
@@ -118,11 +120,11 @@ def enemy_group(world: World, unit_id: str, option: str = "--enemy-unit") -> Gro
 
 
 def _coherent_forms(models, limit: int, rs):
-    rng = coherency_range(models, rs)
+    coherent = rs.planner_judge().coherent  # the ruleset's coherency predicate, as the planner uses it
     out = []
     for f in formations(models):
         fps = [footprint(m.base, dx, dy, f.facing) for m, (dx, dy) in zip(models, f.offsets, strict=True)]
-        if coherency_gap(fps)[0] <= rng + TOLERANCE_IN:
+        if coherent(rs, models, fps):
             reach = max(math.hypot(p.cx, p.cy) + p.outer_radius for p in fps)
             out.append((reach, f))
     out.sort(key=lambda rf: (rf[0], rf[1].name))
@@ -203,36 +205,34 @@ class ArrivalSpace:
         return Placed(self._unit, p.footprints, ids)
 
     def _static(self, p: Position) -> bool:
+        """The rules that do not depend on my units being placed, with the checker's predicates:
+        wholly on the battlefield, clear of no-go terrain and of the fixed units' bases, and the
+        Infiltrate distance and sight to the fixed units."""
         t = self.table
         fps = p.footprints
-        for f in fps:
-            if clearance_inside(f, t.battlefield) < -TOLERANCE_IN:
-                return False
-        for feat in t.no_go_features:
-            poly = t.terrain_polys[feat.id]
-            centres = shapely.points([(f.cx, f.cy) for f in fps])
-            close = shapely.distance(poly, centres) <= np.array([f.outer_radius for f in fps]) + 1e-3
-            for f in (f for f, c in zip(fps, close, strict=True) if c):
-                if distance_to_polygon(f, poly) < -TOLERANCE_IN:
-                    return False
-        for q in self.fixed:
-            for a in q.footprints:
-                for f in fps:
-                    if abs(a.cx - f.cx) > a.outer_radius + f.outer_radius + 0.1 or \
-                            abs(a.cy - f.cy) > a.outer_radius + f.outer_radius + 0.1:
-                        continue
-                    if overlaps(a, f):
-                        return False
+        if first_outside(fps, t.battlefield) is not None:
+            return False
+        hit = closest_no_go(fps, t.no_go_polys, first_hit=True)
+        if hit is not None and not hit.ok:
+            return False
+        if first_overlap(fps, self._fixed_fps) is not None:
+            return False
         if self.observers:
             n = t.nearest_unit(self.placed(p), self.observers)
-            d = n[0]
-            if not is_more_than_distance(d, self.far_in):
+            verdict = infiltrate_distance(self.world.ruleset, n[0])
+            if verdict is InfiltrateDistance.TOO_CLOSE:
                 return False
-            if not is_more_than_distance(d, self.near_in):
+            if verdict is InfiltrateDistance.HIDDEN_NEEDED:
                 seen_by, _ = t.sight_from_any(self.observers, self.placed(p), exact=True)
                 if seen_by is not None:
                     return False
         return True
+
+    @property
+    def _fixed_fps(self) -> list[tuple[str, Footprint]]:
+        if not hasattr(self, "_fixed_fps_cache"):
+            self._fixed_fps_cache = [(q.unit.id, a) for q in self.fixed for a in q.footprints]
+        return self._fixed_fps_cache
 
     @property
     def fixed_near12(self) -> set[int]:

@@ -45,7 +45,7 @@ from planner.generate.scene import (
 )
 from planner.geometry.shapes import clearance_inside, footprint, signed_distance
 from planner.legality.checker import check_deployment
-from planner.legality.hh2 import coherency_range
+from planner.legality.checks.coherency import coherency_range
 from planner.rules.registry import DEFAULT_RULESET, find_ruleset
 from planner.schema import Scenario, SubType, UnitType
 from planner.world import resolve

@@ -80,9 +80,16 @@ def is_more_than(a: Footprint, b: Footprint, inches: float) -> bool:
     return not is_within(a, b, inches)
 
 
+def is_wholly_within_clearance(clearance: float) -> bool:
+    """True if a base whose clearance inside an area is ``clearance`` (inches; negative = it sticks
+    out by that much, :func:`planner.geometry.shapes.clearance_inside`) is wholly within the area:
+    touching the edge counts, sticking out by more than the tolerance does not."""
+    return clearance >= -TOLERANCE_IN
+
+
 def is_wholly_within(fp: Footprint, area: Polygon) -> bool:
     """Rules term "wholly/entirely within" an area: every part of the base inside (edges count)."""
-    return clearance_inside(fp, area) >= -TOLERANCE_IN
+    return is_wholly_within_clearance(clearance_inside(fp, area))
 
 
 def is_overlap_distance(signed: float) -> bool:

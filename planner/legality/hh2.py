@@ -6,24 +6,23 @@ requirement, the margin and evidence; the checker never stops at the first probl
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
-import shapely
 
 from planner.geometry.measure import (
     farthest_from,
-    is_more_than_distance,
     is_overlap_distance,
     is_within_distance,
 )
-from planner.geometry.shapes import circumscribed_gap, clearance_inside, distance_to_polygon, signed_distance
+from planner.geometry.shapes import distance_to_polygon, signed_distance
+from planner.legality.checks.coherency import coherency_gap, coherency_range
+from planner.legality.checks.distance import InfiltrateDistance, infiltrate_distance, scout_far_enough
+from planner.legality.checks.placement import closest_no_go, wholly_within
 from planner.legality.report import Evidence, Finding, inches, make_finding
 from planner.legality.table import Placed, Table
-from planner.schema import SetupMethod, SpecialRule, SubType
-from planner.units import TOLERANCE_IN
+from planner.schema import SetupMethod, SpecialRule
 from planner.world import UnitInfo, World
 
 if TYPE_CHECKING:
@@ -62,50 +61,6 @@ def has_scout_for_setup(world: World, unit: UnitInfo) -> bool:
     return is_dedicated_transport(unit) and any(
         world.units[e].any_model_has(SpecialRule.SCOUT) for e in unit.embarked)
 
-
-def coherency_range(models, R: HorusHeresy2) -> float:
-    """Unit coherency range in inches for a group of models (HH2: 2", Close-order 1", Skirmish 3").
-
-    A group uses the Close-order or Skirmish range only if every model has that sub-type.
-    """
-    if models and all(SubType.CLOSE_ORDER in m.subtypes for m in models):
-        return R.COHERENCY_CLOSE_ORDER_IN
-    if models and all(SubType.SKIRMISH in m.subtypes for m in models):
-        return R.COHERENCY_SKIRMISH_IN
-    return R.COHERENCY_IN
-
-
-def coherency_gap(fps) -> tuple[float, int, int]:
-    """The smallest range that links every model into one group: the longest edge of a minimum
-    spanning tree over closest-point distances (Prim). Returns (inches, i, j) of that edge."""
-    n = len(fps)
-    if n < 2:
-        return 0.0, 0, 0
-    dist = [[0.0] * n for _ in range(n)]
-    hypot = math.hypot
-    for i in range(n):
-        a = fps[i]
-        for j in range(i + 1, n):
-            b = fps[j]
-            if a.kind == "circle" and b.kind == "circle":  # signed_distance's own formula, inlined
-                d = max(0.0, hypot(a.cx - b.cx, a.cy - b.cy) - a.a - b.a)
-            else:
-                d = max(0.0, signed_distance(a, b))
-            dist[i][j] = dist[j][i] = d
-    in_tree = [False] * n
-    best = [math.inf] * n
-    link = [0] * n
-    best[0] = 0.0
-    worst = (0.0, 0, 0)
-    for _ in range(n):
-        k = min((i for i in range(n) if not in_tree[i]), key=lambda i: best[i])
-        in_tree[k] = True
-        if k != 0 and best[k] > worst[0]:
-            worst = (best[k], link[k], k)
-        for i in range(n):
-            if not in_tree[i] and dist[k][i] < best[i]:
-                best[i], link[i] = dist[k][i], k
-    return worst
 
 
 def scout_limit(unit: UnitInfo, R: HorusHeresy2) -> float:
@@ -155,13 +110,14 @@ class HH2Checker:
     # ------------------------------------------------------------------ basic placement
     def check_battlefield(self, placed: Placed, when: str) -> None:
         u = placed.unit
-        worst = min((clearance_inside(f, self.table.battlefield), i) for i, f in enumerate(placed.footprints))
-        m = u.models[worst[1]]
-        ok = worst[0] >= -TOLERANCE_IN
-        msg = (f"every model wholly on the battlefield{when}; closest to the edge: model {m.id}, {_f(worst[0])} inside"
-               if ok else f"model {m.id} is {_f(-worst[0])} over the battlefield edge{when}")
-        self.add(_finding(self.R.rid("battlefield"), ok, u, msg, model=m.id, measured=worst[0],
-                          required="wholly on the battlefield", margin=worst[0]))
+        worst = wholly_within(placed.footprints, self.table.battlefield)
+        m = u.models[worst.index]
+        ok = worst.ok
+        msg = (f"every model wholly on the battlefield{when}; closest to the edge: model {m.id}, "
+               f"{_f(worst.clearance)} inside" if ok
+               else f"model {m.id} is {_f(-worst.clearance)} over the battlefield edge{when}")
+        self.add(_finding(self.R.rid("battlefield"), ok, u, msg, model=m.id, measured=worst.clearance,
+                          required="wholly on the battlefield", margin=worst.clearance))
 
     def check_zone(self, placed: Placed, when: str) -> None:
         u = placed.unit
@@ -171,10 +127,10 @@ class HH2Checker:
             self.add(_finding(rule, False, u, f"player {u.player!r} has no deployment zone{when}",
                               required="wholly within the player's deployment zone"))
             return
-        poly = self.table.zone_polys[zone_id]
-        worst = min((clearance_inside(f, poly), i) for i, f in enumerate(placed.footprints))
+        tight = wholly_within(placed.footprints, self.table.zone_polys[zone_id])
+        worst = (tight.clearance, tight.index)
         m = u.models[worst[1]]
-        ok = worst[0] >= -TOLERANCE_IN
+        ok = tight.ok
         msg = (f"every model wholly within deployment zone {zone_id}{when}; tightest: model {m.id}, "
                f"{_f(worst[0])} from the zone edge" if ok
                else f"model {m.id} is not wholly within deployment zone {zone_id}{when}: "
@@ -185,31 +141,11 @@ class HH2Checker:
 
     def check_impassable(self, placed: Placed, when: str) -> None:
         u = placed.unit
-        feats = self.table.no_go_features
-        if not feats:
+        best = closest_no_go(placed.footprints, self.table.no_go_polys)
+        if best is None:
             return
-        # exact distances in order of a cheap lower bound, stopping when no pair can be closer
-        centres = shapely.points([(f.cx, f.cy) for f in placed.footprints])
-        radii = np.array([f.outer_radius for f in placed.footprints])
-        ovals = [(i, f) for i, f in enumerate(placed.footprints) if f.kind == "ellipse"]
-        bounds = []
-        for t in feats:
-            poly = self.table.terrain_polys[t.id]
-            lbs = shapely.distance(poly, centres) - radii
-            for i, f in ovals:  # an oval's outer radius is a weak bound: use a circumscribing polygon
-                lbs[i] = max(lbs[i], float(circumscribed_gap(f, poly)))
-            bounds += [(float(lb), i, t.id) for i, lb in enumerate(lbs)]
-        bounds.sort()
-        best = None
-        for lb, i, tid in bounds:
-            if best is not None and lb >= best[0]:
-                break
-            d = distance_to_polygon(placed.footprints[i], self.table.terrain_polys[tid])
-            if best is None or d < best[0]:
-                best = (d, i, tid)
-        assert best is not None
-        d, i, tid = best
-        ok = d >= -TOLERANCE_IN
+        d, i, tid = best.distance, best.index, best.feature
+        ok = best.ok
         m = u.models[i]
         msg = (f"no model in impassable terrain or inside a building or wall{when}; closest: model {m.id}, "
                f"{_f(max(d, 0))} from {tid}" if ok
@@ -311,8 +247,9 @@ class HH2Checker:
         d, i, other, j = near
         ev = Evidence(nearest_enemy_unit=other.unit.id, nearest_enemy_model=other.model_id(j),
                       model=u.models[i].id)
-        hidden_needed = not is_more_than_distance(d, self.R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN)
-        far_enough = is_more_than_distance(d, self.R.INFILTRATE_HIDDEN_MORE_THAN_IN)
+        verdict = infiltrate_distance(self.R, d)
+        far_enough = verdict is not InfiltrateDistance.TOO_CLOSE
+        hidden_needed = verdict is InfiltrateDistance.HIDDEN_NEEDED
         required = (f'more than {self.R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}" from every enemy unit (hidden) '
                     f'or more than {self.R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}"')
         if not far_enough:
@@ -383,7 +320,7 @@ class HH2Checker:
             return
         d, placed_e, k = best
         e = placed_e.unit
-        ok = is_more_than_distance(d, self.R.INFILTRATE_HIDDEN_MORE_THAN_IN)
+        ok = infiltrate_distance(self.R, d) is not InfiltrateDistance.TOO_CLOSE  # the building: as a unit
         self.add(_finding(self.R.rid("infiltrate.building"), ok, u,
                           f"building {tid} is {_f(d)} from enemy unit {e.id} (model {placed_e.model_id(k)}); needs more "
                           f"than {self.R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\"", measured=d,
@@ -434,7 +371,7 @@ class HH2Checker:
                               required=f'more than {self.R.SCOUT_MORE_THAN_IN:g}" from every enemy unit'))
             return
         d, i, other, j = near
-        ok = is_more_than_distance(d, self.R.SCOUT_MORE_THAN_IN)
+        ok = scout_far_enough(self.R, d)
         self.add(_finding(self.R.rid("scout.more_than_9"), ok, u,
                           f"model {u.models[i].id} ends {_f(d)} from enemy unit {other.unit.id} (model "
                           f"{other.model_id(j)}); needs more than {self.R.SCOUT_MORE_THAN_IN:g}\"",

@@ -136,6 +136,11 @@ class Table:
         return {}
 
     @cached_property
+    def no_go_polys(self) -> list[tuple[str, Polygon]]:
+        """(id, polygon) of each of :attr:`no_go_features` (what the placement checks take)."""
+        return [(t.id, self.terrain_polys[t.id]) for t in self.no_go_features]
+
+    @cached_property
     def no_go_features(self) -> list[TerrainFeature]:
         """Terrain no model may stand in: impassable features, and solid ones (buildings, walls),
         which models can only occupy by embarking."""

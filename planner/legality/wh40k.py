@@ -38,6 +38,8 @@ from planner.geometry.shapes import (
     footprint,
     signed_distance,
 )
+from planner.legality.checks.coherency import coherency_shortfall, is_coherent_40k
+from planner.legality.checks.placement import wholly_within
 from planner.legality.report import Evidence, Finding, inches, make_finding
 from planner.legality.table import Placed, Table, UnitSight
 from planner.rules.abilities import Ability
@@ -94,38 +96,6 @@ def has_keyword(models: list[ModelInfo], text: str) -> bool:
     """Does a unit made of ``models`` match the keyword phrase ``text`` (e.g. 'DEDICATED TRANSPORT')?"""
     return parse_selector(text, KNOWN_MULTIWORD).unit_matches([m.keywords for m in models])
 
-
-def coherency_shortfall(fps: list[Footprint], R: Warhammer40k) -> tuple[float, int, str]:
-    """How far a group of models is from coherency under ruleset module ``R``.
-
-    Returns (margin in inches, index of the worst model, which part): a margin >= 0 (within the
-    tolerance) is coherent. Parts: 'neighbours' (each model within ``COHERENCY_IN`` of 1 other
-    model, or of 2 in a unit of ``COHERENCY_LARGE_UNIT_MODELS`` or more), 'every' (each model
-    within ``COHERENCY_ALL_WITHIN_IN`` of every other model; 11th edition only).
-    """
-    n = len(fps)
-    if n < 2:
-        return math.inf, 0, "neighbours"
-    d = [[0.0] * n for _ in range(n)]
-    for i in range(n):
-        for j in range(i + 1, n):
-            d[i][j] = d[j][i] = max(0.0, signed_distance(fps[i], fps[j]))
-    large = R.COHERENCY_LARGE_UNIT_MODELS is not None and n >= R.COHERENCY_LARGE_UNIT_MODELS
-    k = R.COHERENCY_NEIGHBOURS_LARGE if large else R.COHERENCY_NEIGHBOURS
-    k = min(k, n - 1)
-    worst = (math.inf, 0, "neighbours")
-    for i in range(n):
-        kth = sorted(d[i][j] for j in range(n) if j != i)[k - 1]
-        m = R.COHERENCY_IN - kth
-        if m < worst[0]:
-            worst = (m, i, "neighbours")
-    if R.COHERENCY_ALL_WITHIN_IN is not None:
-        for i in range(n):
-            far = max(d[i][j] for j in range(n) if j != i)
-            m = R.COHERENCY_ALL_WITHIN_IN - far
-            if m < worst[0]:
-                worst = (m, i, "every")
-    return worst
 
 
 def in_objective_range(fp: Footprint, objective, R: Warhammer40k) -> bool:
@@ -342,9 +312,10 @@ class WH40kChecker:
 
     def check_battlefield(self, placed: Placed, when: str) -> None:
         u = placed.unit
-        worst = min((clearance_inside(f, self.table.battlefield), i) for i, f in enumerate(placed.footprints))
+        tight = wholly_within(placed.footprints, self.table.battlefield)
+        worst = (tight.clearance, tight.index)
         m = u.models[worst[1]]
-        ok = worst[0] >= -TOLERANCE_IN
+        ok = tight.ok
         msg = (f"every model wholly on the battlefield{when}; closest to the edge: model {m.id}, {_f(worst[0])} inside"
                if ok else f"model {m.id} overhangs the battlefield edge by {_f(-worst[0])}{when}")
         self.add(_finding(self.P + "battlefield", ok, u, msg, model=m.id, measured=worst[0],
@@ -359,9 +330,10 @@ class WH40kChecker:
                               required="wholly within the player's deployment zone"))
             return
         zid, poly = z
-        worst = min((clearance_inside(f, poly), i) for i, f in enumerate(placed.footprints))
+        tight = wholly_within(placed.footprints, poly)
+        worst = (tight.clearance, tight.index)
         m = u.models[worst[1]]
-        ok = worst[0] >= -TOLERANCE_IN
+        ok = tight.ok
         msg = (f"every model wholly within deployment zone {zid}{when}; tightest: model {m.id}, "
                f"{_f(worst[0])} from the zone edge" if ok
                else f"model {m.id} is not wholly within deployment zone {zid}{when}: {_f(-worst[0])} outside")
@@ -375,7 +347,7 @@ class WH40kChecker:
         if len(models) < 2:
             return
         margin, i, part = coherency_shortfall(list(placed.footprints), self.R)
-        ok = margin >= -TOLERANCE_IN
+        ok = is_coherent_40k(list(placed.footprints), self.R)
         R = self.R
         n = len(models)
         large = R.COHERENCY_LARGE_UNIT_MODELS is not None and n >= R.COHERENCY_LARGE_UNIT_MODELS

@@ -17,16 +17,21 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
-from planner.geometry.measure import is_more_than_distance, overlaps
+from planner.geometry.measure import (
+    is_more_than_distance,
+    is_overlap_distance,
+    is_wholly_within_clearance,
+    overlaps,
+)
 from planner.geometry.shapes import Footprint, footprint
+from planner.legality.checks.placement import first_overlap
 from planner.legality.table import Placed, Table
 from planner.schema import SetupMethod
-from planner.units import TOLERANCE_IN
 from planner.world import ModelInfo, UnitInfo
 
 FORMATION_GAP_IN = 0.25
@@ -46,8 +51,17 @@ class Formation:
     facing: float
 
 
-_OVERLAP_CACHE: dict[tuple, bool] = {}
-_SHAPE_IDS: dict[tuple, int] = {}
+@dataclass
+class RunCache:
+    """What one planning run (one :class:`CandidateBuilder`) remembers across candidates: the
+    overlap verdict of each (shape, shape, offset) and a small integer per candidate shape. Scoped
+    to the run, so that nothing grows across runs in one process (a server, the generator)."""
+
+    overlaps: dict[tuple, bool] = field(default_factory=dict)
+    shape_ids: dict[tuple, int] = field(default_factory=dict)
+
+    MAX_OVERLAPS = 2_000_000
+    """Verdicts kept at most (then the cache starts again)."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +77,7 @@ class Candidate:
     nearest_enemy_in: float | None
     icost: int = 0  # cost in integer objective units (round(cost * COST_SCALE))
     values: tuple[float, ...] = ()  # each goal term's value, in the order of the builder's terms
+    cache: RunCache = field(default_factory=RunCache, compare=False, repr=False)  # the run's (shared)
 
     @cached_property
     def reach(self) -> float:
@@ -85,8 +100,9 @@ class Candidate:
 
     @cached_property
     def shape_id(self) -> int:
-        """A small integer naming :attr:`shape` (interned for this process)."""
-        return _SHAPE_IDS.setdefault(self.shape, len(_SHAPE_IDS))
+        """A small integer naming :attr:`shape` (interned for the run)."""
+        ids = self.cache.shape_ids
+        return ids.setdefault(self.shape, len(ids))
 
     def overlaps(self, other: Candidate) -> bool:
         """Would some base of this placement overlap some base of ``other``? Exact (as the checker).
@@ -98,11 +114,12 @@ class Candidate:
             return False
         key = (self.shape, other.shape, round(other.anchor[0] - self.anchor[0], 6),
                round(other.anchor[1] - self.anchor[1], 6))
-        hit = _OVERLAP_CACHE.get(key)
+        cache = self.cache.overlaps
+        hit = cache.get(key)
         if hit is None:
-            if len(_OVERLAP_CACHE) > 2_000_000:
-                _OVERLAP_CACHE.clear()
-            hit = _OVERLAP_CACHE[key] = self._overlaps(other)
+            if len(cache) > RunCache.MAX_OVERLAPS:
+                cache.clear()
+            hit = cache[key] = self._overlaps(other)
         return hit
 
     def _overlaps(self, other: Candidate) -> bool:
@@ -111,7 +128,7 @@ class Candidate:
         gap = np.hypot(xa[:, None, 0] - xb[None, :, 0], xa[:, None, 1] - xb[None, :, 1]) - ra[:, None] - rb[None, :]
         if round_a and round_b:
             # round bases: the bound is the exact distance
-            return bool((gap < -TOLERANCE_IN).any())
+            return bool(is_overlap_distance(gap).any())
         for i, j in zip(*np.nonzero(gap <= 0), strict=True):
             if overlaps(self.footprints[i], other.footprints[j]):
                 return True
@@ -255,7 +272,7 @@ class CandidateStream:
         bf = b.table.battlefield.bounds
         lo = np.minimum(xy[:, :, 0] - radii - bf[0], xy[:, :, 1] - radii - bf[1])
         hi = np.minimum(bf[2] - xy[:, :, 0] - radii, bf[3] - xy[:, :, 1] - radii)
-        off = (np.minimum(lo, hi) < -TOLERANCE_IN).any(axis=1)
+        off = (~is_wholly_within_clearance(np.minimum(lo, hi))).any(axis=1)  # exact for round bases
         near = None
         # the rule ids, the Infiltrate distance and the enemies measured to, as the ruleset's judge has them
         bf_rule, dist_rule, limit, enemies = b.rules_judge.prefilter_rules(b, g.host)
@@ -367,7 +384,7 @@ class CandidateStream:
             positions[u.id] = [(fps[k + i].cx, fps[k + i].cy, form.facing) for i in range(len(u.models))]
             k += len(u.models)
         c = Candidate(self.index, (float(self.anchors[ai][0]), float(self.anchors[ai][1])), form.name, positions,
-                      tuple(fps), cost, near, key, tuple(float(v) for v in vals))
+                      tuple(fps), cost, near, key, tuple(float(v) for v in vals), b.cache)
         self.index += 1
         return c
 
@@ -402,6 +419,7 @@ class CandidateBuilder:
     def __init__(self, table: Table, fixed: list[Placed], grid_in: float, terms: list,
                  margin_in: float = 0.0):
         self.table = table
+        self.cache = RunCache()
         self.margin = margin_in
         self.fixed = fixed
         self.grid = grid_in
@@ -474,15 +492,7 @@ class CandidateBuilder:
         """The id of a fixed unit some base of ``fps`` overlaps (exact, as the checker), or None.
         Bounding discs first, vectorised; exact tests only where they meet."""
         fixed, xy, r = self._fixed_arrays
-        if not fixed:
-            return None
-        cx = np.array([[f.cx, f.cy] for f in fps])
-        cr = np.array([f.outer_radius for f in fps])
-        gap = np.hypot(cx[:, None, 0] - xy[None, :, 0], cx[:, None, 1] - xy[None, :, 1]) - cr[:, None] - r[None, :]
-        for i, j in zip(*np.nonzero(gap <= 0), strict=True):
-            if overlaps(fixed[j][1], fps[i]):
-                return fixed[j][0]
-        return None
+        return first_overlap(fps, fixed, (xy, r))
 
     def _nearest(self, placed: Placed, others: list[Placed]):
         """As :meth:`Table.nearest_unit`; all-round bases are measured in one numpy pass (for

@@ -19,15 +19,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-import numpy as np
-import shapely
-
-from planner.geometry.measure import farthest_from, is_more_than_distance, is_within_distance
-from planner.geometry.shapes import Footprint, clearance_inside, distance_to_polygon
+from planner.geometry.shapes import Footprint
 from planner.legality import hh2 as checks
+from planner.legality.checks.coherency import is_coherent
+from planner.legality.checks.distance import (
+    InfiltrateDistance,
+    infiltrate_distance,
+    moved_within,
+    scout_far_enough,
+)
+from planner.legality.checks.placement import closest_no_go, first_outside
 from planner.legality.table import Placed
 from planner.schema import SetupMethod
-from planner.units import TOLERANCE_IN
 
 if TYPE_CHECKING:
     from planner.rules.hh2 import HorusHeresy2
@@ -55,7 +58,7 @@ def sight_rule(rs: HorusHeresy2) -> str | None:
 
 def coherent(rs: HorusHeresy2, models: list, fps: list[Footprint]) -> bool:
     """Is a formation of ``models`` at ``fps`` in unit coherency (the checker's range and gap)?"""
-    return is_within_distance(checks.coherency_gap(fps)[0], checks.coherency_range(models, rs))
+    return is_coherent(models, fps, rs)
 
 
 def prefilter_rules(builder: Any, unit: Any) -> tuple[str, str, float, list[Placed]]:
@@ -80,53 +83,43 @@ def judge(builder: Any, group: Any, fps: list[Footprint], exact_sight: bool = Fa
     t = builder.table
     rs = _rs(builder)
     u = group.host
-    for f in fps:
-        if clearance_inside(f, t.battlefield) < -TOLERANCE_IN:
-            return (rs.rid("battlefield"), None), None
+    if first_outside(fps, t.battlefield) is not None:
+        return (rs.rid("battlefield"), None), None
     if u.method is SetupMethod.DEPLOYMENT_ZONE:
         region = builder.region(group)
-        if region is None:
+        if region is None or first_outside(fps, region) is not None:
             return (rs.rid("deployment.wholly_within_zone"), None), None
-        for f in fps:
-            if clearance_inside(f, region) < -TOLERANCE_IN:
-                return (rs.rid("deployment.wholly_within_zone"), None), None
-    if t.no_go_features:
-        centres = shapely.points([(f.cx, f.cy) for f in fps])
-        radii = np.array([f.outer_radius for f in fps])
-        for feat in t.no_go_features:
-            poly = t.terrain_polys[feat.id]
-            near_k = np.nonzero(shapely.distance(poly, centres) <= radii + 1e-3)[0]
-            for k in near_k:
-                if distance_to_polygon(fps[k], poly) < -TOLERANCE_IN:
-                    return (rs.rid("terrain.impassable"), feat.id), None
+    no_go = closest_no_go(fps, t.no_go_polys, first_hit=True)
+    if no_go is not None and not no_go.ok:
+        return (rs.rid("terrain.impassable"), no_go.feature), None
     near = None
     placed = Placed(u, tuple(fps), tuple(f"{m.unit_id}/{m.id}" for m in group.models))
     if u.method is SetupMethod.SCOUT:
         first = [(f, checks.scout_limit(m, rs)) for m in group.members for f in t.first(m).footprints]
-        if any(not is_within_distance(farthest_from(a, b), limit)
-               for (a, limit), b in zip(first, fps, strict=True)):
+        if not all(moved_within(a, b, limit) for (a, limit), b in zip(first, fps, strict=True)):
             return (rs.rid("scout.distance"), None), None
         n = builder._nearest(placed, builder._enemies(u))
         if n is not None:
             near = n[0]
-            if not is_more_than_distance(near, rs.SCOUT_MORE_THAN_IN + builder.margin):
+            if not scout_far_enough(rs, near, builder.margin):
                 return (rs.rid("scout.more_than_9"), n[2].unit.id), near
+    verdict = None
     if u.method is SetupMethod.INFILTRATE:
         n = builder._nearest(placed, builder._enemies(u))
         if n is not None:
             near = n[0]
             # keep a margin a player can reproduce with a tape measure
-            if not is_more_than_distance(near, rs.INFILTRATE_HIDDEN_MORE_THAN_IN + builder.margin):
+            verdict = infiltrate_distance(rs, near, builder.margin)
+            if verdict is InfiltrateDistance.TOO_CLOSE:
                 return (rs.rid("infiltrate.distance"), n[2].unit.id), near
     # after the distance to the enemy (a base on an enemy base is also too close to it)
     hit = builder._fixed_overlap(fps)
     if hit is not None:
         return (rs.rid("bases.no_overlap"), hit), near
-    if u.method is SetupMethod.INFILTRATE and near is not None:
-        if not is_more_than_distance(near, rs.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN + builder.margin):
-            seen_by, _ = t.sight_from_any(builder._enemies(u), placed, exact=exact_sight)
-            if seen_by is not None:
-                return (rs.rid("infiltrate.hidden"), seen_by.unit.id), near
+    if verdict is InfiltrateDistance.HIDDEN_NEEDED:
+        seen_by, _ = t.sight_from_any(builder._enemies(u), placed, exact=exact_sight)
+        if seen_by is not None:
+            return (rs.rid("infiltrate.hidden"), seen_by.unit.id), near
     return None, near
 
 

@@ -58,6 +58,7 @@ from planner.solve.candidates import (
     Group,
 )
 from planner.solve.goals import Term, compile_goals
+from planner.solve.placement_model import add_placements
 from planner.units import TOLERANCE_IN
 from planner.world import World, resolve
 
@@ -328,21 +329,8 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
     live = cands
     if hint is not None and all(any(c is hint[g.id] for c in cands[g.id]) for g in groups):
         live = _prune(groups, cands, overlapping, sum(hint[g.id].icost for g in groups))
-    for g in groups:
-        for c in live[g.id]:
-            x[g.id, c.index] = cp.new_bool_var(f"place[{g.id}@{c.index}]")
-        cp.add_exactly_one(x[g.id, c.index] for c in live[g.id]).with_name(f"{ids['one']}[{g.id}]")
-    for (a, b), pairs in overlapping.items():
-        ga, gb = groups[a], groups[b]
-        by_a: dict[int, list[int]] = {}
-        for ca, cb in pairs:
-            if (ga.id, ca.index) in x and (gb.id, cb.index) in x:
-                by_a.setdefault(ca.index, []).append(cb.index)
-        for ia, ibs in by_a.items():
-            # this candidate of ga and the candidates of gb it overlaps: at most one of them
-            # (gb places exactly one, so this is valid, and tighter than pairwise clauses)
-            cp.add_at_most_one([x[ga.id, ia]] + [x[gb.id, ib] for ib in ibs]).with_name(
-                f"{ids['overlap']}[{ga.id}@{ia},{gb.id}]")
+    x = add_placements(cp, groups, live, ((groups[a].id, ca.index, groups[b].id, cb.index)
+                                          for (a, b), pairs in overlapping.items() for ca, cb in pairs), ids)
     # the cost alone: a tie-break term (candidate order) in the objective makes the optimality
     # proof much harder (equal-cost plans would no longer be equal); ties are broken afterwards
     # by _tie_break

@@ -16,14 +16,13 @@ margin. Rule ids and numbers: :mod:`planner.rules.wh40k10`, :mod:`planner.rules.
 
 from __future__ import annotations
 
-from shapely.geometry import Point
-
-from planner.geometry.measure import farthest_from, is_more_than_distance, is_within_distance, overlaps
-from planner.geometry.shapes import Footprint, clearance_inside, distance_to_polygon
+from planner.geometry.measure import farthest_from, is_more_than_distance, is_within_distance
+from planner.geometry.shapes import Footprint, distance_to_polygon
+from planner.legality.checks.coherency import is_coherent_40k
+from planner.legality.checks.placement import closest_no_go, first_outside
 from planner.legality.table import Placed
-from planner.legality.wh40k import WH40kChecker, coherency_shortfall, edition
+from planner.legality.wh40k import WH40kChecker, edition
 from planner.schema import SetupMethod
-from planner.units import TOLERANCE_IN
 
 
 def rule_ids(rs) -> dict[str, str]:
@@ -41,7 +40,7 @@ def sight_rule(rs) -> str | None:
 def coherent(rs, models, fps: list[Footprint]) -> bool:
     """Is a formation in coherency under the edition's rule (10th: 2" to one or two models;
     11th: also within 9" of every model)?"""
-    return coherency_shortfall(fps, rs)[0] >= -TOLERANCE_IN
+    return is_coherent_40k(fps, rs)
 
 
 def _checker(builder) -> WH40kChecker:
@@ -102,28 +101,18 @@ def judge(builder, group, fps: list[Footprint], exact_sight: bool = False
     rs = t.world.scenario.ruleset
     R = edition(rs)
     u = group.host
-    for f in fps:
-        if clearance_inside(f, t.battlefield) < -TOLERANCE_IN:
-            return (f"{rs}.battlefield", None), None
+    if first_outside(fps, t.battlefield) is not None:
+        return (f"{rs}.battlefield", None), None
     region = builder.region(group)
     if u.method is SetupMethod.DEPLOYMENT_ZONE:
-        if region is None:
+        if region is None or first_outside(fps, region) is not None:
             return (f"{rs}.deployment.wholly_within_zone", None), None
-        for f in fps:
-            if clearance_inside(f, region) < -TOLERANCE_IN:
-                return (f"{rs}.deployment.wholly_within_zone", None), None
-    for feat in t.no_go_features:
-        poly = t.terrain_polys[feat.id]
-        for f in fps:
-            if poly.distance(Point(f.cx, f.cy)) > f.outer_radius + 1e-3:
-                continue
-            if distance_to_polygon(f, poly) < -TOLERANCE_IN:
-                return (f"{rs}.battlefield", feat.id), None
-    for p in builder.fixed:
-        for a in p.footprints:
-            for f in fps:
-                if overlaps(a, f):
-                    return (f"{rs}.bases.overlap", p.unit.id), None
+    no_go = closest_no_go(fps, t.no_go_polys, first_hit=True)
+    if no_go is not None and not no_go.ok:
+        return (f"{rs}.battlefield", no_go.feature), None
+    hit = builder._fixed_overlap(fps)
+    if hit is not None:
+        return (f"{rs}.bases.overlap", hit), None
     placed = Placed(u, tuple(fps), tuple(f"{m.unit_id}/{m.id}" for m in group.models))
     if u.method is SetupMethod.SCOUT:
         return _judge_scouts(builder, group, fps, placed)

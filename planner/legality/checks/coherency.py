@@ -1,0 +1,111 @@
+"""Unit coherency, as each ruleset words it.
+
+Horus Heresy: every model within the coherency range (2", Close-order 1", Skirmish 3") of another
+model, all in one linked group (:func:`coherency_gap` is the longest link of a minimum spanning
+tree). 40k 10th/11th: within 2" of one other model (two in a unit of 7+ in 10th) and, in 11th,
+within 9" of every model (:func:`coherency_shortfall`). Distances are closest point to closest
+point, inches.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from planner.geometry.measure import is_within_distance
+from planner.geometry.shapes import Footprint, signed_distance
+from planner.schema import SubType
+from planner.units import TOLERANCE_IN
+
+if TYPE_CHECKING:
+    from planner.rules.hh2 import HorusHeresy2
+    from planner.rules.wh40k import Warhammer40k
+
+
+def coherency_range(models, R: HorusHeresy2) -> float:
+    """Unit coherency range in inches for a group of models (HH2: 2", Close-order 1", Skirmish 3").
+
+    A group uses the Close-order or Skirmish range only if every model has that sub-type.
+    """
+    if models and all(SubType.CLOSE_ORDER in m.subtypes for m in models):
+        return R.COHERENCY_CLOSE_ORDER_IN
+    if models and all(SubType.SKIRMISH in m.subtypes for m in models):
+        return R.COHERENCY_SKIRMISH_IN
+    return R.COHERENCY_IN
+
+
+def coherency_gap(fps) -> tuple[float, int, int]:
+    """The smallest range that links every model into one group: the longest edge of a minimum
+    spanning tree over closest-point distances (Prim). Returns (inches, i, j) of that edge."""
+    n = len(fps)
+    if n < 2:
+        return 0.0, 0, 0
+    dist = [[0.0] * n for _ in range(n)]
+    hypot = math.hypot
+    for i in range(n):
+        a = fps[i]
+        for j in range(i + 1, n):
+            b = fps[j]
+            if a.kind == "circle" and b.kind == "circle":  # signed_distance's own formula, inlined
+                d = max(0.0, hypot(a.cx - b.cx, a.cy - b.cy) - a.a - b.a)
+            else:
+                d = max(0.0, signed_distance(a, b))
+            dist[i][j] = dist[j][i] = d
+    in_tree = [False] * n
+    best = [math.inf] * n
+    link = [0] * n
+    best[0] = 0.0
+    worst = (0.0, 0, 0)
+    for _ in range(n):
+        k = min((i for i in range(n) if not in_tree[i]), key=lambda i: best[i])
+        in_tree[k] = True
+        if k != 0 and best[k] > worst[0]:
+            worst = (best[k], link[k], k)
+        for i in range(n):
+            if not in_tree[i] and dist[k][i] < best[i]:
+                best[i], link[i] = dist[k][i], k
+    return worst
+
+
+def is_coherent(models, fps: list[Footprint], R: HorusHeresy2) -> bool:
+    """Horus Heresy unit coherency of ``models`` standing at ``fps``: one linked group within the
+    range of :func:`coherency_range`."""
+    return is_within_distance(coherency_gap(fps)[0], coherency_range(models, R))
+
+
+def coherency_shortfall(fps: list[Footprint], R: Warhammer40k) -> tuple[float, int, str]:
+    """How far a group of models is from coherency under ruleset module ``R``.
+
+    Returns (margin in inches, index of the worst model, which part): a margin >= 0 (within the
+    tolerance) is coherent. Parts: 'neighbours' (each model within ``COHERENCY_IN`` of 1 other
+    model, or of 2 in a unit of ``COHERENCY_LARGE_UNIT_MODELS`` or more), 'every' (each model
+    within ``COHERENCY_ALL_WITHIN_IN`` of every other model; 11th edition only).
+    """
+    n = len(fps)
+    if n < 2:
+        return math.inf, 0, "neighbours"
+    d = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(i + 1, n):
+            d[i][j] = d[j][i] = max(0.0, signed_distance(fps[i], fps[j]))
+    large = R.COHERENCY_LARGE_UNIT_MODELS is not None and n >= R.COHERENCY_LARGE_UNIT_MODELS
+    k = R.COHERENCY_NEIGHBOURS_LARGE if large else R.COHERENCY_NEIGHBOURS
+    k = min(k, n - 1)
+    worst = (math.inf, 0, "neighbours")
+    for i in range(n):
+        kth = sorted(d[i][j] for j in range(n) if j != i)[k - 1]
+        m = R.COHERENCY_IN - kth
+        if m < worst[0]:
+            worst = (m, i, "neighbours")
+    if R.COHERENCY_ALL_WITHIN_IN is not None:
+        for i in range(n):
+            far = max(d[i][j] for j in range(n) if j != i)
+            m = R.COHERENCY_ALL_WITHIN_IN - far
+            if m < worst[0]:
+                worst = (m, i, "every")
+    return worst
+
+
+def is_coherent_40k(fps: list[Footprint], R: Warhammer40k) -> bool:
+    """40k unit coherency (:func:`coherency_shortfall` within the tolerance)."""
+    return coherency_shortfall(fps, R)[0] >= -TOLERANCE_IN

@@ -1,0 +1,67 @@
+"""Distance predicates of the set-up rules: the Infiltrate distances and a Scout redeploy's.
+
+``margin`` (inches, default 0) is the planner's safety margin on "more than" distances: a plan
+keeps it so that a player can reproduce the placement with a tape measure; the checker uses 0.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from planner.geometry.measure import farthest_from, is_more_than_distance, is_within_distance
+from planner.geometry.shapes import Footprint
+
+if TYPE_CHECKING:
+    from planner.rules.base import Ruleset
+
+
+class InfiltrateDistance(Enum):
+    """Where a distance to the nearest enemy unit leaves an Infiltrator (HH2 p.242)."""
+
+    TOO_CLOSE = "too_close"
+    """Not more than ``INFILTRATE_HIDDEN_MORE_THAN_IN``: illegal."""
+    HIDDEN_NEEDED = "hidden_needed"
+    """More than the hidden distance, not more than ``INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN``: legal
+    only out of sight of every deployed enemy unit."""
+    PLAIN_SIGHT = "plain_sight"
+    """More than the plain-sight distance: legal even in plain sight."""
+
+
+def infiltrate_distance(rs: Ruleset, nearest_in: float, margin: float = 0.0) -> InfiltrateDistance:
+    """Rule ``<rs>.infiltrate.distance``: classify the closest-point distance ``nearest_in``
+    (inches) from an Infiltrator to the nearest enemy unit.
+
+    Raises
+    ------
+    ValueError
+        If the ruleset has no Infiltrate distances.
+    """
+    hidden, plain = rs.INFILTRATE_HIDDEN_MORE_THAN_IN, rs.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN
+    if hidden is None or plain is None:
+        raise ValueError(f"ruleset {rs.id} has no Infiltrate distances")
+    if not is_more_than_distance(nearest_in, hidden + margin):
+        return InfiltrateDistance.TOO_CLOSE
+    if not is_more_than_distance(nearest_in, plain + margin):
+        return InfiltrateDistance.HIDDEN_NEEDED
+    return InfiltrateDistance.PLAIN_SIGHT
+
+
+def scout_far_enough(rs: Ruleset, nearest_in: float, margin: float = 0.0) -> bool:
+    """Rule ``<rs>.scout.more_than_9``: a Scout redeploy ends more than ``SCOUT_MORE_THAN_IN``
+    from every enemy unit (``nearest_in``: the closest-point distance, inches).
+
+    Raises
+    ------
+    ValueError
+        If the ruleset has no Scout redeploy distance.
+    """
+    if rs.SCOUT_MORE_THAN_IN is None:
+        raise ValueError(f"ruleset {rs.id} has no Scout redeploy distance")
+    return is_more_than_distance(nearest_in, rs.SCOUT_MORE_THAN_IN + margin)
+
+
+def moved_within(before: Footprint, after: Footprint, limit_in: float) -> bool:
+    """A move of "up to X"" / "entirely within X" of its position": no part of the base at
+    ``after`` is more than ``limit_in`` from where it stood (its base at ``before``)."""
+    return is_within_distance(farthest_from(before, after), limit_in)

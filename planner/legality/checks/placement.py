@@ -1,0 +1,129 @@
+"""Placement predicates: wholly within an area, clear of no-go terrain, clear of other bases.
+
+Inches throughout. Each returns the measurement the checker reports (the tightest clearance and
+the model it belongs to), so the checker explains with the same numbers the planner decides by.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+from shapely.geometry import Polygon
+
+from planner.geometry.measure import is_wholly_within_clearance, overlaps
+from planner.geometry.shapes import Footprint, circumscribed_gap, clearance_inside, distance_to_polygon
+from planner.units import TOLERANCE_IN
+
+
+@dataclass(frozen=True)
+class Clearance:
+    """The tightest model of a group against an area: its index and its clearance (inches inside
+    the area's edge; negative = it sticks out by that much)."""
+
+    clearance: float
+    index: int
+
+    @property
+    def ok(self) -> bool:
+        """Every model wholly within the area (touching the edge counts)."""
+        return is_wholly_within_clearance(self.clearance)
+
+
+def wholly_within(fps: Sequence[Footprint], area: Polygon) -> Clearance:
+    """Rules term "wholly within" an area (the battlefield, a deployment zone) for every base of
+    ``fps``: the tightest clearance and whose it is.
+
+    Raises
+    ------
+    ValueError
+        If ``fps`` is empty.
+    """
+    if not fps:
+        raise ValueError("no footprints")
+    c, i = min((clearance_inside(f, area), i) for i, f in enumerate(fps))
+    return Clearance(c, i)
+
+
+def first_outside(fps: Sequence[Footprint], area: Polygon) -> int | None:
+    """The index of the first base of ``fps`` not wholly within ``area``, or None (stops at the first)."""
+    for i, f in enumerate(fps):
+        if not is_wholly_within_clearance(clearance_inside(f, area)):
+            return i
+    return None
+
+
+@dataclass(frozen=True)
+class NoGo:
+    """The closest (or an overlapping) pair of a base and a no-go feature: signed distance in
+    inches (negative: the base stands in the feature), the base's index and the feature's id."""
+
+    distance: float
+    index: int
+    feature: str
+
+    @property
+    def ok(self) -> bool:
+        """The base does not stand in the feature (touching its edge is allowed)."""
+        return self.distance >= -TOLERANCE_IN
+
+
+def closest_no_go(fps: Sequence[Footprint], features: Sequence[tuple[str, Polygon]], *,
+                  first_hit: bool = False) -> NoGo | None:
+    """Rule "no model in impassable terrain or inside a solid feature": the closest base/feature
+    pair over ``features`` ((id, polygon) pairs), exact, or None if there are no features.
+
+    Exact distances are taken in order of a cheap lower bound (centre distance less the outer
+    radius; for ovals a circumscribed polygon), stopping when no pair can be closer. With
+    ``first_hit`` the search stops at the first base standing in a feature (what a judge needs:
+    the verdict, not the closest pair).
+    """
+    if not features or not fps:
+        return None
+    centres = shapely.points([(f.cx, f.cy) for f in fps])
+    radii = np.array([f.outer_radius for f in fps])
+    ovals = [(i, f) for i, f in enumerate(fps) if f.kind == "ellipse"]
+    bounds: list[tuple[float, int, int]] = []
+    for k, (_, poly) in enumerate(features):
+        lbs = shapely.distance(poly, centres) - radii
+        for i, f in ovals:  # an oval's outer radius is a weak bound: use a circumscribing polygon
+            lbs[i] = max(lbs[i], float(circumscribed_gap(f, poly)))
+        bounds += [(float(lb), i, k) for i, lb in enumerate(lbs)]
+    bounds.sort()
+    best: NoGo | None = None
+    for lb, i, k in bounds:
+        if best is not None and lb >= best.distance:
+            break
+        if first_hit and lb > TOLERANCE_IN:
+            break  # no later pair can overlap either
+        fid, poly = features[k]
+        d = distance_to_polygon(fps[i], poly)
+        if best is None or d < best.distance:
+            best = NoGo(d, i, fid)
+            if first_hit and not best.ok:
+                return best
+    return best
+
+
+def first_overlap(fps: Sequence[Footprint], others: Sequence[tuple[str, Footprint]],
+                  arrays: tuple[np.ndarray, np.ndarray] | None = None) -> str | None:
+    """Rule "no two bases overlap": the id paired with the first base of ``others`` that some base
+    of ``fps`` overlaps (exact; touching is not overlapping), or None. Bounding discs first,
+    vectorised; exact tests only where they meet. ``arrays``: the centres (n, 2) and outer radii
+    (n,) of ``others``, when the caller keeps them across calls."""
+    if not others or not fps:
+        return None
+    if arrays is None:
+        xy = np.array([[f.cx, f.cy] for _, f in others])
+        r = np.array([f.outer_radius for _, f in others])
+    else:
+        xy, r = arrays
+    cx = np.array([[f.cx, f.cy] for f in fps])
+    cr = np.array([f.outer_radius for f in fps])
+    gap = np.hypot(cx[:, None, 0] - xy[None, :, 0], cx[:, None, 1] - xy[None, :, 1]) - cr[:, None] - r[None, :]
+    for i, j in zip(*np.nonzero(gap <= 0), strict=True):
+        if overlaps(others[j][1], fps[i]):
+            return others[j][0]
+    return None
