@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
 from shapely.geometry import Polygon
@@ -80,7 +81,11 @@ def is_more_than(a: Footprint, b: Footprint, inches: float) -> bool:
     return not is_within(a, b, inches)
 
 
-def is_wholly_within_clearance(clearance: float) -> bool:
+@overload
+def is_wholly_within_clearance(clearance: float) -> bool: ...
+@overload
+def is_wholly_within_clearance(clearance: np.ndarray) -> np.ndarray: ...
+def is_wholly_within_clearance(clearance: float | np.ndarray) -> bool | np.ndarray:
     """True if a base whose clearance inside an area is ``clearance`` (inches; negative = it sticks
     out by that much, :func:`planner.geometry.shapes.clearance_inside`) is wholly within the area:
     touching the edge counts, sticking out by more than the tolerance does not."""
@@ -92,7 +97,11 @@ def is_wholly_within(fp: Footprint, area: Polygon) -> bool:
     return is_wholly_within_clearance(clearance_inside(fp, area))
 
 
-def is_overlap_distance(signed: float) -> bool:
+@overload
+def is_overlap_distance(signed: float) -> bool: ...
+@overload
+def is_overlap_distance(signed: np.ndarray) -> np.ndarray: ...
+def is_overlap_distance(signed: float | np.ndarray) -> bool | np.ndarray:
     """True if a signed distance (negative = penetration) means the bases overlap: by more than
     the tolerance (touching is not overlapping)."""
     return signed < -TOLERANCE_IN

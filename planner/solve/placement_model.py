@@ -23,7 +23,8 @@ class _Unit(Protocol):
 
 
 class _Candidate(Protocol):
-    index: int
+    @property
+    def index(self) -> int: ...
 
 
 def add_placements(cp: cp_model.CpModel, groups: Sequence[_Unit], cands: Mapping[str, Sequence[_Candidate]],
