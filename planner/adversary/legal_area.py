@@ -219,6 +219,7 @@ class ArrivalSpace:
             return False
         if self.observers:
             n = t.nearest_unit(self.placed(p), self.observers)
+            assert n is not None  # self.observers is not empty
             verdict = infiltrate_distance(self.world.ruleset, n[0])
             if verdict is InfiltrateDistance.TOO_CLOSE:
                 return False
@@ -240,8 +241,8 @@ class ArrivalSpace:
         if not hasattr(self, "_fixed_near12"):
             out = set()
             for p in self.positions:
-                if self.observers and not is_more_than_distance(
-                        self.table.nearest_unit(self.placed(p), self.observers)[0], self.near_in):
+                n = self.table.nearest_unit(self.placed(p), self.observers) if self.observers else None
+                if n is not None and not is_more_than_distance(n[0], self.near_in):
                     out.add(p.index)
             self._fixed_near12 = out
         return self._fixed_near12
@@ -409,6 +410,7 @@ class ArrivalSpace:
         if not mine:
             return True
         n = t.nearest_unit(target, mine)
+        assert n is not None  # mine is not empty
         # overlap is at most 0" apart: not more than 9" either
         if not is_more_than_distance(max(n[0], 0.0), self.far_in) or n[0] < -TOLERANCE_IN:
             return False

@@ -7,7 +7,12 @@ threshold (negative: by how much the rule is broken).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from planner.world import UnitInfo
 
 
 class _R(BaseModel):
@@ -85,7 +90,7 @@ def inches(v: float) -> str:
     return f'{v:.3f}"'
 
 
-def make_finding(rule: str, passed: bool, unit, message: str, *, model: str | None = None,
+def make_finding(rule: str, passed: bool, unit: UnitInfo, message: str, *, model: str | None = None,
                  measured: float | None = None, required: str, margin: float | None = None,
                  evidence: Evidence | None = None) -> Finding:
     """One :class:`Finding` for ``unit`` (a :class:`planner.world.UnitInfo`): the checkers of

@@ -12,6 +12,7 @@ from typing import cast
 import numpy as np
 import shapely
 from shapely.geometry import Point, Polygon, box
+from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
 from planner.geometry.measure import nearest
@@ -80,7 +81,7 @@ class Table:
         return self._placed[key]
 
     @cached_property
-    def _placed(self) -> dict:
+    def _placed(self) -> dict[tuple[str, str], Placed]:
         return {}
 
     def first(self, unit: UnitInfo) -> Placed:
@@ -132,7 +133,7 @@ class Table:
         return self._placed[key]
 
     @cached_property
-    def _garrison_skip(self) -> dict:
+    def _garrison_skip(self) -> dict[int, tuple[Footprint, frozenset[str]]]:
         return {}
 
     @cached_property
@@ -168,16 +169,16 @@ class Table:
         return distance_to_polygon(fp, poly) <= TOLERANCE_IN
 
     @cached_property
-    def _stands_in_cache(self) -> dict:
+    def _stands_in_cache(self) -> dict[tuple[Footprint, str], bool]:
         return {}
 
     @cached_property
-    def _near_area(self) -> dict:
+    def _near_area(self) -> dict[tuple[int, str], bool]:
         """(id of footprint, feature id) -> could the base touch that area feature? For every
         model on the table, computed in one vectorised pass per feature."""
         fps = [f for u in self.on_table for f in self.final(u).footprints]
         fps += [f for u in self.on_table if u.setup.from_ is not None for f in self.first(u).footprints]
-        out: dict = {}
+        out: dict[tuple[int, str], bool] = {}
         if not fps:
             return out
         centres = shapely.points([(f.cx, f.cy) for f in fps])
@@ -208,10 +209,10 @@ class Table:
         return hit[1]
 
     @cached_property
-    def _standing_cache(self) -> dict:
+    def _standing_cache(self) -> dict[int, tuple[Footprint, frozenset[str]]]:
         return {}
 
-    def _outline(self, fps: tuple[Footprint, ...]):
+    def _outline(self, fps: tuple[Footprint, ...]) -> BaseGeometry:
         key = tuple(id(f) for f in fps)
         hit = self._outline_cache.get(key)
         if hit is None or any(a is not b for a, b in zip(hit[0], fps, strict=True)):
@@ -220,7 +221,7 @@ class Table:
         return hit[1]
 
     @cached_property
-    def _outline_cache(self) -> dict:
+    def _outline_cache(self) -> dict[tuple[int, ...], tuple[tuple[Footprint, ...], BaseGeometry]]:
         return {}
 
     def obstacles_for(self, fps: list[Footprint]) -> list[Obstacle]:
@@ -230,7 +231,7 @@ class Table:
             skip |= self.standing_in(f)
         return [Obstacle(t.id, self.terrain_polys[t.id]) for t in self.blocking_features if t.id not in skip]
 
-    def _blocked_union(self, skip: frozenset[str]):
+    def _blocked_union(self, skip: frozenset[str]) -> BaseGeometry | None:
         """Union of the (slightly shrunk) blocking footprints, without the features in ``skip``."""
         cache = self._union_cache
         if skip not in cache:
@@ -242,17 +243,17 @@ class Table:
         return cache[skip]
 
     @cached_property
-    def _union_cache(self) -> dict:
+    def _union_cache(self) -> dict[frozenset[str], BaseGeometry | None]:
         return {}
 
     # ------------------------------------------------------------------ measurements
-    def nearest_unit(self, placed: Placed, others: list[Placed]):
+    def nearest_unit(self, placed: Placed, others: list[Placed]) -> tuple[float, int, Placed, int] | None:
         """The closest model pair between ``placed`` and any unit in ``others``.
 
         Returns (distance_in, index_in_placed, other Placed, index_in_other), or None if ``others``
         is empty.
         """
-        best = None
+        best: tuple[float, int, Placed, int] | None = None
         for o in others:
             lb = min(
                 math.hypot(a.cx - b.cx, a.cy - b.cy) - a.outer_radius - b.outer_radius
@@ -331,7 +332,8 @@ class Table:
                 return UnitSight(True, observer.model_id(i), target.model_id(j), s.segment)
         return UnitSight(False)
 
-    def _quick_visible(self, observers: list[Placed], tgt: list[Footprint]):
+    def _quick_visible(self, observers: list[Placed], tgt: list[Footprint]
+                       ) -> tuple[int, int, int, tuple[tuple[float, float], tuple[float, float]]] | None:
         """A clear centre-to-centre line from some observer base to some target base, or None.
 
         Cheap, and any clear line is a proof; outline points are tried per pair later by
@@ -364,7 +366,7 @@ class Table:
             return k, i, j, (centres[k][i], (tgt[j].cx, tgt[j].cy))
         return None
 
-    def _blockers_between(self, obs: list[Footprint], tgt: list[Footprint], obstacles) -> tuple[str, ...]:
+    def _blockers_between(self, obs: list[Footprint], tgt: list[Footprint], obstacles: list[Obstacle]) -> tuple[str, ...]:
         """The obstacles that cross some centre-to-centre line between the two groups (the
         features a judge would point at); all obstacles in the way if none does alone."""
         segs = shapely.linestrings([[[a.cx, a.cy], [b.cx, b.cy]] for a in obs for b in tgt])

@@ -45,7 +45,7 @@ from planner.legality.table import Placed, Table, UnitSight
 from planner.rules.abilities import Ability
 from planner.rules.keywords import parse_selector
 from planner.rules.wh40k import Warhammer40k
-from planner.schema import HullBase, SetupMethod, TerrainKind, TerrainTrait
+from planner.schema import HullBase, Objective, SetupMethod, TerrainFeature, TerrainKind, TerrainTrait
 from planner.units import TOLERANCE_IN
 from planner.world import ModelInfo, UnitInfo, World
 
@@ -98,13 +98,13 @@ def has_keyword(models: list[ModelInfo], text: str) -> bool:
 
 
 
-def in_objective_range(fp: Footprint, objective, R: Warhammer40k) -> bool:
+def in_objective_range(fp: Footprint, objective: Objective, R: Warhammer40k) -> bool:
     """Is a model in range of an objective marker: within ``OBJECTIVE_RANGE_IN`` of the marker?"""
     marker = footprint_of_objective(objective)
     return is_within_distance(max(0.0, signed_distance(fp, marker)), R.OBJECTIVE_RANGE_IN)
 
 
-def footprint_of_objective(objective) -> Footprint:
+def footprint_of_objective(objective: Objective) -> Footprint:
     """The marker's footprint (a 40 mm disc by default) at its centre, inches."""
     from planner.schema import RoundBase
 
@@ -129,8 +129,8 @@ class WH40kTable(Table):
         self.R = R
 
     @cached_property
-    def blocking_features(self):
-        out = []
+    def blocking_features(self) -> list[TerrainFeature]:
+        out: list[TerrainFeature] = []
         for t in self.world.scenario.terrain:
             if t.kind is TerrainKind.OPEN and TerrainTrait.OBSCURING not in t.traits:
                 continue
@@ -138,14 +138,14 @@ class WH40kTable(Table):
                 out.append(t)
         return out
 
-    def _stands_in(self, fp: Footprint, feature) -> bool:
+    def _stands_in(self, fp: Footprint, feature: TerrainFeature) -> bool:
         if self.R.VISIBILITY == "obscuring":
             # 11th: "within" an area is any part of the base in it, whatever the feature's standing_in
             return distance_to_polygon(fp, self.terrain_polys[feature.id]) <= TOLERANCE_IN
         return super()._stands_in(fp, feature)
 
     @cached_property
-    def terrain_areas(self) -> list:
+    def terrain_areas(self) -> list[TerrainFeature]:
         """11th: terrain areas (features of kind ``area``)."""
         return [t for t in self.world.scenario.terrain if t.kind is TerrainKind.AREA]
 

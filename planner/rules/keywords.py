@@ -75,7 +75,7 @@ class Not:
 
     inner: Expr
 
-    def matches(self, keywords) -> bool:
+    def matches(self, keywords: frozenset[str] | set[str]) -> bool:
         return not self.inner.matches(keywords)
 
     def __str__(self) -> str:
@@ -88,7 +88,7 @@ class AllOf:
 
     parts: tuple[Expr, ...]
 
-    def matches(self, keywords) -> bool:
+    def matches(self, keywords: frozenset[str] | set[str]) -> bool:
         return all(p.matches(keywords) for p in self.parts)
 
     def __str__(self) -> str:
@@ -101,7 +101,7 @@ class AnyOf:
 
     parts: tuple[Expr, ...]
 
-    def matches(self, keywords) -> bool:
+    def matches(self, keywords: frozenset[str] | set[str]) -> bool:
         return any(p.matches(keywords) for p in self.parts)
 
     def __str__(self) -> str:

@@ -10,6 +10,7 @@ point, inches.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from planner.geometry.measure import is_within_distance
@@ -20,9 +21,10 @@ from planner.units import TOLERANCE_IN
 if TYPE_CHECKING:
     from planner.rules.hh2 import HorusHeresy2
     from planner.rules.wh40k import Warhammer40k
+    from planner.world import ModelInfo
 
 
-def coherency_range(models, R: HorusHeresy2) -> float:
+def coherency_range(models: Sequence[ModelInfo], R: HorusHeresy2) -> float:
     """Unit coherency range in inches for a group of models (HH2: 2", Close-order 1", Skirmish 3").
 
     A group uses the Close-order or Skirmish range only if every model has that sub-type.
@@ -34,7 +36,7 @@ def coherency_range(models, R: HorusHeresy2) -> float:
     return R.COHERENCY_IN
 
 
-def coherency_gap(fps) -> tuple[float, int, int]:
+def coherency_gap(fps: Sequence[Footprint]) -> tuple[float, int, int]:
     """The smallest range that links every model into one group: the longest edge of a minimum
     spanning tree over closest-point distances (Prim). Returns (inches, i, j) of that edge."""
     n = len(fps)
@@ -67,7 +69,7 @@ def coherency_gap(fps) -> tuple[float, int, int]:
     return worst
 
 
-def is_coherent(models, fps: list[Footprint], R: HorusHeresy2) -> bool:
+def is_coherent(models: Sequence[ModelInfo], fps: list[Footprint], R: HorusHeresy2) -> bool:
     """Horus Heresy unit coherency of ``models`` standing at ``fps``: one linked group within the
     range of :func:`coherency_range`."""
     return is_within_distance(coherency_gap(fps)[0], coherency_range(models, R))

@@ -125,5 +125,5 @@ def first_overlap(fps: Sequence[Footprint], others: Sequence[tuple[str, Footprin
     gap = np.hypot(cx[:, None, 0] - xy[None, :, 0], cx[:, None, 1] - xy[None, :, 1]) - cr[:, None] - r[None, :]
     for i, j in zip(*np.nonzero(gap <= 0), strict=True):
         if overlaps(others[j][1], fps[i]):
-            return others[j][0]
+            return others[int(j)][0]
     return None
