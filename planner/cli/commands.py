@@ -1,7 +1,8 @@
 """The ``planner`` command line. One convention for every command:
 
 exit 0 = done and legal; 1 = illegal or proven infeasible; 2 = invalid input;
-3 = no answer within the limits (or an internal error, reported without a traceback).
+3 = no answer within the limits; 4 = internal error (a bug: the message names the log file that
+holds the traceback). Outputs never land on an input (:mod:`planner.io.outputs`).
 ``--json PATH|-`` writes the machine-readable report ('-' = standard output).
 """
 
@@ -30,7 +31,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-EXIT_OK, EXIT_ILLEGAL, EXIT_INPUT, EXIT_NO_ANSWER = 0, 1, 2, 3
+EXIT_OK, EXIT_ILLEGAL, EXIT_INPUT, EXIT_NO_ANSWER, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 JsonOpt = Annotated[str | None, typer.Option("--json", help="Write the JSON report to PATH, or '-' for stdout.")]
 FormatOpt = Annotated[str, typer.Option("--format", help="Report format on stdout: text, markdown, html (with the "
@@ -46,28 +47,18 @@ def _console(json_to_stdout: bool) -> Console:
     return console
 
 
-def _same_file(a: str | Path, b: str | Path) -> bool:
-    try:
-        return Path(a).resolve() == Path(b).resolve()
-    except OSError:
-        return False
-
-
 def _write_json(target: str | None, data: Any, inputs: list[str]) -> None:
+    """Write the JSON report (``-``: standard output) with the one output writer; NaN and
+    infinities are never written (they are not JSON)."""
     if target is None:
         return
-    text = json.dumps(data, indent=2) + "\n"
-    if target == "-":
-        sys.stdout.write(text)
-        return
-    for inp in inputs:
-        if _same_file(target, inp):
-            raise ScenarioError("refusing to overwrite an input file with the JSON report", location="--json",
-                                value=target)
+    from planner.io.outputs import write_output
+
     try:
-        Path(target).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise ScenarioError(f"cannot write the JSON report: {exc.strerror}", location="--json", value=target) from None
+        text = json.dumps(data, indent=2, allow_nan=False) + "\n"
+    except ValueError as exc:  # a NaN or an infinity in a report is our bug, not the user's input
+        raise RuntimeError(f"the JSON report holds a value JSON cannot represent: {exc}") from None
+    write_output(target, text, "--json", what="JSON report", inputs=inputs)
 
 
 def _ruleset_option(value: str):
@@ -80,35 +71,38 @@ def _ruleset_option(value: str):
         raise ScenarioError(exc.detail, location="--ruleset", value=value) from None
 
 
-def _check_writable(target: str | None, option: str) -> None:
-    """Fail early (before a long solve) if ``target`` cannot be written as a file."""
-    if target is None:
-        return
-    p = Path(target)
-    if p.is_dir():
-        raise ScenarioError("is a folder; give a file name", location=option, value=target)
-    parent = p.parent if str(p.parent) else Path(".")
-    existing = next((a for a in [parent, *parent.parents] if a.exists()), Path("."))
-    if not existing.is_dir() or not os.access(existing, os.W_OK):
-        raise ScenarioError("cannot write there", location=option, value=target)
+def _check_writable(target: str | None, option: str, inputs: tuple[str, ...] = ()) -> None:
+    """Fail early (before a long solve) if ``target`` cannot be written for ``option``, or is the
+    same file as an input or another output of this run (:func:`planner.io.outputs.claim`)."""
+    from planner.io.outputs import claim
+
+    claim(target, option, inputs=inputs)
 
 
 def _check_picture(target: str | None, scenario: str, option: str = "--render") -> None:
-    """Fail early for a picture file that is the input, has the wrong extension, or cannot be written."""
+    """Fail early for a picture file that is an input, has the wrong extension, or cannot be written."""
     if target is None:
         return
-    if _same_file(target, scenario):
-        raise ScenarioError("refusing to overwrite the input scenario with the picture", location=option,
-                            value=target)
     if Path(target).suffix.lower() not in (".svg", ".png"):
         raise ScenarioError("the picture file must end in .svg or .png", location=option, value=target)
-    _check_writable(target, option)
+    _check_writable(target, option, (scenario,))
 
 
 def _run(fn) -> None:
-    """Call ``fn`` and turn its result or error into the exit code (the one error boundary)."""
+    """Call ``fn`` and turn its result or error into the exit code (the one error boundary).
+
+    The run's files are recorded (:mod:`planner.io.outputs`) so that no output lands on an input.
+    An error of our own (any other exception, or CP-SAT refusing our model) exits
+    :data:`EXIT_INTERNAL` with the name of a log file holding the traceback.
+    """
+    from planner.errors import SolverError
+    from planner.io.outputs import begin_run, end_run
+
+    begin_run()
     try:
         code = fn()
+    except SolverError:
+        _internal_error()
     except PlannerError as exc:
         Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(exc.exit_code) from None
@@ -125,16 +119,27 @@ def _run(fn) -> None:
         Console(stderr=True).print("interrupted")
         raise typer.Exit(EXIT_NO_ANSWER) from None
     except Exception:  # noqa: BLE001 - the boundary: never show a traceback to the user
-        try:
-            fd, name = tempfile.mkstemp(prefix="planner-error-", suffix=".log")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(traceback.format_exc())
-            where = f" (details in {name})"
-        except OSError:
-            where = ""
-        Console(stderr=True).print(f"unexpected internal error, please report it{where}")
-        raise typer.Exit(EXIT_NO_ANSWER) from None
+        _internal_error()
+    finally:
+        end_run()
     raise typer.Exit(code)
+
+
+def _internal_error() -> None:
+    """Write the traceback of the exception being handled to a log file, name it, exit 4."""
+    from planner import __version__
+
+    try:
+        fd, name = tempfile.mkstemp(prefix="planner-error-", suffix=".log")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(f"planner {__version__}; command: {' '.join(sys.argv)}\n")
+            fh.write(traceback.format_exc())
+        where = f"; the traceback is in {name}"
+    except OSError as exc:
+        where = f"; no log file could be written ({exc.strerror})"
+    Console(stderr=True, highlight=False, soft_wrap=True).print(
+        f"internal error (exit {EXIT_INTERNAL}): a bug in the planner, please report it{escape(where)}")
+    raise typer.Exit(EXIT_INTERNAL) from None
 
 
 @app.command()
@@ -154,7 +159,10 @@ def check(
 
         form = parse_format(fmt, json_out)
         _check_picture(render_out, scenario)
+        _check_writable(json_out, "--json", (scenario,))
         world = load_scenario(scenario, require_positions=True)
+        _check_writable(render_out, "--render")
+        _check_writable(json_out, "--json")
         report = check_deployment(world)
         console = _console(json_out == "-" or form != "text")
         check_output(world, report, form, render_out, console, verbose=verbose)
@@ -183,22 +191,22 @@ def plan(
     """
 
     def go() -> int:
+        from planner.cli.plan import run_plan
         from planner.io.files import dump_scenario
         from planner.report.formats import parse_format, plan_output
         from planner.report.progress import SolveProgress
-        from planner.cli.plan import run_plan
         from planner.solve.planner import SolverSettings
         from planner.world import load_scenario
 
         form = parse_format(fmt, json_out)
         _check_picture(render_out, scenario)
-        if out is not None and _same_file(out, scenario):
-            raise ScenarioError("refusing to overwrite the input scenario; choose another --out", location="--out",
-                                value=out)
-        _check_writable(out, "--out")
-        if json_out not in (None, "-"):
-            _check_writable(json_out, "--json")
+        _check_writable(out, "--out", (scenario,))
+        _check_writable(json_out, "--json", (scenario,))
         world = load_scenario(scenario)
+        # the files the scenario references are known now: claim the outputs again
+        _check_writable(out, "--out")
+        _check_writable(json_out, "--json")
+        _check_writable(render_out, "--render")
         console = _console(json_out == "-" or form != "text")
         # --- adversary hook (issue #7): a 'deny' goal routes to the denial solver
         from planner.cli.adversary import deny_goal, run_deny_plan
@@ -216,10 +224,7 @@ def plan(
         wrote = False
         if out is not None and result.scenario is not None:
             # write the plan before printing, so a closed pipe (`| head`) cannot lose it
-            try:
-                dump_scenario(result.scenario_data or result.scenario, out)
-            except OSError as exc:
-                raise ScenarioError(f"cannot write the plan: {exc.strerror}", location="--out", value=out) from None
+            dump_scenario(result.scenario_data or result.scenario, out)
             wrote = True
         if note:
             console.print(note)
@@ -308,12 +313,13 @@ def import_roster(
 
     def go() -> int:
         from planner.io.files import dump_data
+        from planner.io.outputs import write_output
         from planner.io.roster import army_to_data, army_to_yaml, parse_base_size, read_roster, roster_to_army
 
         if not player.strip():
             raise ScenarioError("give the player's name", location="--player", value=player)
-        if out is not None and _same_file(out, roster):
-            raise ScenarioError("refusing to overwrite the roster; choose another --out", location="--out", value=out)
+        _check_writable(out, "--out", (roster,))
+        _check_writable(json_out, "--json", (roster,))
         rs = _ruleset_option(ruleset)
         base = parse_base_size(default_base) if default_base is not None else None
         rec = read_roster(roster, rs.id)
@@ -324,17 +330,13 @@ def import_roster(
         n_models = sum(len(u.models) for u in army.units)
         summary = f"Imported {len(army.units)} units ({n_models} models) from {roster} ({rec.generator})"
         if out is not None:
-            try:
-                if out.lower().endswith(".json"):
-                    dump_data(army_to_data(army), out)
-                else:
-                    header = [f"Army imported by planner import-roster from {Path(roster).name} ({rec.generator}, "
-                              f"{rec.game_system}); paste it under 'armies:' of a scenario.",
-                              *[f"warning: {w}" for w in warnings]]
-                    Path(out).parent.mkdir(parents=True, exist_ok=True)
-                    Path(out).write_text(army_to_yaml(army, header), encoding="utf-8")
-            except OSError as exc:
-                raise ScenarioError(f"cannot write the army: {exc.strerror}", location="--out", value=out) from None
+            if out.lower().endswith(".json"):
+                dump_data(army_to_data(army), out, what="army")
+            else:
+                header = [f"Army imported by planner import-roster from {Path(roster).name} ({rec.generator}, "
+                          f"{rec.game_system}); paste it under 'armies:' of a scenario.",
+                          *[f"warning: {w}" for w in warnings]]
+                write_output(out, army_to_yaml(army, header), "--out", what="army")
             err.print(f"{escape(summary)}; wrote {escape(out)}")
         elif json_out != "-":
             sys.stdout.write(army_to_yaml(army, [f"{summary}; paste under 'armies:' of a scenario."]))
@@ -383,17 +385,14 @@ def deepstrike(
         from planner.cli.deepstrike import run_deepstrike
         from planner.world import load_scenario
 
-        if map_file is not None and _same_file(map_file, scenario):
-            raise ScenarioError("refusing to overwrite the input scenario with the map", location="--map",
-                                value=map_file)
         if ruleset is not None:
             _ruleset_option(ruleset)
-        if map_file is not None:
-            _check_writable(map_file, "--map")
+        _check_writable(map_file, "--map", (scenario,))
         _check_picture(render_out, scenario)
-        if json_out not in (None, "-"):
-            _check_writable(json_out, "--json")
+        _check_writable(json_out, "--json", (scenario,))
         world = load_scenario(scenario)
+        for target, option in ((map_file, "--map"), (render_out, "--render"), (json_out, "--json")):
+            _check_writable(target, option)
         console = _console(json_out == "-")
         if render_out is not None and at is None and not best and map_file is None:
             data, code = {"scenario": world.file, "unit": unit}, 0  # only the picture was asked for
@@ -436,9 +435,10 @@ def render(
         from planner.world import load_scenario
 
         _check_picture(out, scenario, "--out")
-        if json_out not in (None, "-"):
-            _check_writable(json_out, "--json")
+        _check_writable(json_out, "--json", (scenario,))
         world = load_scenario(scenario)
+        _check_writable(out, "--out")
+        _check_writable(json_out, "--json")
         data, code = run_render(world, out, exclusion=exclusion, legal=legal_area, sight_lines=sight_lines,
                                 heat_unit=heat, resolution=resolution, console=_console(json_out == "-"))
         _write_json(json_out, data, [scenario])
@@ -473,9 +473,10 @@ def threats(
         from planner.world import load_scenario
 
         _check_picture(render_out, scenario)
-        if json_out not in (None, "-"):
-            _check_writable(json_out, "--json")
+        _check_writable(json_out, "--json", (scenario,))
         world = load_scenario(scenario)
+        _check_writable(render_out, "--render")
+        _check_writable(json_out, "--json")
         data, code = run_threats(world, enemy_unit, goal, grid, show_map, _console(json_out == "-"), render_out)
         _write_json(json_out, data, [scenario])
         return code
@@ -508,6 +509,7 @@ def generate(
     def go() -> int:
         from planner.cli.generate import run_generate
 
+        _check_writable(json_out, "--json", (params,) if params else ())
         manifest, code = run_generate(count, seed, out, workers, ruleset, kind, engine, address, resume, params,
                                       Console(stderr=True, highlight=False, soft_wrap=True))
         _write_json(json_out, manifest, [])
@@ -534,9 +536,9 @@ def alternate(
         from planner.cli.adversary import run_alternate
         from planner.world import load_scenario
 
-        if json_out not in (None, "-"):
-            _check_writable(json_out, "--json")
+        _check_writable(json_out, "--json", (scenario,))
         world = load_scenario(scenario)
+        _check_writable(json_out, "--json")
         data, code = run_alternate(world, winner, point, grid, top_k or None, _console(json_out == "-"))
         _write_json(json_out, data, [scenario])
         return code

@@ -118,6 +118,10 @@ def load_params(path: str | None) -> GeneratorParams:
 
     params = parse_record(GeneratorParams, read_data(path), path)
     if params.rosters:
+        from planner.io.outputs import note_read
+
+        for r in params.rosters:  # inputs of the run, even when the rosters are cached
+            note_read(r)
         roster_units(tuple(params.rosters))  # read them here: a bad roster is an input error, not a worker's
         if not all(roster_units(tuple(params.rosters))):
             raise ScenarioError("a roster has no unit to set up on the battlefield", file=path, location="rosters")
@@ -226,10 +230,21 @@ def run_generate(count: int, seed: int, out: str, workers: int = 1, ruleset: str
     folder.mkdir(parents=True, exist_ok=True)
     lines_path = folder / LINES
     done = 0
+    from planner.io.outputs import claim
+
+    for f in (LINES, MANIFEST, SCHEMA):
+        claim(str(folder / f), "--out", inputs=(params_file,) if params_file else (), what=f)
     if resume:
         if not (folder / MANIFEST).exists():
             raise ScenarioError(f"nothing to resume: no {MANIFEST} in the folder", location="--out", value=out)
-        old = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        try:
+            old = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            raise ScenarioError("cannot resume: the manifest is not readable JSON", file=str(folder / MANIFEST),
+                                location="--out", value=out) from None
+        if not isinstance(old, dict):
+            raise ScenarioError("cannot resume: the manifest is not a JSON object", file=str(folder / MANIFEST),
+                                location="--out", value=out)
         for key, now in (("seed", seed), ("kinds", list(kinds)), ("ruleset", rs), ("params", job.params)):
             if old.get(key) != now:
                 raise ScenarioError(f"the folder was made with another {key} ({old.get(key)!r}); resume with the "

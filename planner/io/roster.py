@@ -40,6 +40,7 @@ How a roster becomes an army:
 from __future__ import annotations
 
 import difflib
+import io
 import re
 import stat
 import unicodedata
@@ -51,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import ScenarioError
-from planner.io.files import check_input_file
+from planner.io.files import read_input
 from planner.schema import (
     Army,
     Model,
@@ -202,7 +203,7 @@ def _bad_member_name(name: str) -> str | None:
     return None
 
 
-def _read_zip(path: Path, name: str) -> tuple[bytes, str]:
+def _read_zip(path: Path | io.BytesIO, name: str) -> tuple[bytes, str]:
     """The bytes of the single ``.ros`` member of a ``.rosz`` archive, and the member's name."""
     try:
         with zipfile.ZipFile(path) as z:
@@ -343,23 +344,10 @@ def read_roster(path: str | Path, ruleset: str = "hh2") -> Roster:
     """
     p = Path(path)
     name = str(path)
-    try:
-        check_input_file(p, "roster", MAX_FILE_BYTES)
-        with p.open("rb") as fh:
-            head = fh.read(4)
-    except FileNotFoundError:
-        raise ScenarioError("no such file", file=name) from None
-    except OSError as exc:
-        raise ScenarioError(f"cannot read file: {exc.strerror or exc}", file=name) from None
-
+    data = read_input(p, "roster", MAX_FILE_BYTES)  # bounded; a FIFO or a device must end in time
     member = None
-    if head.startswith(b"PK") or p.suffix.lower() == ".rosz":
-        data, member = _read_zip(p, name)
-    else:
-        try:
-            data = p.read_bytes()
-        except OSError as exc:
-            raise ScenarioError(f"cannot read file: {exc.strerror or exc}", file=name) from None
+    if data.startswith(b"PK") or p.suffix.lower() == ".rosz":
+        data, member = _read_zip(io.BytesIO(data), name)
     if not data.strip():
         raise ScenarioError("empty file: no roster in it", file=name, location=member or "")
     root = _parse_xml(data, name, member)
