@@ -357,7 +357,8 @@ def deepstrike(
     at: Annotated[str | None, typer.Option("--at", help="Aim point of the first model, X,Y inches.")] = None,
     ruleset: Annotated[str | None, typer.Option("--ruleset", help="Override the scenario's ruleset "
                                                                   "(wh40k5, wh40k7, wh40k10, wh40k11).")] = None,
-    orientation: Annotated[float, typer.Option("--orientation", help="Direction the rings start, degrees.")] = 0.0,
+    orientation: Annotated[float, typer.Option("--orientation", min=-360, max=360,
+                                                      help="Direction the rings start, degrees.")] = 0.0,
     map_file: Annotated[str | None, typer.Option("--map", help="Write a mishap heat map (.csv, or .png with "
                                                                "matplotlib).")] = None,
     resolution: Annotated[float, typer.Option("--resolution", min=0.1, max=12.0, help="Map/search cell, inches.")]
@@ -368,7 +369,8 @@ def deepstrike(
                                                                            "--near.")] = None,
     n_sim: Annotated[int | None, typer.Option("--simulate", min=1, max=10_000_000, help="Replay N times.")] = None,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Random seed for --simulate.")] = 0,
-    facing: Annotated[float | None, typer.Option("--facing", help="Facing of the landing models, degrees "
+    facing: Annotated[float | None, typer.Option("--facing", min=-360, max=360,
+                                                                  help="Facing of the landing models, degrees "
                                                                   "(default: the scenario's, else 0).")] = None,
     inertial_guidance: Annotated[bool, typer.Option("--inertial-guidance", help="HH2: the first model has an "
                                                                               "Inertial Guidance System.")] = False,
