@@ -37,6 +37,8 @@ JsonOpt = Annotated[str | None, typer.Option("--json", help="Write the JSON repo
 FormatOpt = Annotated[str, typer.Option("--format", help="Report format on stdout: text, markdown, html (with the "
                                                          "picture) or json.")]
 RenderOpt = Annotated[str | None, typer.Option("--render", help="Draw the battlefield to FILE.svg or FILE.png.")]
+AllowIllegalOpt = Annotated[bool, typer.Option("--allow-illegal-table", help="Go on (with a warning) when the units "
+                                                                             "already on the table break a rule.")]
 
 
 def _console(json_to_stdout: bool) -> Console:
@@ -184,10 +186,14 @@ def plan(
     json_out: JsonOpt = None,
     fmt: FormatOpt = "text",
     render_out: RenderOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
 ) -> None:
     """Plan the marked units with CP-SAT, write the complete scenario and check it.
 
-    Exit 0 with a legal plan, 1 when proven infeasible, 3 when no plan was found within the limit.
+    The units already on the table are checked first: if they break a rule, exit 1 before
+    planning (or, with --allow-illegal-table, a warning and a plan reported illegal).
+    Exit 0 with a legal plan, 1 when proven infeasible or illegal, 3 when no plan was found
+    within the limit.
     """
 
     def go() -> int:
@@ -213,6 +219,17 @@ def plan(
 
         note = None
         goal = deny_goal(world)
+        from planner.cli.plan import illegal_table, units_to_place
+
+        if goal is not None:
+            placing = units_to_place(world, None, every_marked=True) | {goal[1].enemy_unit, *goal[1].also}
+        else:
+            placing = units_to_place(world, unit or None, every_marked=next_step)
+        found = illegal_table(world, placing, console, allow_illegal, "the plan")
+        if found and not allow_illegal:
+            _write_json(json_out, {"status": "illegal_table", "scenario": scenario,
+                                   "violations": [v.model_dump(mode="json") for v in found]}, [scenario])
+            return EXIT_ILLEGAL
         if goal is not None:
             result = run_deny_plan(world, time_limit, workers, seed, console, quiet=form != "text",
                                    next_step=next_step, units=unit)
@@ -462,12 +479,13 @@ def threats(
     render_out: Annotated[str | None, typer.Option("--render", help="Draw the legal area (one square per legal "
                                                                      "anchor) and the best placement to "
                                                                      "FILE.svg or FILE.png.")] = None,
+    allow_illegal: AllowIllegalOpt = False,
 ) -> None:
     """Worst case: the enemy unit's best legal Infiltrate (or 10th/11th Deep Strike) placement against my
     deployment, and its legal area.
 
     Exit 0 with a best placement that passes the checker, 1 if there is none (or it or the deployment is
-    illegal), 2 for invalid input.
+    illegal: the units already on the table are checked first, see --allow-illegal-table), 2 for invalid input.
     """
 
     def go() -> int:
@@ -479,7 +497,16 @@ def threats(
         world = load_scenario(scenario)
         _check_writable(render_out, "--render")
         _check_writable(json_out, "--json")
-        data, code = run_threats(world, enemy_unit, goal, grid, show_map, _console(json_out == "-"), render_out)
+        console = _console(json_out == "-")
+        from planner.cli.plan import illegal_table
+
+        if enemy_unit in world.units:
+            found = illegal_table(world, {enemy_unit}, console, allow_illegal, "threats")
+            if found and not allow_illegal:
+                _write_json(json_out, {"status": "illegal_table", "scenario": scenario,
+                                       "violations": [v.model_dump(mode="json") for v in found]}, [scenario])
+                return EXIT_ILLEGAL
+        data, code = run_threats(world, enemy_unit, goal, grid, show_map, console, render_out)
         _write_json(json_out, data, [scenario])
         return code
 

@@ -759,8 +759,23 @@ def roster_to_army(roster: Roster, ruleset: str = "hh2", player: str = "player",
     ScenarioError
         Unknown ruleset, a roster of another game system, models the catalogue does not know
         (all listed in one message) without ``default_base_mm``, a model with no unit type, too
-        many models.
+        many models, or a value the scenario schema refuses (a name with a control or
+        bidirectional-override character, too many units).
     """
+    from pydantic import ValidationError
+
+    from planner.io.files import validation_error
+
+    try:
+        return _roster_to_army(roster, ruleset, player, default_base_mm, embark, id_prefix=id_prefix, place=place)
+    except ValidationError as exc:
+        err = validation_error(exc, None, roster.file)
+        raise ScenarioError(f"a value from the roster cannot be used: {err.detail}", file=roster.file,
+                            value=err.value) from None
+
+
+def _roster_to_army(roster: Roster, ruleset: str, player: str, default_base_mm: float | None, embark: bool, *,
+                    id_prefix: str, place: bool) -> tuple[Army, list[str]]:
     from planner.io.catalogue import load_catalogue
     from planner.rules.registry import find_ruleset
 

@@ -155,10 +155,20 @@ def build_ruling(report: LegalityReport, title: str | None = None) -> Ruling:
                   verdict, violations, units, rules)
 
 
+def status_words(result) -> str:
+    """The status of a plan as the reports word it: the solver's status, except that a plan the
+    independent checker finds illegal is never called optimal or feasible."""
+    if result.legal is False and result.status in ("optimal", "feasible"):
+        n = len(result.legality.violations) if result.legality is not None else 0
+        return (f"ILLEGAL ({n} violation{'s' if n != 1 else ''} found by the independent checker; the solver's "
+                f"own status over its candidates: {result.status})")
+    return result.status
+
+
 def plan_lines(result) -> list[str]:
     """The solver's account of a plan (status, objective, bound, gap, time, each goal term, and
     the conflicts of an infeasibility proof), one statement a line."""
-    lines = [f"Solver status: {result.status} - {result.message}"]
+    lines = [f"Solver status: {status_words(result)} - {result.message}"]
     if result.objective is not None:
         bound = (f"best bound {result.best_bound:.3f}, gap {result.gap:.2%}" if result.best_bound is not None
                  and result.gap is not None else "no bound")
