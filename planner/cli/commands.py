@@ -25,7 +25,9 @@ from planner.errors import PlannerError, ScenarioError
 
 app = typer.Typer(
     name="planner",
-    help="Check and plan army deployments (Horus Heresy 2.0).",
+    help="Check and plan army deployments. Rulesets: Horus Heresy 2.0 (hh2); Warhammer 40,000 10th and 11th "
+         "edition (wh40k10, wh40k11); older 40k Deep Strike (wh40k5, wh40k7). Exit codes: 0 done and legal, "
+         "1 illegal or proven infeasible, 2 invalid input, 3 no answer within the limits, 4 internal error.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -37,8 +39,9 @@ JsonOpt = Annotated[str | None, typer.Option("--json", help="Write the JSON repo
 FormatOpt = Annotated[str, typer.Option("--format", help="Report format on stdout: text, markdown, html (with the "
                                                          "picture) or json.")]
 RenderOpt = Annotated[str | None, typer.Option("--render", help="Draw the battlefield to FILE.svg or FILE.png.")]
-AllowIllegalOpt = Annotated[bool, typer.Option("--allow-illegal-table", help="Go on (with a warning) when the units "
-                                                                             "already on the table break a rule.")]
+AllowIllegalOpt = Annotated[bool, typer.Option("--allow-illegal-table", metavar="",
+                                               help="Go on (with a warning) when the units already on the table "
+                                                    "break a rule.")]
 
 
 def _console(json_to_stdout: bool) -> Console:
@@ -148,7 +151,8 @@ def _internal_error() -> None:
 def check(
     scenario: Annotated[str, typer.Argument(help="Scenario file (YAML or JSON).")],
     json_out: JsonOpt = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every rule checked for every unit.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", metavar="",
+                                          help="List every rule checked for every unit.")] = False,
     fmt: FormatOpt = "text",
     render_out: RenderOpt = None,
 ) -> None:
@@ -181,7 +185,8 @@ def plan(
     time_limit: Annotated[float, typer.Option("--time-limit", min=0.1, max=86400, help="Solver time limit, seconds.")] = 20.0,
     workers: Annotated[int, typer.Option("--workers", min=1, max=64, help="CP-SAT worker threads.")] = 2,
     seed: Annotated[int, typer.Option("--seed", help="CP-SAT random seed.")] = 0,
-    next_step: Annotated[bool, typer.Option("--next", help="Place only the next Infiltrator of the alternation.")] = False,
+    next_step: Annotated[bool, typer.Option("--next", metavar="",
+                                            help="Place only the next Infiltrator of the alternation.")] = False,
     unit: Annotated[list[str] | None, typer.Option("--unit", help="Place only this marked unit (repeatable).")] = None,
     json_out: JsonOpt = None,
     fmt: FormatOpt = "text",
@@ -318,8 +323,8 @@ def import_roster(
                                                            ".json); default: print the YAML.")] = None,
     default_base: Annotated[str | None, typer.Option("--default-base", help="Round base for models the catalogue "
                                                                             "does not know, e.g. 32mm.")] = None,
-    embark: Annotated[bool, typer.Option("--embark", help="Embark Infantry units in their Dedicated "
-                                                          "Transports.")] = False,
+    embark: Annotated[bool, typer.Option("--embark", metavar="",
+                                         help="Embark Infantry units in their Dedicated Transports.")] = False,
     json_out: JsonOpt = None,
 ) -> None:
     """Import an army list into a scenario army: units, model counts, types, deployment rules, transports.
@@ -380,7 +385,8 @@ def deepstrike(
                                                                "matplotlib).")] = None,
     resolution: Annotated[float, typer.Option("--resolution", min=0.1, max=12.0, help="Map/search cell, inches.")]
     = 1.0,
-    best: Annotated[bool, typer.Option("--best", help="Find the aim point with the best chance of the goal.")] = False,
+    best: Annotated[bool, typer.Option("--best", metavar="",
+                                       help="Find the aim point with the best chance of the goal.")] = False,
     near: Annotated[str | None, typer.Option("--near", help="Goal point X,Y for --best (and the odds).")] = None,
     within: Annotated[float | None, typer.Option("--within", min=0.0, help="Goal: a model within D inches of "
                                                                            "--near.")] = None,
@@ -389,8 +395,9 @@ def deepstrike(
     facing: Annotated[float | None, typer.Option("--facing", min=-360, max=360,
                                                                   help="Facing of the landing models, degrees "
                                                                   "(default: the scenario's, else 0).")] = None,
-    inertial_guidance: Annotated[bool, typer.Option("--inertial-guidance", help="HH2: the first model has an "
-                                                                              "Inertial Guidance System.")] = False,
+    inertial_guidance: Annotated[bool, typer.Option("--inertial-guidance", metavar="",
+                                                    help="HH2: the first model has an Inertial Guidance "
+                                                         "System.")] = False,
     json_out: JsonOpt = None,
     render_out: Annotated[str | None, typer.Option("--render", help="Draw the battlefield with the heat map to "
                                                                      "FILE.svg or FILE.png.")] = None,
@@ -436,8 +443,8 @@ def render(
                                                                       "distances around its enemy units.")] = None,
     legal_area: Annotated[str | None, typer.Option("--legal-area", help="UNIT: shade where its bases may stand "
                                                                         "for its set-up.")] = None,
-    sight_lines: Annotated[bool, typer.Option("--sight-lines/--no-sight-lines", help="Draw the sight lines the "
-                                                                                      "check used as evidence.")]
+    sight_lines: Annotated[bool, typer.Option("--sight-lines/--no-sight-lines", metavar="",
+                                              help="Draw the sight lines the check used as evidence.")]
     = True,
     heat: Annotated[str | None, typer.Option("--heat", help="UNIT: overlay its Deep Strike heat map.")] = None,
     resolution: Annotated[float, typer.Option("--resolution", min=0.1, max=12.0, help="Heat-map cell, inches.")]
@@ -474,7 +481,8 @@ def threats(
     goal: Annotated[str | None, typer.Option("--goal", help="near_units (default), near_point:X,Y, "
                                                             "near_objective:ID, sight, hidden_near:X,Y.")] = None,
     grid: Annotated[float, typer.Option("--grid", min=0.5, max=12.0, help="Anchor grid, inches.")] = 2.0,
-    show_map: Annotated[bool, typer.Option("--map", help="Print a text map of the legal area.")] = False,
+    show_map: Annotated[bool, typer.Option("--map", metavar="",
+                                           help="Print a text map of the legal area.")] = False,
     json_out: JsonOpt = None,
     render_out: Annotated[str | None, typer.Option("--render", help="Draw the legal area (one square per legal "
                                                                      "anchor) and the best placement to "
@@ -525,7 +533,8 @@ def generate(
                                                      "take turns.")] = "legality",
     engine: Annotated[str, typer.Option("--engine", help="local (processes) or ray.")] = "local",
     address: Annotated[str | None, typer.Option("--address", help="Ray cluster address (--engine ray).")] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Go on with an interrupted run in --out.")] = False,
+    resume: Annotated[bool, typer.Option("--resume", metavar="",
+                                         help="Go on with an interrupted run in --out.")] = False,
     params: Annotated[str | None, typer.Option("--params", help="YAML/JSON file of generator parameters.")] = None,
     json_out: JsonOpt = None,
 ) -> None:

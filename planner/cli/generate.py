@@ -223,6 +223,10 @@ def run_generate(count: int, seed: int, out: str, workers: int = 1, ruleset: str
         except ImportError:
             raise ScenarioError("the Ray engine needs Ray: pip install 'deployment-planner[distributed]'",
                                 location="--engine", value=engine) from None
+        if address:
+            from planner.generate.engine import check_ray_address
+
+            check_ray_address(address)
     job = Job(seed, kinds, rs, params.model_dump(mode="json"))
     folder = Path(out)
     if folder.exists() and not folder.is_dir():

@@ -21,11 +21,13 @@ def fmt_inches(v: float | None) -> str:
     return f'{v:.3f}"'
 
 
-def fmt_margin(v: float | None) -> str:
+def fmt_margin(v: float | None, failing: bool = False) -> str:
+    """A margin in inches, signed, 3 decimals ('' for None). A margin of zero that fails (exactly
+    9.000" is not *more than* 9") reads as failing, not as '+0.000"'."""
     if v is None:
         return ""
     if abs(v) < 5e-4:
-        v = 0.0
+        return '0.000" (fails)' if failing else '+0.000"'
     return f'{v:+.3f}"'
 
 
@@ -42,8 +44,8 @@ def fmt_margin_of(f: Finding) -> str:
     if f.margin is None:
         return ""
     if "capacity" in f.rule:
-        return f"{f.margin:+g} models"
-    return fmt_margin(f.margin)
+        return f"{f.margin:+g} models" + (" (fails)" if not f.passed and f.margin == 0 else "")
+    return fmt_margin(f.margin, failing=not f.passed)
 
 
 def evidence_text(ev: Evidence) -> str:
@@ -115,7 +117,7 @@ class Ruling:
 
 def unit_summary(u: UnitReport) -> str:
     if u.legal:
-        tight = (f"; tightest margin {fmt_margin(u.tightest_margin)} on {u.tightest_rule}"
+        tight = (f"; tightest margin {fmt_margin(u.tightest_margin, failing=not u.legal)} on {u.tightest_rule}"
                  if u.tightest_margin is not None and u.tightest_rule else "")
         return f"legal: {len(u.findings)} rule(s) checked, all passed{tight}"
     failed = [f for f in u.findings if not f.passed]
