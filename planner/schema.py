@@ -210,8 +210,8 @@ def parse_rule(text: str) -> tuple[SpecialRule, int | None]:
             value = int(arg.strip())
         except ValueError:
             raise ValueError(f"Bulky needs a whole number, as in 'Bulky (2)': {text!r}") from None
-        if value < 1:
-            raise ValueError(f"Bulky (X) needs X >= 1: {text!r}")
+        if not 1 <= value <= 100:
+            raise ValueError(f"Bulky (X) needs X from 1 to 100: {text[:40]!r}")
         return rule, value
     return rule, None
 
@@ -223,6 +223,19 @@ def _known_rules(names: list[str]) -> list[str]:
 
 
 RuleNames = Annotated[list[str], AfterValidator(_known_rules)]
+
+
+def _keyword_phrase(v: str | None) -> str | None:
+    """A 40k keyword phrase (``transport_eligible``) that :func:`planner.rules.keywords.parse_selector` reads."""
+    if v is not None:
+        from planner.rules.keywords import parse_selector
+
+        parse_selector(v)  # KeywordError is a ValueError: a validation error naming the field
+        parse_selector(v if " model" in f" {v}" else f"{v} models")  # as the 40k transport check reads it
+    return v
+
+
+KeywordPhrase = Annotated[str | None, AfterValidator(_keyword_phrase)]
 """Special rule names as written, each one :func:`parse_rule` knows."""
 
 
@@ -299,7 +312,7 @@ class CatalogueEntry(Record):
     source: str = Field(default="", description="Where the base size and type come from.")
     keywords: list[str] = Field(default_factory=list, description="40k keywords of the model, e.g. INFANTRY.")
     abilities: Abilities = Field(default_factory=list, description="40k deployment abilities, e.g. 'Scouts 6\"'.")
-    transport_eligible: str | None = Field(
+    transport_eligible: KeywordPhrase = Field(
         default=None, description="40k TRANSPORT: keyword expression of the models it may carry, e.g. "
                                   "'ADEPTUS ASTARTES INFANTRY'.")
 
@@ -550,7 +563,7 @@ class Unit(Record):
     transport_capacity: Count | None = Field(default=None, ge=0)
     keywords: list[str] = Field(default_factory=list, description="40k keywords every model has.")
     abilities: Abilities = Field(default_factory=list, description="40k abilities every model has.")
-    transport_eligible: str | None = Field(default=None, description="40k TRANSPORT: who may embark (keywords).")
+    transport_eligible: KeywordPhrase = Field(default=None, description="40k TRANSPORT: who may embark (keywords).")
     points: Count | None = Field(default=None, ge=0, description="40k points cost (Strategic Reserves share).")
     setup: Setup = Field(default_factory=Setup)
     place: bool = False

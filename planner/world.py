@@ -200,9 +200,11 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
     from planner.rules.registry import find_ruleset
 
     try:
-        find_ruleset(scenario.ruleset)
+        rs_id = find_ruleset(scenario.ruleset).id
     except UnknownRulesetError as exc:
         raise UnknownRulesetError(exc.detail, file=file, location="ruleset", value=scenario.ruleset) from None
+    if rs_id != scenario.ruleset:  # an alias ('hh2.0'): every later lookup uses the ruleset's id
+        scenario = scenario.model_copy(update={"ruleset": rs_id})
     if any(a.roster is not None for a in scenario.armies):
         from planner.io.roster import expand_rosters
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import difflib
 import io
+import math
 import re
 import stat
 import unicodedata
@@ -262,15 +263,21 @@ def _parse_xml(data: bytes, name: str, member: str | None) -> Any:
         raise ScenarioError(f"not a well-formed XML roster{at}", file=name, location=where) from None
     except (RecursionError, MemoryError):
         raise ScenarioError("XML document nests too deeply or is too large", file=name, location=where) from None
+    except LookupError as exc:  # the XML declaration names an encoding Python does not know
+        raise ScenarioError(f"not a readable XML roster: {exc}", file=name, location=where) from None
 
 
 def _number(el: Any, loc: str, name: str) -> int:
     raw = el.get("number", "1")
+    text = str(raw).strip()
+    if len(text) > 20:
+        raise ScenarioError(f"selection 'number' is longer than 20 characters (at most {MAX_MODELS_PER_UNIT})",
+                            file=name, location=loc, value=text[:20] + "...")
     try:
-        value = float(str(raw).strip())
+        value = float(text)
     except ValueError:
         raise ScenarioError("selection 'number' is not a number", file=name, location=loc, value=raw) from None
-    if value != value or value < 0 or value != int(value):
+    if not math.isfinite(value) or value < 0 or value != int(value):
         raise ScenarioError("selection 'number' must be a whole number >= 0", file=name, location=loc, value=raw)
     if value > MAX_MODELS_PER_UNIT:
         raise ScenarioError(f"selection 'number' is larger than {MAX_MODELS_PER_UNIT}", file=name, location=loc,
@@ -370,8 +377,10 @@ def read_roster(path: str | Path, ruleset: str = "hh2") -> Roster:
     for c in _grand(root, "costs", "cost"):
         if (c.get("name") or "").strip().lower() in ("pts", "points"):
             try:
-                points = float(c.get("value", ""))
+                points = float(c.get("value", "")[:40])
             except ValueError:
+                points = None
+            if points is not None and not math.isfinite(points):
                 points = None
     forces = [_force(f, f"force[{i}]", name, 1) for i, f in enumerate(_grand(root, "forces", "force"))]
     roster = Roster(name, (root.get("name") or "").strip(), system, generator, forces, points)
@@ -949,7 +958,7 @@ def _capacity(p: Profile, loc: str, warnings: list[str]) -> int | None:
     for key, value in p.characteristics.items():
         if "capacity" in key.lower():
             m = re.search(r"-?\d+", value)
-            if m and int(m.group()) >= 0:
+            if m and len(m.group()) <= 7 and int(m.group()) >= 0:
                 return int(m.group())
             warnings.append(f"{loc}: Transport capacity {value!r} is not a whole number of models; ignored")
     return None
