@@ -72,9 +72,8 @@ def _worker(conn, seed: int, memory_mb: int) -> None:
 
     warnings.filterwarnings("ignore")
     os.environ.setdefault("PLANNER_READ_TIMEOUT", "5")
-    from tests.fuzzing import make_case, run_case
-
     import planner.cli  # noqa: F401 - import before measuring the start size
+    from tests.fuzzing import make_case, run_case
 
     try:
         base = _vm_data_bytes()

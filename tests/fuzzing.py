@@ -41,6 +41,8 @@ SCENARIOS = sorted([*(ROOT / "scenarios").glob("*.yaml"), *(ROOT / "scenarios" /
                     *(ROOT / "tests" / "assets").glob("*.yaml")])
 ROSTERS = sorted([*(ROOT / "scenarios" / "rosters").glob("*.ros"), *(ROOT / "tests" / "assets").glob("*.ros")])
 PLAN_SCENARIOS = [p for p in SCENARIOS if "place: true" in p.read_text(encoding="utf-8")]
+DEPLOYED = [p for p in SCENARIOS if p.parent.name == "scenarios" and p not in PLAN_SCENARIOS]
+"""Scenarios with every unit positioned (what check, threats and deepstrike read best)."""
 
 COMMANDS = ["load"] * 4 + ["check"] * 5 + ["import-roster"] * 4 + ["render"] * 2 + ["threats"] * 2 \
     + ["deepstrike"] * 2 + ["plan"] * 1
@@ -65,7 +67,8 @@ YAML_TOKENS = [b"&a ", b"*a", b"<<: *a\n", b"!!python/object:os.system ", b"{", 
                b"\n", b"\t", b"\x00", b"\xff", b"'", b'"', b"%YAML 1.1\n", b"---\n", b"? ", b"!!binary ", b".nan",
                b"-.inf", b"~", b"0x7fffffffffffffffffff", b"1e999", b"9" * 400, b"&b [*b]", b"!!set ", b"!!omap ",
                b"\xe2\x80\xae", b"\x1b[31m", b"\r", b"#", b"|\n", b">\n", b"!!int ", b"!!float ", b"2001-12-14 ",
-               b"0o777", b"190:20:30", b"<<: ", b"x: 1\nx: 2\n"]
+               b"0o777", b"190:20:30", b"<<: ", b"x: 1\nx: 2\n", b"!!map ", b"!!bool ", b"!!timestamp ", b"!!seq ",
+               b"!!str ", b"!!null ", b"!!pairs ", b"? ", b"2001-13-99 ", b"!local ", b"&x ", b"*x ", b"*nope "]
 XML_TOKENS = [b"<selection ", b"</selection>", b' number="1e400"', b' number="-1"', b' number="nan"',
               b' number="99999999999999999999999"', b"<!DOCTYPE r [<!ENTITY a 'x'>]>", b"&a;", b"&#0;", b"&#x202e;",
               b"\x00", b"\xff\xfe", b'<?xml version="1.0" encoding="latin-1"?>',
@@ -136,13 +139,26 @@ def _wild_value(rng: random.Random, depth: int = 0) -> Any:
     return rng.choice(SPECIAL_NUMBERS)
 
 
-def mutate_structure(data: Any, rng: random.Random) -> str:
-    """Apply one structure-aware mutation to ``data`` in place; returns its name."""
-    op = rng.choice(["number"] * 6 + ["string"] * 3 + ["delete"] * 2 + ["duplicate"] * 2 + ["wrong_type"] * 2
-                    + ["add_key", "polygon", "polygon", "cycle", "cycle", "method", "ruleset", "id_ref"])
+def mutate_structure(data: Any, rng: random.Random, gentle: bool = False) -> str:
+    """Apply one structure-aware mutation to ``data`` in place; returns its name. A ``gentle``
+    mutation keeps the file close to valid (a number nudged, a reference or set-up changed) so
+    that the resolver, the checker and the planner see it."""
+    if gentle:
+        op = rng.choice(["nudge"] * 6 + ["id_ref", "cycle", "method", "duplicate", "delete"])
+    else:
+        op = rng.choice(["number"] * 6 + ["string"] * 3 + ["delete"] * 2 + ["duplicate"] * 2 + ["wrong_type"] * 2
+                        + ["add_key", "polygon", "polygon", "cycle", "cycle", "method", "ruleset", "id_ref"])
     paths = [p for p in _paths(data) if p]
     if not paths:
         return "none"
+    if op == "nudge":
+        nums = [p for p in paths if isinstance(_get(data, p), int | float) and not isinstance(_get(data, p), bool)]
+        if nums:
+            p = rng.choice(nums)
+            orig = _get(data, p)
+            _get(data, p[:-1])[p[-1]] = orig + rng.choice([-1, 1]) * rng.choice([0.001, 0.1, 0.5, 1, 3, 9])
+            return op
+        op = "delete"
     if op == "number":
         nums = [p for p in paths if isinstance(_get(data, p), int | float) and not isinstance(_get(data, p), bool)]
         if nums:
@@ -293,6 +309,33 @@ def mutate_bytes(raw: bytes, rng: random.Random, tokens: list[bytes]) -> bytes:
     return bytes(b)
 
 
+ODD_ATTRIBUTES = ["1e400", "nan", "-1", "9" * 5000, "99999999999999999999", "1.5", "", "0", "1000", "1001",
+                  "&#x202e;x", "&#27;", "&#0;", "[/]", "Infantry", "Vehicle (Transport)", "Transport", "unit", "model",
+                  "upgrade", "true", "Warhammer 40,000 10th Edition", "Horus Heresy", "x" * 3000, "Bulky (9999999)",
+                  "Infiltrate", "Deep Strike", "Scout", "Capacity", "\u00e9\u4e2d"]
+
+
+def mutate_xml_attributes(raw: bytes, rng: random.Random) -> bytes:
+    """Replace 1-3 attribute values or element texts of a roster with odd ones (numbers too
+    large or not numbers, control-character references, other types and names), or its XML
+    declaration's encoding."""
+    import re
+
+    text = raw.decode("utf-8", "replace")
+    for _ in range(rng.randint(1, 3)):
+        k = rng.random()
+        if k < 0.1:
+            enc = rng.choice(["latin-1", "utf-16", "x-unknown", "ascii", "utf-32", "cp1252", ""])
+            text = re.sub(r'encoding="[^"]*"', f'encoding="{enc}"', text, count=1)
+            continue
+        spans = [m.span(2) for m in re.finditer(r'(\w+)="([^"]*)"', text)] if k < 0.7 else \
+            [m.span(1) for m in re.finditer(r">([^<>]{1,60})<", text)]
+        if spans:
+            a, b = rng.choice(spans)
+            text = text[:a] + rng.choice(ODD_ATTRIBUTES) + text[b:]
+    return text.encode("utf-8")
+
+
 def roster_file(rng: random.Random, xml: bytes) -> tuple[str, bytes]:
     """The roster XML as a ``.ros`` file or zipped as ``.rosz`` (any compression, sometimes
     corrupt or with odd members)."""
@@ -318,12 +361,15 @@ def _unit_ids(data: Any) -> list[str]:
     return [u["id"] for u in _units(data) if isinstance(u.get("id"), str)]
 
 
-def make_case(rng: random.Random) -> Case:
-    """A random fuzz case (deterministic for the same ``rng`` state)."""
-    command = rng.choice(COMMANDS)
+def make_case(rng: random.Random, command: str | None = None) -> Case:
+    """A random fuzz case (deterministic for the same ``rng`` state), of ``command`` if given."""
+    command = command or rng.choice(COMMANDS)
     if command == "import-roster":
         xml = rng.choice(ROSTERS).read_bytes()
-        if rng.random() < 0.9:
+        k = rng.random()
+        if k < 0.45:
+            xml = mutate_xml_attributes(xml, rng)
+        elif k < 0.9:
             xml = mutate_bytes(xml, rng, XML_TOKENS)
         name, data = roster_file(rng, xml)
         args = ["import-roster", "{" + name + "}", "--player", rng.choice(["blue", "red", "\u202e", ""]),
@@ -337,19 +383,28 @@ def make_case(rng: random.Random) -> Case:
         if rng.random() < 0.3:
             args += ["--json", "{out/army.json}"]
         return Case(command, args, {name: data})
-    base = rng.choice(PLAN_SCENARIOS if command == "plan" else SCENARIOS)
+    if command == "plan":
+        base = rng.choice(PLAN_SCENARIOS)
+    elif command in ("check", "threats", "deepstrike") and rng.random() < 0.7:
+        base = rng.choice(DEPLOYED)
+    else:
+        base = rng.choice(SCENARIOS)
     text = base.read_bytes()
     original = yaml.safe_load(text)
     files: dict[str, bytes] = {}
     if "roster:" in text.decode("utf-8"):
         xml = ROSTERS[0].read_bytes()
-        if rng.random() < 0.5:
+        k = rng.random()
+        if k < 0.3:
+            xml = mutate_xml_attributes(xml, rng)
+        elif k < 0.5:
             xml = mutate_bytes(xml, rng, XML_TOKENS)
         files["rosters/strike-force-newrecruit.ros"] = xml
     k = rng.random()
     if k < 0.6:
         data = copy.deepcopy(original)
-        ops = [mutate_structure(data, rng) for _ in range(rng.randint(1, 3))]
+        gentle = rng.random() < 0.5
+        ops = [mutate_structure(data, rng, gentle) for _ in range(rng.randint(1, 3))]
         name, raw = _dump(data, rng)
         note = "structure: " + ", ".join(ops)
     elif k < 0.9:

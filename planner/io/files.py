@@ -113,6 +113,15 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         finally:
             self._depth -= 1
 
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as exc:
+            # a tag on a value it does not fit (!!map x, !!bool x, !!timestamp x): PyYAML's
+            # constructors raise plain Python errors for these
+            raise ScenarioError(f"a value that does not fit its YAML tag {node.tag!r} at {_where(node)} "
+                                f"({type(exc).__name__}: {exc})") from None
+
     def get_single_data(self) -> Any:
         node = self.get_single_node()
         if node is None:
@@ -205,18 +214,35 @@ def _long_number(node: yaml.Node, text: str, kind: str) -> ScenarioError:
                          value=text[:20] + "...")
 
 
+def _bad_value(node: yaml.Node, what: str, exc: Exception) -> ScenarioError:
+    return ScenarioError(f"not a valid {what} at {_where(node)}: {exc}", value=str(node.value)[:40])
+
+
 def _int_checked(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> int:
     text = str(node.value)
     if len(text) > MAX_NUMBER_CHARS:
         raise _long_number(node, text, "an integer")
-    return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+    try:  # an explicit !!int tag on any text reaches here
+        return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+    except ValueError as exc:
+        raise _bad_value(node, "integer", exc) from None
+
+
+def _timestamp_checked(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> Any:
+    try:
+        return yaml.constructor.SafeConstructor.construct_yaml_timestamp(loader, node)
+    except (ValueError, TypeError, OverflowError, AttributeError) as exc:  # 2001-13-99; !!timestamp on any text
+        raise _bad_value(node, "date", exc) from None
 
 
 def _float_checked(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> float:
     text = str(node.value)
     if len(text) > MAX_NUMBER_CHARS:
         raise _long_number(node, text, "a number")
-    value = yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
+    try:  # an explicit !!float tag on any text reaches here
+        value = yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
+    except ValueError as exc:
+        raise _bad_value(node, "number", exc) from None
     if math.isinf(value) and "inf" not in text.lower():
         raise ScenarioError(f"number too large at {_where(node)} (it would be infinite)", value=text)
     return value
@@ -225,6 +251,7 @@ def _float_checked(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> float:
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
 _UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", _int_checked)
 _UniqueKeyLoader.add_constructor("tag:yaml.org,2002:float", _float_checked)
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_checked)
 
 # YAML 1.2 floats: PyYAML (YAML 1.1) reads ``1e9`` and ``2.5e-3`` (no dot or no exponent sign) as
 # text; a user writing them means numbers. Same pattern as YAML 1.2's core schema.

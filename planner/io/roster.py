@@ -263,7 +263,9 @@ def _parse_xml(data: bytes, name: str, member: str | None) -> Any:
         raise ScenarioError(f"not a well-formed XML roster{at}", file=name, location=where) from None
     except (RecursionError, MemoryError):
         raise ScenarioError("XML document nests too deeply or is too large", file=name, location=where) from None
-    except LookupError as exc:  # the XML declaration names an encoding Python does not know
+    except (LookupError, ValueError) as exc:
+        # the XML declaration names an encoding Python does not know, or one expat cannot read
+        # (expat: "multi-byte encodings are not supported")
         raise ScenarioError(f"not a readable XML roster: {exc}", file=name, location=where) from None
 
 
