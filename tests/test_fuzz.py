@@ -285,54 +285,48 @@ def _run(case) -> str:
     return outcome
 
 
-CLI_SETTINGS = settings(deadline=None, derandomize=True, database=None,
-                        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+def cli_settings(n: int) -> settings:
+    return settings(max_examples=n, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-@CLI_SETTINGS
-@settings(max_examples=120)
+@cli_settings(120)
 @given(case=fuzz_cases("load"))
 def test_fuzz_load(case):
     _run(case)
 
 
-@CLI_SETTINGS
-@settings(max_examples=80)
+@cli_settings(80)
 @given(case=fuzz_cases("check"))
 def test_fuzz_check(case):
     _run(case)
 
 
-@CLI_SETTINGS
-@settings(max_examples=120)
+@cli_settings(120)
 @given(case=fuzz_cases("import-roster"))
 def test_fuzz_import_roster(case):
     _run(case)
 
 
-@CLI_SETTINGS
-@settings(max_examples=15)
+@cli_settings(15)
 @given(case=fuzz_cases("render"))
 def test_fuzz_render(case):
     _run(case)
 
 
-@CLI_SETTINGS
-@settings(max_examples=12)
+@cli_settings(12)
 @given(case=fuzz_cases("threats"))
 def test_fuzz_threats(case):
     _run(case)
 
 
-@CLI_SETTINGS
-@settings(max_examples=20)
+@cli_settings(20)
 @given(case=fuzz_cases("deepstrike"))
 def test_fuzz_deepstrike(case):
     _run(case)
 
 
-@CLI_SETTINGS
-@settings(max_examples=6)
+@cli_settings(6)
 @given(case=fuzz_cases("plan"))
 def test_fuzz_plan(case):
     _run(case)
