@@ -421,3 +421,35 @@ def test_an_unreachable_ray_address_fails_within_30_s(tmp_path: Path):
     assert r.exit_code in (2, 3), r.stderr
     assert "--address" in r.stderr and "no Ray cluster answers" in one_line(r.stderr)
     assert time.monotonic() - t < 30
+
+
+def test_paths_with_markup_are_printed_as_written(tmp_path: Path):
+    odd = tmp_path / "a["
+    odd.mkdir()
+    scen = odd / "x]s.yaml"  # the path holds '[/x]', a closing tag for rich
+    shutil.copy(LONG_EDGE, scen)
+    r = run("check", scen)
+    assert r.exit_code == 0, r.stderr
+    assert "[/x]s.yaml" in one_line(r.stdout)
+    r = run("plan", PLAN, "--time-limit", "1", "--out", odd / "x]p.yaml")
+    assert r.exit_code in (0, 3), r.stderr
+    assert "internal error" not in r.stderr
+
+
+def test_deepstrike_map_refuses_the_scenario(tmp_path: Path):
+    scen = tmp_path / "s.csv"  # a scenario file with a map's extension
+    shutil.copy(LONG_EDGE, scen)
+    before = scen.read_bytes()
+    r = run("deepstrike", scen, "--unit", "ih-assault", "--at", "10,30", "--map", scen)
+    assert r.exit_code == 2, r.stderr
+    assert "--map" in r.stderr and scen.read_bytes() == before
+
+
+def test_catalogue_files_are_inputs_too(tmp_path: Path):
+    models = tmp_path / "models"
+    shutil.copytree(ROOT / "models", models)
+    target = sorted(models.glob("**/*.yaml"))[0]
+    before = target.read_bytes()
+    r = run("check", LONG_EDGE, "--json", target, env={"PLANNER_MODELS": str(models)})
+    assert r.exit_code == 2 and "refusing to overwrite an input" in one_line(r.stderr), r.stderr
+    assert target.read_bytes() == before

@@ -257,7 +257,7 @@ def plan(
         else:
             plan_output(result, world, form, render_out, console)
         if wrote:
-            console.print(f"Wrote the planned scenario to {out}")
+            console.print(f"Wrote the planned scenario to {escape(out)}")
         _write_json(json_out, result.model_dump(mode="json", exclude={"scenario", "scenario_data"}), [scenario])
         return result.exit_code
 

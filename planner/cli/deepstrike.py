@@ -148,12 +148,12 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         data["map"] = {"file": map_file, "resolution": resolution, "cells": int(P.size), "seconds": dt,
                        "error_bound": bound}
         console.print(f"Wrote the mishap heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s, error <= "
-                      f"{bound:.1g}) to {map_file}")
+                      f"{bound:.1g}) to {escape(map_file)}")
     return data, code
 
 
 def _print_odds(console: Console, o, scatter: bool, title: str) -> None:
-    t = RichTable(title=f"Deep Strike odds, {title}")
+    t = RichTable(title=escape(f"Deep Strike odds, {title}"))
     t.add_column("outcome")
     t.add_column("probability", justify="right")
     t.add_row("clean landing" if scatter else "legal set-up", f"{o.p_clean:.4f}")
@@ -220,5 +220,6 @@ def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, se
         write_map(map_file, xs, ys, P, f"P(relocated): {st.unit.label}, hh2")
         data["map"] = {"file": map_file, "resolution": resolution, "cells": int(P.size), "seconds": dt,
                        "error_bound": bound, "value": "p_relocated"}
-        console.print(f"Wrote the relocation heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s) to {map_file}")
+        console.print(f"Wrote the relocation heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s) to "
+                      f"{escape(map_file)}")
     return data, 0

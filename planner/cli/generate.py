@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -283,7 +284,7 @@ def run_generate(count: int, seed: int, out: str, workers: int = 1, ruleset: str
         writer.close()
         if progress is not None:
             progress.stop()
-        console.print(f"interrupted: {done + made} of {count} lines kept in {lines_path}; "
+        console.print(f"interrupted: {done + made} of {count} lines kept in {escape(str(lines_path))}; "
                       "run the same command with --resume to finish")
         raise
     finally:
@@ -296,6 +297,6 @@ def run_generate(count: int, seed: int, out: str, workers: int = 1, ruleset: str
     manifest = _manifest(job, count, True, all_lines, folder)
     write_json(folder / MANIFEST, manifest)
     rate = made / dt if dt > 0 else 0.0
-    console.print(f"wrote {made} new line(s), {len(all_lines)} in all, to {lines_path} in {dt:.1f} s "
+    console.print(f"wrote {made} new line(s), {len(all_lines)} in all, to {escape(str(lines_path))} in {dt:.1f} s "
                   f"({rate:.1f} scenarios/s, {workers} worker(s), engine {engine})")
     return manifest, 0

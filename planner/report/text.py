@@ -15,7 +15,8 @@ def print_check_report(report: LegalityReport, console: Console, *, verbose: boo
 
     With ``verbose`` every finding of every unit is listed (the full explanation).
     """
-    t = RichTable(title=f"Deployment check ({report.ruleset})" + (f": {report.scenario}" if report.scenario else ""))
+    t = RichTable(title=escape(f"Deployment check ({report.ruleset})"
+                               + (f": {report.scenario}" if report.scenario else "")))
     t.add_column("player")
     t.add_column("unit")
     t.add_column("set up by")
