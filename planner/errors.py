@@ -58,6 +58,7 @@ class UnknownRulesetError(ScenarioError):
 
 
 class SolverError(PlannerError):
-    """CP-SAT said MODEL_INVALID: a bug in our model builder, not in the user's input."""
+    """CP-SAT said MODEL_INVALID: a bug in our model builder, not in the user's input (the command
+    line reports it as an internal error, exit 4, with the traceback in a log file)."""
 
-    exit_code = 3
+    exit_code = 4

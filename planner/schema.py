@@ -27,18 +27,87 @@ from pydantic import (
     model_validator,
 )
 
-Num = Annotated[float, Strict()]
+MAX_MAGNITUDE = 1_000_000
+"""Largest magnitude of any number in a scenario (inches, mm, degrees, weights, counts): larger
+is a typo or an attack (a 400-digit distance would otherwise be infinite)."""
+MAX_VERTICES = 1000
+"""Most points of one polygon (a terrain footprint, a deployment zone)."""
+MAX_TERRAIN = 500
+"""Most terrain features of a scenario."""
+MAX_MODELS_PER_UNIT = 1000
+"""Most models of one unit."""
+MAX_MODELS = 10_000
+"""Most models of a scenario, all armies together."""
+MAX_UNITS = 1000
+"""Most units of one army."""
+MAX_ITEMS = 100
+"""Most armies, deployment zones, objectives or goals of a scenario."""
+
+
+def _bounded_number(v: float) -> float:
+    if not -MAX_MAGNITUDE <= v <= MAX_MAGNITUDE:
+        raise ValueError(f"number out of range: at most {MAX_MAGNITUDE} in size")
+    return v
+
+
+def _bounded_count(v: int) -> int:
+    if not -MAX_MAGNITUDE <= v <= MAX_MAGNITUDE:
+        raise ValueError(f"whole number out of range: at most {MAX_MAGNITUDE} in size")
+    return v
+
+
+Num = Annotated[float, Strict(), AfterValidator(_bounded_number)]
 """A number as written: an int or a float, never a string or a boolean (``x: "36"`` and
-``x: true`` are input errors, not 36 and 1)."""
-Count = Annotated[int, Strict()]
-"""A whole number as written (not a boolean, not 10.0)."""
+``x: true`` are input errors, not 36 and 1); finite, at most :data:`MAX_MAGNITUDE` in size."""
+Count = Annotated[int, Strict(), AfterValidator(_bounded_count)]
+"""A whole number as written (not a boolean, not 10.0), at most :data:`MAX_MAGNITUDE` in size."""
 Point = tuple[Num, Num]
+
+ID_FIELDS = frozenset({"id", "player", "zone", "in_", "joined", "profile", "objective", "unit", "enemy_unit",
+                       "against", "units", "features", "also", "system", "ruleset"})
+"""Fields that hold ids (or lists of ids): printable characters only."""
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def text_problem(text: str, *, is_id: bool) -> str | None:
+    """Why ``text`` cannot be a scenario string, or None: an id must be printable (no control,
+    format, bidirectional-override or line-separator characters, no space other than ' '); any
+    other text (names, descriptions) may hold tabs and line breaks but no other control
+    character, no bidirectional override and no unpaired surrogate."""
+    if text.isprintable():
+        return None
+    import unicodedata
+
+    for i, ch in enumerate(text):
+        if ch in _BIDI_CONTROLS:
+            return f"bidirectional control character U+{ord(ch):04X} at position {i}"
+        cat = unicodedata.category(ch)
+        if is_id and not ch.isprintable():
+            return f"non-printable character U+{ord(ch):04X} at position {i} in an id"
+        if cat in ("Cc", "Cs") and ch not in "\t\n\r":
+            return f"control character U+{ord(ch):04X} at position {i}"
+    return None
 
 
 class Record(BaseModel):
-    """Base of every schema record: unknown keys are errors."""
+    """Base of every schema record: unknown keys are errors; strings are checked by
+    :func:`text_problem` (ids printable, no control or bidirectional-override characters)."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=False, allow_inf_nan=False)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _clean_text(cls, v: object, info) -> object:
+        is_id = info.field_name in ID_FIELDS
+        if isinstance(v, str):
+            why = text_problem(v, is_id=is_id)
+        elif isinstance(v, list) and v and isinstance(v[0], str):
+            why = next((w for w in (text_problem(x, is_id=is_id) for x in v if isinstance(x, str)) if w), None)
+        else:
+            return v
+        if why:
+            raise ValueError(f"refused text: {why}")
+        return v
 
 
 # --------------------------------------------------------------------------- bases
@@ -141,8 +210,8 @@ def parse_rule(text: str) -> tuple[SpecialRule, int | None]:
             value = int(arg.strip())
         except ValueError:
             raise ValueError(f"Bulky needs a whole number, as in 'Bulky (2)': {text!r}") from None
-        if value < 1:
-            raise ValueError(f"Bulky (X) needs X >= 1: {text!r}")
+        if not 1 <= value <= 100:
+            raise ValueError(f"Bulky (X) needs X from 1 to 100: {text[:40]!r}")
         return rule, value
     return rule, None
 
@@ -154,6 +223,19 @@ def _known_rules(names: list[str]) -> list[str]:
 
 
 RuleNames = Annotated[list[str], AfterValidator(_known_rules)]
+
+
+def _keyword_phrase(v: str | None) -> str | None:
+    """A 40k keyword phrase (``transport_eligible``) that :func:`planner.rules.keywords.parse_selector` reads."""
+    if v is not None:
+        from planner.rules.keywords import parse_selector
+
+        parse_selector(v)  # KeywordError is a ValueError: a validation error naming the field
+        parse_selector(v if " model" in f" {v}" else f"{v} models")  # as the 40k transport check reads it
+    return v
+
+
+KeywordPhrase = Annotated[str | None, AfterValidator(_keyword_phrase)]
 """Special rule names as written, each one :func:`parse_rule` knows."""
 
 
@@ -230,7 +312,7 @@ class CatalogueEntry(Record):
     source: str = Field(default="", description="Where the base size and type come from.")
     keywords: list[str] = Field(default_factory=list, description="40k keywords of the model, e.g. INFANTRY.")
     abilities: Abilities = Field(default_factory=list, description="40k deployment abilities, e.g. 'Scouts 6\"'.")
-    transport_eligible: str | None = Field(
+    transport_eligible: KeywordPhrase = Field(
         default=None, description="40k TRANSPORT: keyword expression of the models it may carry, e.g. "
                                   "'ADEPTUS ASTARTES INFANTRY'.")
 
@@ -252,6 +334,8 @@ def _check_polygon(points: list[Point], what: str) -> list[Point]:
 
     if len(points) < 3:
         raise ValueError(f"{what} needs at least 3 points, got {len(points)}")
+    if len(points) > MAX_VERTICES:
+        raise ValueError(f"{what} has {len(points)} points; at most {MAX_VERTICES} are allowed")
     for i, (x, y) in enumerate(points):
         if not (math.isfinite(x) and math.isfinite(y)):
             raise ValueError(f"{what} point {i} must be finite numbers, got {[x, y]}")
@@ -420,7 +504,7 @@ class Setup(Record):
     method: SetupMethod = SetupMethod.DEPLOYMENT_ZONE
     zone: str | None = None
     first: Literal["deployment_zone", "infiltrate"] = "deployment_zone"
-    from_: list[list[Num]] | None = Field(default=None, alias="from")
+    from_: list[list[Num]] | None = Field(default=None, alias="from", max_length=MAX_MODELS_PER_UNIT)
     in_: str | None = Field(default=None, alias="in")
     arrival: Literal["reserves", "deep_strike", "outflank"] = "reserves"
     joined: str | None = None
@@ -479,11 +563,11 @@ class Unit(Record):
     transport_capacity: Count | None = Field(default=None, ge=0)
     keywords: list[str] = Field(default_factory=list, description="40k keywords every model has.")
     abilities: Abilities = Field(default_factory=list, description="40k abilities every model has.")
-    transport_eligible: str | None = Field(default=None, description="40k TRANSPORT: who may embark (keywords).")
+    transport_eligible: KeywordPhrase = Field(default=None, description="40k TRANSPORT: who may embark (keywords).")
     points: Count | None = Field(default=None, ge=0, description="40k points cost (Strategic Reserves share).")
     setup: Setup = Field(default_factory=Setup)
     place: bool = False
-    models: list[Model] = Field(min_length=1)
+    models: list[Model] = Field(min_length=1, max_length=MAX_MODELS_PER_UNIT)
 
     @property
     def label(self) -> str:
@@ -512,7 +596,7 @@ class Army(Record):
     player: str = Field(min_length=1)
     name: str = ""
     roster: RosterRef | None = Field(default=None, description="Import the units of an army list file.")
-    units: list[Unit] = Field(default_factory=list)
+    units: list[Unit] = Field(default_factory=list, max_length=MAX_UNITS)
 
 
 # --------------------------------------------------------------------------- goals
@@ -655,9 +739,16 @@ class Scenario(Record):
     name: str = ""
     description: str = ""
     battlefield: Battlefield = Field(default_factory=Battlefield)
-    terrain: list[TerrainFeature] = Field(default_factory=list)
-    deployment_zones: list[DeploymentZone] = Field(default_factory=list)
-    objectives: list[Objective] = Field(default_factory=list)
-    armies: list[Army] = Field(default_factory=list)
-    goals: list[Goal] = Field(default_factory=list)
+    terrain: list[TerrainFeature] = Field(default_factory=list, max_length=MAX_TERRAIN)
+    deployment_zones: list[DeploymentZone] = Field(default_factory=list, max_length=MAX_ITEMS)
+    objectives: list[Objective] = Field(default_factory=list, max_length=MAX_ITEMS)
+    armies: list[Army] = Field(default_factory=list, max_length=MAX_ITEMS)
+    goals: list[Goal] = Field(default_factory=list, max_length=MAX_ITEMS)
     points_limit: Count | None = Field(default=None, gt=0, description="40k: the battle size's points limit.")
+
+    @model_validator(mode="after")
+    def _model_count(self) -> Scenario:
+        n = sum(len(u.models) for a in self.armies for u in a.units)
+        if n > MAX_MODELS:
+            raise ValueError(f"the scenario has {n} models; at most {MAX_MODELS} are allowed")
+        return self

@@ -214,6 +214,8 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
         rs = find_ruleset(scenario.ruleset)
     except UnknownRulesetError as exc:
         raise UnknownRulesetError(exc.detail, file=file, location="ruleset", value=scenario.ruleset) from None
+    if rs.id != scenario.ruleset:  # an alias ('hh2.0'): every later lookup uses the ruleset's id
+        scenario = scenario.model_copy(update={"ruleset": rs.id})
     if any(a.roster is not None for a in scenario.armies):
         from planner.io.roster import expand_rosters
 

@@ -1,4 +1,5 @@
-"""Fuzzing the loader, resolver and checker: mutated scenarios only ever raise PlannerError subclasses.
+"""Fuzzing the loader, resolver and checker: mutated scenarios only ever raise PlannerError
+subclasses; and the whole command line on the cases of :mod:`tests.fuzzing` (end of the file).
 
 A valid scenario that exercises every set-up method is mutated by hypothesis (keys removed or
 added, values replaced with wrong types, nan/inf/huge/negative numbers, random strings, list
@@ -9,6 +10,9 @@ from __future__ import annotations
 
 import copy
 import math
+import random
+import tempfile
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,6 +23,7 @@ from planner.io.files import parse_record
 from planner.legality.checker import check_deployment
 from planner.schema import Scenario
 from planner.world import resolve
+from tests.fuzzing import OUTCOMES, make_case, mutate_bytes, mutate_structure, run_case
 
 # shapely warns about overflow while validating polygons with 1e308 coordinates; the loader then
 # rejects them, which is what is tested
@@ -259,3 +264,101 @@ def test_every_number_replaced_by_special_values():
                 raise AssertionError(f"{path} = {v}: {exc}") from None
             except Exception as exc:
                 raise AssertionError(f"{path} = {v}: {type(exc).__name__}: {exc}") from exc
+
+
+# --------------------------------------------------------------------------- the whole command line
+# Cases of tests/fuzzing.py (structure-aware mutations of the bundled scenarios, byte-level
+# mutations of YAML and roster XML) run through the real command line: every outcome is an exit
+# code of the table (0-3), never an internal error (exit 4) or a bad output (a plan written with
+# exit 0 that fails the checker, a picture that is not well-formed SVG, a JSON file that is not
+# JSON). benchmarks/fuzz.py runs thousands of them with time and memory limits.
+
+def fuzz_cases(command: str):
+    """A hypothesis strategy of fuzz cases of ``command`` (hypothesis draws the random choices)."""
+    return st.randoms(use_true_random=False).map(lambda rng: make_case(rng, command))
+
+
+def _run(case) -> str:
+    with tempfile.TemporaryDirectory(prefix="planner-fuzz-") as d:
+        outcome, detail = run_case(case, Path(d))
+    assert outcome in OUTCOMES
+    assert outcome not in ("internal error", "bad output"), (
+        f"{case.command} [{case.note}] {case.args}: {outcome}\n{detail}")
+    return outcome
+
+
+def cli_settings(n: int) -> settings:
+    return settings(max_examples=n, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@cli_settings(120)
+@given(case=fuzz_cases("load"))
+def test_fuzz_load(case):
+    _run(case)
+
+
+@cli_settings(80)
+@given(case=fuzz_cases("check"))
+def test_fuzz_check(case):
+    _run(case)
+
+
+@cli_settings(120)
+@given(case=fuzz_cases("import-roster"))
+def test_fuzz_import_roster(case):
+    _run(case)
+
+
+@cli_settings(15)
+@given(case=fuzz_cases("render"))
+def test_fuzz_render(case):
+    _run(case)
+
+
+@cli_settings(12)
+@given(case=fuzz_cases("threats"))
+def test_fuzz_threats(case):
+    _run(case)
+
+
+@cli_settings(20)
+@given(case=fuzz_cases("deepstrike"))
+def test_fuzz_deepstrike(case):
+    _run(case)
+
+
+@cli_settings(6)
+@given(case=fuzz_cases("plan"))
+def test_fuzz_plan(case):
+    _run(case)
+
+
+def test_fuzz_cases_are_reproducible_and_varied():
+    a = make_case(random.Random("0:7"))
+    b = make_case(random.Random("0:7"))
+    assert (a.command, a.args, a.files) == (b.command, b.args, b.files)
+    commands = {make_case(random.Random(f"0:{i}")).command for i in range(200)}
+    assert commands == {"load", "check", "plan", "render", "threats", "deepstrike", "import-roster"}
+    rng = random.Random(3)
+    ops = set()
+    for _ in range(300):
+        data = copy.deepcopy(BASE)
+        ops.add(mutate_structure(data, rng))
+    assert {"polygon", "cycle", "string", "number", "delete", "duplicate"} <= ops
+    raw = b"ruleset: hh2\nbattlefield: {width: 72, depth: 48}\n"
+    assert any(mutate_bytes(raw, rng, [b"&a "]) != raw for _ in range(5))
+
+
+def test_the_fuzz_runner_sees_an_internal_error(monkeypatch):
+    """The runner is not blind: a planted bug in the checker is an internal error, not an exit code."""
+    import planner.legality.checker as checker
+
+    monkeypatch.setattr(checker, "check_deployment", lambda world: 1 / 0)
+    case = make_case(random.Random(1), "check")
+    case.files = {"scenario.yaml": (Path(__file__).resolve().parents[1] / "scenarios"
+                                    / "long-edge-ravenguard-vs-ironhands.yaml").read_bytes()}
+    case.args = ["check", "{scenario.yaml}"]
+    with tempfile.TemporaryDirectory() as d:
+        outcome, detail = run_case(case, Path(d))
+    assert outcome == "internal error" and "ZeroDivisionError" in detail

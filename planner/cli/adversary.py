@@ -193,13 +193,13 @@ def run_alternate(world: World, winner: str, point_text: str, grid_in: float, to
                   console: Console) -> tuple[dict, int]:
     """``planner alternate``: the roll-off winner's choice for alternating Infiltrate; (JSON, exit code)."""
     from planner.adversary.alternation import alternate
+    from planner.cli.deepstrike import parse_point
 
-    try:
-        xs, ys = point_text.split(",")
-        point = (float(xs), float(ys))
-    except ValueError:
-        raise ScenarioError("give the contested point as X,Y in inches, as in 36,24", location="--point",
-                            value=point_text) from None
+    point = parse_point(point_text, "--point")  # two finite numbers, as every X,Y option
+    bf = world.scenario.battlefield
+    if not (0.0 <= point[0] <= bf.width and 0.0 <= point[1] <= bf.depth):
+        raise ScenarioError(f"the contested point must be on the {bf.width:g}\" x {bf.depth:g}\" battlefield",
+                            location="--point", value=point_text)
     r = alternate(world, winner, point, grid_in, top_k)
     console.print(f"[bold]Alternating Infiltrate[/bold]: {escape(winner)} (roll-off winner) should have "
                   f"{escape(r.first)} place first: score {max(r.value_if_first, r.value_if_second):.3f} "

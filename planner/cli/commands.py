@@ -1,7 +1,8 @@
 """The ``planner`` command line. One convention for every command:
 
 exit 0 = done and legal; 1 = illegal or proven infeasible; 2 = invalid input;
-3 = no answer within the limits (or an internal error, reported without a traceback).
+3 = no answer within the limits; 4 = internal error (a bug: the message names the log file that
+holds the traceback). Outputs never land on an input (:mod:`planner.io.outputs`).
 ``--json PATH|-`` writes the machine-readable report ('-' = standard output).
 """
 
@@ -25,18 +26,23 @@ from planner.rules.registry import DEFAULT_RULESET
 
 app = typer.Typer(
     name="planner",
-    help="Check and plan army deployments (Horus Heresy 2.0).",
+    help="Check and plan army deployments. Rulesets: Horus Heresy 2.0 (hh2); Warhammer 40,000 10th and 11th "
+         "edition (wh40k10, wh40k11); older 40k Deep Strike (wh40k5, wh40k7). Exit codes: 0 done and legal, "
+         "1 illegal or proven infeasible, 2 invalid input, 3 no answer within the limits, 4 internal error.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
 
-EXIT_OK, EXIT_ILLEGAL, EXIT_INPUT, EXIT_NO_ANSWER = 0, 1, 2, 3
+EXIT_OK, EXIT_ILLEGAL, EXIT_INPUT, EXIT_NO_ANSWER, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 JsonOpt = Annotated[str | None, typer.Option("--json", help="Write the JSON report to PATH, or '-' for stdout.")]
 FormatOpt = Annotated[str, typer.Option("--format", help="Report format on stdout: text, markdown, html (with the "
                                                          "picture) or json.")]
 RenderOpt = Annotated[str | None, typer.Option("--render", help="Draw the battlefield to FILE.svg or FILE.png.")]
+AllowIllegalOpt = Annotated[bool, typer.Option("--allow-illegal-table", metavar="",
+                                               help="Go on (with a warning) when the units already on the table "
+                                                    "break a rule.")]
 
 
 def _console(json_to_stdout: bool) -> Console:
@@ -47,28 +53,18 @@ def _console(json_to_stdout: bool) -> Console:
     return console
 
 
-def _same_file(a: str | Path, b: str | Path) -> bool:
-    try:
-        return Path(a).resolve() == Path(b).resolve()
-    except OSError:
-        return False
-
-
 def _write_json(target: str | None, data: Any, inputs: list[str]) -> None:
+    """Write the JSON report (``-``: standard output) with the one output writer; NaN and
+    infinities are never written (they are not JSON)."""
     if target is None:
         return
-    text = json.dumps(data, indent=2) + "\n"
-    if target == "-":
-        sys.stdout.write(text)
-        return
-    for inp in inputs:
-        if _same_file(target, inp):
-            raise ScenarioError("refusing to overwrite an input file with the JSON report", location="--json",
-                                value=target)
+    from planner.io.outputs import write_output
+
     try:
-        Path(target).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise ScenarioError(f"cannot write the JSON report: {exc.strerror}", location="--json", value=target) from None
+        text = json.dumps(data, indent=2, allow_nan=False) + "\n"
+    except ValueError as exc:  # a NaN or an infinity in a report is our bug, not the user's input
+        raise RuntimeError(f"the JSON report holds a value JSON cannot represent: {exc}") from None
+    write_output(target, text, "--json", what="JSON report", inputs=inputs)
 
 
 def _ruleset_option(value: str):
@@ -81,35 +77,38 @@ def _ruleset_option(value: str):
         raise ScenarioError(exc.detail, location="--ruleset", value=value) from None
 
 
-def _check_writable(target: str | None, option: str) -> None:
-    """Fail early (before a long solve) if ``target`` cannot be written as a file."""
-    if target is None:
-        return
-    p = Path(target)
-    if p.is_dir():
-        raise ScenarioError("is a folder; give a file name", location=option, value=target)
-    parent = p.parent if str(p.parent) else Path(".")
-    existing = next((a for a in [parent, *parent.parents] if a.exists()), Path("."))
-    if not existing.is_dir() or not os.access(existing, os.W_OK):
-        raise ScenarioError("cannot write there", location=option, value=target)
+def _check_writable(target: str | None, option: str, inputs: tuple[str, ...] = ()) -> None:
+    """Fail early (before a long solve) if ``target`` cannot be written for ``option``, or is the
+    same file as an input or another output of this run (:func:`planner.io.outputs.claim`)."""
+    from planner.io.outputs import claim
+
+    claim(target, option, inputs=inputs)
 
 
 def _check_picture(target: str | None, scenario: str, option: str = "--render") -> None:
-    """Fail early for a picture file that is the input, has the wrong extension, or cannot be written."""
+    """Fail early for a picture file that is an input, has the wrong extension, or cannot be written."""
     if target is None:
         return
-    if _same_file(target, scenario):
-        raise ScenarioError("refusing to overwrite the input scenario with the picture", location=option,
-                            value=target)
     if Path(target).suffix.lower() not in (".svg", ".png"):
         raise ScenarioError("the picture file must end in .svg or .png", location=option, value=target)
-    _check_writable(target, option)
+    _check_writable(target, option, (scenario,))
 
 
 def _run(fn) -> None:
-    """Call ``fn`` and turn its result or error into the exit code (the one error boundary)."""
+    """Call ``fn`` and turn its result or error into the exit code (the one error boundary).
+
+    The run's files are recorded (:mod:`planner.io.outputs`) so that no output lands on an input.
+    An error of our own (any other exception, or CP-SAT refusing our model) exits
+    :data:`EXIT_INTERNAL` with the name of a log file holding the traceback.
+    """
+    from planner.errors import SolverError
+    from planner.io.outputs import begin_run, end_run
+
+    begin_run()
     try:
         code = fn()
+    except SolverError:
+        _internal_error()
     except PlannerError as exc:
         Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(exc.exit_code) from None
@@ -126,23 +125,35 @@ def _run(fn) -> None:
         Console(stderr=True).print("interrupted")
         raise typer.Exit(EXIT_NO_ANSWER) from None
     except Exception:  # noqa: BLE001 - the boundary: never show a traceback to the user
-        try:
-            fd, name = tempfile.mkstemp(prefix="planner-error-", suffix=".log")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(traceback.format_exc())
-            where = f" (details in {name})"
-        except OSError:
-            where = ""
-        Console(stderr=True).print(f"unexpected internal error, please report it{where}")
-        raise typer.Exit(EXIT_NO_ANSWER) from None
+        _internal_error()
+    finally:
+        end_run()
     raise typer.Exit(code)
+
+
+def _internal_error() -> None:
+    """Write the traceback of the exception being handled to a log file, name it, exit 4."""
+    from planner import __version__
+
+    try:
+        fd, name = tempfile.mkstemp(prefix="planner-error-", suffix=".log")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(f"planner {__version__}; command: {' '.join(sys.argv)}\n")
+            fh.write(traceback.format_exc())
+        where = f"; the traceback is in {name}"
+    except OSError as exc:
+        where = f"; no log file could be written ({exc.strerror})"
+    Console(stderr=True, highlight=False, soft_wrap=True).print(
+        f"internal error (exit {EXIT_INTERNAL}): a bug in the planner, please report it{escape(where)}")
+    raise typer.Exit(EXIT_INTERNAL) from None
 
 
 @app.command()
 def check(
     scenario: Annotated[str, typer.Argument(help="Scenario file (YAML or JSON).")],
     json_out: JsonOpt = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every rule checked for every unit.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", metavar="",
+                                          help="List every rule checked for every unit.")] = False,
     fmt: FormatOpt = "text",
     render_out: RenderOpt = None,
 ) -> None:
@@ -155,7 +166,10 @@ def check(
 
         form = parse_format(fmt, json_out)
         _check_picture(render_out, scenario)
+        _check_writable(json_out, "--json", (scenario,))
         world = load_scenario(scenario, require_positions=True)
+        _check_writable(render_out, "--render")
+        _check_writable(json_out, "--json")
         report = check_deployment(world)
         console = _console(json_out == "-" or form != "text")
         check_output(world, report, form, render_out, console, verbose=verbose)
@@ -172,15 +186,20 @@ def plan(
     time_limit: Annotated[float, typer.Option("--time-limit", min=0.1, max=86400, help="Solver time limit, seconds.")] = 20.0,
     workers: Annotated[int, typer.Option("--workers", min=1, max=64, help="CP-SAT worker threads.")] = 2,
     seed: Annotated[int, typer.Option("--seed", help="CP-SAT random seed.")] = 0,
-    next_step: Annotated[bool, typer.Option("--next", help="Place only the next Infiltrator of the alternation.")] = False,
+    next_step: Annotated[bool, typer.Option("--next", metavar="",
+                                            help="Place only the next Infiltrator of the alternation.")] = False,
     unit: Annotated[list[str] | None, typer.Option("--unit", help="Place only this marked unit (repeatable).")] = None,
     json_out: JsonOpt = None,
     fmt: FormatOpt = "text",
     render_out: RenderOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
 ) -> None:
     """Plan the marked units with CP-SAT, write the complete scenario and check it.
 
-    Exit 0 with a legal plan, 1 when proven infeasible, 3 when no plan was found within the limit.
+    The units already on the table are checked first: if they break a rule, exit 1 before
+    planning (or, with --allow-illegal-table, a warning and a plan reported illegal).
+    Exit 0 with a legal plan, 1 when proven infeasible or illegal, 3 when no plan was found
+    within the limit.
     """
 
     def go() -> int:
@@ -193,19 +212,30 @@ def plan(
 
         form = parse_format(fmt, json_out)
         _check_picture(render_out, scenario)
-        if out is not None and _same_file(out, scenario):
-            raise ScenarioError("refusing to overwrite the input scenario; choose another --out", location="--out",
-                                value=out)
-        _check_writable(out, "--out")
-        if json_out not in (None, "-"):
-            _check_writable(json_out, "--json")
+        _check_writable(out, "--out", (scenario,))
+        _check_writable(json_out, "--json", (scenario,))
         world = load_scenario(scenario)
+        # the files the scenario references are known now: claim the outputs again
+        _check_writable(out, "--out")
+        _check_writable(json_out, "--json")
+        _check_writable(render_out, "--render")
         console = _console(json_out == "-" or form != "text")
         # --- adversary hook (issue #7): a 'deny' goal routes to the denial solver
         from planner.cli.adversary import deny_goal, run_deny_plan
 
         note = None
         goal = deny_goal(world)
+        from planner.cli.plan import illegal_table, units_to_place
+
+        if goal is not None:
+            placing = units_to_place(world, None, every_marked=True) | {goal[1].enemy_unit, *goal[1].also}
+        else:
+            placing = units_to_place(world, unit or None, every_marked=next_step)
+        found = illegal_table(world, placing, console, allow_illegal, "the plan")
+        if found and not allow_illegal:
+            _write_json(json_out, {"status": "illegal_table", "scenario": scenario,
+                                   "violations": [v.model_dump(mode="json") for v in found]}, [scenario])
+            return EXIT_ILLEGAL
         if goal is not None:
             result = run_deny_plan(world, time_limit, workers, seed, console, quiet=form != "text",
                                    next_step=next_step, units=unit)
@@ -217,10 +247,7 @@ def plan(
         wrote = False
         if out is not None and result.scenario is not None:
             # write the plan before printing, so a closed pipe (`| head`) cannot lose it
-            try:
-                dump_scenario(result.scenario_data or result.scenario, out)
-            except OSError as exc:
-                raise ScenarioError(f"cannot write the plan: {exc.strerror}", location="--out", value=out) from None
+            dump_scenario(result.scenario_data or result.scenario, out)
             wrote = True
         if note:
             console.print(note)
@@ -231,7 +258,7 @@ def plan(
         else:
             plan_output(result, world, form, render_out, console)
         if wrote:
-            console.print(f"Wrote the planned scenario to {out}")
+            console.print(f"Wrote the planned scenario to {escape(str(out))}")
         _write_json(json_out, result.model_dump(mode="json", exclude={"scenario", "scenario_data"}), [scenario])
         return result.exit_code
 
@@ -297,8 +324,8 @@ def import_roster(
                                                            ".json); default: print the YAML.")] = None,
     default_base: Annotated[str | None, typer.Option("--default-base", help="Round base for models the catalogue "
                                                                             "does not know, e.g. 32mm.")] = None,
-    embark: Annotated[bool, typer.Option("--embark", help="Embark Infantry units in their Dedicated "
-                                                          "Transports.")] = False,
+    embark: Annotated[bool, typer.Option("--embark", metavar="",
+                                         help="Embark Infantry units in their Dedicated Transports.")] = False,
     json_out: JsonOpt = None,
 ) -> None:
     """Import an army list into a scenario army: units, model counts, types, deployment rules, transports.
@@ -309,12 +336,13 @@ def import_roster(
 
     def go() -> int:
         from planner.io.files import dump_data
+        from planner.io.outputs import write_output
         from planner.io.roster import army_to_data, army_to_yaml, parse_base_size, read_roster, roster_to_army
 
         if not player.strip():
             raise ScenarioError("give the player's name", location="--player", value=player)
-        if out is not None and _same_file(out, roster):
-            raise ScenarioError("refusing to overwrite the roster; choose another --out", location="--out", value=out)
+        _check_writable(out, "--out", (roster,))
+        _check_writable(json_out, "--json", (roster,))
         rs = _ruleset_option(ruleset)
         base = parse_base_size(default_base) if default_base is not None else None
         rec = read_roster(roster, rs.id)
@@ -325,17 +353,13 @@ def import_roster(
         n_models = sum(len(u.models) for u in army.units)
         summary = f"Imported {len(army.units)} units ({n_models} models) from {roster} ({rec.generator})"
         if out is not None:
-            try:
-                if out.lower().endswith(".json"):
-                    dump_data(army_to_data(army), out)
-                else:
-                    header = [f"Army imported by planner import-roster from {Path(roster).name} ({rec.generator}, "
-                              f"{rec.game_system}); paste it under 'armies:' of a scenario.",
-                              *[f"warning: {w}" for w in warnings]]
-                    Path(out).parent.mkdir(parents=True, exist_ok=True)
-                    Path(out).write_text(army_to_yaml(army, header), encoding="utf-8")
-            except OSError as exc:
-                raise ScenarioError(f"cannot write the army: {exc.strerror}", location="--out", value=out) from None
+            if out.lower().endswith(".json"):
+                dump_data(army_to_data(army), out, what="army")
+            else:
+                header = [f"Army imported by planner import-roster from {Path(roster).name} ({rec.generator}, "
+                          f"{rec.game_system}); paste it under 'armies:' of a scenario.",
+                          *[f"warning: {w}" for w in warnings]]
+                write_output(out, army_to_yaml(army, header), "--out", what="army")
             err.print(f"{escape(summary)}; wrote {escape(out)}")
         elif json_out != "-":
             sys.stdout.write(army_to_yaml(army, [f"{summary}; paste under 'armies:' of a scenario."]))
@@ -356,21 +380,25 @@ def deepstrike(
     at: Annotated[str | None, typer.Option("--at", help="Aim point of the first model, X,Y inches.")] = None,
     ruleset: Annotated[str | None, typer.Option("--ruleset", help="Override the scenario's ruleset "
                                                                   "(wh40k5, wh40k7, wh40k10, wh40k11).")] = None,
-    orientation: Annotated[float, typer.Option("--orientation", help="Direction the rings start, degrees.")] = 0.0,
+    orientation: Annotated[float, typer.Option("--orientation", min=-360, max=360,
+                                                      help="Direction the rings start, degrees.")] = 0.0,
     map_file: Annotated[str | None, typer.Option("--map", help="Write a mishap heat map (.csv, or .png with "
                                                                "matplotlib).")] = None,
     resolution: Annotated[float, typer.Option("--resolution", min=0.1, max=12.0, help="Map/search cell, inches.")]
     = 1.0,
-    best: Annotated[bool, typer.Option("--best", help="Find the aim point with the best chance of the goal.")] = False,
+    best: Annotated[bool, typer.Option("--best", metavar="",
+                                       help="Find the aim point with the best chance of the goal.")] = False,
     near: Annotated[str | None, typer.Option("--near", help="Goal point X,Y for --best (and the odds).")] = None,
     within: Annotated[float | None, typer.Option("--within", min=0.0, help="Goal: a model within D inches of "
                                                                            "--near.")] = None,
     n_sim: Annotated[int | None, typer.Option("--simulate", min=1, max=10_000_000, help="Replay N times.")] = None,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Random seed for --simulate.")] = 0,
-    facing: Annotated[float | None, typer.Option("--facing", help="Facing of the landing models, degrees "
+    facing: Annotated[float | None, typer.Option("--facing", min=-360, max=360,
+                                                                  help="Facing of the landing models, degrees "
                                                                   "(default: the scenario's, else 0).")] = None,
-    inertial_guidance: Annotated[bool, typer.Option("--inertial-guidance", help="HH2: the first model has an "
-                                                                              "Inertial Guidance System.")] = False,
+    inertial_guidance: Annotated[bool, typer.Option("--inertial-guidance", metavar="",
+                                                    help="HH2: the first model has an Inertial Guidance "
+                                                         "System.")] = False,
     json_out: JsonOpt = None,
     render_out: Annotated[str | None, typer.Option("--render", help="Draw the battlefield with the heat map to "
                                                                      "FILE.svg or FILE.png.")] = None,
@@ -384,17 +412,14 @@ def deepstrike(
         from planner.cli.deepstrike import run_deepstrike
         from planner.world import load_scenario
 
-        if map_file is not None and _same_file(map_file, scenario):
-            raise ScenarioError("refusing to overwrite the input scenario with the map", location="--map",
-                                value=map_file)
         if ruleset is not None:
             _ruleset_option(ruleset)
-        if map_file is not None:
-            _check_writable(map_file, "--map")
+        _check_writable(map_file, "--map", (scenario,))
         _check_picture(render_out, scenario)
-        if json_out not in (None, "-"):
-            _check_writable(json_out, "--json")
+        _check_writable(json_out, "--json", (scenario,))
         world = load_scenario(scenario)
+        for target, option in ((map_file, "--map"), (render_out, "--render"), (json_out, "--json")):
+            _check_writable(target, option)
         console = _console(json_out == "-")
         data: dict[str, Any]
         if render_out is not None and at is None and not best and map_file is None:
@@ -420,8 +445,8 @@ def render(
                                                                       "distances around its enemy units.")] = None,
     legal_area: Annotated[str | None, typer.Option("--legal-area", help="UNIT: shade where its bases may stand "
                                                                         "for its set-up.")] = None,
-    sight_lines: Annotated[bool, typer.Option("--sight-lines/--no-sight-lines", help="Draw the sight lines the "
-                                                                                      "check used as evidence.")]
+    sight_lines: Annotated[bool, typer.Option("--sight-lines/--no-sight-lines", metavar="",
+                                              help="Draw the sight lines the check used as evidence.")]
     = True,
     heat: Annotated[str | None, typer.Option("--heat", help="UNIT: overlay its Deep Strike heat map.")] = None,
     resolution: Annotated[float, typer.Option("--resolution", min=0.1, max=12.0, help="Heat-map cell, inches.")]
@@ -438,9 +463,10 @@ def render(
         from planner.world import load_scenario
 
         _check_picture(out, scenario, "--out")
-        if json_out not in (None, "-"):
-            _check_writable(json_out, "--json")
+        _check_writable(json_out, "--json", (scenario,))
         world = load_scenario(scenario)
+        _check_writable(out, "--out")
+        _check_writable(json_out, "--json")
         data, code = run_render(world, out, exclusion=exclusion, legal=legal_area, sight_lines=sight_lines,
                                 heat_unit=heat, resolution=resolution, console=_console(json_out == "-"))
         _write_json(json_out, data, [scenario])
@@ -457,17 +483,19 @@ def threats(
     goal: Annotated[str | None, typer.Option("--goal", help="near_units (default), near_point:X,Y, "
                                                             "near_objective:ID, sight, hidden_near:X,Y.")] = None,
     grid: Annotated[float, typer.Option("--grid", min=0.5, max=12.0, help="Anchor grid, inches.")] = 2.0,
-    show_map: Annotated[bool, typer.Option("--map", help="Print a text map of the legal area.")] = False,
+    show_map: Annotated[bool, typer.Option("--map", metavar="",
+                                           help="Print a text map of the legal area.")] = False,
     json_out: JsonOpt = None,
     render_out: Annotated[str | None, typer.Option("--render", help="Draw the legal area (one square per legal "
                                                                      "anchor) and the best placement to "
                                                                      "FILE.svg or FILE.png.")] = None,
+    allow_illegal: AllowIllegalOpt = False,
 ) -> None:
     """Worst case: the enemy unit's best legal Infiltrate (or 10th/11th Deep Strike) placement against my
     deployment, and its legal area.
 
     Exit 0 with a best placement that passes the checker, 1 if there is none (or it or the deployment is
-    illegal), 2 for invalid input.
+    illegal: the units already on the table are checked first, see --allow-illegal-table), 2 for invalid input.
     """
 
     def go() -> int:
@@ -475,10 +503,20 @@ def threats(
         from planner.world import load_scenario
 
         _check_picture(render_out, scenario)
-        if json_out not in (None, "-"):
-            _check_writable(json_out, "--json")
+        _check_writable(json_out, "--json", (scenario,))
         world = load_scenario(scenario)
-        data, code = run_threats(world, enemy_unit, goal, grid, show_map, _console(json_out == "-"), render_out)
+        _check_writable(render_out, "--render")
+        _check_writable(json_out, "--json")
+        console = _console(json_out == "-")
+        from planner.cli.plan import illegal_table
+
+        if enemy_unit in world.units:
+            found = illegal_table(world, {enemy_unit}, console, allow_illegal, "threats")
+            if found and not allow_illegal:
+                _write_json(json_out, {"status": "illegal_table", "scenario": scenario,
+                                       "violations": [v.model_dump(mode="json") for v in found]}, [scenario])
+                return EXIT_ILLEGAL
+        data, code = run_threats(world, enemy_unit, goal, grid, show_map, console, render_out)
         _write_json(json_out, data, [scenario])
         return code
 
@@ -497,7 +535,8 @@ def generate(
                                                      "take turns.")] = "legality",
     engine: Annotated[str, typer.Option("--engine", help="local (processes) or ray.")] = "local",
     address: Annotated[str | None, typer.Option("--address", help="Ray cluster address (--engine ray).")] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Go on with an interrupted run in --out.")] = False,
+    resume: Annotated[bool, typer.Option("--resume", metavar="",
+                                         help="Go on with an interrupted run in --out.")] = False,
     params: Annotated[str | None, typer.Option("--params", help="YAML/JSON file of generator parameters.")] = None,
     json_out: JsonOpt = None,
 ) -> None:
@@ -510,6 +549,7 @@ def generate(
     def go() -> int:
         from planner.cli.generate import run_generate
 
+        _check_writable(json_out, "--json", (params,) if params else ())
         manifest, code = run_generate(count, seed, out, workers, ruleset, kind, engine, address, resume, params,
                                       Console(stderr=True, highlight=False, soft_wrap=True))
         _write_json(json_out, manifest, [])
@@ -536,9 +576,9 @@ def alternate(
         from planner.cli.adversary import run_alternate
         from planner.world import load_scenario
 
-        if json_out not in (None, "-"):
-            _check_writable(json_out, "--json")
+        _check_writable(json_out, "--json", (scenario,))
         world = load_scenario(scenario)
+        _check_writable(json_out, "--json")
         data, code = run_alternate(world, winner, point, grid, top_k or None, _console(json_out == "-"))
         _write_json(json_out, data, [scenario])
         return code

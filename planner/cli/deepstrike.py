@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import time
 from dataclasses import asdict
 
@@ -45,38 +46,43 @@ def write_map(path: str, xs, ys, P, title: str) -> None:
     Raises
     ------
     ScenarioError
-        Unknown extension, matplotlib missing for PNG, or the file cannot be written.
+        Unknown extension, matplotlib missing for PNG, or the file cannot be written (or is an
+        input of the run: :func:`planner.io.outputs.write_output`).
     """
-    low = path.lower()
-    try:
-        if low.endswith(".csv"):
-            with open(path, "w", newline="", encoding="utf-8") as fh:
-                w = csv.writer(fh)
-                w.writerow(["x", "y", "p_mishap"])
-                for j, y in enumerate(ys):
-                    for i, x in enumerate(xs):
-                        w.writerow([f"{x:g}", f"{y:g}", f"{P[j, i]:.6f}"])
-        elif low.endswith(".png"):
-            try:
-                import matplotlib
+    from planner.io.outputs import write_output
 
-                matplotlib.use("Agg")
-                import matplotlib.pyplot as plt
-            except ImportError:
-                raise ScenarioError("a PNG map needs matplotlib (pip install matplotlib); write .csv instead",
-                                    location="--map", value=path) from None
-            step = xs[1] - xs[0] if len(xs) > 1 else 1.0
-            fig, ax = plt.subplots(figsize=(9, 6))
-            im = ax.imshow(P, origin="lower", extent=(xs[0] - step / 2, xs[-1] + step / 2, ys[0] - step / 2,
-                                                      ys[-1] + step / 2), vmin=0, vmax=1, cmap="magma_r")
-            fig.colorbar(im, ax=ax, label="P(mishap)")
-            ax.set_title(title)
-            fig.savefig(path, dpi=120)
+    low = path.lower()
+    if low.endswith(".csv"):
+        buf = io.StringIO(newline="")
+        w = csv.writer(buf)
+        w.writerow(["x", "y", "p_mishap"])
+        for j, y in enumerate(ys):
+            for i, x in enumerate(xs):
+                w.writerow([f"{x:g}", f"{y:g}", f"{P[j, i]:.6f}"])
+        write_output(path, buf.getvalue(), "--map", what="map")
+    elif low.endswith(".png"):
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise ScenarioError("a PNG map needs matplotlib (pip install matplotlib); write .csv instead",
+                                location="--map", value=path) from None
+        step = xs[1] - xs[0] if len(xs) > 1 else 1.0
+        fig, ax = plt.subplots(figsize=(9, 6))
+        im = ax.imshow(P, origin="lower", extent=(xs[0] - step / 2, xs[-1] + step / 2, ys[0] - step / 2,
+                                                  ys[-1] + step / 2), vmin=0, vmax=1, cmap="magma_r")
+        fig.colorbar(im, ax=ax, label="P(mishap)")
+        ax.set_title(title)
+        png = io.BytesIO()
+        try:
+            fig.savefig(png, format="png", dpi=120)
+        finally:
             plt.close(fig)
-        else:
-            raise ScenarioError("the map file must end in .csv or .png", location="--map", value=path)
-    except OSError as exc:
-        raise ScenarioError(f"cannot write the map: {exc.strerror}", location="--map", value=path) from None
+        write_output(path, png.getvalue(), "--map", what="map")
+    else:
+        raise ScenarioError("the map file must end in .csv or .png", location="--map", value=path)
 
 
 def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orientation: float, map_file: str | None,
@@ -142,12 +148,12 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         data["map"] = {"file": map_file, "resolution": resolution, "cells": int(P.size), "seconds": dt,
                        "error_bound": bound}
         console.print(f"Wrote the mishap heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s, error <= "
-                      f"{bound:.1g}) to {map_file}")
+                      f"{bound:.1g}) to {escape(map_file)}")
     return data, code
 
 
 def _print_odds(console: Console, o, scatter: bool, title: str) -> None:
-    t = RichTable(title=f"Deep Strike odds, {title}")
+    t = RichTable(title=escape(f"Deep Strike odds, {title}"))
     t.add_column("outcome")
     t.add_column("probability", justify="right")
     t.add_row("clean landing" if scatter else "legal set-up", f"{o.p_clean:.4f}")
@@ -214,5 +220,6 @@ def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, se
         write_map(map_file, xs, ys, P, f"P(relocated): {st.unit.label}, hh2")
         data["map"] = {"file": map_file, "resolution": resolution, "cells": int(P.size), "seconds": dt,
                        "error_bound": bound, "value": "p_relocated"}
-        console.print(f"Wrote the relocation heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s) to {map_file}")
+        console.print(f"Wrote the relocation heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s) to "
+                      f"{escape(map_file)}")
     return data, 0

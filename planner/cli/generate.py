@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -120,6 +121,10 @@ def load_params(path: str | None) -> GeneratorParams:
 
     params = parse_record(GeneratorParams, read_data(path), path)
     if params.rosters:
+        from planner.io.outputs import note_read
+
+        for r in params.rosters:  # inputs of the run, even when the rosters are cached
+            note_read(r)
         roster_units(tuple(params.rosters))  # read them here: a bad roster is an input error, not a worker's
         if not all(roster_units(tuple(params.rosters))):
             raise ScenarioError("a roster has no unit to set up on the battlefield", file=path, location="rosters")
@@ -221,6 +226,10 @@ def run_generate(count: int, seed: int, out: str, workers: int = 1, ruleset: str
         except ImportError:
             raise ScenarioError("the Ray engine needs Ray: pip install 'deployment-planner[distributed]'",
                                 location="--engine", value=engine) from None
+        if address:
+            from planner.generate.engine import check_ray_address
+
+            check_ray_address(address)
     job = Job(seed, kinds, rs, params.model_dump(mode="json"))
     folder = Path(out)
     if folder.exists() and not folder.is_dir():
@@ -228,10 +237,21 @@ def run_generate(count: int, seed: int, out: str, workers: int = 1, ruleset: str
     folder.mkdir(parents=True, exist_ok=True)
     lines_path = folder / LINES
     done = 0
+    from planner.io.outputs import claim
+
+    for f in (LINES, MANIFEST, SCHEMA):
+        claim(str(folder / f), "--out", inputs=(params_file,) if params_file else (), what=f)
     if resume:
         if not (folder / MANIFEST).exists():
             raise ScenarioError(f"nothing to resume: no {MANIFEST} in the folder", location="--out", value=out)
-        old = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        try:
+            old = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            raise ScenarioError("cannot resume: the manifest is not readable JSON", file=str(folder / MANIFEST),
+                                location="--out", value=out) from None
+        if not isinstance(old, dict):
+            raise ScenarioError("cannot resume: the manifest is not a JSON object", file=str(folder / MANIFEST),
+                                location="--out", value=out)
         for key, now in (("seed", seed), ("kinds", list(kinds)), ("ruleset", rs), ("params", job.params)):
             if old.get(key) != now:
                 raise ScenarioError(f"the folder was made with another {key} ({old.get(key)!r}); resume with the "
@@ -266,7 +286,7 @@ def run_generate(count: int, seed: int, out: str, workers: int = 1, ruleset: str
         writer.close()
         if progress is not None:
             progress.stop()
-        console.print(f"interrupted: {done + made} of {count} lines kept in {lines_path}; "
+        console.print(f"interrupted: {done + made} of {count} lines kept in {escape(str(lines_path))}; "
                       "run the same command with --resume to finish")
         raise
     finally:
@@ -279,6 +299,6 @@ def run_generate(count: int, seed: int, out: str, workers: int = 1, ruleset: str
     manifest = _manifest(job, count, True, all_lines, folder)
     write_json(folder / MANIFEST, manifest)
     rate = made / dt if dt > 0 else 0.0
-    console.print(f"wrote {made} new line(s), {len(all_lines)} in all, to {lines_path} in {dt:.1f} s "
+    console.print(f"wrote {made} new line(s), {len(all_lines)} in all, to {escape(str(lines_path))} in {dt:.1f} s "
                   f"({rate:.1f} scenarios/s, {workers} worker(s), engine {engine})")
     return manifest, 0

@@ -2,8 +2,51 @@
 
 from __future__ import annotations
 
+import copy
+
+from planner.legality.report import Violation
 from planner.solve.planner import PlanResult, ProgressCallback, SolverSettings, plan_deployment
 from planner.world import World
+
+
+def units_to_place(world: World, units: list[str] | None, *, every_marked: bool = False) -> set[str]:
+    """The ids of the units a plan places: those of :func:`planner.solve.planner._groups` (marked
+    ``place: true``, or ``units`` with their Independent Characters), or every marked unit."""
+    if every_marked:
+        return {u.id for u in world.units.values() if u.record.place}
+    from planner.solve.planner import _groups
+
+    return {m.id for g in _groups(world, units) for m in g.members}
+
+
+def table_violations(world: World, placing: set[str]) -> list[Violation]:
+    """The violations of the units already on the table, before anything is placed: the checker
+    (:func:`planner.legality.checker.check_deployment`) on the scenario without the positions of
+    the units in ``placing``; [] for a ruleset without a checker.
+
+    Raises
+    ------
+    ScenarioError
+        As :func:`planner.world.resolve`.
+    """
+    from planner.errors import UnknownRulesetError
+    from planner.legality.checker import check_deployment
+    from planner.schema import Scenario
+    from planner.world import resolve
+
+    data = copy.deepcopy(world.scenario.model_dump(mode="json", by_alias=True, exclude_none=True))
+    for army in data.get("armies", []):
+        for unit in army.get("units", []):
+            if unit.get("id") in placing:
+                unit["place"] = True
+                for m in unit.get("models", []):
+                    m.pop("x", None)
+                    m.pop("y", None)
+    try:
+        report = check_deployment(resolve(Scenario.model_validate(data), world.file))
+    except UnknownRulesetError:
+        return []
+    return [v for v in report.violations if v.unit not in placing]
 
 
 def run_plan(world: World, settings: SolverSettings, *, next_step: bool = False, units: list[str] | None = None,
@@ -30,3 +73,26 @@ def run_plan(world: World, settings: SolverSettings, *, next_step: bool = False,
                 f"number {order}")
         return result, note
     return plan_deployment(world, settings, units=units, on_progress=on_progress), note
+
+
+def illegal_table(world: World, placing: set[str], console, allow: bool, what: str) -> list[Violation]:
+    """Check the units already on the table (:func:`table_violations`) and print their violations
+    as such: an error (the caller exits 1 before planning) or, with ``allow``
+    (``--allow-illegal-table``), a warning. Returns the violations ([] when the table is legal)."""
+    from rich.markup import escape
+
+    found = table_violations(world, placing)
+    if not found:
+        return found
+    head = "[red]error:[/red]" if not allow else "[yellow]warning:[/yellow]"
+    n = len(found)
+    console.print(f"{head} the table is already illegal before {escape(what)} places anything: {n} violation"
+                  f"{'s' if n != 1 else ''} by units already deployed:")
+    for v in found:
+        console.print(f"  unit {escape(v.unit)}: {escape(v.message)} {escape(f'[{v.rule}]')}", highlight=False)
+    if allow:
+        console.print("  going on (--allow-illegal-table): the result cannot be legal while these stand")
+    else:
+        console.print("  fix the scenario, or give --allow-illegal-table to plan anyway (the result will be "
+                      "reported illegal)")
+    return found

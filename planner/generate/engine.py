@@ -107,6 +107,43 @@ def run_local(job: Job, start: int, stop: int, workers: int) -> Iterator[str]:
                 f.cancel()
 
 
+RAY_CONNECT_TIMEOUT_S = 5.0
+"""How long :func:`check_ray_address` waits for the cluster's port to answer."""
+
+
+def check_ray_address(address: str, timeout_s: float = RAY_CONNECT_TIMEOUT_S) -> None:
+    """Refuse at once a Ray address where nothing listens (``ray.init`` would retry for minutes).
+
+    ``HOST:PORT`` or ``ray://HOST:PORT`` is probed with a TCP connection of at most
+    ``timeout_s`` seconds; ``auto`` and ``local`` are left to Ray.
+
+    Raises
+    ------
+    ScenarioError
+        An address that is not HOST:PORT, a port out of range, or nothing listening there.
+    """
+    import socket
+
+    from planner.errors import ScenarioError
+
+    text = address.strip()
+    if text in ("auto", "local"):
+        return
+    hostport = text[len("ray://"):] if text.startswith("ray://") else text
+    host, sep, port_text = hostport.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise ScenarioError("give the Ray address as HOST:PORT (or ray://HOST:PORT, auto)", location="--address",
+                            value=address)
+    try:
+        with socket.create_connection((host, int(port_text)), timeout=timeout_s):
+            pass
+    except (OSError, UnicodeError) as exc:
+        reason = "timed out" if isinstance(exc, TimeoutError) else (getattr(exc, "strerror", None) or str(exc))
+        raise ScenarioError(f"no Ray cluster answers at this address ({reason} within {timeout_s:g} s)",
+                            location="--address", value=address) from None
+
+
 def run_ray(job: Job, start: int, stop: int, workers: int, address: str | None) -> Iterator[str]:
     """Lines ``start..stop-1`` in index order, made by Ray tasks.
 
@@ -118,7 +155,13 @@ def run_ray(job: Job, start: int, stop: int, workers: int, address: str | None) 
     started = False
     if not ray.is_initialized():
         if address:
-            ray.init(address=address, log_to_driver=False)
+            try:
+                ray.init(address=address, log_to_driver=False)
+            except ConnectionError as exc:  # something answers there, but not a Ray cluster
+                from planner.errors import ScenarioError
+
+                raise ScenarioError(f"cannot join a Ray cluster at this address: {exc}", location="--address",
+                                    value=address) from None
         else:
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
         started = True

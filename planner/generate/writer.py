@@ -74,8 +74,9 @@ class LineWriter:
         self.fh.close()
 
 
-def write_json(path: Path, data: dict) -> None:
-    """Write JSON (sorted keys, so the bytes depend only on the data) atomically."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(path)
+def write_json(path: Path, data: dict, option: str = "--out") -> None:
+    """Write JSON (sorted keys, so the bytes depend only on the data) atomically, never over an
+    input of the run (:func:`planner.io.outputs.write_output`)."""
+    from planner.io.outputs import write_output
+
+    write_output(path, json.dumps(data, indent=2, sort_keys=True, allow_nan=False) + "\n", option, what=path.name)

@@ -1,14 +1,20 @@
 """Reading scenario and catalogue files (YAML or JSON) into validated records.
 
 Every problem becomes a :class:`planner.errors.ScenarioError` that names the file, the field path
-and the value. Nothing here writes to a user's file except :func:`dump_scenario`, which refuses
-to overwrite its own input (see ``planner.cli``).
+and the value. Every file is read by :func:`read_input`, with a size limit (raised by the
+environment variable ``PLANNER_MAX_INPUT_MB``) and, for a FIFO or a device, a time limit
+(``PLANNER_READ_TIMEOUT``); YAML documents have limits on nesting depth, alias expansion and
+number length. Outputs are written by :func:`planner.io.outputs.write_output`, which refuses
+to write over any file the command reads.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,6 +27,19 @@ from planner.schema import Catalogue, Scenario
 R = TypeVar("R", bound=BaseModel)
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
+"""Default size limit of a scenario, parameter or catalogue file (bytes)."""
+LIMIT_ENV = "PLANNER_MAX_INPUT_MB"
+"""Environment variable: the size limit of every file read, in megabytes (replaces the defaults)."""
+READ_TIMEOUT_S = 10.0
+"""A FIFO or a device read as input must end within this many seconds."""
+TIMEOUT_ENV = "PLANNER_READ_TIMEOUT"
+"""Environment variable: that time limit, in seconds."""
+MAX_DEPTH = 64
+"""Nesting depth limit of a YAML or JSON document (a scenario needs about 10)."""
+MAX_NODES = 1_000_000
+"""Limit on the values of a YAML document with its aliases expanded."""
+MAX_NUMBER_CHARS = 40
+"""Limit on the characters of one number in a YAML or JSON file."""
 
 
 def _loc_to_str(loc: tuple[Any, ...]) -> str:
@@ -74,7 +93,105 @@ def validation_error(exc: ValidationError, data: Any, file: str | None) -> Scena
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
-    """A safe YAML loader that refuses a mapping with the same key twice (YAML leaves it to us)."""
+    """A safe YAML loader that refuses a mapping with the same key twice (YAML leaves it to us),
+    a document nested more than :data:`MAX_DEPTH` deep, a document whose aliases expand to more
+    than :data:`MAX_NODES` nodes (an "alias bomb" of a few hundred bytes would otherwise grow past
+    gigabytes), an alias that refers to itself, and numbers longer than :data:`MAX_NUMBER_CHARS`."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark
+                raise ScenarioError(f"the document nests more than {MAX_DEPTH} levels deep (the limit; at line "
+                                    f"{mark.line + 1} column {mark.column + 1})")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as exc:
+            # a tag on a value it does not fit (!!map x, !!bool x, !!timestamp x): PyYAML's
+            # constructors raise plain Python errors for these
+            raise ScenarioError(f"a value that does not fit its YAML tag {node.tag!r} at {_where(node)} "
+                                f"({type(exc).__name__}: {exc})") from None
+
+    def get_single_data(self) -> Any:
+        node = self.get_single_node()
+        if node is None:
+            return None
+        _check_expansion(node)
+        return self.construct_document(node)
+
+
+def _where(node: yaml.Node) -> str:
+    return f"line {node.start_mark.line + 1} column {node.start_mark.column + 1}"
+
+
+def _child_loc(loc: str, key: Any) -> str:
+    if isinstance(key, int):
+        return f"{loc}[{key}]"
+    text = str(key)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return f"{loc}.{text}" if loc else text
+
+
+def _check_expansion(root: yaml.Node) -> None:
+    """Refuse a node graph whose aliases expand past :data:`MAX_NODES` nodes or :data:`MAX_DEPTH`
+    levels, that refers to itself, or that holds a number longer than :data:`MAX_NUMBER_CHARS`
+    (counted on the shared graph, never expanded). Errors name the field path."""
+    memo: dict[int, tuple[int, int]] = {}
+    active: set[int] = set()
+    int_tag, float_tag = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+
+    def deep(loc: str, node: yaml.Node) -> ScenarioError:
+        return ScenarioError(f"the document (with its aliases expanded) nests more than {MAX_DEPTH} levels deep "
+                             f"(at {_where(node)})", location=loc)
+
+    def walk(node: yaml.Node, level: int, loc: str) -> tuple[int, int]:
+        key = id(node)
+        if key in memo:
+            if level + memo[key][1] - 1 > MAX_DEPTH:
+                raise deep(loc, node)
+            return memo[key]
+        if key in active:
+            raise ScenarioError(f"an alias refers to the node that holds it (a recursive document, at "
+                                f"{_where(node)})", location=loc)
+        if level > MAX_DEPTH:
+            raise deep(loc, node)
+        size, depth = 1, 1
+        if isinstance(node, yaml.ScalarNode):
+            if node.tag in (int_tag, float_tag) and len(str(node.value)) > MAX_NUMBER_CHARS:
+                raise ScenarioError(f"a number of {len(str(node.value))} characters; at most {MAX_NUMBER_CHARS} are "
+                                    f"allowed (at {_where(node)})", location=loc, value=str(node.value)[:20] + "...")
+        else:
+            active.add(key)
+            if isinstance(node, yaml.SequenceNode):
+                kids = [(kid, _child_loc(loc, i)) for i, kid in enumerate(node.value)]
+            else:
+                kids = []
+                for k, v in node.value:
+                    name = k.value if isinstance(k, yaml.ScalarNode) else "<key>"
+                    kids += [(k, _child_loc(loc, name)), (v, _child_loc(loc, name))]
+            for kid, kid_loc in kids:
+                s, d = walk(kid, level + 1, kid_loc)
+                size += s
+                depth = max(depth, d + 1)
+                if size > MAX_NODES:
+                    raise ScenarioError(f"the document's aliases expand to more than {MAX_NODES} values (the limit; "
+                                        f"at {_where(node)})", location=loc or "(top level)")
+            active.discard(key)
+        memo[key] = (size, depth)
+        return size, depth
+
+    walk(root, 1, "")
 
 
 def _mapping_without_duplicates(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
@@ -92,7 +209,49 @@ def _mapping_without_duplicates(loader: _UniqueKeyLoader, node: yaml.MappingNode
     return loader.construct_mapping(node, deep=deep)
 
 
+def _long_number(node: yaml.Node, text: str, kind: str) -> ScenarioError:
+    return ScenarioError(f"{kind} of {len(text)} characters at {_where(node)}; at most {MAX_NUMBER_CHARS} are allowed",
+                         value=text[:20] + "...")
+
+
+def _bad_value(node: yaml.Node, what: str, exc: Exception) -> ScenarioError:
+    return ScenarioError(f"not a valid {what} at {_where(node)}: {exc}", value=str(node.value)[:40])
+
+
+def _int_checked(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> int:
+    text = str(node.value)
+    if len(text) > MAX_NUMBER_CHARS:
+        raise _long_number(node, text, "an integer")
+    try:  # an explicit !!int tag on any text reaches here
+        return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+    except ValueError as exc:
+        raise _bad_value(node, "integer", exc) from None
+
+
+def _timestamp_checked(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> Any:
+    try:
+        return yaml.constructor.SafeConstructor.construct_yaml_timestamp(loader, node)
+    except (ValueError, TypeError, OverflowError, AttributeError) as exc:  # 2001-13-99; !!timestamp on any text
+        raise _bad_value(node, "date", exc) from None
+
+
+def _float_checked(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> float:
+    text = str(node.value)
+    if len(text) > MAX_NUMBER_CHARS:
+        raise _long_number(node, text, "a number")
+    try:  # an explicit !!float tag on any text reaches here
+        value = yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
+    except ValueError as exc:
+        raise _bad_value(node, "number", exc) from None
+    if math.isinf(value) and "inf" not in text.lower():
+        raise ScenarioError(f"number too large at {_where(node)} (it would be infinite)", value=text)
+    return value
+
+
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", _int_checked)
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:float", _float_checked)
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_checked)
 
 # YAML 1.2 floats: PyYAML (YAML 1.1) reads ``1e9`` and ``2.5e-3`` (no dot or no exponent sign) as
 # text; a user writing them means numbers. Same pattern as YAML 1.2's core schema.
@@ -105,11 +264,6 @@ for _first in "-+0123456789.":
         (tag, rx) for tag, rx in _UniqueKeyLoader.yaml_implicit_resolvers.get(_first, [])
         if tag != "tag:yaml.org,2002:float"]
 _UniqueKeyLoader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_12, list("-+0123456789."))
-
-
-MAX_ALIAS_EXPANSION = 100_000
-"""Values a YAML file's aliases may add when each becomes its own copy (beyond one per byte of the
-file): realistic anchors (``- *marine`` a few hundred times) stay far below, an alias bomb stops."""
 
 
 def unshared(data: Any, limit: int) -> Any:
@@ -140,48 +294,200 @@ def unshared(data: Any, limit: int) -> Any:
     return copy(data)
 
 
-def check_input_file(p: Path, what: str, max_bytes: int) -> None:
-    """Refuse a folder or an over-large file before reading it.
+class _JsonValueError(ValueError):
+    """A JSON value the loader refuses (raised from the decoder's hooks)."""
+
+
+def _json_pairs(pairs: list[tuple[str, Any]]) -> dict:
+    out: dict = {}
+    for k, v in pairs:
+        if k in out:
+            raise _JsonValueError(f"duplicate key {k!r}")
+        out[k] = v
+    return out
+
+
+def _json_int(text: str) -> int:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise _JsonValueError(f"an integer of {len(text)} characters; at most {MAX_NUMBER_CHARS} are allowed")
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise _JsonValueError(f"a number of {len(text)} characters; at most {MAX_NUMBER_CHARS} are allowed")
+    value = float(text)
+    if math.isinf(value):
+        raise _JsonValueError(f"number too large (it would be infinite): {text[:20]}")
+    return value
+
+
+def _json_constant(text: str) -> Any:
+    raise _JsonValueError(f"{text} is not a JSON number (JSON has no NaN or Infinity)")
+
+
+def _json_depth(data: Any) -> None:
+    stack = [(data, 1)]
+    while stack:
+        node, level = stack.pop()
+        if level > MAX_DEPTH:
+            raise ScenarioError(f"the document nests more than {MAX_DEPTH} levels deep")
+        if isinstance(node, dict):
+            stack.extend((v, level + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, level + 1) for v in node)
+
+
+def input_limit(default_bytes: int) -> int:
+    """The size limit of a file read: ``default_bytes``, or :data:`LIMIT_ENV` megabytes if set.
 
     Raises
     ------
     ScenarioError
-        A folder, or a file over ``max_bytes``.
-    FileNotFoundError, OSError
-        From the file system, for the caller to word.
+        If the environment variable is not a positive number.
     """
-    if p.is_dir():
-        raise ScenarioError(f"is a folder, not a {what} file", file=str(p))
-    size = p.stat().st_size
-    if size > max_bytes:
-        raise ScenarioError(f"file is too large ({size} bytes; limit {max_bytes})", file=str(p))
+    env = os.environ.get(LIMIT_ENV)
+    if not env:
+        return default_bytes
+    try:
+        mb = float(env)
+    except ValueError:
+        mb = -1.0
+    if not (0 < mb <= 1e6):
+        raise ScenarioError("give the input size limit in megabytes, a number more than 0 and at most 1000000",
+                            location=LIMIT_ENV, value=env)
+    return int(mb * 1024 * 1024)
+
+
+def _read_timeout() -> float:
+    env = os.environ.get(TIMEOUT_ENV)
+    if not env:
+        return READ_TIMEOUT_S
+    try:
+        t = float(env)
+    except ValueError:
+        t = -1.0
+    if not (0 < t <= 86400):
+        raise ScenarioError("give the read time limit in seconds, more than 0 and at most 86400",
+                            location=TIMEOUT_ENV, value=env)
+    return t
+
+
+def read_input(path: str | Path, what: str, max_bytes: int) -> bytes:
+    """The bytes of an input file, read with limits: the one reader of every file a command reads.
+
+    A regular file is read up to the limit (its reported size is checked first, and the read
+    stops at the limit whatever it says); a FIFO or a device is read the same way without
+    trusting its size, and must end (EOF) within :data:`TIMEOUT_ENV` seconds (default
+    :data:`READ_TIMEOUT_S`): an endless device or a FIFO nobody writes is an input error, not a
+    hang. The file is recorded as read by the run (:func:`planner.io.outputs.note_read`).
+
+    Parameters
+    ----------
+    max_bytes : int
+        The default limit; the environment variable :data:`LIMIT_ENV` (megabytes) replaces it.
+
+    Raises
+    ------
+    ScenarioError
+        Missing, a folder or a socket, unreadable, over the limit, or not ending in time.
+    """
+    from planner.io.outputs import note_read
+
+    name = str(path)
+    limit = input_limit(max_bytes)
+    hint = f"; set {LIMIT_ENV} (megabytes) to raise the limit"
+    try:
+        st = os.stat(path)
+        if stat.S_ISDIR(st.st_mode):
+            raise ScenarioError(f"is a folder, not a {what} file", file=name)
+        if stat.S_ISSOCK(st.st_mode):
+            raise ScenarioError(f"is a socket, not a {what} file", file=name)
+        if stat.S_ISREG(st.st_mode):
+            if st.st_size > limit:
+                raise ScenarioError(f"file is too large ({st.st_size} bytes; limit {limit}){hint}", file=name)
+            with open(path, "rb") as fh:
+                note_read(path, os.fstat(fh.fileno()))
+                data = fh.read(limit + 1)
+        else:
+            data = _read_stream(path, name, limit)
+    except FileNotFoundError:
+        raise ScenarioError("no such file", file=name) from None
+    except IsADirectoryError:
+        raise ScenarioError(f"is a folder, not a {what} file", file=name) from None
+    except OSError as exc:
+        raise ScenarioError(f"cannot read file: {exc.strerror or exc}", file=name) from None
+    if len(data) > limit:
+        raise ScenarioError(f"file is larger than the limit of {limit} bytes{hint}", file=name)
+    return data
+
+
+def _read_stream(path: str | Path, name: str, limit: int) -> bytes:
+    """A FIFO or a device: read without blocking past the deadline, at most ``limit + 1`` bytes."""
+    import select
+    import time
+
+    from planner.io.outputs import note_read
+
+    timeout = _read_timeout()
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens at once, with or without a writer
+    try:
+        note_read(path, os.fstat(fd))
+        chunks: list[bytes] = []
+        got = 0
+        deadline = time.monotonic() + timeout
+        while got <= limit:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ScenarioError(f"not a regular file and it did not end within {timeout:g} s (a FIFO nobody "
+                                    f"writes, or an endless device?); set {TIMEOUT_ENV} (seconds) to wait longer",
+                                    file=name)
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(fd, min(1 << 16, limit + 1 - got))
+            except BlockingIOError:
+                continue
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def read_data(path: str | Path) -> Any:
-    """Read a YAML or JSON file into plain Python data.
+    """Read a YAML or JSON file into plain Python data, with the limits of :func:`read_input` and
+    of the YAML loader (nesting depth, alias expansion, number length); JSON refuses duplicate
+    keys, NaN and Infinity, and numbers too long or too large.
 
     Raises
     ------
     ScenarioError
-        If the file is missing, unreadable, too large, or not well-formed YAML/JSON.
+        If the file is missing, unreadable, too large, over a limit, or not well-formed YAML/JSON.
     """
     p = Path(path)
     name = str(path)
+    raw = read_input(p, "scenario", MAX_FILE_BYTES)
     try:
-        check_input_file(p, "scenario", MAX_FILE_BYTES)
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError("no such file", file=name) from None
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ScenarioError("not a UTF-8 text file", file=name) from None
-    except OSError as exc:
-        raise ScenarioError(f"cannot read file: {exc.strerror}", file=name) from None
     try:
         if p.suffix.lower() == ".json":
-            data = json.loads(text)
+            data = json.loads(text, object_pairs_hook=_json_pairs, parse_int=_json_int, parse_float=_json_float,
+                              parse_constant=_json_constant)
+            _json_depth(data)
         else:
             data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
-            data = unshared(data, len(text) + MAX_ALIAS_EXPANSION)
+            # each alias its own copy (bounded: the loader refused more than MAX_NODES values)
+            data = unshared(data, MAX_NODES)
+    except ScenarioError as exc:
+        raise exc.with_file(name) from None
+    except _JsonValueError as exc:
+        raise ScenarioError(f"refused JSON value: {exc}", file=name) from None
     except json.JSONDecodeError as exc:
         raise ScenarioError(f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=name) from None
     except yaml.YAMLError as exc:
@@ -191,8 +497,6 @@ def read_data(path: str | Path) -> Any:
         raise ScenarioError(f"malformed YAML{where}: {problem}", file=name) from None
     except RecursionError:
         raise ScenarioError("document nests too deeply", file=name) from None
-    except ScenarioError as exc:
-        raise ScenarioError(exc.detail, file=name) from None
     return data
 
 
@@ -256,17 +560,23 @@ _CompactDumper.add_representer(list, _repr_list)
 _CompactDumper.add_representer(dict, _repr_dict)
 
 
-def dump_data(data: Any, path: str | Path) -> None:
-    """Write plain data as YAML (compact) or JSON (if the path ends in .json), atomically."""
+def dump_data(data: Any, path: str | Path, option: str = "--out", what: str = "file") -> None:
+    """Write plain data as YAML (compact) or JSON (if the path ends in .json) with
+    :func:`planner.io.outputs.write_output` (atomically; never over an input of the run).
+
+    Raises
+    ------
+    ScenarioError
+        As :func:`planner.io.outputs.write_output`, naming ``option``.
+    """
+    from planner.io.outputs import write_output
+
     p = Path(path)
     if p.suffix.lower() == ".json":
-        text = json.dumps(data, indent=2) + "\n"
+        text = json.dumps(data, indent=2, allow_nan=False) + "\n"
     else:
         text = yaml.dump(data, Dumper=_CompactDumper, sort_keys=False, allow_unicode=True, width=120)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(p)
+    write_output(path, text, option, what=what)
 
 
 def dump_scenario(scenario: Scenario | dict[str, Any], path: str | Path) -> None:

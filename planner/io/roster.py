@@ -40,6 +40,8 @@ How a roster becomes an army:
 from __future__ import annotations
 
 import difflib
+import io
+import math
 import re
 import stat
 import unicodedata
@@ -51,7 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import ScenarioError
-from planner.io.files import check_input_file
+from planner.io.files import read_input
 from planner.schema import (
     Army,
     Model,
@@ -205,7 +207,7 @@ def _bad_member_name(name: str) -> str | None:
     return None
 
 
-def _read_zip(path: Path, name: str) -> tuple[bytes, str]:
+def _read_zip(path: Path | io.BytesIO, name: str) -> tuple[bytes, str]:
     """The bytes of the single ``.ros`` member of a ``.rosz`` archive, and the member's name."""
     try:
         with zipfile.ZipFile(path) as z:
@@ -264,15 +266,23 @@ def _parse_xml(data: bytes, name: str, member: str | None) -> Any:
         raise ScenarioError(f"not a well-formed XML roster{at}", file=name, location=where) from None
     except (RecursionError, MemoryError):
         raise ScenarioError("XML document nests too deeply or is too large", file=name, location=where) from None
+    except (LookupError, ValueError) as exc:
+        # the XML declaration names an encoding Python does not know, or one expat cannot read
+        # (expat: "multi-byte encodings are not supported")
+        raise ScenarioError(f"not a readable XML roster: {exc}", file=name, location=where) from None
 
 
 def _number(el: Any, loc: str, name: str) -> int:
     raw = el.get("number", "1")
+    text = str(raw).strip()
+    if len(text) > 20:
+        raise ScenarioError(f"selection 'number' is longer than 20 characters (at most {MAX_MODELS_PER_UNIT})",
+                            file=name, location=loc, value=text[:20] + "...")
     try:
-        value = float(str(raw).strip())
+        value = float(text)
     except ValueError:
         raise ScenarioError("selection 'number' is not a number", file=name, location=loc, value=raw) from None
-    if value != value or value < 0 or value != int(value):
+    if not math.isfinite(value) or value < 0 or value != int(value):
         raise ScenarioError("selection 'number' must be a whole number >= 0", file=name, location=loc, value=raw)
     if value > MAX_MODELS_PER_UNIT:
         raise ScenarioError(f"selection 'number' is larger than {MAX_MODELS_PER_UNIT}", file=name, location=loc,
@@ -346,23 +356,10 @@ def read_roster(path: str | Path, ruleset: str = "hh2") -> Roster:
     """
     p = Path(path)
     name = str(path)
-    try:
-        check_input_file(p, "roster", MAX_FILE_BYTES)
-        with p.open("rb") as fh:
-            head = fh.read(4)
-    except FileNotFoundError:
-        raise ScenarioError("no such file", file=name) from None
-    except OSError as exc:
-        raise ScenarioError(f"cannot read file: {exc.strerror or exc}", file=name) from None
-
+    data = read_input(p, "roster", MAX_FILE_BYTES)  # bounded; a FIFO or a device must end in time
     member = None
-    if head.startswith(b"PK") or p.suffix.lower() == ".rosz":
-        data, member = _read_zip(p, name)
-    else:
-        try:
-            data = p.read_bytes()
-        except OSError as exc:
-            raise ScenarioError(f"cannot read file: {exc.strerror or exc}", file=name) from None
+    if data.startswith(b"PK") or p.suffix.lower() == ".rosz":
+        data, member = _read_zip(io.BytesIO(data), name)
     if not data.strip():
         raise ScenarioError("empty file: no roster in it", file=name, location=member or "")
     root = _parse_xml(data, name, member)
@@ -385,8 +382,10 @@ def read_roster(path: str | Path, ruleset: str = "hh2") -> Roster:
     for c in _grand(root, "costs", "cost"):
         if (c.get("name") or "").strip().lower() in ("pts", "points"):
             try:
-                points = float(c.get("value", ""))
+                points = float(c.get("value", "")[:40])
             except ValueError:
+                points = None
+            if points is not None and not math.isfinite(points):
                 points = None
     forces = [_force(f, f"force[{i}]", name, 1) for i, f in enumerate(_grand(root, "forces", "force"))]
     roster = Roster(name, (root.get("name") or "").strip(), system, generator, forces, points)
@@ -775,8 +774,23 @@ def roster_to_army(roster: Roster, ruleset: str = "hh2", player: str = "player",
     ScenarioError
         Unknown ruleset, a roster of another game system, models the catalogue does not know
         (all listed in one message) without ``default_base_mm``, a model with no unit type, too
-        many models.
+        many models, or a value the scenario schema refuses (a name with a control or
+        bidirectional-override character, too many units).
     """
+    from pydantic import ValidationError
+
+    from planner.io.files import validation_error
+
+    try:
+        return _roster_to_army(roster, ruleset, player, default_base_mm, embark, id_prefix=id_prefix, place=place)
+    except ValidationError as exc:
+        err = validation_error(exc, None, roster.file)
+        raise ScenarioError(f"a value from the roster cannot be used: {err.detail}", file=roster.file,
+                            value=err.value) from None
+
+
+def _roster_to_army(roster: Roster, ruleset: str, player: str, default_base_mm: float | None, embark: bool, *,
+                    id_prefix: str, place: bool) -> tuple[Army, list[str]]:
     from planner.io.catalogue import load_catalogue
     from planner.rules.registry import find_ruleset
 
@@ -950,7 +964,7 @@ def _capacity(p: Profile, loc: str, warnings: list[str]) -> int | None:
     for key, value in p.characteristics.items():
         if "capacity" in key.lower():
             m = re.search(r"-?\d+", value)
-            if m and int(m.group()) >= 0:
+            if m and len(m.group()) <= 7 and int(m.group()) >= 0:
                 return int(m.group())
             warnings.append(f"{loc}: Transport capacity {value!r} is not a whole number of models; ignored")
     return None

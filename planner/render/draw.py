@@ -606,14 +606,14 @@ def render_file(world: World, target: str | Path, report: LegalityReport | None 
     Raises
     ------
     ScenarioError
-        Another extension, or the file cannot be written (naming ``option``).
+        Another extension, the file cannot be written, or it is an input of the run (naming
+        ``option``, :func:`planner.io.outputs.write_output`).
     """
     ext = Path(target).suffix.lower().lstrip(".")
     if ext not in ("svg", "png"):
         raise ScenarioError("the picture file must end in .svg or .png", location=option, value=str(target))
+    from planner.io.outputs import write_output
+
     data, summary = render_bytes(world, ext, report, options)
-    try:
-        Path(target).write_bytes(data)
-    except OSError as exc:
-        raise ScenarioError(f"cannot write the picture: {exc.strerror}", location=option, value=str(target)) from None
+    write_output(target, data, option, what="picture")  # atomic; never over an input of the run
     return summary

@@ -48,7 +48,7 @@ def check_output(world, report, fmt: str, render_path: str | None, console: Cons
     if fmt == "text":
         print_check_report(report, console, verbose=verbose)
     elif fmt == "json":
-        sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
+        sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2, allow_nan=False) + "\n")
     elif fmt == "markdown":
         from planner.report.markdown import check_markdown
 
@@ -122,7 +122,8 @@ def write_plan_formats(result, world, fmt: str, render_path: str | None, console
         render_file(pw, render_path, report, opts)
     name = world.scenario.name or world.file
     if fmt == "json":
-        sys.stdout.write(json.dumps(result.model_dump(mode="json", exclude={"scenario", "scenario_data"}), indent=2)
+        sys.stdout.write(json.dumps(result.model_dump(mode="json", exclude={"scenario", "scenario_data"}), indent=2,
+                                    allow_nan=False)
                          + "\n")
     elif fmt == "markdown":
         png = None if render_path else render_bytes(pw, "png", report, opts)[0]

@@ -12,8 +12,12 @@ from planner.solve.planner import PlanResult
 
 def print_plan_report(result: PlanResult, console: Console) -> None:
     """Print the solver status, the objective and bound, each placement and why it is legal."""
+    from planner.report.ruling import status_words
+
     colour = {"optimal": "green", "feasible": "yellow", "infeasible": "red", "unknown": "red"}[result.status]
-    console.print(f"Solver status: [{colour}]{result.status}[/{colour}] - {escape(result.message)}")
+    if result.legal is False:
+        colour = "red"
+    console.print(f"Solver status: [{colour}]{escape(status_words(result))}[/{colour}] - {escape(result.message)}")
     if result.objective is not None:
         bound = (f"best bound {result.best_bound:.3f}, gap {result.gap:.2%}" if result.best_bound is not None
                  else "no bound")

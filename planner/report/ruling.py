@@ -21,11 +21,13 @@ def fmt_inches(v: float | None) -> str:
     return f'{v:.3f}"'
 
 
-def fmt_margin(v: float | None) -> str:
+def fmt_margin(v: float | None, failing: bool = False) -> str:
+    """A margin in inches, signed, 3 decimals ('' for None). A margin of zero that fails (exactly
+    9.000" is not *more than* 9") reads as failing, not as '+0.000"'."""
     if v is None:
         return ""
     if abs(v) < 5e-4:
-        v = 0.0
+        return '0.000" (fails)' if failing else '+0.000"'
     return f'{v:+.3f}"'
 
 
@@ -42,8 +44,8 @@ def fmt_margin_of(f: Finding) -> str:
     if f.margin is None:
         return ""
     if "capacity" in f.rule:
-        return f"{f.margin:+g} models"
-    return fmt_margin(f.margin)
+        return f"{f.margin:+g} models" + (" (fails)" if not f.passed and f.margin == 0 else "")
+    return fmt_margin(f.margin, failing=not f.passed)
 
 
 def evidence_text(ev: Evidence) -> str:
@@ -115,7 +117,7 @@ class Ruling:
 
 def unit_summary(u: UnitReport) -> str:
     if u.legal:
-        tight = (f"; tightest margin {fmt_margin(u.tightest_margin)} on {u.tightest_rule}"
+        tight = (f"; tightest margin {fmt_margin(u.tightest_margin, failing=not u.legal)} on {u.tightest_rule}"
                  if u.tightest_margin is not None and u.tightest_rule else "")
         return f"legal: {len(u.findings)} rule(s) checked, all passed{tight}"
     failed = [f for f in u.findings if not f.passed]
@@ -155,10 +157,20 @@ def build_ruling(report: LegalityReport, title: str | None = None) -> Ruling:
                   verdict, violations, units, rules)
 
 
+def status_words(result) -> str:
+    """The status of a plan as the reports word it: the solver's status, except that a plan the
+    independent checker finds illegal is never called optimal or feasible."""
+    if result.legal is False and result.status in ("optimal", "feasible"):
+        n = len(result.legality.violations) if result.legality is not None else 0
+        return (f"ILLEGAL ({n} violation{'s' if n != 1 else ''} found by the independent checker; the solver's "
+                f"own status over its candidates: {result.status})")
+    return result.status
+
+
 def plan_lines(result) -> list[str]:
     """The solver's account of a plan (status, objective, bound, gap, time, each goal term, and
     the conflicts of an infeasibility proof), one statement a line."""
-    lines = [f"Solver status: {result.status} - {result.message}"]
+    lines = [f"Solver status: {status_words(result)} - {result.message}"]
     if result.objective is not None:
         bound = (f"best bound {result.best_bound:.3f}, gap {result.gap:.2%}" if result.best_bound is not None
                  and result.gap is not None else "no bound")

@@ -7,14 +7,7 @@ from rich.markup import escape
 from rich.table import Table as RichTable
 
 from planner.legality.report import LegalityReport
-
-
-def _m(v: float | None) -> str:
-    if v is None:
-        return ""
-    if abs(v) < 5e-4:
-        v = 0.0  # touching a zone edge is a margin of zero, not "-0.000"
-    return f'{v:+.3f}"'
+from planner.report.ruling import fmt_margin
 
 
 def print_check_report(report: LegalityReport, console: Console, *, verbose: bool = False) -> None:
@@ -22,7 +15,8 @@ def print_check_report(report: LegalityReport, console: Console, *, verbose: boo
 
     With ``verbose`` every finding of every unit is listed (the full explanation).
     """
-    t = RichTable(title=f"Deployment check ({report.ruleset})" + (f": {report.scenario}" if report.scenario else ""))
+    t = RichTable(title=escape(f"Deployment check ({report.ruleset})"
+                               + (f": {report.scenario}" if report.scenario else "")))
     t.add_column("player")
     t.add_column("unit")
     t.add_column("set up by")
@@ -33,7 +27,7 @@ def print_check_report(report: LegalityReport, console: Console, *, verbose: boo
         verdict = "[green]legal[/green]" if u.legal else "[red]ILLEGAL[/red]"
         t.add_row(escape(u.player), escape(f"{u.unit} ({u.name})" if u.name != u.unit else u.unit), escape(u.setup),
                   verdict,
-                  _m(u.tightest_margin), u.tightest_rule or "")
+                  fmt_margin(u.tightest_margin, failing=not u.legal), u.tightest_rule or "")
     console.print(t)
     if verbose:
         for u in report.units:

@@ -39,6 +39,8 @@ def parse_ability(text: str) -> tuple[Ability, float | None]:
     if a is Ability.SCOUTS:
         if arg is None:
             raise ValueError(f'Scouts needs a distance, as in \'Scouts 6"\': {text!r}')
+        if len(arg) > 10 or float(arg) > 100:
+            raise ValueError(f"Scouts distance out of range (at most 100 inches): {text[:40]!r}")
         return a, float(arg)
     if arg is not None:
         raise ValueError(f"{a.value} takes no value: {text!r}")
