@@ -415,3 +415,26 @@ def test_arrival_cells_overlay_draws_one_square_per_anchor_to_scale():
     ids = svg_ids(svg)
     assert "threat-area-inf" not in ids and "protected-radius" not in ids and "protected-point" in ids
     assert "threat_cell" not in summary.counts
+
+
+def test_the_readme_picture_is_what_the_readme_command_makes(tmp_path):
+    """README, "Pictures and rulings": the committed docs/plan.png is the picture its command makes."""
+    import re
+    import subprocess
+    import sys
+
+    import matplotlib.image as mpimg
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    cmd = re.search(r"\.venv/bin/planner (plan scenarios/plan-ravenguard-infiltrate\.yaml [^\n]*--render out/plan\.png)",
+                    readme)
+    assert cmd, "the README's picture command is gone"
+    args = cmd.group(1).replace("out/", f"{tmp_path}/").split()
+    args = [str(root / a) if a.startswith("scenarios/") else a for a in args]
+    p = subprocess.run([sys.executable, "-m", "planner", *args], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    made = mpimg.imread(tmp_path / "plan.png")
+    committed = mpimg.imread(root / "docs" / "plan.png")
+    assert made.shape == committed.shape
+    assert float(np.abs(made - committed).max()) < 1e-6

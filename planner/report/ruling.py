@@ -170,7 +170,10 @@ def status_words(result) -> str:
 def plan_lines(result) -> list[str]:
     """The solver's account of a plan (status, objective, bound, gap, time, each goal term, and
     the conflicts of an infeasibility proof), one statement a line."""
-    lines = [f"Solver status: {status_words(result)} - {result.message}"]
+    illegal = result.legal is False and result.status in ("optimal", "feasible")
+    # an illegal plan's solver message is the solver's claim over its candidates, said as such
+    lines = [f"Solver status: {status_words(result)} - " + (f"the solver's account: {result.message}" if illegal
+                                                              else result.message)]
     if result.objective is not None:
         bound = (f"best bound {result.best_bound:.3f}, gap {result.gap:.2%}" if result.best_bound is not None
                  and result.gap is not None else "no bound")
