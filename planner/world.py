@@ -208,12 +208,7 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
         Unknown ruleset, duplicate id, dangling reference, unknown catalogue profile, a model with
         no base or type, a model far off the table, or a missing position.
     """
-    from planner.rules.registry import find_ruleset, ruleset_goal_kinds, rulesets_with_goal
-
-    try:
-        rs = find_ruleset(scenario.ruleset)
-    except UnknownRulesetError as exc:
-        raise UnknownRulesetError(exc.detail, file=file, location="ruleset", value=scenario.ruleset) from None
+    rs = _scenario_ruleset(scenario, file)
     if rs.id != scenario.ruleset:  # an alias ('hh2.0'): every later lookup uses the ruleset's id
         scenario = scenario.model_copy(update={"ruleset": rs.id})
     if any(a.roster is not None for a in scenario.armies):
@@ -221,19 +216,42 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
 
         scenario, _ = expand_rosters(scenario, file)
     catalogue = load_catalogue(rs.catalogue)
-    bf = scenario.battlefield
+    players = _check_ids_and_players(scenario, file)
+    _check_outlines_near_table(scenario, file)
+    units = _resolve_units(scenario, catalogue, file)
+    zones = {z.id: z for z in scenario.deployment_zones}
+    terrain = {t.id: t for t in scenario.terrain}
+    for u in units.values():
+        _check_setup(u, units, zones, terrain, scenario.battlefield, file, require_positions)
+    _check_goals(scenario, rs, units, file)
+    return World(scenario, file, units, players, zones, terrain)
 
-    def unique(items, what: str) -> None:
-        seen: set[str] = set()
-        for i, it in enumerate(items):
-            if it.id in seen:
-                raise _err(f"duplicate {what} id", file, f"{what}[{i}].id", it.id)
-            seen.add(it.id)
 
-    unique(scenario.terrain, "terrain")
-    unique(scenario.deployment_zones, "deployment_zones")
-    unique(scenario.objectives, "objectives")
+def _scenario_ruleset(scenario: Scenario, file: str | None) -> Ruleset:
+    """The scenario's ruleset; an unknown one is an error naming the file and the field."""
+    from planner.rules.registry import find_ruleset
 
+    try:
+        return find_ruleset(scenario.ruleset)
+    except UnknownRulesetError as exc:
+        raise UnknownRulesetError(exc.detail, file=file, location="ruleset", value=scenario.ruleset) from None
+
+
+def _check_unique(items, what: str, file: str | None) -> None:
+    """No two of ``items`` (the scenario's ``what`` list) share an id."""
+    seen: set[str] = set()
+    for i, it in enumerate(items):
+        if it.id in seen:
+            raise _err(f"duplicate {what} id", file, f"{what}[{i}].id", it.id)
+        seen.add(it.id)
+
+
+def _check_ids_and_players(scenario: Scenario, file: str | None) -> list[str]:
+    """The players, in army order, after checking terrain, zone and objective ids are unique, one
+    army per player and a zone only for a player with an army."""
+    _check_unique(scenario.terrain, "terrain", file)
+    _check_unique(scenario.deployment_zones, "deployment_zones", file)
+    _check_unique(scenario.objectives, "objectives", file)
     players: list[str] = []
     for ai, army in enumerate(scenario.armies):
         if army.player in players:
@@ -243,131 +261,217 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
         if z.player not in players:
             raise _err(f"deployment zone of a player with no army (players: {players})", file,
                        f"deployment_zones[{zi}].player", z.player)
+    return players
+
+
+def _far_off_table(x: float, y: float, bf) -> bool:
+    """Whether (x, y) is more than ``FAR_OFF_TABLE_IN`` outside the battlefield ``bf`` (inches)."""
+    return not (-FAR_OFF_TABLE_IN <= x <= bf.width + FAR_OFF_TABLE_IN
+                and -FAR_OFF_TABLE_IN <= y <= bf.depth + FAR_OFF_TABLE_IN)
+
+
+def _check_outlines_near_table(scenario: Scenario, file: str | None) -> None:
+    """No terrain footprint or deployment zone point far outside the battlefield."""
+    bf = scenario.battlefield
     for ti, t in enumerate(scenario.terrain):
         for pi, (x, y) in enumerate(t.footprint):
-            if not (-FAR_OFF_TABLE_IN <= x <= bf.width + FAR_OFF_TABLE_IN
-                    and -FAR_OFF_TABLE_IN <= y <= bf.depth + FAR_OFF_TABLE_IN):
+            if _far_off_table(x, y, bf):
                 raise _err("terrain point far outside the battlefield", file, f"terrain[{ti}].footprint[{pi}]", [x, y])
     for zi, z in enumerate(scenario.deployment_zones):
         for pi, (x, y) in enumerate(z.polygon):
-            if not (-FAR_OFF_TABLE_IN <= x <= bf.width + FAR_OFF_TABLE_IN
-                    and -FAR_OFF_TABLE_IN <= y <= bf.depth + FAR_OFF_TABLE_IN):
+            if _far_off_table(x, y, bf):
                 raise _err("deployment zone point far outside the battlefield", file,
                            f"deployment_zones[{zi}].polygon[{pi}]", [x, y])
 
+
+def _resolve_units(scenario: Scenario, catalogue, file: str | None) -> dict[str, UnitInfo]:
+    """Every army's units with their resolved models, by unique unit id."""
     units: dict[str, UnitInfo] = {}
     for ai, army in enumerate(scenario.armies):
         for ui, unit in enumerate(army.units):
             upath = f"armies[{ai}].units[{ui}]"
             if unit.id in units:
                 raise _err("duplicate unit id", file, f"{upath}.id", unit.id)
-            unit_rules = [parse_rule(r) for r in unit.rules]
-            models: list[ModelInfo] = []
-            seen_model_ids: set[str] = set()
-            for mi, m in enumerate(unit.models):
-                mpath = f"{upath}.models[{mi}]"
-                entry = None
-                if m.profile is not None:
-                    entry = catalogue.get(m.profile)
-                    if entry is None:
-                        raise _err(f"no catalogue entry with this id or name for ruleset {scenario.ruleset!r}",
-                                   file, f"{mpath}.profile", m.profile)
-                base = m.base or (entry.base if entry else None)
-                if base is None:
-                    raise _err("model has no base: give 'base' or a catalogue 'profile'", file, f"{mpath}.base")
-                mtype = m.type or unit.type or (entry.type if entry else None)
-                kws = _keywords_of(m, unit, entry)
-                if mtype is None and kws:
-                    mtype = _type_from_keywords(kws)
-                if mtype is None:
-                    raise _err("model has no unit type: give 'type' on the model or unit, or a 'profile'",
-                               file, f"{mpath}.type")
-                if m.subtypes is not None:
-                    subs = set(m.subtypes)
-                elif entry is not None and not unit.subtypes:
-                    subs = set(entry.subtypes)
-                else:
-                    subs = set(unit.subtypes) | (set(entry.subtypes) if entry else set())
-                parsed = unit_rules + [parse_rule(r) for r in m.rules]
-                if entry is not None:
-                    parsed += [parse_rule(r) for r in entry.rules]
-                rules = frozenset(r for r, _ in parsed)
-                bulky = max([v for r, v in parsed if r is SpecialRule.BULKY and v is not None], default=1)
-                mid = m.id or str(mi + 1)
-                if mid in seen_model_ids:
-                    raise _err("duplicate model id within the unit", file, f"{mpath}.id", mid)
-                seen_model_ids.add(mid)
-                if m.x is not None and m.y is not None:
-                    if not (-FAR_OFF_TABLE_IN <= m.x <= bf.width + FAR_OFF_TABLE_IN):
-                        raise _err(f"model centre far off the {bf.width:g}\" x {bf.depth:g}\" battlefield",
-                                   file, f"{mpath}.x", m.x)
-                    if not (-FAR_OFF_TABLE_IN <= m.y <= bf.depth + FAR_OFF_TABLE_IN):
-                        raise _err(f"model centre far off the {bf.width:g}\" x {bf.depth:g}\" battlefield",
-                                   file, f"{mpath}.y", m.y)
-                label = m.name or (entry.name if entry else "") or unit.name or unit.id
-                models.append(ModelInfo(unit.id, mi, mid, label, base, mtype, frozenset(subs), rules, bulky,
-                                        m.x, m.y, m.facing, kws, _abilities_of(m, unit, entry)))
-            cap = unit.transport_capacity
-            if cap is None:
-                caps = [catalogue.get(m.profile).transport_capacity for m in unit.models  # type: ignore[union-attr]
-                        if m.profile and catalogue.get(m.profile) is not None]
-                caps = [c for c in caps if c is not None]
-                cap = max(caps) if caps else None
-            units[unit.id] = UnitInfo(unit.id, unit.label, army.player, unit, models, upath, cap)
+            units[unit.id] = _resolve_unit(scenario, unit, army.player, upath, catalogue, file)
+    return units
 
-    zones = {z.id: z for z in scenario.deployment_zones}
-    terrain = {t.id: t for t in scenario.terrain}
 
-    for u in units.values():
-        s = u.setup
-        if s.zone is not None:
-            if s.zone not in zones:
-                raise _err(f"no deployment zone with this id (zones: {sorted(zones)})", file,
-                           f"{u.path}.setup.zone", s.zone)
-            if zones[s.zone].player != u.player:
-                raise _err(f"deployment zone belongs to player {zones[s.zone].player!r}, not {u.player!r}",
-                           file, f"{u.path}.setup.zone", s.zone)
-        if s.method is SetupMethod.EMBARKED:
-            tgt = s.in_
-            if tgt in units:
-                t = units[tgt]
-                if t.player != u.player:
-                    raise _err("cannot embark in an enemy transport", file, f"{u.path}.setup.in", tgt)
-                if t.transport_capacity is None:
-                    raise _err("unit is not a transport (no transport_capacity)", file, f"{u.path}.setup.in", tgt)
-                if t.method is SetupMethod.EMBARKED:
-                    raise _err("cannot embark in a transport that is itself embarked", file, f"{u.path}.setup.in", tgt)
-                t.embarked.append(u.id)
-            elif tgt in terrain:
-                if terrain[tgt].building is None:
-                    raise _err("terrain feature is not a building", file, f"{u.path}.setup.in", tgt)
-            else:
-                raise _err("no transport unit or building with this id", file, f"{u.path}.setup.in", tgt)
-        if s.joined is not None:
-            if s.joined not in units:
-                raise _err("no unit with this id to join", file, f"{u.path}.setup.joined", s.joined)
-            host = units[s.joined]
-            if host.player != u.player:
-                raise _err("an Independent Character cannot join an enemy unit", file,
-                           f"{u.path}.setup.joined", s.joined)
-            if host.id == u.id:
-                raise _err("a unit cannot join itself", file, f"{u.path}.setup.joined", s.joined)
-            host.joined_by.append(u.id)
-        if s.from_ is not None and len(s.from_) != len(u.models):
-            raise _err(f"'from' needs one position per model ({len(u.models)}), got {len(s.from_)}", file,
-                       f"{u.path}.setup.from", len(s.from_))
-        if s.from_ is not None:
-            for i, p in enumerate(s.from_):
-                if not (-FAR_OFF_TABLE_IN <= p[0] <= bf.width + FAR_OFF_TABLE_IN
-                        and -FAR_OFF_TABLE_IN <= p[1] <= bf.depth + FAR_OFF_TABLE_IN):
-                    raise _err("position far off the battlefield", file, f"{u.path}.setup.from[{i}]", p)
-        if u.on_battlefield:
-            missing = [i for i, m in enumerate(u.models) if m.x is None]
-            if missing and (require_positions or not u.record.place):
-                i = missing[0]
-                hint = "" if require_positions else " (or mark the unit 'place: true' for planner plan)"
-                raise _err(f"model on the battlefield has no position: give x and y{hint}", file,
-                           f"{u.path}.models[{i}].x")
+def _resolve_unit(scenario: Scenario, unit: Unit, player: str, upath: str, catalogue,
+                  file: str | None) -> UnitInfo:
+    """One unit: its models resolved in order (unique model ids) and its transport capacity."""
+    unit_rules = [parse_rule(r) for r in unit.rules]
+    models: list[ModelInfo] = []
+    seen_model_ids: set[str] = set()
+    for mi, m in enumerate(unit.models):
+        models.append(_resolve_model(scenario, unit, unit_rules, m, mi, f"{upath}.models[{mi}]", seen_model_ids,
+                                     catalogue, file))
+    cap = _transport_capacity(unit, catalogue)
+    return UnitInfo(unit.id, unit.label, player, unit, models, upath, cap)
+
+
+def _resolve_model(scenario: Scenario, unit: Unit, unit_rules: list, m, mi: int, mpath: str,
+                   seen_model_ids: set[str], catalogue, file: str | None) -> ModelInfo:
+    """One model: catalogue entry, base, type and keywords, sub-types, rules, id and position."""
+    entry = None
+    if m.profile is not None:
+        entry = catalogue.get(m.profile)
+        if entry is None:
+            raise _err(f"no catalogue entry with this id or name for ruleset {scenario.ruleset!r}",
+                       file, f"{mpath}.profile", m.profile)
+    base = m.base or (entry.base if entry else None)
+    if base is None:
+        raise _err("model has no base: give 'base' or a catalogue 'profile'", file, f"{mpath}.base")
+    mtype, kws = _model_type(m, unit, entry, mpath, file)
+    subs = _model_subtypes(m, unit, entry)
+    rules, bulky = _model_rules(m, unit_rules, entry)
+    mid = m.id or str(mi + 1)
+    if mid in seen_model_ids:
+        raise _err("duplicate model id within the unit", file, f"{mpath}.id", mid)
+    seen_model_ids.add(mid)
+    _check_model_position(m, mpath, scenario.battlefield, file)
+    label = m.name or (entry.name if entry else "") or unit.name or unit.id
+    return ModelInfo(unit.id, mi, mid, label, base, mtype, frozenset(subs), rules, bulky,
+                     m.x, m.y, m.facing, kws, _abilities_of(m, unit, entry))
+
+
+def _model_type(m, unit: Unit, entry, mpath: str, file: str | None) -> tuple[UnitType, frozenset[str]]:
+    """A model's unit type (model, unit, catalogue, else from its 40k keywords) and its keywords."""
+    mtype = m.type or unit.type or (entry.type if entry else None)
+    kws = _keywords_of(m, unit, entry)
+    if mtype is None and kws:
+        mtype = _type_from_keywords(kws)
+    if mtype is None:
+        raise _err("model has no unit type: give 'type' on the model or unit, or a 'profile'",
+                   file, f"{mpath}.type")
+    return mtype, kws
+
+
+def _model_subtypes(m, unit: Unit, entry) -> set[SubType]:
+    """A model's sub-types: its own list, else its catalogue entry's (if the unit gives none),
+    else the unit's with the entry's."""
+    if m.subtypes is not None:
+        subs = set(m.subtypes)
+    elif entry is not None and not unit.subtypes:
+        subs = set(entry.subtypes)
+    else:
+        subs = set(unit.subtypes) | (set(entry.subtypes) if entry else set())
+    return subs
+
+
+def _model_rules(m, unit_rules: list, entry) -> tuple[frozenset[SpecialRule], int]:
+    """A model's special rules (unit's, model's, catalogue entry's) and its Bulky value (1 without)."""
+    parsed = unit_rules + [parse_rule(r) for r in m.rules]
+    if entry is not None:
+        parsed += [parse_rule(r) for r in entry.rules]
+    rules = frozenset(r for r, _ in parsed)
+    bulky = max([v for r, v in parsed if r is SpecialRule.BULKY and v is not None], default=1)
+    return rules, bulky
+
+
+def _check_model_position(m, mpath: str, bf, file: str | None) -> None:
+    """A positioned model's centre is not far off the battlefield (x, then y)."""
+    if m.x is not None and m.y is not None:
+        if not (-FAR_OFF_TABLE_IN <= m.x <= bf.width + FAR_OFF_TABLE_IN):
+            raise _err(f"model centre far off the {bf.width:g}\" x {bf.depth:g}\" battlefield",
+                       file, f"{mpath}.x", m.x)
+        if not (-FAR_OFF_TABLE_IN <= m.y <= bf.depth + FAR_OFF_TABLE_IN):
+            raise _err(f"model centre far off the {bf.width:g}\" x {bf.depth:g}\" battlefield",
+                       file, f"{mpath}.y", m.y)
+
+
+def _transport_capacity(unit: Unit, catalogue) -> int | None:
+    """The unit's transport capacity: its own, else the largest of its models' catalogue entries."""
+    cap = unit.transport_capacity
+    if cap is None:
+        caps = [catalogue.get(m.profile).transport_capacity for m in unit.models
+                if m.profile and catalogue.get(m.profile) is not None]
+        caps = [c for c in caps if c is not None]
+        cap = max(caps) if caps else None
+    return cap
+
+
+def _check_setup(u: UnitInfo, units: dict[str, UnitInfo], zones: dict[str, DeploymentZone],
+                 terrain: dict[str, TerrainFeature], bf, file: str | None, require_positions: bool) -> None:
+    """A unit's set-up: its zone, transport or building, joined unit, 'from' positions and the
+    positions of its models on the battlefield (records embarked and joined units)."""
+    s = u.setup
+    if s.zone is not None:
+        _check_setup_zone(u, zones, file)
+    if s.method is SetupMethod.EMBARKED:
+        _check_embarked(u, units, terrain, file)
+    if s.joined is not None:
+        _check_joined(u, units, file)
+    if s.from_ is not None and len(s.from_) != len(u.models):
+        raise _err(f"'from' needs one position per model ({len(u.models)}), got {len(s.from_)}", file,
+                   f"{u.path}.setup.from", len(s.from_))
+    if s.from_ is not None:
+        for i, p in enumerate(s.from_):
+            if _far_off_table(p[0], p[1], bf):
+                raise _err("position far off the battlefield", file, f"{u.path}.setup.from[{i}]", p)
+    if u.on_battlefield:
+        _check_positioned(u, file, require_positions)
+
+
+def _check_setup_zone(u: UnitInfo, zones: dict[str, DeploymentZone], file: str | None) -> None:
+    """The set-up zone exists and is the unit's player's."""
+    s = u.setup
+    if s.zone not in zones:
+        raise _err(f"no deployment zone with this id (zones: {sorted(zones)})", file,
+                   f"{u.path}.setup.zone", s.zone)
+    if zones[s.zone].player != u.player:
+        raise _err(f"deployment zone belongs to player {zones[s.zone].player!r}, not {u.player!r}",
+                   file, f"{u.path}.setup.zone", s.zone)
+
+
+def _check_embarked(u: UnitInfo, units: dict[str, UnitInfo], terrain: dict[str, TerrainFeature],
+                    file: str | None) -> None:
+    """An embarked unit is in a friendly transport that is not itself embarked (recorded in the
+    transport's ``embarked``), or in a building."""
+    tgt = u.setup.in_
+    if tgt in units:
+        t = units[tgt]
+        if t.player != u.player:
+            raise _err("cannot embark in an enemy transport", file, f"{u.path}.setup.in", tgt)
+        if t.transport_capacity is None:
+            raise _err("unit is not a transport (no transport_capacity)", file, f"{u.path}.setup.in", tgt)
+        if t.method is SetupMethod.EMBARKED:
+            raise _err("cannot embark in a transport that is itself embarked", file, f"{u.path}.setup.in", tgt)
+        t.embarked.append(u.id)
+    elif tgt in terrain:
+        if terrain[tgt].building is None:
+            raise _err("terrain feature is not a building", file, f"{u.path}.setup.in", tgt)
+    else:
+        raise _err("no transport unit or building with this id", file, f"{u.path}.setup.in", tgt)
+
+
+def _check_joined(u: UnitInfo, units: dict[str, UnitInfo], file: str | None) -> None:
+    """An Independent Character joins another friendly unit (recorded in its ``joined_by``)."""
+    s = u.setup
+    if s.joined not in units:
+        raise _err("no unit with this id to join", file, f"{u.path}.setup.joined", s.joined)
+    host = units[s.joined]
+    if host.player != u.player:
+        raise _err("an Independent Character cannot join an enemy unit", file,
+                   f"{u.path}.setup.joined", s.joined)
+    if host.id == u.id:
+        raise _err("a unit cannot join itself", file, f"{u.path}.setup.joined", s.joined)
+    host.joined_by.append(u.id)
+
+
+def _check_positioned(u: UnitInfo, file: str | None, require_positions: bool) -> None:
+    """Every model of a unit on the battlefield has a position, unless positions are not required
+    and the unit is to be placed by the planner."""
+    missing = [i for i, m in enumerate(u.models) if m.x is None]
+    if missing and (require_positions or not u.record.place):
+        i = missing[0]
+        hint = "" if require_positions else " (or mark the unit 'place: true' for planner plan)"
+        raise _err(f"model on the battlefield has no position: give x and y{hint}", file,
+                   f"{u.path}.models[{i}].x")
+
+
+def _check_goals(scenario: Scenario, rs: Ruleset, units: dict[str, UnitInfo], file: str | None) -> None:
+    """Each goal is of a kind the ruleset has, and names an existing objective or unit."""
+    from planner.rules.registry import ruleset_goal_kinds, rulesets_with_goal
 
     objective_ids = {o.id for o in scenario.objectives}
     for gi, g in enumerate(scenario.goals):
@@ -379,8 +483,6 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
                        f"goals[{gi}].objective", g.objective)
         if g.kind == "cover" and g.against not in units:
             raise _err("no unit with this id", file, f"goals[{gi}].against", g.against)
-
-    return World(scenario, file, units, players, zones, terrain)
 
 
 def load_scenario(path: str | Path, *, require_positions: bool = False) -> World:

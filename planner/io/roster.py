@@ -801,163 +801,229 @@ def _roster_to_army(roster: Roster, ruleset: str, player: str, default_base_mm: 
     if default_base_mm is not None and not (0 < default_base_mm <= 1000):
         raise ScenarioError("default base size must be more than 0 and at most 1000 mm", location="default_base_mm",
                             value=default_base_mm)
-    catalogue = load_catalogue(rs.catalogue)
-    warnings: list[str] = []
-    used_ids: set[str] = set()
-    unknown: list[tuple[str, str, str]] = []
-    total_models = 0
+    builder = _ArmyBuilder(roster, rs, load_catalogue(rs.catalogue), default_base_mm, id_prefix, place)
+    built = builder.build_all(embark)
+    builder.report_unknown()
+    units = builder.set_up_embarked(built)
+    army = Army(player=player, name=_army_name(roster), units=units)
+    return army, builder.warnings
 
-    def new_id(name: str) -> str:
-        base = f"{id_prefix}{_slug(name)}"
+
+_Row = tuple[_ModelSpec, Any, UnitType, set[SubType], list[str]]
+"""One model of a unit being built: spec, catalogue entry (or None), type, roster sub-types, model rules."""
+
+
+class _ArmyBuilder:
+    """The steps of :func:`roster_to_army` and what they share: unit ids taken, models counted,
+    models not in the catalogue, warnings."""
+
+    def __init__(self, roster: Roster, rs, catalogue, default_base_mm: float | None, id_prefix: str,
+                 place: bool) -> None:
+        """Nothing built yet, for the ruleset ``rs`` and its catalogue."""
+        self.roster, self.rs, self.catalogue = roster, rs, catalogue
+        self.default_base_mm, self.id_prefix, self.place = default_base_mm, id_prefix, place
+        self.warnings: list[str] = []
+        self.used_ids: set[str] = set()
+        self.unknown: list[tuple[str, str, str]] = []
+        self.total_models = 0
+
+    def build_all(self, embark: bool) -> list[_Built]:
+        """Every unit of every force's top-level unit and model selections, in roster order."""
+        built: list[_Built] = []
+        for force in self.roster.all_forces():
+            for top in force.selections:
+                if top.type not in ("unit", "model") or top.number == 0:
+                    continue
+                for spec in _unit_specs(top, [], []):
+                    self.add_unit(spec, embark, built)
+        return built
+
+    def add_unit(self, spec: _UnitSpec, embark: bool, built: list[_Built]) -> None:
+        """One unit then its Dedicated Transports (with ``embark``, the unit marked to ride in the first)."""
+        uid = self.new_id(spec.sel.name)
+        label = f"{spec.sel.name} (of {spec.context[0].name})" if spec.context else spec.sel.name
+        unit = self.build(spec, uid, [], label)
+        b = _Built(unit)
+        built.append(b)
+        for ti, t in enumerate(spec.transports):
+            tid, tunit = self.build_transport(t, uid)
+            built.append(_Built(tunit))
+            if embark and ti == 0:
+                b.embark_in = tid
+                _check_embark(unit, tunit, self.catalogue, self.warnings)
+
+    def build_transport(self, t: Selection, uid: str) -> tuple[str, Unit]:
+        """A Dedicated Transport of unit ``uid`` as its own unit: its id and the unit."""
+        tspec = _unit_specs(t, [], [])[0]
+        tid = self.new_id(t.name)
+        tunit = self.build(tspec, tid, ["Dedicated Transport", "Transport"],
+                           t.name)
+        tunit.name = f"{tunit.name} (Dedicated Transport of {uid})"
+        if tunit.transport_capacity is None:
+            self.warnings.append(f"{tid}: Dedicated Transport with no Transport profile capacity and no "
+                                 "catalogue capacity")
+        return tid, tunit
+
+    def new_id(self, name: str) -> str:
+        """A unit id from ``name`` (with the prefix), made unique by a number suffix."""
+        base = f"{self.id_prefix}{_slug(name)}"
         uid, n = base, 2
-        while uid in used_ids:
+        while uid in self.used_ids:
             uid, n = f"{base}-{n}", n + 1
-        used_ids.add(uid)
+        self.used_ids.add(uid)
         return uid
 
-    def lookup(ms: _ModelSpec, terminator: bool):
+    def lookup(self, ms: _ModelSpec, terminator: bool):
+        """The model's catalogue entry by its names (first as "<name> in Terminator Armour" if
+        ``terminator``), or None."""
         names = [ms.sel.name, *[p.name for p in ms.sel.model_profiles]]
         names += [_strip_parens(n) for n in names]
         if terminator and not any(_TERMINATOR.search(n) or "terminator" in n.lower() for n in names):
             names = [f"{_strip_parens(n)} in Terminator Armour" for n in names] + names
         for n in names:
-            if n and (e := catalogue.get(n)) is not None:
+            if n and (e := self.catalogue.get(n)) is not None:
                 return e
         return None
 
-    def build(spec: _UnitSpec, uid: str, extra_rules: list[str], name: str) -> Unit:
-        nonlocal total_models
+    def build(self, spec: _UnitSpec, uid: str, extra_rules: list[str], name: str) -> Unit:
+        """One unit: its rules, models (types, sub-types and rules only where they differ from the
+        unit's), transport capacity and display name."""
         sel = spec.sel
         unit_rules = _Rules()
         for t in spec.inherited + spec.rules.texts() + extra_rules:
             unit_rules.add(t, keep_other=False)
         unit_rule_set = set(unit_rules.found)
-        count = sum(m.count for m in spec.models)
-        if count > MAX_MODELS_PER_UNIT:
-            raise ScenarioError(f"unit has {count} models; at most {MAX_MODELS_PER_UNIT}", file=roster.file,
-                                location=sel.path)
-        total_models += count
-        if total_models > MAX_MODELS:
-            raise ScenarioError(f"roster has more than {MAX_MODELS} models", file=roster.file, location=sel.path)
+        self.count_models(spec)
         terminator = len(spec.models) == 1 and _terminator_armoured(sel)
-        rows = []  # (spec, entry, type, roster subtypes, model rules)
-        for ms in spec.models:
-            entry = lookup(ms, terminator or _terminator_armoured(ms.sel))
-            tinfo = _model_type(ms, spec)
-            mtype = tinfo.type
-            subs = set(tinfo.subtypes)
-            if entry is not None and mtype is not None and entry.type is not mtype:
-                warnings.append(f"{name}: model {ms.sel.name!r}: the roster's unit type ({'; '.join(tinfo.sources)}) "
-                                f"reads as {mtype.value}, the {rs.id} catalogue entry {entry.id!r} says "
-                                f"{entry.type.value}; using the catalogue's")
-                mtype = entry.type
-                subs = (subs & {SubType.CHARACTER, SubType.UNIQUE}) | set(entry.subtypes)
-            if mtype is None and entry is not None:
-                mtype = entry.type
-            if mtype is None:
-                raise ScenarioError(f"no unit type for model {ms.sel.name!r} of unit {sel.name!r}: no 'Unit Type' "
-                                    "characteristic, no type category, and not in the catalogue", file=roster.file,
-                                    location=ms.sel.path)
-            if entry is None:
-                unknown.append((sel.name, ms.sel.name, ms.sel.path))
-            mrules = [t for r, (t, _) in ms.rules.found.items()
-                      if r not in unit_rule_set and (entry is None or r not in {parse_rule(x)[0] for x in entry.rules})]
-            rows.append((ms, entry, mtype, subs, mrules))
-
+        rows = [self.model_row(ms, spec, terminator, name, unit_rule_set) for ms in spec.models]
         types = Counter(r[2] for r in rows)
         unit_type = types.most_common(1)[0][0]
         common = set.intersection(*(r[3] for r in rows)) if rows else set()
         models: list[Model] = []
         other = list(spec.rules.other)
-        for ms, entry, mtype, subs, mrules in rows:
-            entry_subs = set(entry.subtypes) if entry is not None else set()
-            want = subs | entry_subs
-            data: dict[str, Any] = {}
-            if entry is not None:
-                data["profile"] = entry.id
-                if _norm_words(ms.sel.name) not in {_norm_words(x) for x in [entry.name, *entry.aliases]}:
-                    data["name"] = ms.sel.name
-            else:
-                data["name"] = ms.sel.name
-                if default_base_mm is not None:
-                    data["base"] = RoundBase(diameter_mm=default_base_mm)
-            if mtype is not unit_type:
-                data["type"] = mtype
-            if want != (common | entry_subs):
-                data["subtypes"] = sorted(want, key=lambda s: list(SubType).index(s))
-            if mrules:
-                data["rules"] = mrules
-            if entry is None and default_base_mm is not None:
-                note = f"base assumed {default_base_mm:g} mm (not in catalogue): {ms.sel.name}"
-                if note not in other:
-                    other.append(note)
-            models.extend(Model(**data) for _ in range(ms.count))
-        cap = None
-        for p in sel.profiles:
-            if p.type_name.strip().lower() == "transport" and cap is None:
-                cap = _capacity(p, sel.path, warnings)
+        for row in rows:
+            models.extend(self.models_of(row, unit_type, common, other))
+        cap = self.capacity(sel, unit_rules, rows)
         rules = unit_rules.texts()
-        if cap is None and SpecialRule.TRANSPORT in unit_rules.found:
-            caps = [r[1].transport_capacity for r in rows if r[1] is not None and r[1].transport_capacity]
-            cap = max(caps) if caps else None
         if cap is not None and SpecialRule.TRANSPORT not in unit_rules.found:
             rules.append("Transport")
         display = f"{sel.custom_name} ({name})" if sel.custom_name else name
         return Unit(id=uid, name=display, type=unit_type,
                     subtypes=sorted(common, key=lambda s: list(SubType).index(s)), rules=rules,
-                    other_rules=other, transport_capacity=cap, place=place, models=models)
+                    other_rules=other, transport_capacity=cap, place=self.place, models=models)
 
-    built: list[_Built] = []
-    for force in roster.all_forces():
-        for top in force.selections:
-            if top.type not in ("unit", "model") or top.number == 0:
-                continue
-            for spec in _unit_specs(top, [], []):
-                uid = new_id(spec.sel.name)
-                label = f"{spec.sel.name} (of {spec.context[0].name})" if spec.context else spec.sel.name
-                unit = build(spec, uid, [], label)
-                b = _Built(unit)
-                built.append(b)
-                for ti, t in enumerate(spec.transports):
-                    tspec = _unit_specs(t, [], [])[0]
-                    tid = new_id(t.name)
-                    tunit = build(tspec, tid, ["Dedicated Transport", "Transport"],
-                                  t.name)
-                    tunit.name = f"{tunit.name} (Dedicated Transport of {uid})"
-                    if tunit.transport_capacity is None:
-                        warnings.append(f"{tid}: Dedicated Transport with no Transport profile capacity and no "
-                                        "catalogue capacity")
-                    built.append(_Built(tunit))
-                    if embark and ti == 0:
-                        b.embark_in = tid
-                        _check_embark(unit, tunit, catalogue, warnings)
+    def count_models(self, spec: _UnitSpec) -> None:
+        """Count the unit's models: at most ``MAX_MODELS_PER_UNIT``, and ``MAX_MODELS`` in all."""
+        sel = spec.sel
+        count = sum(m.count for m in spec.models)
+        if count > MAX_MODELS_PER_UNIT:
+            raise ScenarioError(f"unit has {count} models; at most {MAX_MODELS_PER_UNIT}", file=self.roster.file,
+                                location=sel.path)
+        self.total_models += count
+        if self.total_models > MAX_MODELS:
+            raise ScenarioError(f"roster has more than {MAX_MODELS} models", file=self.roster.file, location=sel.path)
 
-    if unknown and default_base_mm is None:
-        listed = "; ".join(f"unit {u!r}: model {m!r}" for u, m, _ in unknown)
-        raise ScenarioError(f"{len(unknown)} model(s) not in the {rs.id} catalogue (models/{rs.id}/); add them to the "
-                            f"catalogue, or import with a default base (--default-base 32mm): {listed}",
-                            file=roster.file)
-    for u, m, _ in unknown:
-        warnings.append(f"unit {u!r}: model {m!r} is not in the {rs.id} catalogue; assumed a round "
-                        f"{default_base_mm:g} mm base")
+    def model_row(self, ms: _ModelSpec, spec: _UnitSpec, terminator: bool, name: str,
+                  unit_rule_set: set[SpecialRule]) -> _Row:
+        """One model's catalogue entry, type (the catalogue's if they disagree, with a warning),
+        sub-types and the rules its unit and entry do not already give."""
+        sel = spec.sel
+        entry = self.lookup(ms, terminator or _terminator_armoured(ms.sel))
+        tinfo = _model_type(ms, spec)
+        mtype = tinfo.type
+        subs = set(tinfo.subtypes)
+        if entry is not None and mtype is not None and entry.type is not mtype:
+            self.warnings.append(f"{name}: model {ms.sel.name!r}: the roster's unit type ({'; '.join(tinfo.sources)}) "
+                                 f"reads as {mtype.value}, the {self.rs.id} catalogue entry {entry.id!r} says "
+                                 f"{entry.type.value}; using the catalogue's")
+            mtype = entry.type
+            subs = (subs & {SubType.CHARACTER, SubType.UNIQUE}) | set(entry.subtypes)
+        if mtype is None and entry is not None:
+            mtype = entry.type
+        if mtype is None:
+            raise ScenarioError(f"no unit type for model {ms.sel.name!r} of unit {sel.name!r}: no 'Unit Type' "
+                                "characteristic, no type category, and not in the catalogue", file=self.roster.file,
+                                location=ms.sel.path)
+        if entry is None:
+            self.unknown.append((sel.name, ms.sel.name, ms.sel.path))
+        mrules = [t for r, (t, _) in ms.rules.found.items()
+                  if r not in unit_rule_set and (entry is None or r not in {parse_rule(x)[0] for x in entry.rules})]
+        return (ms, entry, mtype, subs, mrules)
 
-    units: list[Unit] = []
-    for b in built:
-        u = b.unit
-        if b.embark_in is not None and u.setup.method is SetupMethod.DEPLOYMENT_ZONE:
-            if u.type is UnitType.INFANTRY and all(m.type in (None, UnitType.INFANTRY) for m in u.models):
-                u = u.model_copy(update={"setup": Setup(method=SetupMethod.EMBARKED, in_=b.embark_in),
-                                         "place": False})
-            else:
-                warnings.append(f"{u.id}: not embarked in its Dedicated Transport {b.embark_in}: only Infantry "
-                                "units embark")
-        units.append(u)
+    def models_of(self, row: _Row, unit_type: UnitType, common: set[SubType], other: list[str]) -> list[Model]:
+        """The ``count`` models of one row, giving only what differs from the unit and the catalogue
+        (an assumed base is noted in ``other``)."""
+        ms, entry, mtype, subs, mrules = row
+        entry_subs = set(entry.subtypes) if entry is not None else set()
+        want = subs | entry_subs
+        data: dict[str, Any] = {}
+        if entry is not None:
+            data["profile"] = entry.id
+            if _norm_words(ms.sel.name) not in {_norm_words(x) for x in [entry.name, *entry.aliases]}:
+                data["name"] = ms.sel.name
+        else:
+            data["name"] = ms.sel.name
+            if self.default_base_mm is not None:
+                data["base"] = RoundBase(diameter_mm=self.default_base_mm)
+        if mtype is not unit_type:
+            data["type"] = mtype
+        if want != (common | entry_subs):
+            data["subtypes"] = sorted(want, key=lambda s: list(SubType).index(s))
+        if mrules:
+            data["rules"] = mrules
+        if entry is None and self.default_base_mm is not None:
+            note = f"base assumed {self.default_base_mm:g} mm (not in catalogue): {ms.sel.name}"
+            if note not in other:
+                other.append(note)
+        return [Model(**data) for _ in range(ms.count)]
 
+    def capacity(self, sel: Selection, unit_rules: _Rules, rows: list[_Row]) -> int | None:
+        """The unit's transport capacity: its first Transport profile's, else (if it has the rule
+        Transport) the largest of its models' catalogue entries."""
+        cap = None
+        for p in sel.profiles:
+            if p.type_name.strip().lower() == "transport" and cap is None:
+                cap = _capacity(p, sel.path, self.warnings)
+        if cap is None and SpecialRule.TRANSPORT in unit_rules.found:
+            caps = [r[1].transport_capacity for r in rows if r[1] is not None and r[1].transport_capacity]
+            cap = max(caps) if caps else None
+        return cap
+
+    def report_unknown(self) -> None:
+        """Models not in the catalogue: one error listing them all, or (with a default base) a warning each."""
+        rs, default_base_mm = self.rs, self.default_base_mm
+        if self.unknown and default_base_mm is None:
+            listed = "; ".join(f"unit {u!r}: model {m!r}" for u, m, _ in self.unknown)
+            raise ScenarioError(f"{len(self.unknown)} model(s) not in the {rs.id} catalogue (models/{rs.id}/); add them "
+                                f"to the catalogue, or import with a default base (--default-base 32mm): {listed}",
+                                file=self.roster.file)
+        for u, m, _ in self.unknown:
+            self.warnings.append(f"unit {u!r}: model {m!r} is not in the {rs.id} catalogue; assumed a round "
+                                 f"{default_base_mm:g} mm base")
+
+    def set_up_embarked(self, built: list[_Built]) -> list[Unit]:
+        """The units, each Infantry unit marked to ride in its Dedicated Transport set up embarked
+        (and not placed); other units so marked stay put, with a warning."""
+        units: list[Unit] = []
+        for b in built:
+            u = b.unit
+            if b.embark_in is not None and u.setup.method is SetupMethod.DEPLOYMENT_ZONE:
+                if u.type is UnitType.INFANTRY and all(m.type in (None, UnitType.INFANTRY) for m in u.models):
+                    u = u.model_copy(update={"setup": Setup(method=SetupMethod.EMBARKED, in_=b.embark_in),
+                                             "place": False})
+                else:
+                    self.warnings.append(f"{u.id}: not embarked in its Dedicated Transport {b.embark_in}: only "
+                                         "Infantry units embark")
+            units.append(u)
+        return units
+
+
+def _army_name(roster: Roster) -> str:
+    """The army's name: the roster's (else its forces'), with the file name and points."""
     forces = [f.custom_name or f.name for f in roster.all_forces()]
     pts = f", {roster.points:g} pts" if roster.points else ""
     label = roster.name if roster.name and roster.name != "New Roster" else " / ".join(x for x in forces if x)
-    army = Army(player=player, name=f"{label} ({Path(roster.file).name}{pts})".strip(), units=units)
-    return army, warnings
+    return f"{label} ({Path(roster.file).name}{pts})".strip()
 
 
 def _capacity(p: Profile, loc: str, warnings: list[str]) -> int | None:

@@ -230,7 +230,6 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
     ScenarioError
         An overlay names an unknown unit/player or cannot be drawn for this ruleset.
     """
-    from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
     opts = options or RenderOptions()
@@ -239,15 +238,53 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
     W, D = float(bf.width), float(bf.depth)
     colours = _player_colours(world)
     summary = RenderSummary()
-    handles: list = []
-    names: list[str] = []
-
-    def legend(handle, name: str) -> None:
-        if name not in names:
-            handles.append(handle)
-            names.append(name)
-
+    legend = _Legend()
     ax_w = 10.0
+    fig, ax = _figure_and_axes(plt, world, opts, W, D, ax_w)
+    table = _draw_table(ax, W, D)
+    _draw_zones(ax, world, colours, summary, legend)
+    if opts.heat is not None:  # under terrain and models
+        _draw_heat(fig, ax, opts.heat, summary)
+    _draw_terrain(ax, world, summary, legend)
+    _draw_objectives(ax, world, summary, legend)
+    # overlays under the models: exclusion areas and legal area
+    if opts.exclusion_for is not None:
+        _draw_exclusion(ax, world, opts.exclusion_for, table, summary, legend)
+    if opts.legal_area is not None:
+        _draw_legal_area(ax, world, opts.legal_area, summary, legend)
+    if opts.arrival is not None:
+        _draw_arrival(ax, world, opts.arrival, table, colours, summary, legend)
+    offtable = _draw_units(ax, world, colours, W, summary, legend)
+    if report is not None:
+        _draw_evidence(ax, world, report, opts, summary, legend)
+    if opts.heat is not None:
+        legend(Patch(facecolor="#f03b20", alpha=0.6), f"Deep Strike heat map: {opts.heat.label} (colour bar)")
+    _draw_scale_bar(ax, offtable, W)
+    leg = fig.legend(legend.handles, legend.names, loc="upper left",
+                     bbox_to_anchor=(0.05 + ax_w / (ax_w + 4.2) * 0.95 + 0.005, 0.92),
+                     fontsize=6.5, frameon=True, title="Legend", title_fontsize=8)
+    leg.set_gid("legend")
+    summary.legend = list(legend.names)
+    return fig, summary
+
+
+class _Legend:
+    """The legend entries in the order first drawn; calling it adds an entry once per name."""
+
+    def __init__(self) -> None:
+        """No entries yet."""
+        self.handles: list = []
+        self.names: list[str] = []
+
+    def __call__(self, handle, name: str) -> None:
+        """Add ``handle`` under ``name`` unless an entry of that name is there already."""
+        if name not in self.names:
+            self.handles.append(handle)
+            self.names.append(name)
+
+
+def _figure_and_axes(plt, world: World, opts: RenderOptions, W: float, D: float, ax_w: float):
+    """The figure and the battlefield axes (``ax_w`` inches wide, to scale): limits, ticks, title."""
     ax_h = ax_w * (D + 6.0) / (W + 2.0)
     fig = plt.figure(figsize=(ax_w + 4.2, ax_h + 0.8))
     ax = fig.add_axes((0.05, 0.06, ax_w / (ax_w + 4.2) * 0.95, 0.86))
@@ -261,7 +298,11 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
         ax.spines[side].set_visible(False)
     title = opts.title or world.scenario.name or (Path(world.file).name if world.file else "scenario")
     ax.set_title(f"{title} ({world.scenario.ruleset}, {W:g}\" x {D:g}\")", fontsize=10)
+    return fig, ax
 
+
+def _draw_table(ax, W: float, D: float):
+    """The battlefield rectangle (``battlefield``, the overlays' clip path) and the grid."""
     from matplotlib.patches import Rectangle
 
     table = Rectangle((0, 0), W, D, facecolor="#f5f3ee", edgecolor="#333333", linewidth=1.5, zorder=0)
@@ -269,8 +310,13 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
     ax.add_patch(table)
     ax.grid(True, color="#dddddd", linewidth=0.4, zorder=0.5)
     ax.set_axisbelow(True)
+    return table
 
-    # deployment zones
+
+def _draw_zones(ax, world: World, colours: dict[str, str], summary: RenderSummary, legend: _Legend) -> None:
+    """Each deployment zone in its player's colour, dashed."""
+    from matplotlib.patches import Patch
+
     for z in world.scenario.deployment_zones:
         c = colours.get(z.player, "#777777")
         if _add_geom(ax, Polygon(z.polygon), f"zone-{_safe(z.id)}", facecolor=c, alpha=0.12, edgecolor=c,
@@ -278,20 +324,24 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
             summary.add("zone")
         legend(Patch(facecolor=c, alpha=0.25, edgecolor=c, linestyle="--"), f"deployment zone: {z.player}")
 
-    # Deep Strike heat map (under terrain and models)
-    if opts.heat is not None:
-        hm = opts.heat
-        step_x = float(hm.xs[1] - hm.xs[0]) if len(hm.xs) > 1 else 1.0
-        step_y = float(hm.ys[1] - hm.ys[0]) if len(hm.ys) > 1 else 1.0
-        im = ax.imshow(hm.values, origin="lower", extent=(hm.xs[0] - step_x / 2, hm.xs[-1] + step_x / 2,
-                                                          hm.ys[0] - step_y / 2, hm.ys[-1] + step_y / 2),
-                       vmin=0.0, vmax=1.0, cmap="YlOrRd", alpha=0.6, zorder=1.5, interpolation="nearest")
-        im.set_gid("heatmap")
-        cb = fig.colorbar(im, ax=ax, fraction=0.025, pad=0.01)
-        cb.set_label(hm.label, fontsize=8)
-        summary.add("heatmap")
 
-    # terrain
+def _draw_heat(fig, ax, hm: HeatMap, summary: RenderSummary) -> None:
+    """The Deep Strike heat map (one cell per grid point) and its colour bar."""
+    step_x = float(hm.xs[1] - hm.xs[0]) if len(hm.xs) > 1 else 1.0
+    step_y = float(hm.ys[1] - hm.ys[0]) if len(hm.ys) > 1 else 1.0
+    im = ax.imshow(hm.values, origin="lower", extent=(hm.xs[0] - step_x / 2, hm.xs[-1] + step_x / 2,
+                                                      hm.ys[0] - step_y / 2, hm.ys[-1] + step_y / 2),
+                   vmin=0.0, vmax=1.0, cmap="YlOrRd", alpha=0.6, zorder=1.5, interpolation="nearest")
+    im.set_gid("heatmap")
+    cb = fig.colorbar(im, ax=ax, fraction=0.025, pad=0.01)
+    cb.set_label(hm.label, fontsize=8)
+    summary.add("heatmap")
+
+
+def _draw_terrain(ax, world: World, summary: RenderSummary, legend: _Legend) -> None:
+    """Each terrain feature in the style of its kind, with its name."""
+    from matplotlib.patches import Patch
+
     for t in world.scenario.terrain:
         style, kind = _terrain_style(t)
         if _add_geom(ax, Polygon(t.footprint), f"terrain-{_safe(t.id)}", zorder=2, alpha=0.85, **style):
@@ -302,7 +352,10 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
                       clip_on=True)
         txt.set_gid(f"name-terrain-{_safe(t.id)}")
 
-    # objectives
+
+def _draw_objectives(ax, world: World, summary: RenderSummary, legend: _Legend) -> None:
+    """Each objective marker to scale (its diameter in mm), with its id."""
+    from matplotlib.lines import Line2D
     from matplotlib.patches import Circle
 
     for o in world.scenario.objectives:
@@ -315,95 +368,118 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
         legend(Line2D([], [], marker="o", linestyle="", markerfacecolor="#ffd54f", markeredgecolor="#5d4037"),
                "objective marker")
 
-    # overlays under the models: exclusion areas and legal area
-    if opts.exclusion_for is not None:
-        who = opts.exclusion_for
-        player = world.units[who].player if who in world.units else who
-        if player not in world.players:
-            raise ScenarioError(f"no player or unit with this name (players: {', '.join(world.players)})",
-                                file=world.file, location="--exclusion", value=who)
-        d = infiltrate_distances(world.scenario.ruleset)
-        styles: list[tuple[float, str, float, LineStyleType]] = [(d.plain_in, "#ff8f00", 0.16, ":"),
-                                                                (d.hidden_in, "#d50000", 0.16, "-")]
-        for dist, col, alpha, ls in styles:
-            geoms = []
-            for e in world.enemies_of(player):
-                geom = unit_exclusion(e, dist)
-                # each enemy unit's own area as an outline; the union of them filled once (below)
-                if _add_geom(ax, geom, f"exclusion-{dist:g}-{_safe(e.id)}", facecolor="none", alpha=0.8,
-                             edgecolor=col, linewidth=0.45, linestyle=ls, zorder=3, clip=table):
-                    summary.add("exclusion")
-                    geoms.append(geom)
-            if geoms:
-                _add_geom(ax, unary_union(geoms), f"excluded-{dist:g}", facecolor=col, alpha=alpha, edgecolor="none",
-                          zorder=2.9, clip=table)
-            enemy_players = ", ".join(p for p in world.players if p != player)
-            why = (f"Infiltrate hidden needs more than {dist:g}\"" if dist == d.hidden_in
-                   else f"in plain sight more than {dist:g}\"")
-            legend(Patch(facecolor=col, alpha=alpha + 0.1, edgecolor=col, linestyle=ls),
-                   f"within {dist:g}\" of a unit of {enemy_players} ({why})")
-    if opts.legal_area is not None:
-        la = legal_area(world, opts.legal_area)
-        if _add_geom(ax, la.certain, f"legal-{_safe(la.unit)}", facecolor="#00c853", alpha=0.22, edgecolor="#1b5e20",
-                     linewidth=0.8, zorder=3.2):
-            summary.add("legal")
-        legend(Patch(facecolor="#00c853", alpha=0.3, edgecolor="#1b5e20"), f"bases may stand: {la.what}")
-        if la.if_hidden is not None and _add_geom(ax, la.if_hidden, f"legal-hidden-{_safe(la.unit)}",
-                                                  facecolor="none", edgecolor="#2e7d32", hatch="////",
-                                                  linewidth=0.5, zorder=3.2):
-            summary.add("legal")
-            legend(Patch(facecolor="none", edgecolor="#2e7d32", hatch="////"), la.what_hidden or "only if hidden")
 
-    if opts.arrival is not None:
-        _draw_arrival(ax, world, opts.arrival, table, colours, summary, legend)
+def _draw_exclusion(ax, world: World, who: str, table, summary: RenderSummary, legend: _Legend) -> None:
+    """The Infiltrate exclusion areas (the ruleset's plain-sight and hidden distances) around the
+    enemy units of ``who`` (a player, or a unit's player)."""
+    from matplotlib.patches import Patch
 
-    # models
-    from matplotlib.collections import LineCollection
+    player = world.units[who].player if who in world.units else who
+    if player not in world.players:
+        raise ScenarioError(f"no player or unit with this name (players: {', '.join(world.players)})",
+                            file=world.file, location="--exclusion", value=who)
+    d = infiltrate_distances(world.scenario.ruleset)
+    styles: list[tuple[float, str, float, LineStyleType]] = [(d.plain_in, "#ff8f00", 0.16, ":"),
+                                                            (d.hidden_in, "#d50000", 0.16, "-")]
+    for dist, col, alpha, ls in styles:
+        geoms = []
+        for e in world.enemies_of(player):
+            geom = unit_exclusion(e, dist)
+            # each enemy unit's own area as an outline; the union of them filled once (below)
+            if _add_geom(ax, geom, f"exclusion-{dist:g}-{_safe(e.id)}", facecolor="none", alpha=0.8,
+                         edgecolor=col, linewidth=0.45, linestyle=ls, zorder=3, clip=table):
+                summary.add("exclusion")
+                geoms.append(geom)
+        if geoms:
+            _add_geom(ax, unary_union(geoms), f"excluded-{dist:g}", facecolor=col, alpha=alpha, edgecolor="none",
+                      zorder=2.9, clip=table)
+        enemy_players = ", ".join(p for p in world.players if p != player)
+        why = (f"Infiltrate hidden needs more than {dist:g}\"" if dist == d.hidden_in
+               else f"in plain sight more than {dist:g}\"")
+        legend(Patch(facecolor=col, alpha=alpha + 0.1, edgecolor=col, linestyle=ls),
+               f"within {dist:g}\" of a unit of {enemy_players} ({why})")
+
+
+def _draw_legal_area(ax, world: World, unit: str, summary: RenderSummary, legend: _Legend) -> None:
+    """Where ``unit``'s bases may stand for its set-up, and where only if hidden (hatched)."""
+    from matplotlib.patches import Patch
+
+    la = legal_area(world, unit)
+    if _add_geom(ax, la.certain, f"legal-{_safe(la.unit)}", facecolor="#00c853", alpha=0.22, edgecolor="#1b5e20",
+                 linewidth=0.8, zorder=3.2):
+        summary.add("legal")
+    legend(Patch(facecolor="#00c853", alpha=0.3, edgecolor="#1b5e20"), f"bases may stand: {la.what}")
+    if la.if_hidden is not None and _add_geom(ax, la.if_hidden, f"legal-hidden-{_safe(la.unit)}",
+                                              facecolor="none", edgecolor="#2e7d32", hatch="////",
+                                              linewidth=0.5, zorder=3.2):
+        summary.add("legal")
+        legend(Patch(facecolor="none", edgecolor="#2e7d32", hatch="////"), la.what_hidden or "only if hidden")
+
+
+def _draw_units(ax, world: World, colours: dict[str, str], W: float, summary: RenderSummary,
+                legend: _Legend) -> list[str]:
+    """Every unit's models on the battlefield with facings and a label; returns a note for each
+    unit off the battlefield (embarked, in reserves, not yet placed)."""
+    from matplotlib.lines import Line2D
 
     offtable: list[str] = []
     label_boxes: list[tuple[float, float, float, float]] = []
     for u in world.units.values():
-        c = colours.get(u.player, "#777777")
         placed = placed_models(u)
         if not placed:
-            if u.method is SetupMethod.EMBARKED:
-                offtable.append(f"{u.id} (embarked in {u.setup.in_})")
-            elif u.method is SetupMethod.RESERVES:
-                offtable.append(f"{u.id} (reserves{', ' + u.setup.arrival if u.setup.arrival != 'reserves' else ''})")
-            elif u.on_battlefield:
-                offtable.append(f"{u.id} (not yet placed)")
+            note = _off_table_note(u)
+            if note is not None:
+                offtable.append(note)
             continue
-        ticks = []
-        for m, fp in placed:
-            if _add_geom(ax, outline(fp, DRAW_POINTS), f"base-{_safe(u.id)}-{_safe(m.id)}", facecolor=c, alpha=0.75,
-                         edgecolor="#111111", linewidth=0.5, zorder=4):
-                summary.add("base")
-            ang = math.radians(m.facing)
-            reach = fp.support(math.cos(ang), math.sin(ang)) - (fp.cx * math.cos(ang) + fp.cy * math.sin(ang))
-            ticks.append([(fp.cx, fp.cy), (fp.cx + reach * math.cos(ang), fp.cy + reach * math.sin(ang))])
-        lc = LineCollection(ticks, colors="#ffffff", linewidths=0.6, zorder=4.1)
-        lc.set_gid(f"facing-{_safe(u.id)}")
-        ax.add_collection(lc)
-        xs = [fp.cx for _, fp in placed]
-        top = max(fp.cy + fp.outer_radius for _, fp in placed)
-        bottom = min(fp.cy - fp.outer_radius for _, fp in placed)
-        lx, ly = _label_spot(label_boxes, float(np.mean(xs)), top, bottom, len(u.id), W)
-        lab = ax.text(lx, ly, u.id, fontsize=5.5, ha="center", va="bottom", color=c,
-                      fontweight="bold", zorder=6, clip_on=True)
-        lab.set_gid(f"label-{_safe(u.id)}")
-        summary.add("unit")
-        legend(Patch(facecolor=c, alpha=0.75, edgecolor="#111111"), f"models of {u.player}")
+        _draw_unit(ax, u, placed, colours.get(u.player, "#777777"), label_boxes, W, summary, legend)
     legend(Line2D([], [], color="#555555", linewidth=0.8), "facing (white tick on each base)")
+    return offtable
 
-    # the report's evidence
-    if report is not None:
-        _draw_evidence(ax, world, report, opts, summary, legend)
 
-    # heat map legend entry
-    if opts.heat is not None:
-        legend(Patch(facecolor="#f03b20", alpha=0.6), f"Deep Strike heat map: {opts.heat.label} (colour bar)")
+def _off_table_note(u) -> str | None:
+    """Why a unit with no model on the battlefield is not drawn (None: nothing to say)."""
+    if u.method is SetupMethod.EMBARKED:
+        return f"{u.id} (embarked in {u.setup.in_})"
+    if u.method is SetupMethod.RESERVES:
+        return f"{u.id} (reserves{', ' + u.setup.arrival if u.setup.arrival != 'reserves' else ''})"
+    if u.on_battlefield:
+        return f"{u.id} (not yet placed)"
+    return None
 
-    # scale bar (inches), under the battlefield
+
+def _draw_unit(ax, u, placed: list, c: str, label_boxes: list[tuple[float, float, float, float]], W: float,
+               summary: RenderSummary, legend: _Legend) -> None:
+    """One unit's bases in colour ``c``, a white facing tick on each, and its label clear of the
+    labels already placed (``label_boxes`` is updated)."""
+    from matplotlib.collections import LineCollection
+    from matplotlib.patches import Patch
+
+    ticks = []
+    for m, fp in placed:
+        if _add_geom(ax, outline(fp, DRAW_POINTS), f"base-{_safe(u.id)}-{_safe(m.id)}", facecolor=c, alpha=0.75,
+                     edgecolor="#111111", linewidth=0.5, zorder=4):
+            summary.add("base")
+        ang = math.radians(m.facing)
+        reach = fp.support(math.cos(ang), math.sin(ang)) - (fp.cx * math.cos(ang) + fp.cy * math.sin(ang))
+        ticks.append([(fp.cx, fp.cy), (fp.cx + reach * math.cos(ang), fp.cy + reach * math.sin(ang))])
+    lc = LineCollection(ticks, colors="#ffffff", linewidths=0.6, zorder=4.1)
+    lc.set_gid(f"facing-{_safe(u.id)}")
+    ax.add_collection(lc)
+    xs = [fp.cx for _, fp in placed]
+    top = max(fp.cy + fp.outer_radius for _, fp in placed)
+    bottom = min(fp.cy - fp.outer_radius for _, fp in placed)
+    lx, ly = _label_spot(label_boxes, float(np.mean(xs)), top, bottom, len(u.id), W)
+    lab = ax.text(lx, ly, u.id, fontsize=5.5, ha="center", va="bottom", color=c,
+                  fontweight="bold", zorder=6, clip_on=True)
+    lab.set_gid(f"label-{_safe(u.id)}")
+    summary.add("unit")
+    legend(Patch(facecolor=c, alpha=0.75, edgecolor="#111111"), f"models of {u.player}")
+
+
+def _draw_scale_bar(ax, offtable: list[str], W: float) -> None:
+    """The scale bar (inches, ticks every 3") under the battlefield, and the off-table note beside it."""
+    from matplotlib.lines import Line2D
+
     sb_y = -2.6
     bar = Line2D([0, SCALE_BAR_IN], [sb_y, sb_y], color="#000000", linewidth=2.0, solid_capstyle="butt")
     bar.set_gid("scalebar")
@@ -420,13 +496,6 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
         ot = ax.text(SCALE_BAR_IN + 14.0, sb_y, "\n".join(lines[:3] + (["..."] if len(lines) > 3 else [])),
                      fontsize=5.5, va="center")
         ot.set_gid("offtable")
-
-    leg = fig.legend(handles, names, loc="upper left", bbox_to_anchor=(0.05 + ax_w / (ax_w + 4.2) * 0.95 + 0.005,
-                                                                         0.92),
-                     fontsize=6.5, frameon=True, title="Legend", title_fontsize=8)
-    leg.set_gid("legend")
-    summary.legend = list(names)
-    return fig, summary
 
 
 def _draw_arrival(ax, world: World, a: ArrivalCells, table, colours, summary: RenderSummary, legend) -> None:

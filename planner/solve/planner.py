@@ -481,28 +481,85 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
     groups = _groups(world, units)
     if not groups:
         raise ScenarioError("no unit is marked 'place: true': nothing to plan", file=world.file, location="armies")
-    table = Table(world)
-    placing = {u.id for g in groups for u in g.members}
-    fixed = [table.final(u) for u in table.on_table if u.id not in placing]
-    terms = compile_goals(world, table, groups[0].host.player, placing)
-    builder = CandidateBuilder(table, fixed, settings.grid_in, terms, settings.margin_in)
-    deadline = t0 + settings.time_limit_s
-    builder.deadline = deadline - min(2.0, 0.2 * settings.time_limit_s)  # leave the solver some time
-    streams = {g.id: builder.stream(g) for g in groups}
-    cands: dict[str, list[Candidate]] = {g.id: [] for g in groups}
-    conflicts: dict[tuple[str, int, str, int], bool] = {}
-    capacity = _capacity_conflicts(world, placing)
+    run = _Planning(world, settings, groups, on_progress, t0)
+    capacity = _capacity_conflicts(world, run.placing)
     if capacity:
         return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, conflicts=capacity,
                           message="proven infeasible: " + "; ".join(c.message for c in capacity))
+    return run.plan()
 
-    def progress(obj: float | None, bound: float | None) -> None:
-        if on_progress is not None:
-            on_progress(obj, bound, time.monotonic() - t0)
 
-    def extend(g: Group, n: int, until: float, below: int | None = None) -> None:
+@dataclass
+class _Round:
+    """One CP-SAT solve over the candidates taken so far, with the bounds it is judged by."""
+
+    status: int
+    solver: cp_model.CpSolver | None
+    cp: cp_model.CpModel
+    x: dict[tuple[str, int], cp_model.IntVar]
+    tie: int
+    live: dict[str, list[Candidate]]
+    outside: int | None
+    rest: dict[str, int]
+    out_of_time: bool
+
+
+class _Planning:
+    """The steps of :func:`plan_deployment` and the state they share: the candidate streams, the
+    candidates taken, the hint (``start``), the batch size and the rounds."""
+
+    def __init__(self, world: World, settings: SolverSettings, groups: list[Group],
+                 on_progress: ProgressCallback | None, t0: float):
+        """Compile the goals and open one candidate stream per group (none judged yet)."""
+        self.world, self.settings, self.groups, self.on_progress, self.t0 = world, settings, groups, on_progress, t0
+        table = Table(world)
+        self.placing = {u.id for g in groups for u in g.members}
+        fixed = [table.final(u) for u in table.on_table if u.id not in self.placing]
+        self.terms = compile_goals(world, table, groups[0].host.player, self.placing)
+        self.builder = builder = CandidateBuilder(table, fixed, settings.grid_in, self.terms, settings.margin_in)
+        self.deadline = t0 + settings.time_limit_s
+        builder.deadline = self.deadline - min(2.0, 0.2 * settings.time_limit_s)  # leave the solver some time
+        self.streams = {g.id: builder.stream(g) for g in groups}
+        self.cands: dict[str, list[Candidate]] = {g.id: [] for g in groups}
+        self.conflicts: dict[tuple[str, int, str, int], bool] = {}
+        self.grid = (f"the {settings.grid_in:g}\" candidate grid (every formation of 1-3 ranks, two facings, at "
+                     f"every grid point of each unit's region)")
+        self.batch = settings.candidates_per_unit
+        self.rounds = 0
+        self.start: dict[str, Candidate] | None = None
+        self.todo_extra: dict[str, int] | None = None  # per unit: take candidates below this cost
+
+    def plan(self) -> PlanResult:
+        """A greedy first plan, then rounds of more candidates and a CP-SAT solve until one answers."""
+        # a first legal plan before anything else: the answer if time runs short, and the hint
+        self.start = self.greedy(self.t0 + 0.6 * max(0.0, self.builder.deadline - self.t0))
+        self.report_start()
+        while True:
+            self.rounds += 1
+            self.take_candidates()
+            answer = self.no_candidates_answer()
+            if answer is not None:
+                return answer
+            if self.start is None:
+                self.start = self.greedy(time.monotonic() + 0.4 * max(0.0, self.builder.deadline - time.monotonic()))
+                self.report_start()
+            answer = self.solve_round()
+            if answer is not None:
+                return answer
+
+    def progress(self, obj: float | None, bound: float | None) -> None:
+        """Report an objective and bound (objective units) to ``on_progress``, if given."""
+        if self.on_progress is not None:
+            self.on_progress(obj, bound, time.monotonic() - self.t0)
+
+    def report_start(self) -> None:
+        """Report the greedy plan's objective, if there is one."""
+        if self.start is not None:
+            self.progress(sum(c.icost for c in self.start.values()) / COST_SCALE, None)
+
+    def extend(self, g: Group, n: int, until: float, below: int | None = None) -> None:
         """Take up to ``n`` more candidates (all whose cost is below ``below``, if given)."""
-        s = streams[g.id]
+        s = self.streams[g.id]
         k = 0
         while (k < n if below is None else ((nxt := s.bound()) is not None and nxt < below)):
             if time.monotonic() > until or s.exhausted:
@@ -513,20 +570,21 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
                 return
             if c is None:
                 return
-            cands[g.id].append(c)
+            self.cands[g.id].append(c)
             k += 1
 
-    def greedy(until: float) -> dict[str, Candidate] | None:
+    def greedy(self, until: float) -> dict[str, Candidate] | None:
         """Biggest units first, each at its cheapest candidate clear of those already placed
         (pulling more candidates from its stream as needed): a quick legal plan, used as the
         CP-SAT hint and as the answer if the exact model cannot be built in time."""
+        cands, streams, builder = self.cands, self.streams, self.builder
         picked: dict[str, Candidate] = {}
         taken_xy = np.zeros((0, 2))
         taken_r = np.zeros(0)
         saved = builder.deadline
         builder.deadline = min(saved, until)
         try:
-            for g in sorted(groups, key=lambda g: -len(g.models)):
+            for g in sorted(self.groups, key=lambda g: -len(g.models)):
                 i = 0
                 while g.id not in picked:
                     if i >= len(cands[g.id]):
@@ -548,106 +606,126 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
             builder.deadline = saved
         return picked
 
-    def done(chosen: dict[str, Candidate], status: Literal["optimal", "feasible"], bound: int | None,
-             message: str, solver: cp_model.CpSolver | None) -> PlanResult:
-        return _result(world, groups, cands, chosen, terms, t0, status=status, bound=bound, message=message,
-                       solver_time=solver.wall_time if solver is not None else 0.0, rounds=rounds)
-
-    grid = (f"the {settings.grid_in:g}\" candidate grid (every formation of 1-3 ranks, two facings, at every "
-            f"grid point of each unit's region)")
-    batch = settings.candidates_per_unit
-    rounds = 0
-    start = None
-    todo_extra: dict[str, int] | None = None  # per unit: take candidates below this cost
-    # a first legal plan before anything else: the answer if time runs short, and the hint
-    start = greedy(t0 + 0.6 * max(0.0, builder.deadline - t0))
-    if start is not None:
-        progress(sum(c.icost for c in start.values()) / COST_SCALE, None)
-    while True:
-        rounds += 1
-        if todo_extra is None:
+    def take_candidates(self) -> None:
+        """Take this round's candidates: ``batch`` more per unit sharing the time fairly, or the
+        candidates below ``todo_extra`` of the units that could still pay."""
+        if self.todo_extra is None:
             # share the candidate time fairly: units with fewest candidates first, each a slice
-            todo = sorted((g for g in groups if not streams[g.id].exhausted), key=lambda g: len(cands[g.id]))
+            todo = sorted((g for g in self.groups if not self.streams[g.id].exhausted),
+                          key=lambda g: len(self.cands[g.id]))
             for k, g in enumerate(todo):
-                share = (builder.deadline - time.monotonic()) / (len(todo) - k)
-                extend(g, batch, time.monotonic() + max(0.0, share))
+                share = (self.builder.deadline - time.monotonic()) / (len(todo) - k)
+                self.extend(g, self.batch, time.monotonic() + max(0.0, share))
         else:
-            todo = [g for g in groups if g.id in todo_extra]
+            todo = [g for g in self.groups if g.id in self.todo_extra]
             for k, g in enumerate(todo):
-                share = (builder.deadline - time.monotonic()) / (len(todo) - k)
-                extend(g, 4 * batch, time.monotonic() + max(0.0, share), below=todo_extra[g.id])
-        empty = [g for g in groups if not cands[g.id]]
-        if empty:
-            if all(streams[g.id].exhausted for g in empty):
-                return _infeasible(world, empty, cands, streams, builder, settings, t0, grid, rounds)
-            return PlanResult(status="unknown", wall_time_s=time.monotonic() - t0, rounds=rounds,
-                              message=f"no legal placement found before the time limit on {grid} for unit(s) "
-                                      f"{', '.join(g.id for g in empty)}. This is not a proof that no legal "
-                                      "position exists; try a longer --time-limit.")
-        if start is None:
-            start = greedy(time.monotonic() + 0.4 * max(0.0, builder.deadline - time.monotonic()))
-            if start is not None:
-                progress(sum(c.icost for c in start.values()) / COST_SCALE, None)
-        outside, rest = _outside_bound(groups, cands, streams)
+                share = (self.builder.deadline - time.monotonic()) / (len(todo) - k)
+                self.extend(g, 4 * self.batch, time.monotonic() + max(0.0, share), below=self.todo_extra[g.id])
+
+    def no_candidates_answer(self) -> PlanResult | None:
+        """Infeasible or unknown when some unit has no candidate yet; None when every unit has one."""
+        empty = [g for g in self.groups if not self.cands[g.id]]
+        if not empty:
+            return None
+        if all(self.streams[g.id].exhausted for g in empty):
+            return _infeasible(self.world, empty, self.cands, self.streams, self.builder, self.settings, self.t0,
+                               self.grid, self.rounds)
+        return PlanResult(status="unknown", wall_time_s=time.monotonic() - self.t0, rounds=self.rounds,
+                          message=f"no legal placement found before the time limit on {self.grid} for unit(s) "
+                                  f"{', '.join(g.id for g in empty)}. This is not a proof that no legal "
+                                  "position exists; try a longer --time-limit.")
+
+    def solve_round(self) -> PlanResult | None:
+        """Solve over the candidates taken: the answer, or None to take more candidates and solve again."""
+        groups, t0 = self.groups, self.t0
+        outside, rest = _outside_bound(groups, self.cands, self.streams)
         if _DEBUG:
-            print(f"[plan] round {rounds} t={time.monotonic() - t0:.1f} candidates "
-                  f"{[len(cands[g.id]) for g in groups]} outside {outside}", flush=True)
-        status, solver, cp, x, tie, live = _solve(groups, cands, settings, deadline, conflicts, start, on_progress,
-                                            outside, t0, rule_ids(world.scenario.ruleset))
+            print(f"[plan] round {self.rounds} t={time.monotonic() - t0:.1f} candidates "
+                  f"{[len(self.cands[g.id]) for g in groups]} outside {outside}", flush=True)
+        status, solver, cp, x, tie, live = _solve(groups, self.cands, self.settings, self.deadline, self.conflicts,
+                                                  self.start, self.on_progress, outside, t0,
+                                                  rule_ids(self.world.scenario.ruleset))
         if _DEBUG:
             print(f"[plan] solve {solver.status_name(status) if solver else None} t={time.monotonic() - t0:.1f} "
                   f"obj {solver.objective_value if solver else None} bound "
                   f"{solver.best_objective_bound if solver else None} tie {tie}", flush=True)
         if status == cp_model.MODEL_INVALID:
             raise SolverError(f"CP-SAT model invalid: {cp.validate()}")
-        out_of_time = time.monotonic() >= builder.deadline
+        out_of_time = time.monotonic() >= self.builder.deadline
+        r = _Round(status, solver, cp, x, tie, live, outside, rest, out_of_time)
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            chosen = {g.id: next(c for c in live[g.id] if solver.boolean_value(x[g.id, c.index])) for g in groups}
-            start = chosen  # the next round's hint
-            obj = sum(c.icost for c in chosen.values())
-            if status == cp_model.OPTIMAL:
-                if outside is None or obj <= outside:
-                    chosen = _tie_break(cp, x, groups, live, chosen, settings, deadline)
-                    progress(obj / COST_SCALE, obj / COST_SCALE)
-                    return done(chosen, "optimal", obj,
-                                f"optimal over {grid}: every candidate not taken costs at least the bound "
-                                f"{'(none left)' if outside is None else f'{outside / COST_SCALE:.3f}'}", solver)
-                need = {g.id: obj - rest[g.id] for g in groups
-                        if (nxt := streams[g.id].bound()) is not None and nxt + rest[g.id] < obj}
-                progress(obj / COST_SCALE, outside / COST_SCALE)
-                if not out_of_time:
-                    todo_extra = need
-                    continue
-                return done(chosen, "feasible", min(obj, outside),
-                            f"feasible: optimal over the {sum(len(v) for v in cands.values())} candidates taken, "
-                            f"but the time ran out before every cheaper candidate of {', '.join(sorted(need))} "
-                            "was judged", solver)
-            bound = _true_bound(solver.best_objective_bound, tie, obj, outside)
-            return done(chosen, "feasible", bound, "feasible: time limit reached before a proof", solver)
+            return self.solution_answer(r)
         if status == cp_model.INFEASIBLE:
-            if all(s.exhausted for s in streams.values()):
-                return _infeasible(world, groups, cands, streams, builder, settings, t0, grid, rounds)
-            if not out_of_time:
-                batch *= 2
-                todo_extra = None
-                continue
-        if start is not None:
-            return done(start, "feasible", None,
-                        "feasible: the greedy placement (biggest units first, each at its cheapest place clear of "
-                        "the others); the CP-SAT model could not improve or bound it within the time limit, so "
-                        "there is no bound", None)
+            if all(s.exhausted for s in self.streams.values()):
+                return _infeasible(self.world, groups, self.cands, self.streams, self.builder, self.settings, t0,
+                                   self.grid, self.rounds)
+            if not r.out_of_time:
+                self.batch *= 2
+                self.todo_extra = None
+                return None
+        return self.no_solution_answer(r)
+
+    def solution_answer(self, r: _Round) -> PlanResult | None:
+        """CP-SAT found a plan (the next round's hint): optimal or feasible, or None to take the
+        candidates that could still make it cheaper."""
+        solver = r.solver
+        assert solver is not None  # OPTIMAL or FEASIBLE: the model was built and solved
+        chosen = {g.id: next(c for c in r.live[g.id] if solver.boolean_value(r.x[g.id, c.index])) for g in self.groups}
+        self.start = chosen  # the next round's hint
+        obj = sum(c.icost for c in chosen.values())
+        if r.status == cp_model.OPTIMAL:
+            return self.optimal_answer(r, chosen, obj)
+        bound = _true_bound(solver.best_objective_bound, r.tie, obj, r.outside)
+        return self.done(chosen, "feasible", bound, "feasible: time limit reached before a proof", solver)
+
+    def optimal_answer(self, r: _Round, chosen: dict[str, Candidate], obj: int) -> PlanResult | None:
+        """Optimal over the taken candidates: optimal over the grid if no untaken candidate can pay,
+        else None to take those (or feasible if the time ran out)."""
+        outside, rest = r.outside, r.rest
+        if outside is None or obj <= outside:
+            chosen = _tie_break(r.cp, r.x, self.groups, r.live, chosen, self.settings, self.deadline)
+            self.progress(obj / COST_SCALE, obj / COST_SCALE)
+            return self.done(chosen, "optimal", obj,
+                             f"optimal over {self.grid}: every candidate not taken costs at least the bound "
+                             f"{'(none left)' if outside is None else f'{outside / COST_SCALE:.3f}'}", r.solver)
+        need = {g.id: obj - rest[g.id] for g in self.groups
+                if (nxt := self.streams[g.id].bound()) is not None and nxt + rest[g.id] < obj}
+        self.progress(obj / COST_SCALE, outside / COST_SCALE)
+        if not r.out_of_time:
+            self.todo_extra = need
+            return None
+        return self.done(chosen, "feasible", min(obj, outside),
+                         f"feasible: optimal over the {sum(len(v) for v in self.cands.values())} candidates taken, "
+                         f"but the time ran out before every cheaper candidate of {', '.join(sorted(need))} "
+                         "was judged", r.solver)
+
+    def no_solution_answer(self, r: _Round) -> PlanResult:
+        """No CP-SAT plan and no more rounds: the greedy plan if there is one, else unknown and why."""
+        solver, status = r.solver, r.status
+        if self.start is not None:
+            return self.done(self.start, "feasible", None,
+                             "feasible: the greedy placement (biggest units first, each at its cheapest place clear "
+                             "of the others); the CP-SAT model could not improve or bound it within the time limit, "
+                             "so there is no bound", None)
         if solver is None:
             why = "the time ran out while building the CP-SAT model"
         elif status == cp_model.INFEASIBLE:
             why = ("the candidate placements found all crowd each other (overlapping bases "
-                   f"[{rule_ids(world.scenario.ruleset)['overlap']}])")
+                   f"[{rule_ids(self.world.scenario.ruleset)['overlap']}])")
         else:
             why = f"CP-SAT status {solver.status_name(status)}"
-        return PlanResult(status="unknown", wall_time_s=time.monotonic() - t0, rounds=rounds,
+        return PlanResult(status="unknown", wall_time_s=time.monotonic() - self.t0, rounds=self.rounds,
                           solver_time_s=solver.wall_time if solver is not None else 0.0,
-                          message=f"no plan found within {settings.time_limit_s:g} s after {rounds} round(s) of "
-                                  f"candidates: {why}. This is not a proof that no legal plan exists; try a "
-                                  "longer --time-limit.")
+                          message=f"no plan found within {self.settings.time_limit_s:g} s after {self.rounds} "
+                                  f"round(s) of candidates: {why}. This is not a proof that no legal plan exists; "
+                                  "try a longer --time-limit.")
+
+    def done(self, chosen: dict[str, Candidate], status: Literal["optimal", "feasible"], bound: int | None,
+             message: str, solver: cp_model.CpSolver | None) -> PlanResult:
+        """The plan result for ``chosen``, re-checked by the checker (:func:`_result`)."""
+        return _result(self.world, self.groups, self.cands, chosen, self.terms, self.t0, status=status, bound=bound,
+                       message=message, solver_time=solver.wall_time if solver is not None else 0.0,
+                       rounds=self.rounds)
 
 
 def _result(world: World, groups: list[Group], cands: dict[str, list[Candidate]], chosen: dict[str, Candidate],
@@ -732,32 +810,71 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
     mutual no-overlap. CP-SAT's sufficient assumptions are then shrunk by deletion. Candidates
     the fast line-of-sight test rejected are judged again with the exact test.
     """
-    cp = cp_model.CpModel()
-    lits: dict[tuple, cp_model.IntVar] = {}
-    legal: dict[str, list[Candidate]] = {g.id: list(cands[g.id]) for g in groups}
-    xs: dict[tuple[str, int], cp_model.IntVar] = {}
+    proof = _Assumptions(groups, cands)
     for g in groups:
-        s = streams[g.id]
-        reasons = dict(s.rejected)
-        if s.rejected_sight:
-            reasons = {r: n for r, n in reasons.items() if r[0] != builder.sight_rule}
-            builder.deadline = float("inf")
-            for ai, fi in s.rejected_sight:
-                why, _ = builder.judge(g, s.positions(ai, fi), exact_sight=True)
-                if why is None:
-                    # the exact test proves it hidden: a legal place the fast test could not offer
-                    return PlanResult(status="unknown", wall_time_s=time.monotonic() - t0, rounds=rounds,
-                                      message=f"no plan over {grid} with the fast line-of-sight test, but the exact "
-                                              f"test proves some rejected placements of {g.id} hidden; not a proof "
-                                              "of infeasibility")
-                reasons[why] = reasons.get(why, 0) + 1
+        reasons = _rejection_reasons(g, streams[g.id], builder)
+        if reasons is None:
+            # the exact test proves it hidden: a legal place the fast test could not offer
+            return PlanResult(status="unknown", wall_time_s=time.monotonic() - t0, rounds=rounds,
+                              message=f"no plan over {grid} with the fast line-of-sight test, but the exact "
+                                      f"test proves some rejected placements of {g.id} hidden; not a proof "
+                                      "of infeasibility")
+        proof.add_unit(g, reasons)
+    proof.add_pairs(rule_ids(world.scenario.ruleset)["overlap"])
+    keys = list(proof.lits)
+    ids = rule_ids(world.scenario.ruleset)
+    verdict = proof.infeasible_with(keys)
+    if not verdict:
+        return PlanResult(status="unknown", wall_time_s=time.monotonic() - t0, rounds=rounds,
+                          message=f"no plan found over {grid}, and the infeasibility proof did not conclude")
+    core = proof.shrink(list(proof.core) or keys)
+    out = _core_conflicts(world, groups, core, ids, settings)
+    if not out:  # a unit whose region holds no grid point at all
+        out = [Conflict(units=[g.id], rules=[ids["battlefield"]],
+                        message=f"unit {g.host.label}: no grid point in its region") for g in groups
+               if not proof.legal[g.id] and not streams[g.id].rejected]
+    return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, rounds=rounds, conflicts=out,
+                      message=_proof_scope(grid, settings) + ". " + "; ".join(c.message for c in out))
+
+
+def _rejection_reasons(g: Group, s: CandidateStream, builder: CandidateBuilder) -> dict | None:
+    """How many of ``g``'s candidates each (rule, detail) rejected, line of sight re-judged
+    exactly; None if the exact test finds a rejected placement legal."""
+    reasons = dict(s.rejected)
+    if s.rejected_sight:
+        reasons = {r: n for r, n in reasons.items() if r[0] != builder.sight_rule}
+        builder.deadline = float("inf")
+        for ai, fi in s.rejected_sight:
+            why, _ = builder.judge(g, s.positions(ai, fi), exact_sight=True)
+            if why is None:
+                return None
+            reasons[why] = reasons.get(why, 0) + 1
+    return reasons
+
+
+class _Assumptions:
+    """The infeasibility model: each unit's legal candidates or a relaxed rule, no-overlap between
+    units, one assumption literal per (unit, rule, detail) and per pair of units (``lits``)."""
+
+    def __init__(self, groups: list[Group], cands: dict[str, list[Candidate]]):
+        """An empty model over ``groups``' candidates so far (all legal)."""
+        self.groups = groups
+        self.cp = cp_model.CpModel()
+        self.lits: dict[tuple, cp_model.IntVar] = {}
+        self.legal: dict[str, list[Candidate]] = {g.id: list(cands[g.id]) for g in groups}
+        self.xs: dict[tuple[str, int], cp_model.IntVar] = {}
+        self.core: list[tuple] = []
+
+    def add_unit(self, g: Group, reasons: dict) -> None:
+        """Exactly one of ``g``'s legal candidates, or one relaxed (rule, detail) of its rejections."""
+        cp = self.cp
         options = []
-        for c in legal[g.id]:
-            xs[g.id, c.index] = v = cp.new_bool_var(f"place[{g.id}@{c.index}]")
+        for c in self.legal[g.id]:
+            self.xs[g.id, c.index] = v = cp.new_bool_var(f"place[{g.id}@{c.index}]")
             options.append(v)
         for (rule, detail) in sorted(reasons, key=lambda r: (r[0], r[1] or "")):
             key = (g.id, rule, detail)
-            a = lits[key] = cp.new_bool_var(f"{rule}[{g.id},{detail}]")
+            a = self.lits[key] = cp.new_bool_var(f"{rule}[{g.id},{detail}]")
             y = cp.new_bool_var(f"relax[{g.id},{rule},{detail}]")
             cp.add_implication(y, a.Not())
             options.append(y)
@@ -765,22 +882,26 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
             cp.add_exactly_one(options)
         else:
             cp.add_bool_or([])  # an empty region: no grid point at all
-    conflicts_cache: dict = {}
-    for i in range(len(groups)):
-        for j in range(i + 1, len(groups)):
-            ga, gb = groups[i], groups[j]
-            pairs = _overlapping_pairs(legal[ga.id], legal[gb.id], ga.id, gb.id, conflicts_cache) \
-                if legal[ga.id] and legal[gb.id] else []
-            if not pairs:
-                continue
-            a = lits[("pair", ga.id, gb.id)] = cp.new_bool_var(
-                f"{rule_ids(world.scenario.ruleset)['overlap']}[{ga.id},{gb.id}]")
-            for ca, cb in pairs:
-                cp.add_bool_or([xs[ga.id, ca.index].Not(), xs[gb.id, cb.index].Not(), a.Not()])
-    keys = list(lits)
-    ids = rule_ids(world.scenario.ruleset)
 
-    def infeasible_with(subset: list[tuple]) -> bool | None:
+    def add_pairs(self, overlap_rule: str) -> None:
+        """For each pair of units with overlapping candidates, a literal guarding their no-overlap."""
+        groups, legal, xs = self.groups, self.legal, self.xs
+        conflicts_cache: dict = {}
+        for i in range(len(groups)):
+            for j in range(i + 1, len(groups)):
+                ga, gb = groups[i], groups[j]
+                pairs = _overlapping_pairs(legal[ga.id], legal[gb.id], ga.id, gb.id, conflicts_cache) \
+                    if legal[ga.id] and legal[gb.id] else []
+                if not pairs:
+                    continue
+                a = self.lits[("pair", ga.id, gb.id)] = self.cp.new_bool_var(f"{overlap_rule}[{ga.id},{gb.id}]")
+                for ca, cb in pairs:
+                    self.cp.add_bool_or([xs[ga.id, ca.index].Not(), xs[gb.id, cb.index].Not(), a.Not()])
+
+    def infeasible_with(self, subset: list[tuple]) -> bool | None:
+        """Whether the literals of ``subset`` alone leave no plan (None: not decided in 10 s);
+        if so, ``core`` is CP-SAT's sufficient subset of them."""
+        cp, lits = self.cp, self.lits
         cp.clear_assumptions()
         cp.add_assumptions([lits[k] for k in subset])
         solver = cp_model.CpSolver()
@@ -789,19 +910,22 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
         st = solver.solve(cp)
         if st == cp_model.INFEASIBLE:
             core_idx = set(solver.sufficient_assumptions_for_infeasibility())
-            infeasible_with.core = [k for k in subset if lits[k].index in core_idx]  # type: ignore[attr-defined]
+            self.core = [k for k in subset if lits[k].index in core_idx]
             return True
         return False if st in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
 
-    verdict = infeasible_with(keys)
-    if not verdict:
-        return PlanResult(status="unknown", wall_time_s=time.monotonic() - t0, rounds=rounds,
-                          message=f"no plan found over {grid}, and the infeasibility proof did not conclude")
-    core = list(infeasible_with.core) or keys  # type: ignore[attr-defined]
-    for k in list(core):  # shrink: drop each literal the conflict does not need
-        trial = [c for c in core if c != k]
-        if trial and infeasible_with(trial):
-            core = trial
+    def shrink(self, core: list[tuple]) -> list[tuple]:
+        """``core`` less each literal the conflict does not need (deletion, in order)."""
+        for k in list(core):  # shrink: drop each literal the conflict does not need
+            trial = [c for c in core if c != k]
+            if trial and self.infeasible_with(trial):
+                core = trial
+        return core
+
+
+def _core_conflicts(world: World, groups: list[Group], core: list[tuple], ids: dict[str, str],
+                    settings: SolverSettings) -> list[Conflict]:
+    """One conflict per unit in the shrunk core: its rules and units, worded by the ruleset's judge."""
     by_unit: dict[tuple[str, ...], list[tuple]] = {}
     for k in core:
         who = (k[1], k[2]) if k[0] == "pair" else (k[0],)
@@ -823,13 +947,12 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
         out.append(Conflict(units=[g.id] + sorted({k[2] if k[1] == g.id else k[1] for k in pairs}), rules=rules,
                             message=f"unit {g.host.label}: no position on the {settings.grid_in:g}\" grid is "
                                     + " and ".join(descs)))
-    if not out:  # a unit whose region holds no grid point at all
-        out = [Conflict(units=[g.id], rules=[ids["battlefield"]],
-                        message=f"unit {g.host.label}: no grid point in its region") for g in groups
-               if not legal[g.id] and not streams[g.id].rejected]
-    scope = (f"proven infeasible over {grid}, judged with the checker's exact predicates (line of sight re-judged "
-             "exactly)" + (f", keeping the planner's {settings.margin_in:g}\" tape-measure margin on "
+    return out
+
+
+def _proof_scope(grid: str, settings: SolverSettings) -> str:
+    """What the infeasibility proof covers: the grid, the exact predicates, the planner's margin."""
+    return (f"proven infeasible over {grid}, judged with the checker's exact predicates (line of sight re-judged "
+            "exactly)" + (f", keeping the planner's {settings.margin_in:g}\" tape-measure margin on "
                           "'more than' distances" if settings.margin_in > 0 else "")
-             + "; not a proof for positions off the grid")
-    return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, rounds=rounds, conflicts=out,
-                      message=scope + ". " + "; ".join(c.message for c in out))
+            + "; not a proof for positions off the grid")
