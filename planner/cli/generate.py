@@ -33,7 +33,7 @@ from planner.errors import ScenarioError
 from planner.generate.distributions import KINDS, GeneratorParams
 from planner.generate.engine import Job, make_line, run
 from planner.generate.lines import line_schema
-from planner.generate.writer import (
+from planner.io.dataset import (
     LINES,
     MANIFEST,
     SCHEMA,

@@ -33,6 +33,7 @@ verdict.
 from __future__ import annotations
 
 import copy
+import logging
 import os
 import time
 from collections.abc import Callable
@@ -63,6 +64,8 @@ from planner.units import TOLERANCE_IN
 from planner.world import World, resolve
 
 _DEBUG = bool(os.environ.get("PLANNER_DEBUG"))
+"""``PLANNER_DEBUG`` set: CP-SAT logs its search, and each round is logged (logger ``planner.solve.planner``)."""
+_log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[float | None, float | None, float], None]
 """``on_progress(objective, bound, elapsed_s)``: objective and bound in objective units (None
@@ -640,15 +643,15 @@ class _Planning:
         groups, t0 = self.groups, self.t0
         outside, rest = _outside_bound(groups, self.cands, self.streams)
         if _DEBUG:
-            print(f"[plan] round {self.rounds} t={time.monotonic() - t0:.1f} candidates "
-                  f"{[len(self.cands[g.id]) for g in groups]} outside {outside}", flush=True)
+            _log.debug("round %d t=%.1f candidates %s outside %s", self.rounds, time.monotonic() - t0,
+                       [len(self.cands[g.id]) for g in groups], outside)
         status, solver, cp, x, tie, live = _solve(groups, self.cands, self.settings, self.deadline, self.conflicts,
                                                   self.start, self.on_progress, outside, t0,
                                                   rule_ids(self.world.scenario.ruleset))
         if _DEBUG:
-            print(f"[plan] solve {solver.status_name(status) if solver else None} t={time.monotonic() - t0:.1f} "
-                  f"obj {solver.objective_value if solver else None} bound "
-                  f"{solver.best_objective_bound if solver else None} tie {tie}", flush=True)
+            _log.debug("solve %s t=%.1f obj %s bound %s tie %s", solver.status_name(status) if solver else None,
+                       time.monotonic() - t0, solver.objective_value if solver else None,
+                       solver.best_objective_bound if solver else None, tie)
         if status == cp_model.MODEL_INVALID:
             raise SolverError(f"CP-SAT model invalid: {cp.validate()}")
         out_of_time = time.monotonic() >= self.builder.deadline
