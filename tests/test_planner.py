@@ -210,3 +210,10 @@ def test_cli_plan_refuses_to_overwrite_its_input(tmp_path):
     assert "refusing to overwrite" in r.stderr
     assert "Traceback" not in r.stderr
     assert src.read_text() == before
+
+
+def test_plan_deployment_refuses_a_deny_goal_with_an_input_error():
+    """A library call with a deny goal is an input error naming the goal, not an AttributeError."""
+    world = load_scenario(Path(__file__).parent / "assets" / "deny-small.yaml")
+    with pytest.raises(ScenarioError, match=r"goals\[0\]\.kind.*denial planner"):
+        plan_deployment(world)

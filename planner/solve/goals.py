@@ -127,6 +127,9 @@ def compile_goals(world, table: Table, player: str, placing: set[str]) -> list[T
         def err(msg: str, fld: str, value: object) -> ScenarioError:
             return ScenarioError(msg, file=world.file, location=f"{loc}.{fld}", value=value)  # noqa: B023
 
+        if g.kind == "deny":
+            raise err("a deny goal is solved by the denial planner (planner.adversary.deny.deny, or 'planner "
+                      "plan'), not by plan_deployment", "kind", g.kind)
         units = None
         if g.units is not None:
             for k, uid in enumerate(g.units):
