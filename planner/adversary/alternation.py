@@ -29,7 +29,7 @@ from planner.errors import ScenarioError
 from planner.geometry.measure import overlaps
 from planner.legality.checker import check_deployment
 from planner.legality.report import LegalityReport
-from planner.legality.table import Placed, Table
+from planner.legality.table import Placed
 from planner.schema import Scenario, SetupMethod
 from planner.world import World, resolve
 
@@ -87,7 +87,7 @@ class _Game:
         self.cap = cap_in if cap_in is not None else math.hypot(bf.width, bf.depth)
         placing = {u.id for u in units} | {j for u in units for j in u.joined_by}
         self.w2 = off_table(world, placing)
-        table = Table(self.w2)
+        table = self.w2.ruleset.table(self.w2)
         fixed = fixed_units(table, placing)
         self.spaces: dict[str, ArrivalSpace] = {}
         for u in units:

@@ -196,7 +196,7 @@ def build_screen(world: World, enemy_units: list[str], settings: DenySettings,
                             "marked", file=world.file, location="armies")
     hidden = {u.id for g in egroups for u in g.members}
     w2 = off_table(world, hidden)
-    table = Table(w2)
+    table = w2.ruleset.table(w2)
     placing = {u.id for g in groups for u in g.members}
     egroups = [enemy_group(w2, e) for e in enemy_units]
     groups = _my_groups(w2, me[0])

@@ -161,7 +161,7 @@ class ArrivalSpace:
                  formations_per_anchor: int = 2, table: Table | None = None):
         self.world = world
         self.far_in, self.near_in = infiltrate_distances(world)
-        self.table = table or Table(world)
+        self.table = table or world.ruleset.table(world)
         self.group = group
         self.player = group.host.player
         self.grid = float(grid_in)

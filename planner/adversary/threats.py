@@ -35,7 +35,7 @@ from planner.geometry.shapes import Footprint
 from planner.legality.checker import check_deployment
 from planner.legality.hh2 import infiltrates
 from planner.legality.report import LegalityReport
-from planner.legality.table import Placed, Table
+from planner.legality.table import Placed
 from planner.schema import Scenario
 from planner.world import World, resolve
 
@@ -226,7 +226,7 @@ def find_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in: float
     """
     t0 = time.monotonic()
     group = enemy_group(world, enemy_unit)
-    table = Table(world)
+    table = world.ruleset.table(world)
     exclude = {u.id for u in group.members}
     fixed = fixed_units(table, exclude)
     space = ArrivalSpace(world, group, fixed, grid_in, table=table)

@@ -33,7 +33,6 @@ def run_threats(world: World, enemy_unit: str, goal_text: str | None, grid_in: f
     from planner.adversary.ds_threats import deepstrike_threats, is_deepstrike_arrival
     from planner.adversary.legal_area import fixed_units
     from planner.adversary.threats import ascii_map, find_threats, parse_goal
-    from planner.legality.table import Table
 
     goal = parse_goal(goal_text, world)
     deep = is_deepstrike_arrival(world, enemy_unit)
@@ -58,7 +57,7 @@ def run_threats(world: World, enemy_unit: str, goal_text: str | None, grid_in: f
 
             mine = [o.fp for o in make_setup(world, enemy_unit).obstacles if o.enemy]
         else:
-            mine = [f for p in fixed_units(Table(world), {enemy_unit})
+            mine = [f for p in fixed_units(world.ruleset.table(world), {enemy_unit})
                     if p.unit.player != world.units[enemy_unit].player for f in p.footprints]
         console.print("legal arrival anchors (o), my models (#), terrain (T), the enemy's best placement (X), "
                       "elsewhere (.):")
@@ -91,7 +90,6 @@ def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, cons
     """
     from planner.adversary.deny import DenySettings, deny
     from planner.adversary.threats import ascii_map
-    from planner.legality.table import Table
     from planner.world import resolve
 
     i, goal = deny_goal(world)  # type: ignore[misc]
@@ -122,7 +120,7 @@ def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, cons
     if r.scenario is not None:
         console.print(f"my deployment: {'legal' if r.legal else 'ILLEGAL'} (independent checker)")
         w = resolve(r.scenario, world.file)
-        t = Table(w)
+        t = w.ruleset.table(w)
         placed = {p.unit for p in r.placements}
         mine = [f for u in w.units.values() if u.id in placed or w.units[u.id].setup.joined in placed
                 for f in t.final(u).footprints]

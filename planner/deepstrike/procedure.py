@@ -54,7 +54,7 @@ from planner.geometry.shapes import (
 )
 from planner.legality.report import Evidence, Finding
 from planner.rules.registry import all_rulesets, find_ruleset
-from planner.schema import SetupMethod, SpecialRule, TerrainTrait
+from planner.schema import SetupMethod, TerrainTrait
 from planner.units import TOLERANCE_IN
 from planner.world import UnitInfo, World
 
@@ -197,10 +197,12 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
         raise ScenarioError("the orientation must be a finite number of degrees", location="--orientation",
                             value=orientation_deg)
     # RULES.md §2.1: every model needs Deep Strike, and the unit starts the game in Reserve
-    if not unit.all_models_have(SpecialRule.DEEP_STRIKE):
-        missing = [m.id for m in unit.models if SpecialRule.DEEP_STRIKE not in m.rules]
-        raise ScenarioError(f"every model of a Deep Striking unit needs the Deep Strike rule (models without it: "
-                            f"{', '.join(missing[:5])})", file=world.file, location=f"{unit.path}.rules",
+    missing = [m.id for m in world.ruleset.without_deep_strike(unit.models)]
+    if missing:
+        field = world.ruleset.DEEP_STRIKE_FIELD
+        raise ScenarioError(f"every model of a Deep Striking unit needs the Deep Strike rule, in its {field} "
+                            f"(models without it: "
+                            f"{', '.join(missing[:5])})", file=world.file, location=f"{unit.path}.{field}",
                             value=unit_id)
     if unit.setup.method is not SetupMethod.RESERVES or unit.setup.arrival != "deep_strike":
         raise ScenarioError("a Deep Striking unit starts the game in Reserve: set it up with "

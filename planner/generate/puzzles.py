@@ -31,14 +31,13 @@ SUBJECT = "subject"
 
 def _uniqueness(world, objective: float, settings) -> dict:
     """Ties and better candidates than ``objective`` over the whole candidate stream of the subject."""
-    from planner.legality.table import Table
     from planner.solve.candidates import CandidateBuilder, Group
     from planner.solve.goals import point_term
     from planner.solve.planner import COST_SCALE
 
     unit = world.units[SUBJECT]
     goal = world.scenario.goals[0]
-    table = Table(world)
+    table = world.ruleset.table(world)
     fixed = [table.final(u) for u in table.on_table if u.id != SUBJECT]
     builder = CandidateBuilder(table, fixed, settings.grid_in, [point_term(goal.x, goal.y)], settings.margin_in)
     z = round(objective * COST_SCALE)

@@ -651,8 +651,8 @@ class WH40kChecker:
             self.check_coherency(u)  # set up in coherency, as every set-up (with the units attached to it)
         if u.setup.arrival == "deep_strike":
             models = self.models_of(u)
-            ok = every_model_has(models, Ability.DEEP_STRIKE)
-            lacking = [m for m in models if not m.ability(Ability.DEEP_STRIKE.value)[0]]
+            lacking = self.R.without_deep_strike(models)
+            ok = bool(models) and not lacking
             self.add(_finding(P + "deepstrike.eligible", ok, u, "every model has Deep Strike" if ok
                               else f"model {lacking[0].unit_id}/{lacking[0].id} does not have Deep Strike: "
                                    "arriving by Deep Strike needs every model to have it",

@@ -22,6 +22,7 @@ distance is a few lines: see ``tests/test_ruleset_interface.py``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -29,7 +30,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 if TYPE_CHECKING:
     from planner.deepstrike.procedure import DeepStrikeRules
     from planner.legality.report import Finding
-    from planner.world import UnitInfo, World
+    from planner.legality.table import Table
+    from planner.world import ModelInfo, UnitInfo, World
 
 
 @dataclass(frozen=True)
@@ -165,6 +167,13 @@ class Ruleset:
         """
         raise self._unsupported("deployment checker")
 
+    def table(self, world: World) -> Table:
+        """The prepared table of a scenario with this ruleset's line-of-sight rule (what the
+        checker, the planner, its goals and the adversary measure on)."""
+        from planner.legality.table import Table
+
+        return Table(world)
+
     def setup_label(self, unit: UnitInfo) -> str:
         """How a unit's set-up is named in reports (e.g. ``'infiltrate'``, ``'scout (from infiltrate)'``)."""
         from planner.legality.table import setup_label
@@ -181,6 +190,16 @@ class Ruleset:
             If the planner cannot place units of this ruleset.
         """
         raise self._unsupported("deployment planner")
+
+    DEEP_STRIKE_FIELD: ClassVar[str] = "rules"
+    """Where a scenario of this ruleset states Deep Strike: a unit's or model's ``rules`` or ``abilities``."""
+
+    def without_deep_strike(self, models: Sequence[ModelInfo]) -> list[ModelInfo]:
+        """The models of a unit that lack Deep Strike, as this ruleset's scenarios state it (Horus
+        Heresy and the older editions: the ``Deep Strike`` special rule in ``rules``)."""
+        from planner.schema import SpecialRule
+
+        return [m for m in models if SpecialRule.DEEP_STRIKE not in m.rules]
 
     def deep_strike_rules(self, inertial_guidance: bool = False) -> DeepStrikeRules:
         """The Deep Strike procedure of this ruleset.

@@ -6,6 +6,7 @@ rather than in a number, a flag here says so and the edition sets it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from planner.rules.base import Ruleset
@@ -13,7 +14,8 @@ from planner.rules.base import Ruleset
 if TYPE_CHECKING:
     from planner.deepstrike.procedure import DeepStrikeRules
     from planner.legality.report import Finding
-    from planner.world import UnitInfo, World
+    from planner.legality.table import Table
+    from planner.world import ModelInfo, UnitInfo, World
 
 
 class Warhammer40k(Ruleset):
@@ -64,6 +66,12 @@ class Warhammer40k(Ruleset):
 
         return WH40kChecker(world).run()
 
+    def table(self, world: World) -> Table:
+        """The table with the edition's visibility rule (:class:`planner.legality.wh40k.WH40kTable`)."""
+        from planner.legality.wh40k import WH40kTable
+
+        return WH40kTable(world, self)
+
     def setup_label(self, unit: UnitInfo) -> str:
         from planner.legality.wh40k import setup_label_40k
 
@@ -73,6 +81,14 @@ class Warhammer40k(Ruleset):
         from planner.solve import wh40k_judge
 
         return wh40k_judge
+
+    DEEP_STRIKE_FIELD = "abilities"
+
+    def without_deep_strike(self, models: Sequence[ModelInfo]) -> list[ModelInfo]:
+        """The models that lack the Deep Strike ability (a datasheet ability: ``abilities``)."""
+        from planner.rules.abilities import Ability
+
+        return [m for m in models if not m.ability(Ability.DEEP_STRIKE.value)[0]]
 
     def deep_strike_rules(self, inertial_guidance: bool = False) -> DeepStrikeRules:
         from planner.deepstrike.procedure import DeepStrikeRules

@@ -255,6 +255,9 @@ class CandidateStream:
         anchor, or None where the full judge must decide."""
         b, g = self.b, self.group
         u = g.host
+        static = b.rules_judge.static_reason(b, g)
+        if static is not None:  # no position can be legal: every anchor is rejected for that rule
+            return [static] * xy.shape[0]
         key = ((u.player, u.method, u.setup.zone, u.setup.order), xy.shape, float(xy[0, 0, 0]) if xy.size else 0.0,
                float(xy[0, 0, 1]) if xy.size else 0.0, tuple(np.round(xy[0] - xy[0, 0], 9).ravel()) if xy.size else (),
                tuple(radii))

@@ -83,6 +83,9 @@ def judge(builder: Any, group: Any, fps: list[Footprint], exact_sight: bool = Fa
     t = builder.table
     rs = _rs(builder)
     u = group.host
+    static = static_reason(builder, group)
+    if static is not None:
+        return static, None
     if first_outside(fps, t.battlefield) is not None:
         return (rs.rid("battlefield"), None), None
     if u.method is SetupMethod.DEPLOYMENT_ZONE:
@@ -123,6 +126,32 @@ def judge(builder: Any, group: Any, fps: list[Footprint], exact_sight: bool = Fa
     return None, near
 
 
+def static_reason(builder: Any, group: Any) -> Reason | None:
+    """Why no placement of the group can be legal whatever its position, by the checker's own
+    predicates (cached per group): a unit set up by Infiltrate or Scout without the rule, or an
+    Independent Character that may not join its unit (Infiltrate, unit type, not an IC)."""
+    cache = builder.__dict__.setdefault("_hh2_static", {})
+    if group.id in cache:
+        return cast("Reason | None", cache[group.id])
+    world, rs = builder.table.world, _rs(builder)
+    checker = checks.HH2Checker(world, rs)
+    why: Reason | None = None
+    for m in group.members:
+        if m.method is SetupMethod.INFILTRATE and not checks.has_infiltrate_for_setup(world, m):
+            why = (rs.rid("infiltrate.eligible"), m.id)
+        elif m.method is SetupMethod.SCOUT and not checks.has_scout_for_setup(world, m):
+            why = (rs.rid("scout.eligible"), m.id)
+        elif m.setup.joined:
+            checker.check_ic(m)
+            coherency = rs.rid("ic.coherency")  # the formation keeps the IC in coherency
+            bad = [f for f in checker.findings[m.id] if not f.passed and f.rule != coherency]
+            why = (bad[0].rule, m.id) if bad else None
+        if why is not None:
+            break
+    cache[group.id] = why
+    return why
+
+
 # --------------------------------------------------------------------------- explanations
 
 _RULE_ORDER = ("infiltrate.distance", "scout.more_than_9", "infiltrate.hidden", "scout.distance",
@@ -159,6 +188,12 @@ def _describe(world: World, rs: HorusHeresy2, rule: str, detail: str | None, uni
         return f"entirely within {checks.scout_limit(unit, rs):g}\" of where each model stood"
     if name == "scout.more_than_9":
         return f"more than {rs.SCOUT_MORE_THAN_IN:g}\" from enemy unit {lab(detail)}"
+    if name == "infiltrate.eligible":
+        return f"set up by Infiltrate ({lab(detail)} has no model with Infiltrate)"
+    if name == "scout.eligible":
+        return f"set up by a Scout redeploy ({lab(detail)} has no model with Scout)"
+    if name in ("ic.infiltrate", "ic.unit_type", "ic.eligible"):
+        return f"joined by {lab(detail)} ({rs.rule(rule).meaning})"
     return rule if detail is None else f"{rule} ({detail})"
 
 

@@ -47,7 +47,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from planner.errors import ScenarioError, SolverError
 from planner.legality.checker import check_deployment
 from planner.legality.report import LegalityReport
-from planner.legality.table import Table
 from planner.rules.registry import DEFAULT_RULESET
 from planner.schema import Scenario, SetupMethod
 from planner.solve.candidates import (
@@ -515,7 +514,7 @@ class _Planning:
                  on_progress: ProgressCallback | None, t0: float):
         """Compile the goals and open one candidate stream per group (none judged yet)."""
         self.world, self.settings, self.groups, self.on_progress, self.t0 = world, settings, groups, on_progress, t0
-        table = Table(world)
+        table = world.ruleset.table(world)
         self.placing = {u.id for g in groups for u in g.members}
         fixed = [table.final(u) for u in table.on_table if u.id not in self.placing]
         self.terms = compile_goals(world, table, groups[0].host.player, self.placing)

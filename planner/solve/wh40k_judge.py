@@ -58,6 +58,14 @@ def scout_limit(builder, group) -> float:
     return 0.0 if any(x is None for x in xs) else min(x for x in xs if x is not None)
 
 
+def static_reason(builder, group) -> tuple[str, str | None] | None:
+    """Why no placement of the group can be legal whatever its position, or None: for a Scouts
+    move, the unit may not make it or its position before the move does not qualify."""
+    if group.host.method is SetupMethod.SCOUT:
+        return _scouts_before(builder, group)
+    return None
+
+
 def _scouts_before(builder, group) -> tuple[str, str | None] | None:
     """Why the group cannot make the Scouts move whatever its end (rule id, detail), or None:
     not eligible, a position before the move that does not qualify, or engaged there. Cached."""

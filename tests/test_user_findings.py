@@ -1,0 +1,121 @@
+"""What a fresh user found (issue #13 review): each a rule that lived in two places, now one.
+
+- the planner's ``hidden`` goal in 11th edition sees through obscuring areas as the checker does
+  (one table per ruleset, :meth:`planner.rules.base.Ruleset.table`);
+- a 40k unit with the Deep Strike *ability* is a Deep Striker for ``threats``/``deepstrike`` as for
+  ``check`` (:meth:`planner.rules.base.Ruleset.without_deep_strike`);
+- an Independent Character without Infiltrate marked to plan with Infiltrators is proven
+  infeasible, not planned "optimal" and then refused by the checker.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from typer.testing import CliRunner
+
+from planner.cli import app
+
+runner = CliRunner()
+
+
+def _write(tmp_path: Path, data: dict, name: str) -> Path:
+    p = tmp_path / name
+    p.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return p
+
+
+def _json(output: str) -> dict:
+    return json.loads(output[output.index("{"):])
+
+
+def _obscuring(traits: list[str]) -> dict:
+    return {
+        "ruleset": "wh40k11",
+        "battlefield": {"width": 60, "depth": 44},
+        "deployment_zones": [
+            {"id": "blue-dz", "player": "blue", "polygon": [[0, 0], [60, 0], [60, 4], [0, 4]]},
+            {"id": "red-dz", "player": "red", "polygon": [[0, 40], [60, 40], [60, 44], [0, 44]]}],
+        "terrain": [{"id": "mat", "kind": "area", "traits": traits,
+                     "footprint": [[0, 14], [60, 14], [60, 20], [0, 20]]}],
+        "armies": [
+            {"player": "blue", "units": [{"id": "shooter", "models": [{"profile": "sm-intercessor", "x": 30, "y": 2}]}]},
+            {"player": "red", "units": [{"id": "target", "setup": "infiltrate", "place": True,
+                                         "models": [{"profile": "sm-infiltrator"}]}]}],
+        "goals": [{"kind": "hidden", "weight": 100}, {"kind": "near_point", "x": 30, "y": 30}],
+    }
+
+
+def test_hidden_goal_in_11th_edition_counts_an_obscuring_area_as_the_checker_does(tmp_path):
+    values = {}
+    for name, traits in (("obscuring", ["obscuring"]), ("blocking", ["blocks_line_of_sight"]), ("open", [])):
+        path = _write(tmp_path, _obscuring(traits), f"{name}.yaml")
+        res = runner.invoke(app, ["plan", str(path), "--out", str(tmp_path / f"{name}-plan.yaml"),
+                                  "--time-limit", "20", "--workers", "1", "--json", str(tmp_path / f"{name}.json")])
+        assert res.exit_code == 0, res.output
+        report = json.loads((tmp_path / f"{name}.json").read_text())
+        (value,) = [v for k, v in report["terms"].items() if k.startswith("hidden")]
+        values[name] = value
+    # the mat hides every position beyond it from the shooter: obscuring (11th) as a blocking feature does
+    assert values == {"obscuring": 0.0, "blocking": 0.0, "open": 100.0}  # weighted: 1 unit seeing it x 100
+
+
+def test_a_40k_deep_strike_ability_is_honoured_by_threats_deepstrike_and_check(tmp_path):
+    base = _obscuring([])
+    base["ruleset"] = "wh40k10"
+    base["terrain"] = []
+    base["goals"] = []
+    base["armies"][1]["units"] = [{"id": "ds", "abilities": ["Deep Strike"],
+                                   "setup": {"method": "reserves", "arrival": "deep_strike", "battle_round": 2},
+                                   "models": [{"profile": "sm-intercessor"}]}]
+    path = _write(tmp_path, base, "ds.yaml")
+    res = runner.invoke(app, ["threats", str(path), "--enemy-unit", "ds", "--json", "-"])
+    assert res.exit_code == 0, res.output
+    assert _json(res.stdout)["best"]["legal"] is True
+    res = runner.invoke(app, ["deepstrike", str(path), "--unit", "ds", "--at", "30,30", "--json", "-"])
+    assert res.exit_code == 0, res.output
+    # the same unit, positioned where it arrives, passes the checker's Deep Strike ability rule
+    placed = base | {"armies": [base["armies"][0], {"player": "red", "units": [
+        base["armies"][1]["units"][0] | {"models": [{"profile": "sm-intercessor", "x": 30, "y": 30}]}]}]}
+    res = runner.invoke(app, ["check", str(_write(tmp_path, placed, "ds-placed.yaml")), "--json", "-"])
+    assert res.exit_code == 0, res.output
+    findings = {f["rule"]: f["passed"] for u in _json(res.stdout)["units"] for f in u["findings"]}
+    assert findings["wh40k10.deepstrike.eligible"] is True
+    # without the ability: refused by deepstrike (naming the field) and illegal for the checker
+    base["armies"][1]["units"][0]["abilities"] = []
+    res = runner.invoke(app, ["deepstrike", str(_write(tmp_path, base, "no-ds.yaml")), "--unit", "ds", "--at", "30,30"])
+    assert res.exit_code == 2 and "abilities" in res.output
+
+
+def test_an_ic_without_infiltrate_planned_with_infiltrators_is_proven_infeasible(tmp_path):
+    data = {
+        "ruleset": "hh2",
+        "deployment_zones": [
+            {"id": "red-zone", "player": "red", "polygon": [[0, 0], [72, 0], [72, 12], [0, 12]]},
+            {"id": "blue-zone", "player": "blue", "polygon": [[0, 36], [72, 36], [72, 48], [0, 48]]}],
+        "goals": [{"kind": "near_point", "x": 36, "y": 24}],
+        "armies": [
+            {"player": "red", "units": [{"id": "tactical", "models": [
+                {"profile": "legion-tactical-marine", "x": 36, "y": 6}]}]},
+            {"player": "blue", "units": [
+                {"id": "recon", "rules": ["Infiltrate"], "setup": "infiltrate", "place": True,
+                 "models": [{"profile": "legion-tactical-marine"}, {"profile": "legion-tactical-marine"}]},
+                {"id": "praetor", "place": True, "setup": {"method": "infiltrate", "joined": "recon"},
+                 "models": [{"profile": "legion-praetor"}]}]}],
+    }
+    out = tmp_path / "plan.yaml"
+    res = runner.invoke(app, ["plan", str(_write(tmp_path, data, "ic.yaml")), "--out", str(out), "--json", "-",
+                              "--time-limit", "20", "--workers", "1"])
+    assert res.exit_code == 1, res.output
+    report = _json(res.stdout)
+    assert report["status"] == "infeasible"
+    assert [c["rules"] for c in report["conflicts"]] == [["hh2.infiltrate.eligible"]]
+    assert not out.exists()
+    # with Infiltrate on the praetor it plans, and the checker accepts the plan
+    data["armies"][1]["units"][1]["rules"] = ["Infiltrate"]
+    res = runner.invoke(app, ["plan", str(_write(tmp_path, data, "ic-ok.yaml")), "--out", str(out),
+                              "--time-limit", "20", "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    assert runner.invoke(app, ["check", str(out)]).exit_code == 0
