@@ -119,3 +119,12 @@ def test_an_ic_without_infiltrate_planned_with_infiltrators_is_proven_infeasible
                               "--time-limit", "20", "--workers", "1"])
     assert res.exit_code == 0, res.output
     assert runner.invoke(app, ["check", str(out)]).exit_code == 0
+
+
+def test_generate_into_an_impossible_folder_and_an_out_of_range_seed_are_input_errors(tmp_path):
+    res = runner.invoke(app, ["generate", "--count", "2", "--out", "/proc/no-such-folder"])
+    assert res.exit_code == 2 and "--out" in res.output
+    scenario = Path(__file__).parent / "assets" / "deny-small.yaml"
+    res = runner.invoke(app, ["plan", str(scenario), "--seed", str(2**31), "--out", str(tmp_path / "x.yaml")])
+    assert res.exit_code == 2 and "--seed" in res.output
+    assert not (tmp_path / "x.yaml").exists()

@@ -60,6 +60,10 @@ class DenySettings:
     candidates_per_unit: int = 40
     margin_in: float = 0.1
 
+    def __post_init__(self) -> None:
+        if not 0 <= self.seed <= 2**31 - 1:
+            raise ValueError(f"a CP-SAT seed is a whole number from 0 to 2147483647, got {self.seed}")
+
 
 @dataclass
 class Screen:

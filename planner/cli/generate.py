@@ -234,7 +234,10 @@ def run_generate(count: int, seed: int, out: str, workers: int = 1, ruleset: str
     folder = Path(out)
     if folder.exists() and not folder.is_dir():
         raise ScenarioError("is a file; give a folder", location="--out", value=out)
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ScenarioError(f"cannot make the output folder: {exc.strerror}", location="--out", value=str(folder)) from None
     lines_path = folder / LINES
     done = 0
     from planner.io.outputs import claim

@@ -84,6 +84,10 @@ class SolverSettings:
     """Planned units keep this much more than a "more than X\"" distance asks (Infiltrate 9"/12",
     Scout 9"), so that the plan can be set up with a tape measure; the checker allows no margin."""
 
+    def __post_init__(self) -> None:
+        if not 0 <= self.seed <= 2**31 - 1:
+            raise ValueError(f"a CP-SAT seed is a whole number from 0 to 2147483647, got {self.seed}")
+
 
 class UnitPlacement(BaseModel):
     """Where the planner put one unit."""
