@@ -128,3 +128,17 @@ def test_generate_into_an_impossible_folder_and_an_out_of_range_seed_are_input_e
     res = runner.invoke(app, ["plan", str(scenario), "--seed", str(2**31), "--out", str(tmp_path / "x.yaml")])
     assert res.exit_code == 2 and "--seed" in res.output
     assert not (tmp_path / "x.yaml").exists()
+
+
+def test_an_overlap_smaller_than_three_decimals_is_printed_so_that_it_shows(tmp_path):
+    r = 16 / 25.4
+    data = {"ruleset": "hh2", "deployment_zones": [
+        {"id": "z", "player": "red", "polygon": [[0, 0], [72, 0], [72, 12], [0, 12]]}],
+        "armies": [{"player": "red", "units": [{"id": "sq", "type": "Infantry", "models": [
+            {"base": {"diameter_mm": 32}, "x": 10, "y": 6}, {"base": {"diameter_mm": 32}, "x": 10 + 2 * r - 1e-5, "y": 6}]}]}]}
+    res = runner.invoke(app, ["check", str(_write(tmp_path, data, "o.yaml"))])
+    assert res.exit_code == 1
+    assert 'overlaps sq/2 by 0.000010"' in res.output and '-0.000010" (fails)' in res.output
+    # within the tolerance (1e-6"): touching, legal
+    data["armies"][0]["units"][0]["models"][1]["x"] = 10 + 2 * r - 1e-7
+    assert runner.invoke(app, ["check", str(_write(tmp_path, data, "t.yaml"))]).exit_code == 0

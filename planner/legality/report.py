@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planner.units import TOLERANCE_IN
+
 if TYPE_CHECKING:
     from planner.world import UnitInfo
 
@@ -86,7 +88,10 @@ class LegalityReport(_R):
 
 
 def inches(v: float) -> str:
-    """A distance for a finding's message: 3 decimals and the inch mark, e.g. ``9.000"``."""
+    """A distance for a finding's message: 3 decimals and the inch mark, e.g. ``9.000"``; a value
+    that 3 decimals would show as zero but that is more than the tolerance gets 6 (``0.000010"``)."""
+    if TOLERANCE_IN < abs(v) < 5e-4:
+        return f'{v:.6f}"'
     return f'{v:.3f}"'
 
 

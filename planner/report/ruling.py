@@ -10,14 +10,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from planner.legality.report import Evidence, Finding, LegalityReport, UnitReport
+from planner.units import TOLERANCE_IN
+
+
+def fmt_number(v: float) -> str:
+    """A measured value, 3 decimals; one more than the tolerance but under what 3 decimals show
+    gets 6 (an overlap of 0.00001" is not printed as -0.000)."""
+    if TOLERANCE_IN < abs(v) < 5e-4:
+        return f"{v:.6f}"
+    return f"{v:.3f}"
 
 
 def fmt_inches(v: float | None) -> str:
     """A distance in inches, 3 decimals ('' for None; -0.000 shown as 0.000)."""
     if v is None:
         return ""
-    if abs(v) < 5e-4:
+    if abs(v) <= TOLERANCE_IN:
         v = 0.0
+    elif abs(v) < 5e-4:  # more than the tolerance, less than 3 decimals show
+        return f'{v:.6f}"'
     return f'{v:.3f}"'
 
 
@@ -26,8 +37,10 @@ def fmt_margin(v: float | None, failing: bool = False) -> str:
     9.000" is not *more than* 9") reads as failing, not as '+0.000"'."""
     if v is None:
         return ""
-    if abs(v) < 5e-4:
+    if abs(v) <= TOLERANCE_IN:
         return '0.000" (fails)' if failing else '+0.000"'
+    if abs(v) < 5e-4:  # more than the tolerance, less than 3 decimals show
+        return f'{v:+.6f}"' + (" (fails)" if failing else "")
     return f'{v:+.3f}"'
 
 
@@ -146,7 +159,7 @@ def build_ruling(report: LegalityReport, title: str | None = None) -> Ruling:
     violations = []
     for v in report.violations:
         where = f"{v.unit}" + (f" model {v.model}" if v.model else "")
-        meas = f" (measured {v.measured:.3f}, needs {v.required})" if v.measured is not None else \
+        meas = f" (measured {fmt_number(v.measured)}, needs {v.required})" if v.measured is not None else \
             f" (needs {v.required})"
         violations.append(f"{where}: {v.message}{meas} [{v.rule}]")
     n = len(report.violations)

@@ -7,7 +7,7 @@ from rich.markup import escape
 from rich.table import Table as RichTable
 
 from planner.legality.report import LegalityReport
-from planner.report.ruling import fmt_margin
+from planner.report.ruling import fmt_margin, fmt_number
 
 
 def print_check_report(report: LegalityReport, console: Console, *, verbose: bool = False) -> None:
@@ -39,7 +39,7 @@ def print_check_report(report: LegalityReport, console: Console, *, verbose: boo
         console.print(f"[red]{len(report.violations)} violation(s):[/red]")
         for v in report.violations:
             where = f"unit {v.unit}" + (f" model {v.model}" if v.model else "")
-            meas = f" (measured {v.measured:.3f}, needs {v.required})" if v.measured is not None else \
+            meas = f" (measured {fmt_number(v.measured)}, needs {v.required})" if v.measured is not None else \
                 f" (needs {v.required})"
             console.print(escape(f"  {where}: {v.message}{meas} [{v.rule}]"), highlight=False)
     else:
