@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -520,6 +520,14 @@ class Setup(Record):
         if isinstance(data, str):
             return {"method": data}
         return data
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: Any, handler: Any) -> Any:
+        """The JSON Schema says what the loader accepts: the object, or a method name alone
+        (``setup: infiltrate`` is ``setup: {method: infiltrate}``)."""
+        schema = handler(core_schema)
+        return {"anyOf": [schema, {"type": "string", "enum": [m.value for m in SetupMethod],
+                                   "description": "a set-up method alone: {method: <it>}"}]}
 
     @model_validator(mode="after")
     def _consistent(self) -> Setup:

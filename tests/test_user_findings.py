@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from typer.testing import CliRunner
 
@@ -142,3 +143,20 @@ def test_an_overlap_smaller_than_three_decimals_is_printed_so_that_it_shows(tmp_
     # within the tolerance (1e-6"): touching, legal
     data["armies"][0]["units"][0]["models"][1]["x"] = 10 + 2 * r - 1e-7
     assert runner.invoke(app, ["check", str(_write(tmp_path, data, "t.yaml"))]).exit_code == 0
+
+
+def test_every_bundled_scenario_validates_against_planner_schema():
+    """``planner schema`` describes what the loader accepts (``setup: infiltrate`` included)."""
+    import jsonschema
+
+    res = runner.invoke(app, ["schema"])
+    assert res.exit_code == 0
+    schema = json.loads(res.stdout)
+    root = Path(__file__).resolve().parents[1]
+    files = sorted((root / "scenarios").rglob("*.yaml")) + sorted((root / "tests" / "assets").glob("*.yaml"))
+    assert len(files) >= 10
+    for f in files:
+        jsonschema.validate(yaml.safe_load(f.read_text(encoding="utf-8")), schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"ruleset": "hh2", "armies": [{"player": "a", "units": [
+            {"id": "u", "setup": "teleport", "models": [{"profile": "x"}]}]}]}, schema)
