@@ -196,3 +196,42 @@ def test_no_code_outside_planner_rules_branches_on_a_ruleset_id():
             if BRANCH.search(code) and not code.strip().startswith(('"', "'", "``")):
                 hits.append(f"{p.relative_to(ROOT)}:{n}: {line.strip()}")
     assert not hits, "\n".join(hits)
+
+
+def test_the_variants_rule_meanings_say_its_own_numbers(hh10):
+    meanings = {r.id: r.meaning for r in hh10.rules}
+    assert 'more than 10" from every enemy unit (hidden)' in meanings["hh2-test10.infiltrate.distance"]
+    assert 'more than 9" from every enemy unit (hidden)' in find_ruleset("hh2").rule("hh2.infiltrate.distance").meaning
+
+
+PLUGIN = '''
+from planner.rules.hh2 import HorusHeresy2
+from planner.rules.registry import register
+
+
+class HorusHeresy10(HorusHeresy2):
+    id = "hh2-plugin10"
+    name = "Horus Heresy 2.0, Infiltrate at 10 inches (a plugin)"
+    aliases = ()
+    INFILTRATE_HIDDEN_MORE_THAN_IN = 10.0
+
+
+RULESET = register(HorusHeresy10())
+'''
+
+
+def test_a_ruleset_module_named_in_planner_rulesets_is_known_to_every_command(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "my_rules.py").write_text(PLUGIN, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)]), "PLANNER_RULESETS": "my_rules"}
+    path = _write(tmp_path, _scenario("hh2-plugin10", _y_at(9.5)), "s.yaml")
+    p = subprocess.run([sys.executable, "-m", "planner", "check", str(path)], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert p.returncode == 1 and "hh2-plugin10.infiltrate.distance" in p.stdout, p.stdout + p.stderr
+    env["PLANNER_RULESETS"] = "no_such_module"
+    p = subprocess.run([sys.executable, "-m", "planner", "check", str(path)], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert p.returncode == 2 and "no_such_module" in p.stderr and "PLANNER_RULESETS" in p.stderr

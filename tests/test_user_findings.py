@@ -160,3 +160,18 @@ def test_every_bundled_scenario_validates_against_planner_schema():
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"ruleset": "hh2", "armies": [{"player": "a", "units": [
             {"id": "u", "setup": "teleport", "models": [{"profile": "x"}]}]}]}, schema)
+
+
+def test_the_readme_scenario_example_plans_and_checks(tmp_path):
+    """README, "Scenario files": the example scenario is valid, plans, and its plan is legal."""
+    import re
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Scenario files"):readme.index("## Planning")]
+    (block,) = re.findall(r"```yaml\n(.*?)```", section, re.S)
+    path = tmp_path / "example.yaml"
+    path.write_text(block, encoding="utf-8")
+    out = tmp_path / "plan.yaml"
+    res = runner.invoke(app, ["plan", str(path), "--out", str(out), "--time-limit", "20", "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    assert runner.invoke(app, ["check", str(out)]).exit_code == 0

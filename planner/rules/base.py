@@ -105,7 +105,14 @@ class Ruleset:
     @cached_property
     def rules(self) -> tuple[RuleInfo, ...]:
         """Every rule, with its full id ``<ruleset id>.<rule>``."""
-        return tuple(RuleInfo(f"{self.id}.{r.id}", r.meaning, r.source) for r in self.RULE_TABLE)
+        return tuple(RuleInfo(f"{self.id}.{r.id}", self._words(r.meaning), r.source) for r in self.RULE_TABLE)
+
+    def _words(self, meaning: str) -> str:
+        """A meaning with the ruleset's numbers put in (``{INFILTRATE_HIDDEN_MORE_THAN_IN:g}`` -> ``9``),
+        so that a derived ruleset's rules say its own numbers."""
+        if "{" not in meaning:
+            return meaning
+        return meaning.format_map({k: getattr(self, k) for k in dir(self) if k.isupper()})
 
     @cached_property
     def _rule_ids(self) -> frozenset[str]:

@@ -77,29 +77,34 @@ class HorusHeresy2(Ruleset):
                  "no model stands in impassable terrain, or inside a solid feature (a building or wall: only by embarking)",
                  "HH2 rulebook, terrain; p.224 (Buildings)"),
         RuleInfo("coherency",
-                 "unit coherency: each model within 2\" of another (Close-order 1\", Skirmish 3\"), one connected group",
+                 "unit coherency: each model within {COHERENCY_IN:g}\" of another (Close-order {COHERENCY_CLOSE_ORDER_IN:g}\", "
+                 "Skirmish {COHERENCY_SKIRMISH_IN:g}\"), one connected group",
                  "HH2 rulebook p.129 (Close-order), p.95 (Skirmish); HH-GST 4b54-c60c-3ce2-7409"),
         RuleInfo("infiltrate.eligible", "a unit setting up by Infiltrate contains at least one model with Infiltrate "
                  "(a Dedicated Transport: a unit with Infiltrate deployed inside it; the Transport then deploys by the "
                  "Infiltrate rules)",
                  "HH2 rulebook p.242 (Infiltrate)"),
         RuleInfo("infiltrate.distance",
-                 "Infiltrate: more than 9\" from every enemy unit (hidden) or more than 12\" (plain sight)",
+                 "Infiltrate: more than {INFILTRATE_HIDDEN_MORE_THAN_IN:g}\" from every enemy unit (hidden) or more than "
+                 "{INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}\" (plain sight)",
                  "HH2 rulebook p.242 (Infiltrate)"),
         RuleInfo("infiltrate.hidden",
-                 "Infiltrate within 12\" of an enemy unit: no deployed enemy unit can draw line of sight to it",
+                 "Infiltrate within {INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}\" of an enemy unit: no deployed enemy unit can "
+                 "draw line of sight to it",
                  "HH2 rulebook p.242 (Infiltrate)"),
         RuleInfo("infiltrate.building",
-                 "Infiltrate into a Building: the Building is more than 9\" from every enemy unit",
+                 "Infiltrate into a Building: the Building is more than {INFILTRATE_HIDDEN_MORE_THAN_IN:g}\" from every "
+                 "enemy unit",
                  "HH2 rulebook p.242 (Infiltrate), p.224 (Buildings)"),
         RuleInfo("scout.eligible",
                  "a Scout redeploy needs a model with Scout (or a Dedicated Transport carrying a Scout unit)",
                  "HH2 rulebook p.246 (Scout)"),
         RuleInfo("scout.distance",
-                 "Scout: each model ends entirely within 6\" (Infantry, Artillery, Dreadnought, Automata) or 12\" "
+                 "Scout: each model ends entirely within {SCOUT_SHORT_IN:g}\" (Infantry, Artillery, Dreadnought, Automata) "
+                 "or {SCOUT_LONG_IN:g}\" "
                  "(other types) of its position: every part of its base within that distance of the base where it stood",
                  "HH2 rulebook p.246 (Scout)"),
-        RuleInfo("scout.more_than_9", "Scout: ends more than 9\" from every enemy unit", "HH2 rulebook p.246 (Scout)"),
+        RuleInfo("scout.more_than_9", "Scout: ends more than {SCOUT_MORE_THAN_IN:g}\" from every enemy unit", "HH2 rulebook p.246 (Scout)"),
         RuleInfo("scout.first_position", "the position before a Scout redeploy was itself a legal set-up",
                  "HH2 rulebook p.246 (Scout)"),
         RuleInfo("ic.infiltrate",

@@ -6,6 +6,8 @@ The one place that lists the rulesets: adding one is a module and a line here (o
 
 from __future__ import annotations
 
+import os
+
 from planner.errors import UnknownRulesetError
 from planner.rules import hh2, wh40k5, wh40k7, wh40k10, wh40k11
 from planner.rules.base import Ruleset
@@ -38,6 +40,33 @@ def unregister(ruleset_id: str) -> None:
 for _m in (hh2, wh40k5, wh40k7, wh40k10, wh40k11):
     register(_m.RULESET)
 
+PLUGINS_ENV = "PLANNER_RULESETS"
+"""Environment variable: comma-separated Python modules to import once the built-in rulesets are
+registered; each registers its own rulesets (``register(MyRuleset())``), so that every command
+knows them (``PLANNER_RULESETS=my_rules planner check ...``)."""
+
+
+def load_plugins(names: str | None = None) -> None:
+    """Import the ruleset modules named in ``names`` (default: :data:`PLUGINS_ENV`).
+
+    Raises
+    ------
+    UnknownRulesetError
+        If a module cannot be imported; the message names it.
+    """
+    import importlib
+
+    text = os.environ.get(PLUGINS_ENV, "") if names is None else names
+    for name in (n.strip() for n in text.split(",")):
+        if not name:
+            continue
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # noqa: BLE001 - any failure of a user's module is an input error
+            raise UnknownRulesetError(f"cannot import ruleset module {name!r} (named in {PLUGINS_ENV}): "
+                                      f"{type(exc).__name__}: {exc}",
+                                      location=PLUGINS_ENV, value=name) from None
+
 
 def find_ruleset(name: str) -> Ruleset:
     """The ruleset with id or alias ``name``.
@@ -47,6 +76,7 @@ def find_ruleset(name: str) -> Ruleset:
     UnknownRulesetError
         If no ruleset has that id; the message lists the known ids.
     """
+    _load_plugins_once()
     key = ALIASES.get(name, name)
     if key not in RULESETS:
         raise UnknownRulesetError(f"unknown ruleset; known: {', '.join(sorted(RULESETS))}", value=name)
@@ -55,6 +85,7 @@ def find_ruleset(name: str) -> Ruleset:
 
 def all_rulesets() -> list[Ruleset]:
     """Every known ruleset, by id."""
+    _load_plugins_once()
     return [RULESETS[k] for k in sorted(RULESETS)]
 
 
@@ -68,3 +99,13 @@ def rulesets_with_goal(kind: str) -> str:
     have = sorted((r for r in RULESETS.values() if kind in r.GOAL_KINDS), key=lambda r: r.id)
     families = " or ".join(sorted({r.family for r in have if r.family}))
     return f"the {families + ' ' if families else ''}rulesets {', '.join(r.id for r in have)}"
+
+
+_plugins_loaded = False
+
+
+def _load_plugins_once() -> None:
+    global _plugins_loaded
+    if not _plugins_loaded:
+        _plugins_loaded = True
+        load_plugins()
