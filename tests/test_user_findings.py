@@ -175,3 +175,10 @@ def test_the_readme_scenario_example_plans_and_checks(tmp_path):
     res = runner.invoke(app, ["plan", str(path), "--out", str(out), "--time-limit", "20", "--workers", "1"])
     assert res.exit_code == 0, res.output
     assert runner.invoke(app, ["check", str(out)]).exit_code == 0
+
+
+def test_threats_on_a_40k_infiltrator_says_what_threats_covers_in_40k(tmp_path):
+    data = _obscuring(["obscuring"])
+    res = runner.invoke(app, ["threats", str(_write(tmp_path, data, "t.yaml")), "--enemy-unit", "target"])
+    assert res.exit_code == 2
+    assert "wh40k11 has no Infiltrate arrival" in res.output and "HH2" not in res.output
