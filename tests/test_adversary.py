@@ -515,7 +515,7 @@ def _ds_scenario(ruleset, my_x, n_ds=1):
             "deployment_zones": [{"id": "me-z", "player": "me", "polygon": [[0, 0], [24, 0], [24, 18], [0, 18]]}],
             "armies": [
                 {"player": "me", "units": [{"id": "a", "type": "Infantry", "models": [marine(my_x, 9)]}]},
-                {"player": "en", "units": [{"id": "ds", "type": "Infantry", "rules": ["Deep Strike"],
+                {"player": "en", "units": [{"id": "ds", "type": "Infantry", "abilities": ["Deep Strike"],
                                             "setup": {"method": "reserves", "arrival": "deep_strike"},
                                             "models": [marine() for _ in range(n_ds)]}]}]}
 

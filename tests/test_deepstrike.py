@@ -47,6 +47,7 @@ def _world(ruleset: str, *, n: int = 1, mm: float = 25, red=(), terrain=()):
         "terrain": list(terrain),
         "armies": [
             {"player": "blue", "units": [{"id": "ds", "type": "Infantry", "rules": ["Deep Strike"],
+                                          "abilities": ["Deep Strike"],
                                           "setup": {"method": "reserves", "arrival": "deep_strike"},
                                           "models": [{"base": {"diameter_mm": mm}} for _ in range(n)]}]},
             {"player": "red", "units": list(red)},
