@@ -182,3 +182,22 @@ def test_threats_on_a_40k_infiltrator_says_what_threats_covers_in_40k(tmp_path):
     res = runner.invoke(app, ["threats", str(_write(tmp_path, data, "t.yaml")), "--enemy-unit", "target"])
     assert res.exit_code == 2
     assert "wh40k11 has no Infiltrate arrival" in res.output and "HH2" not in res.output
+
+
+def test_a_corrupt_lzma_roster_member_is_an_input_error(tmp_path):
+    """Found by benchmarks/fuzz.py (10,000 cases, seed 0, case 3757): lzma's own error escaped."""
+    import zipfile
+
+    xml = b'<?xml version="1.0"?><roster xmlns="http://www.battlescribe.net/schema/rosterSchema" ' \
+          b'gameSystemName="Horus Heresy" name="r"><forces/></roster>' + b" " * 2000
+    path = tmp_path / "army.rosz"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_LZMA) as z:
+        z.writestr("army.ros", xml)
+    raw = bytearray(path.read_bytes())
+    start = raw.index(b"army.ros") + len("army.ros") + 20  # inside the compressed payload
+    for k in range(start, start + 40):
+        raw[k] ^= 0x5A
+    path.write_bytes(bytes(raw))
+    res = runner.invoke(app, ["import-roster", str(path), "--player", "blue", "--out", str(tmp_path / "a.yaml")])
+    assert res.exit_code == 2, res.output
+    assert "army.rosz" in res.output and not (tmp_path / "a.yaml").exists()

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import difflib
 import io
+import lzma
 import math
 import re
 import stat
@@ -241,7 +242,8 @@ def _read_zip(path: Path | io.BytesIO, name: str) -> tuple[bytes, str]:
             return data, info.filename
     except ScenarioError:
         raise
-    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError) as exc:
+    except (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, NotImplementedError, RuntimeError,
+            ValueError) as exc:
         raise ScenarioError(f"not a valid .rosz archive (corrupt or truncated zip: {exc})", file=name) from None
     except OSError as exc:
         raise ScenarioError(f"cannot read the archive: {exc.strerror or exc}", file=name) from None
