@@ -201,3 +201,24 @@ def test_a_corrupt_lzma_roster_member_is_an_input_error(tmp_path):
     res = runner.invoke(app, ["import-roster", str(path), "--player", "blue", "--out", str(tmp_path / "a.yaml")])
     assert res.exit_code == 2, res.output
     assert "army.rosz" in res.output and not (tmp_path / "a.yaml").exists()
+
+
+def test_a_plans_objective_is_the_sum_of_its_printed_terms(tmp_path):
+    """Issue #14 item 6: the objective equals the sum of the goal terms, in the JSON and on screen."""
+    import re
+
+    data = _obscuring(["obscuring"])
+    data["terrain"] = []
+    data["goals"] = [{"kind": "hidden", "weight": 3}, {"kind": "near_point", "x": 30, "y": 30, "weight": 2},
+                     {"kind": "far_from_enemy", "unit": "shooter", "weight": 0.5}]
+    js = tmp_path / "p.json"
+    res = runner.invoke(app, ["plan", str(_write(tmp_path, data, "g.yaml")), "--out", str(tmp_path / "o.yaml"),
+                              "--time-limit", "20", "--workers", "1", "--json", str(js)])
+    assert res.exit_code == 0, res.output
+    report = json.loads(js.read_text())
+    assert len(report["terms"]) == 3
+    assert abs(report["objective"] - sum(report["terms"].values())) < 5e-4
+    assert abs(report["objective"] - sum(p["cost"] for p in report["placements"])) < 5e-4
+    printed = [float(x) for x in re.findall(r"term [^\n]*?: (-?[0-9.]+) \(value", res.output)]
+    shown = float(re.search(r"Objective: (-?[0-9.]+)", res.output).group(1))
+    assert len(printed) == 3 and abs(shown - sum(printed)) <= 2e-3
