@@ -455,6 +455,9 @@ def _check_joined(u: UnitInfo, units: dict[str, UnitInfo], file: str | None) -> 
                    f"{u.path}.setup.joined", s.joined)
     if host.id == u.id:
         raise _err("a unit cannot join itself", file, f"{u.path}.setup.joined", s.joined)
+    if host.setup.joined is not None:
+        raise _err(f"{host.id!r} itself joins {host.setup.joined!r}: join the unit directly (a character joins a "
+                   "unit, not another character)", file, f"{u.path}.setup.joined", s.joined)
     host.joined_by.append(u.id)
 
 

@@ -222,3 +222,14 @@ def test_a_plans_objective_is_the_sum_of_its_printed_terms(tmp_path):
     printed = [float(x) for x in re.findall(r"term [^\n]*?: (-?[0-9.]+) \(value", res.output)]
     shown = float(re.search(r"Objective: (-?[0-9.]+)", res.output).group(1))
     assert len(printed) == 3 and abs(shown - sum(printed)) <= 2e-3
+
+
+def test_a_character_joining_a_unit_that_itself_joins_is_an_input_error(tmp_path):
+    """Found by benchmarks/fuzz.py (10,000 cases, seed 1, case 7649): a join cycle reached a KeyError."""
+    data = {"ruleset": "hh2", "armies": [{"player": "red", "units": [
+        {"id": "a", "type": "Infantry", "rules": ["Independent Character"], "setup": {"joined": "b"},
+         "models": [{"base": {"diameter_mm": 32}, "x": 10, "y": 6}]},
+        {"id": "b", "type": "Infantry", "rules": ["Independent Character"], "setup": {"joined": "a"},
+         "models": [{"base": {"diameter_mm": 32}, "x": 11.5, "y": 6}]}]}]}
+    res = runner.invoke(app, ["check", str(_write(tmp_path, data, "cycle.yaml"))])
+    assert res.exit_code == 2 and "setup.joined" in res.output and "join the unit directly" in res.output
