@@ -141,15 +141,19 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         console.print(f"Best aim point for a {b.goal}: ({b.x:.2f}, {b.y:.2f}), P = {b.probability:.4f}")
         _print_odds(console, b.odds, R.scatter, f"best ({b.x:.2f}, {b.y:.2f})")
     if map_file is not None:
-        t0 = time.perf_counter()
-        xs, ys, P, bound = heat_map(st, resolution, with_bound=True)
-        dt = time.perf_counter() - t0
-        write_map(map_file, xs, ys, P, f"P(mishap): {st.unit.label}, {R.ruleset}")
-        data["map"] = {"file": map_file, "resolution": resolution, "cells": int(P.size), "seconds": dt,
-                       "error_bound": bound}
-        console.print(f"Wrote the mishap heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s, error <= "
-                      f"{bound:.1g}) to {escape(map_file)}")
+        data["map"] = _heat_map(st, resolution, map_file, "mishap", console)
     return data, code
+
+
+def _heat_map(st, resolution: float, map_file: str, outcome: str, console: Console) -> dict:
+    """Write the heat map of P(``outcome``) over aim points to ``map_file``; its JSON record."""
+    t0 = time.perf_counter()
+    xs, ys, P, bound = heat_map(st, resolution, with_bound=True)
+    dt = time.perf_counter() - t0
+    write_map(map_file, xs, ys, P, f"P({outcome}): {st.unit.label}, {st.rules.ruleset}")
+    console.print(f"Wrote the {outcome} heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s, error <= "
+                  f"{bound:.1g}) to {escape(map_file)}")
+    return {"file": map_file, "resolution": resolution, "cells": int(P.size), "seconds": dt, "error_bound": bound}
 
 
 def _print_odds(console: Console, o, scatter: bool, title: str) -> None:
@@ -214,12 +218,5 @@ def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, se
             console.print(f"Simulation: {n_sim} replays (seed {seed}): P(relocated) = {s.p_mishap:.4f} "
                           f"+/- {s.se_mishap:.4f} (1 s.e.); exact {o.p_relocated:.4f}")
     if map_file is not None:
-        t0 = time.perf_counter()
-        xs, ys, P, bound = heat_map(st, resolution, with_bound=True)
-        dt = time.perf_counter() - t0
-        write_map(map_file, xs, ys, P, f"P(relocated): {st.unit.label}, hh2")
-        data["map"] = {"file": map_file, "resolution": resolution, "cells": int(P.size), "seconds": dt,
-                       "error_bound": bound, "value": "p_relocated"}
-        console.print(f"Wrote the relocation heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s) to "
-                      f"{escape(map_file)}")
+        data["map"] = _heat_map(st, resolution, map_file, "relocated", console) | {"value": "p_relocated"}
     return data, 0

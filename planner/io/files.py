@@ -346,31 +346,29 @@ def input_limit(default_bytes: int) -> int:
     ScenarioError
         If the environment variable is not a positive number.
     """
-    env = os.environ.get(LIMIT_ENV)
-    if not env:
-        return default_bytes
-    try:
-        mb = float(env)
-    except ValueError:
-        mb = -1.0
-    if not (0 < mb <= 1e6):
-        raise ScenarioError("give the input size limit in megabytes, a number more than 0 and at most 1000000",
-                            location=LIMIT_ENV, value=env)
-    return int(mb * 1024 * 1024)
+    mb = _env_number(LIMIT_ENV, 1e6, "give the input size limit in megabytes, a number more than 0 and at most "
+                                     "1000000")
+    return default_bytes if mb is None else int(mb * 1024 * 1024)
 
 
 def _read_timeout() -> float:
-    env = os.environ.get(TIMEOUT_ENV)
+    t = _env_number(TIMEOUT_ENV, 86400, "give the read time limit in seconds, more than 0 and at most 86400")
+    return READ_TIMEOUT_S if t is None else t
+
+
+def _env_number(name: str, high: float, words: str) -> float | None:
+    """The number in environment variable ``name`` (None if unset); one not in (0, ``high``] is an
+    input error naming the variable, in ``words``."""
+    env = os.environ.get(name)
     if not env:
-        return READ_TIMEOUT_S
+        return None
     try:
-        t = float(env)
+        v = float(env)
     except ValueError:
-        t = -1.0
-    if not (0 < t <= 86400):
-        raise ScenarioError("give the read time limit in seconds, more than 0 and at most 86400",
-                            location=TIMEOUT_ENV, value=env)
-    return t
+        v = -1.0
+    if not (0 < v <= high):
+        raise ScenarioError(words, location=name, value=env)
+    return v
 
 
 def read_input(path: str | Path, what: str, max_bytes: int) -> bytes:
