@@ -15,11 +15,18 @@ import math
 import os
 import re
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.parser import Parser
+from yaml.reader import Reader
+from yaml.resolver import Resolver
+from yaml.scanner import Scanner
 
 from planner.errors import ScenarioError
 from planner.schema import Catalogue, Scenario
@@ -92,15 +99,48 @@ def validation_error(exc: ValidationError, data: Any, file: str | None) -> Scena
     return ScenarioError(msg, file=file, location=_loc_to_str(loc), value=value)
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """A safe YAML loader that refuses a mapping with the same key twice (YAML leaves it to us),
-    a document nested more than :data:`MAX_DEPTH` deep, a document whose aliases expand to more
-    than :data:`MAX_NODES` nodes (an "alias bomb" of a few hundred bytes would otherwise grow past
-    gigabytes), an alias that refers to itself, and numbers longer than :data:`MAX_NUMBER_CHARS`."""
+class _PythonEvents(Reader, Scanner, Parser):
+    """PyYAML's pure-Python scanner and parser (the event source when libyaml is missing)."""
 
     def __init__(self, stream: Any) -> None:
-        super().__init__(stream)
+        Reader.__init__(self, stream)
+        Scanner.__init__(self)
+        Parser.__init__(self)
+
+
+_CEvents: Any
+try:  # libyaml's scanner and parser (PyYAML's wheels are built with it): about 6x faster
+    import yaml._yaml as _libyaml
+
+    _CEvents = _libyaml.CParser
+except ImportError:  # pragma: no cover - a PyYAML built without libyaml
+    _CEvents = None
+
+FAST_YAML = _CEvents is not None
+"""True when YAML is scanned and parsed by libyaml (C); composing, the checks and the
+constructors are the same Python code either way."""
+
+
+class _CheckedComposer(Composer, SafeConstructor, Resolver):
+    """The checks of a safe YAML loader, over any event source: it refuses a mapping with the
+    same key twice (YAML leaves it to us), a document nested more than :data:`MAX_DEPTH` deep, a
+    document whose aliases expand to more than :data:`MAX_NODES` nodes (an "alias bomb" of a few
+    hundred bytes would otherwise grow past gigabytes), an alias that refers to itself, and
+    numbers longer than :data:`MAX_NUMBER_CHARS`; it reads YAML 1.2 floats (``1e9``)."""
+
+    # provided by the event source (libyaml's or PyYAML's parser)
+    peek_event: Callable[[], Any]
+    dispose: Callable[[], None]
+
+    def __init__(self, stream: Any) -> None:
+        self._events_init(stream)
+        SafeConstructor.__init__(self)
+        Resolver.__init__(self)
+        Composer.__init__(self)
         self._depth = 0
+
+    def _events_init(self, stream: Any) -> None:
+        raise NotImplementedError
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         self._depth += 1
@@ -194,7 +234,7 @@ def _check_expansion(root: yaml.Node) -> None:
     walk(root, 1, "")
 
 
-def _mapping_without_duplicates(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+def _mapping_without_duplicates(loader: _CheckedComposer, node: yaml.MappingNode, deep: bool = False) -> dict:
     seen: set[Any] = set()
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=deep)
@@ -218,7 +258,7 @@ def _bad_value(node: yaml.Node, what: str, exc: Exception) -> ScenarioError:
     return ScenarioError(f"not a valid {what} at {_where(node)}: {exc}", value=str(node.value)[:40])
 
 
-def _int_checked(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> int:
+def _int_checked(loader: _CheckedComposer, node: yaml.ScalarNode) -> int:
     text = str(node.value)
     if len(text) > MAX_NUMBER_CHARS:
         raise _long_number(node, text, "an integer")
@@ -228,14 +268,14 @@ def _int_checked(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> int:
         raise _bad_value(node, "integer", exc) from None
 
 
-def _timestamp_checked(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> Any:
+def _timestamp_checked(loader: _CheckedComposer, node: yaml.ScalarNode) -> Any:
     try:
         return yaml.constructor.SafeConstructor.construct_yaml_timestamp(loader, node)
     except (ValueError, TypeError, OverflowError, AttributeError) as exc:  # 2001-13-99; !!timestamp on any text
         raise _bad_value(node, "date", exc) from None
 
 
-def _float_checked(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> float:
+def _float_checked(loader: _CheckedComposer, node: yaml.ScalarNode) -> float:
     text = str(node.value)
     if len(text) > MAX_NUMBER_CHARS:
         raise _long_number(node, text, "a number")
@@ -248,22 +288,41 @@ def _float_checked(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> float:
     return value
 
 
-_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
-_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", _int_checked)
-_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:float", _float_checked)
-_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_checked)
+_CheckedComposer.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)  # type: ignore[type-var]
+_CheckedComposer.add_constructor("tag:yaml.org,2002:int", _int_checked)  # type: ignore[type-var]
+_CheckedComposer.add_constructor("tag:yaml.org,2002:float", _float_checked)  # type: ignore[type-var]
+_CheckedComposer.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_checked)  # type: ignore[type-var]
 
 # YAML 1.2 floats: PyYAML (YAML 1.1) reads ``1e9`` and ``2.5e-3`` (no dot or no exponent sign) as
 # text; a user writing them means numbers. Same pattern as YAML 1.2's core schema.
 _FLOAT_12 = re.compile(r"""^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?
                           |[-+]?\.(?:inf|Inf|INF)
                           |\.(?:nan|NaN|NAN))$""", re.X)
-_UniqueKeyLoader.yaml_implicit_resolvers = {k: list(v) for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_CheckedComposer.yaml_implicit_resolvers = {k: list(v) for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
 for _first in "-+0123456789.":
-    _UniqueKeyLoader.yaml_implicit_resolvers[_first] = [
-        (tag, rx) for tag, rx in _UniqueKeyLoader.yaml_implicit_resolvers.get(_first, [])
+    _CheckedComposer.yaml_implicit_resolvers[_first] = [
+        (tag, rx) for tag, rx in _CheckedComposer.yaml_implicit_resolvers.get(_first, [])
         if tag != "tag:yaml.org,2002:float"]
-_UniqueKeyLoader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_12, list("-+0123456789."))
+_CheckedComposer.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_12, list("-+0123456789."))
+
+
+class _PythonLoader(_CheckedComposer, _PythonEvents):
+    """The checked loader on PyYAML's pure-Python scanner and parser."""
+
+    def _events_init(self, stream: Any) -> None:
+        _PythonEvents.__init__(self, stream)
+
+
+if _CEvents is not None:
+    class _CLoader(_CheckedComposer, _CEvents):
+        """The checked loader on libyaml's scanner and parser (the same composer and checks)."""
+
+        def _events_init(self, stream: Any) -> None:
+            _CEvents.__init__(self, stream)
+
+    _UniqueKeyLoader: type[_CheckedComposer] = _CLoader
+else:  # pragma: no cover
+    _UniqueKeyLoader = _PythonLoader
 
 
 def unshared(data: Any, limit: int) -> Any:
@@ -479,7 +538,11 @@ def read_data(path: str | Path) -> Any:
                               parse_constant=_json_constant)
             _json_depth(data)
         else:
-            data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+            loader = _UniqueKeyLoader(text)
+            try:
+                data = loader.get_single_data()
+            finally:
+                loader.dispose()
             # each alias its own copy (bounded: the loader refused more than MAX_NODES values)
             data = unshared(data, MAX_NODES)
     except ScenarioError as exc:
