@@ -10,9 +10,9 @@ the scheduling.
 from __future__ import annotations
 
 import json
-from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -78,33 +78,125 @@ def _batches(start: int, stop: int, size: int) -> Iterator[list[int]]:
         yield list(range(a, min(stop, a + size)))
 
 
+class _Workers(Protocol):
+    """What the ordered collector needs of an engine: submit a batch, wait for any to finish."""
+
+    slots: int
+
+    def submit(self, job: Job, batch: list[int]) -> Any: ...
+
+    def wait_any(self, handles: list[Any]) -> list[Any]:
+        """Some of ``handles`` that are done (at least one; blocks until then)."""
+        ...
+
+    def result(self, handle: Any) -> list[str]: ...
+
+    def cancel(self, handles: list[Any]) -> None: ...
+
+
+class _LocalWorkers:
+    """Local processes (spawned, not forked: the parent may run a progress-bar thread)."""
+
+    def __init__(self, workers: int) -> None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.slots = workers
+        self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+
+    def submit(self, job: Job, batch: list[int]) -> Any:
+        return self.pool.submit(make_batch, job, batch)
+
+    def wait_any(self, handles: list[Any]) -> list[Any]:
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        return list(wait(handles, return_when=FIRST_COMPLETED).done)
+
+    def result(self, handle: Any) -> list[str]:
+        return handle.result()
+
+    def cancel(self, handles: list[Any]) -> None:
+        for f in handles:
+            f.cancel()
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _RayWorkers:
+    """Ray tasks on the cluster this process has joined."""
+
+    def __init__(self, workers: int) -> None:
+        import ray
+
+        self.ray = ray
+        self.remote = ray.remote(make_batch)
+        self.slots = max(1, int(ray.cluster_resources().get("CPU", workers)))
+
+    def submit(self, job: Job, batch: list[int]) -> Any:
+        return self.remote.remote(job, batch)
+
+    def wait_any(self, handles: list[Any]) -> list[Any]:
+        done, _ = self.ray.wait(handles, num_returns=1)
+        return list(done)
+
+    def result(self, handle: Any) -> list[str]:
+        return self.ray.get(handle)
+
+    def cancel(self, handles: list[Any]) -> None:
+        for ref in handles:
+            self.ray.cancel(ref)
+
+
+def _in_order(workers: _Workers, job: Job, start: int, stop: int) -> Iterator[str]:
+    """Lines ``start..stop-1`` in index order, batches collected in completion order.
+
+    A finished batch waits in a reorder buffer until every batch before it is written, so a slow
+    batch holds no worker idle; at most ``4 x slots`` batches are in flight or buffered (memory
+    stays bounded however slow the head batch is).
+    """
+    todo = _batches(start, stop, BATCH)
+    limit = 4 * workers.slots
+    in_flight: dict[Any, int] = {}  # handle -> first index of its batch
+    buffer: dict[int, list[str]] = {}
+    head = start  # first index not yet written
+
+    def fill() -> None:
+        while len(in_flight) + len(buffer) < limit:
+            b = next(todo, None)
+            if b is None:
+                return
+            in_flight[workers.submit(job, b)] = b[0]
+
+    try:
+        fill()
+        while in_flight or buffer:
+            while head in buffer:
+                lines = buffer.pop(head)
+                head += len(lines)
+                yield from lines
+            if not in_flight:
+                fill()
+                if not in_flight:
+                    break
+            for h in workers.wait_any(list(in_flight)):
+                buffer[in_flight.pop(h)] = workers.result(h)
+            fill()
+    finally:
+        workers.cancel(list(in_flight))
+
+
 def run_local(job: Job, start: int, stop: int, workers: int) -> Iterator[str]:
     """Lines ``start..stop-1`` in index order, made by ``workers`` local processes (1: this one)."""
     if workers <= 1:
         for i in range(start, stop):
             yield make_line(job, i)
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    # spawn, not fork: the parent may run a progress-bar thread
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        pending: deque = deque()
-        todo = _batches(start, stop, BATCH)
-        try:
-            for b in todo:
-                pending.append(pool.submit(make_batch, job, b))
-                if len(pending) >= 4 * workers:
-                    break
-            while pending:
-                lines = pending.popleft().result()
-                nxt = next(todo, None)
-                if nxt is not None:
-                    pending.append(pool.submit(make_batch, job, nxt))
-                yield from lines
-        finally:
-            for f in pending:
-                f.cancel()
+    pool = _LocalWorkers(workers)
+    try:
+        yield from _in_order(pool, job, start, stop)
+    finally:
+        pool.close()
 
 
 RAY_CONNECT_TIMEOUT_S = 5.0
@@ -166,24 +258,7 @@ def run_ray(job: Job, start: int, stop: int, workers: int, address: str | None) 
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
         started = True
     try:
-        remote = ray.remote(make_batch)
-        slots = max(1, int(ray.cluster_resources().get("CPU", workers)))
-        pending: deque = deque()
-        todo = _batches(start, stop, BATCH)
-        for b in todo:
-            pending.append(remote.remote(job, b))
-            if len(pending) >= 4 * slots:
-                break
-        try:
-            while pending:
-                lines = ray.get(pending.popleft())
-                nxt = next(todo, None)
-                if nxt is not None:
-                    pending.append(remote.remote(job, nxt))
-                yield from lines
-        finally:
-            for ref in pending:
-                ray.cancel(ref)
+        yield from _in_order(_RayWorkers(workers), job, start, stop)
     finally:
         if started:
             ray.shutdown()
