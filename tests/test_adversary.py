@@ -561,3 +561,34 @@ def test_cli_threats_deepstrike_render(tmp_path):
     # both models of the best arrival are more than 9" from my model (base edge to base edge)
     for x, y, _ in rep["best"]["models"]["ds"]:
         assert math.hypot(x - 12, y - 9) - 2 * R32 > 9
+
+
+def test_denial_candidates_are_one_per_anchor_the_cheapest_there():
+    """Issue 18: the denial area grew from 796 to 860 sq in when candidates began to stream in cost
+    order (several formations at one anchor used up the cap). One per anchor restores the spread."""
+    from dataclasses import replace
+
+    from planner.solve.candidates import CandidateBuilder
+    from planner.solve.goals import point_term
+
+    data = scenario([{"id": "b", "type": "Infantry", "place": True, "models": [marine(), marine(), marine()]}],
+                    width=36, depth=21)
+    w = world_of(data)
+    cap = 7
+    screen = build_screen(w, ["inf"], replace(SETTINGS, candidates_per_unit=cap))
+    cs = screen.cands["b"]
+    assert len(cs) == cap
+    assert len({c.anchor for c in cs}) == cap  # one candidate per anchor
+    # the same stream, uncapped: each kept candidate is the first (cheapest) at its anchor, and
+    # the anchors kept are the first `cap` anchors the stream reaches
+    g = screen.groups[0]
+    bf = screen.world.scenario.battlefield
+    builder = CandidateBuilder(screen.table, [], SETTINGS.grid_in, [point_term(bf.width / 2, bf.depth / 2)],
+                               SETTINGS.margin_in)
+    first: dict = {}
+    for c in builder.stream(g):
+        first.setdefault(c.anchor, c)
+        if len(first) == cap:
+            break
+    assert [c.anchor for c in cs] == list(first)
+    assert [c.formation for c in cs] == [c.formation for c in first.values()]

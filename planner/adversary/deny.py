@@ -211,7 +211,13 @@ def build_screen(world: World, enemy_units: list[str], settings: DenySettings,
     cands: dict[str, list[Candidate]] = {}
     for g in groups:
         cs = []
+        anchors: set[tuple[float, float]] = set()
         for c in builder.stream(g):
+            # one candidate per anchor, the cheapest legal formation there (the stream is in cost
+            # order): the capped candidates then spread over more ground, which is what screens
+            if c.anchor in anchors:
+                continue
+            anchors.add(c.anchor)
             cs.append(c)
             if len(cs) >= settings.candidates_per_unit:
                 break

@@ -533,6 +533,7 @@ class _Planning:
         self.batch = settings.candidates_per_unit
         self.rounds = 0
         self.start: dict[str, Candidate] | None = None
+        self.proven: int | None = None  # the best lower bound over the grid proven by a round so far
         self.todo_extra: dict[str, int] | None = None  # per unit: take candidates below this cost
 
     def plan(self) -> PlanResult:
@@ -681,8 +682,15 @@ class _Planning:
         obj = sum(c.icost for c in chosen.values())
         if r.status == cp_model.OPTIMAL:
             return self.optimal_answer(r, chosen, obj)
-        bound = _true_bound(solver.best_objective_bound, r.tie, obj, r.outside)
+        bound = self.prove(_true_bound(solver.best_objective_bound, r.tie, obj, r.outside))
         return self.done(chosen, "feasible", bound, "feasible: time limit reached before a proof", solver)
+
+    def prove(self, bound: int | None) -> int | None:
+        """Keep the best lower bound over the grid proven so far (a later round may prove less
+        within its time, never undo an earlier proof); returns it."""
+        if bound is not None and (self.proven is None or bound > self.proven):
+            self.proven = bound
+        return self.proven
 
     def optimal_answer(self, r: _Round, chosen: dict[str, Candidate], obj: int) -> PlanResult | None:
         """Optimal over the taken candidates: optimal over the grid if no untaken candidate can pay,
@@ -696,30 +704,41 @@ class _Planning:
                              f"{'(none left)' if outside is None else f'{outside / COST_SCALE:.3f}'}", r.solver)
         need = {g.id: obj - rest[g.id] for g in self.groups
                 if (nxt := self.streams[g.id].bound()) is not None and nxt + rest[g.id] < obj}
+        self.prove(min(obj, outside))  # plans over the taken candidates cost obj, the others at least outside
         self.progress(obj / COST_SCALE, outside / COST_SCALE)
         if not r.out_of_time:
             self.todo_extra = need
             return None
-        return self.done(chosen, "feasible", min(obj, outside),
+        return self.done(chosen, "feasible", self.proven,
                          f"feasible: optimal over the {sum(len(v) for v in self.cands.values())} candidates taken, "
                          f"but the time ran out before every cheaper candidate of {', '.join(sorted(need))} "
                          "was judged", r.solver)
 
     def no_solution_answer(self, r: _Round) -> PlanResult:
-        """No CP-SAT plan and no more rounds: the greedy plan if there is one, else unknown and why."""
+        """No CP-SAT plan and no more rounds: the best plan so far (the last round's, else the
+        greedy one) with the bound an earlier round proved, if there is one, else unknown; the
+        message names the step that ran out of time."""
         solver, status = r.solver, r.status
-        if self.start is not None:
-            return self.done(self.start, "feasible", None,
-                             "feasible: the greedy placement (biggest units first, each at its cheapest place clear "
-                             "of the others); the CP-SAT model could not improve or bound it within the time limit, "
-                             "so there is no bound", None)
+        n = sum(len(v) for v in self.cands.values())
         if solver is None:
-            why = "the time ran out while building the CP-SAT model"
+            step = f"building round {self.rounds}'s CP-SAT model ({n} candidates and their overlapping pairs)"
         elif status == cp_model.INFEASIBLE:
+            step = None
+        else:
+            step = f"solving round {self.rounds}'s CP-SAT model ({n} candidates; status {solver.status_name(status)})"
+        if self.start is not None:
+            what = ("the plan of an earlier round" if self.rounds > 1 and self.proven is not None else
+                    "the greedy placement (biggest units first, each at its cheapest place clear of the others)")
+            bound = self.proven
+            kept = (f"the bound {bound / COST_SCALE:.3f} proven in an earlier round is kept" if bound is not None
+                    else "so there is no bound")
+            why = f"the time ran out while {step}" if step else "the CP-SAT model found no plan"
+            return self.done(self.start, "feasible", bound, f"feasible: {what}; {why}; {kept}", None)
+        if step is None:
             why = ("the candidate placements found all crowd each other (overlapping bases "
                    f"[{rule_ids(self.world.scenario.ruleset)['overlap']}])")
         else:
-            why = f"CP-SAT status {solver.status_name(status)}"
+            why = f"the time ran out while {step}"
         return PlanResult(status="unknown", wall_time_s=time.monotonic() - self.t0, rounds=self.rounds,
                           solver_time_s=solver.wall_time if solver is not None else 0.0,
                           message=f"no plan found within {self.settings.time_limit_s:g} s after {self.rounds} "

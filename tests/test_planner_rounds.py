@@ -1,0 +1,49 @@
+"""A later round that runs out of time never drops the bound an earlier round proved, and the
+report names the step that ran out (issue 18)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ortools.sat.python import cp_model
+
+from planner.legality.checker import check_deployment
+from planner.schema import Scenario
+from planner.solve import planner as P
+from planner.world import load_scenario, resolve
+
+SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "plan-ravenguard-infiltrate.yaml"
+SETTINGS = P.SolverSettings(time_limit_s=30, candidates_per_unit=3)  # 3 candidates: round 1 cannot prove it
+
+
+@pytest.mark.slow
+def test_the_bound_of_round_1_is_kept_when_round_2_runs_out_building(monkeypatch):
+    real, calls, seen = P._solve, [], []
+
+    def solve(groups, cands, *args, **kwargs):
+        calls.append(sum(len(v) for v in cands.values()))
+        if len(calls) == 1:
+            return real(groups, cands, *args, **kwargs)
+        return cp_model.UNKNOWN, None, None, {}, 1, cands  # "out of time while building the model"
+
+    monkeypatch.setattr(P, "_solve", solve)
+    world = load_scenario(SCENARIO)
+    result = P.plan_deployment(world, SETTINGS, on_progress=lambda obj, bound, t: seen.append((obj, bound)))
+    assert len(calls) == 2 and result.rounds == 2
+    assert result.status == "feasible"
+    round1_obj, round1_outside = seen[-1]
+    assert result.best_bound == pytest.approx(min(round1_obj, round1_outside), abs=1e-3)
+    assert result.objective == pytest.approx(round1_obj, abs=1e-3)  # round 1's plan, not the greedy one
+    assert result.best_bound <= result.objective
+    assert "building round 2's CP-SAT model" in result.message
+    assert "proven in an earlier round is kept" in result.message
+    planned = resolve(Scenario.model_validate(result.scenario_data), None, require_positions=True)
+    assert check_deployment(planned).legal
+
+
+@pytest.mark.slow
+def test_without_the_stub_the_same_instance_is_optimal_in_two_rounds():
+    result = P.plan_deployment(load_scenario(SCENARIO), SETTINGS)
+    assert (result.status, result.rounds) == ("optimal", 2)
+    assert result.best_bound == pytest.approx(result.objective, abs=1e-3)
