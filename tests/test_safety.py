@@ -383,7 +383,7 @@ def test_plan_refuses_an_illegal_table_before_planning(illegal_plan: Path, tmp_p
 
 
 def test_plan_of_an_illegal_table_with_allow_is_reported_illegal(illegal_plan: Path):
-    r = run("plan", illegal_plan, "--time-limit", "3", "--allow-illegal-table")
+    r = run("plan", illegal_plan, "--time-limit", "30", "--allow-illegal-table")
     assert r.exit_code == 1, r.stderr
     out = one_line(r.stdout)
     assert "warning: the table is already illegal" in out
