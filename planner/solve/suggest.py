@@ -197,8 +197,15 @@ def _suggest_one(world: World, uid: str, rules: list[str], settings, before: set
     if not all(world.units[m].is_positioned for m in members):
         raise ScenarioError("a unit needs model positions for a suggestion", file=world.file, location="--unit",
                             value=uid)
+    waived = frozenset(members) - {uid}
     planning = _planning_world(world, members)
-    result = plan_deployment(planning, settings, units=[host.id], waived=frozenset(members) - {uid})
+    static = _static_reason(planning, members, waived)
+    if static is not None:
+        rule, who = static
+        return UnitSuggestion(**base, status="infeasible",
+                              message=f"no move can make it legal: {rule}" + (f" ({who})" if who else "")
+                                      + " does not depend on where the models stand")
+    result = plan_deployment(planning, settings, units=[host.id], waived=waived)
     if result.status in ("infeasible", "unknown") or result.scenario is None:
         return UnitSuggestion(**base, status=result.status, message=result.message)
     moves = _moves(world, resolve(result.scenario, world.file), members)
@@ -209,6 +216,17 @@ def _suggest_one(world: World, uid: str, rules: list[str], settings, before: set
     return UnitSuggestion(**base, status=result.status, total_move_in=sum(m.distance_in for m in moves),
                           moves=[m for m in moves if m.distance_in > TOLERANCE_IN or m.from_facing != m.to_facing],
                           legal_after=legal_after, new_violations=new, message=result.message)
+
+
+def _static_reason(world: World, members: list[str], waived: frozenset[str]) -> tuple[str, str | None] | None:
+    """The ruleset judge's reason why no position of the group can be legal (eligibility,
+    joining), ``waived`` members not asked; None if its position decides."""
+    from planner.solve.candidates import CandidateBuilder, Group
+
+    builder = CandidateBuilder(world.ruleset.table(world), [], 1.0, [])
+    builder.waived = waived
+    units = [world.units[m] for m in members]
+    return world.ruleset.planner_judge().static_reason(builder, Group(units[0], units))
 
 
 def _planning_world(world: World, members: list[str]) -> World:
