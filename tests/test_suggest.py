@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -133,6 +135,31 @@ def test_no_smaller_move_on_the_grid(case):
     best = brute_force_least_move(data, uid, 1.0)
     assert best < math.inf
     assert best - 1e-9 <= s.total_move_in <= best + 1e-3  # the planner's costs are in 1/1000"
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(method=st.sampled_from(["deployment_zone", "infiltrate"]),
+       xy=st.lists(st.tuples(st.floats(11, 19.5), st.floats(0.5, 9.5)), min_size=1, max_size=3))
+def test_every_suggestion_passes_the_checker(method, xy):
+    """Random small units: whatever the planner suggests, the independent checker passes the unit
+    after the moves; an already legal unit is left alone."""
+    data = small([{"id": "foe", "setup": "deployment_zone", "models": [marine(2, 5)]}],
+                 [{"id": "u", "setup": method, "rules": ["Infiltrate"] if method == "infiltrate" else [],
+                   "models": [marine(round(x, 2), round(y, 2)) for x, y in xy]}])
+    world = world_of(data)
+    (s,) = suggest_moves(world, ["u"], time_limit_s=5, grid_in=1.0).units
+    here = [(m.x, m.y, m.facing) for m in world.units["u"].models]
+    if unit_legal(data, "u", here):
+        assert s.status == "already_legal"
+        return
+    assert s.status in ("optimal", "feasible", "infeasible")
+    if s.status == "infeasible":
+        return
+    moved = {mv.model_id: (mv.to_x, mv.to_y, mv.to_facing) for mv in s.moves}
+    after = [moved.get(m.id, (m.x, m.y, m.facing)) for m in world.units["u"].models]
+    assert s.legal_after and unit_legal(data, "u", after)
+    assert math.isclose(s.total_move_in, sum(math.hypot(a[0] - b[0], a[1] - b[1]) for a, b in zip(after, here,
+                                                                                                  strict=True)))
 
 
 def test_zone_edge_values():

@@ -199,14 +199,18 @@ def formations(models: list[ModelInfo]) -> list[Formation]:
 REPAIR_RADIUS_IN = 4.0
 """How far (centre to centre, inches) a single model may move in the shapes of :func:`kept_shapes`."""
 
+REPAIR_MAX_MODELS = 20
+"""Units (with joined characters) of more models get no one-model-moved shapes (their number and
+coherency tests grow with the square of the unit's size)."""
+
 
 def kept_shapes(models: list[ModelInfo], grid_in: float) -> list[Formation]:
     """The shapes of a unit as its models stand (for the ``stay_close`` goal): the arrangement
     itself, anchored at the grid point ``P`` nearest its centroid (so that at ``P`` nothing moves,
     and at any other grid point it is translated by a whole number of grid steps), and, only at
     ``P``, the arrangement with one model moved to a grid point within ``REPAIR_RADIUS_IN`` of
-    where it stands (the others unmoved). Each model keeps its facing. Empty if a model has no
-    position."""
+    where it stands (the others unmoved; units of at most ``REPAIR_MAX_MODELS`` models). Each
+    model keeps its facing. Empty if a model has no position."""
     if not models or any(m.x is None or m.y is None for m in models):
         return []
     xs = [float(m.x) for m in models if m.x is not None]
@@ -215,14 +219,24 @@ def kept_shapes(models: list[ModelInfo], grid_in: float) -> list[Formation]:
     px, py = round(sum(xs) / len(xs) / g) * g, round(sum(ys) / len(ys) / g) * g
     facings = tuple(m.facing for m in models)
     base = tuple((x - px, y - py) for x, y in zip(xs, ys, strict=True))
-    out = [Formation("as placed", base, facings[0], facings)]
+    fps = [footprint(m.base, x, y, f) for m, x, y, f in zip(models, xs, ys, facings, strict=True)]
+    # the models' own bases may overlap as they stand (rule "no two bases overlap", the checker's
+    # predicate): the shape is kept only without, a one-model move only if it clears every overlap
+    bad = [(i, j) for i in range(len(fps)) for j in range(i + 1, len(fps))
+           if first_overlap([fps[i]], [("", fps[j])]) is not None]
+    out = [] if bad else [Formation("as placed", base, facings[0], facings)]
     k = math.ceil(REPAIR_RADIUS_IN / g)
-    for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
+    for i, (x, y) in enumerate(zip(xs, ys, strict=True) if len(models) <= REPAIR_MAX_MODELS else ()):
+        if not all(i in pair for pair in bad):
+            continue
+        others = [("", f) for j, f in enumerate(fps) if j != i]
         i0, j0 = round(x / g), round(y / g)
         for di in range(-k, k + 1):
             for dj in range(-k, k + 1):
                 gx, gy = (i0 + di) * g, (j0 + dj) * g
                 if math.hypot(gx - x, gy - y) > REPAIR_RADIUS_IN + 1e-9 or (abs(gx - x) < 1e-9 and abs(gy - y) < 1e-9):
+                    continue
+                if first_overlap([footprint(models[i].base, gx, gy, facings[i])], others) is not None:
                     continue
                 offs = list(base)
                 offs[i] = (gx - px, gy - py)

@@ -51,6 +51,7 @@ from planner.rules.registry import DEFAULT_RULESET
 from planner.schema import Scenario, SetupMethod
 from planner.solve.candidates import (
     COST_SCALE,
+    REPAIR_MAX_MODELS,
     REPAIR_RADIUS_IN,
     Candidate,
     CandidateBuilder,
@@ -538,7 +539,8 @@ class _Planning:
         self.grid = (f"the {settings.grid_in:g}\" candidate grid (every formation of 1-3 ranks, two facings, at "
                      f"every grid point of each unit's region" + (
                          "; and the unit as its models stand, moved by whole grid steps, or with one model moved "
-                         f"to a grid point within {REPAIR_RADIUS_IN:g}\" of it)" if builder.keep_shape else ")"))
+                         f"to a grid point within {REPAIR_RADIUS_IN:g}\" of it (units of up to {REPAIR_MAX_MODELS} "
+                         "models))" if builder.keep_shape else ")"))
         self.batch = settings.candidates_per_unit
         self.rounds = 0
         self.start: dict[str, Candidate] | None = None
