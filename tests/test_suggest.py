@@ -271,3 +271,23 @@ if __name__ == "__main__":  # regenerate the golden text
     w = load_scenario(BUNDLED, require_positions=True)
     GOLDEN.write_text(render(suggest_moves(w, time_limit_s=10)), encoding="utf-8")
     print(f"wrote {GOLDEN}")
+
+
+def test_stay_close_goal_in_a_plan():
+    """The goal in a scenario file: ``planner plan`` keeps a placed unit where it stands if it is
+    legal there (objective 0), and a placed unit without positions is an input error naming it."""
+    from planner.errors import ScenarioError
+    from planner.solve.planner import SolverSettings, plan_deployment
+
+    data, _ = CASES["coherency"]
+    d = copy.deepcopy(data)
+    d["goals"] = [{"kind": "stay_close"}]
+    d["armies"][1]["units"][0]["models"][2]["y"] = 3 + 2 * R32 + 1.0  # back in coherency: legal as it stands
+    d["armies"][1]["units"][0]["place"] = True
+    result = plan_deployment(world_of(d), SolverSettings(time_limit_s=5, workers=1, grid_in=1.0, margin_in=0.0))
+    assert result.status == "optimal" and result.legal and result.objective == 0.0
+    for m in d["armies"][1]["units"][0]["models"]:
+        del m["x"], m["y"]
+    with pytest.raises(ScenarioError, match="stay_close") as err:
+        plan_deployment(resolve(Scenario.model_validate(d)), SolverSettings(time_limit_s=5, workers=1))
+    assert "armies[1].units[0]" in str(err.value)
