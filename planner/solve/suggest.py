@@ -9,7 +9,8 @@ fixed where it stands; there is no second legality predicate here. The planner s
 candidate grid: every formation it knows at every grid point of the unit's region, the unit's
 shape as it stands moved by whole grid steps, and that shape with one model moved to a grid
 point within :data:`planner.solve.candidates.REPAIR_RADIUS_IN` of it. ``optimal`` means no
-candidate of that grid moves less; a position off the grid may. The planner keeps no
+candidate of that grid moves less, as the planner judges candidates (line of sight by its sound
+fast test: a placement it cannot prove hidden is not offered); a position off the grid may. The planner keeps no
 tape-measure margin here (``margin_in=0``): the suggestion is judged exactly as the checker judges.
 
 Every suggestion is re-checked by the independent checker on the whole scenario with the moves
