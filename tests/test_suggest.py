@@ -180,6 +180,10 @@ def test_legal_unit_and_unknown_id():
 
     with pytest.raises(ScenarioError, match="no unit with this id"):
         suggest_moves(w, ["nobody"])
+    with pytest.raises(ScenarioError, match="time_limit_s"):
+        suggest_moves(w, time_limit_s=float("nan"))
+    with pytest.raises(ScenarioError, match="grid_in"):
+        suggest_moves(w, grid_in=0.0)
 
 
 @pytest.fixture(scope="module")

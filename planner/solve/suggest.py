@@ -148,9 +148,16 @@ def suggest_moves(world: World, unit_ids: list[str] | None = None, time_limit_s:
     Raises
     ------
     ScenarioError
-        A unit id that is not in the scenario (location ``--unit``), or a unit without positions.
+        A unit id that is not in the scenario (location ``--unit``), a unit without positions, a
+        time limit outside 0.1-3600 s or a grid outside 0.05-12 inches.
     """
     from planner.solve.planner import SolverSettings, plan_deployment
+
+    if not (isinstance(time_limit_s, int | float) and 0.1 <= time_limit_s <= 3600):
+        raise ScenarioError("a time limit per unit from 0.1 to 3600 seconds", location="time_limit_s",
+                            value=time_limit_s)
+    if not (isinstance(grid_in, int | float) and 0.05 <= grid_in <= 12):
+        raise ScenarioError("a grid from 0.05 to 12 inches", location="grid_in", value=grid_in)
 
     report = check_deployment(world)
     broken: dict[str, list[str]] = {}
