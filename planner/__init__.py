@@ -6,6 +6,7 @@ The public API (see the README's "As a library"); each name is imported on first
 - :func:`load_scenario` (a file) / :func:`resolve` (a :class:`Scenario` record) -> :class:`World`
 - :func:`check_deployment` (World) -> :class:`LegalityReport` (``legal``, ``violations``, ``units``)
 - :func:`plan_deployment` (World, :class:`SolverSettings`) -> :class:`PlanResult`
+- :func:`suggest_moves` (World) -> :class:`SuggestReport`: the least total move making each illegal unit legal
 - :func:`find_threats` (World, enemy unit id, :func:`threat_goal`) -> the enemy's legal area and best arrival
 - :func:`deep_strike_odds` (World, unit id, aim x, y) -> exact Deep Strike odds
 - :func:`render_file` / :func:`render_bytes` (World, :class:`RenderOptions`) -> an SVG or PNG picture
@@ -33,6 +34,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "plan_deployment": ("planner.solve.planner", "plan_deployment"),
     "SolverSettings": ("planner.solve.planner", "SolverSettings"),
     "PlanResult": ("planner.solve.planner", "PlanResult"),
+    "suggest_moves": ("planner.solve.suggest", "suggest_moves"),
+    "SuggestReport": ("planner.solve.suggest", "SuggestReport"),
     "find_threats": ("planner.adversary.threats", "find_threats"),
     "threat_goal": ("planner.adversary.threats", "parse_goal"),
     "deep_strike_odds": ("planner.deepstrike", "deep_strike_odds"),
@@ -50,7 +53,7 @@ __all__ = [
     "__version__",
     "load_scenario", "resolve", "World", "Scenario",
     "check_deployment", "LegalityReport",
-    "plan_deployment", "SolverSettings", "PlanResult",
+    "plan_deployment", "SolverSettings", "PlanResult", "suggest_moves", "SuggestReport",
     "find_threats", "threat_goal", "deep_strike_odds",
     "render_file", "render_bytes", "RenderOptions",
     "import_roster", "find_ruleset", "dump_scenario",
@@ -70,6 +73,7 @@ if TYPE_CHECKING:
     from planner.rules.registry import find_ruleset
     from planner.schema import Scenario
     from planner.solve.planner import PlanResult, SolverSettings, plan_deployment
+    from planner.solve.suggest import SuggestReport, suggest_moves
     from planner.world import World, load_scenario, resolve
 
 

@@ -683,6 +683,14 @@ class FarFromEnemyGoal(GoalBase):
     cap: Num = Field(default=24.0, gt=0, le=1000)
 
 
+class StayCloseGoal(GoalBase):
+    """Stay close to where the models stand: sum over the placed units' models of the centre to
+    centre distance from the model's position in the scenario, inches (the placed units need
+    positions). The goal of ``planner check --suggest`` (:func:`planner.solve.suggest.suggest_moves`)."""
+
+    kind: Literal["stay_close"] = "stay_close"
+
+
 class DenyGoal(Record):
     """Screening (issue #7): place the marked units so that the enemy unit's legal Infiltrate area
     is as small as possible; with ``protect`` and ``radius`` (inches), no legal arrival of it may
@@ -732,7 +740,7 @@ class CoverGoal(GoalBase):
 
 Goal = Annotated[
     NearPointGoal | NearObjectiveGoal | NearEnemyUnitGoal | HiddenGoal | InTerrainGoal | ControlObjectiveGoal
-    | NearFriendlyGoal | FarFromEnemyGoal | DenyGoal | ObjectiveGoal | CoverGoal,
+    | NearFriendlyGoal | FarFromEnemyGoal | DenyGoal | ObjectiveGoal | CoverGoal | StayCloseGoal,
     Field(discriminator="kind"),
 ]
 

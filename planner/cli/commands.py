@@ -156,24 +156,44 @@ def check(
                                           help="List every rule checked for every unit.")] = False,
     fmt: FormatOpt = "text",
     render_out: RenderOpt = None,
+    suggest: Annotated[bool, typer.Option("--suggest", metavar="",
+                                          help="For each illegal unit, the least total movement of its models "
+                                               "that makes it legal (the planner, other units fixed).")] = False,
+    suggest_out: Annotated[str | None, typer.Option("--suggest-out", help="Write the scenario with the suggested "
+                                                                          "moves applied to FILE (implies "
+                                                                          "--suggest).")] = None,
+    time_limit: Annotated[float, typer.Option("--time-limit", min=0.5, max=3600,
+                                              help="--suggest: planner seconds per unit.")] = 10.0,
 ) -> None:
-    """Check a deployment: exit 0 if legal, 1 if not, 2 for invalid input."""
+    """Check a deployment: exit 0 if legal, 1 if not, 2 for invalid input (with --suggest too)."""
 
     def go() -> int:
         from planner.legality.checker import check_deployment
-        from planner.report.formats import check_output, parse_format
+        from planner.report.formats import check_json, check_output, parse_format
         from planner.world import load_scenario
 
         form = parse_format(fmt, json_out)
         _check_picture(render_out, scenario)
         _check_writable(json_out, "--json", (scenario,))
+        _check_writable(suggest_out, "--suggest-out", (scenario,))
         world = load_scenario(scenario, require_positions=True)
         _check_writable(render_out, "--render")
         _check_writable(json_out, "--json")
+        _check_writable(suggest_out, "--suggest-out")
         report = check_deployment(world)
+        suggestions = None
+        if suggest or suggest_out is not None:
+            from planner.solve.suggest import suggest_moves
+
+            suggestions = suggest_moves(world, time_limit_s=time_limit)
         console = _console(json_out == "-" or form != "text")
-        check_output(world, report, form, render_out, console, verbose=verbose)
-        _write_json(json_out, report.model_dump(mode="json"), [scenario])
+        check_output(world, report, form, render_out, console, verbose=verbose, suggestions=suggestions)
+        _write_json(json_out, check_json(report, suggestions), [scenario])
+        if suggest_out is not None and suggestions is not None:
+            from planner.io.files import dump_data
+
+            dump_data(suggestions.moved_scenario(world), suggest_out, "--suggest-out", "scenario with the moves")
+            console.print(f"Wrote the scenario with the suggested moves to {escape(suggest_out)}")
         return EXIT_OK if report.legal else EXIT_ILLEGAL
 
     _run(go)

@@ -38,29 +38,49 @@ def parse_format(value: str, json_out: str | None) -> str:
     return fmt
 
 
-def check_output(world, report, fmt: str, render_path: str | None, console: Console, *, verbose: bool) -> None:
-    """Write the picture (if asked) and the check report in ``fmt``."""
+def check_output(world, report, fmt: str, render_path: str | None, console: Console, *, verbose: bool,
+                 suggestions=None) -> None:
+    """Write the picture (if asked) and the check report in ``fmt``; with ``suggestions`` (a
+    :class:`planner.solve.suggest.SuggestReport`) the suggested moves follow the report (in JSON:
+    the key ``suggestions``)."""
     from planner.render import render_bytes, render_file
+    from planner.report import suggest as sg
     from planner.report.text import print_check_report
 
     if render_path is not None:
         render_file(world, render_path, report)
     if fmt == "text":
         print_check_report(report, console, verbose=verbose)
+        if suggestions is not None:
+            sg.print_suggestions(suggestions, console)
     elif fmt == "json":
-        sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2, allow_nan=False) + "\n")
+        sys.stdout.write(json.dumps(check_json(report, suggestions), indent=2, allow_nan=False) + "\n")
     elif fmt == "markdown":
         from planner.report.markdown import check_markdown
 
         png = None if render_path else render_bytes(world, "png", report)[0]
-        sys.stdout.write(check_markdown(report, picture_ref=render_path, png=png, title=_title(world)))
+        text = check_markdown(report, picture_ref=render_path, png=png, title=_title(world))
+        sys.stdout.write(text + ("\n" + sg.suggestions_markdown(suggestions) if suggestions is not None else ""))
     else:
         from planner.report.html import check_html
 
         svg = render_bytes(world, "svg", report)[0]
-        sys.stdout.write(check_html(report, svg=svg, title=_title(world)))
+        text = check_html(report, svg=svg, title=_title(world))
+        if suggestions is not None:
+            at = text.rfind("</body>")
+            text = text[:at] + sg.suggestions_html(suggestions) + text[at:] if at >= 0 else \
+                text + sg.suggestions_html(suggestions)
+        sys.stdout.write(text)
     if render_path is not None:
         console.print(f"Wrote the battlefield picture to {escape(render_path)}")
+
+
+def check_json(report, suggestions=None) -> dict:
+    """The JSON report of ``planner check``: the legality report, and ``suggestions`` if given."""
+    data = report.model_dump(mode="json")
+    if suggestions is not None:
+        data["suggestions"] = suggestions.to_dict()
+    return data
 
 
 def _title(world) -> str:

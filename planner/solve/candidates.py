@@ -49,6 +49,14 @@ class Formation:
     name: str
     offsets: tuple[tuple[float, float], ...]
     facing: float
+    facings: tuple[float, ...] | None = None
+    """Each model's own facing (a shape kept as the models stand), else ``facing`` for all."""
+    at: tuple[float, float] | None = None
+    """Only placed at this grid point (a shape with one model moved), else at every anchor."""
+
+    def facing_of(self, i: int) -> float:
+        """The facing of model ``i``, degrees."""
+        return self.facing if self.facings is None else self.facings[i]
 
 
 @dataclass
@@ -188,6 +196,55 @@ def formations(models: list[ModelInfo]) -> list[Formation]:
     return out
 
 
+REPAIR_RADIUS_IN = 4.0
+"""How far (centre to centre, inches) a single model may move in the shapes of :func:`kept_shapes`."""
+
+REPAIR_MAX_MODELS = 20
+"""Units (with joined characters) of more models get no one-model-moved shapes (their number and
+coherency tests grow with the square of the unit's size)."""
+
+
+def kept_shapes(models: list[ModelInfo], grid_in: float) -> list[Formation]:
+    """The shapes of a unit as its models stand (for the ``stay_close`` goal): the arrangement
+    itself, anchored at the grid point ``P`` nearest its centroid (so that at ``P`` nothing moves,
+    and at any other grid point it is translated by a whole number of grid steps), and, only at
+    ``P``, the arrangement with one model moved to a grid point within ``REPAIR_RADIUS_IN`` of
+    where it stands (the others unmoved; units of at most ``REPAIR_MAX_MODELS`` models). Each
+    model keeps its facing. Empty if a model has no position."""
+    if not models or any(m.x is None or m.y is None for m in models):
+        return []
+    xs = [float(m.x) for m in models if m.x is not None]
+    ys = [float(m.y) for m in models if m.y is not None]
+    g = grid_in
+    px, py = round(sum(xs) / len(xs) / g) * g, round(sum(ys) / len(ys) / g) * g
+    facings = tuple(m.facing for m in models)
+    base = tuple((x - px, y - py) for x, y in zip(xs, ys, strict=True))
+    fps = [footprint(m.base, x, y, f) for m, x, y, f in zip(models, xs, ys, facings, strict=True)]
+    # the models' own bases may overlap as they stand (rule "no two bases overlap", the checker's
+    # predicate): the shape is kept only without, a one-model move only if it clears every overlap
+    bad = [(i, j) for i in range(len(fps)) for j in range(i + 1, len(fps))
+           if first_overlap([fps[i]], [("", fps[j])]) is not None]
+    out = [] if bad else [Formation("as placed", base, facings[0], facings)]
+    k = math.ceil(REPAIR_RADIUS_IN / g)
+    for i, (x, y) in enumerate(zip(xs, ys, strict=True) if len(models) <= REPAIR_MAX_MODELS else ()):
+        if not all(i in pair for pair in bad):
+            continue
+        others = [("", f) for j, f in enumerate(fps) if j != i]
+        i0, j0 = round(x / g), round(y / g)
+        for di in range(-k, k + 1):
+            for dj in range(-k, k + 1):
+                gx, gy = (i0 + di) * g, (j0 + dj) * g
+                if math.hypot(gx - x, gy - y) > REPAIR_RADIUS_IN + 1e-9 or (abs(gx - x) < 1e-9 and abs(gy - y) < 1e-9):
+                    continue
+                if first_overlap([footprint(models[i].base, gx, gy, facings[i])], others) is not None:
+                    continue
+                offs = list(base)
+                offs[i] = (gx - px, gy - py)
+                out.append(Formation(f"as placed, {models[i].id} to ({gx:g}, {gy:g})", tuple(offs), facings[0],
+                                     facings, at=(px, py)))
+    return out
+
+
 COST_SCALE = 1000
 """Integer objective units per objective unit (per inch for the distance goals)."""
 
@@ -220,10 +277,18 @@ class CandidateStream:
         models = g.models
         rs = b.table.world.ruleset
         judge = b.rules_judge
-        self.forms = [f for f in formations(models) if judge.coherent(rs, models,
-            [footprint(m.base, dx, dy, f.facing) for m, (dx, dy) in zip(models, f.offsets, strict=True)])]
-        self.anchors = np.array(b.anchors(g), dtype=float).reshape(-1, 2)
+        shapes = formations(models) + (kept_shapes(models, b.grid) if b.keep_shape else [])
+        self.forms = [f for f in shapes if judge.coherent(rs, models,
+            [footprint(m.base, dx, dy, f.facing_of(i)) for i, (m, (dx, dy)) in enumerate(zip(models, f.offsets,
+                                                                                           strict=True))])]
+        anchors = b.anchors(g)
+        for f in self.forms:  # a shape placed at one grid point only: that point is an anchor
+            if f.at is not None and f.at not in anchors:
+                anchors.append(f.at)
+        self.anchors = np.array(anchors, dtype=float).reshape(-1, 2)
+        where = {a: i for i, a in enumerate(anchors)}
         member_of = [u.id for u in g.members for _ in u.models]
+        keys = [f"{m.unit_id}/{m.id}" for m in models]
         radii = np.array([footprint(m.base, 0.0, 0.0, 0.0).outer_radius for m in models])
         self.masks = [np.array(t.applies(member_of)) for t in b.terms]
         heap: list[tuple[int, int, int, int]] = []
@@ -231,19 +296,21 @@ class CandidateStream:
         self._vals: dict[int, np.ndarray] = {}  # per formation: the lower values of every anchor
         if len(self.anchors):
             for fi, form in enumerate(self.forms):
-                xy = self.anchors[:, None, :] + np.array(form.offsets)[None, :, :]
-                vals = np.stack([t.lower(xy, mk, radii) for t, mk in zip(b.terms, self.masks, strict=True)], axis=1) \
-                    if b.terms else np.zeros((len(self.anchors), 0))
-                cost = vals @ np.array([t.weight for t in b.terms]) if b.terms else np.zeros(len(self.anchors))
+                # a shape placed at one grid point only is measured and judged there only
+                rows = np.arange(len(self.anchors)) if form.at is None else np.array([where[form.at]])
+                xy = self.anchors[rows][:, None, :] + np.array(form.offsets)[None, :, :]
+                vals = np.stack([t.lower(xy, mk, radii, keys) for t, mk in zip(b.terms, self.masks, strict=True)],
+                                axis=1) if b.terms else np.zeros((len(rows), 0))
+                cost = vals @ np.array([t.weight for t in b.terms]) if b.terms else np.zeros(len(rows))
                 icost = np.round(cost * COST_SCALE).astype(np.int64)
                 exact = all(t.exact_is_lower for t in b.terms)
                 dropped = self._prefilter(xy, radii)
-                keep = [ai for ai, why in enumerate(dropped) if why is None]
+                keep = [k for k, why in enumerate(dropped) if why is None]
                 for why in dropped:
                     if why is not None:
                         self.rejected[why] = self.rejected.get(why, 0) + 1
-                heap += zip(icost[keep].tolist(), keep, [fi] * len(keep), [1 if exact else 0] * len(keep),
-                            strict=True)
+                heap += zip(icost[keep].tolist(), rows[keep].tolist(), [fi] * len(keep),
+                            [1 if exact else 0] * len(keep), strict=True)
                 self._vals[fi] = vals
         heapq.heapify(heap)
         self.heap = heap
@@ -336,8 +403,8 @@ class CandidateStream:
     def positions(self, ai: int, fi: int) -> list[Footprint]:
         ax, ay = self.anchors[ai]
         form = self.forms[fi]
-        return [footprint(m.base, float(ax + dx), float(ay + dy), form.facing)
-                for m, (dx, dy) in zip(self.group.models, form.offsets, strict=True)]
+        return [footprint(m.base, float(ax + dx), float(ay + dy), form.facing_of(i))
+                for i, (m, (dx, dy)) in enumerate(zip(self.group.models, form.offsets, strict=True))]
 
     def __iter__(self) -> CandidateStream:
         return self
@@ -384,7 +451,7 @@ class CandidateStream:
         k = 0
         form = self.forms[fi]
         for u in g.members:
-            positions[u.id] = [(fps[k + i].cx, fps[k + i].cy, form.facing) for i in range(len(u.models))]
+            positions[u.id] = [(fps[k + i].cx, fps[k + i].cy, form.facing_of(k + i)) for i in range(len(u.models))]
             k += len(u.models)
         c = Candidate(self.index, (float(self.anchors[ai][0]), float(self.anchors[ai][1])), form.name, positions,
                       tuple(fps), cost, near, key, tuple(float(v) for v in vals), b.cache)
@@ -394,7 +461,7 @@ class CandidateStream:
     def _lower(self, ai: int, fi: int) -> np.ndarray:
         """The goal values known for this item: exact if measured, else the lower values."""
         hit = self.lowers.get((ai, fi))
-        return self._vals[fi][ai] if hit is None else hit
+        return self._vals[fi][ai if self.forms[fi].at is None else 0] if hit is None else hit
 
     def _exact_values(self, ai: int, fi: int, fps: list[Footprint]) -> list[float] | None:
         """Exact goal values, measured only for a legal placement (None if it is illegal; the
@@ -427,6 +494,11 @@ class CandidateBuilder:
         self.fixed = fixed
         self.grid = grid_in
         self.terms = terms
+        self.keep_shape = any(t.kind == "stay_close" for t in terms)
+        """Also the shapes of each unit as its models stand (:func:`kept_shapes`): a stay_close goal."""
+        self.waived: frozenset[str] = frozenset()
+        """Units whose position-independent failures (eligibility, joining) do not reject their
+        group's placements (``check --suggest`` moves a unit joined by an IC that may not join it)."""
         self.judged = 0
         self.deadline = math.inf
         self._judge_cache: dict = {}

@@ -53,16 +53,25 @@ class Term:
     marker: Footprint | None = None
     range_in: float = 0.0  # control_objective: the ruleset's OBJECTIVE_RANGE_IN (set by compile_goals)
     measure_fn: Callable[[Placed, list[Footprint], list[bool]], float] | None = None  # 40k objective, cover
+    origins: dict[str, tuple[float, float]] | None = None  # stay_close: "unit/model" -> where it stands
 
     def applies(self, member_ids: list[str]) -> list[bool]:
         return [self.units is None or m in self.units for m in member_ids]
 
-    def lower(self, xy: np.ndarray, mask: np.ndarray, radii: np.ndarray) -> np.ndarray:
+    def lower(self, xy: np.ndarray, mask: np.ndarray, radii: np.ndarray,
+              keys: list[str] | None = None) -> np.ndarray:
         """Lower bound of the value for placements ``xy`` (N, M, 2); ``mask`` (M,) marks the
-        models the term counts; ``radii`` (M,) their outer radii, inches."""
+        models the term counts; ``radii`` (M,) their outer radii, inches; ``keys`` (M,) the
+        models' ``"unit/model"`` ids (needed by ``stay_close``)."""
         n = xy.shape[0]
         if not mask.any():
             return np.zeros(n)
+        if self.origins is not None:
+            if keys is None:
+                raise ValueError("a stay_close term needs the models' keys")
+            o = np.array([self.origins[k] for k in keys], dtype=float).reshape(-1, 2)
+            d = np.hypot(xy[:, :, 0] - o[None, :, 0], xy[:, :, 1] - o[None, :, 1])
+            return (d * mask[None, :]).sum(axis=1)
         if self.points is not None:
             d = np.hypot(xy[:, :, None, 0] - self.points[None, None, :, 0],
                          xy[:, :, None, 1] - self.points[None, None, :, 1]).min(axis=2)
@@ -175,6 +184,16 @@ def compile_goals(world, table: Table, player: str, placing: set[str]) -> list[T
         elif kind == "near_friendly":
             label, term = f"near_friendly {g.unit}", Term("", kind, g.weight, "in", units,
                                                           points=unit_points(g.unit, "unit", False))
+        elif kind == "stay_close":
+            origins: dict[str, tuple[float, float]] = {}
+            for uid in sorted(units if units is not None else placing):
+                u = world.units[uid]
+                if not u.is_positioned:
+                    raise ScenarioError("a stay_close goal measures from where the models stand: this placed unit "
+                                        "has no positions", file=world.file, location=f"{u.path}.models", value=uid)
+                origins.update({f"{uid}/{m.id}": (float(m.x), float(m.y)) for m in u.models})
+            label = "stay_close (total movement of the models, centre to centre)"
+            term = Term("", kind, g.weight, "in", units, origins=origins)
         elif kind == "far_from_enemy":
             label = f"far_from_enemy {g.unit} (up to {g.cap:g}\")"
             term = Term("", kind, g.weight, "in", units, points=unit_points(g.unit, "unit", True), cap=g.cap)

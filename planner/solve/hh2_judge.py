@@ -129,7 +129,8 @@ def judge(builder: Any, group: Any, fps: list[Footprint], exact_sight: bool = Fa
 def static_reason(builder: Any, group: Any) -> Reason | None:
     """Why no placement of the group can be legal whatever its position, by the checker's own
     predicates (cached per group): a unit set up by Infiltrate or Scout without the rule, or an
-    Independent Character that may not join its unit (Infiltrate, unit type, not an IC)."""
+    Independent Character that may not join its unit (Infiltrate, unit type, not an IC). Members in
+    ``builder.waived`` are not asked."""
     cache = builder.__dict__.setdefault("_hh2_static", {})
     if group.id in cache:
         return cast("Reason | None", cache[group.id])
@@ -137,6 +138,8 @@ def static_reason(builder: Any, group: Any) -> Reason | None:
     checker = checks.HH2Checker(world, rs)
     why: Reason | None = None
     for m in group.members:
+        if m.id in getattr(builder, "waived", ()):
+            continue
         if m.method is SetupMethod.INFILTRATE and not checks.has_infiltrate_for_setup(world, m):
             why = (rs.rid("infiltrate.eligible"), m.id)
         elif m.method is SetupMethod.SCOUT and not checks.has_scout_for_setup(world, m):

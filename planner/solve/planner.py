@@ -51,6 +51,8 @@ from planner.rules.registry import DEFAULT_RULESET
 from planner.schema import Scenario, SetupMethod
 from planner.solve.candidates import (
     COST_SCALE,
+    REPAIR_MAX_MODELS,
+    REPAIR_RADIUS_IN,
     Candidate,
     CandidateBuilder,
     CandidateStream,
@@ -450,7 +452,8 @@ def _outside_bound(groups: list[Group], cands: dict[str, list[Candidate]],
 
 
 def plan_deployment(world: World, settings: SolverSettings | None = None, *, units: list[str] | None = None,
-                    on_progress: ProgressCallback | None = None) -> PlanResult:
+                    on_progress: ProgressCallback | None = None, waived: frozenset[str] = frozenset()
+                    ) -> PlanResult:
     """Place the units marked ``place: true`` (or only ``units`` and the ICs joining them),
     minimising the weighted goals of the scenario.
 
@@ -466,6 +469,10 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
     on_progress : callable, optional
         ``on_progress(objective, bound, elapsed_s)``, called for each improving CP-SAT solution
         and between rounds (objective units; None when not known).
+    waived : frozenset of str
+        Placed units (joined Independent Characters) whose position-independent failures
+        (eligibility, joining) do not reject their group's placements; the checker still reports
+        them (``check --suggest``).
 
     Returns
     -------
@@ -487,7 +494,7 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
     groups = _groups(world, units)
     if not groups:
         raise ScenarioError("no unit is marked 'place: true': nothing to plan", file=world.file, location="armies")
-    run = _Planning(world, settings, groups, on_progress, t0)
+    run = _Planning(world, settings, groups, on_progress, t0, waived)
     capacity = _capacity_conflicts(world, run.placing)
     if capacity:
         return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, conflicts=capacity,
@@ -515,7 +522,7 @@ class _Planning:
     candidates taken, the hint (``start``), the batch size and the rounds."""
 
     def __init__(self, world: World, settings: SolverSettings, groups: list[Group],
-                 on_progress: ProgressCallback | None, t0: float):
+                 on_progress: ProgressCallback | None, t0: float, waived: frozenset[str] = frozenset()):
         """Compile the goals and open one candidate stream per group (none judged yet)."""
         self.world, self.settings, self.groups, self.on_progress, self.t0 = world, settings, groups, on_progress, t0
         table = world.ruleset.table(world)
@@ -523,13 +530,17 @@ class _Planning:
         fixed = [table.final(u) for u in table.on_table if u.id not in self.placing]
         self.terms = compile_goals(world, table, groups[0].host.player, self.placing)
         self.builder = builder = CandidateBuilder(table, fixed, settings.grid_in, self.terms, settings.margin_in)
+        builder.waived = waived
         self.deadline = t0 + settings.time_limit_s
         builder.deadline = self.deadline - min(2.0, 0.2 * settings.time_limit_s)  # leave the solver some time
         self.streams = {g.id: builder.stream(g) for g in groups}
         self.cands: dict[str, list[Candidate]] = {g.id: [] for g in groups}
         self.conflicts: dict[tuple[str, int, str, int], bool] = {}
         self.grid = (f"the {settings.grid_in:g}\" candidate grid (every formation of 1-3 ranks, two facings, at "
-                     f"every grid point of each unit's region)")
+                     f"every grid point of each unit's region" + (
+                         "; and the unit as its models stand, moved by whole grid steps, or with one model moved "
+                         f"to a grid point within {REPAIR_RADIUS_IN:g}\" of it (units of up to {REPAIR_MAX_MODELS} "
+                         "models))" if builder.keep_shape else ")"))
         self.batch = settings.candidates_per_unit
         self.rounds = 0
         self.start: dict[str, Candidate] | None = None

@@ -76,6 +76,8 @@ def _scouts_before(builder, group) -> tuple[str, str | None] | None:
     P = c.P
     why = None
     for m in group.members:
+        if m.id in getattr(builder, "waived", ()):
+            continue
         if not c.scouts_eligibility(m)[0]:
             why = (P + "scouts.eligible", m.id)
             break
