@@ -135,6 +135,7 @@ class TtsObject:
     """The planner's JSON from the GM notes, if any."""
     is_bag: bool = False
     """It holds other objects (``ContainedObjects``)."""
+    _fields: dict[str, str] | None = field(default=None, repr=False)
 
     @property
     def label(self) -> str:
@@ -142,7 +143,10 @@ class TtsObject:
 
     def fields(self) -> dict[str, str]:
         """``Key: value`` lines of the GM notes and the Description, and ``key:value`` tags
-        (lower-case keys; the GM notes first, then tags, then the Description), then the bags'."""
+        (lower-case keys; the GM notes first, then tags, then the Description), then the bags'
+        (computed once)."""
+        if self._fields is not None:
+            return self._fields
         out: dict[str, str] = {}
         texts = [] if self.notes is not None else [self.gm_notes]
         for text in [*texts]:
@@ -152,9 +156,10 @@ class TtsObject:
             if sep and k.strip() and k.strip().lower() not in out:
                 out[k.strip().lower()] = v.strip()
         _lines_into(self.description, out)
-        for bag in reversed(self.bags):
-            for k, v in bag.fields().items():
+        if self.bags:
+            for k, v in self.bags[-1].fields().items():  # the innermost bag holds its own bags' fields
                 out.setdefault(k, v)
+        self._fields = out
         return out
 
     def has_tag(self, tag: str) -> bool:
@@ -162,7 +167,7 @@ class TtsObject:
 
 
 def _lines_into(text: str, out: dict[str, str]) -> None:
-    for line in text.splitlines()[:200]:
+    for line in text.split("\n", 200)[:200]:  # the first 200 lines
         m = _KEY_LINE.match(_BBCODE.sub("", line))
         if m:
             out.setdefault(m.group(1).strip().lower(), m.group(2))
@@ -215,14 +220,18 @@ def _text(d: dict, key: str, loc: str, file: str) -> str:
 
 
 def _mapping(v: object, loc: str, file: str) -> dict:
+    if isinstance(v, list):
+        raise _bad(file, loc, "must be an object ({...}), not a list")
     if not isinstance(v, dict):
-        raise _bad(file, loc, "must be an object ({...})", v if not isinstance(v, list) else "a list")
+        raise _bad(file, loc, "must be an object ({...})", v)
     return v
 
 
 def _list(v: object, loc: str, file: str) -> list:
+    if isinstance(v, dict):
+        raise _bad(file, loc, "must be a list ([...]), not an object")
     if not isinstance(v, list):
-        raise _bad(file, loc, "must be a list ([...])", v if not isinstance(v, dict) else "an object")
+        raise _bad(file, loc, "must be a list ([...])", v)
     return v
 
 
@@ -459,11 +468,15 @@ def scenario_to_tts(scenario: Scenario, *, source: str = "") -> dict[str, Any]:
     """A TTS save (plain data, to write as JSON) that spawns the scenario's deployment.
 
     Each model is a ``BlockSquare`` at its position and facing scaled to its base (inches), with
-    ``Unit:``, ``Player:`` and ``Base:`` lines in its Description and its record in its GM notes;
+    ``Unit:``, ``Player:`` and ``Base:`` lines (its own base, else its catalogue profile's) in its Description and its record in its GM notes;
     models without a position go in a bag per unit inside a bag per player; terrain pieces carry
     their footprints; zones are closed vector lines in the player's colour; a locked Notecard
     holds the rest. :func:`tts_to_scenario` reads it back.
     """
+    from planner.io.catalogue import load_catalogue
+    from planner.rules.registry import find_ruleset
+
+    catalogue = load_catalogue(find_ruleset(scenario.ruleset).catalogue)
     bf = scenario.battlefield
     w, d = bf.width, bf.depth
     players = [a.player for a in scenario.armies]
@@ -507,7 +520,8 @@ def scenario_to_tts(scenario: Scenario, *, source: str = "") -> dict[str, Any]:
                 mdata = data["armies"][ai]["units"][ui]["models"][mi]
                 rec = {k: v for k, v in mdata.items() if k not in ("x", "y", "facing")}
                 notes = {PLANNER_MARK: 1, "piece": "model", "unit": unit.id, "index": mi, "model": rec}
-                base = m.base
+                entry = catalogue.get(m.profile) if m.profile else None
+                base = m.base or (entry.base if entry is not None else None)
                 desc = [f"Unit: {unit.name or unit.id}", f"Player: {army.player}"]
                 if base is not None:
                     desc.append(f"Base: {base_text(base)}")
@@ -602,6 +616,7 @@ class _Importer:
         self.warnings: list[str] = []
         self.unmatched: list[dict[str, str]] = []
         self.origin: dict[str, str] = {}
+        self.header_units = self._header_units()
         self.uuid_names: dict[str, str] = {}
         """Yellowscribe: unit uuid -> the unitName of the Lua script on its first model."""
         for o in save.objects:
@@ -610,11 +625,11 @@ class _Importer:
                 for t in o.tags:
                     if t.lower().startswith("uuid:"):
                         self.uuid_names.setdefault(t.split(":", 1)[1], m.group(1))
-        h = self.header or {}
+        h: dict[str, Any] = self.header or {}
         if map_id is not None:
             self.width, self.depth = 60.0, 44.0
         else:
-            bf = h.get("battlefield") if isinstance(h.get("battlefield"), dict) else {}
+            bf: dict[str, Any] = h["battlefield"] if isinstance(h.get("battlefield"), dict) else {}
             self.width = float(bf.get("width", self.rs.default_width_in))
             self.depth = float(bf.get("depth", self.rs.default_depth_in))
         if self.header and self.header.get("ruleset") not in (None, self.rs.id):
@@ -627,7 +642,9 @@ class _Importer:
 
     # ---------------------------------------------------------------- pieces
     def run(self) -> Imported:
-        terrain, objectives, units = [], [], {}
+        terrain: list[dict[str, Any]] = []
+        objectives: list[dict[str, Any]] = []
+        units: dict[str, _UnitAcc] = {}
         for obj in self.save.objects:
             if obj.is_bag or obj.kind in _BAG_NAMES:
                 continue  # a container: its contents are read
@@ -694,7 +711,8 @@ class _Importer:
         f = obj.fields()
         if isinstance(n.get("footprint_local"), list):
             local = n["footprint_local"]
-            rec = {k: v for k, v in n.items() if k not in (PLANNER_MARK, "piece", "index", "footprint_local")}
+            rec: dict[str, Any] = {k: v for k, v in n.items()
+                                   if k not in (PLANNER_MARK, "piece", "index", "footprint_local")}
         else:
             rec = {"id": _slug(obj.nickname or f"terrain-{index + 1}"), "name": obj.nickname}
             text = f.get("footprint", "")
@@ -736,13 +754,13 @@ class _Importer:
     def _model(self, obj: TtsObject, units: dict[str, _UnitAcc]) -> None:
         n = obj.notes or {}
         f = obj.fields()
-        header_units = self._header_units()
+        header_units = self.header_units
         if n.get("piece") == "model":
             uid = n.get("unit")
             if not isinstance(uid, str) or uid not in header_units:
                 self.skip(obj, f"the planner's notes name unit {uid!r}, which the save's scenario note does not have")
                 return
-            rec = n.get("model") if isinstance(n.get("model"), dict) else {}
+            rec: dict[str, Any] = n["model"] if isinstance(n.get("model"), dict) else {}
             player, record = header_units[uid]
             acc = units.setdefault(uid, _UnitAcc(uid, record.get("name", uid), player, record))
             acc.models.append((obj, dict(rec)))
@@ -806,9 +824,10 @@ class _Importer:
         if entry is None:
             t = f.get("type")
             model["type"] = t.strip().title() if t else ("Vehicle" if "length_in" in base else "Infantry")  # type: ignore[operator]
-            if not t:
-                self.warnings.append(f"{obj.path} ({obj.label}): no unit type and no catalogue entry: taken as "
-                                     f"{model['type']} (give 'Type: ...' in its description)")
+            note = (f"model {obj.label!r}: no unit type and no catalogue entry: taken as {model['type']} (give "
+                    "'Type: ...' in its description)")
+            if not t and note not in self.warnings:  # once per model name, not once per model
+                self.warnings.append(note)
         if f.get("id"):
             model["id"] = f["id"]
         return model
@@ -863,7 +882,7 @@ class _Importer:
             if acc.player not in order:
                 order.append(acc.player)
         armies: list[dict[str, Any]] = []
-        taken = {u for u in self._header_units()}
+        taken = set(self.header_units)
         header_armies = {str(a.get("player")): a for a in (self.header or {}).get("armies", []) or []
                          if isinstance(a, dict)}
         for player in order:
@@ -892,6 +911,7 @@ class _Importer:
     def _unit(self, acc: _UnitAcc, taken: set[str], upath: str) -> dict[str, Any]:
         on_table = [(o, m) for o, m in acc.models if not o.bags]
         in_bags = [(o, m) for o, m in acc.models if o.bags]
+        unit: dict[str, Any]
         if acc.record is not None:
             unit = dict(acc.record)
             taken.add(unit["id"])
@@ -923,7 +943,7 @@ class _Importer:
                 for o, _ in in_bags:
                     self.skip(o, f"in a bag while other models of unit {acc.name!r} are on the table: left out")
                 models = on_table
-        out_models = []
+        out_models: list[dict[str, Any]] = []
         for o, rec in models:
             mdata = dict(rec)
             if not o.bags:
