@@ -76,8 +76,10 @@ MAX_NUMBER = 1_000_000.0
 PLANNER_MARK = "planner"
 """Key of the planner's own JSON in GM notes."""
 HEADER_NICKNAME = "planner: scenario"
-TABLE_Y = 1.0
-"""Height of the table top in TTS units: where the exporter sets pieces and draws lines."""
+TABLE_Y = 1.5
+"""Height (TTS units) at which the exporter sets pieces: a little above the top of the usual
+tables (about 1), so that they settle on it; lines are drawn at :data:`LINE_Y`."""
+LINE_Y = 1.02
 BASE_HEIGHT = 0.125
 """Thickness of an exported base, inches."""
 
@@ -267,6 +269,7 @@ def parse_save(data: Any, file: str) -> TtsSave:
         raise _bad(file, "ObjectStates", "not a Tabletop Simulator save: no ObjectStates list")
     objects: list[TtsObject] = []
     header: dict[str, Any] | None = None
+    header_path = ""
 
     def walk(items: object, loc: str, bags: list[TtsObject]) -> None:
         nonlocal header
@@ -295,16 +298,39 @@ def parse_save(data: Any, file: str) -> TtsSave:
             if obj.notes is not None and obj.notes.get("piece") == "scenario":
                 if header is not None:
                     raise _bad(file, f"{oloc}.GMNotes", "a second planner scenario note (one per save)")
-                header = obj.notes
+                header, header_path = obj.notes, f"{oloc}.GMNotes"
                 continue
             objects.append(obj)
             if "ContainedObjects" in d:
                 walk(d["ContainedObjects"], f"{oloc}.ContainedObjects", [*bags, obj])
 
     walk(states, "ObjectStates", [])
+    if header is not None:
+        _check_header(header, file, header_path)
     lines = [_line(v, f"VectorLines[{i}]", file) for i, v in enumerate(_list(top.get("VectorLines", []),
                                                                              "VectorLines", file))]
     return TtsSave(file, objects, lines, header)
+
+
+def _check_header(h: dict[str, Any], file: str, loc: str) -> None:
+    """The shape of the planner's scenario note (its records are validated with the scenario)."""
+    if "battlefield" in h:
+        bf = _mapping(h["battlefield"], f"{loc}.battlefield", file)
+        for k in ("width", "depth"):
+            v = _number(bf, k, f"{loc}.battlefield", file, 1.0)
+            if not 0 < v <= 1000:
+                raise _bad(file, f"{loc}.battlefield.{k}", "must be more than 0 and at most 1000 inches", v)
+    for ai, a in enumerate(_list(h.get("armies", []), f"{loc}.armies", file)):
+        a = _mapping(a, f"{loc}.armies[{ai}]", file)
+        _text(a, "player", f"{loc}.armies[{ai}]", file)
+        for ui, u in enumerate(_list(a.get("units", []), f"{loc}.armies[{ai}].units", file)):
+            u = _mapping(u, f"{loc}.armies[{ai}].units[{ui}]", file)
+            if not isinstance(u.get("id"), str):
+                raise _bad(file, f"{loc}.armies[{ai}].units[{ui}].id", "a unit needs an id (text)", u.get("id"))
+    for zi, z in enumerate(_list(h.get("zones", []), f"{loc}.zones", file)):
+        z = _mapping(z, f"{loc}.zones[{zi}]", file)
+        for k in ("id", "player", "colour"):
+            _text(z, k, f"{loc}.zones[{zi}]", file)
 
 
 def _line(raw: object, loc: str, file: str) -> TtsLine:
@@ -444,7 +470,8 @@ def _base_size_in(base: RoundBase | OvalBase | HullBase) -> tuple[float, float]:
 
 
 def _guid(n: int) -> str:
-    return f"{(n * 2654435761) % 0xFFFFFF:06x}"
+    """A six-hex-digit GUID, unique in the save (TTS gives new ones to any it finds twice)."""
+    return f"{0x100000 + n:06x}"
 
 
 def _transform(px: float, pz: float, rot_y: float, sx: float, sz: float, sy: float = BASE_HEIGHT) -> dict:
@@ -553,7 +580,7 @@ def scenario_to_tts(scenario: Scenario, *, source: str = "") -> dict[str, Any]:
     lines = []
     for z in scenario.deployment_zones:
         pts = [to_table(x, y, w, d) for x, y in z.polygon]
-        lines.append({"points3": [{"x": px, "y": TABLE_Y + 0.01, "z": pz} for px, pz in pts],
+        lines.append({"points3": [{"x": px, "y": LINE_Y, "z": pz} for px, pz in pts],
                       "color": _colour(colour_of.get(z.player, "white")), "thickness": 0.1,
                       "rotation": {"x": 0.0, "y": 0.0, "z": 0.0}, "loop": True})
     return {"SaveName": scenario.name or source or "planner deployment", "GameMode": "", "Date": "", "Table": "",
@@ -588,6 +615,12 @@ def _unique(base: str, taken: set[str]) -> str:
         out, n = f"{base}-{n}", n + 1
     taken.add(out)
     return out
+
+
+def _index(obj: TtsObject) -> int:
+    """The model's place in its unit, from the planner's notes (0 if none)."""
+    i = (obj.notes or {}).get("index", 0)
+    return i if isinstance(i, int) and not isinstance(i, bool) else 0
 
 
 def _model_name(obj: TtsObject) -> str:
@@ -649,13 +682,13 @@ class _Importer:
             if obj.is_bag or obj.kind in _BAG_NAMES:
                 continue  # a container: its contents are read
             kind = (obj.notes or {}).get("piece")
-            if kind == "terrain" or (kind is None and self._is_terrain(obj)):
+            if kind is None and self._is_objective(obj):
+                objectives.append(self._objective(obj, len(objectives)))
+            elif kind == "terrain" or (kind is None and self._is_terrain(obj)):
                 t = self._terrain(obj, len(terrain))
                 if t is not None:
                     self.origin[f"terrain[{len(terrain)}]"] = obj.path
                     terrain.append(t)
-            elif kind is None and self._is_objective(obj):
-                objectives.append(self._objective(obj, len(objectives)))
             else:
                 self._model(obj, units)
         zones = self._zones(units)
@@ -701,7 +734,7 @@ class _Importer:
     def _is_terrain(self, obj: TtsObject) -> bool:
         f = obj.fields()
         return obj.has_tag("terrain") or "terrain" in f or "footprint" in f or (
-            "unit" not in f and bool(_TERRAIN_WORDS.search(obj.nickname)))
+            "unit" not in f and "uuid" not in f and bool(_TERRAIN_WORDS.search(obj.nickname)))
 
     def _is_objective(self, obj: TtsObject) -> bool:
         return obj.has_tag("objective") or obj.nickname.lower().startswith("objective")
@@ -736,7 +769,7 @@ class _Importer:
                              if t.strip() and t.strip().lower() != "none"]
         try:
             pts = [list(_local_to_world(obj, float(p[0]), float(p[1]), self.width, self.depth)) for p in local]
-        except (TypeError, ValueError, IndexError):
+        except (TypeError, ValueError, IndexError, KeyError, OverflowError):
             raise _bad(self.save.file, f"{obj.path}.GMNotes", "footprint_local must be [[x, y], ...] numbers") from None
         rec["footprint"] = [[round(x, 9), round(y, 9)] for x, y in pts]
         return rec
@@ -915,7 +948,7 @@ class _Importer:
         if acc.record is not None:
             unit = dict(acc.record)
             taken.add(unit["id"])
-            models = sorted(acc.models, key=lambda om: om[0].notes.get("index", 0) if om[0].notes else 0)
+            models = sorted(acc.models, key=lambda om: _index(om[0]))
         else:
             unit = {"id": _unique(_slug(acc.name), taken), "name": acc.name}
             models = acc.models
