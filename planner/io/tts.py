@@ -272,7 +272,7 @@ def parse_save(data: Any, file: str) -> TtsSave:
     header_path = ""
 
     def walk(items: object, loc: str, bags: list[TtsObject]) -> None:
-        nonlocal header
+        nonlocal header, header_path
         if len(bags) > MAX_BAG_DEPTH:
             raise _bad(file, loc, f"bags nest more than {MAX_BAG_DEPTH} levels deep")
         for i, raw in enumerate(_list(items, loc, file)):
