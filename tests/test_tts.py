@@ -290,6 +290,8 @@ HOSTILE = [
      "VectorLines[0].points3[0].x: must be a number"),
     ("duplicate-key", '{"ObjectStates": [], "ObjectStates": []}', "duplicate key"),
     ("bad-notes", json.dumps(_save([_model(GMNotes='{"planner": 1, "piece": ')])), "not valid JSON"),
+    ("bad-note-shape", json.dumps(_save([{"Name": "Notecard", "GMNotes": json.dumps(
+        {"planner": 1, "piece": "scenario", "armies": 5})}])), "ObjectStates[0].GMNotes.armies: must be a list"),
     ("off-table", json.dumps(_save([_model(Transform={"posX": 500.0, "posZ": 0.0})])),
      "model centre far off the 72\" x 48\" battlefield (from the save's ObjectStates[0])"),
     ("bad-rule-type", json.dumps(_save([_model(Description="Unit: Squad\nPlayer: red\nBase: 5000mm")])),
@@ -322,3 +324,15 @@ def test_too_many_objects(tmp_path, monkeypatch):
     save = _save([copy.deepcopy(_model()) for _ in range(51)])
     with pytest.raises(ScenarioError, match="more than 50 objects"):
         parse_save(save, "many.json")
+
+
+def test_saved_object_file_of_a_bag(tmp_path):
+    """A TTS "Saved Object" file (one object, here the player's bag) is read like a save."""
+    save = json.loads(HAND_MADE.read_text())
+    bag = next(o for o in save["ObjectStates"] if o["Nickname"] == "Blue reserves")
+    path = tmp_path / "saved-object.json"
+    path.write_text(json.dumps({"SaveName": "", "ObjectStates": [bag]}))
+    res = CliRunner().invoke(app, ["import-tts", str(path), "--ruleset", "hh2", "--json", "-"])
+    assert res.exit_code == 0, res.output
+    army = json.loads(res.stdout)["scenario"]["armies"]
+    assert [(a["player"], [u["id"] for u in a["units"]]) for a in army] == [("blue", ["assault-squad"])]
