@@ -336,3 +336,15 @@ def test_saved_object_file_of_a_bag(tmp_path):
     assert res.exit_code == 0, res.output
     army = json.loads(res.stdout)["scenario"]["armies"]
     assert [(a["player"], [u["id"] for u in a["units"]]) for a in army] == [("blue", ["assault-squad"])]
+
+
+def test_two_pieces_of_the_same_name_get_their_own_ids():
+    ruin = {"Name": "BlockSquare", "Nickname": "Ruin", "Tags": ["terrain"],
+            "Transform": {"posX": 0.0, "posZ": 0.0, "scaleX": 4.0, "scaleZ": 4.0}}
+    save = _save([ruin, {**ruin, "Transform": {"posX": 10.0, "posZ": 0.0, "scaleX": 4.0, "scaleZ": 4.0}},
+                  _model()])
+    imp = tts_to_scenario(parse_save(save, "two.json"), "hh2")
+    assert [t.id for t in imp.scenario.terrain] == ["ruin", "ruin-2"]
+    assert imp.scenario.terrain[1].footprint == [(44.0, 22.0), (48.0, 22.0), (48.0, 26.0), (44.0, 26.0)]
+    assert "terrain[1]: a second piece with id 'ruin': renamed 'ruin-2'" in imp.warnings
+    resolve(imp.scenario, None)

@@ -691,8 +691,18 @@ class _Importer:
                     terrain.append(t)
             else:
                 self._model(obj, units)
+        for what, items in (("terrain", terrain), ("objectives", objectives)):
+            taken: set[str] = set()
+            for i, it in enumerate(items):  # a piece copied in TTS, or two pieces of the same name
+                given = str(it.get("id") or what)
+                it["id"] = _unique(given, taken)
+                if it["id"] != given:
+                    self.warnings.append(f"{what}[{i}]: a second piece with id {given!r}: renamed {it['id']!r}")
         zones = self._zones(units)
         armies = self._armies(units, zones)
+        for uid in self.header_units:
+            if uid not in units:
+                self.warnings.append(f"unit {uid!r} of the save's scenario note has no model in the save: left out")
         used_players = {a["player"] for a in armies}
         for z, path in list(zones):
             if z["player"] not in used_players:
