@@ -348,3 +348,12 @@ def test_two_pieces_of_the_same_name_get_their_own_ids():
     assert imp.scenario.terrain[1].footprint == [(44.0, 22.0), (48.0, 22.0), (48.0, 26.0), (44.0, 26.0)]
     assert "terrain[1]: a second piece with id 'ruin': renamed 'ruin-2'" in imp.warnings
     resolve(imp.scenario, None)
+
+
+def test_public_api():
+    import planner
+
+    imp = planner.import_tts(HAND_MADE, "hh2")
+    assert len(imp.unmatched) == 4 and len(imp.scenario.armies) == 2
+    save = planner.export_tts(imp.scenario)
+    assert save["ObjectStates"][0]["Nickname"] == "planner: scenario"

@@ -21,11 +21,9 @@ def run_import(save_file: str, ruleset: str, map_id: str | None, out: str | None
         The save cannot be read, or the scenario it gives does not load (exit 2).
     """
     from planner.io.files import dump_data
-    from planner.io.tts import check_imported, read_tts, tts_to_scenario
+    from planner.io.tts import import_tts
 
-    save = read_tts(save_file)
-    imp = tts_to_scenario(save, ruleset, map_id)
-    check_imported(imp, save_file)
+    imp = import_tts(save_file, ruleset, map_id)
     # only what differs from the schema's defaults: a scenario as a person would write it
     data = imp.scenario.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
     for w in imp.warnings:

@@ -1056,3 +1056,17 @@ def check_imported(imp: Imported, file: str) -> None:
         where = f" (from the save's {imp.origin[best]})" if best else ""
         raise ScenarioError(f"{exc.detail}{where}", file=file, location=f"imported scenario {exc.location}"
                             if exc.location else "", value=exc.value) from None
+
+
+def import_tts(path: str | Path, ruleset: str, map_id: str | None = None) -> Imported:
+    """Read a TTS save file into a scenario that loads as ``planner check`` loads it:
+    :func:`read_tts`, :func:`tts_to_scenario`, :func:`check_imported`.
+
+    Raises
+    ------
+    ScenarioError
+        As those three (exit 2 on the command line).
+    """
+    imp = tts_to_scenario(read_tts(path), ruleset, map_id)
+    check_imported(imp, str(path))
+    return imp
