@@ -15,6 +15,11 @@ the left-hand rule: with the left thumb along +y (up), the fingers curl the way 
 turns, i.e. a positive ``rotY`` turns **clockwise seen from above** (an object at ``rotY = 90``
 has its local +z, its front, along world +x). Our ``facing`` is counter-clockwise from +x, and
 an object's front is its local +z, so ``rotY = 90 - facing`` and ``facing = 90 - rotY`` (mod 360).
+Sources: the save format page above (``Transform``: Unity's position, Euler angles and scale);
+Unity's left-handed, y-up frame and left-hand rule for positive rotations (Unity manual; the
+gamedev.tv community note "Coordinate System Handedness and Rotation"). Which way a model *mesh*
+looks at ``rotY = 0`` is up to its author (Yellowscribe spawns at ``rotY = 180``); it does not
+change a verdict, since a round, oval or hull footprint turned by 180 degrees is the same footprint.
 
 What the importer reads (:func:`tts_to_scenario`), object by object, nested bags included:
 
