@@ -11,6 +11,8 @@ The public API (see the README's "As a library"); each name is imported on first
 - :func:`deep_strike_odds` (World, unit id, aim x, y) -> exact Deep Strike odds
 - :func:`render_file` / :func:`render_bytes` (World, :class:`RenderOptions`) -> an SVG or PNG picture
 - :func:`import_roster` (a BattleScribe/New Recruit file) -> an army and its warnings
+- :func:`import_tts` (a Tabletop Simulator save, ruleset) -> the scenario, warnings, objects not matched;
+  :func:`export_tts` (:class:`Scenario`) -> a save (plain data, to write as JSON)
 - :func:`find_ruleset` (id) -> the ruleset: its rule ids, meanings and sources
 - :func:`dump_scenario`: write a scenario (e.g. a plan's ``scenario_data``) as YAML or JSON
 - :class:`PlannerError`, :class:`ScenarioError`: the errors raised on purpose (``exit_code``)
@@ -43,6 +45,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "render_bytes": ("planner.render", "render_bytes"),
     "RenderOptions": ("planner.render", "RenderOptions"),
     "import_roster": ("planner.io.roster", "import_roster"),
+    "import_tts": ("planner.io.tts", "import_tts"),
+    "export_tts": ("planner.io.tts", "scenario_to_tts"),
     "find_ruleset": ("planner.rules.registry", "find_ruleset"),
     "dump_scenario": ("planner.io.files", "dump_scenario"),
     "PlannerError": ("planner.errors", "PlannerError"),
@@ -56,7 +60,7 @@ __all__ = [
     "plan_deployment", "SolverSettings", "PlanResult", "suggest_moves", "SuggestReport",
     "find_threats", "threat_goal", "deep_strike_odds",
     "render_file", "render_bytes", "RenderOptions",
-    "import_roster", "find_ruleset", "dump_scenario",
+    "import_roster", "import_tts", "export_tts", "find_ruleset", "dump_scenario",
     "PlannerError", "ScenarioError",
 ]
 
@@ -67,6 +71,8 @@ if TYPE_CHECKING:
     from planner.errors import PlannerError, ScenarioError
     from planner.io.files import dump_scenario
     from planner.io.roster import import_roster
+    from planner.io.tts import import_tts
+    from planner.io.tts import scenario_to_tts as export_tts
     from planner.legality.checker import check_deployment
     from planner.legality.report import LegalityReport
     from planner.render import RenderOptions, render_bytes, render_file

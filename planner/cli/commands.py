@@ -393,6 +393,58 @@ def import_roster(
     _run(go)
 
 
+@app.command("import-tts")
+def import_tts(
+    save: Annotated[str, typer.Argument(help="Tabletop Simulator save or saved-object file (JSON).")],
+    ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset id.")],
+    map_id: Annotated[str | None, typer.Option("--map", help="40k deployment map for the zones (e.g. "
+                                                             "hammer-and-anvil, dawn-of-war-10in).")] = None,
+    out: Annotated[str | None, typer.Option("--out", help="Write the scenario here (YAML, or JSON if it ends in "
+                                                           ".json); default: print the YAML.")] = None,
+    json_out: JsonOpt = None,
+) -> None:
+    """Import a Tabletop Simulator save into a scenario: models by unit, bases, terrain, zones drawn as lines.
+
+    Exit 0 when imported (objects not matched are listed), 2 for a save that cannot be used.
+    """
+
+    def go() -> int:
+        from planner.cli.tts import run_import
+
+        _check_writable(out, "--out", (save,))
+        _check_writable(json_out, "--json", (save,))
+        rs = _ruleset_option(ruleset)
+        data, code = run_import(save, rs.id, map_id, out, json_out == "-", Console(stderr=True, highlight=False,
+                                                                                  soft_wrap=True))
+        _write_json(json_out, data, [save])
+        return code
+
+    _run(go)
+
+
+@app.command("export-tts")
+def export_tts(
+    plan_file: Annotated[str, typer.Argument(help="Scenario or planned scenario (YAML or JSON).")],
+    out: Annotated[str, typer.Option("--out", help="Write the Tabletop Simulator save here (JSON).")],
+    json_out: JsonOpt = None,
+) -> None:
+    """Write a Tabletop Simulator save that spawns the deployment (import-tts reads it back).
+
+    Exit 0 when written, 2 for invalid input.
+    """
+
+    def go() -> int:
+        from planner.cli.tts import run_export
+
+        _check_writable(out, "--out", (plan_file,))
+        _check_writable(json_out, "--json", (plan_file,))
+        data, code = run_export(plan_file, out, _console(json_out == "-"))
+        _write_json(json_out, data, [plan_file])
+        return code
+
+    _run(go)
+
+
 @app.command()
 def deepstrike(
     scenario: Annotated[str, typer.Argument(help="Scenario file; the unit is in it (e.g. setup: reserves).")],

@@ -515,6 +515,31 @@ def _read_stream(path: str | Path, name: str, limit: int) -> bytes:
         os.close(fd)
 
 
+def parse_json(text: str, name: str) -> Any:
+    """Parse JSON text with the limits of every input: nesting depth :data:`MAX_DEPTH`, no duplicate
+    keys, no NaN or Infinity, numbers of at most :data:`MAX_NUMBER_CHARS` characters and never
+    infinite.
+
+    Raises
+    ------
+    ScenarioError
+        Naming ``name`` (the file), for malformed or refused JSON.
+    """
+    try:
+        data = json.loads(text, object_pairs_hook=_json_pairs, parse_int=_json_int, parse_float=_json_float,
+                          parse_constant=_json_constant)
+        _json_depth(data)
+    except ScenarioError as exc:
+        raise exc.with_file(name) from None
+    except _JsonValueError as exc:
+        raise ScenarioError(f"refused JSON value: {exc}", file=name) from None
+    except json.JSONDecodeError as exc:
+        raise ScenarioError(f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=name) from None
+    except RecursionError:
+        raise ScenarioError("document nests too deeply", file=name) from None
+    return data
+
+
 def read_data(path: str | Path) -> Any:
     """Read a YAML or JSON file into plain Python data, with the limits of :func:`read_input` and
     of the YAML loader (nesting depth, alias expansion, number length); JSON refuses duplicate
@@ -532,25 +557,18 @@ def read_data(path: str | Path) -> Any:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ScenarioError("not a UTF-8 text file", file=name) from None
+    if p.suffix.lower() == ".json":
+        return parse_json(text, name)
     try:
-        if p.suffix.lower() == ".json":
-            data = json.loads(text, object_pairs_hook=_json_pairs, parse_int=_json_int, parse_float=_json_float,
-                              parse_constant=_json_constant)
-            _json_depth(data)
-        else:
-            loader = _UniqueKeyLoader(text)
-            try:
-                data = loader.get_single_data()
-            finally:
-                loader.dispose()
-            # each alias its own copy (bounded: the loader refused more than MAX_NODES values)
-            data = unshared(data, MAX_NODES)
+        loader = _UniqueKeyLoader(text)
+        try:
+            data = loader.get_single_data()
+        finally:
+            loader.dispose()
+        # each alias its own copy (bounded: the loader refused more than MAX_NODES values)
+        data = unshared(data, MAX_NODES)
     except ScenarioError as exc:
         raise exc.with_file(name) from None
-    except _JsonValueError as exc:
-        raise ScenarioError(f"refused JSON value: {exc}", file=name) from None
-    except json.JSONDecodeError as exc:
-        raise ScenarioError(f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=name) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
