@@ -612,15 +612,14 @@ def new(
     player: Annotated[list[str] | None, typer.Option("--player", help="Player name: the first deploys in the "
                                                                       "defender zone, the second in the attacker "
                                                                       "zone (repeat).")] = None,
-    place: Annotated[str | None, typer.Option("--place", help="Mark this player's imported units place: true.")]
-    = None,
     default_base: Annotated[str | None, typer.Option("--default-base", help="Round base for models the catalogue "
                                                                             "does not know, e.g. 32mm.")] = None,
     json_out: JsonOpt = None,
 ) -> None:
     """Write a ready scenario on a standard layout: zones, objectives, terrain and imported armies.
 
-    Exit 0 when written, 2 for invalid input.
+    Every imported unit is marked place: true: plan one player's units with planner plan --unit ID
+    (repeat), then the other player's with planner plan. Exit 0 when written, 2 for invalid input.
     """
 
     def go() -> int:
@@ -631,7 +630,7 @@ def new(
         _check_writable(out, "--out", tuple(rosters))
         _check_writable(json_out, "--json", tuple(rosters))
         base = parse_base_size(default_base) if default_base is not None else None
-        data, code = run_new(ruleset, layout, map_id, rosters, list(player or []), out, place, base,
+        data, code = run_new(ruleset, layout, map_id, rosters, list(player or []), out, base,
                              _console(json_out == "-"))
         _write_json(json_out, data, rosters)
         return code

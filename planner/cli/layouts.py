@@ -41,19 +41,20 @@ def run_layouts(console: Console) -> tuple[dict[str, Any], int]:
 
 
 def new_scenario(ruleset: str, layout: str, map_id: str | None, rosters: list[str], players: list[str],
-                 place: str | None = None, default_base_mm: float | None = None) -> tuple[dict[str, Any], list[str]]:
+                 default_base_mm: float | None = None) -> tuple[dict[str, Any], list[str]]:
     """The scenario data ``planner new`` writes, and the import warnings.
 
     ``players`` name the players (the first deploys in the map's defender zone, the second in the
     attacker zone; default ``defender``, ``attacker``); ``rosters[i]`` is imported for
-    ``players[i]`` by :func:`planner.io.roster.import_roster` (unit ids prefixed ``<player>-``);
-    ``place`` marks that player's imported units ``place: true``.
+    ``players[i]`` by :func:`planner.io.roster.import_roster` (unit ids prefixed ``<player>-``),
+    every imported unit marked ``place: true`` (none has a position yet): plan one player's
+    units with ``planner plan --unit ID ...``, then the other's with ``planner plan``.
 
     Raises
     ------
     ScenarioError
         Unknown ruleset, layout or map; more rosters than players, more than two players, or the
-        same player twice; ``place`` not a player; any roster problem (naming ``--roster``).
+        same player twice; any roster problem (naming ``--roster``).
     """
     from planner.io.layouts import PLAYERS, layout_scenario
     from planner.io.roster import army_to_data, import_roster
@@ -79,8 +80,6 @@ def new_scenario(ruleset: str, layout: str, map_id: str | None, rosters: list[st
     names = tuple(players) + PLAYERS[len(players):]
     if names[0] == names[1]:
         raise ScenarioError("a player is named twice", location="--player", value=names[0])
-    if place is not None and place not in names:
-        raise ScenarioError(f"not a player of the scenario ({', '.join(names)})", location="--place", value=place)
     data = layout_scenario(layout, map_id, rs.id, (names[0], names[1]))
     warnings: list[str] = []
     armies = []
@@ -89,7 +88,7 @@ def new_scenario(ruleset: str, layout: str, map_id: str | None, rosters: list[st
         if i < len(rosters):
             try:
                 imported, w = import_roster(rosters[i], rs.id, player, default_base_mm, id_prefix=f"{player}-",
-                                            place=place == player)
+                                            place=True)
             except ScenarioError as exc:
                 raise ScenarioError(f"cannot import the roster: {exc}", location="--roster", value=rosters[i]) from None
             warnings += [f"{rosters[i]}: {x}" for x in w]
@@ -100,7 +99,7 @@ def new_scenario(ruleset: str, layout: str, map_id: str | None, rosters: list[st
 
 
 def run_new(ruleset: str, layout: str, map_id: str | None, rosters: list[str], players: list[str], out: str,
-            place: str | None, default_base_mm: float | None, console: Console) -> tuple[dict[str, Any], int]:
+            default_base_mm: float | None, console: Console) -> tuple[dict[str, Any], int]:
     """Write the scenario of :func:`new_scenario` to ``out`` (checked by the scenario loader
     first: what is written validates); return the JSON report and exit 0."""
     from planner.io.files import dump_data, parse_record
@@ -108,7 +107,7 @@ def run_new(ruleset: str, layout: str, map_id: str | None, rosters: list[str], p
     from planner.schema import Scenario
     from planner.world import resolve
 
-    data, warnings = new_scenario(ruleset, layout, map_id, rosters, players, place, default_base_mm)
+    data, warnings = new_scenario(ruleset, layout, map_id, rosters, players, default_base_mm)
     resolve(parse_record(Scenario, data, out), out)  # what we write is a scenario the planner loads
     dump_data(data, out, "--out", what="scenario")
     err = Console(stderr=True, highlight=False, soft_wrap=True)

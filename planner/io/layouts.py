@@ -244,7 +244,7 @@ def _feature_record(piece: dict[str, Any], contains: set[str]) -> dict[str, Any]
     if walls:
         rec["walls"] = walls
     if upper:
-        floors = []
+        floors: list[dict[str, Any]] = []
         if piece.get("ground_accessible", True) is not False:
             floors.append({"height_in": 0.0})
         floors.append({"height_in": STOREY_IN, "footprint": _points(upper)})
@@ -370,7 +370,7 @@ def layout_scenario(layout_id: str, map_id: str | None = None, ruleset: str = "w
         "deployment_zones": map_zones(mid, players),
         "objectives": layout_objectives(lay),
         "terrain": layout_terrain(lay),
-        "armies": [],
+        "armies": [{"player": p, "units": []} for p in players],
     }
 
 
