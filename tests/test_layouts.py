@@ -275,3 +275,26 @@ def test_plan_on_a_layout_with_two_imported_armies_is_accepted_by_check(tmp_path
     c = subprocess.run([sys.executable, "-m", "planner", "check", str(out)], capture_output=True, text=True, cwd=ROOT,
                        timeout=300)
     assert c.returncode == 0, c.stdout + c.stderr
+
+
+# --------------------------------------------------------------------------- Horus Heresy tables
+
+HH_HEIGHTS = [  # the stated ruling of scenarios/README.md: typical heights for the kind of feature
+    (("building", "bastion", "bunker"), 8.0), (("ruined curtain wall",), 5.0), (("ruin",), 6.0),
+    (("wood", "copse", "thicket"), 5.0), (("pylon",), 7.0), (("statuary",), 4.0), (("tank",), 4.0),
+    (("rockcrete wall",), 3.0), (("aegis", "barricade"), 1.5), (("pool", "marsh"), 0.25), (("crater", "rubble"), 0.5),
+]
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "scenarios").glob("*.yaml")), ids=lambda p: p.stem)
+def test_horus_heresy_tables_have_heights_by_kind_of_feature(path):
+    import yaml
+
+    data = yaml.safe_load(path.read_text("utf-8"))
+    if data["ruleset"] != "hh2":
+        pytest.skip("not a Horus Heresy table")
+    sc = parse_record(Scenario, data)
+    assert sc.terrain
+    for t in sc.terrain:
+        want = next(h for words, h in HH_HEIGHTS if any(w in t.name.lower() for w in words))
+        assert t.height_in == want and t.has_heights, t.id
