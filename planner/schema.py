@@ -62,6 +62,8 @@ Num = Annotated[float, Strict(), AfterValidator(_bounded_number)]
 Count = Annotated[int, Strict(), AfterValidator(_bounded_count)]
 """A whole number as written (not a boolean, not 10.0), at most :data:`MAX_MAGNITUDE` in size."""
 Point = tuple[Num, Num]
+Height = Annotated[float, Strict(), AfterValidator(_bounded_number), Field(gt=0, le=100)]
+"""A height above the table in inches (more than 0, at most 100)."""
 
 ID_FIELDS = frozenset({"id", "player", "zone", "in_", "joined", "profile", "objective", "unit", "enemy_unit",
                        "against", "units", "features", "also", "system", "ruleset"})
@@ -310,6 +312,8 @@ class CatalogueEntry(Record):
     rules: RuleNames = Field(default_factory=list)
     transport_capacity: Count | None = Field(default=None, ge=0)
     source: str = Field(default="", description="Where the base size and type come from.")
+    height_in: Height | None = Field(default=None, description="Height of the model (inches), for line of sight; "
+                                                                "none: the ruleset's default for its unit type.")
     keywords: list[str] = Field(default_factory=list, description="40k keywords of the model, e.g. INFANTRY.")
     abilities: Abilities = Field(default_factory=list, description="40k deployment abilities, e.g. 'Scouts 6\"'.")
     transport_eligible: KeywordPhrase = Field(
@@ -391,12 +395,101 @@ class Building(Record):
     capacity: Count = Field(ge=1, description="Transport Capacity, in models (Bulky counts).")
 
 
+class AreaCategory(StrEnum):
+    """40k 11th edition terrain area categories (RULES.md §3.1 Terrain; 11E-CORE-B 13.x)."""
+
+    DENSE = "dense"
+    LIGHT = "light"
+    OBSCURING = "obscuring"
+
+
+class TerrainPiece(Record):
+    """One polygon of a terrain feature (inches). A feature may be drawn as several pieces (a ruin
+    as two halves sharing an edge, a hill and its crest): standing in any piece is standing in
+    the feature. ``height_in`` is the height of the piece's top above the table; none means the
+    feature's ``height_in``, and if that is none too, a piece that blocks every sight line (as
+    high as any line), which is what every feature meant before heights existed."""
+
+    footprint: list[Point]
+    height_in: Height | None = None
+
+    @field_validator("footprint")
+    @classmethod
+    def _poly(cls, v: list[Point]) -> list[Point]:
+        return _check_polygon(v, "footprint")
+
+
+class Wall(Record):
+    """A wall of a feature: a polyline ``points`` with a ``thickness_in`` (the wall is the set of
+    points within half the thickness of the line, with flat ends), or a thin polygon
+    ``footprint``; ``height_in`` as for a piece (none: the feature's height, else as high as any
+    line)."""
+
+    points: list[Point] | None = Field(default=None, description="Polyline of the wall's centre line (2+ points).")
+    thickness_in: Num = Field(default=0.25, gt=0, le=12)
+    footprint: list[Point] | None = Field(default=None, description="The wall as a thin polygon instead.")
+    height_in: Height | None = None
+
+    @field_validator("points")
+    @classmethod
+    def _line(cls, v: list[Point] | None) -> list[Point] | None:
+        if v is None:
+            return v
+        if not 2 <= len(v) <= MAX_VERTICES:
+            raise ValueError(f"a wall's points need 2 to {MAX_VERTICES} points, got {len(v)}")
+        if any(a == b for a, b in zip(v, v[1:], strict=False)):
+            raise ValueError("a wall's points repeat a point")
+        return v
+
+    @field_validator("footprint")
+    @classmethod
+    def _poly(cls, v: list[Point] | None) -> list[Point] | None:
+        return None if v is None else _check_polygon(v, "footprint")
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Wall:
+        if (self.points is None) == (self.footprint is None):
+            raise ValueError("give a wall either points (a polyline with thickness_in) or a footprint, not both")
+        return self
+
+    def polygon(self) -> Any:
+        """The wall's footprint as a shapely Polygon (inches)."""
+        from shapely.geometry import LineString, Polygon
+
+        if self.footprint is not None:
+            return Polygon(self.footprint)
+        return LineString(self.points).buffer(self.thickness_in / 2, cap_style="flat", join_style="mitre")
+
+
+class Floor(Record):
+    """A floor of a ruin: ``height_in`` above the table (0 is the ground floor), over
+    ``footprint`` (default: the whole feature). A model standing on it gives that height as its
+    ``z``."""
+
+    height_in: Num = Field(ge=0, le=100)
+    footprint: list[Point] | None = None
+
+    @field_validator("footprint")
+    @classmethod
+    def _poly(cls, v: list[Point] | None) -> list[Point] | None:
+        return None if v is None else _check_polygon(v, "footprint")
+
+
 class TerrainFeature(Record):
-    """A terrain feature with its footprint polygon (inches) and traits."""
+    """A terrain feature: one ``footprint`` polygon, or several ``pieces`` that count as one
+    feature (inches), with its traits and, optionally, heights, walls, floors and a roof.
+
+    A feature with no height anywhere blocks every sight line through it (if it blocks sight at
+    all), as before heights existed. ``category`` is the 11th-edition area category, for the
+    rulesets that use it.
+    """
 
     id: str = Field(min_length=1)
     name: str = ""
-    footprint: list[Point]
+    footprint: list[Point] | None = None
+    pieces: list[TerrainPiece] = Field(default_factory=list, max_length=MAX_VERTICES)
+    height_in: Height | None = Field(default=None, description="Height of the feature's top (inches); "
+                                                                "none: blocks every line it crosses.")
     kind: TerrainKind = TerrainKind.AREA
     traits: list[TerrainTrait] = Field(default_factory=list)
     standing_in: StandingIn = Field(
@@ -404,11 +497,47 @@ class TerrainFeature(Record):
         description="Area terrain: a model partly (default) or only wholly inside it sees out of it.",
     )
     building: Building | None = None
+    walls: list[Wall] = Field(default_factory=list, max_length=MAX_VERTICES)
+    floors: list[Floor] = Field(default_factory=list, max_length=100)
+    roof: bool = Field(default=False, description="The feature has a roof (a model under it is inside, not on top).")
+    category: AreaCategory | None = None
 
     @field_validator("footprint")
     @classmethod
-    def _poly(cls, v: list[Point]) -> list[Point]:
-        return _check_polygon(v, "footprint")
+    def _poly(cls, v: list[Point] | None) -> list[Point] | None:
+        return None if v is None else _check_polygon(v, "footprint")
+
+    @model_validator(mode="after")
+    def _has_a_shape(self) -> TerrainFeature:
+        if self.footprint is None and not self.pieces:
+            raise ValueError("a terrain feature needs a footprint or pieces")
+        return self
+
+    def all_pieces(self) -> list[TerrainPiece]:
+        """The feature's pieces: ``footprint`` (with the feature's height) first, then ``pieces``;
+        a piece without a height takes the feature's."""
+        out = []
+        if self.footprint is not None:
+            out.append(TerrainPiece(footprint=self.footprint, height_in=self.height_in))
+        out += [p if p.height_in is not None or self.height_in is None
+                else p.model_copy(update={"height_in": self.height_in}) for p in self.pieces]
+        return out
+
+    @property
+    def shape(self) -> Any:
+        """The feature's area as a shapely geometry: the union of its pieces (a Polygon, or a
+        MultiPolygon for pieces apart), inches. Walls are not part of it."""
+        from shapely import union_all
+        from shapely.geometry import Polygon
+
+        polys = [Polygon(p.footprint) for p in self.all_pieces()]
+        return polys[0] if len(polys) == 1 else union_all(polys)
+
+    @property
+    def has_heights(self) -> bool:
+        """True if any piece or wall states a height (a 2.5D feature)."""
+        return self.height_in is not None or any(p.height_in is not None for p in self.pieces) or any(
+            w.height_in is not None for w in self.walls)
 
     @property
     def blocks_line_of_sight(self) -> bool:
@@ -463,6 +592,10 @@ class Model(Record):
     x: Num | None = Field(default=None, ge=-1000, le=2000)
     y: Num | None = Field(default=None, ge=-1000, le=2000)
     facing: Num = Field(default=0.0, ge=-360, le=360)
+    z: Num | None = Field(default=None, ge=0, le=100,
+                          description="Height of the floor the model stands on (inches); none: the table.")
+    height_in: Height | None = Field(default=None, description="The model's height (inches); none: its profile's, "
+                                                                "else the ruleset's default for its unit type.")
 
     @model_validator(mode="after")
     def _both_or_neither(self) -> Model:

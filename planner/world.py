@@ -274,9 +274,15 @@ def _check_outlines_near_table(scenario: Scenario, file: str | None) -> None:
     """No terrain footprint or deployment zone point far outside the battlefield."""
     bf = scenario.battlefield
     for ti, t in enumerate(scenario.terrain):
-        for pi, (x, y) in enumerate(t.footprint):
-            if _far_off_table(x, y, bf):
-                raise _err("terrain point far outside the battlefield", file, f"terrain[{ti}].footprint[{pi}]", [x, y])
+        outlines = [("footprint", t.footprint or [])] + [(f"pieces[{k}].footprint", p.footprint)
+                                                        for k, p in enumerate(t.pieces)]
+        outlines += [(f"walls[{k}].{'points' if w.points else 'footprint'}", w.points or w.footprint or [])
+                     for k, w in enumerate(t.walls)]
+        for where, points in outlines:
+            for pi, (x, y) in enumerate(points):
+                if _far_off_table(x, y, bf):
+                    raise _err("terrain point far outside the battlefield", file, f"terrain[{ti}].{where}[{pi}]",
+                               [x, y])
     for zi, z in enumerate(scenario.deployment_zones):
         for pi, (x, y) in enumerate(z.polygon):
             if _far_off_table(x, y, bf):

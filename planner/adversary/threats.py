@@ -260,12 +260,12 @@ def ascii_map(world: World, grid_in: float, cells: set[tuple[float, float]], min
     """A text picture of the battlefield, one character per grid cell, top row = far edge:
     ``o`` a legal arrival anchor, ``#`` my models (``mine``: their bases), ``T`` blocking or impassable terrain, ``X`` the
     marked placement, ``+`` the protected disc, ``.`` elsewhere."""
-    from shapely.geometry import Polygon, box
+    from shapely.geometry import box
 
     bf = world.scenario.battlefield
     g = grid_in
     nx, ny = math.floor(bf.width / g) + 1, math.floor(bf.depth / g) + 1
-    terrain = [Polygon(t.footprint) for t in world.scenario.terrain]
+    terrain = [t.shape for t in world.scenario.terrain]
     rows = []
     for j in reversed(range(ny)):
         row = []

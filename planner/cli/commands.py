@@ -658,6 +658,58 @@ def alternate(
     _run(go)
 
 
+@app.command()
+def layouts(json_out: JsonOpt = None) -> None:
+    """List the 45 Chapter Approved 11th-edition terrain layouts and the deployment maps (wh40kdc package)."""
+
+    def go() -> int:
+        from planner.cli.layouts import run_layouts
+
+        _check_writable(json_out, "--json")
+        data, code = run_layouts(_console(json_out == "-"))
+        _write_json(json_out, data, [])
+        return code
+
+    _run(go)
+
+
+@app.command()
+def new(
+    layout: Annotated[str, typer.Option("--layout", help="Layout id (planner layouts lists them).")],
+    out: Annotated[str, typer.Option("--out", help="Write the scenario here (YAML, or JSON if it ends in .json).")],
+    ruleset: Annotated[str, typer.Option("--ruleset", help="wh40k11 or wh40k10.")] = "wh40k11",
+    map_id: Annotated[str | None, typer.Option("--map", help="Deployment map id (default: the layout's).")] = None,
+    roster: Annotated[list[str] | None, typer.Option("--roster", help="Army list to import for the --player of the "
+                                                                      "same position (repeat).")] = None,
+    player: Annotated[list[str] | None, typer.Option("--player", help="Player name: the first deploys in the "
+                                                                      "defender zone, the second in the attacker "
+                                                                      "zone (repeat).")] = None,
+    default_base: Annotated[str | None, typer.Option("--default-base", help="Round base for models the catalogue "
+                                                                            "does not know, e.g. 32mm.")] = None,
+    json_out: JsonOpt = None,
+) -> None:
+    """Write a ready scenario on a standard layout: zones, objectives, terrain and imported armies.
+
+    Every imported unit is marked place: true: plan one player's units with planner plan --unit ID
+    (repeat), then the other player's with planner plan. Exit 0 when written, 2 for invalid input.
+    """
+
+    def go() -> int:
+        from planner.cli.layouts import run_new
+        from planner.io.roster import parse_base_size
+
+        rosters = list(roster or [])
+        _check_writable(out, "--out", tuple(rosters))
+        _check_writable(json_out, "--json", tuple(rosters))
+        base = parse_base_size(default_base) if default_base is not None else None
+        data, code = run_new(ruleset, layout, map_id, rosters, list(player or []), out, base,
+                             _console(json_out == "-"))
+        _write_json(json_out, data, rosters)
+        return code
+
+    _run(go)
+
+
 def main() -> None:
     """Console-script entry point."""
     if hasattr(signal, "SIGPIPE"):

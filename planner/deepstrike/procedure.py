@@ -218,7 +218,7 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
             obstacles.append(Obstacle(m.ref, u.player != unit.player, footprint(m.base, m.x, m.y, m.facing)))
     imp, dang = {}, {}
     for t in world.scenario.terrain:
-        poly = Polygon(t.footprint)
+        poly = t.shape
         if t.is_impassable or (rules.buildings_impassable and t.building is not None):
             imp[t.id] = poly
         if TerrainTrait.DANGEROUS in t.traits or (rules.difficult_is_dangerous and TerrainTrait.DIFFICULT in t.traits):

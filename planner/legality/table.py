@@ -66,7 +66,7 @@ class Table:
         self.world = world
         bf = world.scenario.battlefield
         self.battlefield = box(0.0, 0.0, bf.width, bf.depth)
-        self.terrain_polys: dict[str, Polygon] = {t.id: Polygon(t.footprint) for t in world.scenario.terrain}
+        self.terrain_polys: dict[str, Polygon] = {t.id: t.shape for t in world.scenario.terrain}
         for poly in self.terrain_polys.values():
             shapely.prepare(poly)  # many predicates against few polygons
         self.zone_polys: dict[str, Polygon] = {z.id: Polygon(z.polygon) for z in world.scenario.deployment_zones}

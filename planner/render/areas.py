@@ -91,7 +91,7 @@ def infiltrate_distances(ruleset: str) -> InfiltrateDistances:
 def no_go_terrain(world: World):
     """Terrain no model may stand in (impassable, and solid features such as buildings and walls),
     as in the checker's ``hh2.terrain.impassable``."""
-    polys = [Polygon(t.footprint) for t in world.scenario.terrain if t.is_impassable or t.kind is TerrainKind.SOLID]
+    polys = [t.shape for t in world.scenario.terrain if t.is_impassable or t.kind is TerrainKind.SOLID]
     return unary_union(polys) if polys else Polygon()
 
 

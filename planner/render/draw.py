@@ -344,10 +344,10 @@ def _draw_terrain(ax, world: World, summary: RenderSummary, legend: _Legend) -> 
 
     for t in world.scenario.terrain:
         style, kind = _terrain_style(t)
-        if _add_geom(ax, Polygon(t.footprint), f"terrain-{_safe(t.id)}", zorder=2, alpha=0.85, **style):
+        if _add_geom(ax, t.shape, f"terrain-{_safe(t.id)}", zorder=2, alpha=0.85, **style):
             summary.add("terrain")
         legend(Patch(**{k: v for k, v in style.items() if k != "linewidth"}), f"terrain: {kind}")
-        cx, cy = Polygon(t.footprint).representative_point().coords[0]
+        cx, cy = t.shape.representative_point().coords[0]
         txt = ax.text(cx, cy, t.name or t.id, fontsize=5, ha="center", va="center", color="#212121", zorder=2.1,
                       clip_on=True)
         txt.set_gid(f"name-terrain-{_safe(t.id)}")
@@ -586,7 +586,7 @@ def _draw_evidence(ax, world: World, report: LegalityReport, opts: RenderOptions
                        "clear sight line (evidence: the unit is seen)")
             if opts.sight_lines and f.passed and ev.blocking_features and ev.observer_units:
                 target = unit_outline(f.unit)
-                blockers = {t.id: Polygon(t.footprint) for t in world.scenario.terrain
+                blockers = {t.id: t.shape for t in world.scenario.terrain
                             if t.id in ev.blocking_features}
                 for obs in ev.observer_units:
                     src = unit_outline(obs)
