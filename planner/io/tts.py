@@ -53,9 +53,11 @@ Moving a piece in TTS and saving moves it in the scenario: positions always come
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -496,6 +498,27 @@ def _obj(n: int, kind: str, nickname: str, description: str, transform: dict, *,
             "ColorDiffuse": _colour(colour), "Tags": tags or [], "Locked": locked, "Grid": False, "Snap": False}
 
 
+
+def _shifted(dx: float, dy: float, q: list[float]) -> list[float]:
+    return [q[0] + dx, q[1] + dy]
+
+
+def _map_terrain_points(rec: dict[str, Any], fn: Callable[[list[float]], list[float]]) -> dict[str, Any]:
+    """A terrain record (as JSON data) with ``fn`` applied to every point of its outlines:
+    ``footprint``, ``pieces[].footprint``, ``walls[].points`` / ``walls[].footprint`` and
+    ``floors[].footprint``; anything else is kept as it is (the schema judges it later)."""
+    if not isinstance(rec, dict):
+        raise TypeError("a terrain record must be a mapping")
+    out = dict(rec)
+    if isinstance(out.get("footprint"), list):
+        out["footprint"] = [fn(q) for q in out["footprint"]]
+    for key, subs in (("pieces", ("footprint",)), ("walls", ("points", "footprint")), ("floors", ("footprint",))):
+        items = out.get(key)
+        if isinstance(items, list):
+            out[key] = [{**it, **{k: [fn(q) for q in it[k]] for k in subs if isinstance(it.get(k), list)}}
+                        if isinstance(it, dict) else it for it in items]
+    return out
+
 def scenario_to_tts(scenario: Scenario, *, source: str = "") -> dict[str, Any]:
     """A TTS save (plain data, to write as JSON) that spawns the scenario's deployment.
 
@@ -528,16 +551,16 @@ def scenario_to_tts(scenario: Scenario, *, source: str = "") -> dict[str, Any]:
                         "Written by planner export-tts; planner import-tts reads this save back.",
                         _transform(-w / 2 - 6, 0.0, 0.0, 1.0, 1.0, 1.0), notes=header, locked=True))
     for ti, t in enumerate(scenario.terrain):
-        xs = [p[0] for p in t.footprint]
-        ys = [p[1] for p in t.footprint]
-        cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
-        rec = t.model_dump(mode="json", exclude_none=True, exclude={"footprint"})
-        notes = {PLANNER_MARK: 1, "piece": "terrain", "index": ti, **rec,
-                 "footprint_local": [[x - cx, y - cy] for x, y in t.footprint]}
+        x0, y0, x1, y1 = t.shape.bounds
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        # every outline (footprint, pieces, walls, floors) in the object's own frame, so that a
+        # piece moved or turned on the table takes its whole feature with it
+        rec = _map_terrain_points(t.model_dump(mode="json", exclude_none=True), functools.partial(_shifted, -cx, -cy))
+        notes = {PLANNER_MARK: 1, "piece": "terrain", "index": ti, "local": rec}
         desc = f"Terrain: {t.kind.value}\nTraits: {', '.join(x.value for x in t.traits) or 'none'}"
         px, pz = to_table(cx, cy, w, d)
         objects.append(_obj(next(counter), "BlockSquare", t.name or t.id, desc,
-                            _transform(px, pz, 0.0, max(xs) - min(xs), max(ys) - min(ys), 1.0),
+                            _transform(px, pz, 0.0, x1 - x0, y1 - y0, 1.0),
                             notes=notes, tags=["terrain"], colour="grey", locked=True))
     for o in scenario.objectives:
         px, pz = to_table(o.x, o.y, w, d)
@@ -757,6 +780,13 @@ class _Importer:
     def _terrain(self, obj: TtsObject, index: int) -> dict[str, Any] | None:
         n = obj.notes or {}
         f = obj.fields()
+        if isinstance(n.get("local"), dict):  # the planner's own piece: the whole feature in its frame
+            try:
+                return _map_terrain_points(n["local"], lambda q: [round(v, 9) for v in _local_to_world(
+                    obj, float(q[0]), float(q[1]), self.width, self.depth)])
+            except (TypeError, ValueError, IndexError, KeyError, OverflowError):
+                raise _bad(self.save.file, f"{obj.path}.GMNotes.local",
+                           "outlines must be [[x, y], ...] numbers") from None
         if isinstance(n.get("footprint_local"), list):
             local = n["footprint_local"]
             rec: dict[str, Any] = {k: v for k, v in n.items()
