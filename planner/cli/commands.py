@@ -607,8 +607,11 @@ def serve(
         err = Console(stderr=True, highlight=False, soft_wrap=True)
         err.print(f"planner serve: open {url_of(host, port)} (API: {url_of(host, port)}docs; files in "
                   f"{escape(folder)}); Ctrl-C stops it")
-        server.run()
-        return EXIT_OK if server.started else EXIT_INPUT
+        try:
+            server.run()
+        except KeyboardInterrupt:  # uvicorn stops gracefully, then passes Ctrl-C on: the normal way out
+            pass
+        return EXIT_OK
 
     _run(go)
 

@@ -437,7 +437,7 @@ def create_app(scenario: str | None = None, root: str | Path | None = None) -> F
             chunks.append(chunk)
         base = parse_base_size(default_base) if default_base else None
         with tempfile.TemporaryDirectory(prefix="planner-upload-") as tmp:
-            path = Path(tmp) / f"upload{suffix}"
+            path = Path(tmp) / name  # the army is named after the file the user chose
             path.write_bytes(b"".join(chunks))
             try:
                 army, warnings = do_import(path, ruleset, player.strip(), base, embark)
