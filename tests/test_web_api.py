@@ -94,6 +94,9 @@ def test_load_gives_data_board_and_the_checkers_report(client, folder):
     body = r.json()
     assert body["scenario"] == yaml.safe_load(ASSET.read_text())
     world = load_scenario(folder / "web.yaml")
+    for u in body["report"]["units"]:
+        for f in u["findings"]:
+            del f["measured_text"], f["margin_text"]
     assert body["report"] == json.loads(json.dumps(check_deployment(world).model_dump(mode="json")))
     scouts = next(u for u in body["board"]["units"] if u["id"] == "blue-scouts")
     assert scouts["models"][0]["base"] == {"kind": "circle", "a": round(R32, 6), "b": round(R32, 6)}
@@ -147,8 +150,13 @@ def test_check_at_exactly_9_inches_is_illegal_and_at_9_01_legal(client):
     scouts = next(u for u in beyond["units"] if u["unit"] == "blue-scouts")
     hidden = next(f for f in scouts["findings"] if f["rule"] == "hh2.infiltrate.hidden")
     assert hidden["passed"] and hidden["evidence"]["blocking_features"] == ["wall"]
-    # the same report as the in-process checker
+    failing = next(f for u in at9["units"] for f in u["findings"] if not f["passed"])
+    assert (failing["measured_text"], failing["margin_text"]) == ('9.000"', '0.000" (fails)')
+    # the same report as the in-process checker (and the printed texts of the rulings)
     same = check_deployment(resolve(Scenario.model_validate(scenario(Y_AT_9))))
+    for u in at9["units"]:
+        for f in u["findings"]:
+            del f["measured_text"], f["margin_text"]
     assert at9 == json.loads(json.dumps(same.model_dump(mode="json")))
 
 

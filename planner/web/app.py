@@ -220,9 +220,18 @@ def new_scenario(body: NewBody) -> dict[str, Any]:
 
 
 def _check(world) -> dict[str, Any]:
+    """The checker's report as JSON; each finding also carries ``measured_text`` and
+    ``margin_text``, printed as the rulings print them (:mod:`planner.report.ruling`: a margin of
+    zero that fails reads '0.000" (fails)')."""
     from planner.legality.checker import check_deployment
+    from planner.report.ruling import fmt_margin_of, fmt_measured
 
-    return check_deployment(world).model_dump(mode="json")
+    report = check_deployment(world)
+    data = report.model_dump(mode="json")
+    for u, ud in zip(report.units, data["units"], strict=True):
+        for f, fd in zip(u.findings, ud["findings"], strict=True):
+            fd["measured_text"], fd["margin_text"] = fmt_measured(f), fmt_margin_of(f)
+    return data
 
 
 # ----------------------------------------------------------------------------- the app

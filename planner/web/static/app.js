@@ -180,12 +180,12 @@ function drawOverlay(world) {
   const o = S.overlay;
   if (!o) return;
   const g = el("g", {id: `overlay-${o.kind}-${o.unit}`}, world);
-  const colours = ["#d50000", "#ff9100", "#00c853", "#2962ff"];
+  const colours = {"legal": "#00c853", "legal-hidden": "#c6ff00"};
   o.layers.forEach((layer, i) => {
+    const c = colours[layer.id] || ["#d50000", "#ff9100"][i % 2];
     for (const poly of layer.polygons) {
       const d = poly.map((ring) => "M" + ring.map((p) => p.join(",")).join("L") + "Z").join(" ");
-      el("path", {class: "overlay", "data-layer": layer.id, d, "fill-rule": "evenodd",
-        fill: colours[i % colours.length], stroke: colours[i % colours.length]}, g);
+      el("path", {class: "overlay", "data-layer": layer.id, d, "fill-rule": "evenodd", fill: c, stroke: c}, g);
     }
   });
   if (o.cells && o.cells.length) {
@@ -295,9 +295,9 @@ function detailsPanel() {
     const tr = html("tr", {class: f.passed ? "ok" : "fail", "data-rule": f.rule});
     tr.appendChild(html("td", {}, f.rule));
     tr.appendChild(html("td", {}, f.passed ? "ok" : "FAIL"));
-    tr.appendChild(html("td", {class: "num"}, fmt(f.measured)));
+    tr.appendChild(html("td", {class: "num"}, f.measured_text));
     tr.appendChild(html("td", {}, f.required));
-    tr.appendChild(html("td", {class: "num"}, f.margin === null ? "" : (f.margin >= 0 ? "+" : "") + fmt(f.margin)));
+    tr.appendChild(html("td", {class: "num"}, f.margin_text));
     t.appendChild(tr);
     const ev = f.evidence || {};
     const why = [f.message];
@@ -330,6 +330,7 @@ function showDetails(uid) {
 async function check() {
   if (!S.scenario) return;
   const seq = ++S.checkSeq;
+  document.body.dataset.pending = String(seq);  // tests wait for checked === pending
   try {
     const r = await api("/api/check", {scenario: S.scenario, file: S.file});
     if (seq !== S.checkSeq) return;  // a newer change is being checked
@@ -508,7 +509,7 @@ async function plan() {
     $("plan-progress").textContent =
       `objective ${fmt(p.objective)}, bound ${p.bound === null ? "-" : fmt(p.bound)}, ${fmt(p.elapsed_s, 1)} s`;
   });
-  const finish = () => { es.close(); S.events = null; S.job = null; $("plan-cancel").disabled = true; $("plan").disabled = false; };
+  const finish = () => { $("plan-progress").textContent = ""; es.close(); S.events = null; S.job = null; $("plan-cancel").disabled = true; $("plan").disabled = false; };
   es.addEventListener("result", (e) => {
     finish();
     const r = JSON.parse(e.data);
@@ -549,6 +550,7 @@ function loaded(r) {
 }
 
 async function openFile(path) {
+  delete document.body.dataset.loaded;
   try { loaded(await api("/api/load", {path})); } catch (e) { message(e.message, true); }
 }
 

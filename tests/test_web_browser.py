@@ -1,0 +1,221 @@
+"""The page of ``planner serve`` in a real browser: Playwright driving Debian's headless Chromium
+(/usr/bin/chromium, installed by .ci/run) against a uvicorn server on a free local port.
+
+A screenshot of the page is kept as a test artefact in tests/artifacts/ (gitignored); with
+PLANNER_UPDATE_SCREENSHOT=1 it also replaces the README's picture planner/web/static/screenshot.png.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+sync_api = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM = "/usr/bin/chromium"
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"no Chromium at {CHROMIUM} (.ci/run installs Debian's chromium package)", allow_module_level=True)
+
+ROOT = Path(__file__).resolve().parents[1]
+ASSET = ROOT / "tests" / "assets" / "web-infiltrate.yaml"
+ARTIFACTS = ROOT / "tests" / "artifacts"
+R32 = 16 / 25.4
+Y_AT_9 = 2 + 9 + 2 * R32  # the Infiltrator's centre exactly 9.0" from the enemy base (edge to edge)
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+TIMEOUT_MS = 30_000
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    import uvicorn
+
+    from planner.web.app import create_app
+
+    folder = tmp_path_factory.mktemp("web")
+    shutil.copy(ASSET, folder / "web.yaml")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    srv = uvicorn.Server(uvicorn.Config(create_app(root=folder), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/", folder
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def page(server):
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        pg = browser.new_page(viewport={"width": 1400, "height": 850})
+        pg.set_default_timeout(TIMEOUT_MS)
+        errors: list[str] = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.goto(server[0])
+        pg.wait_for_selector("body[data-ready='1']")
+        yield pg
+        browser.close()
+        assert not errors, errors
+
+
+def open_file(page, path: str) -> None:
+    page.fill("#open-path", path)
+    page.click("#open")
+    page.wait_for_function("p => document.body.dataset.loaded && document.body.dataset.loaded.endsWith(p)", arg=path)
+
+
+WAIT_CHECKED = ("n => Number(document.body.dataset.pending || 0) > n && "
+                "document.body.dataset.checked === document.body.dataset.pending")
+
+
+def started(page) -> int:
+    return int(page.evaluate("document.body.dataset.pending || '0'"))
+
+
+def type_coordinate(page, key: str, unit: str, index: int, value: float) -> None:
+    """Type a coordinate and wait until the check of the last change has come back."""
+    seq = started(page)
+    page.fill(f"#model-{key}-{unit}-{index}", repr(value))
+    page.press(f"#model-{key}-{unit}-{index}", "Enter")
+    page.wait_for_function(WAIT_CHECKED, arg=seq)
+
+
+def type_y(page, unit: str, index: int, y: float) -> None:
+    type_coordinate(page, "y", unit, index, y)
+
+
+def test_bundled_scenario_opens(page):
+    page.select_option("#bundled", label="long-edge-ravenguard-vs-ironhands.yaml")
+    page.wait_for_function("document.body.dataset.loaded && document.body.dataset.loaded.endsWith("
+                           "'long-edge-ravenguard-vs-ironhands.yaml')")
+    assert page.inner_text("#verdict") == "LEGAL"
+    assert page.locator("#board [id^='base-']").count() > 50
+    assert page.locator("#scalebar").count() == 1
+
+
+def test_infiltrator_at_9_inches_is_illegal_and_at_9_01_legal(page, server):
+    open_file(page, "web.yaml")
+    assert page.inner_text("#verdict") == "LEGAL"
+    # a drag of the whole unit moves it and is checked
+    base = page.locator("#base-blue-scouts-1")
+    box = base.bounding_box()
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    seq = started(page)
+    page.mouse.move(cx, cy)
+    page.mouse.down()
+    page.mouse.move(cx + 40, cy, steps=5)
+    page.mouse.up()
+    page.wait_for_function(WAIT_CHECKED, arg=seq)
+    px_per_in = page.locator("#battlefield").bounding_box()["width"] / 36.06  # 36" and its 0.06" outline
+    x = float(page.input_value("#model-x-blue-scouts-0"))
+    assert abs(x - (18 + 40 / px_per_in)) < 0.05
+    type_coordinate(page, "x", "blue-scouts", 0, 18.0)
+    # exactly 9.0": not more than 9", illegal, with the rule id
+    type_y(page, "blue-scouts", 0, Y_AT_9)
+    assert page.inner_text("#verdict-blue-scouts") == "ILLEGAL"
+    assert "hh2.infiltrate.distance" in page.inner_text("#violations")
+    assert "ILLEGAL" in page.inner_text("#verdict")
+    page.click("#violations .violation[data-rule='hh2.infiltrate.distance']")
+    row = page.locator("#findings tr.fail[data-rule='hh2.infiltrate.distance']")
+    assert '9.000"' in row.inner_text() and "FAIL" in row.inner_text() and '0.000" (fails)' in row.inner_text()
+    assert "illegal" in (page.get_attribute("#base-blue-scouts-1", "class") or "")
+    # 9.01" and hidden behind the wall: legal; the blocking wall is outlined
+    type_y(page, "blue-scouts", 0, Y_AT_9 + 0.01)
+    assert page.inner_text("#verdict-blue-scouts") == "legal"
+    assert page.inner_text("#verdict") == "LEGAL"
+    assert page.locator("#findings tr.ok[data-rule='hh2.infiltrate.hidden']").count() == 1
+    assert "blocking-hit" in (page.get_attribute("#terrain-wall", "class") or "")
+    # the Infiltrate distances overlay
+    page.select_option("#overlay-kind", "infiltrate")
+    page.select_option("#overlay-unit", "blue-scouts")
+    page.click("#overlay-show")
+    page.wait_for_selector("#overlay-infiltrate-blue-scouts path", state="attached")
+    assert page.locator("#overlay-infiltrate-blue-scouts path").count() == 2
+
+
+def test_plan_shows_its_status(page):
+    open_file(page, "web.yaml")
+    page.check(".mark[data-unit='blue-scouts']")
+    page.wait_for_function("document.querySelector(\".mark[data-unit='blue-scouts']\").checked")
+    page.fill("#plan-time", "10")
+    page.click("#plan")
+    page.wait_for_function("document.getElementById('plan-status').textContent.startsWith('status:')")
+    assert page.inner_text("#plan-status").startswith("status: optimal")
+    page.wait_for_function("document.getElementById('verdict').textContent === 'LEGAL'")
+    y = float(page.input_value("#model-y-blue-scouts-0")) if page.locator("#model-y-blue-scouts-0").count() else None
+    assert y is None or y > 0
+
+
+def test_plan_cancel(page):
+    page.select_option("#bundled", label="plan-ravenguard-infiltrate.yaml")
+    page.wait_for_function("document.body.dataset.loaded && document.body.dataset.loaded.endsWith("
+                           "'plan-ravenguard-infiltrate.yaml')")
+    page.fill("#plan-time", "60")
+    page.click("#plan")
+    page.wait_for_function("!document.getElementById('plan-cancel').disabled")
+    page.click("#plan-cancel")
+    page.wait_for_function("document.getElementById('plan-status').textContent.includes('cancelled')")
+    assert not page.is_disabled("#plan")
+
+
+def test_save_reload_and_screenshot(page, server):
+    folder = server[1]
+    open_file(page, "web.yaml")
+    page.click("#unit-row-blue-scouts")
+    type_y(page, "blue-scouts", 0, Y_AT_9 + 0.01)
+    page.fill("#save-path", "saved.yaml")
+    page.click("#save")
+    page.wait_for_function("document.getElementById('message').textContent.startsWith('saved to')")
+    saved = yaml.safe_load((folder / "saved.yaml").read_text())
+    assert saved["armies"][1]["units"][1]["models"][0]["y"] == pytest.approx(Y_AT_9 + 0.01, abs=1e-6)
+    open_file(page, "saved.yaml")
+    page.click("#unit-row-blue-scouts")
+    assert float(page.input_value("#model-y-blue-scouts-0")) == pytest.approx(Y_AT_9 + 0.01, abs=1e-6)
+    assert page.inner_text("#verdict") == "LEGAL"
+    # the opened file is not written over without asking: refuse the question, the file stays
+    before = (folder / "saved.yaml").read_bytes()
+    type_y(page, "blue-scouts", 0, Y_AT_9)
+    questions: list[str] = []
+
+    def refuse(dialog):
+        questions.append(dialog.message)
+        dialog.dismiss()
+
+    page.once("dialog", refuse)
+    page.click("#save")
+    page.wait_for_function("document.getElementById('message').textContent === 'not saved'")
+    assert questions and "the file you opened" in questions[0]
+    assert (folder / "saved.yaml").read_bytes() == before
+    # the picture download
+    with page.expect_download() as dl:
+        page.click("#dl-svg")
+    assert b"base-blue-scouts-1" in Path(dl.value.path()).read_bytes()
+    # the screenshot, kept as a test artefact
+    page.select_option("#overlay-kind", "legal")
+    page.select_option("#overlay-unit", "blue-scouts")
+    page.click("#overlay-show")
+    page.wait_for_selector("#overlay-legal-blue-scouts path", state="attached")
+    page.click("#violations .violation")
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / "web-page.png"
+    page.screenshot(path=str(shot))
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    if os.environ.get("PLANNER_UPDATE_SCREENSHOT") == "1":
+        shutil.copy(shot, ROOT / "planner" / "web" / "static" / "screenshot.png")
