@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import tempfile
+import time
 import traceback
 from pathlib import Path
 from typing import Any, Literal
@@ -335,7 +336,8 @@ def create_app(scenario: str | None = None, root: str | Path | None = None) -> F
         from planner.web.board import board
 
         report = _check_or_none(world)
-        return {"file": str(path), "scenario": world.raw, "board": board(world), "report": report}
+        return JSONResponse(json_safe({"file": str(path), "scenario": world.raw, "board": board(world),  # type: ignore[return-value]
+                                       "report": report}))
 
     @app.post("/api/new")
     def new(body: NewBody) -> dict[str, Any]:
@@ -351,15 +353,25 @@ def create_app(scenario: str | None = None, root: str | Path | None = None) -> F
         positions are not checked (listed with no findings)."""
         from planner.web.board import board
 
+        t0 = time.perf_counter()
         world = _world(body)
-        return {"report": _check(world), "board": board(world)}
+        t1 = time.perf_counter()
+        report = _check(world)
+        t2 = time.perf_counter()
+        # a JSONResponse skips FastAPI's jsonable_encoder (50 ms on the 2 x 100 model report)
+        response = JSONResponse({"report": report, "board": board(world)})
+        t3 = time.perf_counter()
+        response.headers["Server-Timing"] = (f"resolve;dur={(t1 - t0) * 1000:.1f}, check;dur={(t2 - t1) * 1000:.1f}, "
+                                             f"encode;dur={(t3 - t2) * 1000:.1f}")
+        return response  # type: ignore[return-value]
 
     @app.post("/api/overlay")
     def overlay(body: OverlayBody) -> dict[str, Any]:
         """An overlay: Infiltrate distances, a unit's legal area, a Deep Strike heat map, a threat area."""
         from planner.web.board import overlay as make
 
-        return make(_world(body), body.kind, body.unit, resolution=body.resolution, grid=body.grid)
+        data = make(_world(body), body.kind, body.unit, resolution=body.resolution, grid=body.grid)
+        return JSONResponse(json_safe(data))  # type: ignore[return-value]
 
     @app.post("/api/render")
     def render(body: RenderBody) -> Response:
