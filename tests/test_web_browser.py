@@ -154,6 +154,7 @@ def test_plan_shows_its_status(page):
     open_file(page, "web.yaml")
     page.check(".mark[data-unit='blue-scouts']")
     page.wait_for_function("document.querySelector(\".mark[data-unit='blue-scouts']\").checked")
+    page.select_option("#plan-player", "blue")
     page.fill("#plan-time", "10")
     page.click("#plan")
     page.wait_for_function("document.getElementById('plan-status').textContent.startsWith('status:')")
@@ -167,12 +168,52 @@ def test_plan_cancel(page):
     page.select_option("#bundled", label="plan-ravenguard-infiltrate.yaml")
     page.wait_for_function("document.body.dataset.loaded && document.body.dataset.loaded.endsWith("
                            "'plan-ravenguard-infiltrate.yaml')")
+    page.select_option("#plan-player", "raven-guard")
     page.fill("#plan-time", "60")
     page.click("#plan")
     page.wait_for_function("!document.getElementById('plan-cancel').disabled")
     page.click("#plan-cancel")
     page.wait_for_function("document.getElementById('plan-status').textContent.includes('cancelled')")
     assert not page.is_disabled("#plan")
+
+
+def test_from_two_rosters_to_a_planned_deployment_and_a_ruling(page, server):
+    """What a fresh user does: a new scenario, a roster per player, plan each player, the ruling."""
+    page.select_option("#new-ruleset", "hh2")
+    page.select_option("#new-map", "long_edge")
+    page.click("#new")
+    page.wait_for_function("document.body.dataset.loaded === 'new'")
+    for player, roster in (("red", ROOT / "scenarios" / "rosters" / "strike-force-newrecruit.ros"),
+                           ("blue", ROOT / "tests" / "assets" / "newrecruit-hh2.ros")):
+        page.select_option("#roster-player", player)
+        page.set_input_files("#roster-file", str(roster))
+        seq = started(page)
+        page.click("#roster-import")
+        page.wait_for_function(WAIT_CHECKED, arg=seq)
+        assert f"for {player}" in page.inner_text("#roster-status")
+    assert page.locator("#units .unit-row").count() == 14
+    assert page.locator("#units .mark:checked").count() == 14  # imported units are marked to place
+    for player in ("red", "blue"):
+        page.select_option("#plan-player", player)
+        page.fill("#plan-time", "5")  # whole planning, candidates included: room for a loaded machine
+        page.click("#plan")
+        page.wait_for_function("document.getElementById('plan-status').textContent.startsWith('status:')")
+        status = page.inner_text("#plan-status")
+        assert status.startswith(("status: optimal", "status: feasible")), status
+        page.wait_for_function("p => document.querySelectorAll(`#units .unit-row[data-unit^='${p}-'] .mark:checked`)"
+                               ".length === 0", arg=player)
+    page.wait_for_function("document.getElementById('verdict').textContent === 'LEGAL'")
+    assert page.locator("#board [id^='base-red-']").count() > 0 and page.locator("#board [id^='base-blue-']").count() > 0
+    with page.expect_download() as dl:
+        page.click("#dl-html")
+    text = Path(dl.value.path()).read_text()
+    assert "<svg" in text and "LEGAL" in text
+    page.fill("#save-path", "from-rosters.yaml")
+    page.click("#save")
+    page.wait_for_function("document.getElementById('message').textContent.startsWith('saved to')")
+    from planner import check_deployment, load_scenario
+
+    assert check_deployment(load_scenario(server[1] / "from-rosters.yaml", require_positions=True)).legal
 
 
 def test_save_reload_and_screenshot(page, server):

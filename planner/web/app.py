@@ -433,9 +433,13 @@ def create_app(scenario: str | None = None, root: str | Path | None = None) -> F
                             ruleset: str = Query("hh2"),
                             filename: str = Query("roster.ros", description="The uploaded file's name."),
                             embark: bool = Query(False),
-                            default_base: str | None = Query(None, description="e.g. 32mm")) -> dict[str, Any]:
+                            default_base: str | None = Query(None, description="e.g. 32mm"),
+                            id_prefix: str = Query("", description="Put before every unit id (the page gives "
+                                                                   "'PLAYER-', so two armies never share an id)."),
+                            ) -> dict[str, Any]:
         """Import a BattleScribe/New Recruit roster sent as the request body (raw bytes, at most the
-        roster size limit) into a scenario army, as ``planner import-roster`` does."""
+        roster size limit) into a scenario army, as ``planner import-roster`` does; its units are
+        marked ``place: true`` (they have no positions yet: place them, or plan them)."""
         from planner.io.files import input_limit
         from planner.io.roster import MAX_FILE_BYTES, army_to_data, parse_base_size
         from planner.io.roster import import_roster as do_import
@@ -461,7 +465,8 @@ def create_app(scenario: str | None = None, root: str | Path | None = None) -> F
             path = Path(tmp) / name  # the army is named after the file the user chose
             path.write_bytes(b"".join(chunks))
             try:
-                army, warnings = do_import(path, ruleset, player.strip(), base, embark)
+                army, warnings = do_import(path, ruleset, player.strip(), base, embark, id_prefix=id_prefix,
+                                           place=True)
             except ScenarioError as exc:
                 raise exc.with_file(name) from None
         return {"file": name, "army": army_to_data(army), "warnings": warnings, "units": len(army.units),

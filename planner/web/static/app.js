@@ -250,10 +250,13 @@ function panels() {
   for (const u of (S.board ? S.board.units : [])) us.appendChild(html("option", {value: u.id}, u.id));
   if (keep) us.value = keep;
   if (S.selected) us.value = S.selected;
-  const rp = $("roster-player"), keepP = rp.value;
-  rp.innerHTML = "";
-  for (const a of (S.scenario ? S.scenario.armies : [])) rp.appendChild(html("option", {value: a.player}, a.player));
-  if (keepP) rp.value = keepP;
+  for (const id of ["roster-player", "plan-player"]) {
+    const sel = $(id), keepP = sel.value;
+    sel.innerHTML = "";
+    for (const a of (S.scenario ? S.scenario.armies : [])) sel.appendChild(html("option", {value: a.player}, a.player));
+    if (keepP && [...sel.options].some((o) => o.value === keepP)) sel.value = keepP;
+  }
+  if (S.selected && boardUnit(S.selected) && !S.planPlayerChosen) $("plan-player").value = boardUnit(S.selected).player;
 }
 
 function selectedPanel() {
@@ -485,12 +488,14 @@ function applySuggestion() {
 }
 
 function markedUnits() {
-  return S.board.units.filter((u) => (unitData(u.id) || {}).place).map((u) => u.id);
+  const player = $("plan-player").value;
+  return S.board.units.filter((u) => (unitData(u.id) || {}).place && u.on_battlefield &&
+    (!player || u.player === player)).map((u) => u.id);
 }
 
 async function plan() {
   const units = markedUnits();
-  if (!units.length) { $("plan-status").textContent = "tick the units to plan first"; return; }
+  if (!units.length) { $("plan-status").textContent = `tick units of player ${$("plan-player").value} to plan first`; return; }
   $("plan-status").textContent = "";
   $("plan-status").className = "";
   $("plan-progress").textContent = "starting the planner...";
@@ -521,7 +526,12 @@ async function plan() {
     text += `. ${r.message || ""}`;
     $("plan-status").textContent = text;
     $("plan-status").className = r.status === "optimal" || r.status === "feasible" ? "ok" : "fail";
-    if (r.scenario_data) { S.scenario = r.scenario_data; check(); }
+    if (r.scenario_data) {  // the planned units stand now: no longer marked
+      S.scenario = r.scenario_data;
+      const placed = new Set((r.placements || []).map((p) => p.unit));
+      for (const a of S.scenario.armies) for (const u of a.units) if (placed.has(u.id)) delete u.place;
+      check();
+    }
   });
   for (const kind of ["error", "internal", "cancelled"]) {
     es.addEventListener(kind, (e) => {
@@ -541,7 +551,7 @@ async function cancelPlan() {
 
 function loaded(r) {
   S.scenario = r.scenario; S.file = r.file; S.board = r.board; S.report = r.report;
-  S.selected = null; S.detailUnit = null; S.overlay = null; S.suggestion = null;
+  S.selected = null; S.detailUnit = null; S.overlay = null; S.suggestion = null; S.planPlayerChosen = false;
   $("overlay-legend").textContent = "";
   if (!S.report) message("opened (not checked: units without positions, or no checker for this ruleset)");
   else message(S.report.legal ? "legal: every rule checked passed" : `illegal: ${S.report.violations.length} violations`);
@@ -582,16 +592,16 @@ async function importRoster() {
   if (!f) { message("choose a roster file (.ros, .rosz)", true); return; }
   const player = $("roster-player").value;
   const q = new URLSearchParams({player, ruleset: S.scenario.ruleset, filename: f.name,
-    embark: $("roster-embark").checked});
+    embark: $("roster-embark").checked, id_prefix: `${player}-`});
   if ($("roster-base").value.trim()) q.set("default_base", $("roster-base").value.trim());
   try {
     const r = await api(`/api/import-roster?${q}`, await f.arrayBuffer(), {raw: true, type: "application/octet-stream"});
     const army = S.scenario.armies.find((a) => a.player === player);
     if (army) army.units = r.army.units; else S.scenario.armies.push(r.army);
-    message(`imported ${r.units} units (${r.models} models) for ${player}` +
-      (r.warnings.length ? `; warnings: ${r.warnings.join("; ")}` : ""));
+    $("roster-status").textContent = `imported ${r.units} units (${r.models} models) from ${r.file} for ${player}` +
+      (r.warnings.length ? `; warnings: ${r.warnings.join("; ")}` : "") + "; tick units and plan, or place them";
     check();
-  } catch (e) { message(e.message, true); }
+  } catch (e) { $("roster-status").textContent = ""; message(e.message, true); }
 }
 
 async function newScenario() {
@@ -628,6 +638,7 @@ async function init() {
   $("suggest").addEventListener("click", suggest);
   $("suggest-apply").addEventListener("click", applySuggestion);
   $("plan").addEventListener("click", plan);
+  $("plan-player").addEventListener("change", () => { S.planPlayerChosen = true; });
   $("plan-cancel").addEventListener("click", cancelPlan);
   $("save").addEventListener("click", save);
   $("dl-svg").addEventListener("click", () => download("/api/render", {format: "svg"}, "battlefield.svg"));
