@@ -248,12 +248,17 @@ def test_save_reload_and_screenshot(page, server):
     with page.expect_download() as dl:
         page.click("#dl-svg")
     assert b"base-blue-scouts-1" in Path(dl.value.path()).read_bytes()
-    # the screenshot, kept as a test artefact
-    page.select_option("#overlay-kind", "legal")
-    page.select_option("#overlay-unit", "blue-scouts")
+    # the screenshot, kept as a test artefact: the bundled illegal scenario, a violation clicked
+    # (its clear sight line drawn), the Infiltrate distances of that unit's enemies shaded
+    page.select_option("#bundled", label="short-edge-chogorian-vs-berserkers.yaml")
+    page.wait_for_function("document.body.dataset.loaded && document.body.dataset.loaded.endsWith("
+                           "'short-edge-chogorian-vs-berserkers.yaml')")
+    page.click("#violations .violation[data-rule='hh2.infiltrate.hidden']")
+    page.wait_for_selector("[id^='sightline-clear-ws-seekers']", state="attached")
+    page.select_option("#overlay-kind", "infiltrate")
+    page.select_option("#overlay-unit", "ws-seekers")
     page.click("#overlay-show")
-    page.wait_for_selector("#overlay-legal-blue-scouts path", state="attached")
-    page.click("#violations .violation")
+    page.wait_for_selector("#overlay-infiltrate-ws-seekers path", state="attached")
     ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / "web-page.png"
     page.screenshot(path=str(shot))

@@ -95,6 +95,8 @@ function draw() {
   const mk = el("marker", {id: "arrowhead", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 4, markerHeight: 4,
     orient: "auto-start-reverse"}, defs);
   el("path", {d: "M0,0 L10,5 L0,10 z", fill: "#6a1b9a"}, mk);
+  const clip = el("clipPath", {id: "table-clip"}, defs);
+  el("rect", {x: 0, y: 0, width: W, height: D}, clip);
   const world = el("g", {id: "world", transform: `matrix(1 0 0 -1 0 ${D})`}, svg);
   const labels = el("g", {id: "labels"}, svg);
   el("rect", {id: "battlefield", class: "table-area", x: 0, y: 0, width: W, height: D}, world);
@@ -179,7 +181,7 @@ function draw() {
 function drawOverlay(world) {
   const o = S.overlay;
   if (!o) return;
-  const g = el("g", {id: `overlay-${o.kind}-${o.unit}`}, world);
+  const g = el("g", {id: `overlay-${o.kind}-${o.unit}`, "clip-path": "url(#table-clip)"}, world);
   const colours = {"legal": "#00c853", "legal-hidden": "#c6ff00"};
   o.layers.forEach((layer, i) => {
     const c = colours[layer.id] || ["#d50000", "#ff9100"][i % 2];
