@@ -365,6 +365,12 @@ def test_suggest(client):
     assert math.isclose(u["total_move_in"], sum(mv["distance_in"] for mv in u["moves"]), abs_tol=1e-6)
 
 
+def test_suggest_without_the_engine_is_501_not_a_traceback(client, monkeypatch):
+    monkeypatch.setitem(sys.modules, "planner.solve.suggest", None)  # import fails as if not installed
+    r = client.post("/api/suggest", json={"scenario": scenario(Y_AT_9)})
+    assert r.status_code == 501 and "suggest engine" in r.json()["error"] and "Traceback" not in r.text
+
+
 def events(client, url: str) -> list[tuple[str, dict]]:
     out, kind = [], None
     with client.stream("GET", url) as s:
@@ -402,6 +408,9 @@ def test_plan_cancel_ends_the_process(client):
     r = client.post("/api/plan", json={"scenario": data, "time_limit": 60})
     assert r.status_code == 200, r.text
     job = client.app.state.jobs.get(r.json()["job"])
+    # the server answers while the plan runs (it runs in its own process)
+    check = client.post("/api/check", json={"scenario": scenario()})
+    assert check.status_code == 200 and job.status == "running" and job.process.is_alive()
     time.sleep(0.5)
     t0 = time.monotonic()
     state = client.post(r.json()["cancel"]).json()
@@ -432,6 +441,7 @@ def _planner(*args: str, **kw) -> subprocess.CompletedProcess:
                           timeout=60, **kw)
 
 
+@pytest.mark.slow
 def test_serve_refuses_bad_input(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("ruleset: nope\n")
@@ -445,6 +455,7 @@ def test_serve_refuses_bad_input(tmp_path):
     assert r.returncode == 2 and "--port" in r.stderr
 
 
+@pytest.mark.slow
 def test_serve_starts_prints_the_address_and_stops(tmp_path):
     import httpx
 

@@ -150,6 +150,21 @@ def test_infiltrator_at_9_inches_is_illegal_and_at_9_01_legal(page, server):
     assert page.locator("#overlay-infiltrate-blue-scouts path").count() == 2
 
 
+def test_suggest_button_draws_the_moves_and_applies_them(page):
+    pytest.importorskip("planner.solve.suggest", reason="the suggest engine (planner.solve.suggest) is not merged")
+    open_file(page, "web.yaml")
+    page.click("#unit-row-blue-scouts")
+    type_y(page, "blue-scouts", 0, Y_AT_9)
+    assert page.inner_text("#verdict-blue-scouts") == "ILLEGAL"
+    page.click("#suggest")
+    page.wait_for_function("document.getElementById('suggest-status').textContent.startsWith('blue-scouts:')")
+    assert page.locator("#board line.arrow").count() >= 1
+    seq = started(page)
+    page.click("#suggest-apply")
+    page.wait_for_function(WAIT_CHECKED, arg=seq)
+    assert page.inner_text("#verdict-blue-scouts") == "legal"
+
+
 def test_plan_shows_its_status(page):
     open_file(page, "web.yaml")
     page.check(".mark[data-unit='blue-scouts']")
