@@ -193,6 +193,17 @@ def body_field(d, client) -> str:
     return exc.value.location
 
 
+def test_cross_site_requests_are_refused(folder):
+    with TestClient(create_app(root=folder, allowed_hosts=["127.0.0.1", "localhost"]),
+                    base_url="http://127.0.0.1:8765") as c:
+        assert c.get("/api/initial").status_code == 200
+        assert c.get("/api/initial", headers={"Host": "evil.example:8765"}).status_code == 400
+        # a form post from another site (text/plain) is not read as JSON: nothing is written
+        body = json.dumps({"scenario": scenario(), "path": "csrf.yaml"})
+        r = c.post("/api/save", content=body, headers={"Content-Type": "text/plain"})
+        assert r.status_code == 400 and not (folder / "csrf.yaml").exists()
+
+
 def test_internal_error_is_500_with_a_log_file_never_a_traceback(client, monkeypatch):
     import planner.legality.checker as checker
 

@@ -237,7 +237,8 @@ def _check(world) -> dict[str, Any]:
 
 # ----------------------------------------------------------------------------- the app
 
-def create_app(scenario: str | None = None, root: str | Path | None = None) -> FastAPI:
+def create_app(scenario: str | None = None, root: str | Path | None = None,
+               allowed_hosts: list[str] | None = None) -> FastAPI:
     """The web application: the page at ``/``, the API under ``/api/``, OpenAPI at ``/docs``.
 
     Parameters
@@ -246,6 +247,11 @@ def create_app(scenario: str | None = None, root: str | Path | None = None) -> F
         A scenario file the page opens first (``GET /api/initial``).
     root : path, optional
         The only folder the page may open and save files in (default: the current folder).
+    allowed_hosts : list of str, optional
+        Host names a request may name (its ``Host`` header; others get HTTP 400), so that a web
+        page elsewhere cannot reach this server through a DNS name of its own (DNS rebinding).
+        None: any (the test client). Cross-site form posts are refused anyway: the API reads JSON
+        bodies only with a JSON content type.
     """
     from planner import __version__
     from planner.web.jobs import Jobs
@@ -260,6 +266,10 @@ def create_app(scenario: str | None = None, root: str | Path | None = None) -> F
     app = FastAPI(title="deployment-planner", version=__version__, lifespan=lifespan,
                   description="Check and plan army deployments: the API of the `planner serve` page.")
     root_dir = Path(os.path.realpath(root or os.getcwd()))
+    if allowed_hosts is not None:
+        from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)
     app.state.root = root_dir
     app.state.initial = scenario
     app.state.opened = set()  # real paths of the files the page opened: never written without asking

@@ -32,7 +32,8 @@ def make_server(scenario: str | None, host: str, port: int, root: str | None):
     if not Path(folder).is_dir():
         raise ScenarioError("not a folder", location="--root", value=folder)
     _check_port(host, port)
-    app = create_app(str(Path(scenario).resolve()) if scenario else None, folder)
+    hosts = None if host in ("0.0.0.0", "::") else sorted({host, "127.0.0.1", "localhost", "::1", "[::1]"})
+    app = create_app(str(Path(scenario).resolve()) if scenario else None, folder, allowed_hosts=hosts)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
     return uvicorn.Server(config), folder
 
