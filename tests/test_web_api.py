@@ -435,6 +435,13 @@ def test_plan_bad_input(client):
     assert_400(client.post("/api/plan", json={"scenario": data, "units": ["blue-scouts"]}), "units", "blue-scouts")
     assert_400(client.post("/api/plan", json={"scenario": data, "time_limit": 0}), "time_limit", 0)
     assert_400(client.get("/api/plan/nope"), "job", "nope")
+    import planner.web.jobs as jobs
+
+    marked = scenario()
+    marked["armies"][1]["units"][1]["place"] = True
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(jobs, "MAX_RUNNING", 0)  # as if the machine's plans were all running
+        assert_400(client.post("/api/plan", json={"scenario": marked, "units": ["blue-scouts"]}), "plan", [])
     assert_400(client.post("/api/plan/nope/cancel"), "job", "nope")
 
 

@@ -22,6 +22,8 @@ from planner.errors import ScenarioError
 
 MAX_JOBS_KEPT = 20
 """Finished jobs kept for GET /api/plan/{id} (the oldest are forgotten)."""
+MAX_RUNNING = 2
+"""Plans running at once (each is a solver process with its own workers)."""
 
 
 def _worker(data: dict, file: str | None, units: list[str] | None, time_limit: float, workers: int, seed: int,
@@ -153,6 +155,10 @@ class Jobs:
 
     def start(self, data: dict, file: str | None, units: list[str] | None, time_limit: float, workers: int,
               seed: int) -> Job:
+        running = [j.id for j in self.jobs.values() if j.status == "running"]
+        if len(running) >= MAX_RUNNING:
+            raise ScenarioError(f"{len(running)} plans are running already; wait or cancel one", location="plan",
+                                value=running)
         job = Job(data, file, units, time_limit, workers, seed)
         self.jobs[job.id] = job
         done = [j for j in self.jobs.values() if j.status != "running"]
