@@ -124,7 +124,17 @@ def test_new_scenario(client):
     data = r.json()["scenario"]
     assert data["battlefield"] == {"width": 72.0, "depth": 48.0}
     zones = {z["player"]: z["polygon"] for z in data["deployment_zones"]}
-    assert zones["ih"] == [[72.0, 0.0], [72.0, 12.0], [0.0, 12.0], [0.0, 0.0]]
+    assert zones["ih"] == [[0, 0], [72, 0], [72, 12], [0, 12]]
+    # the hh2 maps are the generator's (its default depths), so the two cannot drift apart
+    from shapely.geometry import Polygon
+
+    from planner.generate.distributions import GeneratorParams
+    from planner.generate.scene import zones_for
+
+    for name in ("long_edge", "short_edge", "quarters"):
+        got = client.post("/api/new", json={"ruleset": "hh2", "map": name}).json()["scenario"]["deployment_zones"]
+        want = zones_for(name, 72.0, 48.0, GeneratorParams())
+        assert Polygon(got[0]["polygon"]).equals(want["red"]) and Polygon(got[1]["polygon"]).equals(want["blue"])
     assert [a["player"] for a in data["armies"]] == ["ih", "rg"]
     w = client.post("/api/new", json={"ruleset": "wh40k10", "map": "hammer-and-anvil"}).json()["scenario"]
     assert w["battlefield"] == {"width": 60.0, "depth": 44.0}

@@ -166,20 +166,12 @@ def _bundled() -> list[dict[str, str]]:
 def _maps(ruleset: str) -> list[str]:
     from planner.rules.registry import find_ruleset
 
-    rs = find_ruleset(ruleset)
-    if rs.id.startswith("wh40k"):
-        from planner.rules.wh40k_maps import MAPS
-
-        return list(MAPS)
-    return ["long_edge", "short_edge", "quarters"]
+    return list(find_ruleset(ruleset).DEPLOYMENT_MAPS)
 
 
 def new_scenario(body: NewBody) -> dict[str, Any]:
-    """A scenario with no armies: the ruleset's battlefield and the deployment map's zones.
-
-    hh2: 72" x 48", ``long_edge`` (12" zones), ``short_edge`` (18"), ``quarters`` (6" from the
-    centre lines), as the generator draws them (:func:`planner.generate.scene.zones_for`);
-    40k: 60" x 44" and the maps of :mod:`planner.rules.wh40k_maps`.
+    """A scenario with no armies: the ruleset's default battlefield and the zones of its deployment
+    map (:meth:`planner.rules.base.Ruleset.deployment_map`), a centre objective.
 
     Raises
     ------
@@ -192,30 +184,14 @@ def new_scenario(body: NewBody) -> dict[str, Any]:
         rs = find_ruleset(body.ruleset)
     except ScenarioError as exc:
         raise ScenarioError(exc.detail, location="ruleset", value=body.ruleset) from None
-    maps = _maps(rs.id)
-    if body.map not in maps:
-        raise ScenarioError(f"unknown deployment map for {rs.id}; choose one of {', '.join(maps)}", location="map",
-                            value=body.map)
     a, b = (p.strip() for p in body.players)
     if not a or not b or a == b:
         raise ScenarioError("give two different player names", location="players", value=list(body.players))
-    if rs.id.startswith("wh40k"):
-        from planner.rules.wh40k_maps import DEPTH_IN, WIDTH_IN, polygon_points, zones
-
-        w, d = WIDTH_IN, DEPTH_IN
-        za, zb = zones(body.map)
-        polys = {a: polygon_points(za), b: polygon_points(zb)}
-    else:
-        from planner.generate.distributions import GeneratorParams
-        from planner.generate.scene import zones_for
-        from planner.rules.wh40k_maps import polygon_points
-
-        w, d = 72.0, 48.0
-        zs = zones_for(body.map, w, d, GeneratorParams())
-        polys = {a: polygon_points(zs["red"]), b: polygon_points(zs["blue"])}
+    za, zb = rs.deployment_map(body.map)
+    w, d = rs.default_width_in, rs.default_depth_in
     return {"ruleset": rs.id, "name": body.name or f"{rs.name}: {body.map}",
             "battlefield": {"width": w, "depth": d},
-            "deployment_zones": [{"id": f"{p}-zone", "player": p, "polygon": pts} for p, pts in polys.items()],
+            "deployment_zones": [{"id": f"{p}-zone", "player": p, "polygon": pts} for p, pts in ((a, za), (b, zb))],
             "terrain": [], "objectives": [{"id": "centre", "x": w / 2, "y": d / 2}],
             "armies": [{"player": a, "units": []}, {"player": b, "units": []}]}
 
