@@ -101,6 +101,8 @@ def test_non_editable_wheel_carries_the_catalogue(tmp_path):
     packaged = target / "planner" / "_models"
     assert _catalogue_files(packaged) == _catalogue_files(ROOT / "models")
     assert not (target / "models").exists()  # only as package data
+    static = target / "planner" / "web" / "static"  # the page of planner serve
+    assert {"index.html", "app.js", "style.css"} <= {p.name for p in static.iterdir()}
 
     env = {k: v for k, v in os.environ.items() if k != "PLANNER_MODELS"}
     env["PYTHONPATH"] = str(target)

@@ -710,6 +710,36 @@ def new(
     _run(go)
 
 
+@app.command()
+def serve(
+    scenario: Annotated[str | None, typer.Argument(help="Scenario file the page opens first.")] = None,
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port.")] = 8765,
+    host: Annotated[str, typer.Option("--host", help="Address to bind (default: this machine only).")] = "127.0.0.1",
+    root: Annotated[str | None, typer.Option("--root", help="The only folder the page may open and save files in "
+                                                            "(default: the scenario's folder, else the current one).")]
+    = None,
+) -> None:
+    """Start the web page (set up, check and plan a deployment in a browser) and print its address.
+
+    Exit 0 when stopped (Ctrl-C), 2 for invalid input (the scenario, or the web extra not installed).
+    """
+
+    def go() -> int:
+        from planner.web.server import make_server, url_of
+
+        server, folder = make_server(scenario, host, port, root)
+        err = Console(stderr=True, highlight=False, soft_wrap=True)
+        err.print(f"planner serve: open {url_of(host, port)} (API: {url_of(host, port)}docs; files in "
+                  f"{escape(folder)}); Ctrl-C stops it")
+        try:
+            server.run()
+        except KeyboardInterrupt:  # uvicorn stops gracefully, then passes Ctrl-C on: the normal way out
+            pass
+        return EXIT_OK
+
+    _run(go)
+
+
 def main() -> None:
     """Console-script entry point."""
     if hasattr(signal, "SIGPIPE"):

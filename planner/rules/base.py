@@ -156,6 +156,24 @@ class Ruleset:
         """The catalogue system id (``CATALOGUE``, or this ruleset's id)."""
         return self.CATALOGUE or self.id
 
+    DEPLOYMENT_MAPS: ClassVar[tuple[str, ...]] = ()
+    """Names of the deployment maps :meth:`deployment_map` draws (a new scenario of ``planner serve``)."""
+
+    def deployment_map(self, name: str) -> tuple[list[list[float]], list[list[float]]]:
+        """The two deployment zones of map ``name`` (first player, second player) as polygon points
+        [[x, y], ...] in inches on the ruleset's default battlefield.
+
+        Raises
+        ------
+        ScenarioError
+            For a name not in :attr:`DEPLOYMENT_MAPS` (field ``map``).
+        """
+        from planner.errors import ScenarioError
+
+        known = ", ".join(self.DEPLOYMENT_MAPS) or "none"
+        raise ScenarioError(f"unknown deployment map for {self.id}; choose one of {known}", location="map",
+                            value=name)
+
     # ------------------------------------------------------------ hooks
     def _unsupported(self, what: str) -> Exception:
         from planner.errors import UnknownRulesetError

@@ -35,6 +35,13 @@ class HorusHeresy2(Ruleset):
     BATTLEFIELD_WIDTH_IN = 72.0
     BATTLEFIELD_DEPTH_IN = 48.0
 
+    DEPLOYMENT_MAPS = ("long_edge", "short_edge", "quarters")
+    """The maps of the bundled scenarios (scenarios/README.md), as the generator draws them with
+    its default depths (``planner.generate.distributions.GeneratorParams``)."""
+    LONG_EDGE_ZONE_IN: ClassVar[float] = 12.0
+    SHORT_EDGE_ZONE_IN: ClassVar[float] = 18.0
+    QUARTERS_GAP_IN: ClassVar[float] = 6.0
+
     INFILTRATE_HIDDEN_MORE_THAN_IN = 9.0
     """Infiltrate option A (p.242): more than 9" from any enemy unit, out of sight of every deployed enemy unit."""
     INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN = 12.0
@@ -156,6 +163,26 @@ class HorusHeresy2(Ruleset):
     scatter into Impassable Terrain or off the battlefield it is moved the minimum distance to avoid that."""
 
     OBJECTIVE_RANGE_IN = CONTROL_OBJECTIVE_WITHIN_IN
+
+
+    def deployment_map(self, name: str) -> tuple[list[list[float]], list[list[float]]]:
+        """``long_edge`` (12" zones along y = 0 and y = 48), ``short_edge`` (18" along x = 0 and
+        x = 72), ``quarters`` (opposite quarters, 6" from the centre lines); see :meth:`Ruleset.deployment_map`."""
+        w, d = self.BATTLEFIELD_WIDTH_IN, self.BATTLEFIELD_DEPTH_IN
+
+        def rect(x0: float, y0: float, x1: float, y1: float) -> list[list[float]]:
+            return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+
+        if name == "long_edge":
+            z = self.LONG_EDGE_ZONE_IN
+            return rect(0, 0, w, z), rect(0, d - z, w, d)
+        if name == "short_edge":
+            z = self.SHORT_EDGE_ZONE_IN
+            return rect(0, 0, z, d), rect(w - z, 0, w, d)
+        if name == "quarters":
+            g = self.QUARTERS_GAP_IN
+            return rect(0, 0, w / 2 - g, d / 2 - g), rect(w / 2 + g, d / 2 + g, w, d)
+        return super().deployment_map(name)
 
     def run_checks(self, world: World) -> dict[str, list[Finding]]:
         from planner.legality.hh2 import HH2Checker

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from planner.rules.base import Ruleset
+from planner.rules.wh40k_maps import MAPS
 
 if TYPE_CHECKING:
     from planner.deepstrike.procedure import DeepStrikeRules
@@ -35,6 +36,18 @@ class Warhammer40k(Ruleset):
     """Embarking needs a unit not set up on the battlefield this turn (11E-CORE-C 18.02)."""
 
     DEEP_STRIKE_MORE_THAN_IN: ClassVar[float] = 9.0
+
+    DEPLOYMENT_MAPS = MAPS
+    """The deployment maps of the current mission packs (:mod:`planner.rules.wh40k_maps`)."""
+
+    def deployment_map(self, name: str) -> tuple[list[list[float]], list[list[float]]]:
+        """The maps of :mod:`planner.rules.wh40k_maps` (60" x 44"); see :meth:`Ruleset.deployment_map`."""
+        from planner.rules.wh40k_maps import polygon_points, zones
+
+        if name not in self.DEPLOYMENT_MAPS:
+            return super().deployment_map(name)
+        a, b = zones(name)
+        return polygon_points(a), polygon_points(b)
 
     # the numbers every edition gives (in its module, with its source)
     SCATTER: ClassVar[bool]
