@@ -90,7 +90,8 @@ def game_systems(ruleset: str) -> tuple[str, ...]:
     except UnknownRulesetError:
         return ()
 
-MODEL_PROFILE_TYPES = {"unit", "model", "vehicle", "flyer", "walker", "primarch", "knight", "titan"}
+MODEL_PROFILE_TYPES = {"unit", "model", "vehicle", "flyer", "walker", "primarch", "knight", "titan",
+                       "knights and titans", "fortification"}
 """Profile ``typeName`` values that describe a miniature (not a weapon or wargear item)."""
 
 
@@ -422,8 +423,15 @@ _TYPE_VOCAB: dict[str, tuple[UnitType | None, SubType | None]] = {
     "monster": (UnitType.MONSTROUS, None),
     "monstrous creature": (UnitType.MONSTROUS, None),
     "fortification": (UnitType.FORTIFICATION, None),
+    # HH2 (2022) data types the UnitType enum has no member for (rulings): an Armiger is a small
+    # Knight; a Daemon deploys as Infantry (its Monstrous/Character sub-types are kept); Shackled
+    # Artificia are battle-automata
+    "armiger": (UnitType.KNIGHT, None),
+    "daemon": (UnitType.INFANTRY, None),
+    "artificia": (UnitType.AUTOMATA, None),  # "Shackled Artificia" (Excindio Battle-automata)
     "mounted": (UnitType.CAVALRY, None),
     "jump": (None, SubType.JUMP),
+    "jump infantry": (UnitType.INFANTRY, SubType.JUMP),
     "jump units": (None, SubType.JUMP),
     "jump unit": (None, SubType.JUMP),
     "jet pack": (None, SubType.JUMP),
@@ -452,7 +460,8 @@ _TYPE_OR_SUB = {"monstrous": (UnitType.MONSTROUS, SubType.MONSTROUS)}
 # sub-types that only vehicles have: with no unit type named, they say "Vehicle" ("Tank, Fast")
 _VEHICLE_SUBS = {SubType.TANK, SubType.TRANSPORT, SubType.WALKER, SubType.FLYER, SubType.SKIMMER}
 _PROFILE_TYPES = {"vehicle": UnitType.VEHICLE, "flyer": UnitType.VEHICLE, "walker": UnitType.VEHICLE,
-                  "knight": UnitType.KNIGHT, "titan": UnitType.TITAN, "primarch": UnitType.PRIMARCH}
+                  "knight": UnitType.KNIGHT, "titan": UnitType.TITAN, "primarch": UnitType.PRIMARCH,
+                  "fortification": UnitType.FORTIFICATION}
 
 
 def _lookup_word(word: str, fuzzy: bool) -> tuple[UnitType | None, SubType | None] | None:
@@ -532,7 +541,10 @@ def categories_type(categories: list[str]) -> TypeInfo:
     """Unit type and sub-types from category names ("Infantry", "Tank (Unit)", "Jump Units", "Character")."""
     info = TypeInfo()
     for cat in categories:
-        key = _norm_words(re.sub(r"\(\s*unit\s*\)\s*$", "", cat, flags=re.IGNORECASE))
+        # "Tank (Unit)" (HH1 data); "Infantry Unit Type", "Heavy Sub-type", "Jump Infantry:" (HH2 2022 data)
+        key = re.sub(r"\(\s*unit\s*\)\s*$|\s+unit\s+type\s*$|\s+sub-?\s*type\s*$|:\s*$", "", cat.strip(),
+                     flags=re.IGNORECASE)
+        key = _norm_words(key)
         hit = _TYPE_VOCAB.get(key)
         if hit is None and key in _TYPE_OR_SUB:
             hit = (_TYPE_OR_SUB[key][0], None)
