@@ -22,6 +22,7 @@ from planner.cli import app
 from planner.errors import ScenarioError
 from planner.io.roster import (
     MAX_UNCOMPRESSED_BYTES,
+    UnknownModelsError,
     army_to_data,
     deployment_rule,
     import_roster,
@@ -29,7 +30,7 @@ from planner.io.roster import (
     read_roster,
     roster_to_army,
 )
-from planner.schema import Army, Scenario, SetupMethod, SpecialRule, SubType, UnitType, parse_rule
+from planner.schema import Army, HullBase, OvalBase, Scenario, SetupMethod, SpecialRule, SubType, UnitType, parse_rule
 from planner.solve.planner import SolverSettings, plan_deployment
 from planner.testing import assert_plan_legal
 from planner.world import load_scenario, resolve
@@ -191,7 +192,8 @@ def test_embark_puts_the_squad_in_its_dedicated_transport():
     assert tac.setup.method is SetupMethod.EMBARKED and tac.setup.in_ == "rhino-armoured-carrier-legion"
     assert units["breacher-siege-squad-legion"].setup.in_ == "land-raider-phobos"
     assert units["praetor-legion"].setup.method is SetupMethod.DEPLOYMENT_ZONE
-    assert not warnings
+    # the roster is HH1-era data (game system "Warhammer 30,000 - The Horus Heresy"): only that is said
+    assert len(warnings) == 1 and warnings[0].startswith("edition: ") and "ca571888" in warnings[0], warnings
     world = resolve(Scenario(ruleset="hh2", armies=[army.model_copy(update={
         "units": [u.model_copy(update={"place": True}) if u.setup.on_battlefield else u for u in army.units]})]))
     assert world.units["rhino-armoured-carrier-legion"].embarked == ["tactical-squad-legion"]
@@ -329,27 +331,125 @@ def _unknown_fixture(tmp_path: Path) -> Path:
     return p
 
 
-def test_models_not_in_the_catalogue_are_listed_in_one_error(tmp_path):
+def test_models_not_in_the_catalogue_get_the_base_rule_of_their_type(tmp_path):
+    """A bike and a tank the catalogue does not name get the hh2 base rules of their unit type,
+    each named once in a warning with the model's place."""
     path = _unknown_fixture(tmp_path)
-    with pytest.raises(ScenarioError) as exc:
+    army, warnings = import_roster(path, "hh2", "blue")
+    units = _units(army)
+    out = units["outrider-squad-legion"]
+    assert [(m.name, m.base) for m in out.models] == [("Mystery Outrider", OvalBase(length_mm=75, width_mm=42))] * 3
+    assert out.type is UnitType.CAVALRY and SubType.BIKE in out.subtypes
+    tanks = units["sabre-strike-tank-squadron"].models
+    assert [m.base for m in tanks] == [HullBase(length_in=6.0, width_in=4.2)] * 2
+    ruled = [w for w in warnings if "from base rule" in w]
+    assert len(ruled) == 2, warnings
+    assert any(w.startswith("force[0]/selection 'Outrider Squad, Legion'/selection 'Mystery Outrider'") and
+               "oval 75 x 42 mm from base rule hh2-rule-bike" in w for w in ruled), ruled
+    assert any("'Prototype Tank'" in w and "hull 6 x 4.2 in from base rule hh2-rule-vehicle" in w for w in ruled)
+
+
+def _no_rule_fixture(tmp_path: Path) -> Path:
+    """Two models no entry names and no base rule covers (a Knight and a Titan with unknown names),
+    the Titan in two selections."""
+    text = _unknown_fixture(tmp_path).read_text(encoding="utf-8")
+    text = text.replace("<characteristic name=\"Unit Type\">Bike</characteristic>",
+                        "<characteristic name=\"Unit Type\">Knight</characteristic>")
+    text = text.replace('typeName="Vehicle"', 'typeName="Titan"').replace("Tank, Fast", "Titan")
+    text = text.replace('name="Prototype Tank"', 'name="Prototype Engine"')
+    p = tmp_path / "norule.ros"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_models_no_rule_covers_are_listed_once_with_their_place(tmp_path):
+    path = _no_rule_fixture(tmp_path)
+    with pytest.raises(UnknownModelsError) as exc:
         import_roster(path, "hh2", "blue")
     msg = str(exc.value)
-    assert "3 model(s) not in the hh2 catalogue" in msg
-    assert "unit 'Outrider Squad, Legion': model 'Mystery Outrider'" in msg
-    assert "unit 'Sabre Strike Tank Squadron': model 'Prototype Tank'" in msg
+    assert "2 model(s) not in the hh2 catalogue" in msg and "no base rule covers them" in msg
+    lines = [ln.strip() for ln in msg.splitlines()[1:]]
+    assert lines == [
+        "force[0]/selection 'Outrider Squad, Legion'/selection 'Mystery Outrider': model 'Mystery Outrider'",
+        "force[0]/selection 'Sabre Strike Tank Squadron'/selection 'Prototype Engine': model 'Prototype Engine' "
+        "(and 1 more selection(s))",
+    ], msg
     assert "--default-base" in msg
+    assert [(m["model"], m["count"]) for m in exc.value.models] == [("Mystery Outrider", 1), ("Prototype Engine", 2)]
+
+
+def test_cli_json_report_on_unknown_models(tmp_path):
+    """--json writes the error report too (exit 2), each unknown model once with its place."""
+    path = _no_rule_fixture(tmp_path)
+    report = tmp_path / "report.json"
+    res = CliRunner().invoke(app, ["import-roster", str(path), "--player", "blue", "--json", str(report)])
+    assert res.exit_code == 2, res.output
+    assert "Traceback" not in res.output
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert data["ok"] is False and data["exit_code"] == 2 and "not in the hh2 catalogue" in data["error"]
+    assert [m["place"] for m in data["unknown_models"]] == [
+        "force[0]/selection 'Outrider Squad, Legion'/selection 'Mystery Outrider'",
+        "force[0]/selection 'Sabre Strike Tank Squadron'/selection 'Prototype Engine'"]
+    res = CliRunner().invoke(app, ["import-roster", str(path), "--player", "blue", "--json", "-"])
+    assert res.exit_code == 2 and json.loads(res.stdout)["unknown_models"][1]["count"] == 2
+
+
+def test_unit_listing_its_own_model_has_no_phantom(tmp_path):
+    """A unit that carries its own profile and also lists its model (HH2 data: the unit Angron and
+    its model Angron) is one model, not two."""
+    text = NR_FIXTURE.read_text(encoding="utf-8")
+    start = text.index('<selection id="s6a"')
+    unit_start = text.rindex("<selection ", 0, start)
+    head = text[unit_start:text.index(">", unit_start) + 1]
+    profile = ('<profiles><profile id="px" name="Tactical Squad" typeName="Unit" hidden="false"><characteristics>'
+               '<characteristic name="Unit Type">Infantry</characteristic></characteristics></profile></profiles>')
+    p = tmp_path / "own-profile.ros"
+    p.write_text(text.replace(head, head + profile, 1), encoding="utf-8")
+    before, _ = import_roster(NR_FIXTURE, "hh2", "blue")
+    after, _ = import_roster(p, "hh2", "blue")
+    uid = next(u.id for u in before.units if any(m.profile == "legion-tactical-marine" for m in u.models))
+    assert len(_units(after)[uid].models) == len(_units(before)[uid].models)
+    assert not any(m.name == "Tactical Squad" for m in _units(after)[uid].models)
+
+
+def test_edition_check_warns_and_strict_refuses(tmp_path):
+    """A roster of the HH1 data is imported with a warning; with --strict it is exit 2 (JSON report too)."""
+    text = NR_FIXTURE.read_text(encoding="utf-8").replace(
+        'gameSystemId="28d4-bd2e-4858-ece6" gameSystemName="Horus Heresy"',
+        'gameSystemId="ca571888-56a9-c58e-ddaf-54f4713538bc" gameSystemName="Warhammer 30,000 - The Horus Heresy" '
+        'gameSystemRevision="135"')
+    p = tmp_path / "hh1.ros"
+    p.write_text(text, encoding="utf-8")
+    _, warnings = import_roster(p, "hh2", "blue")
+    assert [w for w in warnings if w.startswith("edition: ")] == [
+        "edition: the roster was written with the game system 'Warhammer 30,000 - The Horus Heresy' revision 135 "
+        "(id ca571888-56a9-c58e-ddaf-54f4713538bc), not with the Horus Heresy 2.0 (Age of Darkness) data (game "
+        "system 'horus heresy (2022)'); its unit types, rules and model names are read as if they were Horus Heresy "
+        "2.0 (Age of Darkness)'s: check the imported army"]
+    with pytest.raises(ScenarioError) as exc:
+        import_roster(p, "hh2", "blue", strict=True)
+    assert exc.value.location == "roster.gameSystemId" and "(--strict)" in str(exc.value)
+    res = CliRunner().invoke(app, ["import-roster", str(p), "--player", "blue"])
+    assert res.exit_code == 0 and "warning: edition:" in res.stderr
+    report = tmp_path / "r.json"
+    res = CliRunner().invoke(app, ["import-roster", str(p), "--player", "blue", "--strict", "--json", str(report)])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert "roster.gameSystemId" in json.loads(report.read_text(encoding="utf-8"))["error"]
+    # the HH2 data's own id passes without a word
+    _, warnings = import_roster(NR_FIXTURE, "hh2", "blue", strict=True)
+    assert not any(w.startswith("edition: ") for w in warnings)
 
 
 def test_default_base_marks_the_assumed_models(tmp_path):
-    path = _unknown_fixture(tmp_path)
+    path = _no_rule_fixture(tmp_path)
     army, warnings = import_roster(path, "hh2", "blue", default_base_mm=32)
     units = _units(army)
     out = units["outrider-squad-legion"]
     assert all(m.base is not None and m.base.diameter_mm == 32 and m.name == "Mystery Outrider" for m in out.models)
     assert "base assumed 32 mm (not in catalogue): Mystery Outrider" in out.other_rules
-    assert out.type is UnitType.CAVALRY and SubType.BIKE in out.subtypes  # from "Bike"
-    assert units["sabre-strike-tank-squadron"].type is UnitType.VEHICLE
-    assert len([w for w in warnings if "not in the hh2 catalogue" in w]) == 3
+    assert out.type is UnitType.KNIGHT
+    assert units["sabre-strike-tank-squadron"].type is UnitType.TITAN
+    assert len([w for w in warnings if "not in the hh2 catalogue" in w]) == 2  # once per model name
     resolve(Scenario(ruleset="hh2", armies=[army.model_copy(update={
         "units": [u.model_copy(update={"place": True}) for u in army.units]})]))
 
