@@ -30,9 +30,17 @@ from planner.io.roster import (
     read_roster,
     roster_to_army,
 )
-from planner.schema import Army, HullBase, OvalBase, Scenario, SetupMethod, SpecialRule, SubType, UnitType, parse_rule
-from planner.solve.planner import SolverSettings, plan_deployment
-from planner.testing import assert_plan_legal
+from planner.schema import (
+    Army,
+    HullBase,
+    OvalBase,
+    Scenario,
+    SetupMethod,
+    SpecialRule,
+    SubType,
+    UnitType,
+    parse_rule,
+)
 from planner.world import load_scenario, resolve
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -238,17 +246,27 @@ def _plan_scenario(army: Army) -> dict:
 @pytest.mark.parametrize("roster", ["ravenguard.rosz", "chogorian-brotherhood.rosz", "ironhands.rosz",
                                     "berserker-assault.rosz"])
 def test_each_imported_army_deploys_legally_through_the_planner(tmp_path, roster):
-    """Every unit of the imported army (all set up in the deployment zone) is planned against the
-    fixed enemy, written as a scenario file, and the plan passes the independent checker."""
-    army, _ = import_roster(_roster(roster), "hh2", "blue", place=True)
-    path = tmp_path / "plan.yaml"
-    path.write_text(yaml.safe_dump(_plan_scenario(army), sort_keys=False), encoding="utf-8")
-    world = load_scenario(path)
-    on_table = {u.id for u in world.units.values() if u.player == "blue" and u.on_battlefield}
-    result = plan_deployment(world, SolverSettings(time_limit_s=25, workers=2, seed=0))
-    assert result.status in ("optimal", "feasible"), result.message
-    assert {p.unit for p in result.placements} == {u for u in on_table if not world.units[u].setup.joined}
-    assert_plan_legal(result)
+    """Each shared roster imports with no unknown model, no assumed base and no base rule (every model
+    by its catalogue entry); every unit (all set up in the deployment zone) is planned by ``planner
+    plan`` against the deployed enemy, and ``planner check`` accepts the written plan (exit 0)."""
+    army, warnings = import_roster(_roster(roster), "hh2", "blue", place=True)
+    assert not [w for w in warnings if not w.startswith("edition: ")], warnings  # HH1-era data: only that
+    assert all(m.profile for u in army.units for m in u.models)  # no assumed base, no base rule
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(yaml.safe_dump(_plan_scenario(army), sort_keys=False), encoding="utf-8")
+    planned, report = tmp_path / "plan.yaml", tmp_path / "plan.json"
+    res = CliRunner().invoke(app, ["plan", str(scenario), "--out", str(planned), "--time-limit", "5",
+                                   "--workers", "2", "--seed", "0", "--json", str(report)])
+    assert res.exit_code == 0, res.output
+    assert json.loads(report.read_text(encoding="utf-8"))["status"] in ("optimal", "feasible")
+    world = load_scenario(planned)
+    blue = [u for u in world.units.values() if u.player == "blue"]
+    assert {u.id for u in blue} == {u.id for u in army.units}  # every imported unit, in full
+    for u in blue:
+        assert u.on_battlefield and all(m.x is not None and m.y is not None for m in u.models), u.id
+    res = CliRunner().invoke(app, ["check", str(planned), "--json", str(tmp_path / "check.json")])
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "check.json").read_text(encoding="utf-8"))["legal"] is True
 
 
 # --------------------------------------------------------------------------- New Recruit fixture
