@@ -1007,7 +1007,8 @@ class _ArmyBuilder:
             self.warnings.append(self.by_rule[ms.sel.name])
         mtype = tinfo.type
         subs = set(tinfo.subtypes)
-        if found is not None and found.how == "entry" and mtype is not None and entry.type is not mtype:
+        if found is not None and found.how == "entry" and entry is not None and mtype is not None \
+                and entry.type is not mtype:
             self.warnings.append(f"{name}: model {ms.sel.name!r}: the roster's unit type ({'; '.join(tinfo.sources)}) "
                                  f"reads as {mtype.value}, the {self.rs.id} catalogue entry {entry.id!r} says "
                                  f"{entry.type.value}; using the catalogue's")
