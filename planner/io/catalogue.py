@@ -6,6 +6,11 @@ data ``planner/_models/`` of an installed wheel (built from the top-level ``mode
 ``setup.py``, found with :mod:`importlib.resources`); the top-level ``models/`` of a source checkout
 or editable install. None of them is a :class:`~planner.errors.ScenarioError` (exit 2) naming where
 it looked.
+
+Besides entries, files may hold base rules (:class:`~planner.schema.BaseRule`) and height defaults by
+unit type (:class:`~planner.schema.HeightDefault`): :meth:`ModelCatalogue.resolve` gives a model the
+entry named after it, else an entry made from the first base rule that holds; every loaded entry
+without its own ``height_in`` gets the default of its unit type.
 """
 
 from __future__ import annotations

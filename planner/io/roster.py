@@ -33,8 +33,13 @@ How a roster becomes an army:
   Transport profile) becomes its own unit with the rules Dedicated Transport and Transport and the
   capacity of its Transport profile; with ``embark`` its (Infantry) unit is set up embarked in it;
 - bases from the catalogue by model name (a character in Terminator armour is looked up as
-  "<name> in Terminator Armour" first); names it does not know are reported together, or, with
-  ``default_base_mm``, get a round base of that size and are marked in ``other_rules``.
+  "<name> in Terminator Armour" first), else from the catalogue's base rules by unit type,
+  sub-types, names, wargear and army list (written out on the model, with a warning naming the
+  rule); models neither covers are reported together, once each with their place
+  (:class:`UnknownModelsError`), or, with ``default_base_mm``, get a round base of that size and are
+  marked in ``other_rules``;
+- a roster not written with the ruleset's edition data (:func:`edition_problem`, e.g. HH1 data for
+  ``hh2``) gets a warning, or with ``strict`` is an error.
 """
 
 from __future__ import annotations
