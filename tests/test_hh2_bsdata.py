@@ -256,3 +256,41 @@ def test_rule_values():
     assert isinstance(base("Warlord Battle Titan"), HullBase)
     assert isinstance(base("Knight Questoris"), (OvalBase, HullBase))
     assert isinstance(base("Outrider w/ Laspistol"), OvalBase)
+
+
+# --------------------------------------------------------------------------- the rules without the data
+
+
+def test_resolve_boundaries_without_the_data(tmp_path):
+    """The base rules on hand-made facts (no shared data needed): an entry by name first, with its
+    type's height default; then the first rule that holds; no type is no answer."""
+    from planner.errors import ScenarioError
+    from planner.io.files import load_catalogue_file
+
+    cat = load_catalogue("hh2")
+    inf = UnitType.INFANTRY
+    r = cat.resolve(ModelFacts(name="Tactical Space Marines, Legion", type=inf))
+    assert r is not None and r.how == "entry" and r.entry.id == "legion-tactical-marine"
+    assert r.entry.height_in == 1.3  # the Infantry height default
+    plain = cat.resolve(ModelFacts(name="Unheard-of Legionary", type=inf, catalogue="LA - XIX: Raven Guard"))
+    assert plain is not None and plain.how == "rule" and plain.rule.id == "hh2-rule-infantry"
+    assert plain.entry.base == RoundBase(diameter_mm=32) and plain.entry.type is inf
+    term = cat.resolve(ModelFacts(name="Unheard-of Legionary", type=inf, wargear=("Cataphractii Terminator Armour",)))
+    assert term is not None and term.entry.base == RoundBase(diameter_mm=40) and term.entry.height_in == 1.5
+    aux = cat.resolve(ModelFacts(name="Unheard-of Trooper", type=inf, catalogue="LI - Solar Auxilia"))
+    assert aux is not None and aux.entry.base == RoundBase(diameter_mm=25)
+    # sub-types must all be present: a Monstrous Infantry model is 40 mm, plain Infantry 32 mm
+    ogryn = cat.resolve(ModelFacts(name="Brute", type=inf, subtypes=frozenset({SubType.MONSTROUS})))
+    assert ogryn is not None and ogryn.rule.id == "hh2-rule-monstrous-infantry"
+    assert cat.resolve(ModelFacts(name="Unheard-of Legionary")) is None  # no type, no entry
+    # a Knight of unknown name: no rule covers it
+    assert cat.resolve(ModelFacts(name="Mystery Engine", type=UnitType.KNIGHT)) is None
+    for e in cat.by_id.values():
+        assert e.height_in is not None and e.height_in > 0, e.id
+
+    bad = tmp_path / "bad-rule.yaml"
+    bad.write_text("system: hh2\nbase_rules:\n  - {id: hh2-rule-x, names: ['('], base: {diameter_mm: 32}, "
+                   "source: s}\n", encoding="utf-8")
+    with pytest.raises(ScenarioError) as exc:
+        load_catalogue_file(bad)
+    assert "not a regular expression" in str(exc.value)
