@@ -34,6 +34,7 @@ from planner.schema import (
     Army,
     HullBase,
     OvalBase,
+    RoundBase,
     Scenario,
     SetupMethod,
     SpecialRule,
@@ -772,3 +773,78 @@ def test_tenth_edition_roster_takes_types_from_categories(tmp_path):
     # 'Intercessor' is in the models/wh40k catalogue; the sergeant and the Redemptor are not
     assert len(warnings) == 2, warnings
     assert not any("model 'Intercessor' " in w for w in warnings)
+
+
+HH2_2022_ROSTER = """<?xml version="1.0" encoding="UTF-8"?>
+<roster id="r1" name="HH2 shapes" battleScribeVersion="2.03" gameSystemId="28d4-bd2e-4858-ece6"
+        gameSystemName="Horus Heresy (2022)" gameSystemRevision="129"
+        xmlns="http://www.battlescribe.net/schema/rosterSchema">
+  <forces>
+    <force id="f0" name="Crusade Force Organisation Chart" catalogueName="Imperialis Militia">
+      <selections>
+        <selection id="u1" name="IM - Rapier Battery" number="1" type="unit">
+          <categories><category id="c1" name="Infantry Unit Type" primary="false"/></categories>
+          <selections>
+            <selection id="m1" name="1) Rapier Battery" number="2" type="model">
+              <selections>
+                <selection id="g1" name="Rapier" number="2" type="upgrade">
+                  <profiles><profile id="p1" name="Rapier" typeName="Unit" hidden="false"><characteristics>
+                    <characteristic name="Unit Type">Infantry (Artillery, Heavy)</characteristic>
+                  </characteristics></profile></profiles>
+                </selection>
+              </selections>
+            </selection>
+          </selections>
+        </selection>
+      </selections>
+    </force>
+    <force id="f1" name="Crusade Force Organisation Chart" catalogueName="LA -  XII: World Eaters">
+      <selections>
+        <selection id="u2" name="Angron" number="1" type="unit">
+          <profiles><profile id="p2" name="Angron" typeName="Unit" hidden="false"><characteristics>
+            <characteristic name="Unit Type">Primarch (Unique)</characteristic>
+          </characteristics></profile></profiles>
+          <selections>
+            <selection id="m2" name="Angron" number="1" type="model">
+              <profiles><profile id="p3" name="Angron" typeName="Unit" hidden="false"><characteristics>
+                <characteristic name="Unit Type">Primarch (Unique)</characteristic>
+              </characteristics></profile></profiles>
+            </selection>
+          </selections>
+        </selection>
+        <selection id="u3" name="Rampager Squad" number="1" type="unit">
+          <categories><category id="c3" name="Infantry Unit Type" primary="false"/></categories>
+          <selections>
+            <selection id="m3" name="Rampager w/Falax Blade" number="4" type="model"/>
+            <selection id="m4" name="Rampager Champion" number="1" type="model">
+              <categories><category id="c4" name="Character" primary="false"/></categories>
+            </selection>
+          </selections>
+        </selection>
+      </selections>
+    </force>
+  </forces>
+</roster>
+"""
+
+
+def test_hh2_2022_roster_shapes(tmp_path):
+    """HH2 (2022) data shapes: categories "Infantry Unit Type"; a model selection that only holds the
+    miniature (the Rapier battery) is not a model itself; a unit listing its own model (Angron) is one
+    model; bases by the base rules of the type and the army list; no edition warning."""
+    p = tmp_path / "hh2-2022.ros"
+    p.write_text(HH2_2022_ROSTER, encoding="utf-8")
+    army, warnings = import_roster(p, "hh2", "blue", strict=True)
+    units = _units(army)
+    rapiers = units["im-rapier-battery"]
+    assert [m.profile for m in rapiers.models] == ["legion-rapier-carrier"] * 2  # by its name "Rapier"
+    assert SubType.ARTILLERY in rapiers.subtypes
+    angron = units["angron"]
+    assert [(m.name, m.base) for m in angron.models] == [("Angron", RoundBase(diameter_mm=60))]
+    assert angron.type is UnitType.PRIMARCH
+    ramp = units["rampager-squad"]
+    assert ramp.type is UnitType.INFANTRY and len(ramp.models) == 5
+    assert all(m.base == RoundBase(diameter_mm=32) for m in ramp.models)
+    assert not any(w.startswith("edition: ") for w in warnings)
+    assert sorted(w.split("base rule ")[1] for w in warnings if "from base rule" in w) == [
+        "hh2-rule-infantry", "hh2-rule-infantry", "hh2-rule-primarch"]

@@ -715,6 +715,12 @@ def _terminator_armoured(sel: Selection) -> bool:
     return walk(sel)
 
 
+def _holds_models(sel: Selection) -> bool:
+    """A ``model`` selection with no profile of its own that only holds the miniatures (HH2 data:
+    "1) Rapier Battery" holding the "Rapier" upgrade with the unit profile): not a model itself."""
+    return not sel.model_profiles and any(c.is_model_like and not _is_dedicated_transport(c) for c in sel.children)
+
+
 def _collect(sel: Selection, spec: _UnitSpec, owner: _Rules) -> None:
     """Walk what is nested in ``sel``: models, Dedicated Transports, nested units, upgrades' rules."""
     for child in sel.children:
@@ -723,7 +729,7 @@ def _collect(sel: Selection, spec: _UnitSpec, owner: _Rules) -> None:
                 spec.transports.append(child)
         elif child.type == "unit":
             spec.nested.append(child)
-        elif child.is_model_like:
+        elif child.is_model_like and not _holds_models(child):
             m = _ModelSpec(child, child.number, _Rules())
             for r in child.rules:
                 m.rules.add(r, keep_other=False)
