@@ -256,6 +256,11 @@ def test_rule_values():
     assert isinstance(base("Warlord Battle Titan"), HullBase)
     assert isinstance(base("Knight Questoris"), (OvalBase, HullBase))
     assert isinstance(base("Outrider w/ Laspistol"), OvalBase)
+    # a Land Raider of another army list has the Legion Land Raider's hull, not a super-heavy's
+    assert base("Militia Land Raider Proteus Carrier") == HullBase(length_in=6.9, width_in=4.8)
+    assert base("Baneblade") == HullBase(length_in=9.5, width_in=5.5)
+    # a sergeant is sized by his Terminator squad (the rule reads the unit's name too)
+    assert base("2) Morlock") == base("1) Augmentor") == RoundBase(diameter_mm=40)
 
 
 # --------------------------------------------------------------------------- the rules without the data
