@@ -349,18 +349,18 @@ def game_system_matches(ruleset: str, system: str) -> bool:
 
 def edition_problem(roster: Roster, ruleset: str) -> str | None:
     """Why the roster's data is not of the edition ruleset ``ruleset`` plays (its ``gameSystemId``
-    and name are not the ruleset's ``ROSTER_EDITION_IDS`` / ``ROSTER_EDITION_NAMES``), or None."""
+    and name are not the ruleset's ``ROSTER_DATA_IDS`` / ``ROSTER_DATA_NAMES``), or None."""
     from planner.rules.registry import find_ruleset
 
     rs = find_ruleset(ruleset)
-    if not rs.ROSTER_EDITION_IDS and not rs.ROSTER_EDITION_NAMES:
+    if not rs.ROSTER_DATA_IDS and not rs.ROSTER_DATA_NAMES:
         return None
-    if roster.game_system_id in rs.ROSTER_EDITION_IDS:
+    if roster.game_system_id in rs.ROSTER_DATA_IDS:
         return None
-    if " ".join(roster.game_system.lower().split()) in rs.ROSTER_EDITION_NAMES:
+    if " ".join(roster.game_system.lower().split()) in rs.ROSTER_DATA_NAMES:
         return None
     rev = f" revision {roster.game_system_revision}" if roster.game_system_revision else ""
-    names = " or ".join(repr(n) for n in rs.ROSTER_EDITION_NAMES) or "(any)"
+    names = " or ".join(repr(n) for n in rs.ROSTER_DATA_NAMES) or "(any)"
     return (f"the roster was written with the game system {roster.game_system or '(none)'!r}{rev} (id "
             f"{roster.game_system_id or '(none)'}), not with the {rs.name} data (game system {names}); its unit "
             f"types, rules and model names are read as if they were {rs.name}'s: check the imported army")
