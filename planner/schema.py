@@ -311,6 +311,9 @@ class CatalogueEntry(Record):
     subtypes: list[SubType] = Field(default_factory=list)
     rules: RuleNames = Field(default_factory=list)
     transport_capacity: Count | None = Field(default=None, ge=0)
+    height_in: Num | None = Field(default=None, gt=0, le=100, description=(
+        "Height of the model in inches (for line of sight); absent: the catalogue's height default for its "
+        "unit type (``height_defaults``)."))
     source: str = Field(default="", description="Where the base size and type come from.")
     height_in: Height | None = Field(default=None, description="Height of the model (inches), for line of sight; "
                                                                 "none: the ruleset's default for its unit type.")
@@ -321,13 +324,57 @@ class CatalogueEntry(Record):
                                   "'ADEPTUS ASTARTES INFANTRY'.")
 
 
+class BaseRule(Record):
+    """A documented rule giving a base to a model no catalogue entry names, by unit type, sub-types,
+    names and wargear (e.g. "Infantry with Terminator armour: 40 mm").
+
+    Every condition given must hold (an empty one always holds): ``types`` any of the model's unit
+    type; ``subtypes`` all among its sub-types; ``names`` any regular expression found (case
+    insensitive) in the model's or its unit's name; ``wargear`` any found in a name of its wargear
+    (upgrades, rules); ``catalogues`` any found in the name of the army list (BattleScribe
+    catalogue) it comes from. The first rule that holds, in file order, gives ``base`` and
+    ``height_in`` (inches; absent: the height default of the unit type).
+    """
+
+    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
+    types: list[UnitType] = Field(default_factory=list)
+    subtypes: list[SubType] = Field(default_factory=list)
+    names: list[str] = Field(default_factory=list)
+    wargear: list[str] = Field(default_factory=list)
+    catalogues: list[str] = Field(default_factory=list)
+    base: Base
+    height_in: Num | None = Field(default=None, gt=0, le=100)
+    source: str = Field(min_length=1, description="Where the base size comes from, or the ruling made.")
+
+    @field_validator("names", "wargear", "catalogues")
+    @classmethod
+    def _patterns(cls, v: list[str]) -> list[str]:
+        for p in v:
+            try:
+                re.compile(p)
+            except re.error as exc:
+                raise ValueError(f"not a regular expression: {p!r} ({exc})") from None
+        return v
+
+
+class HeightDefault(Record):
+    """The height (inches) of a model of unit type ``type`` whose entry or rule gives none."""
+
+    type: UnitType
+    height_in: Num = Field(gt=0, le=100)
+    source: str = Field(min_length=1)
+
+
 class Catalogue(Record):
-    """A catalogue file: the miniatures of one game system."""
+    """A catalogue file: the miniatures of one game system, and optionally base rules and height
+    defaults for miniatures it does not list."""
 
     system: str = Field(description="Ruleset id the entries belong to, e.g. 'hh2'.")
     also: list[str] = Field(default_factory=list,
                             description="Other ruleset ids the same entries serve, e.g. ['wh40k11'] for 'wh40k10'.")
-    entries: list[CatalogueEntry]
+    entries: list[CatalogueEntry] = Field(default_factory=list)
+    base_rules: list[BaseRule] = Field(default_factory=list)
+    height_defaults: list[HeightDefault] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- battlefield

@@ -29,7 +29,9 @@ def test_catalogue_files_exist():
 @pytest.mark.parametrize("path", _catalogue_files(), ids=lambda p: p.name)
 def test_catalogue_file_validates(path: Path):
     cat = load_catalogue_file(path)  # schema errors raise ScenarioError
-    assert cat.entries, f"{path.name} has no entries"
+    assert cat.entries or cat.base_rules, f"{path.name} has no entries and no base rules"
+    for r in cat.base_rules:
+        assert r.source.strip() and r.id.startswith(f"{cat.system}-rule-"), r.id
     for e in cat.entries:
         assert e.source.strip(), f"{e.id}: say where the base size comes from in 'source'"
         if e.transport_capacity is not None:

@@ -22,6 +22,7 @@ from planner.cli import app
 from planner.errors import ScenarioError
 from planner.io.roster import (
     MAX_UNCOMPRESSED_BYTES,
+    UnknownModelsError,
     army_to_data,
     deployment_rule,
     import_roster,
@@ -29,9 +30,18 @@ from planner.io.roster import (
     read_roster,
     roster_to_army,
 )
-from planner.schema import Army, Scenario, SetupMethod, SpecialRule, SubType, UnitType, parse_rule
-from planner.solve.planner import SolverSettings, plan_deployment
-from planner.testing import assert_plan_legal
+from planner.schema import (
+    Army,
+    HullBase,
+    OvalBase,
+    RoundBase,
+    Scenario,
+    SetupMethod,
+    SpecialRule,
+    SubType,
+    UnitType,
+    parse_rule,
+)
 from planner.world import load_scenario, resolve
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -191,7 +201,8 @@ def test_embark_puts_the_squad_in_its_dedicated_transport():
     assert tac.setup.method is SetupMethod.EMBARKED and tac.setup.in_ == "rhino-armoured-carrier-legion"
     assert units["breacher-siege-squad-legion"].setup.in_ == "land-raider-phobos"
     assert units["praetor-legion"].setup.method is SetupMethod.DEPLOYMENT_ZONE
-    assert not warnings
+    # the roster is HH1-era data (game system "Warhammer 30,000 - The Horus Heresy"): only that is said
+    assert len(warnings) == 1 and warnings[0].startswith("edition: ") and "ca571888" in warnings[0], warnings
     world = resolve(Scenario(ruleset="hh2", armies=[army.model_copy(update={
         "units": [u.model_copy(update={"place": True}) if u.setup.on_battlefield else u for u in army.units]})]))
     assert world.units["rhino-armoured-carrier-legion"].embarked == ["tactical-squad-legion"]
@@ -236,17 +247,27 @@ def _plan_scenario(army: Army) -> dict:
 @pytest.mark.parametrize("roster", ["ravenguard.rosz", "chogorian-brotherhood.rosz", "ironhands.rosz",
                                     "berserker-assault.rosz"])
 def test_each_imported_army_deploys_legally_through_the_planner(tmp_path, roster):
-    """Every unit of the imported army (all set up in the deployment zone) is planned against the
-    fixed enemy, written as a scenario file, and the plan passes the independent checker."""
-    army, _ = import_roster(_roster(roster), "hh2", "blue", place=True)
-    path = tmp_path / "plan.yaml"
-    path.write_text(yaml.safe_dump(_plan_scenario(army), sort_keys=False), encoding="utf-8")
-    world = load_scenario(path)
-    on_table = {u.id for u in world.units.values() if u.player == "blue" and u.on_battlefield}
-    result = plan_deployment(world, SolverSettings(time_limit_s=25, workers=2, seed=0))
-    assert result.status in ("optimal", "feasible"), result.message
-    assert {p.unit for p in result.placements} == {u for u in on_table if not world.units[u].setup.joined}
-    assert_plan_legal(result)
+    """Each shared roster imports with no unknown model, no assumed base and no base rule (every model
+    by its catalogue entry); every unit (all set up in the deployment zone) is planned by ``planner
+    plan`` against the deployed enemy, and ``planner check`` accepts the written plan (exit 0)."""
+    army, warnings = import_roster(_roster(roster), "hh2", "blue", place=True)
+    assert not [w for w in warnings if not w.startswith("edition: ")], warnings  # HH1-era data: only that
+    assert all(m.profile for u in army.units for m in u.models)  # no assumed base, no base rule
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(yaml.safe_dump(_plan_scenario(army), sort_keys=False), encoding="utf-8")
+    planned, report = tmp_path / "plan.yaml", tmp_path / "plan.json"
+    res = CliRunner().invoke(app, ["plan", str(scenario), "--out", str(planned), "--time-limit", "5",
+                                   "--workers", "2", "--seed", "0", "--json", str(report)])
+    assert res.exit_code == 0, res.output
+    assert json.loads(report.read_text(encoding="utf-8"))["status"] in ("optimal", "feasible")
+    world = load_scenario(planned)
+    blue = [u for u in world.units.values() if u.player == "blue"]
+    assert {u.id for u in blue} == {u.id for u in army.units}  # every imported unit, in full
+    for u in blue:
+        assert u.on_battlefield and all(m.x is not None and m.y is not None for m in u.models), u.id
+    res = CliRunner().invoke(app, ["check", str(planned), "--json", str(tmp_path / "check.json")])
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "check.json").read_text(encoding="utf-8"))["legal"] is True
 
 
 # --------------------------------------------------------------------------- New Recruit fixture
@@ -329,27 +350,125 @@ def _unknown_fixture(tmp_path: Path) -> Path:
     return p
 
 
-def test_models_not_in_the_catalogue_are_listed_in_one_error(tmp_path):
+def test_models_not_in_the_catalogue_get_the_base_rule_of_their_type(tmp_path):
+    """A bike and a tank the catalogue does not name get the hh2 base rules of their unit type,
+    each named once in a warning with the model's place."""
     path = _unknown_fixture(tmp_path)
-    with pytest.raises(ScenarioError) as exc:
+    army, warnings = import_roster(path, "hh2", "blue")
+    units = _units(army)
+    out = units["outrider-squad-legion"]
+    assert [(m.name, m.base) for m in out.models] == [("Mystery Outrider", OvalBase(length_mm=75, width_mm=42))] * 3
+    assert out.type is UnitType.CAVALRY and SubType.BIKE in out.subtypes
+    tanks = units["sabre-strike-tank-squadron"].models
+    assert [m.base for m in tanks] == [HullBase(length_in=6.0, width_in=4.2)] * 2
+    ruled = [w for w in warnings if "from base rule" in w]
+    assert len(ruled) == 2, warnings
+    assert any(w.startswith("force[0]/selection 'Outrider Squad, Legion'/selection 'Mystery Outrider'") and
+               "oval 75 x 42 mm from base rule hh2-rule-bike" in w for w in ruled), ruled
+    assert any("'Prototype Tank'" in w and "hull 6 x 4.2 in from base rule hh2-rule-vehicle" in w for w in ruled)
+
+
+def _no_rule_fixture(tmp_path: Path) -> Path:
+    """Two models no entry names and no base rule covers (a Knight and a Titan with unknown names),
+    the Titan in two selections."""
+    text = _unknown_fixture(tmp_path).read_text(encoding="utf-8")
+    text = text.replace("<characteristic name=\"Unit Type\">Bike</characteristic>",
+                        "<characteristic name=\"Unit Type\">Knight</characteristic>")
+    text = text.replace('typeName="Vehicle"', 'typeName="Titan"').replace("Tank, Fast", "Titan")
+    text = text.replace('name="Prototype Tank"', 'name="Prototype Engine"')
+    p = tmp_path / "norule.ros"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_models_no_rule_covers_are_listed_once_with_their_place(tmp_path):
+    path = _no_rule_fixture(tmp_path)
+    with pytest.raises(UnknownModelsError) as exc:
         import_roster(path, "hh2", "blue")
     msg = str(exc.value)
-    assert "3 model(s) not in the hh2 catalogue" in msg
-    assert "unit 'Outrider Squad, Legion': model 'Mystery Outrider'" in msg
-    assert "unit 'Sabre Strike Tank Squadron': model 'Prototype Tank'" in msg
+    assert "2 model(s) not in the hh2 catalogue" in msg and "no base rule covers them" in msg
+    lines = [ln.strip() for ln in msg.splitlines()[1:]]
+    assert lines == [
+        "force[0]/selection 'Outrider Squad, Legion'/selection 'Mystery Outrider': model 'Mystery Outrider'",
+        "force[0]/selection 'Sabre Strike Tank Squadron'/selection 'Prototype Engine': model 'Prototype Engine' "
+        "(and 1 more selection(s))",
+    ], msg
     assert "--default-base" in msg
+    assert [(m["model"], m["count"]) for m in exc.value.models] == [("Mystery Outrider", 1), ("Prototype Engine", 2)]
+
+
+def test_cli_json_report_on_unknown_models(tmp_path):
+    """--json writes the error report too (exit 2), each unknown model once with its place."""
+    path = _no_rule_fixture(tmp_path)
+    report = tmp_path / "report.json"
+    res = CliRunner().invoke(app, ["import-roster", str(path), "--player", "blue", "--json", str(report)])
+    assert res.exit_code == 2, res.output
+    assert "Traceback" not in res.output
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert data["ok"] is False and data["exit_code"] == 2 and "not in the hh2 catalogue" in data["error"]
+    assert [m["place"] for m in data["unknown_models"]] == [
+        "force[0]/selection 'Outrider Squad, Legion'/selection 'Mystery Outrider'",
+        "force[0]/selection 'Sabre Strike Tank Squadron'/selection 'Prototype Engine'"]
+    res = CliRunner().invoke(app, ["import-roster", str(path), "--player", "blue", "--json", "-"])
+    assert res.exit_code == 2 and json.loads(res.stdout)["unknown_models"][1]["count"] == 2
+
+
+def test_unit_listing_its_own_model_has_no_phantom(tmp_path):
+    """A unit that carries its own profile and also lists its model (HH2 data: the unit Angron and
+    its model Angron) is one model, not two."""
+    text = NR_FIXTURE.read_text(encoding="utf-8")
+    start = text.index('<selection id="s6a"')
+    unit_start = text.rindex("<selection ", 0, start)
+    head = text[unit_start:text.index(">", unit_start) + 1]
+    profile = ('<profiles><profile id="px" name="Tactical Squad" typeName="Unit" hidden="false"><characteristics>'
+               '<characteristic name="Unit Type">Infantry</characteristic></characteristics></profile></profiles>')
+    p = tmp_path / "own-profile.ros"
+    p.write_text(text.replace(head, head + profile, 1), encoding="utf-8")
+    before, _ = import_roster(NR_FIXTURE, "hh2", "blue")
+    after, _ = import_roster(p, "hh2", "blue")
+    uid = next(u.id for u in before.units if any(m.profile == "legion-tactical-marine" for m in u.models))
+    assert len(_units(after)[uid].models) == len(_units(before)[uid].models)
+    assert not any(m.name == "Tactical Squad" for m in _units(after)[uid].models)
+
+
+def test_edition_check_warns_and_strict_refuses(tmp_path):
+    """A roster of the HH1 data is imported with a warning; with --strict it is exit 2 (JSON report too)."""
+    text = NR_FIXTURE.read_text(encoding="utf-8").replace(
+        'gameSystemId="28d4-bd2e-4858-ece6" gameSystemName="Horus Heresy"',
+        'gameSystemId="ca571888-56a9-c58e-ddaf-54f4713538bc" gameSystemName="Warhammer 30,000 - The Horus Heresy" '
+        'gameSystemRevision="135"')
+    p = tmp_path / "hh1.ros"
+    p.write_text(text, encoding="utf-8")
+    _, warnings = import_roster(p, "hh2", "blue")
+    assert [w for w in warnings if w.startswith("edition: ")] == [
+        "edition: the roster was written with the game system 'Warhammer 30,000 - The Horus Heresy' revision 135 "
+        "(id ca571888-56a9-c58e-ddaf-54f4713538bc), not with the Horus Heresy 2.0 (Age of Darkness) data (game "
+        "system 'horus heresy (2022)'); its unit types, rules and model names are read as if they were Horus Heresy "
+        "2.0 (Age of Darkness)'s: check the imported army"]
+    with pytest.raises(ScenarioError) as exc:
+        import_roster(p, "hh2", "blue", strict=True)
+    assert exc.value.location == "roster.gameSystemId" and "(--strict)" in str(exc.value)
+    res = CliRunner().invoke(app, ["import-roster", str(p), "--player", "blue"])
+    assert res.exit_code == 0 and "warning: edition:" in res.stderr
+    report = tmp_path / "r.json"
+    res = CliRunner().invoke(app, ["import-roster", str(p), "--player", "blue", "--strict", "--json", str(report)])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert "roster.gameSystemId" in json.loads(report.read_text(encoding="utf-8"))["error"]
+    # the HH2 data's own id passes without a word
+    _, warnings = import_roster(NR_FIXTURE, "hh2", "blue", strict=True)
+    assert not any(w.startswith("edition: ") for w in warnings)
 
 
 def test_default_base_marks_the_assumed_models(tmp_path):
-    path = _unknown_fixture(tmp_path)
+    path = _no_rule_fixture(tmp_path)
     army, warnings = import_roster(path, "hh2", "blue", default_base_mm=32)
     units = _units(army)
     out = units["outrider-squad-legion"]
     assert all(m.base is not None and m.base.diameter_mm == 32 and m.name == "Mystery Outrider" for m in out.models)
     assert "base assumed 32 mm (not in catalogue): Mystery Outrider" in out.other_rules
-    assert out.type is UnitType.CAVALRY and SubType.BIKE in out.subtypes  # from "Bike"
-    assert units["sabre-strike-tank-squadron"].type is UnitType.VEHICLE
-    assert len([w for w in warnings if "not in the hh2 catalogue" in w]) == 3
+    assert out.type is UnitType.KNIGHT
+    assert units["sabre-strike-tank-squadron"].type is UnitType.TITAN
+    assert len([w for w in warnings if "not in the hh2 catalogue" in w]) == 2  # once per model name
     resolve(Scenario(ruleset="hh2", armies=[army.model_copy(update={
         "units": [u.model_copy(update={"place": True}) for u in army.units]})]))
 
@@ -654,3 +773,78 @@ def test_tenth_edition_roster_takes_types_from_categories(tmp_path):
     # 'Intercessor' is in the models/wh40k catalogue; the sergeant and the Redemptor are not
     assert len(warnings) == 2, warnings
     assert not any("model 'Intercessor' " in w for w in warnings)
+
+
+HH2_2022_ROSTER = """<?xml version="1.0" encoding="UTF-8"?>
+<roster id="r1" name="HH2 shapes" battleScribeVersion="2.03" gameSystemId="28d4-bd2e-4858-ece6"
+        gameSystemName="Horus Heresy (2022)" gameSystemRevision="129"
+        xmlns="http://www.battlescribe.net/schema/rosterSchema">
+  <forces>
+    <force id="f0" name="Crusade Force Organisation Chart" catalogueName="Imperialis Militia">
+      <selections>
+        <selection id="u1" name="IM - Rapier Battery" number="1" type="unit">
+          <categories><category id="c1" name="Infantry Unit Type" primary="false"/></categories>
+          <selections>
+            <selection id="m1" name="1) Rapier Battery" number="2" type="model">
+              <selections>
+                <selection id="g1" name="Rapier" number="2" type="upgrade">
+                  <profiles><profile id="p1" name="Rapier" typeName="Unit" hidden="false"><characteristics>
+                    <characteristic name="Unit Type">Infantry (Artillery, Heavy)</characteristic>
+                  </characteristics></profile></profiles>
+                </selection>
+              </selections>
+            </selection>
+          </selections>
+        </selection>
+      </selections>
+    </force>
+    <force id="f1" name="Crusade Force Organisation Chart" catalogueName="LA -  XII: World Eaters">
+      <selections>
+        <selection id="u2" name="Angron" number="1" type="unit">
+          <profiles><profile id="p2" name="Angron" typeName="Unit" hidden="false"><characteristics>
+            <characteristic name="Unit Type">Primarch (Unique)</characteristic>
+          </characteristics></profile></profiles>
+          <selections>
+            <selection id="m2" name="Angron" number="1" type="model">
+              <profiles><profile id="p3" name="Angron" typeName="Unit" hidden="false"><characteristics>
+                <characteristic name="Unit Type">Primarch (Unique)</characteristic>
+              </characteristics></profile></profiles>
+            </selection>
+          </selections>
+        </selection>
+        <selection id="u3" name="Rampager Squad" number="1" type="unit">
+          <categories><category id="c3" name="Infantry Unit Type" primary="false"/></categories>
+          <selections>
+            <selection id="m3" name="Rampager w/Falax Blade" number="4" type="model"/>
+            <selection id="m4" name="Rampager Champion" number="1" type="model">
+              <categories><category id="c4" name="Character" primary="false"/></categories>
+            </selection>
+          </selections>
+        </selection>
+      </selections>
+    </force>
+  </forces>
+</roster>
+"""
+
+
+def test_hh2_2022_roster_shapes(tmp_path):
+    """HH2 (2022) data shapes: categories "Infantry Unit Type"; a model selection that only holds the
+    miniature (the Rapier battery) is not a model itself; a unit listing its own model (Angron) is one
+    model; bases by the base rules of the type and the army list; no edition warning."""
+    p = tmp_path / "hh2-2022.ros"
+    p.write_text(HH2_2022_ROSTER, encoding="utf-8")
+    army, warnings = import_roster(p, "hh2", "blue", strict=True)
+    units = _units(army)
+    rapiers = units["im-rapier-battery"]
+    assert [m.profile for m in rapiers.models] == ["legion-rapier-carrier"] * 2  # by its name "Rapier"
+    assert SubType.ARTILLERY in rapiers.subtypes
+    angron = units["angron"]
+    assert [(m.name, m.base) for m in angron.models] == [("Angron", RoundBase(diameter_mm=60))]
+    assert angron.type is UnitType.PRIMARCH
+    ramp = units["rampager-squad"]
+    assert ramp.type is UnitType.INFANTRY and len(ramp.models) == 5
+    assert all(m.base == RoundBase(diameter_mm=32) for m in ramp.models)
+    assert not any(w.startswith("edition: ") for w in warnings)
+    assert sorted(w.split("base rule ")[1] for w in warnings if "from base rule" in w) == [
+        "hh2-rule-infantry", "hh2-rule-infantry", "hh2-rule-primarch"]

@@ -346,11 +346,15 @@ def import_roster(
                                                                             "does not know, e.g. 32mm.")] = None,
     embark: Annotated[bool, typer.Option("--embark", metavar="",
                                          help="Embark Infantry units in their Dedicated Transports.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", metavar="",
+                                         help="A roster not written with the ruleset's edition data is an error "
+                                              "(exit 2), not a warning.")] = False,
     json_out: JsonOpt = None,
 ) -> None:
     """Import an army list into a scenario army: units, model counts, types, deployment rules, transports.
 
-    Exit 0 when imported (warnings go to stderr), 2 for a file that cannot be used.
+    Exit 0 when imported (warnings go to stderr), 2 for a file that cannot be used (with --json, the
+    report then holds the error and each unknown model with its place in the roster).
     With --json - and no --out, the army is in the JSON report instead of printed as YAML.
     """
 
@@ -365,8 +369,14 @@ def import_roster(
         _check_writable(json_out, "--json", (roster,))
         rs = _ruleset_option(ruleset)
         base = parse_base_size(default_base) if default_base is not None else None
-        rec = read_roster(roster, rs.id)
-        army, warnings = roster_to_army(rec, rs.id, player, base, embark)
+        try:
+            rec = read_roster(roster, rs.id)
+            army, warnings = roster_to_army(rec, rs.id, player, base, embark, strict=strict)
+        except ScenarioError as exc:  # the error report too, then exit 2 as any input error
+            _write_json(json_out, {"file": roster, "ruleset": rs.id, "player": player, "ok": False,
+                                   "exit_code": exc.exit_code, "error": str(exc),
+                                   "unknown_models": getattr(exc, "models", [])}, [roster])
+            raise
         err = Console(stderr=True, highlight=False, soft_wrap=True)
         for w in warnings:
             err.print(f"[yellow]warning:[/yellow] {escape(w)}")

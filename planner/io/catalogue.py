@@ -6,18 +6,25 @@ data ``planner/_models/`` of an installed wheel (built from the top-level ``mode
 ``setup.py``, found with :mod:`importlib.resources`); the top-level ``models/`` of a source checkout
 or editable install. None of them is a :class:`~planner.errors.ScenarioError` (exit 2) naming where
 it looked.
+
+Besides entries, files may hold base rules (:class:`~planner.schema.BaseRule`) and height defaults by
+unit type (:class:`~planner.schema.HeightDefault`): :meth:`ModelCatalogue.resolve` gives a model the
+entry named after it, else an entry made from the first base rule that holds; every loaded entry
+without its own ``height_in`` gets the default of its unit type.
 """
 
 from __future__ import annotations
 
 import os
+import re
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
 from planner.errors import ScenarioError
 from planner.io.files import load_catalogue_file
-from planner.schema import CatalogueEntry
+from planner.schema import BaseRule, CatalogueEntry, SubType, UnitType
 
 ENV_VAR = "PLANNER_MODELS"
 
@@ -63,14 +70,57 @@ def _norm(name: str) -> str:
     return " ".join(name.lower().replace(",", " ").split())
 
 
-class ModelCatalogue:
-    """All catalogue entries of one game system, looked up by id or by (alias) name."""
+@dataclass(frozen=True)
+class ModelFacts:
+    """What a roster or army-list data says about one miniature, for :meth:`ModelCatalogue.resolve`.
 
-    def __init__(self, system: str, entries: list[CatalogueEntry]):
+    ``type``/``subtypes`` from its "Unit Type" (None: unknown); ``unit`` the name of its unit;
+    ``wargear`` names of its upgrades and rules (and its unit's); ``catalogue`` the army list's name.
+    """
+
+    name: str
+    type: UnitType | None = None
+    subtypes: frozenset[SubType] = frozenset()
+    unit: str = ""
+    wargear: tuple[str, ...] = ()
+    catalogue: str = ""
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """How a miniature got its base: ``entry`` (an explicit catalogue entry, or one made from
+    ``rule``), ``how`` ``"entry"`` or ``"rule"``."""
+
+    entry: CatalogueEntry
+    how: str
+    rule: BaseRule | None = None
+
+
+def _rule_holds(rule: BaseRule, facts: ModelFacts, mtype: UnitType) -> bool:
+    def found(patterns: list[str], texts: list[str]) -> bool:
+        return any(re.search(p, t, flags=re.IGNORECASE) for p in patterns for t in texts if t)
+
+    return ((not rule.types or mtype in rule.types)
+            and set(rule.subtypes) <= set(facts.subtypes)
+            and (not rule.names or found(rule.names, [facts.name, facts.unit]))
+            and (not rule.wargear or found(rule.wargear, list(facts.wargear)))
+            and (not rule.catalogues or found(rule.catalogues, [facts.catalogue])))
+
+
+class ModelCatalogue:
+    """All catalogue entries of one game system, looked up by id or by (alias) name, with the base
+    rules and height defaults for miniatures it does not list (:meth:`resolve`)."""
+
+    def __init__(self, system: str, entries: list[CatalogueEntry], base_rules: list[BaseRule] = (),  # type: ignore[assignment]
+                 height_defaults: dict[UnitType, float] | None = None):
         self.system = system
+        self.base_rules = list(base_rules)
+        self.height_defaults = dict(height_defaults or {})
         self.by_id: dict[str, CatalogueEntry] = {}
         self.by_name: dict[str, CatalogueEntry] = {}
         for e in entries:
+            if e.height_in is None and e.type in self.height_defaults:
+                e = e.model_copy(update={"height_in": self.height_defaults[e.type]})
             self.by_id[e.id] = e
             for n in [e.name, *e.aliases]:
                 self.by_name.setdefault(_norm(n), e)
@@ -79,6 +129,27 @@ class ModelCatalogue:
         """The entry with id ``ref``, else the entry whose name or alias is ``ref`` (case-insensitive)."""
         return self.by_id.get(ref) or self.by_name.get(_norm(ref))
 
+    def resolve(self, facts: ModelFacts, names: list[str] | None = None) -> Resolution | None:
+        """The miniature's base, type and height: the entry named ``facts.name`` (or one of
+        ``names``, tried first, in order), else an entry made from the first base rule that holds
+        for its type, sub-types, names, wargear and catalogue (the model's own type and sub-types,
+        the rule's base and height, else the type's height default). None: no entry, and no type
+        known or no rule holds."""
+        for n in [*(names or []), facts.name]:
+            if n and (e := self.get(n)) is not None:
+                return Resolution(e, "entry")
+        if facts.type is None:
+            return None
+        for rule in self.base_rules:
+            if _rule_holds(rule, facts, facts.type):
+                height = rule.height_in if rule.height_in is not None else self.height_defaults.get(facts.type)
+                order = list(SubType)
+                entry = CatalogueEntry(id=rule.id, name=facts.name or rule.id, base=rule.base, type=facts.type,
+                                       subtypes=sorted(facts.subtypes, key=order.index), height_in=height,
+                                       source=f"base rule {rule.id}: {rule.source}")
+                return Resolution(entry, "rule", rule)
+        return None
+
     def __len__(self) -> int:
         return len(self.by_id)
 
@@ -86,6 +157,8 @@ class ModelCatalogue:
 @lru_cache(maxsize=8)
 def _load(folder: str, system: str) -> ModelCatalogue:
     entries: list[CatalogueEntry] = []
+    rules: list[BaseRule] = []
+    heights: dict[UnitType, float] = {}
     seen: dict[str, str] = {}
     root = Path(folder)
     files = sorted(root.glob("**/*.yaml")) + sorted(root.glob("**/*.yml")) if root.is_dir() else []
@@ -102,7 +175,19 @@ def _load(folder: str, system: str) -> ModelCatalogue:
                 )
             seen[e.id] = str(f)
             entries.append(e)
-    return ModelCatalogue(system, entries)
+        for i, r in enumerate(cat.base_rules):
+            if r.id in seen:
+                raise ScenarioError(
+                    f"duplicate catalogue id (also in {seen[r.id]})", file=str(f), location=f"base_rules[{i}].id",
+                    value=r.id)
+            seen[r.id] = str(f)
+            rules.append(r)
+        for i, h in enumerate(cat.height_defaults):
+            if h.type in heights:
+                raise ScenarioError("a second height default for the unit type", file=str(f),
+                                    location=f"height_defaults[{i}].type", value=h.type.value)
+            heights[h.type] = h.height_in
+    return ModelCatalogue(system, entries, rules, heights)
 
 
 def load_catalogue(system: str) -> ModelCatalogue:

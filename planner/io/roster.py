@@ -33,8 +33,13 @@ How a roster becomes an army:
   Transport profile) becomes its own unit with the rules Dedicated Transport and Transport and the
   capacity of its Transport profile; with ``embark`` its (Infantry) unit is set up embarked in it;
 - bases from the catalogue by model name (a character in Terminator armour is looked up as
-  "<name> in Terminator Armour" first); names it does not know are reported together, or, with
-  ``default_base_mm``, get a round base of that size and are marked in ``other_rules``.
+  "<name> in Terminator Armour" first), else from the catalogue's base rules by unit type,
+  sub-types, names, wargear and army list (written out on the model, with a warning naming the
+  rule); models neither covers are reported together, once each with their place
+  (:class:`UnknownModelsError`), or, with ``default_base_mm``, get a round base of that size and are
+  marked in ``other_rules``;
+- a roster not written with the ruleset's edition data (:func:`edition_problem`, e.g. HH1 data for
+  ``hh2``) gets a warning, or with ``strict`` is an error.
 """
 
 from __future__ import annotations
@@ -58,6 +63,7 @@ from planner.io.files import read_input
 from planner.schema import (
     Army,
     Model,
+    OvalBase,
     RoundBase,
     Setup,
     SetupMethod,
@@ -90,7 +96,8 @@ def game_systems(ruleset: str) -> tuple[str, ...]:
     except UnknownRulesetError:
         return ()
 
-MODEL_PROFILE_TYPES = {"unit", "model", "vehicle", "flyer", "walker", "primarch", "knight", "titan"}
+MODEL_PROFILE_TYPES = {"unit", "model", "vehicle", "flyer", "walker", "primarch", "knight", "titan",
+                       "knights and titans", "fortification"}
 """Profile ``typeName`` values that describe a miniature (not a weapon or wargear item)."""
 
 
@@ -161,6 +168,8 @@ class Roster:
     generator: str
     forces: list[Force]
     points: float | None = None
+    game_system_id: str = ""
+    game_system_revision: str = ""
 
     def all_forces(self) -> list[Force]:
         out: list[Force] = []
@@ -338,6 +347,25 @@ def game_system_matches(ruleset: str, system: str) -> bool:
     return any(w in s for w in words)
 
 
+def edition_problem(roster: Roster, ruleset: str) -> str | None:
+    """Why the roster's data is not of the edition ruleset ``ruleset`` plays (its ``gameSystemId``
+    and name are not the ruleset's ``ROSTER_DATA_IDS`` / ``ROSTER_DATA_NAMES``), or None."""
+    from planner.rules.registry import find_ruleset
+
+    rs = find_ruleset(ruleset)
+    if not rs.ROSTER_DATA_IDS and not rs.ROSTER_DATA_NAMES:
+        return None
+    if roster.game_system_id in rs.ROSTER_DATA_IDS:
+        return None
+    if " ".join(roster.game_system.lower().split()) in rs.ROSTER_DATA_NAMES:
+        return None
+    rev = f" revision {roster.game_system_revision}" if roster.game_system_revision else ""
+    names = " or ".join(repr(n) for n in rs.ROSTER_DATA_NAMES) or "(any)"
+    return (f"the roster was written with the game system {roster.game_system or '(none)'!r}{rev} (id "
+            f"{roster.game_system_id or '(none)'}), not with the {rs.name} data (game system {names}); its unit "
+            f"types, rules and model names are read as if they were {rs.name}'s: check the imported army")
+
+
 def read_roster(path: str | Path, ruleset: str = "hh2") -> Roster:
     """Read a BattleScribe or New Recruit roster (``.ros`` XML or ``.rosz`` zip).
 
@@ -390,7 +418,8 @@ def read_roster(path: str | Path, ruleset: str = "hh2") -> Roster:
             if points is not None and not math.isfinite(points):
                 points = None
     forces = [_force(f, f"force[{i}]", name, 1) for i, f in enumerate(_grand(root, "forces", "force"))]
-    roster = Roster(name, (root.get("name") or "").strip(), system, generator, forces, points)
+    roster = Roster(name, (root.get("name") or "").strip(), system, generator, forces, points,
+                    (root.get("gameSystemId") or "").strip()[:80], (root.get("gameSystemRevision") or "").strip()[:20])
     if not any(s.type in ("unit", "model") for f in roster.all_forces() for s in f.selections):
         what = "no forces" if not forces else "no unit or model selections in any force"
         raise ScenarioError(f"empty roster: {what}", file=name)
@@ -422,8 +451,15 @@ _TYPE_VOCAB: dict[str, tuple[UnitType | None, SubType | None]] = {
     "monster": (UnitType.MONSTROUS, None),
     "monstrous creature": (UnitType.MONSTROUS, None),
     "fortification": (UnitType.FORTIFICATION, None),
+    # HH2 (2022) data types the UnitType enum has no member for (rulings): an Armiger is a small
+    # Knight; a Daemon deploys as Infantry (its Monstrous/Character sub-types are kept); Shackled
+    # Artificia are battle-automata
+    "armiger": (UnitType.KNIGHT, None),
+    "daemon": (UnitType.INFANTRY, None),
+    "artificia": (UnitType.AUTOMATA, None),  # "Shackled Artificia" (Excindio Battle-automata)
     "mounted": (UnitType.CAVALRY, None),
     "jump": (None, SubType.JUMP),
+    "jump infantry": (UnitType.INFANTRY, SubType.JUMP),
     "jump units": (None, SubType.JUMP),
     "jump unit": (None, SubType.JUMP),
     "jet pack": (None, SubType.JUMP),
@@ -452,7 +488,8 @@ _TYPE_OR_SUB = {"monstrous": (UnitType.MONSTROUS, SubType.MONSTROUS)}
 # sub-types that only vehicles have: with no unit type named, they say "Vehicle" ("Tank, Fast")
 _VEHICLE_SUBS = {SubType.TANK, SubType.TRANSPORT, SubType.WALKER, SubType.FLYER, SubType.SKIMMER}
 _PROFILE_TYPES = {"vehicle": UnitType.VEHICLE, "flyer": UnitType.VEHICLE, "walker": UnitType.VEHICLE,
-                  "knight": UnitType.KNIGHT, "titan": UnitType.TITAN, "primarch": UnitType.PRIMARCH}
+                  "knight": UnitType.KNIGHT, "titan": UnitType.TITAN, "primarch": UnitType.PRIMARCH,
+                  "fortification": UnitType.FORTIFICATION}
 
 
 def _lookup_word(word: str, fuzzy: bool) -> tuple[UnitType | None, SubType | None] | None:
@@ -532,7 +569,10 @@ def categories_type(categories: list[str]) -> TypeInfo:
     """Unit type and sub-types from category names ("Infantry", "Tank (Unit)", "Jump Units", "Character")."""
     info = TypeInfo()
     for cat in categories:
-        key = _norm_words(re.sub(r"\(\s*unit\s*\)\s*$", "", cat, flags=re.IGNORECASE))
+        # "Tank (Unit)" (HH1 data); "Infantry Unit Type", "Heavy Sub-type", "Jump Infantry:" (HH2 2022 data)
+        key = re.sub(r"\(\s*unit\s*\)\s*$|\s+unit\s+type\s*$|\s+sub-?\s*type\s*$|:\s*$", "", cat.strip(),
+                     flags=re.IGNORECASE)
+        key = _norm_words(key)
         hit = _TYPE_VOCAB.get(key)
         if hit is None and key in _TYPE_OR_SUB:
             hit = (_TYPE_OR_SUB[key][0], None)
@@ -675,6 +715,12 @@ def _terminator_armoured(sel: Selection) -> bool:
     return walk(sel)
 
 
+def _holds_models(sel: Selection) -> bool:
+    """A ``model`` selection with no profile of its own that only holds the miniatures (HH2 data:
+    "1) Rapier Battery" holding the "Rapier" upgrade with the unit profile): not a model itself."""
+    return not sel.model_profiles and any(c.is_model_like and not _is_dedicated_transport(c) for c in sel.children)
+
+
 def _collect(sel: Selection, spec: _UnitSpec, owner: _Rules) -> None:
     """Walk what is nested in ``sel``: models, Dedicated Transports, nested units, upgrades' rules."""
     for child in sel.children:
@@ -683,7 +729,7 @@ def _collect(sel: Selection, spec: _UnitSpec, owner: _Rules) -> None:
                 spec.transports.append(child)
         elif child.type == "unit":
             spec.nested.append(child)
-        elif child.is_model_like:
+        elif child.is_model_like and not _holds_models(child):
             m = _ModelSpec(child, child.number, _Rules())
             for r in child.rules:
                 m.rules.add(r, keep_other=False)
@@ -709,7 +755,8 @@ def _unit_specs(sel: Selection, context: list[Selection], inherited: list[str]) 
         spec.rules.add(r, keep_other=True)
     for c in sel.categories:
         spec.rules.add_category(c)
-    if sel.model_profiles:
+    if sel.model_profiles and not any(c.type == "model" for c in sel.children):
+        # a unit that lists its models (Angron: unit and model) is not a model itself as well
         spec.models.append(_ModelSpec(sel, max(sel.number, 1), _Rules(), self_model=True))
     _collect(sel, spec, spec.rules)
     out: list[_UnitSpec] = []
@@ -750,8 +797,19 @@ class _Built:
     embark_in: str | None = None
 
 
+class UnknownModelsError(ScenarioError):
+    """Models a roster holds that the catalogue neither names nor gives a base by a base rule:
+    ``models`` lists each once, as ``{"model", "unit", "place", "count"}`` (``place`` the first
+    selection path, ``count`` how many selections hold it)."""
+
+    def __init__(self, message: str, *, file: str | None, models: list[dict[str, Any]]):
+        super().__init__(message, file=file)
+        self.models = models
+
+
 def roster_to_army(roster: Roster, ruleset: str = "hh2", player: str = "player", default_base_mm: float | None = None,
-                   embark: bool = False, *, id_prefix: str = "", place: bool = False) -> tuple[Army, list[str]]:
+                   embark: bool = False, *, id_prefix: str = "", place: bool = False,
+                   strict: bool = False) -> tuple[Army, list[str]]:
     """Turn a roster into one player's :class:`Army`, with warnings for what was assumed.
 
     Parameters
@@ -770,12 +828,19 @@ def roster_to_army(roster: Roster, ruleset: str = "hh2", player: str = "player",
         Put before every unit id (to keep two imported armies' ids apart in one scenario).
     place : bool
         Mark every unit ``place: true`` (for ``planner plan``), except units embarked by ``embark``.
+    strict : bool
+        A roster not written with the ruleset's edition data (:func:`edition_problem`) is an error
+        instead of a warning.
+
+    Models the catalogue does not name get their base from its base rules (by unit type, sub-types,
+    name, wargear and army list; a warning names the rule); see :meth:`ModelCatalogue.resolve`.
 
     Raises
     ------
     ScenarioError
-        Unknown ruleset, a roster of another game system, models the catalogue does not know
-        (all listed in one message) without ``default_base_mm``, a model with no unit type, too
+        Unknown ruleset, a roster of another game system (or edition, with ``strict``), models the
+        catalogue does not know and no base rule covers (:class:`UnknownModelsError`, each listed once
+        with its place in the roster) without ``default_base_mm``, a model with no unit type, too
         many models, or a value the scenario schema refuses (a name with a control or
         bidirectional-override character, too many units).
     """
@@ -784,7 +849,8 @@ def roster_to_army(roster: Roster, ruleset: str = "hh2", player: str = "player",
     from planner.io.files import validation_error
 
     try:
-        return _roster_to_army(roster, ruleset, player, default_base_mm, embark, id_prefix=id_prefix, place=place)
+        return _roster_to_army(roster, ruleset, player, default_base_mm, embark, id_prefix=id_prefix, place=place,
+                               strict=strict)
     except ValidationError as exc:
         err = validation_error(exc, None, roster.file)
         raise ScenarioError(f"a value from the roster cannot be used: {err.detail}", file=roster.file,
@@ -792,7 +858,7 @@ def roster_to_army(roster: Roster, ruleset: str = "hh2", player: str = "player",
 
 
 def _roster_to_army(roster: Roster, ruleset: str, player: str, default_base_mm: float | None, embark: bool, *,
-                    id_prefix: str, place: bool) -> tuple[Army, list[str]]:
+                    id_prefix: str, place: bool, strict: bool = False) -> tuple[Army, list[str]]:
     from planner.io.catalogue import load_catalogue
     from planner.rules.registry import find_ruleset
 
@@ -804,6 +870,12 @@ def _roster_to_army(roster: Roster, ruleset: str, player: str, default_base_mm: 
         raise ScenarioError("default base size must be more than 0 and at most 1000 mm", location="default_base_mm",
                             value=default_base_mm)
     builder = _ArmyBuilder(roster, rs, load_catalogue(rs.catalogue), default_base_mm, id_prefix, place)
+    edition = edition_problem(roster, rs.id)
+    if edition is not None:
+        if strict:
+            raise ScenarioError(f"{edition} (--strict)", file=roster.file, location="roster.gameSystemId",
+                                value=roster.game_system_id or roster.game_system)
+        builder.warnings.append(f"edition: {edition}")
     built = builder.build_all(embark)
     builder.report_unknown()
     units = builder.set_up_embarked(built)
@@ -827,12 +899,15 @@ class _ArmyBuilder:
         self.warnings: list[str] = []
         self.used_ids: set[str] = set()
         self.unknown: list[tuple[str, str, str]] = []
+        self.by_rule: dict[str, str] = {}  # model name -> the warning naming its base rule
+        self.force_catalogue = ""
         self.total_models = 0
 
     def build_all(self, embark: bool) -> list[_Built]:
         """Every unit of every force's top-level unit and model selections, in roster order."""
         built: list[_Built] = []
         for force in self.roster.all_forces():
+            self.force_catalogue = force.catalogue or force.name
             for top in force.selections:
                 if top.type not in ("unit", "model") or top.number == 0:
                     continue
@@ -875,17 +950,20 @@ class _ArmyBuilder:
         self.used_ids.add(uid)
         return uid
 
-    def lookup(self, ms: _ModelSpec, terminator: bool):
-        """The model's catalogue entry by its names (first as "<name> in Terminator Armour" if
-        ``terminator``), or None."""
+    def lookup(self, ms: _ModelSpec, spec: _UnitSpec, terminator: bool, tinfo: TypeInfo):
+        """The model's :class:`~planner.io.catalogue.Resolution`: the catalogue entry by its names
+        (first as "<name> in Terminator Armour" if ``terminator``), else the first base rule that
+        holds for its type, sub-types, names, wargear and army list; or None."""
+        from planner.io.catalogue import ModelFacts
+
         names = [ms.sel.name, *[p.name for p in ms.sel.model_profiles]]
         names += [_strip_parens(n) for n in names]
         if terminator and not any(_TERMINATOR.search(n) or "terminator" in n.lower() for n in names):
             names = [f"{_strip_parens(n)} in Terminator Armour" for n in names] + names
-        for n in names:
-            if n and (e := self.catalogue.get(n)) is not None:
-                return e
-        return None
+        wargear = _wargear(ms.sel) + ([] if ms.sel is spec.sel else _wargear(spec.sel))
+        facts = ModelFacts(name=ms.sel.name, type=tinfo.type, subtypes=frozenset(tinfo.subtypes), unit=spec.sel.name,
+                           wargear=tuple(wargear), catalogue=self.force_catalogue)
+        return self.catalogue.resolve(facts, names=[n for n in names if n])
 
     def build(self, spec: _UnitSpec, uid: str, extra_rules: list[str], name: str) -> Unit:
         """One unit: its rules, models (types, sub-types and rules only where they differ from the
@@ -930,11 +1008,18 @@ class _ArmyBuilder:
         """One model's catalogue entry, type (the catalogue's if they disagree, with a warning),
         sub-types and the rules its unit and entry do not already give."""
         sel = spec.sel
-        entry = self.lookup(ms, terminator or _terminator_armoured(ms.sel))
         tinfo = _model_type(ms, spec)
+        found = self.lookup(ms, spec, terminator or _terminator_armoured(ms.sel), tinfo)
+        entry = found.entry if found is not None else None
+        if found is not None and found.how == "rule" and ms.sel.name not in self.by_rule:
+            self.by_rule[ms.sel.name] = (f"{ms.sel.path}: model {ms.sel.name!r} is not in the {self.rs.id} catalogue "
+                                         f"by name; base {_base_text(found.entry.base)} from base rule "
+                                         f"{found.entry.id}")
+            self.warnings.append(self.by_rule[ms.sel.name])
         mtype = tinfo.type
         subs = set(tinfo.subtypes)
-        if entry is not None and mtype is not None and entry.type is not mtype:
+        if found is not None and found.how == "entry" and entry is not None and mtype is not None \
+                and entry.type is not mtype:
             self.warnings.append(f"{name}: model {ms.sel.name!r}: the roster's unit type ({'; '.join(tinfo.sources)}) "
                                  f"reads as {mtype.value}, the {self.rs.id} catalogue entry {entry.id!r} says "
                                  f"{entry.type.value}; using the catalogue's")
@@ -950,16 +1035,20 @@ class _ArmyBuilder:
             self.unknown.append((sel.name, ms.sel.name, ms.sel.path))
         mrules = [t for r, (t, _) in ms.rules.found.items()
                   if r not in unit_rule_set and (entry is None or r not in {parse_rule(x)[0] for x in entry.rules})]
-        return (ms, entry, mtype, subs, mrules)
+        return (ms, found, mtype, subs, mrules)
 
     def models_of(self, row: _Row, unit_type: UnitType, common: set[SubType], other: list[str]) -> list[Model]:
         """The ``count`` models of one row, giving only what differs from the unit and the catalogue
         (an assumed base is noted in ``other``)."""
-        ms, entry, mtype, subs, mrules = row
+        ms, found, mtype, subs, mrules = row
+        entry = found.entry if found is not None and found.how == "entry" else None
         entry_subs = set(entry.subtypes) if entry is not None else set()
         want = subs | entry_subs
         data: dict[str, Any] = {}
-        if entry is not None:
+        if found is not None and entry is None:  # a base rule: the base written out
+            data["name"] = ms.sel.name
+            data["base"] = found.entry.base
+        elif entry is not None:
             data["profile"] = entry.id
             if _norm_words(ms.sel.name) not in {_norm_words(x) for x in [entry.name, *entry.aliases]}:
                 data["name"] = ms.sel.name
@@ -973,7 +1062,7 @@ class _ArmyBuilder:
             data["subtypes"] = sorted(want, key=lambda s: list(SubType).index(s))
         if mrules:
             data["rules"] = mrules
-        if entry is None and self.default_base_mm is not None:
+        if found is None and self.default_base_mm is not None:
             note = f"base assumed {self.default_base_mm:g} mm (not in catalogue): {ms.sel.name}"
             if note not in other:
                 other.append(note)
@@ -987,21 +1076,35 @@ class _ArmyBuilder:
             if p.type_name.strip().lower() == "transport" and cap is None:
                 cap = _capacity(p, sel.path, self.warnings)
         if cap is None and SpecialRule.TRANSPORT in unit_rules.found:
-            caps = [r[1].transport_capacity for r in rows if r[1] is not None and r[1].transport_capacity]
+            caps = [r[1].entry.transport_capacity for r in rows if r[1] is not None and r[1].entry.transport_capacity]
             cap = max(caps) if caps else None
         return cap
 
+    def unknown_models(self) -> list[dict[str, Any]]:
+        """Each model not in the catalogue once: its name, unit, first place and how many selections hold it."""
+        out: dict[str, dict[str, Any]] = {}
+        for u, m, where in self.unknown:
+            if m in out:
+                out[m]["count"] += 1
+            else:
+                out[m] = {"model": m, "unit": u, "place": where, "count": 1}
+        return list(out.values())
+
     def report_unknown(self) -> None:
-        """Models not in the catalogue: one error listing them all, or (with a default base) a warning each."""
+        """Models not in the catalogue: one error listing each once with its place, or (with a
+        default base) a warning each."""
         rs, default_base_mm = self.rs, self.default_base_mm
-        if self.unknown and default_base_mm is None:
-            listed = "; ".join(f"unit {u!r}: model {m!r}" for u, m, _ in self.unknown)
-            raise ScenarioError(f"{len(self.unknown)} model(s) not in the {rs.id} catalogue (models/{rs.id}/); add them "
-                                f"to the catalogue, or import with a default base (--default-base 32mm): {listed}",
-                                file=self.roster.file)
-        for u, m, _ in self.unknown:
-            self.warnings.append(f"unit {u!r}: model {m!r} is not in the {rs.id} catalogue; assumed a round "
-                                 f"{default_base_mm:g} mm base")
+        models = self.unknown_models()
+        if models and default_base_mm is None:
+            lines = [f"  {m['place']}: model {m['model']!r}" + (f" (and {m['count'] - 1} more selection(s))"
+                                                                  if m["count"] > 1 else "") for m in models]
+            raise UnknownModelsError(f"{len(models)} model(s) not in the {rs.id} catalogue (models/{rs.id}/) and no "
+                                     "base rule covers them; add them to the catalogue, or import with a default base "
+                                     "(--default-base 32mm):\n" + "\n".join(lines), file=self.roster.file,
+                                     models=models)
+        for m in models:
+            self.warnings.append(f"{m['place']}: model {m['model']!r} is not in the {rs.id} catalogue; assumed a "
+                                 f"round {default_base_mm:g} mm base")
 
     def set_up_embarked(self, built: list[_Built]) -> list[Unit]:
         """The units, each Infantry unit marked to ride in its Dedicated Transport set up embarked
@@ -1018,6 +1121,27 @@ class _ArmyBuilder:
                                          "Infantry units embark")
             units.append(u)
         return units
+
+
+def _base_text(b: Any) -> str:
+    """``round 40 mm``, ``oval 75 x 42 mm``, ``hull 4.6 x 3.6 in``."""
+    if isinstance(b, RoundBase):
+        return f"round {b.diameter_mm:g} mm"
+    if isinstance(b, OvalBase):
+        return f"oval {b.length_mm:g} x {b.width_mm:g} mm"
+    return f"hull {b.length_in:g} x {b.width_in:g} in"
+
+
+def _wargear(sel: Selection) -> list[str]:
+    """Names of what a selection carries (its rules, and upgrades that are not miniatures), for base rules."""
+    out = list(sel.rules)
+    stack = [c for c in sel.children if not c.is_model_like and c.type != "unit"]
+    while stack and len(out) < 500:
+        c = stack.pop()
+        out.append(c.name)
+        out.extend(c.rules)
+        stack.extend(x for x in c.children if not x.is_model_like and x.type != "unit")
+    return out
 
 
 def _army_name(roster: Roster) -> str:
@@ -1061,10 +1185,11 @@ def _check_embark(unit: Unit, transport: Unit, catalogue, warnings: list[str]) -
 
 def import_roster(path: str | Path, ruleset: str = "hh2", player: str = "player",
                   default_base_mm: float | None = None, embark: bool = False, *, id_prefix: str = "",
-                  place: bool = False) -> tuple[Army, list[str]]:
+                  place: bool = False, strict: bool = False) -> tuple[Army, list[str]]:
     """:func:`read_roster` then :func:`roster_to_army`."""
     roster = read_roster(path, ruleset)
-    return roster_to_army(roster, ruleset, player, default_base_mm, embark, id_prefix=id_prefix, place=place)
+    return roster_to_army(roster, ruleset, player, default_base_mm, embark, id_prefix=id_prefix, place=place,
+                          strict=strict)
 
 
 def army_to_data(army: Army) -> dict[str, Any]:
@@ -1147,6 +1272,6 @@ def army_to_data_unit(unit: Unit) -> dict[str, Any]:
     return unit.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True) | {"id": unit.id}
 
 
-__all__ = ["Force", "Profile", "Roster", "Selection", "TypeInfo", "army_to_data", "army_to_yaml", "categories_type",
+__all__ = ["Force", "Profile", "Roster", "Selection", "TypeInfo", "UnknownModelsError", "edition_problem", "army_to_data", "army_to_yaml", "categories_type",
            "deployment_rule", "expand_rosters", "import_roster", "parse_base_size", "parse_unit_type", "read_roster",
            "roster_to_army"]

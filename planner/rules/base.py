@@ -79,6 +79,11 @@ class Ruleset:
     """The ``models/`` catalogue system this ruleset's scenarios use (None: its own id)."""
     ROSTER_GAME_SYSTEMS: ClassVar[tuple[str, ...]] = ()
     """Words of a roster's ``gameSystemName`` (case-insensitive) that belong to this ruleset."""
+    ROSTER_DATA_IDS: ClassVar[tuple[str, ...]] = ()
+    """BattleScribe ``gameSystemId`` values of the data written for this ruleset's edition; a roster
+    of the family with another id gets an edition warning on import (empty: no check)."""
+    ROSTER_DATA_NAMES: ClassVar[tuple[str, ...]] = ()
+    """``gameSystemName`` values (case-insensitive) of this edition's data, for rosters without an id."""
 
     # ------------------------------------------------------------ capabilities
     HAS_DEPLOYMENT_CHECKER: ClassVar[bool] = False

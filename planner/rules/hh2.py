@@ -27,6 +27,10 @@ class HorusHeresy2(Ruleset):
     name = "Horus Heresy 2.0 (Age of Darkness)"
     aliases = ("horus-heresy-2", "hh2.0")
     ROSTER_GAME_SYSTEMS = ("horus heresy", "warhammer 30,000", "warhammer 30k")
+    # BSData/horus-heresy "2022 - Horus Heresy.gst" (game system "Horus Heresy (2022)"); the HH1
+    # data ("Warhammer 30,000 - The Horus Heresy") had the id ca571888-56a9-c58e-ddaf-54f4713538bc
+    ROSTER_DATA_IDS = ("28d4-bd2e-4858-ece6",)
+    ROSTER_DATA_NAMES = ("horus heresy (2022)",)
     HAS_DEPLOYMENT_CHECKER = True
     GENERATES_LEGALITY_LABELS = True
     HAS_INERTIAL_GUIDANCE = True
