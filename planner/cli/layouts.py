@@ -64,7 +64,7 @@ def new_scenario(ruleset: str, layout: str, map_id: str | None, rosters: list[st
         rs = find_ruleset(ruleset)
     except ScenarioError as exc:
         raise ScenarioError(exc.detail, location="--ruleset", value=ruleset) from None
-    if not rs.id.startswith("wh40k1"):
+    if not rs.HAS_STANDARD_LAYOUTS:
         raise ScenarioError("the standard layouts are for the 60\" x 44\" Warhammer 40,000 battlefield: wh40k10 or "
                             "wh40k11", location="--ruleset", value=ruleset)
     if len(players) > 2:

@@ -91,6 +91,9 @@ class Ruleset:
     HAS_DEEP_STRIKE_ARRIVAL: ClassVar[bool] = False
     """Deep Strike is an arrival from Reserves judged like a set-up (no scatter): ``threats`` can
     map it."""
+    HAS_STANDARD_LAYOUTS: ClassVar[bool] = False
+    """The Chapter Approved 11th-edition terrain layouts (``planner layouts``, ``planner new``)
+    are for this ruleset's battlefield (60" x 44")."""
     GENERATES_LEGALITY_LABELS: ClassVar[bool] = False
     """``planner generate --kind legality|puzzle`` builds scenes of this ruleset."""
     HAS_INERTIAL_GUIDANCE: ClassVar[bool] = False

@@ -26,6 +26,7 @@ class Warhammer40k(Ruleset):
 
     HAS_DEPLOYMENT_CHECKER = True
     HAS_DEEP_STRIKE_ARRIVAL = True
+    HAS_STANDARD_LAYOUTS = True
     GOAL_KINDS = frozenset({"objective", "cover"})
 
     FRAME_MODELS: ClassVar[bool] = False
