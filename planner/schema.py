@@ -315,8 +315,6 @@ class CatalogueEntry(Record):
         "Height of the model in inches (for line of sight); absent: the catalogue's height default for its "
         "unit type (``height_defaults``)."))
     source: str = Field(default="", description="Where the base size and type come from.")
-    height_in: Height | None = Field(default=None, description="Height of the model (inches), for line of sight; "
-                                                                "none: the ruleset's default for its unit type.")
     keywords: list[str] = Field(default_factory=list, description="40k keywords of the model, e.g. INFANTRY.")
     abilities: Abilities = Field(default_factory=list, description="40k deployment abilities, e.g. 'Scouts 6\"'.")
     transport_eligible: KeywordPhrase = Field(
