@@ -53,6 +53,11 @@ class ModelInfo:
     """40k keywords, canonical (upper case, singular: :func:`planner.rules.keywords.canonical`)."""
     abilities: tuple[tuple[str, float | None], ...] = ()
     """40k abilities as (name, value), e.g. ("Scouts", 6.0)."""
+    z: float = 0.0
+    """Height of the floor the model stands on (inches; 0: the table)."""
+    height_in: float | None = None
+    """The model's own or its profile's height (inches); None: the ruleset's default for its type
+    (:meth:`planner.rules.base.Ruleset.model_height`)."""
 
     def ability(self, name: str) -> tuple[bool, float | None]:
         """(has the 40k ability ``name``, its value)."""
@@ -337,7 +342,8 @@ def _resolve_model(scenario: Scenario, unit: Unit, unit_rules: list, m, mi: int,
     _check_model_position(m, mpath, scenario.battlefield, file)
     label = m.name or (entry.name if entry else "") or unit.name or unit.id
     return ModelInfo(unit.id, mi, mid, label, base, mtype, frozenset(subs), rules, bulky,
-                     m.x, m.y, m.facing, kws, _abilities_of(m, unit, entry))
+                     m.x, m.y, m.facing, kws, _abilities_of(m, unit, entry), m.z or 0.0,
+                     m.height_in if m.height_in is not None else (entry.height_in if entry else None))
 
 
 def _model_type(m, unit: Unit, entry, mpath: str, file: str | None) -> tuple[UnitType, frozenset[str]]:

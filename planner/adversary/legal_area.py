@@ -383,8 +383,8 @@ class ArrivalSpace:
         meets none of them misses the checker's blocked union (Table._blocked_union)."""
         trees = self.__dict__.setdefault("_trees", {})
         if skip not in trees:
-            polys = shrunk_union([self.table.terrain_polys[f.id] for f in self.table.blocking_features
-                                  if f.id not in skip])
+            polys = shrunk_union([o.polygon for f in self.table.blocking_features if f.id not in skip
+                                  for o in self.table.pieces[f.id]])  # every piece and wall, any height
             trees[skip] = shapely.STRtree(polys) if polys else None
         return trees[skip]
 

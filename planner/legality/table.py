@@ -27,7 +27,7 @@ from planner.geometry.sight import (
 )
 from planner.schema import SetupMethod, StandingIn, TerrainFeature, TerrainKind
 from planner.units import TOLERANCE_IN
-from planner.world import UnitInfo, World
+from planner.world import ModelInfo, UnitInfo, World
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,9 @@ class Placed:
     unit: UnitInfo
     footprints: tuple[Footprint, ...]
     ids: tuple[str, ...] = ()
+    tops: tuple[float, ...] = ()
+    """The top of each footprint's volume above the table (``z + height``, inches); empty: from
+    the models (:meth:`Table.tops_of`)."""
 
     def model_id(self, i: int) -> str:
         """The id of the model (or stand-in) behind footprint ``i``."""
@@ -70,6 +73,59 @@ class Table:
         for poly in self.terrain_polys.values():
             shapely.prepare(poly)  # many predicates against few polygons
         self.zone_polys: dict[str, Polygon] = {z.id: Polygon(z.polygon) for z in world.scenario.deployment_zones}
+        self.rules = world.ruleset
+
+    # ------------------------------------------------------------------ heights
+    def top_of(self, model: ModelInfo) -> float:
+        """The top of a model's volume above the table: its floor ``z`` plus its height (inches)."""
+        return model.z + self.rules.model_height(model)
+
+    @cached_property
+    def _models_by_ref(self) -> dict[str, ModelInfo]:
+        return {m.ref: m for u in self.world.units.values() for m in u.models}
+
+    def tops_of(self, placed: Placed) -> tuple[float, ...]:
+        """The top of each footprint of ``placed`` (inches): its own ``tops``, else its models'
+        (by ``unit/model`` id, or one for one), else the highest model of the unit (a stand-in:
+        the higher, the more it sees, so a hidden verdict stays sound)."""
+        if placed.tops:
+            return placed.tops
+        n = len(placed.footprints)
+        if placed.ids and all(i in self._models_by_ref for i in placed.ids) and len(placed.ids) == n:
+            return tuple(self.top_of(self._models_by_ref[i]) for i in placed.ids)
+        if not placed.ids and len(placed.unit.models) == n:
+            return tuple(self.top_of(m) for m in placed.unit.models)
+        top = max((self.top_of(m) for m in placed.unit.models), default=self.rules.DEFAULT_MODEL_HEIGHT_IN)
+        return (top,) * n
+
+    @cached_property
+    def pieces(self) -> dict[str, list[Obstacle]]:
+        """The sight obstacles of each blocking feature: its pieces (those of one height merged
+        into one polygon, so a ruin drawn as two halves blocks as one) and its walls, each with
+        its top (None: as high as any line). A feature with no height anywhere is its whole
+        shape, as before heights existed; where the ruleset says so
+        (:attr:`~planner.rules.base.Ruleset.AREA_BLOCKS_AT_ANY_HEIGHT`) an area feature blocks
+        at any height."""
+        out: dict[str, list[Obstacle]] = {}
+        for t in self.blocking_features:
+            any_height = self.rules.AREA_BLOCKS_AT_ANY_HEIGHT and t.kind is TerrainKind.AREA
+            obs: list[Obstacle] = []
+            if not t.has_heights or any_height:
+                obs.append(Obstacle(t.id, self.terrain_polys[t.id], None, "footprint"))
+            else:
+                by_height: dict[float | None, list[tuple[int, Polygon]]] = {}
+                for k, p in enumerate(t.all_pieces()):
+                    by_height.setdefault(p.height_in, []).append((k, Polygon(p.footprint)))
+                for h, polys in by_height.items():
+                    union = polys[0][1] if len(polys) == 1 else unary_union([q for _, q in polys])
+                    obs.append(Obstacle(t.id, union, h, "pieces " + ", ".join(str(k) for k, _ in polys)))
+            for k, w in enumerate(t.walls):
+                h = None if any_height else (w.height_in if w.height_in is not None else t.height_in)
+                obs.append(Obstacle(t.id, w.polygon(), h, f"walls[{k}]"))
+            for o in obs:
+                shapely.prepare(o.polygon)
+            out[t.id] = obs
+        return out
 
     # ------------------------------------------------------------------ footprints
     def final(self, unit: UnitInfo) -> Placed:
@@ -224,27 +280,39 @@ class Table:
     def _outline_cache(self) -> dict[tuple[int, ...], tuple[tuple[Footprint, ...], BaseGeometry]]:
         return {}
 
-    def obstacles_for(self, fps: list[Footprint]) -> list[Obstacle]:
-        """Blocking obstacles for lines from or to any of ``fps``: area terrain they stand in is dropped."""
+    def obstacles_for(self, fps: list[Footprint], above: float | None = None) -> list[Obstacle]:
+        """Blocking obstacles (pieces and walls, :attr:`pieces`) for lines from or to any of
+        ``fps``: area terrain they stand in is dropped; with ``above``, only those higher than
+        ``above`` inches (by more than the tolerance), or with no height."""
         skip: set[str] = set()
         for f in fps:
             skip |= self.standing_in(f)
-        return [Obstacle(t.id, self.terrain_polys[t.id]) for t in self.blocking_features if t.id not in skip]
+        return [o for t in self.blocking_features if t.id not in skip for o in self.pieces[t.id]
+                if above is None or o.height is None or o.height > above + TOLERANCE_IN]
 
-    def _blocked_union(self, skip: frozenset[str]) -> BaseGeometry | None:
-        """Union of the (slightly shrunk) blocking footprints, without the features in ``skip``."""
+    def _blocked_union(self, skip: frozenset[str], above: float | None = None) -> BaseGeometry | None:
+        """Union of the (slightly shrunk) blocking pieces, without the features in ``skip``; with
+        ``above``, only the pieces higher than ``above`` inches (see :meth:`obstacles_for`)."""
         cache = self._union_cache
-        if skip not in cache:
-            polys = shrunk_union([self.terrain_polys[t.id] for t in self.blocking_features if t.id not in skip])
+        key = (skip, above)
+        if key not in cache:
+            polys = shrunk_union([o.polygon for t in self.blocking_features if t.id not in skip
+                                  for o in self.pieces[t.id]
+                                  if above is None or o.height is None or o.height > above + TOLERANCE_IN])
             union = unary_union(polys) if polys else None
             if union is not None:
                 shapely.prepare(union)
-            cache[skip] = union
-        return cache[skip]
+            cache[key] = union
+        return cache[key]
 
     @cached_property
-    def _union_cache(self) -> dict[frozenset[str], BaseGeometry | None]:
+    def _union_cache(self) -> dict[tuple[frozenset[str], float | None], BaseGeometry | None]:
         return {}
+
+    @cached_property
+    def has_heights(self) -> bool:
+        """Some blocking piece has a height (else every line test is the plane test)."""
+        return any(o.height is not None for obs in self.pieces.values() for o in obs)
 
     # ------------------------------------------------------------------ measurements
     def nearest_unit(self, placed: Placed, others: list[Placed]) -> tuple[float, int, Placed, int] | None:
@@ -286,7 +354,13 @@ class Table:
         """Can any of the ``observers`` draw line of sight to ``target``? The first observer that
         can and its sight line, or (None, a hidden verdict naming the features that block the
         centre lines). The same method as :meth:`unit_sight`, with the quick lines of every
-        observer tested in one batch."""
+        observer tested in one batch.
+
+        With heights (2.5D), each model is a volume from its floor to its top
+        (:meth:`tops_of`): the quick lines count every piece that could block some line (higher
+        than the lowest top), the group proofs only the pieces that block every line (higher
+        than the highest top), and each open pair is decided by
+        :func:`planner.geometry.sight.line_of_sight` with the two tops."""
         tgt = list(target.footprints)
         if not observers:
             return None, UnitSight(False)
@@ -294,32 +368,41 @@ class Table:
             o = observers[0]
             return o, UnitSight(True, o.model_id(0), target.model_id(0),
                                 ((o.footprints[0].cx, o.footprints[0].cy), (tgt[0].cx, tgt[0].cy)))
-        quick = self._quick_visible(observers, tgt)
+        tops_t = self.tops_of(target)
+        tops_o = [self.tops_of(o) for o in observers]
+        low = min(min(tops_t), *(min(t) for t in tops_o)) if self.has_heights else None
+        quick = self._quick_visible(observers, tgt, low)
         if quick is not None:
             k, i, j, seg = quick
             return observers[k], UnitSight(True, observers[k].model_id(i), target.model_id(j), seg)
-        for observer in observers:
-            s = self._prove_hidden(observer, target, exact)
+        for observer, tops in zip(observers, tops_o, strict=True):
+            s = self._prove_hidden(observer, target, exact, tops, tops_t)
             if s.visible:
                 return observer, s
         all_obs = [f for o in observers for f in o.footprints]
-        return None, UnitSight(False, blocking=self._blockers_between(all_obs, tgt, self.obstacles_for(all_obs + tgt)))
+        return None, UnitSight(False, blocking=self._blockers_between(all_obs, tgt,
+                                                                      self.obstacles_for(all_obs + tgt, low)))
 
-    def _prove_hidden(self, observer: Placed, target: Placed, exact: bool) -> UnitSight:
+    def _prove_hidden(self, observer: Placed, target: Placed, exact: bool, tops_o: tuple[float, ...],
+                      tops_t: tuple[float, ...]) -> UnitSight:
         obs, tgt = list(observer.footprints), list(target.footprints)
+        heights = self.has_heights
+        high_t = max(tops_t)
+        high = max(high_t, max(tops_o)) if heights else None
         skip_t = frozenset().union(*(self.standing_in(f) for f in tgt))
         skip_all = skip_t.union(*(self.standing_in(f) for f in obs))
-        group_obstacles = self.obstacles_for(obs + tgt)
+        group_obstacles = self.obstacles_for(obs + tgt, high)
         tgt_outline = self._outline(target.footprints)
         if group_obstacles and outlines_separated(self._outline(observer.footprints), tgt_outline, group_obstacles,
-                                                  self._blocked_union(skip_all)):
+                                                  self._blocked_union(skip_all, high)):
             return UnitSight(False)
         open_pairs: list[tuple[int, int]] = []
         for i, a in enumerate(obs):
             skip = skip_t | self.standing_in(a)
-            obstacles = self.obstacles_for([a, *tgt])
+            above = max(high_t, tops_o[i]) if heights else None
+            obstacles = self.obstacles_for([a, *tgt], above)
             if not (obstacles and outlines_separated(self._outline((a,)), tgt_outline, obstacles,
-                                                     self._blocked_union(skip))):
+                                                     self._blocked_union(skip, above))):
                 open_pairs += [(i, j) for j in range(len(tgt))]
         if open_pairs and not exact:
             i, j = open_pairs[0]
@@ -327,18 +410,19 @@ class Table:
         open_pairs.sort(key=lambda ij: math.hypot(obs[ij[0]].cx - tgt[ij[1]].cx, obs[ij[0]].cy - tgt[ij[1]].cy))
         for i, j in open_pairs:
             a, b = obs[i], tgt[j]
-            s: Sight = line_of_sight(a, b, self.obstacles_for([a, b]))
+            s: Sight = line_of_sight(a, b, self.obstacles_for([a, b]), (tops_o[i], tops_t[j]) if heights else None)
             if s.visible:
                 return UnitSight(True, observer.model_id(i), target.model_id(j), s.segment)
         return UnitSight(False)
 
-    def _quick_visible(self, observers: list[Placed], tgt: list[Footprint]
+    def _quick_visible(self, observers: list[Placed], tgt: list[Footprint], low: float | None = None
                        ) -> tuple[int, int, int, tuple[tuple[float, float], tuple[float, float]]] | None:
         """A clear centre-to-centre line from some observer base to some target base, or None.
 
-        Cheap, and any clear line is a proof; outline points are tried per pair later by
-        :func:`planner.geometry.sight.line_of_sight` when it comes to that. Returns (observer
-        index, observer model index, target model index, segment).
+        Cheap, and any clear line is a proof (it misses every piece higher than ``low``, the
+        lowest top of the models, so it passes above the others); outline points are tried per
+        pair later by :func:`planner.geometry.sight.line_of_sight` when it comes to that. Returns
+        (observer index, observer model index, target model index, segment).
         """
         st = [self.standing_in(f) for f in tgt]
         ct = np.array([[f.cx, f.cy] for f in tgt])
@@ -351,7 +435,7 @@ class Table:
                 for j in range(len(tgt)):
                     by_key.setdefault(so | st[j], []).append((k, i, j))
         for key, triples in by_key.items():
-            union = self._blocked_union(key)
+            union = self._blocked_union(key, low)
             kij = np.array(triples)
             starts = np.array([centres[k][i] for k, i, _ in triples])
             if union is None:
@@ -370,8 +454,8 @@ class Table:
         """The obstacles that cross some centre-to-centre line between the two groups (the
         features a judge would point at); all obstacles in the way if none does alone."""
         segs = shapely.linestrings([[[a.cx, a.cy], [b.cx, b.cy]] for a in obs for b in tgt])
-        named = [o.id for o in obstacles if shapely.intersects(segs, o.polygon).any()]
-        return tuple(sorted(named)) if named else tuple(sorted(o.id for o in obstacles))
+        named = {o.id for o in obstacles if shapely.intersects(segs, o.polygon).any()}
+        return tuple(sorted(named)) if named else tuple(sorted({o.id for o in obstacles}))
 
 
 def setup_label(unit: UnitInfo) -> str:

@@ -66,6 +66,16 @@ class HorusHeresy2(Ruleset):
     ``control_objective`` goal)."""
 
     DEFAULT_BULKY = 2
+
+    MODEL_HEIGHT_IN: ClassVar[dict[str, float]] = {
+        "Infantry": 1.25, "Cavalry": 1.75, "Dreadnought": 2.75, "Automata": 2.25, "Vehicle": 2.5,
+        "Primarch": 2.0, "Knight": 6.0, "Titan": 12.0, "Monstrous": 2.5, "Fortification": 4.0,
+    }
+    """Default model heights by unit type (inches), for true line of sight when neither the model
+    nor its profile states one. Planner ruling: the rules give no model heights (HH2 uses true
+    line of sight from the model itself); these are typical heights of the current plastic kits,
+    table top to the top of the model (a Legionary about 32 mm, a Rhino about 62 mm, a Contemptor
+    about 70 mm, a Questoris Knight about 150 mm), rounded to a quarter inch."""
     """Bulky with no value counts as Bulky (2)."""
 
     RULE_TABLE: ClassVar[tuple[RuleInfo, ...]] = (
