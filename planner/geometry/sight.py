@@ -69,7 +69,7 @@ class Obstacle:
     """
 
     id: str
-    polygon: Polygon
+    polygon: Polygon  # a MultiPolygon too, where pieces of one height lie apart
     height: float | None = None
     piece: str = ""
 
@@ -191,7 +191,8 @@ def _critical_lines(a_poly: Polygon, b_poly: Polygon, blockers: list[Polygon], h
     av = _ccw(a_poly)
     bv = _ccw(b_poly)
     obs = []
-    for bl in blockers:
+    parts = [g for bl in blockers for g in getattr(bl, "geoms", [bl])]  # pieces apart come as a MultiPolygon
+    for bl in parts:
         inter = bl.intersection(hull.buffer(1e-6))
         if inter.is_empty:
             continue
@@ -427,22 +428,30 @@ def _core(o: Obstacle, a: Footprint, b: Footprint, ta: float, tb: float) -> Obst
     if cell <= 0:
         return None
     nx, ny = max(1, math.ceil((maxx - minx) / cell)), max(1, math.ceil((maxy - miny) / cell))
-    cx, cy = np.meshgrid(minx + (np.arange(nx) + 0.5) * cell, miny + (np.arange(ny) + 0.5) * cell)
-    cx, cy = cx.ravel(), cy.ravel()
+    ex, ey = minx + np.arange(nx + 1) * cell, miny + np.arange(ny + 1) * cell  # shared cell edges: no seams
+    x0, y0 = np.meshgrid(ex[:-1], ey[:-1])
+    x1, y1 = np.meshgrid(ex[1:], ey[1:])
+    x0, y0, x1, y1 = x0.ravel(), y0.ravel(), x1.ravel(), y1.ravel()
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     half_diag = cell * math.sqrt(0.5) + 1e-9
     # the fraction s of a point x on a segment from p (in the lower base) to q (in the higher) is
-    # |px| / (|px| + |xq|), at most far / (far + near) with far >= |px|, near <= |xq|
-    far = np.hypot(cx - low.cx, cy - low.cy) + half_diag + low.outer_radius + 1e-9
-    near = np.maximum(np.hypot(cx - high.cx, cy - high.cy) - half_diag - high.outer_radius - 1e-9, 0.0)
+    # |px| / (|px| + |xq|), at most far / (far + near) with far >= |px|, near <= |xq|: far is the
+    # farthest vertex of the lower base's circumscribed polygon, near the distance to the higher
+    # base's circumscribed polygon (both contain the true bases), each widened by the cell
+    lv = np.asarray(low.polygon(_N_POLY, circumscribed=True).exterior.coords)[:-1]
+    far = np.hypot(cx[:, None] - lv[None, :, 0], cy[:, None] - lv[None, :, 1]).max(axis=1) + half_diag + 1e-9
+    near = np.maximum(shapely.distance(high.polygon(_N_POLY, circumscribed=True), shapely.points(cx, cy))
+                      - half_diag - 1e-9, 0.0)
     keep = far < s_star * (far + near)
     if not keep.any():
         return None
-    h = cell / 2
-    boxes = shapely.box(cx[keep] - h, cy[keep] - h, cx[keep] + h, cy[keep] + h)
+    if keep.all():
+        return Obstacle(o.id, o.polygon, None, o.piece)
+    boxes = shapely.box(x0[keep], y0[keep], x1[keep], y1[keep])
     region = shapely.union_all(boxes).intersection(o.polygon)
     if region.is_empty or region.area <= 0:
         return None
-    return Obstacle(o.id, region, None, o.piece)
+    return Obstacle(o.id, cast(Polygon, region), None, o.piece)
 
 
 def _search_3d(a: Footprint, b: Footprint, full: list[Obstacle], partial: list[Obstacle], tops: Tops,
@@ -493,14 +502,14 @@ def _search_3d(a: Footprint, b: Footprint, full: list[Obstacle], partial: list[O
 
 
 def _clear_3d(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray, ta: float, tb: float,
-              blocked_full: BaseGeometry | None, partial: list[tuple[Obstacle, BaseGeometry]]) -> np.ndarray:
+              blocked_full: BaseGeometry | None, partial: Sequence[tuple[Obstacle, BaseGeometry]]) -> np.ndarray:
     """For segments (x0, y0, ta) -> (x1, y1, tb): True where the segment crosses no full
     obstacle and passes above every partial one (the height is linear along a segment, so its
     lowest point over a piece is where it enters or leaves it)."""
-    lines = shapely.linestrings(np.stack([np.column_stack([x0, y0]), np.column_stack([x1, y1])], axis=1))
-    ok = np.ones(len(lines), dtype=bool)
+    lines = np.asarray(shapely.linestrings(np.stack([np.column_stack([x0, y0]), np.column_stack([x1, y1])], axis=1)))
+    ok = np.ones(len(x0), dtype=np.bool_)
     if blocked_full is not None:
-        ok &= ~shapely.intersects(lines, blocked_full)
+        ok = ok & ~np.asarray(shapely.intersects(lines, blocked_full), dtype=np.bool_)
     ux, uy = x1 - x0, y1 - y0
     ll = ux * ux + uy * uy
     ll[ll == 0] = 1.0

@@ -16,7 +16,13 @@ from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
 from planner.geometry.measure import nearest
-from planner.geometry.shapes import Footprint, clearance_inside, distance_to_polygon, footprint
+from planner.geometry.shapes import (
+    Footprint,
+    clearance_inside,
+    distance_to_polygon,
+    footprint,
+    signed_distance,
+)
 from planner.geometry.sight import (
     Obstacle,
     Sight,
@@ -84,19 +90,31 @@ class Table:
     def _models_by_ref(self) -> dict[str, ModelInfo]:
         return {m.ref: m for u in self.world.units.values() for m in u.models}
 
-    def tops_of(self, placed: Placed) -> tuple[float, ...]:
-        """The top of each footprint of ``placed`` (inches): its own ``tops``, else its models'
-        (by ``unit/model`` id, or one for one), else the highest model of the unit (a stand-in:
-        the higher, the more it sees, so a hidden verdict stays sound)."""
+    def levels_of(self, placed: Placed) -> tuple[tuple[float, float], ...]:
+        """(floor ``z``, top) of each footprint of ``placed`` (inches): its own ``tops`` (on the
+        table), else its models' (by ``unit/model`` id, or one for one), else the highest model
+        of the unit (a stand-in: the higher, the more it sees, so a hidden verdict stays sound)."""
         if placed.tops:
-            return placed.tops
+            return tuple((0.0, t) for t in placed.tops)
         n = len(placed.footprints)
-        if placed.ids and all(i in self._models_by_ref for i in placed.ids) and len(placed.ids) == n:
-            return tuple(self.top_of(self._models_by_ref[i]) for i in placed.ids)
-        if not placed.ids and len(placed.unit.models) == n:
-            return tuple(self.top_of(m) for m in placed.unit.models)
-        top = max((self.top_of(m) for m in placed.unit.models), default=self.rules.DEFAULT_MODEL_HEIGHT_IN)
-        return (top,) * n
+        ms: list[ModelInfo]
+        if placed.ids and len(placed.ids) == n and all(i in self._models_by_ref for i in placed.ids):
+            ms = [self._models_by_ref[i] for i in placed.ids]
+        elif not placed.ids and len(placed.unit.models) == n:
+            ms = list(placed.unit.models)
+        else:
+            top = max((self.top_of(m) for m in placed.unit.models), default=self.rules.DEFAULT_MODEL_HEIGHT_IN)
+            return ((0.0, top),) * n
+        return tuple((m.z, self.top_of(m)) for m in ms)
+
+    def tops_of(self, placed: Placed) -> tuple[float, ...]:
+        """The top of each footprint's volume of ``placed`` (:meth:`levels_of`), inches."""
+        return tuple(t for _, t in self.levels_of(placed))
+
+    @cached_property
+    def off_the_table(self) -> bool:
+        """Some model stands on a floor above the table (``z`` > 0)."""
+        return any(m.z > 0 for m in self._models_by_ref.values())
 
     @cached_property
     def pieces(self) -> dict[str, list[Obstacle]]:
@@ -118,7 +136,7 @@ class Table:
                     by_height.setdefault(p.height_in, []).append((k, Polygon(p.footprint)))
                 for h, polys in by_height.items():
                     union = polys[0][1] if len(polys) == 1 else unary_union([q for _, q in polys])
-                    obs.append(Obstacle(t.id, union, h, "pieces " + ", ".join(str(k) for k, _ in polys)))
+                    obs.append(Obstacle(t.id, cast(Polygon, union), h, "pieces " + ", ".join(str(k) for k, _ in polys)))
             for k, w in enumerate(t.walls):
                 h = None if any_height else (w.height_in if w.height_in is not None else t.height_in)
                 obs.append(Obstacle(t.id, w.polygon(), h, f"walls[{k}]"))
@@ -315,12 +333,18 @@ class Table:
         return any(o.height is not None for obs in self.pieces.values() for o in obs)
 
     # ------------------------------------------------------------------ measurements
-    def nearest_unit(self, placed: Placed, others: list[Placed]) -> tuple[float, int, Placed, int] | None:
-        """The closest model pair between ``placed`` and any unit in ``others``.
+    def nearest_unit(self, placed: Placed, others: list[Placed], *, vertical_within: float | None = None
+                     ) -> tuple[float, int, Placed, int] | None:
+        """The closest model pair between ``placed`` and any unit in ``others``, measured as the
+        ruleset measures set-up distances (:func:`planner.legality.checks.distance.measured_distance`:
+        horizontally, or in space between models on different floors).
 
-        Returns (distance_in, index_in_placed, other Placed, index_in_other), or None if ``others``
-        is empty.
+        ``vertical_within``: only pairs within this distance vertically count (the vertical part
+        of Engagement Range). Returns (distance_in, index_in_placed, other Placed, index_in_other),
+        or None if ``others`` is empty (or no pair is within ``vertical_within``).
         """
+        if self.off_the_table:
+            return self._nearest_levels(placed, others, vertical_within)
         best: tuple[float, int, Placed, int] | None = None
         for o in others:
             lb = min(
@@ -333,6 +357,27 @@ class Table:
             n = nearest(list(placed.footprints), list(o.footprints))
             if best is None or n.distance < best[0]:
                 best = (n.distance, n.i, o, n.j)
+        return best
+
+    def _nearest_levels(self, placed: Placed, others: list[Placed], vertical_within: float | None
+                        ) -> tuple[float, int, Placed, int] | None:
+        """:meth:`nearest_unit` where some model stands on a floor: every pair measured."""
+        from planner.legality.checks.distance import measured_distance, within_vertically
+
+        la = self.levels_of(placed)
+        best: tuple[float, int, Placed, int] | None = None
+        for o in others:
+            lo = self.levels_of(o)
+            for i, a in enumerate(placed.footprints):
+                for j, b in enumerate(o.footprints):
+                    if vertical_within is not None and not within_vertically(la[i], lo[j], vertical_within):
+                        continue
+                    if best is not None and math.hypot(a.cx - b.cx, a.cy - b.cy) - a.outer_radius - b.outer_radius \
+                            >= best[0]:
+                        continue
+                    d = measured_distance(max(0.0, signed_distance(a, b)), la[i], lo[j], self.rules)
+                    if best is None or d < best[0]:
+                        best = (d, i, o, j)
         return best
 
     def unit_sight(self, observer: Placed, target: Placed, *, exact: bool = True) -> UnitSight:

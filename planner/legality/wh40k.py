@@ -14,7 +14,8 @@ Readings of the rules (see also the rules modules):
   a Scouts move ends are measured against every other unit's final position.
 - An attached unit (a ``joined`` Leader or Support and its Bodyguard) is one unit: its coherency
   and its ability checks ("every model has Infiltrators") cover all its models.
-- The battlefield is flat: the 5" vertical parts of coherency and engagement range are not measured.
+- Set-up distances are horizontal ("more than 9\" horizontally"), whatever floor a model stands on; the
+  5" vertical parts of coherency and Engagement Range are measured between models on different floors.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from planner.geometry.shapes import (
     footprint,
     signed_distance,
 )
-from planner.legality.checks.coherency import coherency_shortfall, is_coherent_40k
+from planner.legality.checks.coherency import coherency_shortfall
 from planner.legality.checks.placement import wholly_within
 from planner.legality.report import Evidence, Finding, inches, make_finding
 from planner.legality.table import Placed, Table, UnitSight
@@ -346,8 +347,9 @@ class WH40kChecker:
         models = placed.footprints
         if len(models) < 2:
             return
-        margin, i, part = coherency_shortfall(list(placed.footprints), self.R)
-        ok = is_coherent_40k(list(placed.footprints), self.R)
+        levels = self.table.levels_of(placed) if self.table.off_the_table else None
+        margin, i, part = coherency_shortfall(list(placed.footprints), self.R, levels)
+        ok = margin >= -TOLERANCE_IN
         R = self.R
         n = len(models)
         large = R.COHERENCY_LARGE_UNIT_MODELS is not None and n >= R.COHERENCY_LARGE_UNIT_MODELS
@@ -370,7 +372,9 @@ class WH40kChecker:
         """Set up unengaged: more than Engagement Range from every enemy model (where it was set up)."""
         stage = "first" if u.setup.from_ is not None else "final"
         placed = self.table.first(u) if stage == "first" else self.table.final(u)
-        near = self.table.nearest_unit(placed, self.enemies(u, "first"))
+        # Engagement Range: within ER horizontally and 5" vertically (a model on a floor more
+        # than 5" above or below is not engaged however close in plan)
+        near = self.table.nearest_unit(placed, self.enemies(u, "first"), vertical_within=self.R.COHERENCY_VERTICAL_IN)
         er = self.R.ENGAGEMENT_RANGE_IN
         if near is None:
             self.add(_finding(self.P + "engagement", True, u, "no enemy model on the battlefield",

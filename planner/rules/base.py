@@ -105,6 +105,12 @@ class Ruleset:
     profile states one; each ruleset module gives its own with the source."""
     DEFAULT_MODEL_HEIGHT_IN: ClassVar[float] = 1.25
     """Height of a model whose unit type has no entry in :attr:`MODEL_HEIGHT_IN` (inches)."""
+    DISTANCES_3D: ClassVar[bool] = False
+    """Set-up distances between models on different floors are measured in space (closest points
+    of the two volumes); False: horizontally, as the 10th/11th-edition texts say."""
+    COHERENCY_VERTICAL_IN: ClassVar[float | None] = None
+    """The vertical part of coherency and Engagement Range ("within 2\" horizontally and 5\"
+    vertically"); None: the ruleset's coherency has no vertical part."""
     AREA_BLOCKS_AT_ANY_HEIGHT: ClassVar[bool] = False
     """Area terrain that blocks sight blocks as if it were as high as any line, whatever its
     pieces' heights (40k ruins and obscuring areas block by their footprint); False: each piece

@@ -67,6 +67,13 @@ class HorusHeresy2(Ruleset):
 
     DEFAULT_BULKY = 2
 
+    DISTANCES_3D: ClassVar[bool] = True
+    """Infiltrate and Scout distances between models on different floors are measured between the
+    closest points of the two models in space. Planner ruling [I]: the HH2 text says "more than
+    9\" from any enemy unit" with no "horizontally" (HH2 p.242, source text 000), and true line of
+    sight and true distances go together; the 10th/11th editions add "horizontally" where they
+    mean it (RULES.md §1.9, §3.1). Models on the table (no ``z``) measure as before."""
+
     MODEL_HEIGHT_IN: ClassVar[dict[str, float]] = {
         "Infantry": 1.25, "Cavalry": 1.75, "Dreadnought": 2.75, "Automata": 2.25, "Vehicle": 2.5,
         "Primarch": 2.0, "Knight": 6.0, "Titan": 12.0, "Monstrous": 2.5, "Fortification": 4.0,
