@@ -332,3 +332,46 @@ def test_crossings_name_the_piece_and_the_height_the_line_passes_it():
     assert [(c.id, c.piece, c.top) for c in got] == [("ruin", "walls[0]", 1.0), ("bastion", "pieces 0", 6.0)]
     assert got[0].line_height == pytest.approx(1.25 + 1.25 * 9 / 20, abs=1e-6)
     assert not got[0].blocks and got[1].blocks
+
+
+def test_hidden_evidence_names_the_blocking_piece_and_the_line_height():
+    report = _hh2([_vehicle()], [ENEMY], [_wall(4.0)])
+    hidden = next(f for u in report.units if u.unit == "rhino" for f in u.findings if f.rule == "hh2.infiltrate.hidden")
+    (sp,) = hidden.evidence.sight_passes
+    assert (sp.feature, sp.piece, sp.top_in, sp.blocks) == ("wall", "pieces 0", 4.0, True)
+    # the centre line runs from the Legionary's top (1.25" at y=10) to the Rhino's (2.5" at y=Y_VEHICLE);
+    # it is lowest over the wall where it enters it, at y = 15
+    assert sp.line_in == pytest.approx(1.25 + 1.25 * 5 / (Y_VEHICLE - 10), abs=1e-6)
+    assert 'wall pieces 0 (top 4")' in hidden.message
+
+
+def test_seen_evidence_says_how_high_the_line_passes_the_wall():
+    report = _hh2([_vehicle()], [ENEMY], [_wall(1.0)])
+    seen = next(f for u in report.units if u.unit == "rhino" for f in u.findings if f.rule == "hh2.infiltrate.hidden")
+    (sp,) = seen.evidence.sight_passes
+    assert (sp.feature, sp.top_in, sp.blocks) == ("wall", 1.0, False) and sp.line_in > 1.25
+
+
+def test_the_picture_shows_heights_walls_floors_and_the_blocking_piece():
+    from planner.render.draw import render_bytes
+    from tests.test_render import svg_ids
+
+    ruin = {"id": "ruin", "kind": "area", "traits": ["blocks_line_of_sight"], "height_in": 0.5,
+            "pieces": [{"footprint": [[20, 20], [26, 20], [26, 26], [20, 26]], "height_in": 6},
+                       {"footprint": [[26, 20], [32, 20], [32, 26], [26, 26]]}],
+            "walls": [{"points": [[20, 20], [32, 20]], "thickness_in": 0.25, "height_in": 3}],
+            "floors": [{"height_in": 0}, {"height_in": 3, "footprint": [[20, 20], [26, 20], [26, 26], [20, 26]]}]}
+    data = {"ruleset": "hh2", "battlefield": {"width": 72, "depth": 48}, "terrain": [ruin, _wall(4.0)],
+            "deployment_zones": [{"id": "blue-dz", "player": "blue", "polygon": [[0, 0], [72, 0], [72, 12], [0, 12]]},
+                                 {"id": "red-dz", "player": "red", "polygon": [[0, 36], [72, 36], [72, 48], [0, 48]]}],
+            "armies": [{"player": "red", "units": [_vehicle()]}, {"player": "blue", "units": [ENEMY]}]}
+    world = resolve(Scenario.model_validate(data), require_positions=True)
+    report = check_deployment(world)
+    svg, summary = render_bytes(world, "svg", report)
+    ids = set(svg_ids(svg))
+    assert {"terrain-ruin-piece-0", "terrain-ruin-piece-1", "height-terrain-ruin-piece-0", "wall-ruin-0",
+            "height-wall-ruin-0", "floor-ruin-1", "floor-label-ruin-1"} <= ids
+    assert "floor-ruin-0" not in ids  # the ground floor is the table
+    assert any(i.startswith("sightline-blocked-rhino-tacticals-pass-wall") for i in ids), sorted(ids)
+    assert summary.counts["wall"] == 1 and summary.counts["floor"] == 1
+    assert b'top 4&quot; above the line at 1.' in svg or b'top 4" above the line at 1.' in svg

@@ -538,6 +538,8 @@ class Crossing:
     piece: str
     top: float | None
     line_height: float
+    at: tuple[float, float] = (0.0, 0.0)
+    """The point (inches, in plan) where the line is lowest over the piece."""
 
     @property
     def blocks(self) -> bool:
@@ -563,7 +565,8 @@ def crossings(p: tuple[float, float], q: tuple[float, float], tops: Tops, obstac
         pts = shapely.get_coordinates(inter)
         frac = np.clip(((pts[:, 0] - p[0]) * ux + (pts[:, 1] - p[1]) * uy) / ll, 0.0, 1.0)
         z = tops[0] + (tops[1] - tops[0]) * frac
-        out.append(Crossing(o.id, o.piece, o.height, float(z.min())))
+        k = int(np.argmin(z))
+        out.append(Crossing(o.id, o.piece, o.height, float(z[k]), (float(pts[k, 0]), float(pts[k, 1]))))
     return out
 
 

@@ -24,8 +24,10 @@ from planner.geometry.shapes import (
     signed_distance,
 )
 from planner.geometry.sight import (
+    Crossing,
     Obstacle,
     Sight,
+    crossings,
     line_of_sight,
     outline_union,
     outlines_separated,
@@ -66,6 +68,9 @@ class UnitSight:
     target_model: str | None = None
     segment: tuple[tuple[float, float], tuple[float, float]] | None = None
     blocking: tuple[str, ...] = ()
+    passes: tuple[Crossing, ...] = ()
+    """With heights: the pieces the evidence line crosses and how high it passes each (the clear
+    line; when hidden, the centre line of the nearest pair of models)."""
 
 
 class Table:
@@ -419,14 +424,37 @@ class Table:
         quick = self._quick_visible(observers, tgt, low)
         if quick is not None:
             k, i, j, seg = quick
-            return observers[k], UnitSight(True, observers[k].model_id(i), target.model_id(j), seg)
+            return observers[k], UnitSight(True, observers[k].model_id(i), target.model_id(j), seg,
+                                           passes=self._passes(observers[k], i, target, j, seg))
         for observer, tops in zip(observers, tops_o, strict=True):
             s = self._prove_hidden(observer, target, exact, tops, tops_t)
             if s.visible:
                 return observer, s
         all_obs = [f for o in observers for f in o.footprints]
+        passes: tuple[Crossing, ...] = ()
+        if self.has_heights:
+            k, i, j = min(((k, i, j) for k, o in enumerate(observers) for i in range(len(o.footprints))
+                           for j in range(len(tgt))),
+                          key=lambda kij: math.hypot(observers[kij[0]].footprints[kij[1]].cx - tgt[kij[2]].cx,
+                                                     observers[kij[0]].footprints[kij[1]].cy - tgt[kij[2]].cy))
+            a = observers[k].footprints[i]
+            passes = self._passes(observers[k], i, target, j, ((a.cx, a.cy), (tgt[j].cx, tgt[j].cy)))
         return None, UnitSight(False, blocking=self._blockers_between(all_obs, tgt,
-                                                                      self.obstacles_for(all_obs + tgt, low)))
+                                                                      self.obstacles_for(all_obs + tgt, low)),
+                               passes=passes)
+
+    def _passes(self, observer: Placed, i: int, target: Placed, j: int,
+                seg: tuple[tuple[float, float], tuple[float, float]] | None) -> tuple[Crossing, ...]:
+        """The pieces with a height that ``seg`` (from observer model ``i`` to target model ``j``,
+        either way round) crosses, and how high it passes each; () without heights."""
+        if not self.has_heights or seg is None:
+            return ()
+        a, b = observer.footprints[i], target.footprints[j]
+        ta, tb = self.tops_of(observer)[i], self.tops_of(target)[j]
+        p, q = seg
+        if math.hypot(p[0] - a.cx, p[1] - a.cy) > math.hypot(q[0] - a.cx, q[1] - a.cy):
+            p, q = q, p  # the line runs from the target: start it at the observer
+        return tuple(crossings(p, q, (ta, tb), self.obstacles_for([a, b])))
 
     def _prove_hidden(self, observer: Placed, target: Placed, exact: bool, tops_o: tuple[float, ...],
                       tops_t: tuple[float, ...]) -> UnitSight:
@@ -457,7 +485,8 @@ class Table:
             a, b = obs[i], tgt[j]
             s: Sight = line_of_sight(a, b, self.obstacles_for([a, b]), (tops_o[i], tops_t[j]) if heights else None)
             if s.visible:
-                return UnitSight(True, observer.model_id(i), target.model_id(j), s.segment)
+                return UnitSight(True, observer.model_id(i), target.model_id(j), s.segment,
+                                 passes=self._passes(observer, i, target, j, s.segment))
         return UnitSight(False)
 
     def _quick_visible(self, observers: list[Placed], tgt: list[Footprint], low: float | None = None
