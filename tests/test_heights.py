@@ -252,6 +252,16 @@ def test_standing_in_either_half_of_a_ruin_is_standing_in_the_ruin():
 
 # ----------------------------------------------------------------------------- distances between floors
 
+TOWER = {"id": "tower", "kind": "open", "footprint": [[20, 18], [52, 18], [52, 30], [20, 30]],
+         "floors": [{"height_in": 0}, {"height_in": 6.0}]}
+"""A gantry with a 6" floor (open terrain: it does not block sight)."""
+
+
+def _floors(*heights, polygon=((0, 0), (60, 0), (60, 44), (0, 44))):
+    return {"id": "gantry", "kind": "open", "footprint": [list(p) for p in polygon],
+            "floors": [{"height_in": h} for h in heights]}
+
+
 def _infiltrator_on_floor(z, dy_horizontal):
     return [{"id": "scouts", "type": "Infantry", "rules": ["Infiltrate"], "setup": {"method": "infiltrate"},
              "models": [{"base": {"diameter_mm": 25}, "x": 36, "y": 10 + R32 + dy_horizontal + R25, "z": z}]}]
@@ -262,8 +272,8 @@ def test_hh2_distances_between_floors_are_measured_in_space():
     it; the distance is the closest-point distance in space."""
     v = 6.0 - 1.25
     h_exact = math.sqrt(12.0 ** 2 - v ** 2)  # exactly 12" in space: not more than 12"
-    at = _hh2(_infiltrator_on_floor(6.0, h_exact), [ENEMY], [])
-    past = _hh2(_infiltrator_on_floor(6.0, h_exact + 0.001), [ENEMY], [])
+    at = _hh2(_infiltrator_on_floor(6.0, h_exact), [ENEMY], [TOWER])
+    past = _hh2(_infiltrator_on_floor(6.0, h_exact + 0.001), [ENEMY], [TOWER])
     assert _rules(at, "scouts") == {"hh2.infiltrate.hidden"}  # in plain sight at exactly 12"
     assert _rules(past, "scouts") == set()
     d = next(f for u in past.units if u.unit == "scouts" for f in u.findings if f.rule == "hh2.infiltrate.distance")
@@ -273,10 +283,10 @@ def test_hh2_distances_between_floors_are_measured_in_space():
 # ----------------------------------------------------------------------------- 40k: horizontally, and 5" vertically
 
 
-def _wh40k(ruleset, blue, red):
+def _wh40k(ruleset, blue, red, floors=()):
     from tests.wh40k_helpers import check
 
-    return check(ruleset, blue, red)
+    return check(ruleset, blue, red, terrain=[_floors(*floors)] if floors else ())
 
 
 @pytest.mark.parametrize(("ruleset", "limit"), [("wh40k10", 9.0), ("wh40k11", 8.0)])
@@ -288,8 +298,8 @@ def test_40k_setup_distances_are_horizontal_on_any_floor(ruleset, limit):
                      setup={"method": "infiltrate"})]
 
     red = [RED_LINE, unit("red-ruin", [model(30, 30)])]
-    assert f"{ruleset}.infiltrators.distance" in failed(_wh40k(ruleset, blue(limit), red), "inf")
-    assert f"{ruleset}.infiltrators.distance" not in failed(_wh40k(ruleset, blue(limit + 0.001), red), "inf")
+    assert f"{ruleset}.infiltrators.distance" in failed(_wh40k(ruleset, blue(limit), red, [6.0]), "inf")
+    assert f"{ruleset}.infiltrators.distance" not in failed(_wh40k(ruleset, blue(limit + 0.001), red, [6.0]), "inf")
 
 
 @pytest.mark.parametrize(("ruleset", "er"), [("wh40k10", 1.0), ("wh40k11", 2.0)])
@@ -301,8 +311,8 @@ def test_40k_coherency_and_engagement_have_a_5_inch_vertical_part(ruleset, er):
     def squad(z):
         return unit("squad", [model(10, 6), model(10 + 2 * R32 + 1.0, 6, z=z)], setup={"method": "deployment_zone"})
 
-    assert f"{ruleset}.coherency" not in failed(_wh40k(ruleset, [squad(1.25 + 5.0)], [RED_LINE]), "squad")
-    report = _wh40k(ruleset, [squad(1.25 + 5.001)], [RED_LINE])
+    assert f"{ruleset}.coherency" not in failed(_wh40k(ruleset, [squad(1.25 + 5.0)], [RED_LINE], [6.25]), "squad")
+    report = _wh40k(ruleset, [squad(1.25 + 5.001)], [RED_LINE], [6.251])
     assert f"{ruleset}.coherency" in failed(report, "squad")
     assert finding(report, "squad", f"{ruleset}.coherency").margin == pytest.approx(-0.001, abs=1e-9)
 
@@ -316,8 +326,8 @@ def test_40k_coherency_and_engagement_have_a_5_inch_vertical_part(ruleset, er):
              {"id": "red-dz", "player": "red", "polygon": [[0, 14], [60, 14], [60, 44], [0, 44]]}]
     from tests.wh40k_helpers import check
 
-    engaged = check(ruleset, blue, [RED_LINE, enemy(1.25 + 5.0)], zones=zones)
-    free = check(ruleset, blue, [RED_LINE, enemy(1.25 + 5.001)], zones=zones)
+    engaged = check(ruleset, blue, [RED_LINE, enemy(1.25 + 5.0)], zones=zones, terrain=[_floors(6.25)])
+    free = check(ruleset, blue, [RED_LINE, enemy(1.25 + 5.001)], zones=zones, terrain=[_floors(6.251)])
     assert f"{ruleset}.engagement" in failed(engaged, "b")
     assert f"{ruleset}.engagement" not in failed(free, "b")
 
@@ -375,3 +385,42 @@ def test_the_picture_shows_heights_walls_floors_and_the_blocking_piece():
     assert any(i.startswith("sightline-blocked-rhino-tacticals-pass-wall") for i in ids), sorted(ids)
     assert summary.counts["wall"] == 1 and summary.counts["floor"] == 1
     assert b'top 4&quot; above the line at 1.' in svg or b'top 4" above the line at 1.' in svg
+
+
+def test_a_model_above_the_table_must_stand_on_a_floor_of_that_height(tmp_path):
+    from typer.testing import CliRunner
+
+    from planner.cli import app
+
+    data = {"ruleset": "hh2", "battlefield": {"width": 72, "depth": 48}, "terrain": [TOWER],
+            "deployment_zones": [{"id": "blue-dz", "player": "blue", "polygon": [[0, 0], [72, 0], [72, 12], [0, 12]]},
+                                 {"id": "red-dz", "player": "red", "polygon": [[0, 36], [72, 36], [72, 48], [0, 48]]}],
+            "armies": [{"player": "red", "units": _infiltrator_on_floor(5.0, 12.0)},
+                       {"player": "blue", "units": [ENEMY]}]}
+    path = tmp_path / "floor.yaml"
+    import yaml
+
+    path.write_text(yaml.safe_dump(data))
+    r = CliRunner().invoke(app, ["check", str(path)])
+    assert r.exit_code == 2, r.output
+    assert "armies[0].units[0].models[0].z" in r.output and "no floor 5" in r.output and "floor.yaml" in r.output
+    data["armies"][0]["units"] = _infiltrator_on_floor(6.0, 12.0)
+    path.write_text(yaml.safe_dump(data))
+    r = CliRunner().invoke(app, ["check", str(path)])
+    assert r.exit_code == 0, r.output  # 12" across and 4.75" up: more than 12" away, legal in plain sight
+
+
+def test_every_40k_profile_has_a_height_and_every_unit_type_a_default():
+    import yaml
+
+    from planner.rules.registry import find_ruleset
+    from planner.schema import UnitType
+
+    here = __import__("pathlib").Path(__file__).resolve().parents[1]
+    for path in (here / "models" / "wh40k").glob("*.yaml"):
+        for e in yaml.safe_load(path.read_text())["entries"]:
+            assert isinstance(e.get("height_in"), float) and 0.5 <= e["height_in"] <= 12, (path.name, e["id"])
+    for rid in ("hh2", "wh40k10", "wh40k11"):
+        rs = find_ruleset(rid)
+        assert set(rs.MODEL_HEIGHT_IN) == {t.value for t in UnitType}, rid
+        assert rs.MODEL_HEIGHT_IN["Infantry"] < rs.MODEL_HEIGHT_IN["Vehicle"] < rs.MODEL_HEIGHT_IN["Knight"]
