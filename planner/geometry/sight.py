@@ -1,4 +1,14 @@
-"""Line of sight between bases across line-of-sight-blocking terrain footprints.
+"""Line of sight between model volumes across line-of-sight-blocking terrain pieces (2.5D).
+
+Heights (issue #15): every obstacle may have a top (``Obstacle.height``, inches; None: as high
+as any line, what every obstacle meant before heights) and a pair of models may be given their
+``tops`` (floor ``z`` plus the model's height). A sees B if some straight segment from a point of
+A's volume to a point of B's passes above every piece it crosses (a piece blocks where its top is
+higher than the segment there, by more than ``TOLERANCE_IN``). The highest segments join the two
+tops, so the question is one about lines in the plane: pieces higher than both tops block as in
+the plane, pieces no higher than the lower top never block, and the ones in between block part
+of a line (:func:`line_of_sight` says how that stays a proof). With no heights, or no ``tops``,
+everything below is the whole method, unchanged.
 
 Definition used (HH2 true line of sight reduced to the table plane, as the issue states it):
 unit A can draw line of sight to unit B when a straight line from *some point of some model's
