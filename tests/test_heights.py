@@ -424,3 +424,22 @@ def test_every_40k_profile_has_a_height_and_every_unit_type_a_default():
         rs = find_ruleset(rid)
         assert set(rs.MODEL_HEIGHT_IN) == {t.value for t in UnitType}, rid
         assert rs.MODEL_HEIGHT_IN["Infantry"] < rs.MODEL_HEIGHT_IN["Vehicle"] < rs.MODEL_HEIGHT_IN["Knight"]
+
+
+@pytest.mark.parametrize(("target_x", "observer_x", "seen"), [
+    (32.3, 20.0, False),  # target partly in the ruin: a line through the ruin does not reach it
+    (30.0, 20.0, True),  # target wholly within: seen
+    (40.0, 28.2, True),  # observer partly in the ruin (standing_in: partly): sees out of it
+    (40.0, 20.0, False),  # nobody in the ruin: it blocks
+])
+def test_10th_edition_ruins_tell_the_two_sides_of_a_sight_line_apart(target_x, observer_x, seen):
+    from tests.wh40k_helpers import model, unit, world
+
+    ruin = {"id": "ruin", "kind": "area", "traits": ["blocks_line_of_sight"], "height_in": 2.0,
+            "footprint": [[28, 15], [32, 15], [32, 25], [28, 25]]}
+    w = world("wh40k10", [unit("tgt", [model(target_x, 20)])], [unit("obs", [model(observer_x, 20)])],
+              terrain=[ruin], zones=[])
+    table = w.ruleset.table(w)
+    assert table.visible(w.units["obs"], w.units["tgt"]).visible is seen
+    # the 2" ruin blocks by its footprint at any height in 40k (ruins are not true line of sight)
+    assert all(o.height is None for o in table.pieces["ruin"])

@@ -336,7 +336,7 @@ class ArrivalSpace:
             for p in self.all_positions:
                 j = int(np.argmin(np.hypot(p.xy[:, 0] - p.anchor[0], p.xy[:, 1] - p.anchor[1])))
                 xy[p.index] = p.xy[j]
-                code[p.index] = self._stand_code(self.table.standing_in(p.footprints[j]))
+                code[p.index] = self._stand_code(self.table.target_standing_in(p.footprints[j]))
             self._rep_xy, self._rep_code = xy, code
         return self._rep_xy, self._rep_code
 

@@ -303,13 +303,23 @@ class Table:
     def _outline_cache(self) -> dict[tuple[int, ...], tuple[tuple[Footprint, ...], BaseGeometry]]:
         return {}
 
-    def obstacles_for(self, fps: list[Footprint], above: float | None = None) -> list[Obstacle]:
-        """Blocking obstacles (pieces and walls, :attr:`pieces`) for lines from or to any of
-        ``fps``: area terrain they stand in is dropped; with ``above``, only those higher than
-        ``above`` inches (by more than the tolerance), or with no height."""
+    def target_standing_in(self, fp: Footprint) -> frozenset[str]:
+        """Ids of the blocking area features whose sight rule a *target* model standing at ``fp``
+        escapes; the same as :meth:`standing_in` unless the ruleset tells the two sides of a
+        sight line apart (40k 10th-edition ruins)."""
+        return self.standing_in(fp)
+
+    def obstacles_for(self, fps: list[Footprint], above: float | None = None,
+                      targets: list[Footprint] | tuple[Footprint, ...] = ()) -> list[Obstacle]:
+        """Blocking obstacles (pieces and walls, :attr:`pieces`) for lines from any of ``fps``
+        (observers) to any of ``targets`` (or between any two of ``fps``): area terrain they
+        stand in is dropped (:meth:`standing_in`, :meth:`target_standing_in`); with ``above``,
+        only those higher than ``above`` inches (by more than the tolerance), or with no height."""
         skip: set[str] = set()
         for f in fps:
             skip |= self.standing_in(f)
+        for f in targets:
+            skip |= self.target_standing_in(f)
         return [o for t in self.blocking_features if t.id not in skip for o in self.pieces[t.id]
                 if above is None or o.height is None or o.height > above + TOLERANCE_IN]
 
@@ -440,7 +450,7 @@ class Table:
             a = observers[k].footprints[i]
             passes = self._passes(observers[k], i, target, j, ((a.cx, a.cy), (tgt[j].cx, tgt[j].cy)))
         return None, UnitSight(False, blocking=self._blockers_between(all_obs, tgt,
-                                                                      self.obstacles_for(all_obs + tgt, low)),
+                                                                      self.obstacles_for(all_obs, low, tgt)),
                                passes=passes)
 
     def _passes(self, observer: Placed, i: int, target: Placed, j: int,
@@ -454,7 +464,7 @@ class Table:
         p, q = seg
         if math.hypot(p[0] - a.cx, p[1] - a.cy) > math.hypot(q[0] - a.cx, q[1] - a.cy):
             p, q = q, p  # the line runs from the target: start it at the observer
-        return tuple(crossings(p, q, (ta, tb), self.obstacles_for([a, b])))
+        return tuple(crossings(p, q, (ta, tb), self.obstacles_for([a], targets=[b])))
 
     def _prove_hidden(self, observer: Placed, target: Placed, exact: bool, tops_o: tuple[float, ...],
                       tops_t: tuple[float, ...]) -> UnitSight:
@@ -462,9 +472,9 @@ class Table:
         heights = self.has_heights
         high_t = max(tops_t)
         high = max(high_t, max(tops_o)) if heights else None
-        skip_t = frozenset().union(*(self.standing_in(f) for f in tgt))
+        skip_t = frozenset().union(*(self.target_standing_in(f) for f in tgt))
         skip_all = skip_t.union(*(self.standing_in(f) for f in obs))
-        group_obstacles = self.obstacles_for(obs + tgt, high)
+        group_obstacles = self.obstacles_for(obs, high, tgt)
         tgt_outline = self._outline(target.footprints)
         if group_obstacles and outlines_separated(self._outline(observer.footprints), tgt_outline, group_obstacles,
                                                   self._blocked_union(skip_all, high)):
@@ -473,7 +483,7 @@ class Table:
         for i, a in enumerate(obs):
             skip = skip_t | self.standing_in(a)
             above = max(high_t, tops_o[i]) if heights else None
-            obstacles = self.obstacles_for([a, *tgt], above)
+            obstacles = self.obstacles_for([a], above, tgt)
             if not (obstacles and outlines_separated(self._outline((a,)), tgt_outline, obstacles,
                                                      self._blocked_union(skip, above))):
                 open_pairs += [(i, j) for j in range(len(tgt))]
@@ -483,7 +493,8 @@ class Table:
         open_pairs.sort(key=lambda ij: math.hypot(obs[ij[0]].cx - tgt[ij[1]].cx, obs[ij[0]].cy - tgt[ij[1]].cy))
         for i, j in open_pairs:
             a, b = obs[i], tgt[j]
-            s: Sight = line_of_sight(a, b, self.obstacles_for([a, b]), (tops_o[i], tops_t[j]) if heights else None)
+            s: Sight = line_of_sight(a, b, self.obstacles_for([a], targets=[b]),
+                                     (tops_o[i], tops_t[j]) if heights else None)
             if s.visible:
                 return UnitSight(True, observer.model_id(i), target.model_id(j), s.segment,
                                  passes=self._passes(observer, i, target, j, s.segment))
@@ -498,7 +509,7 @@ class Table:
         pair later by :func:`planner.geometry.sight.line_of_sight` when it comes to that. Returns
         (observer index, observer model index, target model index, segment).
         """
-        st = [self.standing_in(f) for f in tgt]
+        st = [self.target_standing_in(f) for f in tgt]
         ct = np.array([[f.cx, f.cy] for f in tgt])
         by_key: dict[frozenset[str], list[tuple[int, int, int]]] = {}
         centres: list[list[tuple[float, float]]] = []

@@ -139,6 +139,17 @@ class WH40kTable(Table):
                 out.append(t)
         return out
 
+    def target_standing_in(self, fp: Footprint) -> frozenset[str]:
+        """10th: a sight line through a ruin reaches a target only if the target is *wholly*
+        within that ruin (``wh40k10.visibility.ruins``; RULES.md §3.1 Terrain), whatever the
+        feature's ``standing_in`` (which still says when an observer sees out of it). 11th:
+        within an obscuring area is any part of the base, either side (:meth:`standing_in`)."""
+        if self.R.VISIBILITY != "ruins":
+            return self.standing_in(fp)
+        return frozenset(t.id for t in self.blocking_features if t.kind is TerrainKind.AREA
+                         and t.id in self.standing_in(fp)
+                         and clearance_inside(fp, self.terrain_polys[t.id]) >= -TOLERANCE_IN)
+
     def _stands_in(self, fp: Footprint, feature: TerrainFeature) -> bool:
         if self.R.VISIBILITY == "obscuring":
             # 11th: "within" an area is any part of the base in it, whatever the feature's standing_in
@@ -170,7 +181,7 @@ class WH40kTable(Table):
         needs one hidden point; a "fully visible" verdict is as fine as the sampling)."""
         from planner.geometry.sight import line_of_sight
 
-        obstacles = self.obstacles_for([attacker, fp])
+        obstacles = self.obstacles_for([attacker], targets=[fp])
         pts = [(fp.cx, fp.cy)] + [tuple(p) for p in list(fp.polygon(samples).exterior.coords)[:-1]]
         for x, y in pts:
             dot = Footprint("circle", x, y, 1e-4)
