@@ -443,3 +443,17 @@ def test_10th_edition_ruins_tell_the_two_sides_of_a_sight_line_apart(target_x, o
     assert table.visible(w.units["obs"], w.units["tgt"]).visible is seen
     # the 2" ruin blocks by its footprint at any height in 40k (ruins are not true line of sight)
     assert all(o.height is None for o in table.pieces["ruin"])
+
+
+@pytest.mark.parametrize(("category", "edition", "seen"), [
+    ("dense", "wh40k11", False), ("light", "wh40k11", False), ("obscuring", "wh40k11", False),
+    (None, "wh40k11", True), ("dense", "wh40k10", True),  # 10th reads no categories
+])
+def test_11th_edition_area_categories_make_obscuring_areas(category, edition, seen):
+    from tests.wh40k_helpers import model, unit, world
+
+    area = {"id": "area", "kind": "area", "footprint": [[28, 15], [32, 15], [32, 25], [28, 25]], "height_in": 1.0}
+    if category:
+        area["category"] = category
+    w = world(edition, [unit("tgt", [model(40, 20)])], [unit("obs", [model(20, 20)])], terrain=[area], zones=[])
+    assert w.ruleset.table(w).visible(w.units["obs"], w.units["tgt"]).visible is seen

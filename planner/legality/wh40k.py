@@ -133,9 +133,12 @@ class WH40kTable(Table):
     def blocking_features(self) -> list[TerrainFeature]:
         out: list[TerrainFeature] = []
         for t in self.world.scenario.terrain:
-            if t.kind is TerrainKind.OPEN and TerrainTrait.OBSCURING not in t.traits:
+            # 11th: a terrain area that contains light or dense features is an obscuring area
+            # (RULES.md §3.1 Terrain; 11E-CORE-B 13.10): the trait, or any area category
+            obscuring = TerrainTrait.OBSCURING in t.traits or t.category is not None
+            if t.kind is TerrainKind.OPEN and not obscuring:
                 continue
-            if t.blocks_line_of_sight or (self.R.VISIBILITY == "obscuring" and TerrainTrait.OBSCURING in t.traits):
+            if t.blocks_line_of_sight or (self.R.VISIBILITY == "obscuring" and obscuring):
                 out.append(t)
         return out
 
