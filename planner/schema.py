@@ -313,7 +313,7 @@ class CatalogueEntry(Record):
     transport_capacity: Count | None = Field(default=None, ge=0)
     height_in: Num | None = Field(default=None, gt=0, le=100, description=(
         "Height of the model in inches (for line of sight); absent: the catalogue's height default for its "
-        "unit type (``height_defaults``)."))
+        "unit type (the ruleset's ``MODEL_HEIGHT_IN``)."))
     source: str = Field(default="", description="Where the base size and type come from.")
     keywords: list[str] = Field(default_factory=list, description="40k keywords of the model, e.g. INFANTRY.")
     abilities: Abilities = Field(default_factory=list, description="40k deployment abilities, e.g. 'Scouts 6\"'.")
@@ -355,24 +355,15 @@ class BaseRule(Record):
         return v
 
 
-class HeightDefault(Record):
-    """The height (inches) of a model of unit type ``type`` whose entry or rule gives none."""
-
-    type: UnitType
-    height_in: Num = Field(gt=0, le=100)
-    source: str = Field(min_length=1)
-
-
 class Catalogue(Record):
-    """A catalogue file: the miniatures of one game system, and optionally base rules and height
-    defaults for miniatures it does not list."""
+    """A catalogue file: the miniatures of one game system, and optionally base rules for
+    miniatures it does not list (heights by unit type are the ruleset's ``MODEL_HEIGHT_IN``)."""
 
     system: str = Field(description="Ruleset id the entries belong to, e.g. 'hh2'.")
     also: list[str] = Field(default_factory=list,
                             description="Other ruleset ids the same entries serve, e.g. ['wh40k11'] for 'wh40k10'.")
     entries: list[CatalogueEntry] = Field(default_factory=list)
     base_rules: list[BaseRule] = Field(default_factory=list)
-    height_defaults: list[HeightDefault] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- battlefield

@@ -53,6 +53,11 @@ class ModelInfo:
     """40k keywords, canonical (upper case, singular: :func:`planner.rules.keywords.canonical`)."""
     abilities: tuple[tuple[str, float | None], ...] = ()
     """40k abilities as (name, value), e.g. ("Scouts", 6.0)."""
+    z: float = 0.0
+    """Height of the floor the model stands on (inches; 0: the table)."""
+    height_in: float | None = None
+    """The model's own or its profile's height (inches); None: the ruleset's default for its type
+    (:meth:`planner.rules.base.Ruleset.model_height`)."""
 
     def ability(self, name: str) -> tuple[bool, float | None]:
         """(has the 40k ability ``name``, its value)."""
@@ -335,9 +340,11 @@ def _resolve_model(scenario: Scenario, unit: Unit, unit_rules: list, m, mi: int,
         raise _err("duplicate model id within the unit", file, f"{mpath}.id", mid)
     seen_model_ids.add(mid)
     _check_model_position(m, mpath, scenario.battlefield, file)
+    _check_model_floor(m, base, mpath, scenario, file)
     label = m.name or (entry.name if entry else "") or unit.name or unit.id
     return ModelInfo(unit.id, mi, mid, label, base, mtype, frozenset(subs), rules, bulky,
-                     m.x, m.y, m.facing, kws, _abilities_of(m, unit, entry))
+                     m.x, m.y, m.facing, kws, _abilities_of(m, unit, entry), m.z or 0.0,
+                     m.height_in if m.height_in is not None else (entry.height_in if entry else None))
 
 
 def _model_type(m, unit: Unit, entry, mpath: str, file: str | None) -> tuple[UnitType, frozenset[str]]:
@@ -383,6 +390,27 @@ def _check_model_position(m, mpath: str, bf, file: str | None) -> None:
         if not (-FAR_OFF_TABLE_IN <= m.y <= bf.depth + FAR_OFF_TABLE_IN):
             raise _err(f"model centre far off the {bf.width:g}\" x {bf.depth:g}\" battlefield",
                        file, f"{mpath}.y", m.y)
+
+
+def _check_model_floor(m, base, mpath: str, scenario: Scenario, file: str | None) -> None:
+    """A model above the table (``z`` > 0) stands on a floor of that height: some feature's floor
+    (its footprint, else the whole feature) at ``z`` is under its base (touching counts)."""
+    if not m.z or m.x is None or m.y is None:
+        return
+    from shapely.geometry import Polygon
+
+    from planner.geometry.shapes import distance_to_polygon, footprint
+    from planner.units import TOLERANCE_IN
+
+    fp = footprint(base, m.x, m.y, m.facing)
+    for t in scenario.terrain:
+        for f in t.floors:
+            if abs(f.height_in - m.z) <= TOLERANCE_IN:
+                area = Polygon(f.footprint) if f.footprint is not None else t.shape
+                if distance_to_polygon(fp, area) <= TOLERANCE_IN:
+                    return
+    raise _err(f"no floor {m.z:g}\" high under the model: give z the height of a floor of the feature it "
+               "stands on (terrain floors), or leave it out for the table", file, f"{mpath}.z", m.z)
 
 
 def _transport_capacity(unit: Unit, catalogue) -> int | None:

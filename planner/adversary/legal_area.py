@@ -336,7 +336,7 @@ class ArrivalSpace:
             for p in self.all_positions:
                 j = int(np.argmin(np.hypot(p.xy[:, 0] - p.anchor[0], p.xy[:, 1] - p.anchor[1])))
                 xy[p.index] = p.xy[j]
-                code[p.index] = self._stand_code(self.table.standing_in(p.footprints[j]))
+                code[p.index] = self._stand_code(self.table.target_standing_in(p.footprints[j]))
             self._rep_xy, self._rep_code = xy, code
         return self._rep_xy, self._rep_code
 
@@ -383,8 +383,8 @@ class ArrivalSpace:
         meets none of them misses the checker's blocked union (Table._blocked_union)."""
         trees = self.__dict__.setdefault("_trees", {})
         if skip not in trees:
-            polys = shrunk_union([self.table.terrain_polys[f.id] for f in self.table.blocking_features
-                                  if f.id not in skip])
+            polys = shrunk_union([o.polygon for f in self.table.blocking_features if f.id not in skip
+                                  for o in self.table.pieces[f.id]])  # every piece and wall, any height
             trees[skip] = shapely.STRtree(polys) if polys else None
         return trees[skip]
 

@@ -1,4 +1,14 @@
-"""Line of sight between bases across line-of-sight-blocking terrain footprints.
+"""Line of sight between model volumes across line-of-sight-blocking terrain pieces (2.5D).
+
+Heights (issue #15): every obstacle may have a top (``Obstacle.height``, inches; None: as high
+as any line, what every obstacle meant before heights) and a pair of models may be given their
+``tops`` (floor ``z`` plus the model's height). A sees B if some straight segment from a point of
+A's volume to a point of B's passes above every piece it crosses (a piece blocks where its top is
+higher than the segment there, by more than ``TOLERANCE_IN``). The highest segments join the two
+tops, so the question is one about lines in the plane: pieces higher than both tops block as in
+the plane, pieces no higher than the lower top never block, and the ones in between block part
+of a line (:func:`line_of_sight` says how that stays a proof). With no heights, or no ``tops``,
+everything below is the whole method, unchanged.
 
 Definition used (HH2 true line of sight reduced to the table plane, as the issue states it):
 unit A can draw line of sight to unit B when a straight line from *some point of some model's
@@ -39,6 +49,7 @@ For one pair of bases A, B with obstacles O (open sets):
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
@@ -50,6 +61,7 @@ from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
 from planner.geometry.shapes import Footprint, signed_distance
+from planner.units import TOLERANCE_IN
 
 _SHRINK = 1e-7
 _N_POLY = 64
@@ -59,10 +71,17 @@ _N_FINE = 512
 
 @dataclass(frozen=True)
 class Obstacle:
-    """A blocking footprint: the terrain feature id and its polygon (inches)."""
+    """A blocking footprint: the terrain feature id and its polygon (inches).
+
+    ``height`` is the top of the piece above the table (inches); None: as high as any line (it
+    blocks every line crossing it, what every obstacle meant before heights). ``piece`` names the
+    piece or wall of the feature (for evidence), e.g. ``'pieces[1]'`` or ``'walls[0]'``.
+    """
 
     id: str
-    polygon: Polygon
+    polygon: Polygon  # a MultiPolygon too, where pieces of one height lie apart
+    height: float | None = None
+    piece: str = ""
 
 
 @dataclass(frozen=True)
@@ -76,6 +95,10 @@ class Sight:
     visible: bool
     segment: tuple[tuple[float, float], tuple[float, float]] | None = None
     blocking: tuple[str, ...] = ()
+    proven: bool = True
+    """False only for a "visible" verdict that is not proven: the 2.5D search found neither a
+    clear line nor a proof of hidden (read as visible, the side that never makes an illegal
+    Infiltrate look legal)."""
 
 
 def _shrunk(obstacles: Sequence[Obstacle]) -> list[Polygon]:
@@ -170,19 +193,16 @@ def _tangent_vertices(P: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndar
     return V[np.argmin(ang, axis=1)], V[np.argmax(ang, axis=1)]
 
 
-def _critical_search(a_poly: Polygon, b_poly: Polygon, blockers: list[Polygon], blocked_union: BaseGeometry,
-                     hull: BaseGeometry) -> tuple[tuple[float, float], tuple[float, float]] | None:
-    """Exact search for a clear segment between two convex polygons; returns one or None.
-
-    Critical lines: the edge lines of both polygons; the tangents to each polygon from every
-    vertex of the other; the tangents to both polygons from every obstacle point (obstacle
-    vertices, and points where an obstacle edge crosses a polygon's outline); and the lines
-    through every two obstacle points.
-    """
+def _critical_lines(a_poly: Polygon, b_poly: Polygon, blockers: list[Polygon], hull: BaseGeometry
+                    ) -> tuple[np.ndarray, ...] | None:
+    """The critical lines between two convex polygons (see :func:`_critical_search`), as arrays
+    (px, py, dx, dy, ta0, ta1, tb0, tb1): a point and unit direction of each line and the
+    parameter intervals where it meets ``a_poly`` and ``b_poly``; None if no line meets both."""
     av = _ccw(a_poly)
     bv = _ccw(b_poly)
     obs = []
-    for bl in blockers:
+    parts = [g for bl in blockers for g in getattr(bl, "geoms", [bl])]  # pieces apart come as a MultiPolygon
+    for bl in parts:
         inter = bl.intersection(hull.buffer(1e-6))
         if inter.is_empty:
             continue
@@ -215,8 +235,12 @@ def _critical_search(a_poly: Polygon, b_poly: Polygon, blockers: list[Polygon], 
             ii, jj = np.triu_indices(len(pts_o), 1)
             starts.append(pts_o[ii])
             ends.append(pts_o[jj])
-    S = np.vstack(starts)
-    E = np.vstack(ends)
+    return _lines_through(np.vstack(starts), np.vstack(ends), av, bv)
+
+
+def _lines_through(S: np.ndarray, E: np.ndarray, av: np.ndarray, bv: np.ndarray) -> tuple[np.ndarray, ...] | None:
+    """Lines through point pairs S[i], E[i] that meet both convex polygons (ccw vertices ``av``,
+    ``bv``), with their chords, as in :func:`_critical_lines`."""
     px, py = S[:, 0], S[:, 1]
     dx, dy = E[:, 0] - px, E[:, 1] - py
     norm = np.hypot(dx, dy)
@@ -227,8 +251,22 @@ def _critical_search(a_poly: Polygon, b_poly: Polygon, blockers: list[Polygon], 
     ok = oka & okb
     if not ok.any():
         return None
-    px, py, dx, dy = px[ok], py[ok], dx[ok], dy[ok]
-    ta0, ta1, tb0, tb1 = ta0[ok], ta1[ok], tb0[ok], tb1[ok]
+    return px[ok], py[ok], dx[ok], dy[ok], ta0[ok], ta1[ok], tb0[ok], tb1[ok]
+
+
+def _critical_search(a_poly: Polygon, b_poly: Polygon, blockers: list[Polygon], blocked_union: BaseGeometry,
+                     hull: BaseGeometry) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    """Exact search for a clear segment between two convex polygons; returns one or None.
+
+    Critical lines: the edge lines of both polygons; the tangents to each polygon from every
+    vertex of the other; the tangents to both polygons from every obstacle point (obstacle
+    vertices, and points where an obstacle edge crosses a polygon's outline); and the lines
+    through every two obstacle points.
+    """
+    found = _critical_lines(a_poly, b_poly, blockers, hull)
+    if found is None:
+        return None
+    px, py, dx, dy, ta0, ta1, tb0, tb1 = found
     s = np.where(ta1 < tb0, ta1, np.where(tb1 < ta0, tb1, np.maximum(ta0, tb0)))
     e = np.where(ta1 < tb0, tb0, np.where(tb1 < ta0, ta0, np.maximum(ta0, tb0)))
     x0, y0 = px + s * dx, py + s * dy
@@ -243,8 +281,8 @@ def _critical_search(a_poly: Polygon, b_poly: Polygon, blockers: list[Polygon], 
     return (float(x0[k]), float(y0[k])), (float(x1[k]), float(y1[k]))
 
 
-def line_of_sight(a: Footprint, b: Footprint, obstacles: Sequence[Obstacle]) -> Sight:
-    """Can a straight line join some point of base ``a`` to some point of base ``b`` unblocked?
+def _line_of_sight_2d(a: Footprint, b: Footprint, obstacles: Sequence[Obstacle]) -> Sight:
+    """Can a straight line join some point of base ``a`` to some point of base ``b`` unblocked (in the plane)?
 
     Parameters
     ----------
@@ -283,7 +321,7 @@ def line_of_sight(a: Footprint, b: Footprint, obstacles: Sequence[Obstacle]) -> 
         if _segment_clear(tuple(p), tuple(q), blockers):
             return Sight(True, ((float(p[0]), float(p[1])), (float(q[0]), float(q[1]))))
     blocked_union = unary_union(blockers)
-    ids = tuple(o.id for o in relevant)
+    ids = tuple(dict.fromkeys(o.id for o in relevant))
     # 3. separation proof
     if _separated(hull, a_out, b_out, blocked_union):
         return Sight(False, None, ids)
@@ -309,6 +347,237 @@ def line_of_sight(a: Footprint, b: Footprint, obstacles: Sequence[Obstacle]) -> 
         return Sight(False, None, ids)
     exact = _critical_search(a.polygon(_N_FINE), b.polygon(_N_FINE), outlines, blocked_union, hull_fine)
     return Sight(True, exact or fine)
+
+
+Tops = tuple[float, float]
+"""The tops of two model volumes above the table, ``z + height`` (inches)."""
+
+
+def split_by_height(obstacles: Sequence[Obstacle], low: float, high: float) -> tuple[list[Obstacle], list[Obstacle]]:
+    """Obstacles for lines between two volumes whose tops are ``low`` <= ``high`` (inches).
+
+    Returns (full, partial): ``full`` block wherever a line crosses them (no height, or a top
+    higher than ``high``: every line is lower); ``partial`` may block some lines (a top higher
+    than ``low`` but not than ``high``). The others (top not higher than ``low``) never block: a
+    line is never lower than its lower end. "Higher" is by more than ``TOLERANCE_IN``: a line at
+    exactly a wall's height passes over it.
+    """
+    full: list[Obstacle] = []
+    partial: list[Obstacle] = []
+    for o in obstacles:
+        if o.height is None or o.height > high + TOLERANCE_IN:
+            full.append(o)
+        elif o.height > low + TOLERANCE_IN:
+            partial.append(o)
+    return full, partial
+
+
+def line_of_sight(a: Footprint, b: Footprint, obstacles: Sequence[Obstacle], tops: Tops | None = None) -> Sight:
+    """Can a straight segment join some point of model volume ``a`` to some point of volume ``b``
+    passing above every obstacle it crosses (2.5D line of sight)?
+
+    Parameters
+    ----------
+    a, b : Footprint
+        The two bases (inches).
+    obstacles : sequence of Obstacle
+        The pieces that block this pair (area terrain either model stands in already removed),
+        each with its top height (None: as high as any line).
+    tops : (float, float), optional
+        The tops of the two volumes above the table (``z + height``, inches). None, or no
+        obstacle with a height: the plane test, every obstacle blocking every line crossing it.
+
+    Returns
+    -------
+    Sight
+        ``visible`` with a clear segment as evidence, or hidden with the blocking feature ids.
+        Hidden verdicts are sound: a segment is highest when it joins the two tops, so only its
+        plan position matters; obstacles higher than both tops block as in the plane, those not
+        higher than the lower top never block, and one in between blocks a line where the line
+        is lower than its top. Hidden is claimed only when the plane test proves it with every
+        in-between obstacle cut down to its *core* (the grid cells where every segment between
+        the two bases passes lower than its top, bounded with the bases' outer radii). A clear
+        line is searched for among the plane's critical lines and lines between outline points,
+        each lifted to the two tops at its best end points; if neither is found the verdict is
+        "visible" with ``proven=False`` (never a guessed hidden).
+    """
+    if tops is None or all(o.height is None for o in obstacles):
+        return _line_of_sight_2d(a, b, obstacles)
+    ta, tb = tops
+    full, partial = split_by_height(obstacles, min(ta, tb), max(ta, tb))
+    if not partial:
+        return _line_of_sight_2d(a, b, full)
+    every = _line_of_sight_2d(a, b, full + partial)
+    if every.visible:
+        return every  # clear of every piece in the plane: clear at any height
+    ids = tuple(dict.fromkeys(o.id for o in full + partial))
+    cores = [c for o in partial if (c := _core(o, a, b, ta, tb)) is not None]
+    cored = _line_of_sight_2d(a, b, full + cores)
+    if not cored.visible:
+        return Sight(False, None, ids)
+    seg = _search_3d(a, b, full, partial, (ta, tb), cored.segment)
+    if seg is not None:
+        return Sight(True, seg)
+    return Sight(True, None, ids, proven=False)
+
+
+_CORE_CELLS = 24
+
+
+def _core(o: Obstacle, a: Footprint, b: Footprint, ta: float, tb: float) -> Obstacle | None:
+    """The part of in-between obstacle ``o`` that every segment from base ``a`` (top ``ta``) to
+    base ``b`` (top ``tb``) crossing it passes lower than its top: a union of grid cells, each
+    kept when a bound holds over the whole cell (sound), or None if no cell is kept."""
+    assert o.height is not None
+    low, high, t_low, t_high = (a, b, ta, tb) if ta <= tb else (b, a, tb, ta)
+    # along a segment from the lower end, the height at fraction s is t_low + (t_high - t_low) s;
+    # the piece blocks there if its top is higher by more than the tolerance: s < s_star
+    s_star = (o.height - TOLERANCE_IN - t_low) / (t_high - t_low)
+    minx, miny, maxx, maxy = o.polygon.bounds
+    cell = max(maxx - minx, maxy - miny) / _CORE_CELLS
+    if cell <= 0:
+        return None
+    nx, ny = max(1, math.ceil((maxx - minx) / cell)), max(1, math.ceil((maxy - miny) / cell))
+    ex, ey = minx + np.arange(nx + 1) * cell, miny + np.arange(ny + 1) * cell  # shared cell edges: no seams
+    x0, y0 = np.meshgrid(ex[:-1], ey[:-1])
+    x1, y1 = np.meshgrid(ex[1:], ey[1:])
+    x0, y0, x1, y1 = x0.ravel(), y0.ravel(), x1.ravel(), y1.ravel()
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    half_diag = cell * math.sqrt(0.5) + 1e-9
+    # the fraction s of a point x on a segment from p (in the lower base) to q (in the higher) is
+    # |px| / (|px| + |xq|), at most far / (far + near) with far >= |px|, near <= |xq|: far is the
+    # farthest vertex of the lower base's circumscribed polygon, near the distance to the higher
+    # base's circumscribed polygon (both contain the true bases), each widened by the cell
+    lv = np.asarray(low.polygon(_N_POLY, circumscribed=True).exterior.coords)[:-1]
+    far = np.hypot(cx[:, None] - lv[None, :, 0], cy[:, None] - lv[None, :, 1]).max(axis=1) + half_diag + 1e-9
+    near = np.maximum(shapely.distance(high.polygon(_N_POLY, circumscribed=True), shapely.points(cx, cy))
+                      - half_diag - 1e-9, 0.0)
+    keep = far < s_star * (far + near)
+    if not keep.any():
+        return None
+    if keep.all():
+        return Obstacle(o.id, o.polygon, None, o.piece)
+    boxes = shapely.box(x0[keep], y0[keep], x1[keep], y1[keep])
+    region = shapely.union_all(boxes).intersection(o.polygon)
+    if region.is_empty or region.area <= 0:
+        return None
+    return Obstacle(o.id, cast(Polygon, region), None, o.piece)
+
+
+def _search_3d(a: Footprint, b: Footprint, full: list[Obstacle], partial: list[Obstacle], tops: Tops,
+               hint: tuple[tuple[float, float], tuple[float, float]] | None
+               ) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    """A segment between points of the true bases that crosses no ``full`` obstacle and passes
+    above every ``partial`` one it crosses, or None: tried on the plane's critical lines, on lines
+    between outline points of the two bases and on ``hint``, each with its end points chosen to
+    lift it most (the lower end as far back in its base as the line allows, the higher end at
+    the near side of its base) and with the shortest end points."""
+    a_in, b_in = _convex_parts(a, False), _convex_parts(b, False)
+    av, bv = _ccw(a_in), _ccw(b_in)
+    hull = _points_hull(a_in, b_in)
+    sets = []
+    crit = _critical_lines(a_in, b_in, [o.polygon for o in full + partial], hull)
+    if crit is not None:
+        sets.append(crit)
+    pa, pb = av[::2], bv[::2]
+    ii, jj = np.meshgrid(np.arange(len(pa)), np.arange(len(pb)))
+    S, E = pa[ii.ravel()], pb[jj.ravel()]
+    if hint is not None:
+        S, E = np.vstack([np.asarray([hint[0]]), S]), np.vstack([np.asarray([hint[1]]), E])
+    sampled = _lines_through(S, E, av, bv)
+    if sampled is not None:
+        sets.insert(0, sampled)
+    if not sets:
+        return None
+    px, py, dx, dy, a0, a1, b0, b1 = (np.concatenate(parts) for parts in zip(*sets, strict=True))
+    ta, tb = tops
+    a_first = (a0 + a1) < (b0 + b1)
+    near_a, far_a = np.where(a_first, a1, a0), np.where(a_first, a0, a1)
+    near_b, far_b = np.where(a_first, b0, b1), np.where(a_first, b1, b0)
+    if ta < tb:
+        lifted = (far_a, near_b)
+    else:
+        lifted = (near_a, far_b)
+    blocked_full = unary_union(_shrunk(full)) if full else None
+    shrunk_partial = [(o, o.polygon.buffer(-_SHRINK, join_style="mitre")) for o in partial]
+    for sa, sb in (lifted, (near_a, near_b)):
+        x0, y0 = px + sa * dx, py + sa * dy
+        x1, y1 = px + sb * dx, py + sb * dy
+        ok = _clear_3d(x0, y0, x1, y1, ta, tb, blocked_full, shrunk_partial)
+        free = np.nonzero(ok)[0]
+        if len(free):
+            k = int(free[0])
+            return (float(x0[k]), float(y0[k])), (float(x1[k]), float(y1[k]))
+    return None
+
+
+def _clear_3d(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray, ta: float, tb: float,
+              blocked_full: BaseGeometry | None, partial: Sequence[tuple[Obstacle, BaseGeometry]]) -> np.ndarray:
+    """For segments (x0, y0, ta) -> (x1, y1, tb): True where the segment crosses no full
+    obstacle and passes above every partial one (the height is linear along a segment, so its
+    lowest point over a piece is where it enters or leaves it)."""
+    lines = np.asarray(shapely.linestrings(np.stack([np.column_stack([x0, y0]), np.column_stack([x1, y1])], axis=1)))
+    ok = np.ones(len(x0), dtype=np.bool_)
+    if blocked_full is not None:
+        ok = ok & ~np.asarray(shapely.intersects(lines, blocked_full), dtype=np.bool_)
+    ux, uy = x1 - x0, y1 - y0
+    ll = ux * ux + uy * uy
+    ll[ll == 0] = 1.0
+    for o, poly in partial:
+        idx = np.nonzero(ok)[0]
+        if not len(idx) or poly.is_empty:
+            continue
+        inter = shapely.intersection(lines[idx], poly)
+        pts, which = shapely.get_coordinates(inter, return_index=True)
+        if not len(pts):
+            continue
+        k = idx[which]
+        frac = ((pts[:, 0] - x0[k]) * ux[k] + (pts[:, 1] - y0[k]) * uy[k]) / ll[k]
+        z = ta + (tb - ta) * np.clip(frac, 0.0, 1.0)
+        low = z + TOLERANCE_IN < cast(float, o.height)
+        ok[np.unique(k[low])] = False
+    return ok
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """Where a sight line crosses a piece: the feature id, the piece, the piece's top (None: as
+    high as any line) and the lowest height of the line over the piece (inches)."""
+
+    id: str
+    piece: str
+    top: float | None
+    line_height: float
+    at: tuple[float, float] = (0.0, 0.0)
+    """The point (inches, in plan) where the line is lowest over the piece."""
+
+    @property
+    def blocks(self) -> bool:
+        """The piece's top is higher than the line there (by more than the tolerance)."""
+        return self.top is None or self.top > self.line_height + TOLERANCE_IN
+
+
+def crossings(p: tuple[float, float], q: tuple[float, float], tops: Tops, obstacles: Sequence[Obstacle]
+              ) -> list[Crossing]:
+    """The pieces the segment from ``p`` (at height ``tops[0]``) to ``q`` (at ``tops[1]``)
+    crosses in the plane, each with the lowest height of the segment over it (the evidence a
+    picture or a report names: "passes wall X at 2.1\" over its 1\" top")."""
+    line = LineString([p, q]) if p != q else None
+    out: list[Crossing] = []
+    if line is None:
+        return out
+    ux, uy = q[0] - p[0], q[1] - p[1]
+    ll = ux * ux + uy * uy
+    for o in obstacles:
+        inter = line.intersection(o.polygon.buffer(-_SHRINK, join_style="mitre"))
+        if inter.is_empty:
+            continue
+        pts = shapely.get_coordinates(inter)
+        frac = np.clip(((pts[:, 0] - p[0]) * ux + (pts[:, 1] - p[1]) * uy) / ll, 0.0, 1.0)
+        z = tops[0] + (tops[1] - tops[0]) * frac
+        k = int(np.argmin(z))
+        out.append(Crossing(o.id, o.piece, o.height, float(z[k]), (float(pts[k, 0]), float(pts[k, 1]))))
+    return out
 
 
 def group_separated(group_a: Sequence[Footprint], group_b: Sequence[Footprint], obstacles: Sequence[Obstacle]) -> bool:

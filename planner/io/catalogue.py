@@ -154,11 +154,22 @@ class ModelCatalogue:
         return len(self.by_id)
 
 
+def _ruleset_heights(system: str) -> dict[UnitType, float]:
+    """The ruleset's model heights by unit type (``MODEL_HEIGHT_IN``, inches, with its ruling):
+    the one table of default heights, given to entries and rules that state none."""
+    from planner.rules.registry import find_ruleset
+
+    try:
+        table = find_ruleset(system).MODEL_HEIGHT_IN
+    except ScenarioError:  # a catalogue of a ruleset not loaded: no defaults
+        return {}
+    return {t: table[t.value] for t in UnitType if t.value in table}
+
+
 @lru_cache(maxsize=8)
 def _load(folder: str, system: str) -> ModelCatalogue:
     entries: list[CatalogueEntry] = []
     rules: list[BaseRule] = []
-    heights: dict[UnitType, float] = {}
     seen: dict[str, str] = {}
     root = Path(folder)
     files = sorted(root.glob("**/*.yaml")) + sorted(root.glob("**/*.yml")) if root.is_dir() else []
@@ -182,12 +193,7 @@ def _load(folder: str, system: str) -> ModelCatalogue:
                     value=r.id)
             seen[r.id] = str(f)
             rules.append(r)
-        for i, h in enumerate(cat.height_defaults):
-            if h.type in heights:
-                raise ScenarioError("a second height default for the unit type", file=str(f),
-                                    location=f"height_defaults[{i}].type", value=h.type.value)
-            heights[h.type] = h.height_in
-    return ModelCatalogue(system, entries, rules, heights)
+    return ModelCatalogue(system, entries, rules, _ruleset_heights(system))
 
 
 def load_catalogue(system: str) -> ModelCatalogue:

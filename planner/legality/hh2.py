@@ -20,7 +20,7 @@ from planner.geometry.shapes import distance_to_polygon, signed_distance
 from planner.legality.checks.coherency import coherency_gap, coherency_range
 from planner.legality.checks.distance import InfiltrateDistance, infiltrate_distance, scout_far_enough
 from planner.legality.checks.placement import closest_no_go, wholly_within
-from planner.legality.report import Evidence, Finding, inches, make_finding
+from planner.legality.report import Evidence, Finding, inches, make_finding, sight_passes
 from planner.legality.table import Placed, Table
 from planner.schema import SetupMethod, SpecialRule
 from planner.world import UnitInfo, World
@@ -289,15 +289,20 @@ class HH2Checker:
                                      f"{seg[1][1]:.2f})" if seg else "") + f"){when}", model=s.target_model,
                                   required="no deployed enemy unit can draw line of sight",
                                   evidence=Evidence(observer_units=ids, seen_by=f"{o.unit.id}/{s.observer_model}",
-                                                    sight_line=seg, model=s.target_model)))
+                                                    sight_line=seg, model=s.target_model,
+                                                    sight_passes=sight_passes(s.passes))))
                 return
         blocking = set(s.blocking)
         self.add(_finding(self.R.rid("infiltrate.hidden"), True, u,
                           (f"hidden from all {len(observers)} deployed enemy units" if observers
                            else "no deployed enemy unit to see it")
-                          + (f", sight blocked by {', '.join(sorted(blocking))}" if blocking else "") + when,
+                          + (f", sight blocked by {', '.join(sorted(blocking))}" if blocking else "")
+                          + "".join(f"; the centre line passes {c.id} {c.piece} (top {c.top:g}\") at "
+                                    f"{c.line_height:.2f}\"" for c in s.passes if c.blocks and c.top is not None)
+                          + when,
                           required="no deployed enemy unit can draw line of sight",
-                          evidence=Evidence(observer_units=ids, blocking_features=sorted(blocking))))
+                          evidence=Evidence(observer_units=ids, blocking_features=sorted(blocking),
+                                            sight_passes=sight_passes(s.passes))))
 
     def check_building_infiltrate(self, u: UnitInfo) -> None:
         tid = u.setup.in_

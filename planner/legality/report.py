@@ -7,6 +7,7 @@ threshold (negative: by how much the rule is broken).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -14,11 +15,30 @@ from pydantic import BaseModel, ConfigDict, Field
 from planner.units import TOLERANCE_IN
 
 if TYPE_CHECKING:
+    from planner.geometry.sight import Crossing
     from planner.world import UnitInfo
 
 
 class _R(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class SightPass(_R):
+    """Where a sight line crosses a terrain piece that has a height (2.5D line of sight)."""
+
+    feature: str
+    piece: str = Field(description="The piece or wall of the feature, e.g. 'pieces 0' or 'walls[1]'.")
+    top_in: float | None = Field(description="The piece's top above the table (inches); null: as high as any line.")
+    line_in: float = Field(description="The lowest height of the line over the piece (inches).")
+    blocks: bool = Field(description="The piece's top is higher than the line there.")
+    at: tuple[float, float] = Field(description="Where the line is lowest over the piece (inches, in plan).")
+
+
+def sight_passes(passes: Iterable[Crossing]) -> list[SightPass]:
+    """:class:`SightPass` records of the crossings of a sight line
+    (:class:`planner.geometry.sight.Crossing`)."""
+    return [SightPass(feature=c.id, piece=c.piece, top_in=c.top, line_in=round(c.line_height, 6), blocks=c.blocks,
+                      at=(round(c.at[0], 6), round(c.at[1], 6))) for c in passes]
 
 
 class Evidence(_R):
@@ -31,6 +51,9 @@ class Evidence(_R):
     seen_by: str | None = Field(default=None, description="unit/model that can draw line of sight, if any.")
     sight_line: list[tuple[float, float]] | None = Field(default=None, description="A clear line, as evidence.")
     blocking_features: list[str] = Field(default_factory=list, description="Terrain features that block sight.")
+    sight_passes: list[SightPass] = Field(
+        default_factory=list, description="With heights: each piece the sight line (the clear one, or the centre "
+                                          "line between the nearest models when hidden) crosses, and how high it passes.")
     other_model: str | None = Field(default=None, description="unit/model on the other side of a measurement.")
     terrain_feature: str | None = None
     note: str | None = None

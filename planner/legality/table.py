@@ -16,10 +16,18 @@ from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
 from planner.geometry.measure import nearest
-from planner.geometry.shapes import Footprint, clearance_inside, distance_to_polygon, footprint
+from planner.geometry.shapes import (
+    Footprint,
+    clearance_inside,
+    distance_to_polygon,
+    footprint,
+    signed_distance,
+)
 from planner.geometry.sight import (
+    Crossing,
     Obstacle,
     Sight,
+    crossings,
     line_of_sight,
     outline_union,
     outlines_separated,
@@ -27,7 +35,7 @@ from planner.geometry.sight import (
 )
 from planner.schema import SetupMethod, StandingIn, TerrainFeature, TerrainKind
 from planner.units import TOLERANCE_IN
-from planner.world import UnitInfo, World
+from planner.world import ModelInfo, UnitInfo, World
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,9 @@ class Placed:
     unit: UnitInfo
     footprints: tuple[Footprint, ...]
     ids: tuple[str, ...] = ()
+    tops: tuple[float, ...] = ()
+    """The top of each footprint's volume above the table (``z + height``, inches); empty: from
+    the models (:meth:`Table.tops_of`)."""
 
     def model_id(self, i: int) -> str:
         """The id of the model (or stand-in) behind footprint ``i``."""
@@ -57,6 +68,9 @@ class UnitSight:
     target_model: str | None = None
     segment: tuple[tuple[float, float], tuple[float, float]] | None = None
     blocking: tuple[str, ...] = ()
+    passes: tuple[Crossing, ...] = ()
+    """With heights: the pieces the evidence line crosses and how high it passes each (the clear
+    line; when hidden, the centre line of the nearest pair of models)."""
 
 
 class Table:
@@ -70,6 +84,71 @@ class Table:
         for poly in self.terrain_polys.values():
             shapely.prepare(poly)  # many predicates against few polygons
         self.zone_polys: dict[str, Polygon] = {z.id: Polygon(z.polygon) for z in world.scenario.deployment_zones}
+        self.rules = world.ruleset
+
+    # ------------------------------------------------------------------ heights
+    def top_of(self, model: ModelInfo) -> float:
+        """The top of a model's volume above the table: its floor ``z`` plus its height (inches)."""
+        return model.z + self.rules.model_height(model)
+
+    @cached_property
+    def _models_by_ref(self) -> dict[str, ModelInfo]:
+        return {m.ref: m for u in self.world.units.values() for m in u.models}
+
+    def levels_of(self, placed: Placed) -> tuple[tuple[float, float], ...]:
+        """(floor ``z``, top) of each footprint of ``placed`` (inches): its own ``tops`` (on the
+        table), else its models' (by ``unit/model`` id, or one for one), else the highest model
+        of the unit (a stand-in: the higher, the more it sees, so a hidden verdict stays sound)."""
+        if placed.tops:
+            return tuple((0.0, t) for t in placed.tops)
+        n = len(placed.footprints)
+        ms: list[ModelInfo]
+        if placed.ids and len(placed.ids) == n and all(i in self._models_by_ref for i in placed.ids):
+            ms = [self._models_by_ref[i] for i in placed.ids]
+        elif not placed.ids and len(placed.unit.models) == n:
+            ms = list(placed.unit.models)
+        else:
+            top = max((self.top_of(m) for m in placed.unit.models), default=self.rules.DEFAULT_MODEL_HEIGHT_IN)
+            return ((0.0, top),) * n
+        return tuple((m.z, self.top_of(m)) for m in ms)
+
+    def tops_of(self, placed: Placed) -> tuple[float, ...]:
+        """The top of each footprint's volume of ``placed`` (:meth:`levels_of`), inches."""
+        return tuple(t for _, t in self.levels_of(placed))
+
+    @cached_property
+    def off_the_table(self) -> bool:
+        """Some model stands on a floor above the table (``z`` > 0)."""
+        return any(m.z > 0 for m in self._models_by_ref.values())
+
+    @cached_property
+    def pieces(self) -> dict[str, list[Obstacle]]:
+        """The sight obstacles of each blocking feature: its pieces (those of one height merged
+        into one polygon, so a ruin drawn as two halves blocks as one) and its walls, each with
+        its top (None: as high as any line). A feature with no height anywhere is its whole
+        shape, as before heights existed; where the ruleset says so
+        (:attr:`~planner.rules.base.Ruleset.AREA_BLOCKS_AT_ANY_HEIGHT`) an area feature blocks
+        at any height."""
+        out: dict[str, list[Obstacle]] = {}
+        for t in self.blocking_features:
+            any_height = self.rules.AREA_BLOCKS_AT_ANY_HEIGHT and t.kind is TerrainKind.AREA
+            obs: list[Obstacle] = []
+            if not t.has_heights or any_height:
+                obs.append(Obstacle(t.id, self.terrain_polys[t.id], None, "footprint"))
+            else:
+                by_height: dict[float | None, list[tuple[int, Polygon]]] = {}
+                for k, p in enumerate(t.all_pieces()):
+                    by_height.setdefault(p.height_in, []).append((k, Polygon(p.footprint)))
+                for h, polys in by_height.items():
+                    union = polys[0][1] if len(polys) == 1 else unary_union([q for _, q in polys])
+                    obs.append(Obstacle(t.id, cast(Polygon, union), h, "pieces " + ", ".join(str(k) for k, _ in polys)))
+            for k, w in enumerate(t.walls):
+                h = None if any_height else (w.height_in if w.height_in is not None else t.height_in)
+                obs.append(Obstacle(t.id, w.polygon(), h, f"walls[{k}]"))
+            for o in obs:
+                shapely.prepare(o.polygon)
+            out[t.id] = obs
+        return out
 
     # ------------------------------------------------------------------ footprints
     def final(self, unit: UnitInfo) -> Placed:
@@ -224,35 +303,63 @@ class Table:
     def _outline_cache(self) -> dict[tuple[int, ...], tuple[tuple[Footprint, ...], BaseGeometry]]:
         return {}
 
-    def obstacles_for(self, fps: list[Footprint]) -> list[Obstacle]:
-        """Blocking obstacles for lines from or to any of ``fps``: area terrain they stand in is dropped."""
+    def target_standing_in(self, fp: Footprint) -> frozenset[str]:
+        """Ids of the blocking area features whose sight rule a *target* model standing at ``fp``
+        escapes; the same as :meth:`standing_in` unless the ruleset tells the two sides of a
+        sight line apart (40k 10th-edition ruins)."""
+        return self.standing_in(fp)
+
+    def obstacles_for(self, fps: list[Footprint], above: float | None = None,
+                      targets: list[Footprint] | tuple[Footprint, ...] = ()) -> list[Obstacle]:
+        """Blocking obstacles (pieces and walls, :attr:`pieces`) for lines from any of ``fps``
+        (observers) to any of ``targets`` (or between any two of ``fps``): area terrain they
+        stand in is dropped (:meth:`standing_in`, :meth:`target_standing_in`); with ``above``,
+        only those higher than ``above`` inches (by more than the tolerance), or with no height."""
         skip: set[str] = set()
         for f in fps:
             skip |= self.standing_in(f)
-        return [Obstacle(t.id, self.terrain_polys[t.id]) for t in self.blocking_features if t.id not in skip]
+        for f in targets:
+            skip |= self.target_standing_in(f)
+        return [o for t in self.blocking_features if t.id not in skip for o in self.pieces[t.id]
+                if above is None or o.height is None or o.height > above + TOLERANCE_IN]
 
-    def _blocked_union(self, skip: frozenset[str]) -> BaseGeometry | None:
-        """Union of the (slightly shrunk) blocking footprints, without the features in ``skip``."""
+    def _blocked_union(self, skip: frozenset[str], above: float | None = None) -> BaseGeometry | None:
+        """Union of the (slightly shrunk) blocking pieces, without the features in ``skip``; with
+        ``above``, only the pieces higher than ``above`` inches (see :meth:`obstacles_for`)."""
         cache = self._union_cache
-        if skip not in cache:
-            polys = shrunk_union([self.terrain_polys[t.id] for t in self.blocking_features if t.id not in skip])
+        key = (skip, above)
+        if key not in cache:
+            polys = shrunk_union([o.polygon for t in self.blocking_features if t.id not in skip
+                                  for o in self.pieces[t.id]
+                                  if above is None or o.height is None or o.height > above + TOLERANCE_IN])
             union = unary_union(polys) if polys else None
             if union is not None:
                 shapely.prepare(union)
-            cache[skip] = union
-        return cache[skip]
+            cache[key] = union
+        return cache[key]
 
     @cached_property
-    def _union_cache(self) -> dict[frozenset[str], BaseGeometry | None]:
+    def _union_cache(self) -> dict[tuple[frozenset[str], float | None], BaseGeometry | None]:
         return {}
 
-    # ------------------------------------------------------------------ measurements
-    def nearest_unit(self, placed: Placed, others: list[Placed]) -> tuple[float, int, Placed, int] | None:
-        """The closest model pair between ``placed`` and any unit in ``others``.
+    @cached_property
+    def has_heights(self) -> bool:
+        """Some blocking piece has a height (else every line test is the plane test)."""
+        return any(o.height is not None for obs in self.pieces.values() for o in obs)
 
-        Returns (distance_in, index_in_placed, other Placed, index_in_other), or None if ``others``
-        is empty.
+    # ------------------------------------------------------------------ measurements
+    def nearest_unit(self, placed: Placed, others: list[Placed], *, vertical_within: float | None = None
+                     ) -> tuple[float, int, Placed, int] | None:
+        """The closest model pair between ``placed`` and any unit in ``others``, measured as the
+        ruleset measures set-up distances (:func:`planner.legality.checks.distance.measured_distance`:
+        horizontally, or in space between models on different floors).
+
+        ``vertical_within``: only pairs within this distance vertically count (the vertical part
+        of Engagement Range). Returns (distance_in, index_in_placed, other Placed, index_in_other),
+        or None if ``others`` is empty (or no pair is within ``vertical_within``).
         """
+        if self.off_the_table:
+            return self._nearest_levels(placed, others, vertical_within)
         best: tuple[float, int, Placed, int] | None = None
         for o in others:
             lb = min(
@@ -265,6 +372,27 @@ class Table:
             n = nearest(list(placed.footprints), list(o.footprints))
             if best is None or n.distance < best[0]:
                 best = (n.distance, n.i, o, n.j)
+        return best
+
+    def _nearest_levels(self, placed: Placed, others: list[Placed], vertical_within: float | None
+                        ) -> tuple[float, int, Placed, int] | None:
+        """:meth:`nearest_unit` where some model stands on a floor: every pair measured."""
+        from planner.legality.checks.distance import measured_distance, within_vertically
+
+        la = self.levels_of(placed)
+        best: tuple[float, int, Placed, int] | None = None
+        for o in others:
+            lo = self.levels_of(o)
+            for i, a in enumerate(placed.footprints):
+                for j, b in enumerate(o.footprints):
+                    if vertical_within is not None and not within_vertically(la[i], lo[j], vertical_within):
+                        continue
+                    if best is not None and math.hypot(a.cx - b.cx, a.cy - b.cy) - a.outer_radius - b.outer_radius \
+                            >= best[0]:
+                        continue
+                    d = measured_distance(max(0.0, signed_distance(a, b)), la[i], lo[j], self.rules)
+                    if best is None or d < best[0]:
+                        best = (d, i, o, j)
         return best
 
     def unit_sight(self, observer: Placed, target: Placed, *, exact: bool = True) -> UnitSight:
@@ -286,7 +414,13 @@ class Table:
         """Can any of the ``observers`` draw line of sight to ``target``? The first observer that
         can and its sight line, or (None, a hidden verdict naming the features that block the
         centre lines). The same method as :meth:`unit_sight`, with the quick lines of every
-        observer tested in one batch."""
+        observer tested in one batch.
+
+        With heights (2.5D), each model is a volume from its floor to its top
+        (:meth:`tops_of`): the quick lines count every piece that could block some line (higher
+        than the lowest top), the group proofs only the pieces that block every line (higher
+        than the highest top), and each open pair is decided by
+        :func:`planner.geometry.sight.line_of_sight` with the two tops."""
         tgt = list(target.footprints)
         if not observers:
             return None, UnitSight(False)
@@ -294,32 +428,64 @@ class Table:
             o = observers[0]
             return o, UnitSight(True, o.model_id(0), target.model_id(0),
                                 ((o.footprints[0].cx, o.footprints[0].cy), (tgt[0].cx, tgt[0].cy)))
-        quick = self._quick_visible(observers, tgt)
+        tops_t = self.tops_of(target)
+        tops_o = [self.tops_of(o) for o in observers]
+        low = min(min(tops_t), *(min(t) for t in tops_o)) if self.has_heights else None
+        quick = self._quick_visible(observers, tgt, low)
         if quick is not None:
             k, i, j, seg = quick
-            return observers[k], UnitSight(True, observers[k].model_id(i), target.model_id(j), seg)
-        for observer in observers:
-            s = self._prove_hidden(observer, target, exact)
+            return observers[k], UnitSight(True, observers[k].model_id(i), target.model_id(j), seg,
+                                           passes=self._passes(observers[k], i, target, j, seg))
+        for observer, tops in zip(observers, tops_o, strict=True):
+            s = self._prove_hidden(observer, target, exact, tops, tops_t)
             if s.visible:
                 return observer, s
         all_obs = [f for o in observers for f in o.footprints]
-        return None, UnitSight(False, blocking=self._blockers_between(all_obs, tgt, self.obstacles_for(all_obs + tgt)))
+        passes: tuple[Crossing, ...] = ()
+        if self.has_heights:
+            k, i, j = min(((k, i, j) for k, o in enumerate(observers) for i in range(len(o.footprints))
+                           for j in range(len(tgt))),
+                          key=lambda kij: math.hypot(observers[kij[0]].footprints[kij[1]].cx - tgt[kij[2]].cx,
+                                                     observers[kij[0]].footprints[kij[1]].cy - tgt[kij[2]].cy))
+            a = observers[k].footprints[i]
+            passes = self._passes(observers[k], i, target, j, ((a.cx, a.cy), (tgt[j].cx, tgt[j].cy)))
+        return None, UnitSight(False, blocking=self._blockers_between(all_obs, tgt,
+                                                                      self.obstacles_for(all_obs, low, tgt)),
+                               passes=passes)
 
-    def _prove_hidden(self, observer: Placed, target: Placed, exact: bool) -> UnitSight:
+    def _passes(self, observer: Placed, i: int, target: Placed, j: int,
+                seg: tuple[tuple[float, float], tuple[float, float]] | None) -> tuple[Crossing, ...]:
+        """The pieces with a height that ``seg`` (from observer model ``i`` to target model ``j``,
+        either way round) crosses, and how high it passes each; () without heights."""
+        if not self.has_heights or seg is None:
+            return ()
+        a, b = observer.footprints[i], target.footprints[j]
+        ta, tb = self.tops_of(observer)[i], self.tops_of(target)[j]
+        p, q = seg
+        if math.hypot(p[0] - a.cx, p[1] - a.cy) > math.hypot(q[0] - a.cx, q[1] - a.cy):
+            p, q = q, p  # the line runs from the target: start it at the observer
+        return tuple(crossings(p, q, (ta, tb), self.obstacles_for([a], targets=[b])))
+
+    def _prove_hidden(self, observer: Placed, target: Placed, exact: bool, tops_o: tuple[float, ...],
+                      tops_t: tuple[float, ...]) -> UnitSight:
         obs, tgt = list(observer.footprints), list(target.footprints)
-        skip_t = frozenset().union(*(self.standing_in(f) for f in tgt))
+        heights = self.has_heights
+        high_t = max(tops_t)
+        high = max(high_t, max(tops_o)) if heights else None
+        skip_t = frozenset().union(*(self.target_standing_in(f) for f in tgt))
         skip_all = skip_t.union(*(self.standing_in(f) for f in obs))
-        group_obstacles = self.obstacles_for(obs + tgt)
+        group_obstacles = self.obstacles_for(obs, high, tgt)
         tgt_outline = self._outline(target.footprints)
         if group_obstacles and outlines_separated(self._outline(observer.footprints), tgt_outline, group_obstacles,
-                                                  self._blocked_union(skip_all)):
+                                                  self._blocked_union(skip_all, high)):
             return UnitSight(False)
         open_pairs: list[tuple[int, int]] = []
         for i, a in enumerate(obs):
             skip = skip_t | self.standing_in(a)
-            obstacles = self.obstacles_for([a, *tgt])
+            above = max(high_t, tops_o[i]) if heights else None
+            obstacles = self.obstacles_for([a], above, tgt)
             if not (obstacles and outlines_separated(self._outline((a,)), tgt_outline, obstacles,
-                                                     self._blocked_union(skip))):
+                                                     self._blocked_union(skip, above))):
                 open_pairs += [(i, j) for j in range(len(tgt))]
         if open_pairs and not exact:
             i, j = open_pairs[0]
@@ -327,20 +493,23 @@ class Table:
         open_pairs.sort(key=lambda ij: math.hypot(obs[ij[0]].cx - tgt[ij[1]].cx, obs[ij[0]].cy - tgt[ij[1]].cy))
         for i, j in open_pairs:
             a, b = obs[i], tgt[j]
-            s: Sight = line_of_sight(a, b, self.obstacles_for([a, b]))
+            s: Sight = line_of_sight(a, b, self.obstacles_for([a], targets=[b]),
+                                     (tops_o[i], tops_t[j]) if heights else None)
             if s.visible:
-                return UnitSight(True, observer.model_id(i), target.model_id(j), s.segment)
+                return UnitSight(True, observer.model_id(i), target.model_id(j), s.segment,
+                                 passes=self._passes(observer, i, target, j, s.segment))
         return UnitSight(False)
 
-    def _quick_visible(self, observers: list[Placed], tgt: list[Footprint]
+    def _quick_visible(self, observers: list[Placed], tgt: list[Footprint], low: float | None = None
                        ) -> tuple[int, int, int, tuple[tuple[float, float], tuple[float, float]]] | None:
         """A clear centre-to-centre line from some observer base to some target base, or None.
 
-        Cheap, and any clear line is a proof; outline points are tried per pair later by
-        :func:`planner.geometry.sight.line_of_sight` when it comes to that. Returns (observer
-        index, observer model index, target model index, segment).
+        Cheap, and any clear line is a proof (it misses every piece higher than ``low``, the
+        lowest top of the models, so it passes above the others); outline points are tried per
+        pair later by :func:`planner.geometry.sight.line_of_sight` when it comes to that. Returns
+        (observer index, observer model index, target model index, segment).
         """
-        st = [self.standing_in(f) for f in tgt]
+        st = [self.target_standing_in(f) for f in tgt]
         ct = np.array([[f.cx, f.cy] for f in tgt])
         by_key: dict[frozenset[str], list[tuple[int, int, int]]] = {}
         centres: list[list[tuple[float, float]]] = []
@@ -351,7 +520,7 @@ class Table:
                 for j in range(len(tgt)):
                     by_key.setdefault(so | st[j], []).append((k, i, j))
         for key, triples in by_key.items():
-            union = self._blocked_union(key)
+            union = self._blocked_union(key, low)
             kij = np.array(triples)
             starts = np.array([centres[k][i] for k, i, _ in triples])
             if union is None:
@@ -370,8 +539,8 @@ class Table:
         """The obstacles that cross some centre-to-centre line between the two groups (the
         features a judge would point at); all obstacles in the way if none does alone."""
         segs = shapely.linestrings([[[a.cx, a.cy], [b.cx, b.cy]] for a in obs for b in tgt])
-        named = [o.id for o in obstacles if shapely.intersects(segs, o.polygon).any()]
-        return tuple(sorted(named)) if named else tuple(sorted(o.id for o in obstacles))
+        named = {o.id for o in obstacles if shapely.intersects(segs, o.polygon).any()}
+        return tuple(sorted(named)) if named else tuple(sorted({o.id for o in obstacles}))
 
 
 def setup_label(unit: UnitInfo) -> str:

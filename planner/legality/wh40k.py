@@ -14,7 +14,8 @@ Readings of the rules (see also the rules modules):
   a Scouts move ends are measured against every other unit's final position.
 - An attached unit (a ``joined`` Leader or Support and its Bodyguard) is one unit: its coherency
   and its ability checks ("every model has Infiltrators") cover all its models.
-- The battlefield is flat: the 5" vertical parts of coherency and engagement range are not measured.
+- Set-up distances are horizontal ("more than 9\" horizontally"), whatever floor a model stands on; the
+  5" vertical parts of coherency and Engagement Range are measured between models on different floors.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from planner.geometry.shapes import (
     footprint,
     signed_distance,
 )
-from planner.legality.checks.coherency import coherency_shortfall, is_coherent_40k
+from planner.legality.checks.coherency import coherency_shortfall
 from planner.legality.checks.placement import wholly_within
 from planner.legality.report import Evidence, Finding, inches, make_finding
 from planner.legality.table import Placed, Table, UnitSight
@@ -132,11 +133,25 @@ class WH40kTable(Table):
     def blocking_features(self) -> list[TerrainFeature]:
         out: list[TerrainFeature] = []
         for t in self.world.scenario.terrain:
-            if t.kind is TerrainKind.OPEN and TerrainTrait.OBSCURING not in t.traits:
+            # 11th: a terrain area that contains light or dense features is an obscuring area
+            # (RULES.md §3.1 Terrain; 11E-CORE-B 13.10): the trait, or any area category
+            obscuring = TerrainTrait.OBSCURING in t.traits or t.category is not None
+            if t.kind is TerrainKind.OPEN and not obscuring:
                 continue
-            if t.blocks_line_of_sight or (self.R.VISIBILITY == "obscuring" and TerrainTrait.OBSCURING in t.traits):
+            if t.blocks_line_of_sight or (self.R.VISIBILITY == "obscuring" and obscuring):
                 out.append(t)
         return out
+
+    def target_standing_in(self, fp: Footprint) -> frozenset[str]:
+        """10th: a sight line through a ruin reaches a target only if the target is *wholly*
+        within that ruin (``wh40k10.visibility.ruins``; RULES.md §3.1 Terrain), whatever the
+        feature's ``standing_in`` (which still says when an observer sees out of it). 11th:
+        within an obscuring area is any part of the base, either side (:meth:`standing_in`)."""
+        if self.R.VISIBILITY != "ruins":
+            return self.standing_in(fp)
+        return frozenset(t.id for t in self.blocking_features if t.kind is TerrainKind.AREA
+                         and t.id in self.standing_in(fp)
+                         and clearance_inside(fp, self.terrain_polys[t.id]) >= -TOLERANCE_IN)
 
     def _stands_in(self, fp: Footprint, feature: TerrainFeature) -> bool:
         if self.R.VISIBILITY == "obscuring":
@@ -169,7 +184,7 @@ class WH40kTable(Table):
         needs one hidden point; a "fully visible" verdict is as fine as the sampling)."""
         from planner.geometry.sight import line_of_sight
 
-        obstacles = self.obstacles_for([attacker, fp])
+        obstacles = self.obstacles_for([attacker], targets=[fp])
         pts = [(fp.cx, fp.cy)] + [tuple(p) for p in list(fp.polygon(samples).exterior.coords)[:-1]]
         for x, y in pts:
             dot = Footprint("circle", x, y, 1e-4)
@@ -346,8 +361,9 @@ class WH40kChecker:
         models = placed.footprints
         if len(models) < 2:
             return
-        margin, i, part = coherency_shortfall(list(placed.footprints), self.R)
-        ok = is_coherent_40k(list(placed.footprints), self.R)
+        levels = self.table.levels_of(placed) if self.table.off_the_table else None
+        margin, i, part = coherency_shortfall(list(placed.footprints), self.R, levels)
+        ok = margin >= -TOLERANCE_IN
         R = self.R
         n = len(models)
         large = R.COHERENCY_LARGE_UNIT_MODELS is not None and n >= R.COHERENCY_LARGE_UNIT_MODELS
@@ -370,7 +386,9 @@ class WH40kChecker:
         """Set up unengaged: more than Engagement Range from every enemy model (where it was set up)."""
         stage = "first" if u.setup.from_ is not None else "final"
         placed = self.table.first(u) if stage == "first" else self.table.final(u)
-        near = self.table.nearest_unit(placed, self.enemies(u, "first"))
+        # Engagement Range: within ER horizontally and 5" vertically (a model on a floor more
+        # than 5" above or below is not engaged however close in plan)
+        near = self.table.nearest_unit(placed, self.enemies(u, "first"), vertical_within=self.R.COHERENCY_VERTICAL_IN)
         er = self.R.ENGAGEMENT_RANGE_IN
         if near is None:
             self.add(_finding(self.P + "engagement", True, u, "no enemy model on the battlefield",

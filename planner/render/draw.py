@@ -344,13 +344,75 @@ def _draw_terrain(ax, world: World, summary: RenderSummary, legend: _Legend) -> 
 
     for t in world.scenario.terrain:
         style, kind = _terrain_style(t)
-        if _add_geom(ax, t.shape, f"terrain-{_safe(t.id)}", zorder=2, alpha=0.85, **style):
+        if t.has_heights or len(t.all_pieces()) > 1:
+            if _draw_pieces(ax, t, style):
+                summary.add("terrain")
+        elif _add_geom(ax, t.shape, f"terrain-{_safe(t.id)}", zorder=2, alpha=0.85, **style):
             summary.add("terrain")
         legend(Patch(**{k: v for k, v in style.items() if k != "linewidth"}), f"terrain: {kind}")
+        _draw_walls_and_floors(ax, t, summary, legend)
         cx, cy = t.shape.representative_point().coords[0]
-        txt = ax.text(cx, cy, t.name or t.id, fontsize=5, ha="center", va="center", color="#212121", zorder=2.1,
+        name = (t.name or t.id) + (" (roof)" if t.roof else "")
+        txt = ax.text(cx, cy, name, fontsize=5, ha="center", va="center", color="#212121", zorder=2.1,
                       clip_on=True)
         txt.set_gid(f"name-terrain-{_safe(t.id)}")
+
+
+HEIGHT_SHADE_IN = 8.0
+"""Heights at or above this (inches) get the darkest shade."""
+
+
+def _height_alpha(h: float | None) -> float:
+    """Opacity of a piece by its height: low pieces pale, tall ones dark, no height (as high as
+    any line) darkest."""
+    if h is None:
+        return 0.95
+    return 0.3 + 0.65 * min(h, HEIGHT_SHADE_IN) / HEIGHT_SHADE_IN
+
+
+def _draw_pieces(ax, t, style: dict) -> bool:
+    """Each piece of a feature shaded by its height, labelled with it (inches)."""
+    drawn = False
+    for k, p in enumerate(t.all_pieces()):
+        poly = Polygon(p.footprint)
+        if _add_geom(ax, poly, f"terrain-{_safe(t.id)}-piece-{k}", zorder=2, alpha=_height_alpha(p.height_in),
+                     **style):
+            drawn = True
+        if p.height_in is not None:
+            x, y = poly.representative_point().coords[0]
+            lab = ax.text(x, y - 0.6, f'{p.height_in:g}"', fontsize=4.5, ha="center", va="center",
+                          color="#000000", zorder=2.2, clip_on=True)
+            lab.set_gid(f"height-terrain-{_safe(t.id)}-piece-{k}")
+    return drawn
+
+
+def _draw_walls_and_floors(ax, t, summary: RenderSummary, legend: _Legend) -> None:
+    """A feature's walls (dark, with their height) and floors (dashed outlines, with their height)."""
+    from matplotlib.patches import Patch
+
+    for k, w in enumerate(t.walls):
+        h = w.height_in if w.height_in is not None else t.height_in
+        if _add_geom(ax, w.polygon(), f"wall-{_safe(t.id)}-{k}", zorder=2.3, alpha=_height_alpha(h),
+                     facecolor="#37474f", edgecolor="#263238", linewidth=0.6):
+            summary.add("wall")
+            legend(Patch(facecolor="#37474f", edgecolor="#263238"), "wall (label: height)")
+        if h is not None:
+            x, y = w.polygon().representative_point().coords[0]
+            lab = ax.text(x, y, f'{h:g}"', fontsize=4, ha="center", va="bottom", color="#263238", zorder=2.4,
+                          clip_on=True)
+            lab.set_gid(f"height-wall-{_safe(t.id)}-{k}")
+    for k, f in enumerate(t.floors):
+        if f.height_in == 0:
+            continue
+        poly = Polygon(f.footprint) if f.footprint is not None else t.shape
+        if _add_geom(ax, poly, f"floor-{_safe(t.id)}-{k}", zorder=2.25, facecolor="none", edgecolor="#1a237e",
+                     linewidth=0.7, linestyle=(0, (2, 1.5))):
+            summary.add("floor")
+            legend(Patch(facecolor="none", edgecolor="#1a237e", linestyle="--"), "upper floor (label: height)")
+        x, y = poly.representative_point().coords[0]
+        lab = ax.text(x, y + 0.6, f'floor {f.height_in:g}"', fontsize=4, ha="center", va="center",
+                      color="#1a237e", zorder=2.4, clip_on=True)
+        lab.set_gid(f"floor-label-{_safe(t.id)}-{k}")
 
 
 def _draw_objectives(ax, world: World, summary: RenderSummary, legend: _Legend) -> None:
@@ -580,6 +642,11 @@ def _draw_evidence(ax, world: World, report: LegalityReport, opts: RenderOptions
                             markersize=2.5, zorder=7)
                 ln.set_gid(f"sightline-clear-{_safe(f.unit)}-{k_line}")
                 ax.add_line(ln)
+                for sp in ev.sight_passes:  # how high the clear line passes each piece it crosses
+                    top = "any height" if sp.top_in is None else f'top {sp.top_in:g}"'
+                    lab = ax.text(sp.at[0], sp.at[1], f'{sp.feature} {sp.piece}: line {sp.line_in:.2f}" over {top}',
+                                  fontsize=4, color="#d50000", zorder=7.1, clip_on=True)
+                    lab.set_gid(f"sightpass-{_safe(f.unit)}-{k_line}-{_safe(sp.feature)}")
                 k_line += 1
                 summary.add("sightline")
                 legend(Line2D([], [], color="#d50000", marker="o", markersize=2.5),
@@ -617,6 +684,12 @@ def _draw_evidence(ax, world: World, report: LegalityReport, opts: RenderOptions
                                 zorder=6.6)
                     mk.set_gid(f"{gid}-at-{_safe(tid)}")
                     ax.add_line(mk)
+                    for sp in ev.sight_passes:  # the blocking piece and how high the centre line passes it
+                        if sp.blocks and sp.top_in is not None:
+                            lab = ax.text(sp.at[0], sp.at[1], f'{sp.feature} {sp.piece}: top {sp.top_in:g}" above '
+                                          f'the line at {sp.line_in:.2f}"', fontsize=4, color="#000000",
+                                          zorder=6.7, clip_on=True)
+                            lab.set_gid(f"{gid}-pass-{_safe(sp.feature)}")
                     summary.add("sightline")
                     legend(Line2D([], [], color="#616161", linewidth=0.7, linestyle=(0, (3, 2)), marker="X",
                                   markersize=4, markerfacecolor="#000000"),

@@ -106,6 +106,23 @@ class Ruleset:
     """Infiltrate while hidden: more than this from every enemy unit (None: no such rule)."""
     INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN: ClassVar[float | None] = None
     """Infiltrate in plain sight: more than this from every enemy unit (None: no such rule)."""
+
+    # ------------------------------------------------------------ heights (2.5D line of sight)
+    MODEL_HEIGHT_IN: ClassVar[dict[str, float]] = {}
+    """Default height of a model by unit type (inches), when neither the model nor its catalogue
+    profile states one; each ruleset module gives its own with the source."""
+    DEFAULT_MODEL_HEIGHT_IN: ClassVar[float] = 1.25
+    """Height of a model whose unit type has no entry in :attr:`MODEL_HEIGHT_IN` (inches)."""
+    DISTANCES_3D: ClassVar[bool] = False
+    """Set-up distances between models on different floors are measured in space (closest points
+    of the two volumes); False: horizontally, as the 10th/11th-edition texts say."""
+    COHERENCY_VERTICAL_IN: ClassVar[float | None] = None
+    """The vertical part of coherency and Engagement Range ("within 2\" horizontally and 5\"
+    vertically"); None: the ruleset's coherency has no vertical part."""
+    AREA_BLOCKS_AT_ANY_HEIGHT: ClassVar[bool] = False
+    """Area terrain that blocks sight blocks as if it were as high as any line, whatever its
+    pieces' heights (40k ruins and obscuring areas block by their footprint); False: each piece
+    blocks up to its own height (true line of sight)."""
     SCOUT_MORE_THAN_IN: ClassVar[float | None] = None
     """A Scout redeploy (Horus Heresy) ends more than this from every enemy unit (None: no such rule)."""
 
@@ -199,6 +216,13 @@ class Ruleset:
             If the ruleset has no deployment checker (``HAS_DEPLOYMENT_CHECKER`` is false).
         """
         raise self._unsupported("deployment checker")
+
+    def model_height(self, model: ModelInfo) -> float:
+        """The height of ``model`` for line of sight (inches): its own or its profile's, else
+        :attr:`MODEL_HEIGHT_IN` for its unit type, else :attr:`DEFAULT_MODEL_HEIGHT_IN`."""
+        if model.height_in is not None:
+            return model.height_in
+        return self.MODEL_HEIGHT_IN.get(str(model.type), self.DEFAULT_MODEL_HEIGHT_IN)
 
     def table(self, world: World) -> Table:
         """The prepared table of a scenario with this ruleset's line-of-sight rule (what the

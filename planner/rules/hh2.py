@@ -77,6 +77,23 @@ class HorusHeresy2(Ruleset):
     ``control_objective`` goal)."""
 
     DEFAULT_BULKY = 2
+
+    DISTANCES_3D: ClassVar[bool] = True
+    """Infiltrate and Scout distances between models on different floors are measured between the
+    closest points of the two models in space. Planner ruling [I]: the HH2 text says "more than
+    9\" from any enemy unit" with no "horizontally" (HH2 p.242, source text 000), and true line of
+    sight and true distances go together; the 10th/11th editions add "horizontally" where they
+    mean it (RULES.md §1.9, §3.1). Models on the table (no ``z``) measure as before."""
+
+    MODEL_HEIGHT_IN: ClassVar[dict[str, float]] = {
+        "Infantry": 1.25, "Cavalry": 1.75, "Dreadnought": 2.75, "Automata": 2.25, "Vehicle": 2.5,
+        "Primarch": 2.0, "Knight": 6.0, "Titan": 12.0, "Monstrous": 2.5, "Fortification": 4.0,
+    }
+    """Default model heights by unit type (inches), for true line of sight when neither the model
+    nor its profile states one. Planner ruling: the rules give no model heights (HH2 uses true
+    line of sight from the model itself); these are typical heights of the current plastic kits,
+    table top to the top of the model (a Legionary about 32 mm, a Rhino about 62 mm, a Contemptor
+    about 70 mm, a Questoris Knight about 150 mm), rounded to a quarter inch."""
     """Bulky with no value counts as Bulky (2)."""
 
     RULE_TABLE: ClassVar[tuple[RuleInfo, ...]] = (

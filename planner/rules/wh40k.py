@@ -50,6 +50,19 @@ class Warhammer40k(Ruleset):
         a, b = zones(name)
         return polygon_points(a), polygon_points(b)
 
+    MODEL_HEIGHT_IN: ClassVar[dict[str, float]] = {
+        "Infantry": 1.25, "Cavalry": 1.75, "Dreadnought": 2.75, "Automata": 2.25, "Vehicle": 2.5,
+        "Primarch": 2.0, "Knight": 6.0, "Titan": 12.0, "Monstrous": 2.5, "Fortification": 4.0,
+    }
+    """Default model heights by unit type (inches; the type read from the 40k keywords), when
+    neither the model nor its profile states one. Planner ruling: the rules give no heights
+    (10th: true line of sight, RULES.md §3.1 Visibility); typical heights of current kits, table
+    top to the top of the model (an Intercessor about 32 mm, a Rhino about 62 mm, a Redemptor
+    Dreadnought about 75 mm), rounded to a quarter inch."""
+    AREA_BLOCKS_AT_ANY_HEIGHT: ClassVar[bool] = True
+    """Ruins (10th) and obscuring terrain areas (11th) block by their footprint whatever their
+    height (RULES.md §3.1 Terrain; 11E-CORE-B 13.10); other features block up to their height."""
+
     # the numbers every edition gives (in its module, with its source)
     SCATTER: ClassVar[bool]
     COHERENCY_IN: ClassVar[float]

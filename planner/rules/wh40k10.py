@@ -34,7 +34,8 @@ class Warhammer40k10(Warhammer40k):
     COHERENCY_IN = 2.0
     """Within 2" horizontally of other models of the unit (10E-CORE-MD)."""
     COHERENCY_VERTICAL_IN = 5.0
-    """... and 5" vertically (the planner's battlefield is flat: not measured)."""
+    """... and 5" vertically (10E-CORE-MD): also the vertical part of Engagement Range; measured
+    between models on different floors (``z``)."""
     COHERENCY_LARGE_UNIT_MODELS = 7
     """A unit of 7 or more models: each model within 2" of two other models."""
     COHERENCY_NEIGHBOURS = 1

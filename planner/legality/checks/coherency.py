@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from planner.geometry.measure import is_within_distance
 from planner.geometry.shapes import Footprint, signed_distance
+from planner.legality.checks.distance import vertical_gap
 from planner.schema import SubType
 from planner.units import TOLERANCE_IN
 
@@ -75,13 +76,18 @@ def is_coherent(models: Sequence[ModelInfo], fps: list[Footprint], R: HorusHeres
     return is_within_distance(coherency_gap(fps)[0], coherency_range(models, R))
 
 
-def coherency_shortfall(fps: list[Footprint], R: Warhammer40k) -> tuple[float, int, str]:
+def coherency_shortfall(fps: list[Footprint], R: Warhammer40k,
+                        levels: Sequence[tuple[float, float]] | None = None) -> tuple[float, int, str]:
     """How far a group of models is from coherency under ruleset module ``R``.
 
     Returns (margin in inches, index of the worst model, which part): a margin >= 0 (within the
     tolerance) is coherent. Parts: 'neighbours' (each model within ``COHERENCY_IN`` of 1 other
     model, or of 2 in a unit of ``COHERENCY_LARGE_UNIT_MODELS`` or more), 'every' (each model
     within ``COHERENCY_ALL_WITHIN_IN`` of every other model; 11th edition only).
+
+    ``levels`` ((floor z, top) of each model, inches) brings in the vertical part ("and 5\"
+    vertically", ``COHERENCY_VERTICAL_IN``): a pair further apart vertically is not within the
+    range however close in plan, and counts as short by its vertical excess (a finite margin).
     """
     n = len(fps)
     if n < 2:
@@ -90,24 +96,34 @@ def coherency_shortfall(fps: list[Footprint], R: Warhammer40k) -> tuple[float, i
     for i in range(n):
         for j in range(i + 1, n):
             d[i][j] = d[j][i] = max(0.0, signed_distance(fps[i], fps[j]))
+    excess = [[0.0] * n for _ in range(n)]  # how far beyond the vertical limit a pair is
+    if levels is not None and R.COHERENCY_VERTICAL_IN is not None:
+        for i in range(n):
+            for j in range(i + 1, n):
+                excess[i][j] = excess[j][i] = max(0.0, vertical_gap(levels[i], levels[j]) - R.COHERENCY_VERTICAL_IN)
+
+    def within(i: int, j: int, limit: float) -> float:
+        """The pair's distance as a coherency limit sees it: beyond the limit by the vertical excess."""
+        return max(d[i][j], limit + excess[i][j]) if excess[i][j] > TOLERANCE_IN else d[i][j]
     large = R.COHERENCY_LARGE_UNIT_MODELS is not None and n >= R.COHERENCY_LARGE_UNIT_MODELS
     k = R.COHERENCY_NEIGHBOURS_LARGE if large else R.COHERENCY_NEIGHBOURS
     k = min(k, n - 1)
     worst = (math.inf, 0, "neighbours")
     for i in range(n):
-        kth = sorted(d[i][j] for j in range(n) if j != i)[k - 1]
+        kth = sorted(within(i, j, R.COHERENCY_IN) for j in range(n) if j != i)[k - 1]
         m = R.COHERENCY_IN - kth
         if m < worst[0]:
             worst = (m, i, "neighbours")
     if R.COHERENCY_ALL_WITHIN_IN is not None:
         for i in range(n):
-            far = max(d[i][j] for j in range(n) if j != i)
+            far = max(within(i, j, R.COHERENCY_ALL_WITHIN_IN) for j in range(n) if j != i)
             m = R.COHERENCY_ALL_WITHIN_IN - far
             if m < worst[0]:
                 worst = (m, i, "every")
     return worst
 
 
-def is_coherent_40k(fps: list[Footprint], R: Warhammer40k) -> bool:
+def is_coherent_40k(fps: list[Footprint], R: Warhammer40k,
+                    levels: Sequence[tuple[float, float]] | None = None) -> bool:
     """40k unit coherency (:func:`coherency_shortfall` within the tolerance)."""
-    return coherency_shortfall(fps, R)[0] >= -TOLERANCE_IN
+    return coherency_shortfall(fps, R, levels)[0] >= -TOLERANCE_IN

@@ -6,6 +6,7 @@ keeps it so that a player can reproduce the placement with a tape measure; the c
 
 from __future__ import annotations
 
+import math
 from enum import Enum
 from typing import TYPE_CHECKING
 
@@ -59,6 +60,33 @@ def scout_far_enough(rs: Ruleset, nearest_in: float, margin: float = 0.0) -> boo
     if rs.SCOUT_MORE_THAN_IN is None:
         raise ValueError(f"ruleset {rs.id} has no Scout redeploy distance")
     return is_more_than_distance(nearest_in, rs.SCOUT_MORE_THAN_IN + margin)
+
+
+Level = tuple[float, float]
+"""A model's volume in height: (z of the floor it stands on, its top), inches."""
+
+
+def vertical_gap(a: Level, b: Level) -> float:
+    """The vertical distance between two model volumes (inches; 0 where their heights overlap,
+    as for two models on the same floor)."""
+    return max(0.0, b[0] - a[1], a[0] - b[1])
+
+
+def measured_distance(horizontal_in: float, a: Level, b: Level, rs: Ruleset) -> float:
+    """The distance between two models as ruleset ``rs`` measures set-up distances: horizontally
+    (``rs.DISTANCES_3D`` False: 10th/11th "more than 9\" horizontally"), or between the closest
+    points of the two volumes (True: the distance in space, from the horizontal closest-point
+    distance ``horizontal_in`` and :func:`vertical_gap`). An overlap (negative) stays as it is."""
+    if not rs.DISTANCES_3D or horizontal_in < 0:
+        return horizontal_in
+    v = vertical_gap(a, b)
+    return horizontal_in if v == 0 else float(math.hypot(horizontal_in, v))
+
+
+def within_vertically(a: Level, b: Level, limit_in: float) -> bool:
+    """The vertical part of a "within X\" horizontally and Y\" vertically" rule (40k coherency
+    and Engagement Range, 5"): the two volumes are within ``limit_in`` vertically."""
+    return is_within_distance(vertical_gap(a, b), limit_in)
 
 
 def moved_within(before: Footprint, after: Footprint, limit_in: float) -> bool:
