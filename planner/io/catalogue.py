@@ -7,10 +7,10 @@ data ``planner/_models/`` of an installed wheel (built from the top-level ``mode
 or editable install. None of them is a :class:`~planner.errors.ScenarioError` (exit 2) naming where
 it looked.
 
-Besides entries, files may hold base rules (:class:`~planner.schema.BaseRule`) and height defaults by
-unit type (:class:`~planner.schema.HeightDefault`): :meth:`ModelCatalogue.resolve` gives a model the
-entry named after it, else an entry made from the first base rule that holds; every loaded entry
-without its own ``height_in`` gets the default of its unit type.
+Besides entries, files may hold base rules (:class:`~planner.schema.BaseRule`):
+:meth:`ModelCatalogue.resolve` gives a model the entry named after it, else an entry made from the
+first base rule that holds; every loaded entry without its own ``height_in`` gets the default of
+its unit type, the ruleset's ``MODEL_HEIGHT_IN`` (one table, in the ruleset's module).
 """
 
 from __future__ import annotations
