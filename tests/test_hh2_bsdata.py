@@ -18,6 +18,7 @@ import pytest
 
 from planner.io.catalogue import ModelFacts, load_catalogue
 from planner.io.roster import MODEL_PROFILE_TYPES, TypeInfo, categories_type, parse_unit_type
+from planner.rules.hh2 import HorusHeresy2
 from planner.schema import HullBase, OvalBase, RoundBase, SubType, UnitType
 
 BSDATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "bsdata-horus-heresy"
@@ -276,7 +277,7 @@ def test_resolve_boundaries_without_the_data(tmp_path):
     inf = UnitType.INFANTRY
     r = cat.resolve(ModelFacts(name="Tactical Space Marines, Legion", type=inf))
     assert r is not None and r.how == "entry" and r.entry.id == "legion-tactical-marine"
-    assert r.entry.height_in == 1.3  # the Infantry height default
+    assert r.entry.height_in == HorusHeresy2.MODEL_HEIGHT_IN["Infantry"] == 1.25  # the ruleset's Infantry default
     plain = cat.resolve(ModelFacts(name="Unheard-of Legionary", type=inf, catalogue="LA - XIX: Raven Guard"))
     assert plain is not None and plain.how == "rule" and plain.rule.id == "hh2-rule-infantry"
     assert plain.entry.base == RoundBase(diameter_mm=32) and plain.entry.type is inf
