@@ -47,11 +47,12 @@ import json
 import re
 import zlib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from planner.errors import ScenarioError
-from planner.schema import Army, Base, HullBase, Model, OvalBase, RoundBase, Setup, Unit
+from planner.schema import Army, Base, HullBase, Model, OvalBase, RoundBase, Setup, Unit, UnitType
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """Largest list file read (a real list is a few kB of text, a few hundred kB of JSON)."""
@@ -101,6 +102,14 @@ class ArmyList:
     def game_system(self) -> str:
         gv = self.roster.get("game_version") or {}
         return f"Warhammer 40,000 (wh40kdc data: {gv.get('edition', '?')} edition, {gv.get('dataslate', '?')})"
+
+
+@lru_cache(maxsize=1)
+def dataset() -> Any:
+    """``wh40kdc``'s embedded dataset, built once per process (building it takes about half a second)."""
+    from wh40kdc import Dataset
+
+    return Dataset.embedded()
 
 
 # --------------------------------------------------------------------------- detection
@@ -254,7 +263,6 @@ def read_list(path: str | Path, list_format: str = "auto", *, data: bytes | None
         or duplicate-keyed JSON; an oversized ListForge payload; content no format recognises
         (or not the named format); a list ``wh40kdc`` cannot read; a list with no units.
     """
-    from wh40kdc import Dataset
     from wh40kdc.imports import ADAPTERS, resolve
 
     from planner.io.files import read_input
@@ -288,7 +296,7 @@ def read_list(path: str | Path, list_format: str = "auto", *, data: bytes | None
         n_lines = sum(len(u.get("wargear") or []) for u in parsed.get("units") or [])
         if n_lines > MAX_WARGEAR_LINES:
             raise ScenarioError(f"the list has {n_lines} wargear lines; at most {MAX_WARGEAR_LINES}", file=name)
-        roster = resolve(parsed, Dataset.embedded(), adapter.id)
+        roster = resolve(parsed, dataset(), adapter.id)
     except RecursionError:
         raise ScenarioError("the list nests too deeply", file=name) from None
     except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
@@ -451,8 +459,6 @@ class _ListBuilder:
     """The steps of :func:`list_to_army` and what they share: the dataset, the catalogue, ids, counts."""
 
     def __init__(self, lst: ArmyList, ruleset: str, default_base_mm: float | None, id_prefix: str, place: bool):
-        from wh40kdc import Dataset
-
         from planner.io.catalogue import load_catalogue
         from planner.rules.registry import find_ruleset
 
@@ -463,7 +469,7 @@ class _ListBuilder:
         assert isinstance(rs, Warhammer40k)  # list_to_army refused any other ruleset
         self.rs = rs
         self.catalogue = load_catalogue(self.rs.catalogue)
-        self.ds = Dataset.embedded()
+        self.ds = dataset()
         self.faction = lst.roster.get("faction_id")
         self.warnings: list[str] = list(lst.warnings)
         self.unknown: list[str] = []
@@ -545,7 +551,11 @@ class _ListBuilder:
         if "FRAME" in keywords and self.rs.FRAME_MODELS and not all(self.is_hull(m) for m in models):
             self.warnings.append(f"{where}: a FRAME model with a base, not a hull outline ({self.rs.id} measures it "
                                  "to its hull): add its hull to models/wh40k/")
-        unit = Unit(id=self.new_id(raw_name), name=_short(raw_name, 200), keywords=keywords, abilities=abilities,
+        # a unit wh40kdc does not know has no keywords: the schema's unit type (which the 40k rules
+        # do not read) is then Infantry, as the planner assumes for 40k models without VEHICLE/MONSTER
+        utype = None if keywords or all(m.profile for m in models) else UnitType.INFANTRY
+        unit = Unit(id=self.new_id(raw_name), name=_short(raw_name, 200), type=utype, keywords=keywords,
+                    abilities=abilities,
                     transport_capacity=cap if isinstance(cap, int) and 0 <= cap <= 10000 else None,
                     points=sum(points) if points else None, other_rules=other, place=self.place, models=models)
         role = "Support" if "Support" in abilities else "Leader" if "Leader" in abilities else ""
