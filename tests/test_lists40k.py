@@ -277,7 +277,7 @@ def test_a_unit_with_no_known_base_is_exit_2_naming_it_or_takes_the_default_base
     (b"just some words\nand more words\n", "not an army list the planner reads"),
     (b'{"name": "x"}', "not an army list the planner reads (JSON"),
     (b"a\x00b\n", "control character"),
-    (b"x" * 5000 + b"\n", "line 1 is 5000 characters long"),
+    (b"x" * 1001 + b"\n", "line 1 is 1001 characters long"),
     (b"H4sIAnot-base64!!", "not base64 of gzipped JSON"),
     (b"https://example.com/list", "without its payload"),
 ])
@@ -299,9 +299,29 @@ def test_huge_lists_and_payloads_are_refused(tmp_path):
     bomb.write_text(base64.b64encode(gzip.compress(b'{"a": "' + b"x" * 10_000_000 + b'"}')).decode())
     r = _cli("import-roster", str(bomb), "--ruleset", "wh40k11", "--player", "b")
     assert r.exit_code == 2 and "decompresses to more than" in r.output
-    many = _gw(tmp_path, "OTHER\n\n" + "Scout Squad (70 pts)\n• 5x Scout\n    • 5x Boltgun\n\n" * 1001)
+    many = _gw(tmp_path, "OTHER\n\n" + "Scout Squad (70 pts)\n• 5x Scout\n    • 5x Boltgun\n\n" * 201)
     r = _cli("import-roster", str(many), "--ruleset", "wh40k11", "--player", "b")
-    assert r.exit_code == 2 and "1001 units; at most 1000" in r.output
+    assert r.exit_code == 2 and "201 units; at most 200" in r.output
+    long = _gw(tmp_path, "OTHER\n\nScout Squad (70 pts)\n• 5x Scout\n" + "    • 5x Boltgun\n" * 5000)
+    r = _cli("import-roster", str(long), "--ruleset", "wh40k11", "--player", "b")
+    assert r.exit_code == 2 and "lines; at most 5000" in r.output
+    wide = tmp_path / "wide.txt"
+    wide.write_bytes(b"Intercessor Squad (80 pts)\n" * (1024 * 1024 // 27 + 1))
+    r = _cli("import-roster", str(wide), "--ruleset", "wh40k11", "--player", "b")
+    assert r.exit_code == 2 and "a text list of 1048599 bytes; at most 1048576" in r.output
+
+
+def test_long_runs_of_blanks_cannot_make_the_readers_backtrack(tmp_path):
+    """A line "1x", 990 blanks, "(" made the WTC reader's pattern backtrack for minutes; blanks
+    inside a line are one space before the readers see them."""
+    import time
+
+    f = tmp_path / "blanks.txt"
+    f.write_text(GW_HEAD + ("1x" + " " * 990 + "(\n") * 300, encoding="utf-8")
+    start = time.monotonic()
+    r = _cli("import-roster", str(f), "--ruleset", "wh40k11", "--player", "b")
+    assert r.exit_code == 2
+    assert time.monotonic() - start < 20
 
 
 def test_a_list_that_is_not_for_a_40k_ruleset_keeps_the_battlescribe_path():

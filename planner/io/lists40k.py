@@ -31,8 +31,11 @@ How a list becomes an army (:func:`list_to_army`):
 - points (unit and enhancement) for the Strategic Reserves share; a TRANSPORT's capacity.
 
 Lists are untrusted input: at most :data:`MAX_FILE_BYTES` (``PLANNER_MAX_INPUT_MB`` sets another
-limit), UTF-8, text lines at most :data:`MAX_LINE_CHARS` characters, JSON nested at most 64 levels
-with no duplicate keys, a ListForge payload at most :data:`MAX_FILE_BYTES` once decompressed.
+limit), UTF-8; a text list at most :data:`MAX_TEXT_BYTES`, :data:`MAX_LINES` lines of at most
+:data:`MAX_LINE_CHARS` characters (runs of blanks inside a line are read as one space, so that the
+readers' patterns cannot backtrack over them); JSON nested at most 64 levels with no duplicate keys;
+a ListForge payload at most :data:`MAX_FILE_BYTES` once decompressed; at most :data:`MAX_UNITS`
+units and :data:`MAX_WARGEAR_LINES` wargear lines (each is looked up in the dataset).
 Every problem is a :class:`planner.errors.ScenarioError` naming the file, the place in the list
 (``units[2] 'Intercessor Squad'``) and the value.
 
@@ -56,9 +59,14 @@ from planner.schema import Army, Base, HullBase, Model, OvalBase, RoundBase, Set
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """Largest list file read (a real list is a few kB of text, a few hundred kB of JSON)."""
-MAX_LINE_CHARS = 4000
-"""Longest line of a text list (the text adapters' patterns are then cheap)."""
-MAX_UNITS = 1000
+MAX_TEXT_BYTES = 1024 * 1024
+"""Largest text list (the JSON formats may be up to :data:`MAX_FILE_BYTES`)."""
+MAX_LINE_CHARS = 1000
+"""Longest line of a text list."""
+MAX_LINES = 5000
+"""Most lines of a text list (a 2,000-point list has a few hundred)."""
+MAX_UNITS = 200
+"""Most units in a list (each is looked up in the dataset; a 2,000-point list has about 20)."""
 MAX_WARGEAR_LINES = 2000
 """Most wargear lines in a list (each is looked up in the dataset)."""
 MAX_MODELS_PER_UNIT = 1000
@@ -78,6 +86,7 @@ FORMATS: dict[str, str] = {
 """The list formats read, by the ``wh40kdc`` adapter id (``gw`` also covers the headerless GW text)."""
 
 _ADAPTER_FORMAT = {"gw-headerless": "gw"}
+_BLANKS = re.compile(r"(?<=\S)[ \t\u00a0]{2,}")
 _BATTLESCRIBE_SUFFIXES = {".ros", ".rosz"}
 _DIAGNOSTICS_SHOWN = {"unit-unresolved", "faction-unresolved", "points-mismatch"}
 
@@ -234,7 +243,13 @@ def _decode(data: bytes, name: str) -> Any:
         return _json(trimmed, name, "")
     if "/listforge/" in trimmed or trimmed.startswith("H4sIA") or re.match(r"^https?://", trimmed, re.IGNORECASE):
         return _listforge_payload(trimmed, name)
-    for i, line in enumerate(text.splitlines(), 1):
+    if len(data) > MAX_TEXT_BYTES:
+        raise ScenarioError(f"a text list of {len(data)} bytes; at most {MAX_TEXT_BYTES} (a list is a few kB)",
+                            file=name)
+    lines = text.splitlines()
+    if len(lines) > MAX_LINES:
+        raise ScenarioError(f"a text list of {len(lines)} lines; at most {MAX_LINES}", file=name)
+    for i, line in enumerate(lines, 1):
         if len(line) > MAX_LINE_CHARS:
             raise ScenarioError(f"line {i} is {len(line)} characters long; a list line has at most {MAX_LINE_CHARS}",
                                 file=name, location=f"line {i}", value=line[:40] + "...")
@@ -242,7 +257,9 @@ def _decode(data: bytes, name: str) -> Any:
         if bad is not None:
             raise ScenarioError(f"line {i} holds the control character {bad!r}: not a text list", file=name,
                                 location=f"line {i}")
-    return text
+    # runs of blanks inside a line become one space (the indentation is kept: it nests the bullets),
+    # so that the readers' patterns ("\\s*(...)\\s*") cannot backtrack over long runs of blanks
+    return "\n".join(_BLANKS.sub(" ", line) for line in lines)
 
 
 def read_list(path: str | Path, list_format: str = "auto", *, data: bytes | None = None) -> ArmyList:
