@@ -329,6 +329,29 @@ def test_long_runs_of_blanks_cannot_make_the_readers_backtrack(tmp_path):
     assert time.monotonic() - start < 20
 
 
+def test_a_list_read_from_a_pipe(tmp_path):
+    import os
+    import threading
+
+    fifo = tmp_path / "list"
+    os.mkfifo(fifo)
+
+    def write(data: bytes) -> None:
+        with open(fifo, "wb") as fh:
+            fh.write(data)
+
+    t = threading.Thread(target=write, args=((DATA / "newrecruit-simple.txt").read_bytes(),))
+    t.start()
+    army, _ = import_list(fifo, "wh40k11", "blue")
+    t.join()
+    assert len(army.units) == 10
+    t = threading.Thread(target=write, args=(b"<?xml version='1.0'?><roster/>",))
+    t.start()
+    with pytest.raises(ScenarioError, match="give it as a .ros or .rosz file"):
+        read_if_list(fifo, "wh40k11")
+    t.join()
+
+
 def test_a_list_that_is_not_for_a_40k_ruleset_keeps_the_battlescribe_path():
     assert read_if_list(DATA / "gw-app.txt", "hh2") is None
     with pytest.raises(ScenarioError, match="not a well-formed XML roster"):

@@ -172,6 +172,9 @@ def read_if_list(path: str | Path, ruleset: str, list_format: str = "auto") -> A
         if fmt != "auto":
             raise ScenarioError(f"this is a BattleScribe roster (XML or zip), not a {FORMATS[fmt]}", file=str(path),
                                 location="--list-format", value=list_format)
+        if not Path(path).is_file():  # a pipe or a device cannot be read a second time by the roster reader
+            raise ScenarioError("a BattleScribe roster from a pipe or a device: give it as a .ros or .rosz file",
+                                file=str(path))
         return None
     return read_list(path, fmt, data=data)
 
