@@ -9,7 +9,8 @@ The public API (see the README's "As a library"); each name is imported on first
 - :func:`find_threats` (World, enemy unit id, :func:`threat_goal`) -> the enemy's legal area and best arrival
 - :func:`deep_strike_odds` (World, unit id, aim x, y) -> exact Deep Strike odds
 - :func:`render_file` / :func:`render_bytes` (World, :class:`RenderOptions`) -> an SVG or PNG picture
-- :func:`import_roster` (a BattleScribe/New Recruit file) -> an army and its warnings
+- :func:`import_roster` (a BattleScribe/New Recruit file; for wh40k10/wh40k11 also a GW app, New Recruit,
+  ListForge or Rosterizer list) -> an army and its warnings
 - :func:`find_ruleset` (id) -> the ruleset: its rule ids, meanings and sources
 - :func:`dump_scenario`: write a scenario (e.g. a plan's ``scenario_data``) as YAML or JSON
 - :class:`PlannerError`, :class:`ScenarioError`: the errors raised on purpose (``exit_code``)
