@@ -10,7 +10,8 @@ The public API (see the README's "As a library"); each name is imported on first
 - :func:`find_threats` (World, enemy unit id, :func:`threat_goal`) -> the enemy's legal area and best arrival
 - :func:`deep_strike_odds` (World, unit id, aim x, y) -> exact Deep Strike odds
 - :func:`render_file` / :func:`render_bytes` (World, :class:`RenderOptions`) -> an SVG or PNG picture
-- :func:`import_roster` (a BattleScribe/New Recruit file) -> an army and its warnings
+- :func:`import_roster` (a BattleScribe/New Recruit file; for wh40k10/wh40k11 also a GW app, New Recruit,
+  ListForge or Rosterizer list) -> an army and its warnings
 - :func:`import_tts` (a Tabletop Simulator save, ruleset) -> the scenario, warnings, objects not matched;
   :func:`export_tts` (:class:`Scenario`) -> a save (plain data, to write as JSON)
 - :func:`find_ruleset` (id) -> the ruleset: its rule ids, meanings and sources

@@ -337,7 +337,8 @@ def rules(
 
 @app.command("import-roster")
 def import_roster(
-    roster: Annotated[str, typer.Argument(help="BattleScribe .ros/.rosz or New Recruit roster file.")],
+    roster: Annotated[str, typer.Argument(help="BattleScribe .ros/.rosz or New Recruit roster file; for wh40k10/"
+                                                "wh40k11 also a GW app, New Recruit, ListForge or Rosterizer list.")],
     player: Annotated[str, typer.Option("--player", help="The player whose army this is.")],
     ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset id.")] = DEFAULT_RULESET,
     out: Annotated[str | None, typer.Option("--out", help="Write the army here (YAML, or JSON if it ends in "
@@ -350,6 +351,11 @@ def import_roster(
                                          help="A roster not written with the ruleset's edition data is an error "
                                               "(exit 2), not a warning.")] = False,
     json_out: JsonOpt = None,
+    list_format: Annotated[str, typer.Option("--list-format", help="40k list format: auto (default: from the "
+                                                                   "content), battlescribe, gw, newrecruit-json, "
+                                                                   "newrecruit-wtc-compact, newrecruit-wtc-full, "
+                                                                   "newrecruit-simple, listforge, listforge-text, "
+                                                                   "rosterizer, roster-json.")] = "auto",
 ) -> None:
     """Import an army list into a scenario army: units, model counts, types, deployment rules, transports.
 
@@ -370,8 +376,14 @@ def import_roster(
         rs = _ruleset_option(ruleset)
         base = parse_base_size(default_base) if default_base is not None else None
         try:
-            rec = read_roster(roster, rs.id)
-            army, warnings = roster_to_army(rec, rs.id, player, base, embark, strict=strict)
+            from planner.io.lists40k import list_to_army, read_if_list
+
+            rec: Any = read_if_list(roster, rs.id, list_format)
+            if rec is not None:
+                army, warnings = list_to_army(rec, rs.id, player, base, embark)
+            else:
+                rec = read_roster(roster, rs.id)
+                army, warnings = roster_to_army(rec, rs.id, player, base, embark, strict=strict)
         except ScenarioError as exc:  # the error report too, then exit 2 as any input error
             _write_json(json_out, {"file": roster, "ruleset": rs.id, "player": player, "ok": False,
                                    "exit_code": exc.exit_code, "error": str(exc),

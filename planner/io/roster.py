@@ -1186,7 +1186,12 @@ def _check_embark(unit: Unit, transport: Unit, catalogue, warnings: list[str]) -
 def import_roster(path: str | Path, ruleset: str = "hh2", player: str = "player",
                   default_base_mm: float | None = None, embark: bool = False, *, id_prefix: str = "",
                   place: bool = False, strict: bool = False) -> tuple[Army, list[str]]:
-    """:func:`read_roster` then :func:`roster_to_army`."""
+    """:func:`read_roster` then :func:`roster_to_army`; a 40k army list (GW app, New Recruit,
+    ListForge, Rosterizer) goes to :func:`planner.io.lists40k.list_to_army` instead."""
+    from planner.io.lists40k import list_to_army, read_if_list
+
+    if (lst := read_if_list(path, ruleset)) is not None:
+        return list_to_army(lst, ruleset, player, default_base_mm, embark, id_prefix=id_prefix, place=place)
     roster = read_roster(path, ruleset)
     return roster_to_army(roster, ruleset, player, default_base_mm, embark, id_prefix=id_prefix, place=place,
                           strict=strict)
