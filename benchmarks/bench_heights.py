@@ -3,6 +3,7 @@
 Run on demand (it is not part of the test suite)::
 
     .venv/bin/python benchmarks/bench_heights.py [--repeat N] [--seed S] [--output PATH]
+    .venv/bin/python benchmarks/bench_heights.py --layout [SCENARIO]   # an 11th-edition layout
 
 It takes the fixed-seed table of ``bench_check.py`` (72" x 48", 2 x 100 models, 10 Infiltrate
 units) and gives its terrain heights: every feature is cut into pieces (strips 4" wide), each with
@@ -12,6 +13,13 @@ every height removed (the pieces then block every line, as before heights existe
 checked in the same run, alternately, ``--repeat`` times; the medians, their ratio (target: at
 most 1.5) and the load average are printed and written as JSON to
 ``benchmarks/results/heights.json``. See ``benchmarks/README.md``.
+
+``--layout`` takes a bundled 11th-edition layout scenario instead (default
+``scenarios/wh40k/layouts/legal-take-vs-take-01.yaml``: 44 pieces and 28 walls converted from the
+``wh40kdc`` package, ruins with floors and walls, obscuring areas) and fills each player's
+deployment zone with 5-model units until each side has 100 models (rows 1.4" apart, models 1.6"
+apart in a row, skipping points within 0.7" of terrain): the issue's "check on an 11th-edition layout (its 40+ pieces with heights)
+with 2 x 100 models".
 """
 
 from __future__ import annotations
@@ -88,14 +96,62 @@ def scenes(seed: int) -> tuple[Scenario, Scenario, int]:
     return tall, flat, n
 
 
+LAYOUT_SCENARIO = HERE.parent / "scenarios" / "wh40k" / "layouts" / "legal-take-vs-take-01.yaml"
+PROFILES = ("sm-intercessor", "necron-warrior")
+
+
+def layout_scenes(path: Path, per_side: int = 100) -> tuple[Scenario, Scenario, int]:
+    """(the layout scene with 2 x ``per_side`` models, the same scene flat, pieces and walls with a
+    height). Units of 5 models in a row 1.6" apart (32 mm bases: in coherency), rows 1.4" apart,
+    inside the player's zone and more than 0.7" from every terrain piece."""
+    from shapely import union_all
+    from shapely.geometry import Point
+
+    from planner.io.files import read_data
+
+    data = read_data(path)
+    terrain = union_all([Polygon(p["footprint"]) for t in data["terrain"]
+                         for p in ([{"footprint": t["footprint"]}] if t.get("footprint") else []) + t.get("pieces", [])])
+    armies = []
+    for k, zone in enumerate(data["deployment_zones"][:2]):
+        poly = Polygon(zone["polygon"])
+        x0, y0, x1, y1 = poly.bounds
+        units, y = [], y0 + 1.0
+        while y < y1 - 1.0 and len(units) * 5 < per_side:
+            x = x0 + 1.0
+            while x + 6.4 < x1 - 1.0 and len(units) * 5 < per_side:
+                row = [(x + 1.6 * i, y) for i in range(5)]
+                if all(poly.buffer(-0.65).contains(Point(p)) and terrain.distance(Point(p)) > 0.7 for p in row):
+                    n = len(units)
+                    units.append({"id": f"{zone['player']}-u{n}", "setup": "deployment_zone",
+                                  "models": [{"id": f"m{i}", "profile": PROFILES[k % 2], "x": px, "y": py}
+                                             for i, (px, py) in enumerate(row)]})
+                    x += 7.8
+                else:
+                    x += 0.4
+            y += 1.4
+        armies.append({"player": zone["player"], "units": units})
+    data["armies"] = armies
+    tall = Scenario.model_validate(data)
+    n = sum(len(t.all_pieces()) + len(t.walls) for t in tall.terrain if t.has_heights)
+    for t in data["terrain"]:
+        t.pop("height_in", None)
+        for part in t.get("pieces", []) + t.get("walls", []):
+            part.pop("height_in", None)
+    flat = Scenario.model_validate(data)
+    return tall, flat, n
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
     ap.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
+    ap.add_argument("--layout", nargs="?", const=LAYOUT_SCENARIO, type=Path, default=None,
+                    help="an 11th-edition layout scenario instead of the bench_check table")
     args = ap.parse_args(argv)
 
-    tall, flat, n_pieces = scenes(args.seed)
+    tall, flat, n_pieces = layout_scenes(args.layout) if args.layout else scenes(args.seed)
     w_tall, w_flat = resolve(tall, require_positions=True), resolve(flat, require_positions=True)
     n_models = sum(len(u.models) for u in w_tall.units.values())
     times: dict[str, list[float]] = {"heights": [], "flat": []}
@@ -111,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     med = {k: statistics.median(v) for k, v in times.items()}
     ratio = med["heights"] / med["flat"]
     result = {
+        "scene": str(args.layout) if args.layout else f"bench_check seed {args.seed}",
         "seed": args.seed, "repeat": args.repeat, "models": n_models, "pieces_with_height": n_pieces,
         "median_s": med, "all_s": times, "ratio": ratio, "target_ratio": TARGET_RATIO,
         "within_target": ratio <= TARGET_RATIO, "verdicts": verdicts,
