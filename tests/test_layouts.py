@@ -283,6 +283,7 @@ HH_HEIGHTS = [  # the stated ruling of scenarios/README.md: typical heights for 
     (("building", "bastion", "bunker"), 8.0), (("ruined curtain wall",), 5.0), (("ruin",), 6.0),
     (("wood", "copse", "thicket"), 5.0), (("pylon",), 7.0), (("statuary",), 4.0), (("tank",), 4.0),
     (("rockcrete wall",), 3.0), (("aegis", "barricade"), 1.5), (("pool", "marsh"), 0.25), (("crater", "rubble"), 0.5),
+    (("hill",), 2.0),
 ]
 
 
