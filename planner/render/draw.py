@@ -373,16 +373,18 @@ def _height_alpha(h: float | None) -> float:
 def _draw_pieces(ax, t, style: dict) -> bool:
     """Each piece of a feature shaded by its height, labelled with it (inches)."""
     drawn = False
-    for k, p in enumerate(t.all_pieces()):
+    pieces = t.all_pieces()
+    for k, p in enumerate(pieces):
         poly = Polygon(p.footprint)
-        if _add_geom(ax, poly, f"terrain-{_safe(t.id)}-piece-{k}", zorder=2, alpha=_height_alpha(p.height_in),
+        gid = f"terrain-{_safe(t.id)}" if len(pieces) == 1 else f"terrain-{_safe(t.id)}-piece-{k}"
+        if _add_geom(ax, poly, gid, zorder=2, alpha=_height_alpha(p.height_in),
                      **style):
             drawn = True
         if p.height_in is not None:
             x, y = poly.representative_point().coords[0]
             lab = ax.text(x, y - 0.6, f'{p.height_in:g}"', fontsize=4.5, ha="center", va="center",
                           color="#000000", zorder=2.2, clip_on=True)
-            lab.set_gid(f"height-terrain-{_safe(t.id)}-piece-{k}")
+            lab.set_gid(f"height-{gid}")
     return drawn
 
 
