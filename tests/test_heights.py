@@ -105,7 +105,7 @@ def _scene(rng: random.Random):
         o = _random_obstacle(rng, a, b, k)
         r = rng.random()
         h = None if r < 0.15 else rng.choice([tops[0], tops[1], rng.uniform(0.2, max(tops) + 2)])
-        obstacles.append(Obstacle(o.id, o.polygon, h, "pieces 0"))
+        obstacles.append(Obstacle(o.id, o.polygon, h, "piece 0"))
     return a, b, obstacles, tops
 
 
@@ -337,9 +337,9 @@ def test_40k_coherency_and_engagement_have_a_5_inch_vertical_part(ruleset, er):
 
 def test_crossings_name_the_piece_and_the_height_the_line_passes_it():
     wall = Obstacle("ruin", box(9, -5, 10, 5), 1.0, "walls[0]")
-    tall = Obstacle("bastion", box(14, -5, 15, 5), 6.0, "pieces 0")
+    tall = Obstacle("bastion", box(14, -5, 15, 5), 6.0, "piece 0")
     got = crossings((0.0, 0.0), (20.0, 0.0), (1.25, 2.5), [wall, tall])
-    assert [(c.id, c.piece, c.top) for c in got] == [("ruin", "walls[0]", 1.0), ("bastion", "pieces 0", 6.0)]
+    assert [(c.id, c.piece, c.top) for c in got] == [("ruin", "walls[0]", 1.0), ("bastion", "piece 0", 6.0)]
     assert got[0].line_height == pytest.approx(1.25 + 1.25 * 9 / 20, abs=1e-6)
     assert not got[0].blocks and got[1].blocks
 
@@ -348,11 +348,11 @@ def test_hidden_evidence_names_the_blocking_piece_and_the_line_height():
     report = _hh2([_vehicle()], [ENEMY], [_wall(4.0)])
     hidden = next(f for u in report.units if u.unit == "rhino" for f in u.findings if f.rule == "hh2.infiltrate.hidden")
     (sp,) = hidden.evidence.sight_passes
-    assert (sp.feature, sp.piece, sp.top_in, sp.blocks) == ("wall", "pieces 0", 4.0, True)
+    assert (sp.feature, sp.piece, sp.top_in, sp.blocks) == ("wall", "", 4.0, True)
     # the centre line runs from the Legionary's top (1.25" at y=10) to the Rhino's (2.5" at y=Y_VEHICLE);
     # it is lowest over the wall where it enters it, at y = 15
     assert sp.line_in == pytest.approx(1.25 + 1.25 * 5 / (Y_VEHICLE - 10), abs=1e-6)
-    assert 'wall pieces 0 (top 4")' in hidden.message
+    assert 'wall (top 4")' in hidden.message
 
 
 def test_seen_evidence_says_how_high_the_line_passes_the_wall():

@@ -297,7 +297,7 @@ class HH2Checker:
                           (f"hidden from all {len(observers)} deployed enemy units" if observers
                            else "no deployed enemy unit to see it")
                           + (f", sight blocked by {', '.join(sorted(blocking))}" if blocking else "")
-                          + "".join(f"; the centre line passes {c.id} {c.piece} (top {c.top:g}\") at "
+                          + "".join(f"; the centre line passes {c.id}{' ' + c.piece if c.piece else ''} (top {c.top:g}\") at "
                                     f"{c.line_height:.2f}\"" for c in s.passes if c.blocks and c.top is not None)
                           + when,
                           required="no deployed enemy unit can draw line of sight",

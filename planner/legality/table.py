@@ -137,11 +137,15 @@ class Table:
                 obs.append(Obstacle(t.id, self.terrain_polys[t.id], None, "footprint"))
             else:
                 by_height: dict[float | None, list[tuple[int, Polygon]]] = {}
-                for k, p in enumerate(t.all_pieces()):
+                pieces = t.all_pieces()
+                for k, p in enumerate(pieces):
                     by_height.setdefault(p.height_in, []).append((k, Polygon(p.footprint)))
                 for h, polys in by_height.items():
                     union = polys[0][1] if len(polys) == 1 else unary_union([q for _, q in polys])
-                    obs.append(Obstacle(t.id, cast(Polygon, union), h, "pieces " + ", ".join(str(k) for k, _ in polys)))
+                    # which pieces, in words: none for a feature of one piece
+                    name = ("" if len(pieces) == 1 else f"piece {polys[0][0]}" if len(polys) == 1
+                            else "pieces " + ", ".join(str(k) for k, _ in polys))
+                    obs.append(Obstacle(t.id, cast(Polygon, union), h, name))
             for k, w in enumerate(t.walls):
                 h = None if any_height else (w.height_in if w.height_in is not None else t.height_in)
                 obs.append(Obstacle(t.id, w.polygon(), h, f"walls[{k}]"))

@@ -646,7 +646,7 @@ def _draw_evidence(ax, world: World, report: LegalityReport, opts: RenderOptions
                 ax.add_line(ln)
                 for sp in ev.sight_passes:  # how high the clear line passes each piece it crosses
                     top = "any height" if sp.top_in is None else f'top {sp.top_in:g}"'
-                    lab = ax.text(sp.at[0], sp.at[1], f'{sp.feature} {sp.piece}: line {sp.line_in:.2f}" over {top}',
+                    lab = ax.text(sp.at[0], sp.at[1], f'{sp.feature}{" " + sp.piece if sp.piece else ""}: line {sp.line_in:.2f}" over {top}',
                                   fontsize=4, color="#d50000", zorder=7.1, clip_on=True)
                     lab.set_gid(f"sightpass-{_safe(f.unit)}-{k_line}-{_safe(sp.feature)}")
                 k_line += 1
@@ -688,7 +688,7 @@ def _draw_evidence(ax, world: World, report: LegalityReport, opts: RenderOptions
                     ax.add_line(mk)
                     for sp in ev.sight_passes:  # the blocking piece and how high the centre line passes it
                         if sp.blocks and sp.top_in is not None:
-                            lab = ax.text(sp.at[0], sp.at[1], f'{sp.feature} {sp.piece}: top {sp.top_in:g}" above '
+                            lab = ax.text(sp.at[0], sp.at[1], f'{sp.feature}{" " + sp.piece if sp.piece else ""}: top {sp.top_in:g}" above '
                                           f'the line at {sp.line_in:.2f}"', fontsize=4, color="#000000",
                                           zorder=6.7, clip_on=True)
                             lab.set_gid(f"{gid}-pass-{_safe(sp.feature)}")
