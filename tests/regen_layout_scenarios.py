@@ -109,11 +109,25 @@ def main() -> None:
             else:
                 raise AssertionError("no direction breaks coherency alone")
             what = "The last model of red-necron-warriors moved 4\" from its unit: planner check exits 1 (coherency)."
-        elif change == "overlap":  # a Lychguard on top of a Necron Warrior
-            w = _model(data, "red-necron-warriors")[0]
-            lg = _model(data, "red-lychguard")[0]
-            lg["x"], lg["y"] = w["x"] + 0.5, w["y"]
-            what = ("The first Lychguard stands 0.5\" from the centre of a Necron Warrior: planner check exits 1 "
+        elif change == "overlap":  # a Lychguard on top of a Necron Warrior, where only the overlap is broken
+            found = None
+            for lg in _model(data, "red-lychguard"):
+                x0, y0 = lg["x"], lg["y"]
+                for w in _model(data, "red-necron-warriors"):
+                    for k in range(8):
+                        a = math.radians(45 * k)
+                        lg["x"], lg["y"] = round(w["x"] + 0.5 * math.cos(a), 3), round(w["y"] + 0.5 * math.sin(a), 3)
+                        if _rules(data) == {"wh40k11.bases.overlap"}:
+                            found = lg
+                            break
+                    if found:
+                        break
+                if found:
+                    break
+                lg["x"], lg["y"] = x0, y0
+            if found is None:
+                raise AssertionError("no Lychguard position breaks the overlap rule alone")
+            what = ("A Lychguard stands 0.5\" from the centre of a Necron Warrior: planner check exits 1 "
                     "(bases.overlap).")
         data["description"] = data["description"] + " " + what
         data["goals"] = [{"kind": "near_point", "x": 30, "y": 22}]

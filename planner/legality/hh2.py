@@ -150,7 +150,9 @@ class HH2Checker:
         msg = (f"no model in impassable terrain or inside a building or wall{when}; closest: model {m.id}, "
                f"{_f(max(d, 0))} from {tid}" if ok
                else f"model {m.id} stands in {tid} ({self.world.terrain[tid].kind.value}"
-                    f"{', impassable' if self.world.terrain[tid].is_impassable else ''}){when}")
+                    f"{', impassable' if self.world.terrain[tid].is_impassable else ''}){when}"
+               if self.world.terrain[tid] in self.table.no_go_features
+               else f"model {m.id} stands on a wall of {tid}{when}")
         self.add(_finding(self.R.rid("terrain.impassable"), ok, u, msg, model=m.id, measured=d,
                           required="not in impassable terrain, buildings or walls", margin=d,
                           evidence=Evidence(model=m.id, terrain_feature=tid)))

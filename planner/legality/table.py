@@ -221,8 +221,11 @@ class Table:
 
     @cached_property
     def no_go_polys(self) -> list[tuple[str, Polygon]]:
-        """(id, polygon) of each of :attr:`no_go_features` (what the placement checks take)."""
-        return [(t.id, self.terrain_polys[t.id]) for t in self.no_go_features]
+        """(feature id, polygon) of each of :attr:`no_go_features`, and of every wall of every
+        feature (no base stands on a wall): what the placement checks take."""
+        out = [(t.id, self.terrain_polys[t.id]) for t in self.no_go_features]
+        out += [(t.id, w.polygon()) for t in self.world.scenario.terrain for w in t.walls]
+        return out
 
     @cached_property
     def no_go_features(self) -> list[TerrainFeature]:

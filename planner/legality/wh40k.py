@@ -40,7 +40,7 @@ from planner.geometry.shapes import (
     signed_distance,
 )
 from planner.legality.checks.coherency import coherency_shortfall
-from planner.legality.checks.placement import wholly_within
+from planner.legality.checks.placement import closest_no_go, wholly_within
 from planner.legality.report import Evidence, Finding, inches, make_finding
 from planner.legality.table import Placed, Table, UnitSight
 from planner.rules.abilities import Ability
@@ -298,6 +298,7 @@ class WH40kChecker:
             if u.on_battlefield and u.is_positioned:
                 final = self.table.final(u)
                 self.check_battlefield(final, "")
+                self.check_terrain(final, "")
                 if u.method is SetupMethod.DEPLOYMENT_ZONE:
                     self.check_zone(final, "")
                 elif u.method is SetupMethod.INFILTRATE:
@@ -335,6 +336,23 @@ class WH40kChecker:
                if ok else f"model {m.id} overhangs the battlefield edge by {_f(-worst[0])}{when}")
         self.add(_finding(self.P + "battlefield", ok, u, msg, model=m.id, measured=worst[0],
                           required="wholly on the battlefield", margin=worst[0]))
+
+    def check_terrain(self, placed: Placed, when: str) -> None:
+        """No model in impassable terrain, inside a solid feature or on a wall (the one predicate
+        :func:`~planner.legality.checks.placement.closest_no_go`, as the planner's judge)."""
+        u = placed.unit
+        best = closest_no_go(placed.footprints, self.table.no_go_polys)
+        if best is None:
+            return
+        m, tid = u.models[best.index], best.feature
+        t = self.world.terrain[tid]
+        where = (f"stands on a wall of {tid}" if t not in self.table.no_go_features
+                 else f"stands in {tid} ({t.kind.value}{', impassable' if t.is_impassable else ''})")
+        msg = (f"no model in impassable terrain, a solid feature or a wall{when}; closest: model {m.id}, "
+               f"{_f(max(best.distance, 0))} from {tid}" if best.ok else f"model {m.id} {where}{when}")
+        self.add(_finding(self.P + "terrain.placement", best.ok, u, msg, model=m.id, measured=best.distance,
+                          required="not in impassable terrain, solid features or walls", margin=best.distance,
+                          evidence=Evidence(model=m.id, terrain_feature=tid)))
 
     def check_zone(self, placed: Placed, when: str) -> None:
         u = placed.unit
@@ -515,6 +533,7 @@ class WH40kChecker:
             first = self.table.first(u)
             note = " (before the Scouts move)"
             self.check_battlefield(first, note)
+            self.check_terrain(first, note)
             if u.setup.first == "infiltrate":
                 self.check_infiltrators(first, note)
             else:
@@ -659,6 +678,7 @@ class WH40kChecker:
         rnd = u.setup.battle_round
         placed = self.table.final(u)
         self.check_battlefield(placed, f" (arriving in battle round {rnd})")
+        self.check_terrain(placed, f" (arriving in battle round {rnd})")
         last = R.RESERVES_DESTROYED_AFTER_ROUND
         okr = R.RESERVES_FIRST_ROUND <= rnd <= last
         why = ("" if okr else f": reserves arrive from battle round {R.RESERVES_FIRST_ROUND}" if rnd < last

@@ -81,6 +81,10 @@ class Warhammer40k10(Warhammer40k):
         RuleInfo("battlefield", "every model wholly on the battlefield: the base (or hull) may not overhang the edge "
                  "(every set-up: deployment, a Scouts move, an arrival from reserves or by Deep Strike)",
                  "10E FAQ quoted in RULES.md §3.4"),
+        RuleInfo("terrain.placement", "no model is set up in impassable terrain, inside a solid feature, or on a "
+                 "wall of a terrain feature (the model must physically stand where it is set up)",
+                 "planner ruling: the rules place models on the battlefield, and a wall or a solid block leaves no "
+                 "room for a base; RULES.md §3.1 Terrain"),
         RuleInfo("deployment.wholly_within_zone", "normal deployment: every model wholly within its own deployment "
                  "zone", "10E-CORE-MD Deploy Armies; RULES.md §3.1"),
         RuleInfo("placement.one", "each unit to deploy is set up once, at exactly one placement (the planner's "

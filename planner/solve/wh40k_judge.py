@@ -119,7 +119,7 @@ def judge(builder, group, fps: list[Footprint], exact_sight: bool = False
             return (f"{rs}.deployment.wholly_within_zone", None), None
     no_go = closest_no_go(fps, t.no_go_polys, first_hit=True)
     if no_go is not None and not no_go.ok:
-        return (f"{rs}.battlefield", no_go.feature), None
+        return (f"{rs}.terrain.placement", no_go.feature), None
     hit = builder._fixed_overlap(fps)
     if hit is not None:
         return (f"{rs}.bases.overlap", hit), None
