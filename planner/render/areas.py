@@ -18,7 +18,7 @@ from shapely.ops import unary_union
 
 from planner.errors import ScenarioError
 from planner.geometry.shapes import Footprint, footprint
-from planner.schema import SetupMethod, TerrainKind
+from planner.schema import SetupMethod
 from planner.world import ModelInfo, UnitInfo, World
 
 OUTLINE_POINTS = 720
@@ -89,9 +89,9 @@ def infiltrate_distances(ruleset: str) -> InfiltrateDistances:
 
 
 def no_go_terrain(world: World):
-    """Terrain no model may stand in (impassable, and solid features such as buildings and walls),
-    as in the checker's ``hh2.terrain.impassable``."""
-    polys = [t.shape for t in world.scenario.terrain if t.is_impassable or t.kind is TerrainKind.SOLID]
+    """Terrain no model may stand in (impassable, solid features such as buildings, and every
+    wall): the checker's own list (:attr:`planner.legality.table.Table.no_go_polys`)."""
+    polys = [p for _, p in world.ruleset.table(world).no_go_polys]
     return unary_union(polys) if polys else Polygon()
 
 
