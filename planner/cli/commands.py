@@ -94,10 +94,12 @@ def _check_picture(target: str | None, scenario: str, option: str = "--render") 
     _check_writable(target, option, (scenario,))
 
 
-def _run(fn) -> None:
+def _run(fn, json_out: str | None = None) -> None:
     """Call ``fn`` and turn its result or error into the exit code (the one error boundary).
 
     The run's files are recorded (:mod:`planner.io.outputs`) so that no output lands on an input.
+    An input error with ``json_out`` (the command's ``--json``) also writes the error report there
+    (``{"ok": false, "exit_code", "error", "file", "location", "value"}``), when it can.
     An error of our own (any other exception, or CP-SAT refusing our model) exits
     :data:`EXIT_INTERNAL` with the name of a log file holding the traceback.
     """
@@ -111,6 +113,7 @@ def _run(fn) -> None:
         _internal_error()
     except PlannerError as exc:
         Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]error:[/red] {escape(str(exc))}")
+        _write_error_report(json_out, exc)
         raise typer.Exit(exc.exit_code) from None
     except (typer.Exit, typer.Abort):
         raise
@@ -129,6 +132,29 @@ def _run(fn) -> None:
     finally:
         end_run()
     raise typer.Exit(code)
+
+
+def _write_error_report(json_out: str | None, exc: PlannerError) -> None:
+    """The error as a JSON report at ``json_out`` (if given and writable; never over an input)."""
+    if json_out is None:
+        return
+    data = {"ok": False, "exit_code": exc.exit_code, "error": str(exc),
+            "file": getattr(exc, "file", None), "location": getattr(exc, "location", None) or None,
+            "value": getattr(exc, "value", None)}
+    try:
+        _write_json(json_out, json_safe_report(data), [])
+    except (PlannerError, OSError, RuntimeError):
+        pass  # e.g. --json names an input: the error above is the answer
+
+
+def json_safe_report(data: dict[str, Any]) -> dict[str, Any]:
+    """The error report with a value JSON can hold (a long or odd value as text, cut to 200 characters)."""
+    v = data.get("value")
+    if v is not None and not isinstance(v, str | int | float | bool):
+        v = str(v)
+    if isinstance(v, str) and len(v) > 200:
+        v = v[:200] + "..."
+    return {**data, "value": v}
 
 
 def _internal_error() -> None:
@@ -196,7 +222,7 @@ def check(
             console.print(f"Wrote the scenario with the suggested moves to {escape(suggest_out)}")
         return EXIT_OK if report.legal else EXIT_ILLEGAL
 
-    _run(go)
+    _run(go, json_out)
 
 
 @app.command()
@@ -282,7 +308,7 @@ def plan(
         _write_json(json_out, result.model_dump(mode="json", exclude={"scenario", "scenario_data"}), [scenario])
         return result.exit_code
 
-    _run(go)
+    _run(go, json_out)
 
 
 @app.command()
@@ -332,7 +358,7 @@ def rules(
         _write_json(json_out, [{"rule": r.id, "meaning": r.meaning, "source": r.source} for r in rs.rules], [])
         return EXIT_OK
 
-    _run(go)
+    _run(go, json_out)
 
 
 @app.command("import-roster")
@@ -441,7 +467,7 @@ def import_tts(
         _write_json(json_out, data, [save])
         return code
 
-    _run(go)
+    _run(go, json_out)
 
 
 @app.command("export-tts")
@@ -464,7 +490,7 @@ def export_tts(
         _write_json(json_out, data, [plan_file])
         return code
 
-    _run(go)
+    _run(go, json_out)
 
 
 @app.command()
@@ -528,7 +554,7 @@ def deepstrike(
         _write_json(json_out, data, [scenario])
         return code
 
-    _run(go)
+    _run(go, json_out)
 
 
 @app.command()
@@ -566,7 +592,7 @@ def render(
         _write_json(json_out, data, [scenario])
         return code
 
-    _run(go)
+    _run(go, json_out)
 
 
 @app.command()
@@ -614,7 +640,7 @@ def threats(
         _write_json(json_out, data, [scenario])
         return code
 
-    _run(go)
+    _run(go, json_out)
 
 
 @app.command()
@@ -649,7 +675,7 @@ def generate(
         _write_json(json_out, manifest, [])
         return code
 
-    _run(go)
+    _run(go, json_out)
 
 
 @app.command()
@@ -677,7 +703,7 @@ def alternate(
         _write_json(json_out, data, [scenario])
         return code
 
-    _run(go)
+    _run(go, json_out)
 
 
 @app.command()
@@ -692,7 +718,7 @@ def layouts(json_out: JsonOpt = None) -> None:
         _write_json(json_out, data, [])
         return code
 
-    _run(go)
+    _run(go, json_out)
 
 
 @app.command()
@@ -729,7 +755,7 @@ def new(
         _write_json(json_out, data, rosters)
         return code
 
-    _run(go)
+    _run(go, json_out)
 
 
 @app.command()
