@@ -23,6 +23,7 @@ import os
 import tempfile
 import time
 import traceback
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, Literal
 
@@ -136,7 +137,7 @@ class JsonBodyRoute(APIRoute):
     of every input (duplicate keys, nesting depth, number length, NaN): HTTP 400 naming the
     ``body`` (and the key), before FastAPI reads it."""
 
-    def get_route_handler(self):  # type: ignore[no-untyped-def]
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
         if self.body_field is None:
             return handler  # raw uploads (import-roster) are read by their own reader
