@@ -165,6 +165,46 @@ def test_suggest_button_draws_the_moves_and_applies_them(page):
     assert page.inner_text("#verdict-blue-scouts") == "legal"
 
 
+def _positions(data: dict) -> dict[tuple[str, str], tuple[float, float, float]]:
+    return {(u["id"], str(m.get("id", i + 1))): (m["x"], m["y"], m.get("facing", 0.0))
+            for a in data["armies"] for u in a["units"] for i, m in enumerate(u.get("models", [])) if "x" in m}
+
+
+def test_apply_moves_the_joined_characters_as_the_command_line_does(page):
+    """short-edge: Suggest then Apply gives the scenario of ``planner check --suggest --suggest-out``
+    (ws-centurion and we-praetor, joined characters, move with their units), and the verdict lists
+    only the violations no move can fix."""
+    pytest.importorskip("planner.solve.suggest", reason="the suggest engine (planner.solve.suggest) is not merged")
+    from planner import load_scenario
+    from planner.solve.suggest import suggest_moves
+
+    path = ROOT / "scenarios" / "short-edge-chogorian-vs-berserkers.yaml"
+    world = load_scenario(path)
+    report = suggest_moves(world)
+    expected = _positions(report.moved_scenario(world))
+    unfixable = {(m.unit_id, r) for m in report.units if m.status == "infeasible" for r in m.rule_ids}
+    assert unfixable == {("ws-centurion", "hh2.infiltrate.eligible"), ("ws-centurion", "hh2.ic.infiltrate")}
+    moved_ics = {mv.unit_id for u in report.units for mv in u.moves if mv.unit_id != u.unit_id}
+    assert moved_ics == {"ws-centurion", "we-praetor"}  # the case of the finding: moves of joined characters
+
+    page.select_option("#bundled", label=path.name)
+    page.wait_for_function(f"document.body.dataset.loaded && document.body.dataset.loaded.endsWith('{path.name}')")
+    assert page.inner_text("#verdict") == "ILLEGAL (7)"
+    page.click("#suggest")
+    page.wait_for_function("!document.getElementById('suggest-apply').disabled", timeout=120_000)
+    seq = started(page)
+    page.click("#suggest-apply")
+    page.wait_for_function(WAIT_CHECKED, arg=seq)
+    got = _positions(page.evaluate("() => S.scenario"))
+    assert got.keys() == expected.keys()
+    for key, want in expected.items():
+        assert got[key] == pytest.approx(want, abs=1e-6), key
+    assert page.inner_text("#verdict") == f"ILLEGAL ({len(unfixable)})"
+    shown = {(v.get_attribute("data-unit"), v.get_attribute("data-rule"))
+             for v in page.locator("#violations .violation").all()}
+    assert shown == unfixable
+
+
 def test_plan_shows_its_status(page):
     open_file(page, "web.yaml")
     page.check(".mark[data-unit='blue-scouts']")
@@ -208,6 +248,10 @@ def test_from_two_rosters_to_a_planned_deployment_and_a_ruling(page, server):
         assert f"for {player}" in page.inner_text("#roster-status")
     assert page.locator("#units .unit-row").count() == 14
     assert page.locator("#units .mark:checked").count() == 14  # imported units are marked to place
+    # nothing placed: never LEGAL (the command line's exit 2), the units to place are counted
+    assert page.inner_text("#verdict") == "units to place (14)"
+    assert "LEGAL" not in page.inner_text("#verdict") and "legal" not in page.inner_text("#message")
+    assert page.inner_text("#file-name") == "new scenario (not saved)"
     for player in ("red", "blue"):
         page.select_option("#plan-player", player)
         page.fill("#plan-time", "5")  # whole planning, candidates included: room for a loaded machine
@@ -226,9 +270,26 @@ def test_from_two_rosters_to_a_planned_deployment_and_a_ruling(page, server):
     page.fill("#save-path", "from-rosters.yaml")
     page.click("#save")
     page.wait_for_function("document.getElementById('message').textContent.startsWith('saved to')")
+    assert page.inner_text("#file-name") == str((server[1] / "from-rosters.yaml").resolve())  # the saved file
     from planner import check_deployment, load_scenario
 
     assert check_deployment(load_scenario(server[1] / "from-rosters.yaml", require_positions=True)).legal
+
+
+def test_a_40k_list_imports_into_a_new_wh40k10_scenario(page):
+    page.select_option("#new-ruleset", "wh40k10")
+    page.wait_for_function("[...document.getElementById('new-map').options].some(o => o.value === 'dawn-of-war')")
+    page.select_option("#new-map", "dawn-of-war")
+    page.click("#new")
+    page.wait_for_function("document.body.dataset.loaded === 'new'")
+    page.select_option("#roster-player", "red")
+    page.set_input_files("#roster-file", str(ROOT / "tests" / "data" / "lists40k" / "gw-app.txt"))
+    seq = started(page)
+    page.click("#roster-import")
+    page.wait_for_function(WAIT_CHECKED, arg=seq)
+    assert page.inner_text("#roster-status").startswith("imported 10 units"), page.inner_text("#message")
+    assert page.locator("#units .unit-row").count() == 10
+    assert page.inner_text("#verdict") == "units to place (10)"
 
 
 def test_save_reload_and_screenshot(page, server):

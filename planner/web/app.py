@@ -23,14 +23,17 @@ import os
 import tempfile
 import time
 import traceback
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from planner.errors import PlannerError, ScenarioError
 from planner.web.board import json_safe
@@ -40,12 +43,18 @@ log = logging.getLogger("planner.web")
 
 SCENARIO_SUFFIXES = (".yaml", ".yml", ".json")
 ROSTER_SUFFIXES = (".ros", ".rosz", ".xml")
+LIST_SUFFIXES = (".txt", ".json")
+"""40k army lists (:mod:`planner.io.lists40k`): read for the rulesets wh40k10 and wh40k11."""
+MAX_SHOWN_CHARS = 40
+"""An echoed ``value`` longer than this (as JSON) is cut to this many characters and '...'."""
 
 
 # ----------------------------------------------------------------------------- request bodies
 
 class ScenarioBody(BaseModel):
     """A scenario as data (what a scenario file holds) and the file it came from, if any."""
+
+    model_config = ConfigDict(extra="forbid")  # a typo of a field is an error, not a default
 
     scenario: dict[str, Any] = Field(description="The scenario data, validated as a scenario file is.")
     file: str | None = Field(default=None, description="Name the data came from (named in errors).")
@@ -76,6 +85,8 @@ class PlanBody(ScenarioBody):
     time_limit: float = Field(default=10.0, ge=0.1, le=3600.0, description="Solver time limit, seconds.")
     workers: int = Field(default=2, ge=1, le=64)
     seed: int = Field(default=0, ge=0, le=2**31 - 1)
+    player: str | None = Field(default=None, description="Plan the marked units of this player (None: of every "
+                                                         "player, or the given units).")
 
 
 class SuggestBody(ScenarioBody):
@@ -89,6 +100,7 @@ class SaveBody(ScenarioBody):
 
 
 class NewBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     ruleset: str = "hh2"
     map: str = Field(description="A deployment map of GET /api/maps.")
     players: tuple[str, str] = ("red", "blue")
@@ -96,18 +108,57 @@ class NewBody(BaseModel):
 
 
 class LoadBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     path: str = Field(description="A scenario file inside the server's folder, or a bundled one (GET /api/scenarios).")
 
 
 # ----------------------------------------------------------------------------- helpers
 
-def _error_body(exc: ScenarioError) -> dict[str, Any]:
-    value = exc.value
+def _shown(value: Any) -> Any:
+    """``value`` as an error echoes it: JSON data (else its ``repr``), and, when longer than
+    :data:`MAX_SHOWN_CHARS` characters as JSON, its text cut to that length with '...'."""
     try:
-        json.dumps(value, allow_nan=False)
+        text = json.dumps(value, allow_nan=False)
     except (TypeError, ValueError):
         value = repr(value)
-    return {"error": str(exc), "file": exc.file, "field": exc.location, "value": value, "detail": exc.detail}
+        text = json.dumps(value)
+    if len(text) <= MAX_SHOWN_CHARS:
+        return value
+    return (value if isinstance(value, str) else text)[:MAX_SHOWN_CHARS] + "..."
+
+
+def _error_body(exc: ScenarioError) -> dict[str, Any]:
+    return {"error": str(exc), "file": exc.file, "field": exc.location, "value": _shown(exc.value),
+            "detail": exc.detail}
+
+
+class JsonBodyRoute(APIRoute):
+    """A route whose JSON body is read by :func:`planner.io.files.parse_json` first, with the limits
+    of every input (duplicate keys, nesting depth, number length, NaN): HTTP 400 naming the
+    ``body`` (and the key), before FastAPI reads it."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+        if self.body_field is None:
+            return handler  # raw uploads (import-roster) are read by their own reader
+
+        async def parse_first(request: Request) -> Response:
+            from planner.io.files import parse_json
+
+            raw = await request.body()  # kept by the request: FastAPI reads the same bytes next
+            if raw.strip():
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise ScenarioError("the request body is not UTF-8 text", location="body") from None
+                try:
+                    parse_json(text, "request body")
+                except ScenarioError as exc:
+                    raise ScenarioError(f"the request body is not valid JSON: {exc.detail}", location="body",
+                                        value=exc.value) from None
+            return await handler(request)
+
+        return parse_first
 
 
 def _internal(exc: BaseException) -> JSONResponse:
@@ -250,6 +301,7 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
     app.state.initial = scenario
     app.state.opened = set()  # real paths of the files the page opened: never written without asking
     app.state.jobs = jobs
+    app.router.route_class = JsonBodyRoute
 
     @app.exception_handler(ScenarioError)
     async def _scenario_error(request: Request, exc: ScenarioError) -> JSONResponse:
@@ -267,16 +319,16 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
         first = errs[0] if errs else {}
         loc = [str(p) for p in first.get("loc", ()) if p != "body"]
         field = ".".join(loc) or "body"
-        value = first.get("input")
-        try:
-            json.dumps(value, allow_nan=False)
-        except (TypeError, ValueError):
-            value = repr(value)
-        if isinstance(value, dict | list) and len(json.dumps(value)) > 200:
-            value = json.dumps(value)[:197] + "..."
+        value = _shown(first.get("input"))
         msg = first.get("msg", "invalid request")
         return JSONResponse(status_code=400, content={"error": f"field {field}: {msg} (value: {value!r})",
                                                       "field": field, "value": value, "detail": msg})
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        detail = str(exc.detail)
+        return JSONResponse(status_code=exc.status_code, headers=exc.headers,
+                            content={"error": detail, "field": None, "value": None, "detail": detail})
 
     @app.exception_handler(Exception)
     async def _any_error(request: Request, exc: Exception) -> JSONResponse:
@@ -423,21 +475,31 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
                             id_prefix: str = Query("", description="Put before every unit id (the page gives "
                                                                    "'PLAYER-', so two armies never share an id)."),
                             ) -> dict[str, Any]:
-        """Import a BattleScribe/New Recruit roster sent as the request body (raw bytes, at most the
-        roster size limit) into a scenario army, as ``planner import-roster`` does; its units are
-        marked ``place: true`` (they have no positions yet: place them, or plan them)."""
+        """Import a BattleScribe/New Recruit roster, or for wh40k10/11 a 40k army list (``.txt`` or
+        ``.json``: GW app, New Recruit, ListForge, Rosterizer, :mod:`planner.io.lists40k`), sent as
+        the request body (raw bytes, at most the size limit of its reader) into a scenario army, as
+        ``planner import-roster`` does; its units are marked ``place: true`` (they have no
+        positions yet: place them, or plan them)."""
+        from planner.io import lists40k
         from planner.io.files import input_limit
         from planner.io.roster import MAX_FILE_BYTES, army_to_data, parse_base_size
         from planner.io.roster import import_roster as do_import
+        from planner.rules.registry import find_ruleset
 
         if not player.strip():
             raise ScenarioError("give the player's name", location="player", value=player)
+        try:
+            find_ruleset(ruleset)
+        except ScenarioError as exc:
+            raise ScenarioError(exc.detail, location="ruleset", value=ruleset) from None
         name = Path(filename).name or "roster.ros"
         suffix = Path(name).suffix.lower()
-        if suffix not in ROSTER_SUFFIXES:
-            raise ScenarioError(f"a roster file ends in {', '.join(ROSTER_SUFFIXES)}", location="filename",
-                                value=filename)
-        limit = input_limit(MAX_FILE_BYTES)
+        suffixes = ROSTER_SUFFIXES + (LIST_SUFFIXES if lists40k.is_40k_ruleset(ruleset) else ())
+        if suffix not in suffixes:
+            lists = "" if suffix not in LIST_SUFFIXES else "; 40k army lists (.txt, .json) are read for wh40k10 and wh40k11"
+            raise ScenarioError(f"a roster file of {ruleset} ends in {', '.join(suffixes)}{lists}",
+                                location="filename", value=filename)
+        limit = input_limit(lists40k.MAX_FILE_BYTES if suffix in LIST_SUFFIXES else MAX_FILE_BYTES)
         size = 0
         chunks: list[bytes] = []
         async for chunk in request.stream():
@@ -480,11 +542,23 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
         world = _world(body)  # input errors now, as HTTP 400, not later in the job
         from planner.solve.planner import _groups
 
+        units = body.units
+        if body.player is not None:
+            if body.player not in world.players:
+                raise ScenarioError(f"not a player of the scenario; its players: {', '.join(world.players)}",
+                                    location="player", value=body.player)
+            if units is None:
+                units = [u.id for u in world.units_of(body.player) if u.record.place and u.on_battlefield]
+                if not units:
+                    raise ScenarioError("the player has no unit marked 'place: true' on the battlefield",
+                                        location="player", value=body.player)
+            elif stray := [u for u in units if u in world.units and world.units[u].player != body.player]:
+                raise ScenarioError(f"not a unit of {body.player}", location="units", value=stray[0])
         try:
-            _groups(world, body.units)  # unknown or unmarked units: HTTP 400 naming them
+            _groups(world, units)  # unknown or unmarked units: HTTP 400 naming them
         except ScenarioError as exc:
             raise ScenarioError(exc.detail, location="units", value=exc.value) from None
-        job = app.state.jobs.start(body.scenario, body.file, body.units, body.time_limit, body.workers, body.seed)
+        job = app.state.jobs.start(body.scenario, body.file, units, body.time_limit, body.workers, body.seed)
         return {"job": job.id, "events": f"/api/plan/{job.id}/events", "cancel": f"/api/plan/{job.id}/cancel"}
 
     @app.get("/api/plan/{job_id}")

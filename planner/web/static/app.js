@@ -218,9 +218,19 @@ function verdictOf(uid) {
   return r.legal ? ["legal", "legal"] : ["ILLEGAL", "illegal"];
 }
 
+function unplaced() {
+  // units on the battlefield with a model without a position: not checked (the command line's exit 2)
+  return (S.board ? S.board.units : []).filter((u) => u.on_battlefield && u.models.some((m) => m.x === null || m.y === null));
+}
+
 function panels() {
   const v = $("verdict");
-  if (S.report) {
+  const todo = unplaced();
+  if (todo.length) {  // never LEGAL while units have no positions; violations of the placed ones still show
+    const bad = S.report && !S.report.legal ? `ILLEGAL (${S.report.violations.length}), ` : "";
+    v.textContent = `${bad}units to place (${todo.length})`;
+    v.className = "verdict " + (bad ? "illegal" : "to-place");
+  } else if (S.report) {
     v.textContent = S.report.legal ? "LEGAL" : `ILLEGAL (${S.report.violations.length})`;
     v.className = "verdict " + (S.report.legal ? "legal" : "illegal");
   } else { v.textContent = "-"; v.className = "verdict"; }
@@ -348,7 +358,9 @@ async function check() {
     if (seq !== S.checkSeq) return;  // a newer change is being checked
     S.board = r.board;
     S.report = r.report;
-    message(S.report.legal ? "legal: every rule checked passed" :
+    const todo = unplaced();
+    if (todo.length) message(`${todo.length} unit(s) to place (no positions yet): ${todo.map((u) => u.id).join(", ")}`);
+    else message(S.report.legal ? "legal: every rule checked passed" :
       `illegal: ${S.report.violations.map((v) => `${v.unit} [${v.rule}]`).join(", ")}`);
   } catch (e) {
     if (seq !== S.checkSeq) return;
@@ -484,11 +496,12 @@ async function suggest() {
 
 function applySuggestion() {
   if (!S.suggestion) return;
+  // a move names its own unit: a unit's suggestion also moves the characters joined to it
   for (const u of S.suggestion.units) {
-    const bu = boardUnit(u.unit_id);
     for (const mv of u.moves) {
-      const m = bu.models.find((x) => x.id === mv.model_id);
-      if (m) setModel(u.unit_id, m.index, mv.to_x, mv.to_y, mv.to_facing);
+      const bu = boardUnit(mv.unit_id);
+      const m = bu && bu.models.find((x) => x.id === mv.model_id);
+      if (m) setModel(mv.unit_id, m.index, mv.to_x, mv.to_y, mv.to_facing);
     }
   }
   S.suggestion = null;
@@ -562,7 +575,8 @@ function loaded(r) {
   S.scenario = r.scenario; S.file = r.file; S.board = r.board; S.report = r.report;
   S.selected = null; S.detailUnit = null; S.overlay = null; S.suggestion = null; S.planPlayerChosen = false;
   $("overlay-legend").textContent = "";
-  if (!S.report) message("opened (not checked: units without positions, or no checker for this ruleset)");
+  if (unplaced().length) message(`opened: ${unplaced().length} unit(s) to place (no positions yet)`);
+  else if (!S.report) message("opened (not checked: no checker for this ruleset)");
   else message(S.report.legal ? "legal: every rule checked passed" : `illegal: ${S.report.violations.length} violations`);
   draw(); panels();
   document.body.dataset.loaded = S.file || "new";
@@ -584,6 +598,8 @@ async function save() {
       if (!window.confirm(`${e.message}\n\nWrite over it?`)) { message("not saved"); return; }
       r = await api("/api/save", {...body, overwrite: true});
     }
+    S.file = r.file;  // the header names the file the scenario is now in
+    panels();
     message(`saved to ${r.file}`);
   } catch (e) { message(e.message, true); }
 }
@@ -598,7 +614,7 @@ async function download(path, body, name) {
 
 async function importRoster() {
   const f = $("roster-file").files[0];
-  if (!f) { message("choose a roster file (.ros, .rosz)", true); return; }
+  if (!f) { message("choose a roster file (.ros, .rosz; a 40k list .txt, .json)", true); return; }
   const player = $("roster-player").value;
   const q = new URLSearchParams({player, ruleset: S.scenario.ruleset, filename: f.name,
     embark: $("roster-embark").checked, id_prefix: `${player}-`});
