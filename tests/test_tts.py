@@ -46,11 +46,12 @@ def _verdicts(world) -> dict[str, tuple[bool, list[str]]]:
     return {u.unit: (u.legal, sorted({f.rule for f in u.findings if not f.passed})) for u in report.units}
 
 
-def _round_trip(scenario: Scenario, source: str = "") -> tuple[Scenario, list[dict[str, str]]]:
+def _round_trip(scenario: Scenario, source: str = "") -> tuple[Scenario, list[dict[str, str]], list[str]]:
     save = json.loads(json.dumps(scenario_to_tts(scenario, source=source)))  # as written to a file
     imp = tts_to_scenario(parse_save(save, "save.json"), scenario.ruleset)
     # as import-tts writes it (only what differs from the defaults), read back as check reads it
-    return Scenario.model_validate(json.loads(json.dumps(compact_scenario_data(imp.scenario)))), imp.unmatched
+    back = Scenario.model_validate(json.loads(json.dumps(compact_scenario_data(imp.scenario))))
+    return back, imp.unmatched, imp.warnings
 
 
 # --------------------------------------------------------------------------- conventions
@@ -96,8 +97,8 @@ def _rounded(data, places=6):
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.relative_to(ROOT / "scenarios").as_posix())
 def test_bundled_scenario_round_trip_same_scenario_and_same_verdicts(path):
     world = load_scenario(path)
-    back, unmatched = _round_trip(world.scenario, str(path))
-    assert unmatched == []
+    back, unmatched, warnings = _round_trip(world.scenario, str(path))
+    assert unmatched == [] and warnings == []
     assert _rounded(scenario_to_data(back)) == _rounded(scenario_to_data(world.scenario))
     try:
         before = _verdicts(load_scenario(path, require_positions=True))
@@ -564,3 +565,12 @@ def test_very_long_unit_name_is_cut_with_a_warning():
                                                                 "Base: 32mm")]), "n.json"), "hh2")
     assert imp.scenario.armies[0].units[0].name == "W" * MAX_NAME
     assert any(f"a name of 100000 characters, cut to its first {MAX_NAME}" in w for w in imp.warnings)
+
+
+def test_description_base_written_to_six_digits_is_not_a_contradiction():
+    data = yaml.safe_load(LONG_EDGE.read_text())
+    data["armies"][0]["units"][0]["models"][0]["base"] = {"diameter_mm": 32.5123456}
+    scenario = Scenario.model_validate(data)
+    save = json.loads(json.dumps(scenario_to_tts(scenario)))
+    assert "Base: 32.5123mm" in json.dumps(save)
+    assert tts_to_scenario(parse_save(save, "s.json"), "hh2").warnings == []

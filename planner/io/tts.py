@@ -544,6 +544,12 @@ def parse_base_value(text: str, file: str, where: str) -> dict[str, float]:
                         location=where, value=text)
 
 
+def _same_base(a: dict[str, Any], b: dict[str, float]) -> bool:
+    """Two bases as data are the same, to the 6 significant digits ``Base:`` text is written with."""
+    return a.keys() == b.keys() and all(isinstance(a[k], int | float) and math.isclose(a[k], b[k], rel_tol=1e-5)
+                                        for k in a)
+
+
 def _base_size_in(base: RoundBase | OvalBase | HullBase) -> tuple[float, float]:
     """(across the facing, along the facing), inches."""
     if isinstance(base, RoundBase):
@@ -1027,7 +1033,7 @@ class _Importer:
                 entry = self.catalogue.get(profile) if isinstance(profile, str) else None
                 noted = entry.base.model_dump(exclude={"shape"}) if entry is not None else None
             noted = {k: v for k, v in noted.items() if k != "shape"} if isinstance(noted, dict) else None
-            if noted is not None and noted != given:
+            if noted is not None and not _same_base(noted, given):
                 self.warnings.append(f"model {obj.path} {obj.label!r}: {obj.where('base')} says {f['base']!r}, its "
                                      f"planner notes {noted}: the notes are used (clear the GM notes to use the "
                                      "Description)")
