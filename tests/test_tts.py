@@ -561,10 +561,18 @@ def test_json_report_on_an_input_error(tmp_path, command):
 
 
 def test_very_long_unit_name_is_cut_with_a_warning():
-    imp = tts_to_scenario(parse_save(_save([_model(Description="Unit: " + "W" * 100_000 + "\nPlayer: red\n"
-                                                                "Base: 32mm")]), "n.json"), "hh2")
-    assert imp.scenario.armies[0].units[0].name == "W" * MAX_NAME
-    assert any(f"a name of 100000 characters, cut to its first {MAX_NAME}" in w for w in imp.warnings)
+    long = _model(Description="Unit: " + "W" * 100_000 + "\nPlayer: red\nBase: 32mm")
+    second = copy.deepcopy(long)
+    second["Transform"]["posX"] = 2.0
+    ruin = _terrain_save("6x4")["ObjectStates"][0]
+    ruin["Nickname"] = "R" * 5000
+    imp = tts_to_scenario(parse_save(_save([long, second, ruin]), "n.json"), "hh2")
+    unit = imp.scenario.armies[0].units[0]
+    assert unit.name == "W" * MAX_NAME and len(unit.models) == 2
+    assert imp.scenario.terrain[0].name == "R" * MAX_NAME
+    cut = [w for w in imp.warnings if "cut to its first" in w]
+    assert cut == [f"unit of ObjectStates[0]: a name of 100000 characters, cut to its first {MAX_NAME}",
+                   f"terrain ObjectStates[2]: a name of 5000 characters, cut to its first {MAX_NAME}"]
 
 
 def test_description_base_written_to_six_digits_is_not_a_contradiction():

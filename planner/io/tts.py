@@ -762,6 +762,7 @@ class _Importer:
         self.map_id = map_id
         self.header = save.header
         self.warnings: list[str] = []
+        self._cut: set[str] = set()
         self.unmatched: list[dict[str, str]] = []
         self.origin: dict[str, str] = {}
         self.header_units = self._header_units()
@@ -785,10 +786,13 @@ class _Importer:
                                  f"{self.rs.id!r} (--ruleset)")
 
     def _capped(self, text: str, what: str) -> str:
-        """``text`` cut to :data:`MAX_NAME` characters, with a warning naming ``what`` if it was longer."""
+        """``text`` cut to :data:`MAX_NAME` characters, with a warning naming ``what`` if it was longer
+        (once per name: every model of a unit carries it)."""
         if len(text) <= MAX_NAME:
             return text
-        self.warnings.append(f"{what}: a name of {len(text)} characters, cut to its first {MAX_NAME}")
+        if text not in self._cut:
+            self._cut.add(text)
+            self.warnings.append(f"{what}: a name of {len(text)} characters, cut to its first {MAX_NAME}")
         return text[:MAX_NAME]
 
     def _position(self, obj: TtsObject) -> tuple[float, float]:
@@ -1048,7 +1052,8 @@ class _Importer:
             return f"name:{f.get('player', '')}:{name}", name
         uuid = next((t.split(":", 1)[1] for t in obj.tags if t.lower().startswith("uuid:")), None)
         if uuid:
-            return f"uuid:{uuid}", self.uuid_names.get(uuid) or _model_name(obj) or uuid
+            return f"uuid:{uuid}", self._capped(self.uuid_names.get(uuid) or _model_name(obj) or uuid,
+                                                f"unit of {obj.path}")
         return None, ""
 
     def _generic_model(self, obj: TtsObject, f: dict[str, str]) -> dict[str, Any] | None:
