@@ -19,6 +19,8 @@ from planner.errors import ScenarioError
 from planner.io.files import scenario_to_data
 from planner.io.tts import (
     MAX_BAG_DEPTH,
+    MAX_NAME,
+    compact_scenario_data,
     facing_to_rot_y,
     from_table,
     parse_base_text,
@@ -44,10 +46,12 @@ def _verdicts(world) -> dict[str, tuple[bool, list[str]]]:
     return {u.unit: (u.legal, sorted({f.rule for f in u.findings if not f.passed})) for u in report.units}
 
 
-def _round_trip(scenario: Scenario, source: str = "") -> tuple[Scenario, list[dict[str, str]]]:
+def _round_trip(scenario: Scenario, source: str = "") -> tuple[Scenario, list[dict[str, str]], list[str]]:
     save = json.loads(json.dumps(scenario_to_tts(scenario, source=source)))  # as written to a file
     imp = tts_to_scenario(parse_save(save, "save.json"), scenario.ruleset)
-    return imp.scenario, imp.unmatched
+    # as import-tts writes it (only what differs from the defaults), read back as check reads it
+    back = Scenario.model_validate(json.loads(json.dumps(compact_scenario_data(imp.scenario))))
+    return back, imp.unmatched, imp.warnings
 
 
 # --------------------------------------------------------------------------- conventions
@@ -93,8 +97,8 @@ def _rounded(data, places=6):
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.relative_to(ROOT / "scenarios").as_posix())
 def test_bundled_scenario_round_trip_same_scenario_and_same_verdicts(path):
     world = load_scenario(path)
-    back, unmatched = _round_trip(world.scenario, str(path))
-    assert unmatched == []
+    back, unmatched, warnings = _round_trip(world.scenario, str(path))
+    assert unmatched == [] and warnings == []
     assert _rounded(scenario_to_data(back)) == _rounded(scenario_to_data(world.scenario))
     try:
         before = _verdicts(load_scenario(path, require_positions=True))
@@ -301,7 +305,9 @@ HOSTILE = [
     ("line-points", json.dumps(_save([], VectorLines=[{"points3": [{"x": "a", "z": 0}]}])),
      "VectorLines[0].points3[0].x: must be a number"),
     ("duplicate-key", '{"ObjectStates": [], "ObjectStates": []}', "duplicate key"),
-    ("bad-notes", json.dumps(_save([_model(GMNotes='{"planner": 1, "piece": ')])), "not valid JSON"),
+    ("bad-header-notes", json.dumps(_save([{"Name": "Notecard", "Nickname": "planner: scenario",
+                                            "GMNotes": '{"planner": 1, "piece": "scenario", '}, _model()])),
+     "ObjectStates[0].GMNotes: the planner's notes are not valid JSON"),
     ("bad-note-shape", json.dumps(_save([{"Name": "Notecard", "GMNotes": json.dumps(
         {"planner": 1, "piece": "scenario", "armies": 5})}])), "ObjectStates[0].GMNotes.armies: must be a list"),
     ("off-table", json.dumps(_save([_model(Transform={"posX": 500.0, "posZ": 0.0})])),
@@ -369,3 +375,210 @@ def test_public_api():
     assert len(imp.unmatched) == 4 and len(imp.scenario.armies) == 2
     save = planner.export_tts(imp.scenario)
     assert save["ObjectStates"][0]["Nickname"] == "planner: scenario"
+
+
+# --------------------------------------------------------------------------- a fresh user's findings
+
+
+LONG_EDGE = ROOT / "scenarios/long-edge-ravenguard-vs-ironhands.yaml"
+
+
+def test_cli_round_trip_of_a_scenario_with_goals_keeps_the_goal_kinds_and_the_verdict(tmp_path):
+    """import-tts wrote goals without their ``kind`` (a default, left out), so check said exit 2."""
+    data = yaml.safe_load(LONG_EDGE.read_text())
+    data["goals"] = [{"kind": "near_point", "x": 36, "y": 24}, {"kind": "hidden", "weight": 2}]
+    src = tmp_path / "with-goals.yaml"
+    src.write_text(yaml.safe_dump(data))
+    save, back = tmp_path / "save.json", tmp_path / "back.yaml"
+    assert CliRunner().invoke(app, ["export-tts", str(src), "--out", str(save)]).exit_code == 0
+    res = CliRunner().invoke(app, ["import-tts", str(save), "--ruleset", "hh2", "--out", str(back)])
+    assert res.exit_code == 0, res.output
+    assert yaml.safe_load(back.read_text())["goals"] == [{"kind": "near_point", "x": 36, "y": 24},
+                                                         {"kind": "hidden", "weight": 2}]
+    check = CliRunner().invoke(app, ["check", str(back)])
+    assert check.exit_code == 0, check.output
+    assert _verdicts(load_scenario(back)) == _verdicts(load_scenario(src))
+
+
+def _long_edge_save() -> dict:
+    return json.loads(json.dumps(scenario_to_tts(load_scenario(LONG_EDGE).scenario)))
+
+
+def _objects_of(save: dict, unit: str) -> list[dict]:
+    return [o for o in save["ObjectStates"] if f"unit:{unit}" in o.get("Tags", [])]
+
+
+def _import(save: dict):
+    return tts_to_scenario(parse_save(save, "save.json"), "hh2")
+
+
+def _units(imp) -> dict[str, int]:
+    return {u.id: len(u.models) for a in imp.scenario.armies for u in a.units}
+
+
+@pytest.mark.parametrize("how", ["tag", "unit-line-id", "unit-line-name"])
+def test_model_added_in_tts_joins_its_unit(how):
+    """A model copied in TTS, its GM notes cleared, moved 1.3": it joins rg-tactical (it was a new
+    one-model unit, and the legal table checked illegal)."""
+    save = _long_edge_save()
+    before = _units(_import(copy.deepcopy(save)))
+    squad = _objects_of(save, "rg-tactical")
+    last = max(squad, key=lambda o: o["Transform"]["posX"])  # the end of the line: room beside it
+    new = copy.deepcopy(last)
+    new["GMNotes"] = ""
+    new["Transform"]["posX"] += 1.3
+    if how != "tag":
+        new["Tags"] = []
+        name = "rg-tactical" if how == "unit-line-id" else next(
+            u.name for a in load_scenario(LONG_EDGE).scenario.armies for u in a.units if u.id == "rg-tactical")
+        new["Description"] = "\n".join(f"Unit: {name}" if ln.startswith("Unit:") else ln
+                                       for ln in new["Description"].splitlines())
+    save["ObjectStates"].append(new)
+    imp = _import(save)
+    assert _units(imp) == {**before, "rg-tactical": before["rg-tactical"] + 1}
+    m = next(u for a in imp.scenario.armies for u in a.units if u.id == "rg-tactical").models[-1]
+    assert m.x == pytest.approx(last["Transform"]["posX"] + 1.3 + 36)
+    assert any("joins unit 'rg-tactical'" in w for w in imp.warnings)
+    world = resolve(imp.scenario, None, require_positions=True)
+    assert _verdicts(world)["rg-tactical"] == (True, [])
+
+
+def test_model_with_unreadable_notes_and_a_unit_the_note_does_not_know_are_warned():
+    save = _long_edge_save()
+    one = _objects_of(save, "rg-tactical")[0]
+    one["GMNotes"] = '{"planner": 1, "piece": "model", "unit": '  # cut short by a hand edit
+    stranger = copy.deepcopy(_objects_of(save, "rg-breacher")[0])
+    stranger["GMNotes"], stranger["Tags"] = "", []
+    stranger["Description"] = "Unit: Lone Wolf\nPlayer: red\nBase: 40mm\nType: Infantry"
+    stranger["Transform"]["posX"] = 20.0
+    save["ObjectStates"].append(stranger)
+    imp = _import(save)
+    assert any(w.startswith(f"model {one_path(save, one)} ") and "not valid JSON" in w for w in imp.warnings)
+    assert _units(imp)["rg-tactical"] == _units(_import(_long_edge_save()))["rg-tactical"]  # it joined by its tag
+    assert _units(imp)["lone-wolf"] == 1
+    assert any("unit 'lone-wolf'" in w and "not in the save's scenario note" in w for w in imp.warnings)
+
+
+def one_path(save: dict, obj: dict) -> str:
+    return f"ObjectStates[{save['ObjectStates'].index(obj)}]"
+
+
+def _edited(line: str, notes: bool = False) -> tuple[dict, str]:
+    """The save with one line of the first rg-tactical model's Description replaced (or added)."""
+    save = _long_edge_save()
+    o = _objects_of(save, "rg-tactical")[0]
+    if not notes:
+        o["GMNotes"] = ""
+    key = line.split(":")[0] + ":"
+    o["Description"] = "\n".join([*(ln for ln in o["Description"].splitlines() if not ln.startswith(key)), line])
+    return save, one_path(save, o)
+
+
+@pytest.mark.parametrize("line, message", [
+    ("Base: banana", "not a base size"),
+    ("Base: hull 0x-3in", "a base size must be a number more than 0"),
+    ("Base: -32mm", "a base size must be a number more than 0"),
+    ("Type: Dragon", "not a unit type; known: Infantry"),
+])
+def test_hand_edited_model_description_is_an_error_naming_object_field_and_value(line, message):
+    save, path = _edited(line)
+    key, value = (s.strip() for s in line.split(":", 1))
+    with pytest.raises(ScenarioError) as exc:
+        _import(save)
+    assert exc.value.location == f"{path}.Description '{key}:'"
+    assert exc.value.value == value and message in exc.value.detail
+
+
+def _terrain_save(footprint: str | None, bagged: bool = False, transform: bool = True) -> dict:
+    ruin = {"Name": "Custom_Model", "Nickname": "Ruin", "Tags": ["terrain"], "Description": "Kind: area",
+            "Transform": {"posX": 0.0, "posZ": 0.0}}
+    if footprint is not None:
+        ruin["Description"] += f"\nFootprint: {footprint}"
+    if not transform:
+        del ruin["Transform"]
+    piece: dict = {"Name": "Bag", "Nickname": "terrain bag", "ContainedObjects": [ruin]} if bagged else ruin
+    return _save([piece, _model()])
+
+
+@pytest.mark.parametrize("footprint", ["axb", "-6x4", "1e300x4", "0x4"])
+def test_bad_terrain_footprint_is_an_error(footprint):
+    with pytest.raises(ScenarioError) as exc:
+        tts_to_scenario(parse_save(_terrain_save(footprint), "t.json"), "hh2")
+    assert exc.value.location == "ObjectStates[0].Description 'Footprint:'" and exc.value.value == footprint
+
+
+def test_good_terrain_footprint_and_bagged_terrain_is_not_matched():
+    imp = tts_to_scenario(parse_save(_terrain_save("6x4"), "t.json"), "hh2")
+    assert imp.scenario.terrain[0].footprint == [(33.0, 22.0), (39.0, 22.0), (39.0, 26.0), (33.0, 26.0)]
+    imp = tts_to_scenario(parse_save(_terrain_save("6x4", bagged=True), "t.json"), "hh2")
+    assert imp.scenario.terrain == []
+    assert [(u["object"], u["name"]) for u in imp.unmatched] == [("ObjectStates[0].ContainedObjects[0]", "Ruin")]
+    assert "in a bag" in imp.unmatched[0]["reason"]
+
+
+@pytest.mark.parametrize("drop, where", [("Transform", "Transform"), ("posX", "Transform.posX"),
+                                         ("posZ", "Transform.posZ")])
+@pytest.mark.parametrize("what", ["model", "objective", "terrain"])
+def test_object_on_the_table_without_a_position_is_an_error(drop, where, what):
+    obj = {"model": _model(), "objective": {"Name": "BlockSquare", "Nickname": "Objective A", "Tags": ["objective"],
+                                             "Transform": {"posX": 0.0, "posZ": 0.0}},
+           "terrain": _terrain_save("6x4")["ObjectStates"][0]}[what]
+    if drop == "Transform":
+        del obj["Transform"]
+    else:
+        del obj["Transform"][drop]
+    save = _save([obj] if what == "model" else [obj, _model()])
+    with pytest.raises(ScenarioError) as exc:
+        tts_to_scenario(parse_save(save, "p.json"), "hh2")
+    assert exc.value.location == f"ObjectStates[0].{where}" and "needs a position" in exc.value.detail
+
+
+def test_description_contradicting_the_planners_notes_is_warned_and_the_notes_win():
+    save, path = _edited("Base: 40mm", notes=True)
+    o = save["ObjectStates"][int(path.split("[")[1].rstrip("]"))]
+    o["Description"] = o["Description"].replace("Player: ", "Player: blue-")
+    imp = _import(save)
+    base_w = [w for w in imp.warnings if w.startswith(f"model {path} ") and "'Base:'" in w]
+    assert len(base_w) == 1 and "'40mm'" in base_w[0] and "32.0" in base_w[0]
+    player_w = [w for w in imp.warnings if w.startswith(f"model {path} ") and "'Player:'" in w]
+    assert len(player_w) == 1 and "'blue-" in player_w[0] and "its planner notes 'raven-guard'" in player_w[0]
+    assert _units(imp) == _units(_import(_long_edge_save()))
+    resolve(imp.scenario, None)
+
+
+@pytest.mark.parametrize("command", ["import-tts", "export-tts"])
+def test_json_report_on_an_input_error(tmp_path, command):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(_save([_model(Description="Unit: Squad\nPlayer: red\nBase: banana")])))
+    rep = tmp_path / "report.json"
+    args = ([command, str(bad), "--ruleset", "hh2"] if command == "import-tts"
+            else [command, str(bad), "--out", str(tmp_path / "s.json")])
+    res = CliRunner().invoke(app, [*args, "--json", str(rep)])
+    assert res.exit_code == 2, res.output
+    report = json.loads(rep.read_text())
+    assert report["ok"] is False and report["exit_code"] == 2 and report["error"].startswith(str(bad))
+    assert report["error"] in " ".join(res.output.split()) or report["error"].split(":")[0] in res.output
+
+
+def test_very_long_unit_name_is_cut_with_a_warning():
+    long = _model(Description="Unit: " + "W" * 100_000 + "\nPlayer: red\nBase: 32mm")
+    second = copy.deepcopy(long)
+    second["Transform"]["posX"] = 2.0
+    ruin = _terrain_save("6x4")["ObjectStates"][0]
+    ruin["Nickname"] = "R" * 5000
+    imp = tts_to_scenario(parse_save(_save([long, second, ruin]), "n.json"), "hh2")
+    unit = imp.scenario.armies[0].units[0]
+    assert unit.name == "W" * MAX_NAME and len(unit.models) == 2
+    assert imp.scenario.terrain[0].name == "R" * MAX_NAME
+    cut = [w for w in imp.warnings if "cut to its first" in w]
+    assert cut == [f"unit of ObjectStates[0]: a name of 100000 characters, cut to its first {MAX_NAME}",
+                   f"terrain ObjectStates[2]: a name of 5000 characters, cut to its first {MAX_NAME}"]
+
+
+def test_description_base_written_to_six_digits_is_not_a_contradiction():
+    data = yaml.safe_load(LONG_EDGE.read_text())
+    data["armies"][0]["units"][0]["models"][0]["base"] = {"diameter_mm": 32.5123456}
+    scenario = Scenario.model_validate(data)
+    save = json.loads(json.dumps(scenario_to_tts(scenario)))
+    assert "Base: 32.5123mm" in json.dumps(save)
+    assert tts_to_scenario(parse_save(save, "s.json"), "hh2").warnings == []

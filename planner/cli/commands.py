@@ -461,9 +461,14 @@ def import_tts(
 
         _check_writable(out, "--out", (save,))
         _check_writable(json_out, "--json", (save,))
-        rs = _ruleset_option(ruleset)
-        data, code = run_import(save, rs.id, map_id, out, json_out == "-", Console(stderr=True, highlight=False,
-                                                                                  soft_wrap=True))
+        try:
+            rs = _ruleset_option(ruleset)
+            data, code = run_import(save, rs.id, map_id, out, json_out == "-", Console(stderr=True, highlight=False,
+                                                                                      soft_wrap=True))
+        except ScenarioError as exc:  # the error report too, then exit 2 as any input error
+            _write_json(json_out, {"file": save, "ruleset": ruleset, "ok": False, "exit_code": exc.exit_code,
+                                   "error": str(exc)}, [save])
+            raise
         _write_json(json_out, data, [save])
         return code
 
@@ -486,7 +491,12 @@ def export_tts(
 
         _check_writable(out, "--out", (plan_file,))
         _check_writable(json_out, "--json", (plan_file,))
-        data, code = run_export(plan_file, out, _console(json_out == "-"))
+        try:
+            data, code = run_export(plan_file, out, _console(json_out == "-"))
+        except ScenarioError as exc:  # the error report too, then exit 2 as any input error
+            _write_json(json_out, {"file": plan_file, "out": out, "ok": False, "exit_code": exc.exit_code,
+                                   "error": str(exc)}, [plan_file])
+            raise
         _write_json(json_out, data, [plan_file])
         return code
 

@@ -21,11 +21,10 @@ def run_import(save_file: str, ruleset: str, map_id: str | None, out: str | None
         The save cannot be read, or the scenario it gives does not load (exit 2).
     """
     from planner.io.files import dump_data
-    from planner.io.tts import import_tts
+    from planner.io.tts import compact_scenario_data, import_tts
 
     imp = import_tts(save_file, ruleset, map_id)
-    # only what differs from the schema's defaults: a scenario as a person would write it
-    data = imp.scenario.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
+    data = compact_scenario_data(imp.scenario)  # only what differs from the defaults, goal kinds kept
     for w in imp.warnings:
         console.print(f"[yellow]warning:[/yellow] {escape(w)}")
     for u in imp.unmatched:

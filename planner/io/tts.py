@@ -32,12 +32,25 @@ What the importer reads (:func:`tts_to_scenario`), object by object, nested bags
   (the planner's export: 1 unit = 1" at scale 1; scaleX across the facing, scaleZ along it), else
   the ``models/`` catalogue by the model's name (Nickname without BBCode colour codes and
   Yellowscribe's ``W/W`` prefix). A model in a bag is off the table: its unit is in Reserves
-  (``Setup: embarked in ID`` or the planner's notes may say otherwise).
+  (``Setup: embarked in ID`` or the planner's notes may say otherwise). A ``Base:`` value must be
+  one of the three forms with sizes more than 0, a ``Type:`` one of the unit types: anything else
+  is an input error naming the object, the field and the value. A model without the planner's
+  notes (one copied in TTS, its GM notes cleared) whose ``unit:`` tag or ``Unit:`` line names a
+  unit of the scenario note, by id or by name, joins that unit (a warning says so); GM notes in
+  braces that cannot be read are a warning, and the model is read from its Description and tags;
+  a unit the scenario note does not know is made with a warning. With the planner's notes, the
+  notes give the model (the ``Transform`` its position): a Description ``Base:`` or ``Player:``
+  that says otherwise is a warning naming both values. Names are cut to :data:`MAX_NAME`
+  characters, with a warning.
 - *Terrain*: objects tagged ``terrain`` or named as terrain (ruin, wood, forest, building, wall,
   crater ...). The footprint: the planner's notes (a polygon in the object's own frame), a
   ``Footprint: 6x4`` line (a rectangle in inches about the object's centre, turned with it), or
-  the scale of a ``BlockSquare``. ``Kind:`` and ``Traits:`` lines, else a reading of the name.
+  the scale of a ``BlockSquare``; a ``Footprint:`` that is not two sides more than 0 and at most
+  :data:`MAX_FOOTPRINT_IN` is an input error. ``Kind:`` and ``Traits:`` lines, else a reading of
+  the name. Terrain (and objectives) in a bag are off the table: listed as not matched.
 - *Objectives*: objects tagged ``objective`` or named ``Objective ...``.
+- Every model, objective or terrain piece on the table needs a ``Transform`` with ``posX`` and
+  ``posZ`` (an input error otherwise, never the table centre).
 - *Deployment zones*: closed ``VectorLines`` (``loop``, or a last point on the first); the player
   is the planner's notes, else the TTS colour name of the line (``red``, ``blue`` ...).
 - Every other object (and every open line) is listed as not matched, with the reason.
@@ -57,15 +70,16 @@ import functools
 import json
 import math
 import re
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from planner.errors import ScenarioError
-from planner.schema import HullBase, OvalBase, RoundBase, Scenario, parse_rule
+from planner.schema import HullBase, OvalBase, RoundBase, Scenario, UnitType, parse_rule
 from planner.units import MM_PER_INCH
 
 MAX_SAVE_BYTES = 50 * 1024 * 1024
@@ -109,10 +123,20 @@ _OPEN_WORDS = re.compile(r"\b(crater|rubble|pool)\b", re.IGNORECASE)
 _BBCODE = re.compile(r"\[(?:[0-9a-fA-F]{6}|-|/?[bius]|/?sup|/?sub)\]")
 _WOUNDS_PREFIX = re.compile(r"^\s*\d+/\d+\s+")
 _KEY_LINE = re.compile(r"^\s*([A-Za-z][A-Za-z ]{0,20}?)\s*:\s*(.*?)\s*$")
-_OVAL = re.compile(r"(\d+(?:\.\d+)?)\s*[x×]\s*(\d+(?:\.\d+)?)\s*mm", re.IGNORECASE)
+_OVAL = re.compile(r"(?<![-\d.])(\d+(?:\.\d+)?)\s*[x×]\s*(\d+(?:\.\d+)?)\s*mm", re.IGNORECASE)
 _HULL = re.compile(r"hull\s*(\d+(?:\.\d+)?)\s*[x×]\s*(\d+(?:\.\d+)?)\s*(?:in|\"|inch(?:es)?)?", re.IGNORECASE)
-_ROUND = re.compile(r"(\d+(?:\.\d+)?)\s*mm\b", re.IGNORECASE)
-_RECT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:\"|in)?\s*[x×]\s*(\d+(?:\.\d+)?)\s*(?:\"|in)?\s*$", re.IGNORECASE)
+_ROUND = re.compile(r"(?<![-\d.])(\d+(?:\.\d+)?)\s*mm\b", re.IGNORECASE)
+_NUM = r"([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?)"
+_RECT = re.compile(rf"\s*{_NUM}\s*(?:\"|in)?\s*[x×]\s*{_NUM}\s*(?:\"|in)?\s*", re.IGNORECASE)
+_BASE_FORMS = (  # a whole 'Base:' value: hull in inches, oval in mm, round in mm
+    ("hull", re.compile(rf"\s*hull\s*{_NUM}\s*[x×]\s*{_NUM}\s*(?:in|\"|inch(?:es)?)?\s*", re.IGNORECASE)),
+    ("oval", re.compile(rf"\s*{_NUM}\s*[x×]\s*{_NUM}\s*mm\s*", re.IGNORECASE)),
+    ("round", re.compile(rf"\s*{_NUM}\s*mm\s*", re.IGNORECASE)),
+)
+MAX_NAME = 200
+"""Most characters of a name read from a save (unit, model, terrain); a longer one is cut, with a warning."""
+MAX_FOOTPRINT_IN = 1000.0
+"""Largest side of a ``Footprint:`` rectangle (inches), the largest battlefield side."""
 _LUA_UNIT_NAME = re.compile(r"unitName\s*=\s*\"((?:[^\"\\]|\\.){1,200})\"")
 _SCALE_PRIMITIVES = frozenset({"BlockSquare"})
 """Objects whose scale is their footprint in inches (1 x 1 at scale 1): the planner's own pieces."""
@@ -144,7 +168,12 @@ class TtsObject:
     """The planner's JSON from the GM notes, if any."""
     is_bag: bool = False
     """It holds other objects (``ContainedObjects``)."""
+    notes_problem: str | None = None
+    """Why GM notes that look like JSON could not be read as the planner's notes (None: no problem)."""
+    missing: str | None = None
+    """The position field the save does not give (``Transform``, ``Transform.posX``), if any."""
     _fields: dict[str, str] | None = field(default=None, repr=False)
+    _sources: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def label(self) -> str:
@@ -157,29 +186,39 @@ class TtsObject:
         if self._fields is not None:
             return self._fields
         out: dict[str, str] = {}
-        texts = [] if self.notes is not None else [self.gm_notes]
-        for text in [*texts]:
-            _lines_into(text, out)
-        for t in self.tags:
+        src = self._sources
+        if self.notes is None:
+            _lines_into(self.gm_notes, out, src, f"{self.path}.GMNotes")
+        for i, t in enumerate(self.tags):
             k, sep, v = t.partition(":")
             if sep and k.strip() and k.strip().lower() not in out:
                 out[k.strip().lower()] = v.strip()
-        _lines_into(self.description, out)
+                src[k.strip().lower()] = f"{self.path}.Tags[{i}]"
+        _lines_into(self.description, out, src, f"{self.path}.Description")
         if self.bags:
-            for k, v in self.bags[-1].fields().items():  # the innermost bag holds its own bags' fields
-                out.setdefault(k, v)
+            bag = self.bags[-1]
+            for k, v in bag.fields().items():  # the innermost bag holds its own bags' fields
+                if k not in out:
+                    out[k], src[k] = v, bag.where(k)
         self._fields = out
         return out
+
+    def where(self, key: str) -> str:
+        """Where field ``key`` of :meth:`fields` was read: ``ObjectStates[3].Description 'Base:'``."""
+        self.fields()
+        loc = self._sources.get(key, f"{self.path}.Description")
+        return loc if ".Tags[" in loc else f"{loc} '{key.title()}:'"
 
     def has_tag(self, tag: str) -> bool:
         return any(t.strip().lower() == tag for t in self.tags)
 
 
-def _lines_into(text: str, out: dict[str, str]) -> None:
+def _lines_into(text: str, out: dict[str, str], sources: dict[str, str], where: str) -> None:
     for line in text.split("\n", 200)[:200]:  # the first 200 lines
         m = _KEY_LINE.match(_BBCODE.sub("", line))
-        if m:
-            out.setdefault(m.group(1).strip().lower(), m.group(2))
+        if m and m.group(1).strip().lower() not in out:
+            out[m.group(1).strip().lower()] = m.group(2)
+            sources[m.group(1).strip().lower()] = where
 
 
 @dataclass
@@ -244,20 +283,31 @@ def _list(v: object, loc: str, file: str) -> list:
     return v
 
 
-def _notes_json(text: str, loc: str, file: str) -> dict[str, Any] | None:
-    """The planner's JSON in GM notes (``{"planner": 1, ...}``), or None for any other text."""
+def _notes_json(text: str, loc: str, file: str, header: bool) -> tuple[dict[str, Any] | None, str | None]:
+    """The planner's JSON in GM notes (``{"planner": 1, ...}``), or None for any other text; and
+    why notes that look like JSON are not the planner's (None: no problem).
+
+    Raises
+    ------
+    ScenarioError
+        ``header`` (the object is the scenario note) and its notes are not valid JSON.
+    """
     s = text.strip()
-    if not s.startswith("{") or f'"{PLANNER_MARK}"' not in s:
-        return None
+    if not s.startswith("{"):
+        return None, None
+    if f'"{PLANNER_MARK}"' not in s:
+        return None, "GM notes in braces that are not the planner's notes"
     from planner.io.files import parse_json
 
     try:
         data = parse_json(s, file)
     except ScenarioError as exc:
-        raise _bad(file, f"{loc}.GMNotes", f"the planner's notes are not valid JSON: {exc.detail}") from None
+        if header:
+            raise _bad(file, f"{loc}.GMNotes", f"the planner's notes are not valid JSON: {exc.detail}") from None
+        return None, f"the planner's notes are not valid JSON ({exc.detail})"
     if not isinstance(data, dict) or PLANNER_MARK not in data:
-        return None
-    return data
+        return None, "GM notes in braces that are not the planner's notes"
+    return data, None
 
 
 def parse_save(data: Any, file: str) -> TtsSave:
@@ -286,20 +336,25 @@ def parse_save(data: Any, file: str) -> TtsSave:
             oloc = f"{loc}[{i}]"
             d = _mapping(raw, oloc, file)
             tr = _mapping(d.get("Transform", {}), f"{oloc}.Transform", file)
+            missing = ("Transform" if "Transform" not in d else
+                       next((f"Transform.{k}" for k in ("posX", "posZ") if k not in tr), None))
             tags = _list(d.get("Tags", []), f"{oloc}.Tags", file)
             for ti, t in enumerate(tags):
                 if not isinstance(t, str) or len(t) > 1000:
                     raise _bad(file, f"{oloc}.Tags[{ti}]", "a tag must be text (at most 1000 characters)", t)
             tloc = f"{oloc}.Transform"
             gm = _text(d, "GMNotes", oloc, file)
+            nick = " ".join(_BBCODE.sub("", _text(d, "Nickname", oloc, file)).split())
+            notes, problem = _notes_json(gm, oloc, file, nick == HEADER_NICKNAME or '"scenario"' in gm)
             obj = TtsObject(
                 path=oloc, kind=_text(d, "Name", oloc, file),
-                nickname=" ".join(_BBCODE.sub("", _text(d, "Nickname", oloc, file)).split()),
+                nickname=nick,
                 description=_text(d, "Description", oloc, file), gm_notes=gm, tags=list(tags),
                 x=_number(tr, "posX", tloc, file), z=_number(tr, "posZ", tloc, file),
                 rot_y=_number(tr, "rotY", tloc, file), scale_x=_number(tr, "scaleX", tloc, file, 1.0),
                 scale_z=_number(tr, "scaleZ", tloc, file, 1.0), lua=_text(d, "LuaScript", oloc, file),
-                bags=list(bags), notes=_notes_json(gm, oloc, file), is_bag="ContainedObjects" in d)
+                bags=list(bags), notes=notes, is_bag="ContainedObjects" in d, notes_problem=problem,
+                missing=missing)
             if len(objects) >= MAX_OBJECTS:
                 raise _bad(file, oloc, f"the save holds more than {MAX_OBJECTS} objects (the limit)")
             if obj.notes is not None and obj.notes.get("piece") == "scenario":
@@ -461,6 +516,38 @@ def parse_base_text(text: str) -> dict[str, float] | None:
     if m:
         return {"diameter_mm": float(m.group(1))}
     return None
+
+
+def parse_base_value(text: str, file: str, where: str) -> dict[str, float]:
+    """The whole value of a ``Base:`` line or ``base:`` tag (``32mm``, ``60x35mm``, ``hull 4.6x3.6in``),
+    as :func:`parse_base_text` gives it; sizes must be more than 0.
+
+    Raises
+    ------
+    ScenarioError
+        Naming ``file``, ``where`` (the object and field) and the text: not one of the three forms,
+        or a size not more than 0.
+    """
+    for form, rx in _BASE_FORMS:
+        m = rx.fullmatch(text)
+        if m is None:
+            continue
+        nums = [float(g) for g in m.groups()]
+        if not all(math.isfinite(v) and 0 < v <= MAX_NUMBER for v in nums):
+            raise ScenarioError("a base size must be a number more than 0", file=file, location=where, value=text)
+        if form == "hull":
+            return {"length_in": nums[0], "width_in": nums[1]}
+        if form == "round" or nums[0] == nums[1]:
+            return {"diameter_mm": nums[0]}
+        return {"length_mm": max(nums), "width_mm": min(nums)}
+    raise ScenarioError("not a base size: give '32mm' (round), '60x35mm' (oval) or 'hull 4.6x3.6in'", file=file,
+                        location=where, value=text)
+
+
+def _same_base(a: dict[str, Any], b: dict[str, float]) -> bool:
+    """Two bases as data are the same, to the 6 significant digits ``Base:`` text is written with."""
+    return a.keys() == b.keys() and all(isinstance(a[k], int | float) and math.isclose(a[k], b[k], rel_tol=1e-5)
+                                        for k in a)
 
 
 def _base_size_in(base: RoundBase | OvalBase | HullBase) -> tuple[float, float]:
@@ -646,9 +733,9 @@ def _unique(base: str, taken: set[str]) -> str:
 
 
 def _index(obj: TtsObject) -> int:
-    """The model's place in its unit, from the planner's notes (0 if none)."""
-    i = (obj.notes or {}).get("index", 0)
-    return i if isinstance(i, int) and not isinstance(i, bool) else 0
+    """The model's place in its unit, from the planner's notes (after every noted model if none)."""
+    i = (obj.notes or {}).get("index", MAX_OBJECTS)
+    return i if isinstance(i, int) and not isinstance(i, bool) else MAX_OBJECTS
 
 
 def _model_name(obj: TtsObject) -> str:
@@ -675,6 +762,7 @@ class _Importer:
         self.map_id = map_id
         self.header = save.header
         self.warnings: list[str] = []
+        self._cut: set[str] = set()
         self.unmatched: list[dict[str, str]] = []
         self.origin: dict[str, str] = {}
         self.header_units = self._header_units()
@@ -697,6 +785,28 @@ class _Importer:
             self.warnings.append(f"the save was written for ruleset {self.header.get('ruleset')!r}; read as "
                                  f"{self.rs.id!r} (--ruleset)")
 
+    def _capped(self, text: str, what: str) -> str:
+        """``text`` cut to :data:`MAX_NAME` characters, with a warning naming ``what`` if it was longer
+        (once per name: every model of a unit carries it)."""
+        if len(text) <= MAX_NAME:
+            return text
+        if text not in self._cut:
+            self._cut.add(text)
+            self.warnings.append(f"{what}: a name of {len(text)} characters, cut to its first {MAX_NAME}")
+        return text[:MAX_NAME]
+
+    def _position(self, obj: TtsObject) -> tuple[float, float]:
+        """The battlefield point of an object on the table; an error if the save does not give it."""
+        if obj.missing:
+            raise _bad(self.save.file, f"{obj.path}.{obj.missing}", "an object on the table needs a position "
+                       "(Transform with posX and posZ)")
+        return from_table(obj.x, obj.z, self.width, self.depth)
+
+    def _base_field(self, obj: TtsObject) -> dict[str, float] | None:
+        """The object's ``Base:`` line or ``base:`` tag read strictly (None if it has none)."""
+        f = obj.fields()
+        return parse_base_value(f["base"], self.save.file, obj.where("base")) if "base" in f else None
+
     def skip(self, obj: TtsObject | TtsLine, reason: str) -> None:
         name = obj.label if isinstance(obj, TtsObject) else f"{obj.colour} line"
         self.unmatched.append({"object": obj.path, "name": name, "reason": reason})
@@ -710,7 +820,11 @@ class _Importer:
             if obj.is_bag or obj.kind in _BAG_NAMES:
                 continue  # a container: its contents are read
             kind = (obj.notes or {}).get("piece")
-            if kind is None and self._is_objective(obj):
+            if obj.bags and kind != "model" and (
+                    kind == "terrain" or (kind is None and (self._is_objective(obj) or self._is_terrain(obj)))):
+                self.skip(obj, "terrain or objective in a bag: off the table, left out (only models are read from "
+                               "bags)")
+            elif kind is None and self._is_objective(obj):
                 objectives.append(self._objective(obj, len(objectives)))
             elif kind == "terrain" or (kind is None and self._is_terrain(obj)):
                 t = self._terrain(obj, len(terrain))
@@ -780,6 +894,7 @@ class _Importer:
     def _terrain(self, obj: TtsObject, index: int) -> dict[str, Any] | None:
         n = obj.notes or {}
         f = obj.fields()
+        self._position(obj)
         if isinstance(n.get("local"), dict):  # the planner's own piece: the whole feature in its frame
             try:
                 return _map_terrain_points(n["local"], lambda q: [round(v, 9) for v in _local_to_world(
@@ -792,11 +907,10 @@ class _Importer:
             rec: dict[str, Any] = {k: v for k, v in n.items()
                                    if k not in (PLANNER_MARK, "piece", "index", "footprint_local")}
         else:
-            rec = {"id": _slug(obj.nickname or f"terrain-{index + 1}"), "name": obj.nickname}
-            text = f.get("footprint", "")
-            m = _RECT.match(text) if text else None
-            if m:
-                sx, sz = float(m.group(1)), float(m.group(2))
+            rec = {"id": _slug(obj.nickname or f"terrain-{index + 1}"),
+                   "name": self._capped(obj.nickname, f"terrain {obj.path}")}
+            if "footprint" in f:
+                sx, sz = self._footprint(obj, f["footprint"])
             elif obj.kind in _SCALE_PRIMITIVES:
                 sx, sz = obj.scale_x, obj.scale_z
             else:
@@ -819,13 +933,27 @@ class _Importer:
         rec["footprint"] = [[round(x, 9), round(y, 9)] for x, y in pts]
         return rec
 
+    def _footprint(self, obj: TtsObject, text: str) -> tuple[float, float]:
+        """A ``Footprint: 6x4`` value (inches, across x along z), each side more than 0 and at most
+        :data:`MAX_FOOTPRINT_IN`; an error naming the object, the field and the value otherwise."""
+        m = _RECT.fullmatch(text)
+        sides = [float(g) for g in m.groups()] if m else []
+        if not sides or not all(math.isfinite(v) and 0 < v <= MAX_FOOTPRINT_IN for v in sides):
+            raise _bad(self.save.file, obj.where("footprint"), "a footprint is WIDTHxDEPTH in inches, each more than "
+                       f"0 and at most {MAX_FOOTPRINT_IN:g}, e.g. '6x4'", text)
+        return sides[0], sides[1]
+
     def _objective(self, obj: TtsObject, index: int) -> dict[str, Any]:
         f = obj.fields()
         oid = f.get("objective") or (_slug(obj.nickname[len("objective"):]) if obj.nickname else "")
-        x, y = from_table(obj.x, obj.z, self.width, self.depth)
-        out: dict[str, Any] = {"id": oid or f"objective-{index + 1}", "x": round(x, 9), "y": round(y, 9)}
-        b = parse_base_text(f.get("base", ""))
-        if b and "diameter_mm" in b:
+        x, y = self._position(obj)
+        out: dict[str, Any] = {"id": self._capped(oid, f"objective {obj.path}") or f"objective-{index + 1}",
+                               "x": round(x, 9), "y": round(y, 9)}
+        b = self._base_field(obj)
+        if b is not None:
+            if "diameter_mm" not in b:
+                raise _bad(self.save.file, obj.where("base"), "an objective marker is round: give its diameter, "
+                           "e.g. '40mm'", f["base"])
             out["diameter_mm"] = b["diameter_mm"]
         return out
 
@@ -833,6 +961,9 @@ class _Importer:
         n = obj.notes or {}
         f = obj.fields()
         header_units = self.header_units
+        if obj.notes_problem:
+            self.warnings.append(f"model {obj.path} {obj.label!r}: {obj.notes_problem}: read from its Description "
+                                 "and tags instead")
         if n.get("piece") == "model":
             uid = n.get("unit")
             if not isinstance(uid, str) or uid not in header_units:
@@ -840,6 +971,7 @@ class _Importer:
                 return
             rec: dict[str, Any] = n["model"] if isinstance(n.get("model"), dict) else {}
             player, record = header_units[uid]
+            self._contradictions(obj, rec, player)
             acc = units.setdefault(uid, _UnitAcc(uid, record.get("name", uid), player, record))
             acc.models.append((obj, dict(rec)))
             return
@@ -852,6 +984,14 @@ class _Importer:
         if model is None:
             return
         player = f.get("player")
+        known = self._known_unit(obj, f)
+        if known is not None:  # a model added in TTS (a copy without the planner's notes) joins its unit
+            hplayer, record = header_units[known]
+            acc = units.setdefault(known, _UnitAcc(known, record.get("name", known), hplayer, record))
+            acc.models.append((obj, model))
+            self.warnings.append(f"model {obj.path} {obj.label!r} has no planner notes: joins unit {known!r}, which "
+                                 "its unit tag or 'Unit:' line names")
+            return
         acc = units.setdefault(key, _UnitAcc(key, name, player, None))
         if acc.player is None and player:
             acc.player = player
@@ -867,21 +1007,61 @@ class _Importer:
                     out[u["id"]] = (str(a.get("player", "")), u)
         return out
 
+    def _known_unit(self, obj: TtsObject, f: dict[str, str]) -> str | None:
+        """The unit of the scenario note that a model without planner notes names: by id or by
+        name, in its ``unit:`` tag or its ``Unit:`` line (its ``Player:`` must agree, if given);
+        None if it names none, or a name several units share (with a warning)."""
+        player = f.get("player")
+        names = [t.split(":", 1)[1].strip() for t in obj.tags if t.lower().startswith("unit:")]
+        names += [m.group(2) for line in obj.description.split("\n", 200)[:200]
+                  if (m := _KEY_LINE.match(_BBCODE.sub("", line))) and m.group(1).strip().lower() == "unit"]
+        for name in names:
+            cands = [uid for uid, (p, rec) in self.header_units.items() if player in (None, p)
+                     and (uid == name or rec.get("name") == name)]
+            by_id = [uid for uid in cands if uid == name]
+            if by_id or len(cands) == 1:
+                return (by_id or cands)[0]
+            if len(cands) > 1:
+                self.warnings.append(f"model {obj.path} {obj.label!r} names unit {name!r}, the name of units "
+                                     f"{', '.join(cands)} of the scenario note: give the unit's id")
+        return None
+
+    def _contradictions(self, obj: TtsObject, rec: dict[str, Any], player: str) -> None:
+        """Warn where a Description edit contradicts the planner's notes (base, player): the notes win."""
+        f = obj.fields()
+        given = self._base_field(obj)
+        if given is not None:
+            noted = rec.get("base")
+            if not isinstance(noted, dict):
+                profile = rec.get("profile")
+                entry = self.catalogue.get(profile) if isinstance(profile, str) else None
+                noted = entry.base.model_dump(exclude={"shape"}) if entry is not None else None
+            noted = {k: v for k, v in noted.items() if k != "shape"} if isinstance(noted, dict) else None
+            if noted is not None and not _same_base(noted, given):
+                self.warnings.append(f"model {obj.path} {obj.label!r}: {obj.where('base')} says {f['base']!r}, its "
+                                     f"planner notes {noted}: the notes are used (clear the GM notes to use the "
+                                     "Description)")
+        if "player" in f and f["player"].strip() != player:
+            self.warnings.append(f"model {obj.path} {obj.label!r}: {obj.where('player')} says {f['player']!r}, its "
+                                 f"planner notes {player!r}: the notes are used (clear the GM notes to use the "
+                                 "Description)")
+
     def _unit_of(self, obj: TtsObject, f: dict[str, str]) -> tuple[str | None, str]:
         if f.get("unit"):
-            name = f["unit"]
+            name = self._capped(f["unit"], f"unit of {obj.path}")
             return f"name:{f.get('player', '')}:{name}", name
         uuid = next((t.split(":", 1)[1] for t in obj.tags if t.lower().startswith("uuid:")), None)
         if uuid:
-            return f"uuid:{uuid}", self.uuid_names.get(uuid) or _model_name(obj) or uuid
+            return f"uuid:{uuid}", self._capped(self.uuid_names.get(uuid) or _model_name(obj) or uuid,
+                                                f"unit of {obj.path}")
         return None, ""
 
     def _generic_model(self, obj: TtsObject, f: dict[str, str]) -> dict[str, Any] | None:
         model: dict[str, Any] = {}
-        name = _model_name(obj)
+        name = self._capped(_model_name(obj), f"model {obj.path}")
         if name:
             model["name"] = name
-        base = parse_base_text(f["base"]) if f.get("base") else None
+        base = self._base_field(obj)
         if base is None:
             base = parse_base_text(obj.description) or next(
                 (b for t in obj.tags if (b := parse_base_text(t))), None)
@@ -899,9 +1079,15 @@ class _Importer:
             self.skip(obj, f"no base size: give 'Base: 32mm' in its description, or a model name the {self.rs.catalogue} "
                            "catalogue knows")
             return None
+        t = f.get("type")
+        if t is not None:
+            utype = next((u.value for u in UnitType if u.value.lower() == t.strip().lower()), None)
+            if utype is None:
+                raise _bad(self.save.file, obj.where("type"), f"not a unit type; known: "
+                           f"{', '.join(u.value for u in UnitType)}", t)
+            model["type"] = utype
         if entry is None:
-            t = f.get("type")
-            model["type"] = t.strip().title() if t else ("Vehicle" if "length_in" in base else "Infantry")  # type: ignore[operator]
+            model.setdefault("type", "Vehicle" if "length_in" in base else "Infantry")  # type: ignore[operator]
             note = (f"model {obj.label!r}: no unit type and no catalogue entry: taken as {model['type']} (give "
                     "'Type: ...' in its description)")
             if not t and note not in self.warnings:  # once per model name, not once per model
@@ -947,7 +1133,7 @@ class _Importer:
             if acc.player is None:
                 on_table = [o for o, _ in acc.models if not o.bags]
                 inside = {p for p, poly in polys
-                          if on_table and all(poly.covers(Point(from_table(o.x, o.z, self.width, self.depth)))
+                          if on_table and all(poly.covers(Point(self._position(o)))
                                               for o in on_table)}
                 if len(inside) == 1:
                     acc.player = inside.pop()
@@ -993,9 +1179,12 @@ class _Importer:
         if acc.record is not None:
             unit = dict(acc.record)
             taken.add(unit["id"])
-            models = sorted(acc.models, key=lambda om: _index(om[0]))
+            models = sorted(acc.models, key=lambda om: _index(om[0]))  # a model added in TTS comes last
         else:
             unit = {"id": _unique(_slug(acc.name), taken), "name": acc.name}
+            if self.header is not None:
+                self.warnings.append(f"unit {unit['id']!r} ({acc.models[0][0].path} and {len(acc.models) - 1} more "
+                                     "models) is not in the save's scenario note: made as a new unit")
             models = acc.models
             f = acc.models[0][0].fields()
             setup = f.get("setup", "").strip().lower()
@@ -1025,7 +1214,7 @@ class _Importer:
         for o, rec in models:
             mdata = dict(rec)
             if not o.bags:
-                x, y = from_table(o.x, o.z, self.width, self.depth)
+                x, y = self._position(o)
                 mdata.update({"x": round(x, 9), "y": round(y, 9), "facing": round(rot_y_to_facing(o.rot_y), 9) % 360.0})
             self.origin[f"{upath}.models[{len(out_models)}]"] = o.path
             out_models.append(mdata)
@@ -1049,6 +1238,48 @@ class _Importer:
         a, b = zones(name, dawn_of_war_depth_in=depth)
         return [({"id": f"{name}-{p}", "player": p, "polygon": polygon_points(poly)}, f"--map {self.map_id}")
                 for p, poly in zip(players[:2], (a, b), strict=True)]
+
+
+def _tags_of(annotation: Any) -> set[str]:
+    """The discriminator fields (e.g. a goal's ``kind``) of the tagged unions in a field's type."""
+    from pydantic.fields import FieldInfo
+
+    out: set[str] = set()
+    for a in typing.get_args(annotation):
+        if isinstance(a, FieldInfo) and isinstance(a.discriminator, str):
+            out.add(a.discriminator)
+        elif not isinstance(a, FieldInfo | str | int | float):
+            out |= _tags_of(a)
+    return out
+
+
+def _restore_tags(model: BaseModel, data: dict[str, Any]) -> None:
+    """Put back into ``data`` (``model`` dumped with ``exclude_defaults``) every discriminator
+    the dump left out for being its field's default: without it, the union cannot be read back."""
+    for name, info in type(model).model_fields.items():
+        key = info.alias or name
+        if key not in data:
+            continue
+        tags = _tags_of(info.annotation) | {m.discriminator for m in info.metadata
+                                            if isinstance(getattr(m, "discriminator", None), str)}
+        value, sub = getattr(model, name), data[key]
+        pairs = (list(zip(value, sub, strict=True)) if isinstance(value, list | tuple) and isinstance(sub, list)
+                 else list(zip(value.values(), sub.values(), strict=True)) if isinstance(value, dict)
+                 and isinstance(sub, dict) else [(value, sub)])
+        for v, d in pairs:
+            if isinstance(v, BaseModel) and isinstance(d, dict):
+                for t in tags:
+                    d.setdefault(t, getattr(v, t))
+                _restore_tags(v, d)
+
+
+def compact_scenario_data(scenario: Scenario) -> dict[str, Any]:
+    """The scenario as plain data with only what differs from the schema's defaults (a scenario
+    as a person would write it), every tagged union's tag kept (a goal's ``kind``): what
+    ``planner import-tts`` writes; it validates back to ``scenario``."""
+    data = scenario.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
+    _restore_tags(scenario, data)
+    return data
 
 
 def tts_to_scenario(save: TtsSave, ruleset: str, map_id: str | None = None) -> Imported:
