@@ -472,7 +472,7 @@ def import_tts(
         _write_json(json_out, data, [save])
         return code
 
-    _run(go, json_out)
+    _run(go)  # go writes its own error report (with the ruleset)
 
 
 @app.command("export-tts")
@@ -500,7 +500,7 @@ def export_tts(
         _write_json(json_out, data, [plan_file])
         return code
 
-    _run(go, json_out)
+    _run(go)  # go writes its own error report
 
 
 @app.command()
