@@ -540,6 +540,22 @@ def parse_json(text: str, name: str) -> Any:
     return data
 
 
+def read_text(path: str | Path, what: str, max_bytes: int, *, bom: bool = False) -> str:
+    """A UTF-8 text file read by :func:`read_input` (its limits), decoded; ``bom`` drops a
+    leading byte-order mark (``utf-8-sig``).
+
+    Raises
+    ------
+    ScenarioError
+        As :func:`read_input`, or if the file is not UTF-8 text.
+    """
+    raw = read_input(path, what, max_bytes)
+    try:
+        return raw.decode("utf-8-sig" if bom else "utf-8")
+    except UnicodeDecodeError:
+        raise ScenarioError("not a UTF-8 text file", file=str(path)) from None
+
+
 def read_data(path: str | Path) -> Any:
     """Read a YAML or JSON file into plain Python data, with the limits of :func:`read_input` and
     of the YAML loader (nesting depth, alias expansion, number length); JSON refuses duplicate
@@ -552,11 +568,7 @@ def read_data(path: str | Path) -> Any:
     """
     p = Path(path)
     name = str(path)
-    raw = read_input(p, "scenario", MAX_FILE_BYTES)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ScenarioError("not a UTF-8 text file", file=name) from None
+    text = read_text(p, "scenario", MAX_FILE_BYTES)
     if p.suffix.lower() == ".json":
         return parse_json(text, name)
     try:

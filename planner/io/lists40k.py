@@ -521,14 +521,9 @@ class _ListBuilder:
         return Army(player=player, name=name, units=units), self.warnings
 
     def new_id(self, name: str) -> str:
-        from planner.io.roster import _slug
+        from planner.io.roster import unique_id
 
-        base = f"{self.id_prefix}{_slug(name)}"
-        uid, n = base, 2
-        while uid in self.used:
-            uid, n = f"{base}-{n}", n + 1
-        self.used.add(uid)
-        return uid
+        return unique_id(name, self.id_prefix, self.used)
 
     def datasheet(self, ref: dict[str, Any]):
         uid = ref.get("id")

@@ -675,6 +675,17 @@ def _slug(text: str) -> str:
     return t[:60].strip("-") or "unit"
 
 
+def unique_id(name: str, prefix: str, used: set[str]) -> str:
+    """A unit id from ``name`` (slugged, with ``prefix``), made unique among ``used`` by a number
+    suffix (``-2``, ``-3`` ...); it is added to ``used``."""
+    base = f"{prefix}{_slug(name)}"
+    uid, n = base, 2
+    while uid in used:
+        uid, n = f"{base}-{n}", n + 1
+    used.add(uid)
+    return uid
+
+
 def _strip_parens(text: str) -> str:
     return " ".join(re.sub(r"\([^)]*\)", " ", text).split())
 
@@ -943,12 +954,7 @@ class _ArmyBuilder:
 
     def new_id(self, name: str) -> str:
         """A unit id from ``name`` (with the prefix), made unique by a number suffix."""
-        base = f"{self.id_prefix}{_slug(name)}"
-        uid, n = base, 2
-        while uid in self.used_ids:
-            uid, n = f"{base}-{n}", n + 1
-        self.used_ids.add(uid)
-        return uid
+        return unique_id(name, self.id_prefix, self.used_ids)
 
     def lookup(self, ms: _ModelSpec, spec: _UnitSpec, terminator: bool, tinfo: TypeInfo):
         """The model's :class:`~planner.io.catalogue.Resolution`: the catalogue entry by its names

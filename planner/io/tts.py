@@ -429,14 +429,10 @@ def read_tts(path: str | Path) -> TtsSave:
         As :func:`planner.io.files.read_input` (size limit: :data:`MAX_SAVE_BYTES`, or
         ``PLANNER_MAX_INPUT_MB``), :func:`planner.io.files.parse_json` and :func:`parse_save`.
     """
-    from planner.io.files import parse_json, read_input
+    from planner.io.files import parse_json, read_text
 
     name = str(path)
-    raw = read_input(path, "Tabletop Simulator save", MAX_SAVE_BYTES)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ScenarioError("not a UTF-8 text file", file=name) from None
+    text = read_text(path, "Tabletop Simulator save", MAX_SAVE_BYTES, bom=True)
     return parse_save(parse_json(text, name), name)
 
 
