@@ -8,6 +8,7 @@ independent dice rolls. They share only the rules tables (``to_hit``, ``to_wound
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from planner.combat import hh2, wh40k
@@ -46,7 +47,8 @@ def _models(groups: list[tuple[int, int, int]]) -> list[list[_Model]]:
     return out
 
 
-def _apply(models: list[list[_Model]], order: list[int], unsaved_roll, damage_roll) -> int:  # type: ignore[no-untyped-def]
+def _apply(models: list[list[_Model]], order: list[int], unsaved_roll: Callable[[int], bool],
+           damage_roll: Callable[[int], int]) -> int:
     """Allocate one wounding attack: returns wounds lost."""
     g = next((i for i in order if models[i]), None)
     if g is None:
