@@ -333,6 +333,7 @@ class Characteristics(Record):
     av_front: Stat | None = Field(default=None, description="Vehicle armour value, front.")
     av_side: Stat | None = None
     av_rear: Stat | None = None
+    hp: Stat | None = Field(default=None, description="Vehicle Hull Points.")
     oc: Stat | None = Field(default=None, description="40k Objective Control.")
     fnp: Roll | None = Field(default=None, description="Feel No Pain X+ (40k).")
 
@@ -691,7 +692,8 @@ class Model(Record):
     height_in: Height | None = Field(default=None, description="The model's height (inches); none: its profile's, "
                                                                 "else the ruleset's default for its unit type.")
     stats: Characteristics | None = Field(default=None, description="Characteristics (replace the unit's).")
-    weapons: list[WeaponProfile] | None = Field(default=None, description="Weapons (replace the unit's).")
+    weapons: list[WeaponProfile] | None = Field(default=None, description="The model's own weapons (its "
+                                                     "catalogue entry's when absent), besides the unit's.")
 
     @model_validator(mode="after")
     def _both_or_neither(self) -> Model:
@@ -805,7 +807,7 @@ class Unit(Record):
     setup: Setup = Field(default_factory=Setup)
     place: bool = False
     stats: Characteristics | None = Field(default=None, description="Characteristics of every model.")
-    weapons: list[WeaponProfile] = Field(default_factory=list, description="Weapons of every model.")
+    weapons: list[WeaponProfile] = Field(default_factory=list, description="Wargear every model carries.")
     models: list[Model] = Field(min_length=1, max_length=MAX_MODELS_PER_UNIT)
 
     @property

@@ -1,7 +1,7 @@
 """From scenario units (``planner.schema.Unit``) to the dice maths' records.
 
 A model's characteristics are its own ``stats``, else its catalogue entry's (``profile``), else its
-unit's; its weapons likewise. Combat special rules are read, by name, from the unit's
+unit's; its weapons are its own (else its catalogue entry's) and the unit's wargear. Combat special rules are read, by name, from the unit's
 ``other_rules`` and the weapon's ``keywords``: ``Shrouded (X)`` (bare: 6+), ``Fearless``,
 ``Relentless``, ``Precision Shots (X)``, ``Ignores Cover``, ``Instant Death``, ``Character``.
 Missing values raise :class:`planner.errors.ScenarioError` naming the unit, the field and the value.
@@ -41,14 +41,16 @@ def model_stats(unit: Unit, model: Model, lookup: Lookup | None = None) -> Chara
 
 
 def model_weapons(unit: Unit, model: Model, lookup: Lookup | None = None) -> list[WeaponProfile]:
-    """The weapons of ``model``: its own, its catalogue entry's, its unit's."""
+    """The weapons of ``model``: its own (else its catalogue entry's), then the unit's wargear."""
+    own: list[WeaponProfile] = []
     if model.weapons is not None:
-        return model.weapons
-    if model.profile and lookup is not None:
+        own = model.weapons
+    elif model.profile and lookup is not None:
         entry = lookup(model.profile)
-        if entry is not None and entry.weapons:
-            return entry.weapons
-    return unit.weapons
+        if entry is not None:
+            own = entry.weapons
+    names = {w.name for w in own}
+    return [*own, *(w for w in unit.weapons if w.name not in names)]
 
 
 def _need(unit: Unit, stats: Characteristics | None, name: str, where: str) -> int:
@@ -97,8 +99,10 @@ def hh_target(unit: Unit, *, cover: int | None = None, stupefied: bool = False,
 
 
 def hh_attacker(unit: Unit, weapon: str, *, moved: bool = False, stupefied: bool = False,
-                marked_for_death: bool = False, lookup: Lookup | None = None) -> hh2.HHAttacker:
-    """A Horus Heresy firing unit: every model carrying ``weapon`` fires it."""
+                marked_for_death: bool = False, half_range: bool = False,
+                lookup: Lookup | None = None) -> hh2.HHAttacker:
+    """A Horus Heresy firing unit: every model carrying ``weapon`` fires it (a Rapid Fire weapon
+    twice within half range)."""
     w, n = _weapon(unit, weapon, lookup)
     where = f"units[{unit.id}].weapons[{weapon}]"
     st = model_stats(unit, unit.models[0], lookup)
@@ -109,7 +113,8 @@ def hh_attacker(unit: Unit, weapon: str, *, moved: bool = False, stupefied: bool
     kw = _rules(w.keywords)
     ur = _rules(unit.other_rules)
     prec = kw.get("precision shots") if "precision shots" in kw else ur.get("precision shots")
-    hw = hh2.HHWeapon(w.name, w.s, w.shots, w.ap if w.ap and w.ap > 0 else None, w.type or "Assault",
+    shots = w.shots * (2 if half_range and (w.type or "").lower() == "rapid fire" else 1)
+    hw = hh2.HHWeapon(w.name, w.s, shots, w.ap if w.ap and w.ap > 0 else None, w.type or "Assault",
                       w.range_in or 0.0, prec, "ignores cover" in kw, "instant death" in kw)
     return hh2.HHAttacker(unit.id, n, bs, hw, moved=moved, relentless="relentless" in ur, stupefied=stupefied,
                           marked_for_death=marked_for_death)

@@ -1,0 +1,92 @@
+"""Characteristics and weapons read from a BattleScribe roster (issue 20 item 1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from planner.combat import hh2
+from planner.combat.profiles import hh_attacker, hh_target
+from planner.errors import ScenarioError
+from planner.io.roster import read_roster, roster_to_army
+
+ROSTER = """<?xml version="1.0" encoding="UTF-8"?>
+<roster id="r" name="Profiles" battleScribeVersion="2.03" gameSystemId="28d4-bd2e-4858-ece6"
+        gameSystemName="Horus Heresy" xmlns="http://www.battlescribe.net/schema/rosterSchema">
+  <forces><force id="f1" name="Crusade" catalogueName="Legiones Astartes"><selections>
+    <selection id="s1" name="Tactical Squad, Legion" number="1" type="unit">
+      <categories><category id="c1" name="Infantry" primary="false"/></categories>
+      <selections>
+        <selection id="s1a" name="Tactical Space Marines, Legion" number="4" type="model">
+          <profiles><profile id="p1" name="Legion Tactical Space Marine" typeName="Unit" hidden="false">
+            <characteristics>
+              <characteristic name="Unit Type">Infantry</characteristic>
+              <characteristic name="M">7</characteristic><characteristic name="WS">4</characteristic>
+              <characteristic name="BS">4</characteristic><characteristic name="S">4</characteristic>
+              <characteristic name="T">4</characteristic><characteristic name="W">1</characteristic>
+              <characteristic name="I">4</characteristic><characteristic name="A">1</characteristic>
+              <characteristic name="Ld">7</characteristic><characteristic name="Sv">SVVALUE</characteristic>
+            </characteristics></profile></profiles>
+          <selections><selection id="s1a1" name="Bolter" number="4" type="upgrade">
+            <profiles><profile id="pw" name="Bolter" typeName="Weapon" hidden="false"><characteristics>
+              <characteristic name="Range">24"</characteristic><characteristic name="Str">4</characteristic>
+              <characteristic name="AP">5</characteristic>
+              <characteristic name="Type">Rapid Fire, Precision Shots (6+)</characteristic>
+            </characteristics></profile></profiles></selection></selections>
+        </selection>
+      </selections>
+    </selection>
+  </selections></force></forces>
+</roster>
+"""
+
+
+def _read(tmp_path: Path, sv: str = "3+") -> Path:
+    p = tmp_path / "profiles.ros"
+    p.write_text(ROSTER.replace("SVVALUE", sv), encoding="utf-8")
+    return p
+
+
+def test_roster_profiles_reach_the_dice_maths(tmp_path: Path) -> None:
+    army, _ = roster_to_army(read_roster(_read(tmp_path)), "hh2", default_base_mm=32)
+    unit = army.units[0]
+    m = unit.models[0]
+    assert m.stats is not None and (m.stats.bs, m.stats.t, m.stats.w, m.stats.sv, m.stats.m) == (4, 4, 1, 3, 7)
+    assert m.weapons is not None
+    w = m.weapons[0]
+    assert (w.name, w.range_in, w.s, w.ap, w.type, w.shots, w.keywords) == \
+        ("Bolter", 24, 4, 5, "Rapid Fire", 1, ["Precision Shots (6+)"])
+    a = hh_attacker(unit, "Bolter")
+    assert a.models == 4 and a.weapon.precision == 6
+    assert hh_attacker(unit, "Bolter", half_range=True).weapon.shots == 2
+    r = hh2.shoot(a, hh_target(unit))
+    assert r.expected_models_lost == pytest.approx(4 * 2 / 3 * 1 / 2 * 1 / 3, rel=1e-3)
+
+
+def test_roster_bad_characteristic_is_named_and_left_out(tmp_path: Path) -> None:
+    army, warnings = roster_to_army(read_roster(_read(tmp_path, "three")), "hh2", default_base_mm=32)
+    hit = [w for w in warnings if "characteristic 'Sv' of profile 'Legion Tactical Space Marine'" in w]
+    assert len(hit) == 1 and "profiles.ros" in hit[0] and "'three'" in hit[0] and "left out" in hit[0]
+    stats = army.units[0].models[0].stats
+    assert stats is not None and stats.sv is None and stats.t == 4
+
+
+def test_reader_without_warn_raises(tmp_path: Path) -> None:
+    from planner.io.roster_profiles import characteristics_of
+
+    roster = read_roster(_read(tmp_path, "three"))
+    model_sel = roster.all_forces()[0].selections[0].children[0]
+    with pytest.raises(ScenarioError, match=r"profiles.ros: field .*characteristic 'Sv'.*'three'"):
+        characteristics_of(model_sel, file=roster.file)
+
+
+def test_real_rosters_carry_profiles() -> None:
+    shared = Path("/work/shared/data/rosters/ironhands.rosz")
+    if not shared.exists():
+        pytest.skip("shared rosters not present")
+    army, warnings = roster_to_army(read_roster(shared), "hh2")
+    with_stats = [m for u in army.units for m in u.models if m.stats is not None]
+    with_weapons = [m for u in army.units for m in u.models if m.weapons]
+    assert with_stats and with_weapons
+    assert all(m.stats.t is not None or m.stats.av_front is not None for m in with_stats if m.stats)
