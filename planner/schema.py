@@ -352,6 +352,7 @@ class WeaponProfile(Record):
     bs: Roll | None = Field(default=None, description="40k BS (or WS) X+.")
     d: DiceValue | None = Field(default=None, description="40k Damage.")
     keywords: list[str] = Field(default_factory=list, description="40k weapon keywords, HH special rules.")
+    count: Count | None = Field(default=None, ge=0, description="On a unit: how many models carry it (none: all).")
 
 
 # --------------------------------------------------------------------------- catalogue

@@ -90,3 +90,27 @@ def test_real_rosters_carry_profiles() -> None:
     with_weapons = [m for u in army.units for m in u.models if m.weapons]
     assert with_stats and with_weapons
     assert all(m.stats.t is not None or m.stats.av_front is not None for m in with_stats if m.stats)
+
+
+def test_40k_list_profiles_from_wh40kdc_datasheets() -> None:
+    from planner.combat import wh40k
+    from planner.combat.profiles import attacker_40k, target_40k
+    from planner.io.lists40k import import_list
+
+    army, warnings = import_list(Path(__file__).parent / "data" / "lists40k" / "newrecruit.json", "wh40k11",
+                                 default_base_mm=32)
+    assert not [w for w in warnings if "left out" in w]
+    squad = next(u for u in army.units if u.id == "intercessor-squad")
+    assert squad.stats is not None and (squad.stats.t, squad.stats.w, squad.stats.sv, squad.stats.oc) == (5, 2, 3, 2)
+    rifle = next(w for w in squad.weapons if w.name == "Bolt Rifle (Focused Fire)")
+    assert (rifle.a, rifle.bs, rifle.s, rifle.ap, rifle.d, rifle.count) == (1, 3, 5, -1, 2, 10)
+    assert rifle.keywords == ["Heavy", "Rapid Fire 1"]
+    scouts = next(u for u in army.units if u.id == "scout-squad")
+    a = attacker_40k(squad, "Bolt Rifle (Focused Fire)", stationary=True)
+    assert a.models == 10
+    r = wh40k.shoot(a, target_40k(scouts))
+    # Heavy: +1 to hit when stationary (2+), S5 vs T4 3+, Sv 4+ at AP-1 5+, D2 kills a W2 scout
+    assert r.expected_models_lost == pytest.approx(
+        sum(k * p for k, p in enumerate(wh40k.shoot(a, target_40k(scouts)).models_lost)))
+    p = 5 / 6 * 4 / 6 * 4 / 6
+    assert r.models_lost[0] == pytest.approx((1 - p) ** 10)

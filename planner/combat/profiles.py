@@ -76,11 +76,15 @@ def _stat_groups(unit: Unit, lookup: Lookup | None) -> list[tuple[Characteristic
 
 
 def _weapon(unit: Unit, name: str, lookup: Lookup | None) -> tuple[WeaponProfile, int]:
+    """The weapon and how many models fire it (a unit weapon's ``count`` when given)."""
     carried = [w for m in unit.models for w in model_weapons(unit, m, lookup) if w.name == name]
     if not carried:
         raise ScenarioError(f"unit {unit.id!r} has no weapon named {name!r}", location=f"units[{unit.id}].weapons",
                             value=name)
-    return carried[0], len(carried)
+    w = carried[0]
+    if w.count is not None and any(u is w for u in unit.weapons):
+        return w, min(w.count, len(unit.models)) if w.count else 0
+    return w, len(carried)
 
 
 def hh_target(unit: Unit, *, cover: int | None = None, stupefied: bool = False,
