@@ -110,7 +110,5 @@ def test_40k_list_profiles_from_wh40kdc_datasheets() -> None:
     assert a.models == 10
     r = wh40k.shoot(a, target_40k(scouts))
     # Heavy: +1 to hit when stationary (2+), S5 vs T4 3+, Sv 4+ at AP-1 5+, D2 kills a W2 scout
-    assert r.expected_models_lost == pytest.approx(
-        sum(k * p for k, p in enumerate(wh40k.shoot(a, target_40k(scouts)).models_lost)))
     p = 5 / 6 * 4 / 6 * 4 / 6
     assert r.models_lost[0] == pytest.approx((1 - p) ** 10)
