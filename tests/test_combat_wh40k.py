@@ -11,7 +11,17 @@ import pytest
 from planner.combat import wh40k
 from planner.combat.dice import mean, parse_dice, variance
 from planner.combat.montecarlo import simulate_40k
-from planner.combat.wh40k import Attacker40k, Group40k, Target40k, Weapon40k, shoot
+from planner.combat.result import VolleyResult
+from planner.combat.wh40k import Attacker40k, Group40k, Target40k, Weapon40k
+from planner.combat.wh40k import shoot as _shoot
+from planner.rules.registry import find_ruleset
+
+
+def shoot(attacker: Attacker40k, target: Target40k, edition: str = "wh40k11") -> VolleyResult:
+    """The dice maths with the ruleset's own benefit-of-cover rule."""
+    cover = find_ruleset(edition).COVER_IN_SHOOTING
+    assert cover is not None
+    return _shoot(attacker, target, cover=cover, ruleset=edition)
 
 BOLT = Weapon40k("bolt rifle", attacks=2, bs=3, strength=4, ap=-1, damage=1)
 
@@ -91,9 +101,9 @@ def test_keywords_lethal_sustained_torrent() -> None:
     assert any("not modelled: devastating wounds" in n for n in shoot(unknown, _unit()).interpretations)
 
 
-def test_edition_error() -> None:
-    with pytest.raises(ValueError, match="'wh40k9'"):
-        shoot(Attacker40k("a", 1, BOLT), _unit(), edition="wh40k9")
+def test_cover_rule_error() -> None:
+    with pytest.raises(ValueError, match="'hit'"):
+        _shoot(Attacker40k("a", 1, BOLT), _unit(), cover="hit")
 
 
 MC_CASES = [
@@ -113,7 +123,7 @@ MC_CASES = [
 def test_monte_carlo_agrees_within_4_standard_errors(attacker: Attacker40k, target: Target40k, edition: str) -> None:
     trials = 4000
     exact = shoot(attacker, target, edition=edition)
-    sims = simulate_40k(attacker, target, trials, seed=40, edition=edition)
+    sims = simulate_40k(attacker, target, trials, seed=40, cover=find_ruleset(edition).COVER_IN_SHOOTING or "")
     for index, pmf in ((0, exact.models_lost), (1, exact.wounds_lost)):
         xs = [s[index] for s in sims]
         se = math.sqrt(variance(pmf) / trials)

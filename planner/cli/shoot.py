@@ -36,15 +36,17 @@ def run_shoot(world: World, attacker: str, target: str, weapon: str | None, *, m
             raise ScenarioError(f"unit {attacker!r} has no weapon with a range", location="--attacker",
                                 value=attacker)
         weapon = ranged[0].name
-    if rs.id == "hh2":
+    if rs.COMBAT_DICE == "heresy":
         result = hh2.shoot(hh_attacker(a_unit, weapon, moved=moved, half_range=half_range, lookup=lookup),
                            hh_target(t_unit, cover=cover, lookup=lookup))
-    elif rs.id in wh40k.EDITIONS:
+    elif rs.COMBAT_DICE == "40k":
         result = wh40k.shoot(attacker_40k(a_unit, weapon, stationary=not moved, half_range=half_range, lookup=lookup),
                              target_40k(t_unit, attached=attached or bool(world.units[target].joined_by),
-                                        in_cover=in_cover, lookup=lookup), edition=rs.id)
+                                        in_cover=in_cover, lookup=lookup),
+                             cover=rs.COVER_IN_SHOOTING or "bs", ruleset=rs.id)
     else:
-        raise ScenarioError(f"no shooting maths for ruleset {rs.id!r} (hh2, wh40k10, wh40k11)", location="ruleset",
+        raise ScenarioError(f"no shooting dice maths for ruleset {rs.id!r} (hh2, wh40k10, wh40k11 have them)",
+                            location="ruleset",
                             value=rs.id)
     data = {"weapon": weapon, **result.to_json()}
     table = Table(title=f"{escape(attacker)} shoots {escape(target)} with {escape(weapon)} ({rs.id})")

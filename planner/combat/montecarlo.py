@@ -133,7 +133,7 @@ def _best_save(group: hh2.HHTargetGroup, w: hh2.HHWeapon) -> int:
 
 
 def simulate_40k(attacker: wh40k.Attacker40k, target: wh40k.Target40k, trials: int, seed: int,
-                 edition: str = "wh40k11") -> list[tuple[int, int]]:
+                 cover: str = "bs") -> list[tuple[int, int]]:
     """(models lost, wounds lost) for each of ``trials`` rolled volleys."""
     rng = random.Random(seed)
     w = attacker.weapon
@@ -141,7 +141,7 @@ def simulate_40k(attacker: wh40k.Attacker40k, target: wh40k.Target40k, trials: i
           for k in w.keywords}
     sustained = next((int(k.split()[-1]) for k in w.keywords if k.lower().startswith("sustained")), 0)
     rapid = next((int(k.split()[-1]) for k in w.keywords if k.lower().startswith("rapid")), 0)
-    need = w.bs + (1 if edition == "wh40k11" and target.in_cover and "ignores cover" not in kw else 0)
+    need = w.bs + (1 if cover == "bs" and target.in_cover and "ignores cover" not in kw else 0)
     mod = max(-1, min(1, attacker.hit_modifier + (1 if "heavy" in kw and attacker.stationary else 0)))
     t = wh40k.wound_toughness(target)
     wneed = wh40k.to_wound(w.strength, t)
@@ -177,7 +177,7 @@ def simulate_40k(attacker: wh40k.Attacker40k, target: wh40k.Target40k, trials: i
         models = _models([(g.models, g.wounds, g.wounded) for g in target.groups])
 
         def unsaved(g: int) -> bool:
-            need_s = wh40k.save_need(target.groups[g], w, target, edition)
+            need_s = wh40k.save_need(target.groups[g], w, target, cover)
             r = _d6(rng)
             return r == 1 or r < need_s
 

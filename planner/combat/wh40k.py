@@ -12,7 +12,8 @@ from planner.combat.allocation import Group, allocate
 from planner.combat.dice import Pmf, binomial, convolve, d6_at_least, parse_dice, power, trim
 from planner.combat.result import VolleyResult
 
-EDITIONS = ("wh40k10", "wh40k11")
+COVER_RULES = ("save", "bs")
+"""Benefit of cover: ``"save"`` +1 to the armour save (10th), ``"bs"`` BS worsened by 1 (11th)."""
 SUPPORTED_KEYWORDS = ("lethal hits", "sustained hits", "torrent", "ignores cover", "heavy", "twin-linked",
                       "rapid fire", "blast")
 
@@ -123,13 +124,13 @@ def allocation_order(groups: tuple[Group40k, ...]) -> list[int]:
     return sorted(idx, key=lambda i: (groups[i].character, groups[i].wounded == 0, i))
 
 
-def hit_probabilities(attacker: Attacker40k, target: Target40k, edition: str) -> tuple[float, float]:
+def hit_probabilities(attacker: Attacker40k, target: Target40k, cover: str) -> tuple[float, float]:
     """(P(non-critical hit), P(critical hit)) of one attack."""
     kw = _kw(attacker.weapon)
     if "torrent" in kw:
         return 1.0, 0.0
     need = attacker.weapon.bs
-    if edition == "wh40k11" and target.in_cover and "ignores cover" not in kw:
+    if cover == "bs" and target.in_cover and "ignores cover" not in kw:
         need += 1
     mod = attacker.hit_modifier + (1 if "heavy" in kw and attacker.stationary else 0)
     mod = max(-1, min(1, mod))
@@ -138,11 +139,11 @@ def hit_probabilities(attacker: Attacker40k, target: Target40k, edition: str) ->
     return p - 1 / 6, 1 / 6
 
 
-def save_need(group: Group40k, weapon: Weapon40k, target: Target40k, edition: str) -> int:
+def save_need(group: Group40k, weapon: Weapon40k, target: Target40k, cover: str) -> int:
     """D6 score the model needs to save (7: no save)."""
     kw = _kw(weapon)
     armour = group.save - weapon.ap
-    if (edition == "wh40k10" and target.in_cover and "ignores cover" not in kw and "torrent" not in kw
+    if (cover == "save" and target.in_cover and "ignores cover" not in kw and "torrent" not in kw
             and not (group.save <= 3 and weapon.ap == 0)):
         armour -= 1
     armour = max(2, armour)
@@ -175,16 +176,17 @@ def attacks_pmf(attacker: Attacker40k, target: Target40k) -> Pmf:
     return power(per, attacker.models)
 
 
-def shoot(attacker: Attacker40k, target: Target40k, *, edition: str = "wh40k11") -> VolleyResult:
-    """Exact distribution of one 40k shooting attack (``edition`` ``wh40k10`` or ``wh40k11``).
+def shoot(attacker: Attacker40k, target: Target40k, *, cover: str = "bs", ruleset: str = "wh40k11") -> VolleyResult:
+    """Exact distribution of one 40k shooting attack; ``cover`` is the ruleset's
+    ``COVER_IN_SHOOTING`` (:data:`COVER_RULES`), ``ruleset`` names it in the result.
 
-    Raises ValueError for an unknown edition or a bad dice value.
+    Raises ValueError for an unknown cover rule or a bad dice value.
     """
-    if edition not in EDITIONS:
-        raise ValueError(f"edition {edition!r} is not one of {EDITIONS}")
+    if cover not in COVER_RULES:
+        raise ValueError(f"cover rule {cover!r} is not one of {COVER_RULES}")
     w = attacker.weapon
     kw = _kw(w)
-    p_norm, p_crit = hit_probabilities(attacker, target, edition)
+    p_norm, p_crit = hit_probabilities(attacker, target, cover)
     t = wound_toughness(target)
     pw = d6_at_least(to_wound(w.strength, t))
     if "twin-linked" in kw:
@@ -207,7 +209,7 @@ def shoot(attacker: Attacker40k, target: Target40k, *, edition: str = "wh40k11")
                     wounds.extend([0.0] * (k + 1 - len(wounds)))
                 wounds[k] += pa * p
     dmg = parse_dice(w.damage)
-    groups = [Group(g.name, g.models, g.wounds, 1 - d6_at_least(save_need(g, w, target, edition)),
+    groups = [Group(g.name, g.models, g.wounds, 1 - d6_at_least(save_need(g, w, target, cover)),
                     _damage_after_fnp(dmg, g.fnp), g.character, g.wounded) for g in target.groups]
     counts = {(0, k): p for k, p in enumerate(wounds)}
     chain = allocate(groups, counts, allocation_order(target.groups))
@@ -216,6 +218,6 @@ def shoot(attacker: Attacker40k, target: Target40k, *, edition: str = "wh40k11")
     if unknown:
         notes.append(f"Keywords not modelled: {', '.join(sorted(unknown))}.")
     mean_attacks = sum(a * p for a, p in enumerate(attacks_pmf(attacker, target)))
-    return VolleyResult.build(ruleset=edition, attacker=attacker.name, target=target.name,
+    return VolleyResult.build(ruleset=ruleset, attacker=attacker.name, target=target.name,
                               attacks=round(mean_attacks), p_hit=p_norm + p_crit, p_wound=pw,
                               wounding=tuple(wounds), chain=chain, groups=groups, interpretations=tuple(notes))
