@@ -81,3 +81,11 @@ def test_40k_unit_to_dice_maths() -> None:
     r = wh40k.shoot(a, t)
     assert sum(r.models_lost) == pytest.approx(1.0)
     assert r.group_models_lost_mean[1] < r.group_models_lost_mean[0]
+
+
+def test_hh_character_subtype_and_40k_positive_ap() -> None:
+    u = _unit(models=[{}, {}, {"subtypes": ["Character"], "stats": {**MARINE, "w": 2}}])
+    assert [g.character for g in hh_target(u).groups] == [False, True]
+    v = Unit.model_validate({"id": "v", "stats": {"t": 4, "w": 1, "sv": 3},
+                             "weapons": [{"name": "gun", "a": 1, "bs": 3, "s": 4, "ap": 1, "d": 1}], "models": [{}]})
+    assert attacker_40k(v, "gun").weapon.ap == -1

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from planner.combat import hh2, wh40k
 from planner.errors import ScenarioError
-from planner.schema import CatalogueEntry, Characteristics, Model, Unit, WeaponProfile
+from planner.schema import CatalogueEntry, Characteristics, Model, SubType, Unit, WeaponProfile
 
 Lookup = Callable[[str], CatalogueEntry | None]
 _RULE = re.compile(r"^\s*([A-Za-z' -]+?)\s*(?:\((\d)\+?\))?\s*$")
@@ -67,7 +67,8 @@ def _stat_groups(unit: Unit, lookup: Lookup | None) -> list[tuple[Characteristic
     unit_rules = _rules(unit.other_rules)
     for model in unit.models:
         st = model_stats(unit, model, lookup)
-        char = "character" in unit_rules or any(k.upper() == "CHARACTER" for k in (model.keywords or []))
+        char = ("character" in unit_rules or SubType.CHARACTER in (model.subtypes or [])
+                or any(k.upper() == "CHARACTER" for k in [*(model.keywords or []), *unit.keywords]))
         if groups and groups[-1][0] == st and groups[-1][2] == char:
             groups[-1] = (st, groups[-1][1] + 1, char)
         else:
@@ -147,6 +148,7 @@ def attacker_40k(unit: Unit, weapon: str, *, stationary: bool = False, half_rang
         if getattr(w, name) is None:
             raise ScenarioError(f"weapon {weapon!r} has no {name.upper()}", location=where, value=None)
     assert w.a is not None and w.bs is not None and w.s is not None and w.d is not None
-    return wh40k.Attacker40k(unit.id, n, wh40k.Weapon40k(w.name, w.a, w.bs, w.s, w.ap or 0, w.d,
+    # 40k AP is written 0 or negative; a positive AP (as some sources print it) means the same
+    return wh40k.Attacker40k(unit.id, n, wh40k.Weapon40k(w.name, w.a, w.bs, w.s, -abs(w.ap or 0), w.d,
                                                          w.range_in or 0.0, tuple(w.keywords)),
                              stationary=stationary, half_range=half_range)

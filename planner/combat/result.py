@@ -16,7 +16,8 @@ class VolleyResult:
 
     ``wounding``: attacks that wounded (before saves); ``unsaved``: failed saves; ``wounds_lost``:
     wounds the target's models lost (after damage mitigation, excess damage not counted);
-    ``models_lost``: models removed. ``p_hit``/``p_wound`` are per attack / per hit.
+    ``models_lost``: models removed. ``p_hit``/``p_wound`` are per attack / per hit; ``attacks``
+    is the number of attacks (its mean, rounded, when the attacks are rolled).
     """
 
     ruleset: str
