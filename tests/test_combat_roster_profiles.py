@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from planner.combat import hh2
-from planner.combat.profiles import hh_attacker, hh_target
+from planner.combat.profiles import hh_attacker, hh_target, model_stats, model_weapons
 from planner.errors import ScenarioError
 from planner.io.roster import read_roster, roster_to_army
 
@@ -52,7 +52,10 @@ def test_roster_profiles_reach_the_dice_maths(tmp_path: Path) -> None:
     army, _ = roster_to_army(read_roster(_read(tmp_path)), "hh2", default_base_mm=32)
     unit = army.units[0]
     m = unit.models[0]
-    assert m.stats is not None and (m.stats.bs, m.stats.t, m.stats.w, m.stats.sv, m.stats.m) == (4, 4, 1, 3, 7)
+    # shared by every model: written once, on the unit
+    assert m.stats is None and unit.stats is not None
+    st = model_stats(unit, m)
+    assert st is not None and (st.bs, st.t, st.w, st.sv, st.m) == (4, 4, 1, 3, 7)
     assert m.weapons is not None
     w = m.weapons[0]
     assert (w.name, w.range_in, w.s, w.ap, w.type, w.shots, w.keywords) == \
@@ -68,7 +71,7 @@ def test_roster_bad_characteristic_is_named_and_left_out(tmp_path: Path) -> None
     army, warnings = roster_to_army(read_roster(_read(tmp_path, "three")), "hh2", default_base_mm=32)
     hit = [w for w in warnings if "characteristic 'Sv' of profile 'Legion Tactical Space Marine'" in w]
     assert len(hit) == 1 and "profiles.ros" in hit[0] and "'three'" in hit[0] and "left out" in hit[0]
-    stats = army.units[0].models[0].stats
+    stats = army.units[0].stats
     assert stats is not None and stats.sv is None and stats.t == 4
 
 
@@ -86,10 +89,15 @@ def test_real_rosters_carry_profiles() -> None:
     if not shared.exists():
         pytest.skip("shared rosters not present")
     army, warnings = roster_to_army(read_roster(shared), "hh2")
-    with_stats = [m for u in army.units for m in u.models if m.stats is not None]
-    with_weapons = [m for u in army.units for m in u.models if m.weapons]
-    assert with_stats and with_weapons
-    assert all(m.stats.t is not None or m.stats.av_front is not None for m in with_stats if m.stats)
+    stats = [s for u in army.units for m in u.models if (s := model_stats(u, m)) is not None]
+    with_weapons = [m for u in army.units for m in u.models if model_weapons(u, m)]
+    assert stats and with_weapons
+    assert all(s.t is not None or s.av_front is not None for s in stats)
+    tactical = next(u for u in army.units if u.id == "tactical-squad-legion")
+    # nine marines share the unit's profile, the sergeant keeps his own (A 2, Ld 9)
+    assert tactical.stats is not None and tactical.stats.a == 1
+    assert [m.stats.a for m in tactical.models if m.stats is not None] == [2]
+    assert "Boltgun" in {w.name for w in tactical.weapons}
 
 
 def test_40k_list_profiles_from_wh40kdc_datasheets() -> None:
