@@ -297,6 +297,64 @@ Abilities = Annotated[list[str], AfterValidator(_known_abilities)]
 ``Leader``, ``Support``), each one :func:`planner.rules.abilities.parse_ability` knows."""
 
 
+# --------------------------------------------------------------------------- profiles (issue 20)
+
+
+def _dice_value(v: int | str) -> int | str:
+    from planner.combat.dice import parse_dice
+
+    parse_dice(v)  # raises ValueError naming the value
+    return v
+
+
+DiceValue = Annotated[int | str, AfterValidator(_dice_value)]
+"""A whole number or dice as written: ``2``, ``"D3"``, ``"D6+1"``, ``"2D6"``."""
+Roll = Annotated[int, Strict(), Field(ge=2, le=7)]
+"""A D6 score needed (2+ to 6+; 7: cannot succeed)."""
+Stat = Annotated[int, Strict(), Field(ge=0, le=20)]
+
+
+class Characteristics(Record):
+    """A model's profile, as printed (Horus Heresy: M WS BS S T W I A Ld Sv, invulnerable save, vehicle
+    armour values; 40k: M T Sv W Ld OC and InSv). Every field is optional here; the dice maths
+    (``planner.combat.profiles``) names the unit and the field when one it needs is missing."""
+
+    m: Num | None = Field(default=None, ge=0, le=100, description="Move (inches).")
+    ws: Stat | None = None
+    bs: Stat | None = Field(default=None, description="Horus Heresy Ballistic Skill (1-10).")
+    s: Stat | None = None
+    t: Stat | None = Field(default=None, ge=1)
+    w: Stat | None = Field(default=None, ge=1)
+    i: Stat | None = None
+    a: Stat | None = None
+    ld: Stat | None = None
+    sv: Roll | None = Field(default=None, description="Armour save X+ (7: none).")
+    inv: Roll | None = Field(default=None, description="Invulnerable save X+.")
+    av_front: Stat | None = Field(default=None, description="Vehicle armour value, front.")
+    av_side: Stat | None = None
+    av_rear: Stat | None = None
+    hp: Stat | None = Field(default=None, description="Vehicle Hull Points.")
+    oc: Stat | None = Field(default=None, description="40k Objective Control.")
+    fnp: Roll | None = Field(default=None, description="Feel No Pain X+ (40k).")
+
+
+class WeaponProfile(Record):
+    """A weapon, as printed. Horus Heresy: range, S, AP ('-' as none), type and shots; 40k: range,
+    A, BS (X+), S, AP (0 or negative), D and keywords. ``range_in`` none: melee."""
+
+    name: str = Field(min_length=1)
+    range_in: Num | None = Field(default=None, ge=0, le=1000, description="Range in inches; none: melee.")
+    s: Stat | None = Field(default=None, description="Strength (none: the model's, for melee).")
+    ap: int | None = Field(default=None, ge=-6, le=6, description="HH: AP 1-6 (none: '-'); 40k: 0 to -6.")
+    type: str | None = Field(default=None, description="HH weapon type: Assault, Heavy, Rapid Fire, Ordnance...")
+    shots: DiceValue | None = Field(default=None, description="HH shots per model.")
+    a: DiceValue | None = Field(default=None, description="40k Attacks per model.")
+    bs: Roll | None = Field(default=None, description="40k BS (or WS) X+.")
+    d: DiceValue | None = Field(default=None, description="40k Damage.")
+    keywords: list[str] = Field(default_factory=list, description="40k weapon keywords, HH special rules.")
+    count: Count | None = Field(default=None, ge=0, description="On a unit: how many models carry it (none: all).")
+
+
 # --------------------------------------------------------------------------- catalogue
 
 
@@ -315,6 +373,8 @@ class CatalogueEntry(Record):
         "Height of the model in inches (for line of sight); absent: the catalogue's height default for its "
         "unit type (the ruleset's ``MODEL_HEIGHT_IN``)."))
     source: str = Field(default="", description="Where the base size and type come from.")
+    stats: Characteristics | None = Field(default=None, description="The model's characteristics.")
+    weapons: list[WeaponProfile] = Field(default_factory=list, description="The model's weapons.")
     keywords: list[str] = Field(default_factory=list, description="40k keywords of the model, e.g. INFANTRY.")
     abilities: Abilities = Field(default_factory=list, description="40k deployment abilities, e.g. 'Scouts 6\"'.")
     transport_eligible: KeywordPhrase = Field(
@@ -632,6 +692,9 @@ class Model(Record):
                           description="Height of the floor the model stands on (inches); none: the table.")
     height_in: Height | None = Field(default=None, description="The model's height (inches); none: its profile's, "
                                                                 "else the ruleset's default for its unit type.")
+    stats: Characteristics | None = Field(default=None, description="Characteristics (replace the unit's).")
+    weapons: list[WeaponProfile] | None = Field(default=None, description="The model's own weapons (its "
+                                                     "catalogue entry's when absent), besides the unit's.")
 
     @model_validator(mode="after")
     def _both_or_neither(self) -> Model:
@@ -744,6 +807,8 @@ class Unit(Record):
     points: Count | None = Field(default=None, ge=0, description="40k points cost (Strategic Reserves share).")
     setup: Setup = Field(default_factory=Setup)
     place: bool = False
+    stats: Characteristics | None = Field(default=None, description="Characteristics of every model.")
+    weapons: list[WeaponProfile] = Field(default_factory=list, description="Wargear every model carries.")
     models: list[Model] = Field(min_length=1, max_length=MAX_MODELS_PER_UNIT)
 
     @property

@@ -157,7 +157,9 @@ def test_each_format_is_planned_in_full_and_check_accepts_the_plan(tmp_path):
         for ruleset in ("wh40k11",) if name == "listforge-text.txt" else ("wh40k10",):
             army, _ = import_list(DATA / name, ruleset, "blue", place=True)
             data = _scenario(army, ruleset)
-            key = json.dumps([ruleset, data["armies"][0]["units"]], sort_keys=True)
+            # formats differ in how much wargear they give (issue 20's weapons): not in the key
+            units = [{k: v for k, v in u.items() if k != "weapons"} for u in data["armies"][0]["units"]]
+            key = json.dumps([ruleset, units], sort_keys=True)
             if key in planned:
                 continue
             planned[key] = name

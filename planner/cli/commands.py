@@ -717,6 +717,39 @@ def alternate(
 
 
 @app.command()
+def shoot(
+    scenario: Annotated[str, typer.Argument(help="Scenario file whose units carry stats and weapons.")],
+    attacker: Annotated[str, typer.Option("--attacker", help="Firing unit id.")],
+    target: Annotated[str, typer.Option("--target", help="Target unit id.")],
+    weapon: Annotated[str | None, typer.Option("--weapon", help="Weapon name (default: its first ranged).")] = None,
+    moved: Annotated[bool, typer.Option("--moved", help="The attacker moved (HH Heavy/Ordnance, 40k Heavy).")]
+    = False,
+    half_range: Annotated[bool, typer.Option("--half-range", help="Within half range (Rapid Fire).")] = False,
+    cover: Annotated[int | None, typer.Option("--cover", min=2, max=6, help="HH cover save X+.")] = None,
+    in_cover: Annotated[bool, typer.Option("--in-cover", help="40k: the target has the benefit of cover.")] = False,
+    attached: Annotated[bool, typer.Option("--attached", help="40k: the target is an attached unit.")] = False,
+    json_out: JsonOpt = None,
+) -> None:
+    """Exact distribution of wounds and models lost when one unit shoots another (issue 20).
+
+    Exit 0 when computed, 2 for invalid input (unknown unit or weapon, a missing characteristic).
+    """
+
+    def go() -> int:
+        from planner.cli.shoot import run_shoot
+        from planner.world import load_scenario
+
+        _check_writable(json_out, "--json", (scenario,))
+        world = load_scenario(scenario)
+        data, code = run_shoot(world, attacker, target, weapon, moved=moved, half_range=half_range, cover=cover,
+                               in_cover=in_cover, attached=attached, console=_console(json_out == "-"))
+        _write_json(json_out, data, [scenario])
+        return code
+
+    _run(go)
+
+
+@app.command()
 def layouts(json_out: JsonOpt = None) -> None:
     """List the 45 Chapter Approved 11th-edition terrain layouts and the deployment maps (wh40kdc package)."""
 

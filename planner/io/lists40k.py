@@ -573,8 +573,29 @@ class _ListBuilder:
                     abilities=abilities,
                     transport_capacity=cap if isinstance(cap, int) and 0 <= cap <= 10000 else None,
                     points=sum(points) if points else None, other_rules=other, place=self.place, models=models)
+        self.add_profiles(unit, raw, u, where)
         role = "Support" if "Support" in abilities else "Leader" if "Leader" in abilities else ""
         return _Built(unit, raw_name, u.get("leader_attachment"), role)
+
+    def add_profiles(self, unit: Unit, raw: dict[str, Any], u: dict[str, Any], where: str) -> None:
+        """Characteristics and weapons from the datasheet and the list's wargear (issue 20)."""
+        from planner.io import datasheet_profiles as dp
+
+        profiles = [p for p in raw.get("profiles") or [] if isinstance(p, dict)]
+        stats = [dp.stats_of(p, where=where, warn=self.warnings.append) for p in profiles]
+        if stats:
+            unit.stats = stats[0]
+        if len(stats) > 1:
+            by_name = {str(p.get("name") or "").lower(): s for p, s in zip(profiles, stats, strict=True)}
+            for m in unit.models:
+                own = by_name.get((m.name or "").lower())
+                if own is not None and own is not stats[0]:
+                    m.stats = own
+        def weapon(wid: str) -> Any:
+            return (self.ds.weapons.get_in_faction(wid, self.faction) if self.faction else None) \
+                or self.ds.weapons.get_any(wid)
+
+        unit.weapons = dp.weapons_of(u.get("wargear") or [], weapon, where=where, warn=self.warnings.append)
 
     def is_hull(self, m: Model) -> bool:
         if m.base is not None:

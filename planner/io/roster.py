@@ -994,9 +994,23 @@ class _ArmyBuilder:
         if cap is not None and SpecialRule.TRANSPORT not in unit_rules.found:
             rules.append("Transport")
         display = f"{sel.custom_name} ({name})" if sel.custom_name else name
+        from planner.io.roster_profiles import weapons_of  # the unit's wargear (issue 20)
+
+        own = {w.name for m in models for w in (m.weapons or [])}
+        weapons = [w for w in weapons_of(sel, file=self.roster.file, warn=self.warnings.append) if w.name not in own]
+        # the characteristics most models share go on the unit, a model keeping only its own different
+        # ones; not when some model has none (the unit's would then stand for them)
+        counts = Counter(m.stats.model_dump_json() for m in models if m.stats is not None)
+        stats = None
+        if counts and all(m.stats is not None for m in models):
+            common_json = counts.most_common(1)[0][0]
+            stats = next(m.stats for m in models if m.stats is not None and m.stats.model_dump_json() == common_json)
+            models = [m.model_copy(update={"stats": None}) if m.stats is not None
+                      and m.stats.model_dump_json() == common_json else m for m in models]
         return Unit(id=uid, name=display, type=unit_type,
                     subtypes=sorted(common, key=lambda s: list(SubType).index(s)), rules=rules,
-                    other_rules=other, transport_capacity=cap, place=self.place, models=models)
+                    other_rules=other, transport_capacity=cap, place=self.place, stats=stats, weapons=weapons,
+                    models=models)
 
     def count_models(self, spec: _UnitSpec) -> None:
         """Count the unit's models: at most ``MAX_MODELS_PER_UNIT``, and ``MAX_MODELS`` in all."""
@@ -1068,6 +1082,16 @@ class _ArmyBuilder:
             data["subtypes"] = sorted(want, key=lambda s: list(SubType).index(s))
         if mrules:
             data["rules"] = mrules
+        from planner.io.roster_profiles import characteristics_of, weapons_of  # profiles (issue 20)
+
+        def warn(msg: str) -> None:
+            if msg not in self.warnings:
+                self.warnings.append(msg)
+
+        if (stats := characteristics_of(ms.sel, file=self.roster.file, warn=warn)) is not None:
+            data["stats"] = stats
+        if weapons := weapons_of(ms.sel, file=self.roster.file, warn=warn):
+            data["weapons"] = weapons
         if found is None and self.default_base_mm is not None:
             note = f"base assumed {self.default_base_mm:g} mm (not in catalogue): {ms.sel.name}"
             if note not in other:

@@ -98,6 +98,12 @@ class Ruleset:
     """``planner generate --kind legality|puzzle`` builds scenes of this ruleset."""
     HAS_INERTIAL_GUIDANCE: ClassVar[bool] = False
     """Deep Strike may use an Inertial Guidance System (halved scatter)."""
+    COMBAT_DICE: ClassVar[str | None] = None
+    """Shooting dice maths (``planner.combat``): ``"heresy"`` (``combat/hh2.py``), ``"40k"``
+    (``combat/wh40k.py``); None: none."""
+    COVER_IN_SHOOTING: ClassVar[str | None] = None
+    """40k benefit of cover against a ranged attack: ``"save"`` (+1 armour save, 10th) or ``"bs"``
+    (the attack's BS worsened by 1, 11th; seed text 004)."""
     GOAL_KINDS: ClassVar[frozenset[str]] = frozenset()
     """Planner goal kinds of this ruleset beyond the common ones (e.g. 40k ``objective``, ``cover``)."""
     OBJECTIVE_RANGE_IN: ClassVar[float | None] = None

@@ -24,6 +24,7 @@ class HorusHeresy2(Ruleset):
     family = "Horus Heresy"
 
     id = "hh2"
+    COMBAT_DICE = "heresy"
     name = "Horus Heresy 2.0 (Age of Darkness)"
     aliases = ("horus-heresy-2", "hh2.0")
     ROSTER_GAME_SYSTEMS = ("horus heresy", "warhammer 30,000", "warhammer 30k")

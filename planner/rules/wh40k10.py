@@ -18,6 +18,8 @@ class Warhammer40k10(Warhammer40k):
     """Warhammer 40,000 10th edition: its numbers and rule ids (the checks are :class:`Warhammer40k`'s)."""
 
     id = "wh40k10"
+    COMBAT_DICE = "40k"
+    COVER_IN_SHOOTING = "save"
     name = "Warhammer 40,000 10th edition"
     aliases = ("40k10",)
     ROSTER_GAME_SYSTEMS = ("40,000 10th", "40k 10th", "40,000: 10th")

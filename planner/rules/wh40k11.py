@@ -19,6 +19,8 @@ class Warhammer40k11(Warhammer40k):
     """Warhammer 40,000 11th edition: its numbers and rule ids (the checks are :class:`Warhammer40k`'s)."""
 
     id = "wh40k11"
+    COMBAT_DICE = "40k"
+    COVER_IN_SHOOTING = "bs"
     name = "Warhammer 40,000 11th edition"
     aliases = ("40k11",)
     ROSTER_GAME_SYSTEMS = ("40,000 11th", "40k 11th", "40,000: 11th")

@@ -1,0 +1,10 @@
+"""Exact dice maths: the distribution of wounds and models lost when one unit shoots another.
+
+``planner.combat.hh2.shoot`` (Horus Heresy 2.0) and ``planner.combat.wh40k.shoot`` (40k 10th/11th)
+return a :class:`~planner.combat.result.VolleyResult`; ``planner.combat.montecarlo`` rolls the same
+procedure die by die for tests. Exposure and planning goals call these functions per pair of units.
+"""
+
+from planner.combat.result import VolleyResult
+
+__all__ = ["VolleyResult"]

@@ -1,0 +1,140 @@
+"""Exact wound allocation: a Markov chain over the target unit, one wounding attack at a time.
+
+The target unit is a list of :class:`Group` records (models with one W and one save against this
+attack). Each wounding attack is allocated to the first group of an allocation order that still has
+models; that group's save is rolled (``Group.unsaved`` is the chance it fails, already including
+every save the model may choose from); a failed save deals damage drawn from ``Group.damage`` (a pmf
+of wounds lost *after* damage mitigation rolls) to the group's wounded model first. A model whose
+wounds reach 0 is removed and excess damage is lost (40k 10th/11th: "excess damage is lost"; Horus
+Heresy: every unsaved wound is one wound, Instant Death removes the model, so no spill exists).
+Attacks allocated when no model is left do nothing.
+
+Because the attacks of one volley are independent and identically distributed, the distribution of
+the number of wounding attacks (per kind: normal, and precision wounds the attacker allocates) and
+this chain give the exact distribution of models lost and wounds lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from planner.combat.dice import Pmf, trim
+
+
+@dataclass(frozen=True)
+class Group:
+    """Models of the target unit that share W and their save against this attack.
+
+    ``models`` models of ``wounds`` W each; ``wounded`` wounds already lost by one of them;
+    ``unsaved`` P(an attack allocated here is not saved); ``damage`` pmf of wounds lost per unsaved
+    attack (outcome 0: ignored by a damage mitigation roll); ``character`` for 40k's order.
+    """
+
+    name: str
+    models: int
+    wounds: int
+    unsaved: float
+    damage: Pmf
+    character: bool = False
+    wounded: int = 0
+
+
+State = tuple[tuple[int, ...], int, int]  # (per group: models left, current model's wounds left ...), unsaved, lost
+
+
+@dataclass(frozen=True)
+class ChainResult:
+    """Distributions after a volley: failed saves, wounds lost by models, models lost (total and by group)."""
+
+    unsaved: Pmf
+    wounds_lost: Pmf
+    models_lost: Pmf
+    group_models_lost_mean: tuple[float, ...]
+
+
+def _initial(groups: Sequence[Group]) -> tuple[int, ...]:
+    flat: list[int] = []
+    for g in groups:
+        flat += [g.models, (g.wounds - g.wounded) if g.models else 0]
+    return tuple(flat)
+
+
+def _step(dist: dict[State, float], groups: Sequence[Group], order: Sequence[int]) -> dict[State, float]:
+    out: dict[State, float] = {}
+    for (units, unsaved, lost), p in dist.items():
+        g = next((i for i in order if units[2 * i] > 0), None)
+        if g is None:
+            out[(units, unsaved, lost)] = out.get((units, unsaved, lost), 0.0) + p
+            continue
+        grp = groups[g]
+        saved = p * (1.0 - grp.unsaved)
+        if saved:
+            key = (units, unsaved, lost)
+            out[key] = out.get(key, 0.0) + saved
+        fail = p * grp.unsaved
+        if not fail:
+            continue
+        left, cur = units[2 * g], units[2 * g + 1]
+        for d, pd in enumerate(grp.damage):
+            if not pd:
+                continue
+            new = list(units)
+            taken = min(d, cur)
+            if d >= cur:
+                new[2 * g] = left - 1
+                new[2 * g + 1] = grp.wounds if left - 1 > 0 else 0
+            else:
+                new[2 * g + 1] = cur - d
+            key = (tuple(new), unsaved + 1, lost + taken)
+            out[key] = out.get(key, 0.0) + fail * pd
+    return out
+
+
+def allocate(
+    groups: Sequence[Group],
+    wound_counts: Mapping[tuple[int, int], float],
+    order: Sequence[int],
+    precision_order: Sequence[int] | None = None,
+) -> ChainResult:
+    """Exact outcome of ``wound_counts`` (pmf over ``(precision wounds, normal wounds)``) on ``groups``.
+
+    Precision wounds are resolved first, in ``precision_order`` (the attacker's choice); the normal
+    wounds follow ``order``. Returns :class:`ChainResult`.
+    """
+    init: dict[State, float] = {(_initial(groups), 0, 0): 1.0}
+    final: dict[State, float] = {}
+    max_p = max(kp for kp, _ in wound_counts)
+    p_order = list(precision_order) if precision_order is not None else list(order)
+    a = init
+    for kp in range(max_p + 1):
+        kns = [(kn, pr) for (k, kn), pr in wound_counts.items() if k == kp and pr > 0]
+        if kns:
+            top = max(kn for kn, _ in kns)
+            probs = dict(kns)
+            b = a
+            for kn in range(top + 1):
+                if kn:
+                    b = _step(b, groups, order)
+                w = probs.get(kn, 0.0)
+                if w:
+                    for s, ps in b.items():
+                        final[s] = final.get(s, 0.0) + w * ps
+        a = _step(a, groups, p_order)
+    total_models = sum(g.models for g in groups)
+    unsaved = [0.0] * (max(kp + kn for kp, kn in wound_counts) + 1)
+    wounds_lost = [0.0] * (sum(g.models * g.wounds for g in groups) + 1)
+    models_lost = [0.0] * (total_models + 1)
+    by_group = [0.0] * len(groups)
+    for (units, u, lost), p in final.items():
+        if u >= len(unsaved):
+            unsaved.extend([0.0] * (u + 1 - len(unsaved)))
+        unsaved[u] += p
+        wounds_lost[lost] += p
+        dead = 0
+        for i, g in enumerate(groups):
+            gone = g.models - units[2 * i]
+            by_group[i] += p * gone
+            dead += gone
+        models_lost[dead] += p
+    return ChainResult(trim(unsaved), trim(wounds_lost), tuple(models_lost), tuple(by_group))

@@ -1,0 +1,154 @@
+"""From scenario units (``planner.schema.Unit``) to the dice maths' records.
+
+A model's characteristics are its own ``stats``, else its catalogue entry's (``profile``), else its
+unit's; its weapons are its own (else its catalogue entry's) and the unit's wargear. Combat special rules are read, by name, from the unit's
+``other_rules`` and the weapon's ``keywords``: ``Shrouded (X)`` (bare: 6+), ``Fearless``,
+``Relentless``, ``Precision Shots (X)``, ``Ignores Cover``, ``Instant Death``, ``Character``.
+Missing values raise :class:`planner.errors.ScenarioError` naming the unit, the field and the value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from planner.combat import hh2, wh40k
+from planner.errors import ScenarioError
+from planner.schema import CatalogueEntry, Characteristics, Model, SubType, Unit, WeaponProfile
+
+Lookup = Callable[[str], CatalogueEntry | None]
+_RULE = re.compile(r"^\s*([A-Za-z' -]+?)\s*(?:\((\d)\+?\))?\s*$")
+
+
+def _rules(names: list[str]) -> dict[str, int | None]:
+    out: dict[str, int | None] = {}
+    for n in names:
+        m = _RULE.match(n)
+        if m:
+            out[m.group(1).strip().lower()] = int(m.group(2)) if m.group(2) else None
+    return out
+
+
+def model_stats(unit: Unit, model: Model, lookup: Lookup | None = None) -> Characteristics | None:
+    """The characteristics that apply to ``model``: its own, its catalogue entry's, its unit's."""
+    if model.stats is not None:
+        return model.stats
+    if model.profile and lookup is not None:
+        entry = lookup(model.profile)
+        if entry is not None and entry.stats is not None:
+            return entry.stats
+    return unit.stats
+
+
+def model_weapons(unit: Unit, model: Model, lookup: Lookup | None = None) -> list[WeaponProfile]:
+    """The weapons of ``model``: its own (else its catalogue entry's), then the unit's wargear."""
+    own: list[WeaponProfile] = []
+    if model.weapons is not None:
+        own = model.weapons
+    elif model.profile and lookup is not None:
+        entry = lookup(model.profile)
+        if entry is not None:
+            own = entry.weapons
+    names = {w.name for w in own}
+    return [*own, *(w for w in unit.weapons if w.name not in names)]
+
+
+def _need(unit: Unit, stats: Characteristics | None, name: str, where: str) -> int:
+    value = getattr(stats, name, None) if stats is not None else None
+    if value is None:
+        raise ScenarioError(f"unit {unit.id!r} has no {name.upper()} characteristic, which the dice maths needs",
+                            location=where, value=None)
+    return int(value)
+
+
+def _stat_groups(unit: Unit, lookup: Lookup | None) -> list[tuple[Characteristics | None, int, bool]]:
+    """Consecutive models with the same characteristics: (stats, count, character)."""
+    groups: list[tuple[Characteristics | None, int, bool]] = []
+    unit_rules = _rules(unit.other_rules)
+    for model in unit.models:
+        st = model_stats(unit, model, lookup)
+        char = ("character" in unit_rules or SubType.CHARACTER in (model.subtypes or [])
+                or any(k.upper() == "CHARACTER" for k in [*(model.keywords or []), *unit.keywords]))
+        if groups and groups[-1][0] == st and groups[-1][2] == char:
+            groups[-1] = (st, groups[-1][1] + 1, char)
+        else:
+            groups.append((st, 1, char))
+    return groups
+
+
+def _weapon(unit: Unit, name: str, lookup: Lookup | None) -> tuple[WeaponProfile, int]:
+    """The weapon and how many models fire it (a unit weapon's ``count`` when given)."""
+    carried = [w for m in unit.models for w in model_weapons(unit, m, lookup) if w.name == name]
+    if not carried:
+        raise ScenarioError(f"unit {unit.id!r} has no weapon named {name!r}", location=f"units[{unit.id}].weapons",
+                            value=name)
+    w = carried[0]
+    if w.count is not None and any(u is w for u in unit.weapons):
+        return w, min(w.count, len(unit.models)) if w.count else 0
+    return w, len(carried)
+
+
+def hh_target(unit: Unit, *, cover: int | None = None, stupefied: bool = False,
+              lookup: Lookup | None = None) -> hh2.HHTarget:
+    """A Horus Heresy target: groups of models with the same characteristics, in the unit's order."""
+    rules = _rules(unit.other_rules)
+    groups = []
+    for k, (st, n, char) in enumerate(_stat_groups(unit, lookup)):
+        where = f"units[{unit.id}].stats"
+        groups.append(hh2.HHTargetGroup(f"{unit.id}-{k}", n, _need(unit, st, "t", where), _need(unit, st, "w", where),
+                                        st.sv if st and st.sv and st.sv < 7 else None, st.inv if st else None,
+                                        cover, char))
+    shrouded = (rules["shrouded"] or 6) if "shrouded" in rules else None  # a bare Shrouded is 6+
+    return hh2.HHTarget(unit.id, tuple(groups), shrouded=shrouded,
+                        fearless="fearless" in rules, stupefied=stupefied)
+
+
+def hh_attacker(unit: Unit, weapon: str, *, moved: bool = False, stupefied: bool = False,
+                marked_for_death: bool = False, half_range: bool = False,
+                lookup: Lookup | None = None) -> hh2.HHAttacker:
+    """A Horus Heresy firing unit: every model carrying ``weapon`` fires it (a Rapid Fire weapon
+    twice within half range)."""
+    w, n = _weapon(unit, weapon, lookup)
+    where = f"units[{unit.id}].weapons[{weapon}]"
+    st = model_stats(unit, unit.models[0], lookup)
+    bs = _need(unit, st, "bs", f"units[{unit.id}].stats")
+    if w.s is None or w.shots is None or not isinstance(w.shots, int):
+        raise ScenarioError(f"weapon {weapon!r} needs S and a whole number of shots", location=where,
+                            value=w.shots)
+    kw = _rules(w.keywords)
+    ur = _rules(unit.other_rules)
+    prec = kw.get("precision shots") if "precision shots" in kw else ur.get("precision shots")
+    shots = w.shots * (2 if half_range and (w.type or "").lower() == "rapid fire" else 1)
+    hw = hh2.HHWeapon(w.name, w.s, shots, w.ap if w.ap and w.ap > 0 else None, w.type or "Assault",
+                      w.range_in or 0.0, prec, "ignores cover" in kw, "instant death" in kw)
+    return hh2.HHAttacker(unit.id, n, bs, hw, moved=moved, relentless="relentless" in ur, stupefied=stupefied,
+                          marked_for_death=marked_for_death)
+
+
+def target_40k(unit: Unit, *, attached: bool = False, in_cover: bool = False,
+               lookup: Lookup | None = None) -> wh40k.Target40k:
+    """A 40k target: one group per model set sharing W, Sv, InSv; each CHARACTER model its own group."""
+    groups = []
+    for k, (st, n, char) in enumerate(_stat_groups(unit, lookup)):
+        where = f"units[{unit.id}].stats"
+        counts = [1] * n if char else [n]
+        for j, c in enumerate(counts):
+            groups.append(wh40k.Group40k(f"{unit.id}-{k}.{j}", c, _need(unit, st, "t", where),
+                                         _need(unit, st, "w", where), _need(unit, st, "sv", where),
+                                         st.inv if st else None, char, 0, st.fnp if st else None))
+    return wh40k.Target40k(unit.id, tuple(groups), attached=attached, in_cover=in_cover)
+
+
+def attacker_40k(unit: Unit, weapon: str, *, stationary: bool = False, half_range: bool = False,
+                 lookup: Lookup | None = None) -> wh40k.Attacker40k:
+    """A 40k firing unit: every model carrying ``weapon`` fires it."""
+    w, n = _weapon(unit, weapon, lookup)
+    where = f"units[{unit.id}].weapons[{weapon}]"
+    for name in ("a", "bs", "s", "d"):
+        if getattr(w, name) is None:
+            raise ScenarioError(f"weapon {weapon!r} has no {name.upper()}", location=where, value=None)
+    assert w.a is not None and w.bs is not None and w.s is not None and w.d is not None
+    # 40k AP is written 0 or negative; a positive AP (as some sources print it) means the same
+    return wh40k.Attacker40k(unit.id, n, wh40k.Weapon40k(w.name, w.a, w.bs, w.s, -abs(w.ap or 0), w.d,
+                                                         w.range_in or 0.0, tuple(w.keywords)),
+                             stationary=stationary, half_range=half_range)

@@ -1,0 +1,55 @@
+"""planner shoot: the exact distribution on a bundled scenario with profiles added, and its errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from planner.cli.commands import app
+
+SCENARIO = Path(__file__).parent.parent / "scenarios" / "long-edge-ravenguard-vs-ironhands.yaml"
+MARINE = {"m": 7, "ws": 4, "bs": 4, "s": 4, "t": 4, "w": 1, "i": 4, "a": 1, "ld": 8, "sv": 3}
+
+
+def _scenario(tmp_path: Path, **target_stats: int) -> Path:
+    data = yaml.safe_load(SCENARIO.read_text(encoding="utf-8"))
+    units = {u["id"]: u for a in data["armies"] for u in a["units"]}
+    units["rg-tactical"]["stats"] = MARINE
+    units["rg-tactical"]["weapons"] = [{"name": "Boltgun", "range_in": 24, "s": 4, "ap": 5, "type": "Rapid Fire",
+                                        "shots": 1}]
+    units["ih-breacher"]["stats"] = {**MARINE, **target_stats}
+    units["ih-breacher"]["other_rules"] = [*units["ih-breacher"].get("other_rules", []), "Shrouded (5+)"]
+    out = tmp_path / "s.yaml"
+    out.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return out
+
+
+def test_shoot_json_has_the_exact_distribution(tmp_path: Path) -> None:
+    path = _scenario(tmp_path)
+    r = CliRunner().invoke(app, ["shoot", str(path), "--attacker", "rg-tactical", "--target", "ih-breacher",
+                                 "--half-range", "--json", "-"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output[r.output.index("{"):])
+    n = 10 * 2  # ten marines, Rapid Fire within half range
+    p = 2 / 3 * 1 / 2 * 1 / 3 * 4 / 6  # hit, wound, fail 3+, fail Shrouded 5+
+    targets = 10
+    assert data["weapon"] == "Boltgun" and data["attacks"] == n
+    assert data["models_lost"]["pmf"][0] == pytest.approx((1 - p) ** n)
+    assert data["models_lost"]["mean"] == pytest.approx(n * p, rel=1e-3)
+    assert len(data["models_lost"]["pmf"]) == targets + 1
+    assert any("Shrouded" in s for s in data["interpretations"])
+
+
+def test_shoot_errors_name_the_field(tmp_path: Path) -> None:
+    path = _scenario(tmp_path)
+    r = CliRunner().invoke(app, ["shoot", str(path), "--attacker", "rg-tactical", "--target", "nobody"])
+    assert r.exit_code == 2 and "--target" in r.output and "nobody" in r.output
+    r = CliRunner().invoke(app, ["shoot", str(path), "--attacker", "rg-tactical", "--target", "ih-breacher",
+                                 "--weapon", "Lascannon"])
+    assert r.exit_code == 2 and "no weapon named 'Lascannon'" in r.output
+    r = CliRunner().invoke(app, ["shoot", str(path), "--attacker", "ih-breacher", "--target", "rg-tactical"])
+    assert r.exit_code == 2 and "no weapon with a range" in r.output
