@@ -444,3 +444,75 @@ def test_best_aim_for_a_point_is_the_point_itself_when_the_radius_is_small():
     b = best_landing(st, (36.0, 24.0), 0.0, 1.0)
     assert (b.x, b.y) == (36.0, 24.0)
     assert b.probability == pytest.approx(1 / 3, abs=1e-9)
+
+
+# --------------------------------------------------------------------------- issue 19 item 2: Deep Strike Assault whole
+
+
+def _pod_world(facing: float = 0.0, red=(), terrain=()):
+    """An hh2 reserve unit of one Drop Pod-like hull, 4" long and 2.5" wide (no base)."""
+    data = {"ruleset": "hh2", "battlefield": {"width": 72, "depth": 48}, "terrain": list(terrain),
+            "armies": [{"player": "blue", "units": [
+                {"id": "pod", "type": "Vehicle", "rules": ["Deep Strike"],
+                 "setup": {"method": "reserves", "arrival": "deep_strike"},
+                 "models": [{"base": {"length_in": 4.0, "width_in": 2.5}, "facing": facing}]}]},
+                {"player": "red", "units": list(red)}]}
+    return resolve(Scenario.model_validate(data))
+
+
+def test_drop_pod_aimed_2_clear_of_an_enemy_is_accepted():
+    """The hull's side is 2" from the enemy base; its circumscribed disc (radius 2.358") would
+    come 0.89" from it and be refused: the true shape decides."""
+    from planner.deepstrike.assault import assault_odds, assault_regions
+
+    ey = 24.0
+    st = make_setup(_pod_world(red=[_enemy(36.0, ey)]), "pod")
+    assert st.shapes[0].kind == "polygon"
+    y = ey - R25 - 2.0 - 1.25  # the hull's long side faces the enemy, 2" away
+    pod = st.shapes[0].moved(36.0, y)
+    assert signed_distance(pod, round_footprint(36.0, ey, 25)) == pytest.approx(2.0, abs=1e-9)
+    disc = round_footprint(36.0, y, 2 * 25.4 * math.hypot(2.0, 1.25))
+    assert signed_distance(disc, round_footprint(36.0, ey, 25)) < 1.0  # the old stand-in would be refused
+    o = assault_odds(st, 36.0, y)
+    assert 0 < o.p_relocated < 1 and o.p_stays == pytest.approx(1 - o.p_relocated)
+    assert not any("circumscribed" in n for n in o.interpretations)
+    # at 0.99" the hull itself is too close
+    with pytest.raises(ScenarioError, match="enemy_within_1"):
+        assault_odds(st, 36.0, ey - R25 - 0.99 - 1.25)
+    # the regions agree with the true hull at random points (the checker's distance predicate)
+    rs, ids = assault_regions(st)
+    pts = np.random.default_rng(3).uniform([28, 14], [44, 30], (400, 2))
+    inside = rs.contains(pts[:, 0], pts[:, 1])
+    enemy = round_footprint(36.0, ey, 25)
+    for (px, py), row in zip(pts, inside, strict=True):
+        d = signed_distance(st.shapes[0].moved(float(px), float(py)), enemy)
+        if abs(d - 1.0) > 1e-4:
+            assert bool(row[ids["enemy_within_1"]]) == (d <= 1.0), (px, py, d)
+
+
+def test_drop_pod_edge_band_is_the_hull_extent():
+    """Empty table: P(relocated) by the left edge is the closed form with the hull's extent
+    towards the edge (half its length at facing 0, half its width at facing 90), not 2.358"."""
+    from planner.deepstrike.assault import assault_odds
+
+    for facing, half in ((0.0, 2.0), (90.0, 1.25)):
+        st = make_setup(_pod_world(facing), "pod")
+        o = assault_odds(st, 6.0, 24.0)
+        lim = half + 1.0 + 1e-6
+        assert o.p_relocated == pytest.approx(_closed_form_relocation(6.0 - lim, 1.0), abs=1e-6)
+
+
+def test_assault_outcomes_have_their_probabilities():
+    """The procedure after the first model: stays/relocated x Disordered/not, who places the other
+    units and within what distance; the probabilities are the products and sum to 1."""
+    from planner.deepstrike.assault import assault_odds
+
+    st = make_setup(_world("hh2"), "ds")
+    o = assault_odds(st, 3.0, 24.0)
+    by = {(oc["first_model"], oc["rest_placed_by"]): oc for oc in o.outcomes}
+    assert sum(oc["probability"] for oc in o.outcomes) == pytest.approx(1.0, abs=1e-12)
+    assert by[("relocated", "opponent")]["probability"] == pytest.approx(o.p_relocated / 6)
+    assert by[("stays", "controller")]["probability"] == pytest.approx((1 - o.p_relocated) * 5 / 6)
+    assert by[("stays", "controller")]["rest_within_in"] == 6.0
+    assert by[("stays", "opponent")]["rest_within_in"] == 24.0
+    assert any("rest of the first unit" in n for n in o.interpretations)

@@ -209,6 +209,12 @@ def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, se
         t.add_row(f"Disordered (D6 {'/'.join(map(str, o.disordered_on))}{', re-rolled' if igs else ''})",
                   f"{o.p_disordered:.4f}")
         console.print(t)
+        t2 = RichTable(title="Deep Strike Assault: the first model, then the other units")
+        t2.add_column("outcome")
+        t2.add_column("probability", justify="right")
+        for oc in o.outcomes:
+            t2.add_row(escape(oc["text"]), f"{oc['probability']:.4f}")
+        console.print(t2)
         for note in o.interpretations:
             console.print(f"  interpretation: {escape(note)}")
         console.print(f"exact over the scatter die and 2D6; direction: closed-form arcs, error <= {o.error_bound:.1g}")
