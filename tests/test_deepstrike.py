@@ -11,6 +11,7 @@ import json
 import math
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -28,6 +29,7 @@ from planner.deepstrike.procedure import (
     odds,
     simulate,
 )
+from planner.deepstrike.regions import RegionSet
 from planner.deepstrike.scene import scene, scene_data
 from planner.errors import ScenarioError
 from planner.geometry.measure import overlaps
@@ -516,3 +518,116 @@ def test_assault_outcomes_have_their_probabilities():
     assert by[("stays", "controller")]["rest_within_in"] == 6.0
     assert by[("stays", "opponent")]["rest_within_in"] == 24.0
     assert any("rest of the first unit" in n for n in o.interpretations)
+
+
+# --------------------------------------------------------------------------- issue 19 item 1: the controller's formation
+
+
+def _building(x0, y0, x1, y1, tid="bastion"):
+    return {"id": tid, "kind": "solid", "traits": ["impassable", "blocks_line_of_sight"],
+            "footprint": [[x0, y0], [x1, y0], [x1, y1], [x0, y1]], "building": {"capacity": 10}}
+
+
+@pytest.mark.parametrize("ruleset", ["wh40k7", "wh40k5"])
+def test_ring_blocked_by_a_building_face_still_fits_every_model(ruleset):
+    """The first model touches a building face above it. A full first ring (1 + 6) overlaps the
+    building at every orientation; ring 1 cut to 3 below the face with the other 3 in ring 2
+    fits: no mishap on target, though the fixed formation has one."""
+    from planner.deepstrike.procedure import best_formation_odds, formation_family
+
+    face = 24.0 + R25 + 0.01
+    st = make_setup(_world(ruleset, n=7, terrain=[_building(30, face, 42, 30)]), "ds")
+    assert judge_landing(st, 36.0, 24.0).triggers == ["impassable"]  # orientation 0: ring 1 in the building
+    fam = formation_family(st)
+    full = [c for c in fam if c.ring_caps is None]
+    assert len(full) == 24 and all(judge_landing(replace(st, orientation_deg=c.orientation_deg), 36.0, 24.0).mishap
+                                   for c in full)
+    b = best_formation_odds(st, 36.0, 24.0)
+    assert b.on_target is not None and b.on_target["ring_caps"] and sum(b.on_target["rings"]) == 6
+    chosen = replace(st, orientation_deg=b.on_target["orientation_deg"], ring_caps=tuple(b.on_target["ring_caps"]))
+    land = judge_landing(chosen, 36.0, 24.0)  # the checker's predicates: every model placed, none in the building
+    assert not land.mishap and all(cy + R25 <= face + 1e-9 for _, cy in land.formation.centres)
+    assert b.p_mishap < odds(st, 36.0, 24.0).p_mishap - 1 / 3 + 1e-9  # the HIT third at least is saved
+    assert b.p_mishap_lower <= b.p_mishap + 1e-12
+
+
+def test_ring_that_cannot_place_a_model_is_a_mishap():
+    """A pocket in impassable terrain just wider than one base: the first model fits, a second fits
+    nowhere around it at any orientation or ring shape: on target it is a mishap."""
+    from planner.deepstrike.procedure import best_formation_odds
+
+    c, h, t = 36.0, R25 + 0.05, 13.0  # the cavity: 2 h square about (36, 24) in walls t thick
+    walls = [_building(c - h - t, 24 - h - t, c + h + t, 24 - h, "w-s"),
+             _building(c - h - t, 24 + h, c + h + t, 24 + h + t, "w-n"),
+             _building(c - h - t, 24 - h, c - h, 24 + h, "w-w"), _building(c + h, 24 - h, c + h + t, 24 + h, "w-e")]
+    one = make_setup(_world("wh40k7", n=1, terrain=walls), "ds")
+    assert not judge_landing(one, c, 24.0).mishap  # the first model alone is placed
+    st = make_setup(_world("wh40k7", n=2, terrain=walls), "ds")
+    b = best_formation_odds(st, c, 24.0)
+    assert b.on_target is None
+    # every landing (scatter 2-12") is in the walls or the pocket: a mishap whatever the formation
+    assert b.p_mishap == pytest.approx(1.0, abs=1e-6)
+    assert b.p_mishap_lower == pytest.approx(1.0 - 1 / 3, abs=1e-6)  # only the HIT lands the first model clear
+
+
+@pytest.mark.parametrize("ruleset,gap", [("wh40k7", 1 - R25), ("wh40k5", 1.0)])
+def test_best_orientation_by_an_edge_is_the_single_model_closed_form(ruleset, gap):
+    """Two models aimed 1" from the left edge of an empty table: the controller points the second
+    model away from the edge, so only the first model's own position can mishap (the closed form of
+    one model); the fixed orientation 180 deg (towards the edge) has the closed form of the second."""
+    from planner.deepstrike.procedure import best_formation_odds
+
+    st = make_setup(_world(ruleset, n=2), "ds")
+    b = best_formation_odds(st, 1.0, 24.0)
+    assert b.p_mishap == pytest.approx(_closed_form_edge(gap), abs=1e-6)
+    assert b.p_mishap_lower == pytest.approx(b.p_mishap, abs=1e-6)
+    towards = odds(replace(st, orientation_deg=180.0), 1.0, 24.0).p_mishap
+    g2 = gap - 2 * R25  # 7th: the second model is over the edge on target, so the HIT third is a mishap too
+    assert towards == pytest.approx((1 / 3 if g2 < 0 else 0.0) + _closed_form_edge(g2), abs=1e-6)
+    assert b.results["destroyed" if ruleset == "wh40k5" else "misplaced"] > 0
+
+
+def test_best_formation_at_least_every_fixed_orientation_and_monte_carlo():
+    """On the test scene: P(clean) for the best formation >= P(clean) of every fixed orientation of
+    the family; a seeded replay (mishap = every candidate's region) agrees within 4 s.e.; and at
+    random landing points the regions agree with the checker's predicates candidate by candidate."""
+    from planner.deepstrike.procedure import _variant, best_formation_odds, formation_family
+
+    st = make_setup(scene(n=3, ovals=False), "ds")
+    x, y = 16.0, 24.0  # by the cliff, the tank and the crater
+    b = best_formation_odds(st, x, y)
+    fam = formation_family(st)
+    fixed = [odds(_variant(st, c), x, y).p_clean for c in fam]
+    assert b.p_clean >= max(fixed) - 1e-9 and b.p_clean > min(fixed) + 0.01
+    rs = RegionSet(len(fam))
+    for k, c in enumerate(fam):
+        rs.extend(build_regions(_variant(st, c), dangerous=False, triggers=False)[0], {0: k})
+    rng = np.random.default_rng(19)
+    n = 100_000
+    hit = rng.integers(0, 6, n) < 2
+    d = np.where(hit, 0.0, rng.integers(1, 7, n) + rng.integers(1, 7, n))
+    th = rng.uniform(0, 2 * math.pi, n)
+    mis = rs.contains(x + d * np.cos(th), y + d * np.sin(th)).all(axis=1)
+    se = math.sqrt(b.p_mishap * (1 - b.p_mishap) / n)
+    assert abs(float(mis.mean()) - b.p_mishap) <= 4 * se
+    pts = rng.uniform([x - 6, y - 6], [x + 6, y + 6], (25, 2))
+    inside = rs.contains(pts[:, 0], pts[:, 1])
+    for (px, py), row in zip(pts, inside, strict=True):
+        for k in range(0, len(fam), 4):
+            assert bool(row[k]) == judge_landing(_variant(st, fam[k]), float(px), float(py)).mishap
+
+
+@pytest.mark.parametrize("cap", [1, 2, 3, 5])
+def test_ring_cut_short_formation_shape(cap):
+    """Ring 1 cut to ``cap``: it holds exactly cap models, no two bases overlap, every ring-1 model
+    touches the first, and every later model touches a model of the ring inside it."""
+    r = mm_radius(32)
+    f = ring_formation((10.0, 10.0), [r] * 12, 40.0, (cap,))
+    assert f.ring_counts()[1] == cap and len(f.centres) == 12
+    c = f.centres
+    for i in range(len(c)):
+        for j in range(i):
+            assert math.dist(c[i], c[j]) >= 2 * r - 1e-9
+    for i in range(1, len(c)):
+        inner = [j for j in range(len(c)) if f.rings[j] == f.rings[i] - 1]
+        assert min(math.dist(c[i], c[j]) for j in inner) == pytest.approx(2 * r, abs=1e-9)
