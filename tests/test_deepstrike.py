@@ -386,6 +386,10 @@ def test_cli_deepstrike(tmp_path):
     assert p.returncode == 0, p.stderr
     data = json.loads(out.read_text())
     assert 0 < data["odds"]["p_mishap"] < 1 and data["simulation"]["n"] == 2000
+    bf = data["best_formation"]  # the controller's formation: never worse than the fixed orientation 0
+    assert bf["p_mishap_lower"] - 1e-9 <= bf["p_mishap"] <= data["odds"]["p_mishap"] + 1e-9
+    assert "controller's best formation" in p.stdout and "fixed orientation 0 deg (for comparison)" in p.stdout
+    assert "interpretation" in p.stdout and bf["candidates"] == 48
     assert len(csv.read_text().splitlines()) == 1 + 12 * 8
     bad = subprocess.run([sys.executable, "-m", "planner", "deepstrike", str(path), "--unit", "ds", "--at", "x"],
                          capture_output=True, text=True, timeout=60)
@@ -405,6 +409,9 @@ def test_cli_hh2_deep_strike_assault(tmp_path):
     o = json.loads(out.read_text())["assault_odds"]
     assert o["inertial_guidance"] and 0 < o["p_relocated"] < 1 and o["p_igs_correction"] is not None
     assert "relocates" in p.stdout and "interpretation" in p.stdout
+    assert sum(oc["probability"] for oc in o["outcomes"]) == pytest.approx(1.0)
+    assert "Disordered: the opponent places the other units within 24" in p.stdout
+    assert "the controller places the other units within 6" in p.stdout
     bad = subprocess.run([sys.executable, "-m", "planner", "deepstrike", str(path), "--unit", "ds", "--at", "0.5,30"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "at least 1" in bad.stderr
@@ -631,3 +638,28 @@ def test_ring_cut_short_formation_shape(cap):
     for i in range(1, len(c)):
         inner = [j for j in range(len(c)) if f.rings[j] == f.rings[i] - 1]
         assert min(math.dist(c[i], c[j]) for j in inner) == pytest.approx(2 * r, abs=1e-9)
+
+
+def test_deepstrike_render_draws_the_chosen_formation(tmp_path):
+    """--render with --at draws the formation on target: the best one by default (its label in the
+    legend), the fixed one with --orientation; one drawn base per model."""
+    from typer.testing import CliRunner
+
+    from planner.cli.commands import app
+
+    src = tmp_path / "ds.yaml"
+    src.write_text(yaml.safe_dump(scene_data("wh40k7", n=3, ovals=False)), encoding="utf-8")
+    out, js = tmp_path / "ds.svg", tmp_path / "ds.json"
+    r = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ds", "--at", "16,24", "--render", str(out),
+                                 "--resolution", "6", "--json", str(js)])
+    assert r.exit_code == 0, r.output
+    data = json.loads(js.read_text())
+    assert data["render"]["counts"]["formation base"] == 3
+    assert data["formation_drawn"][0].startswith("best formation on target")
+    assert data["formation_drawn"][1] == data["best_formation"]["on_target"]["positions"]
+    assert b'id="formation-2"' in out.read_bytes()
+    r = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ds", "--at", "16,24", "--orientation", "90",
+                                 "--json", str(js)])
+    assert r.exit_code == 0 and "fixed orientation 90 deg (as asked)" in r.output
+    data = json.loads(js.read_text())
+    assert data["formation_drawn"][1] == data["landing_on_target"]["positions"]

@@ -883,8 +883,11 @@ def best_formation_odds(st: DeepStrikeSetup, x: float, y: float,
              f"(orientations every {360.0 / max(1, round(360.0 / step_deg)):g} deg, ring 1 full or cut short with "
              "the rest in the next ring); a mishap only when every candidate has one",
              "a ring cut short counts as 'as many models as will fit' when terrain or models stop it",
-             f"the text's best formation over every orientation and ring shape lies between P(mishap) "
-             f"{p_lo:.4f} (the first model itself cannot be placed) and {p:.4f}"]
+             (f"the text's best formation over every orientation and ring shape lies between P(mishap) "
+              f"{p_lo:.4f} (the first model itself cannot be placed) and {p:.4f}" if p - p_lo > bound else
+              "equal to P(the first model itself cannot be placed): exact for the text's best formation over every "
+              "orientation and ring shape"),
+             "the heat map (--map, --render) is for the fixed orientation"]
     res = {k: p * v for k, v in R.result_probabilities().items()}
     return BestFormationOdds(x, y, p, 1 - p, p_lo, res, len(fam), step_deg, chosen, bound, notes)
 
