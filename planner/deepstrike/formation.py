@@ -24,6 +24,11 @@ overlap whatever their facing; the mishap tests then use the true shape at the s
   would pass it): that ring then holds as many models as fit along the chain. The next model
   starts ring k+1.
 
+- ``ring_caps`` cuts ring k short after ``ring_caps[k-1]`` models (terrain or models stop it);
+  the next model starts ring k+1, which goes round the short ring. The controlling player's
+  choice among orientations and cut rings is
+  :func:`planner.deepstrike.procedure.best_formation_odds`.
+
 Equal round bases give the hexagonal rings 1 + 6 + 12 + 18 ...; all positions are exact to
 about 1e-12" and tested with the exact geometry (no overlaps; every ring-1 model touches the
 first; every outer model touches the ring inside it).

@@ -3,9 +3,13 @@
 The procedure (5th-edition French seed, 7th edition; RULES.md §1.11, §2.1): the first model is
 placed at the aim point; the scatter die shows HIT on 2 faces of 6 (the model stays) or an arrow
 (the model moves 2D6" in the arrow's direction, uniform over the circle); the other models form
-the rings of :func:`planner.deepstrike.formation.ring_formation` around the first. The formation
-keeps its orientation (``orientation_deg``, fixed relative to the table): the odds are for that
-orientation; a player who may rotate the rings after the scatter can only do better.
+the rings of :func:`planner.deepstrike.formation.ring_formation` around the first. :func:`odds`
+is for one fixed formation (``orientation_deg``, fixed relative to the table).
+:func:`best_formation_odds` is for the formation the controlling player chooses after the
+scatter (the text: each circle holds "as many models as will fit", a mishap only when a model
+cannot be placed). It covers a stated finite family (:func:`formation_family`: orientations every
+:data:`ORIENTATION_STEP_DEG` degrees, ring 1 full or cut short), is exact for the best of that
+family, and gives the first model's own mishap as a lower bound for any formation.
 
 Mishap triggers (one rule id each, ``<ruleset>.deepstrike.mishap.<trigger>``):
 ``off_table`` (7th: any part of a base off the table; 5th: the centre off it; see the ruleset
