@@ -27,6 +27,7 @@ from planner.deepstrike.procedure import (
     make_setup,
     mishap_result,
     odds,
+    region_probabilities,
     simulate,
 )
 from planner.deepstrike.regions import RegionSet
@@ -604,13 +605,15 @@ def test_best_formation_at_least_every_fixed_orientation_and_monte_carlo():
     x, y = 16.0, 24.0  # by the cliff, the tank and the crater
     b = best_formation_odds(st, x, y)
     fam = formation_family(st)
-    fixed = [odds(_variant(st, c), x, y).p_clean for c in fam]
-    assert b.p_clean >= max(fixed) - 1e-9 and b.p_clean > min(fixed) + 0.01
     rs = RegionSet(len(fam))
     for k, c in enumerate(fam):
         rs.extend(build_regions(_variant(st, c), dangerous=False, triggers=False)[0], {0: k})
+    fixed = 1 - region_probabilities(st, rs, [x], [y])[0]  # P(clean) of each fixed candidate (union engine)
+    for k in (0, 7, 30):
+        assert fixed[k] == pytest.approx(odds(_variant(st, fam[k]), x, y).p_clean, abs=1e-9)
+    assert b.p_clean >= max(fixed) - 1e-9 and b.p_clean > min(fixed) + 0.01
     rng = np.random.default_rng(19)
-    n = 100_000
+    n = 30_000
     hit = rng.integers(0, 6, n) < 2
     d = np.where(hit, 0.0, rng.integers(1, 7, n) + rng.integers(1, 7, n))
     th = rng.uniform(0, 2 * math.pi, n)
