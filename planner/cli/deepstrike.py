@@ -158,7 +158,8 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
     if best:
         b = best_landing(st, q, within, resolution)
         data["best"] = {"x": b.x, "y": b.y, "probability": b.probability, "goal": b.goal, "odds": asdict(b.odds)}
-        console.print(f"Best aim point for a {b.goal}: ({b.x:.2f}, {b.y:.2f}), P = {b.probability:.4f}")
+        console.print(f"Best aim point for a {b.goal}: ({b.x:.2f}, {b.y:.2f}), P = {b.probability:.4f} "
+                      f"(formation at the fixed orientation {orientation:g} deg)")
         _print_odds(console, b.odds, R.scatter, f"best ({b.x:.2f}, {b.y:.2f})")
     if map_file is not None:
         data["map"] = _heat_map(st, resolution, map_file, "mishap", console)
