@@ -11,6 +11,7 @@ import json
 import math
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -26,8 +27,10 @@ from planner.deepstrike.procedure import (
     make_setup,
     mishap_result,
     odds,
+    region_probabilities,
     simulate,
 )
+from planner.deepstrike.regions import RegionSet
 from planner.deepstrike.scene import scene, scene_data
 from planner.errors import ScenarioError
 from planner.geometry.measure import overlaps
@@ -384,6 +387,10 @@ def test_cli_deepstrike(tmp_path):
     assert p.returncode == 0, p.stderr
     data = json.loads(out.read_text())
     assert 0 < data["odds"]["p_mishap"] < 1 and data["simulation"]["n"] == 2000
+    bf = data["best_formation"]  # the controller's formation: never worse than the fixed orientation 0
+    assert bf["p_mishap_lower"] - 1e-9 <= bf["p_mishap"] <= data["odds"]["p_mishap"] + 1e-9
+    assert "controller's best formation" in p.stdout and "fixed orientation 0 deg (for comparison)" in p.stdout
+    assert "interpretation" in p.stdout and bf["candidates"] == 48
     assert len(csv.read_text().splitlines()) == 1 + 12 * 8
     bad = subprocess.run([sys.executable, "-m", "planner", "deepstrike", str(path), "--unit", "ds", "--at", "x"],
                          capture_output=True, text=True, timeout=60)
@@ -403,6 +410,9 @@ def test_cli_hh2_deep_strike_assault(tmp_path):
     o = json.loads(out.read_text())["assault_odds"]
     assert o["inertial_guidance"] and 0 < o["p_relocated"] < 1 and o["p_igs_correction"] is not None
     assert "relocates" in p.stdout and "interpretation" in p.stdout
+    assert sum(oc["probability"] for oc in o["outcomes"]) == pytest.approx(1.0)
+    assert "Disordered: the opponent places the other units within 24" in p.stdout
+    assert "the controller places the other units within 6" in p.stdout
     bad = subprocess.run([sys.executable, "-m", "planner", "deepstrike", str(path), "--unit", "ds", "--at", "0.5,30"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "at least 1" in bad.stderr
@@ -444,3 +454,215 @@ def test_best_aim_for_a_point_is_the_point_itself_when_the_radius_is_small():
     b = best_landing(st, (36.0, 24.0), 0.0, 1.0)
     assert (b.x, b.y) == (36.0, 24.0)
     assert b.probability == pytest.approx(1 / 3, abs=1e-9)
+
+
+# --------------------------------------------------------------------------- issue 19 item 2: Deep Strike Assault whole
+
+
+def _pod_world(facing: float = 0.0, red=(), terrain=()):
+    """An hh2 reserve unit of one Drop Pod-like hull, 4" long and 2.5" wide (no base)."""
+    data = {"ruleset": "hh2", "battlefield": {"width": 72, "depth": 48}, "terrain": list(terrain),
+            "armies": [{"player": "blue", "units": [
+                {"id": "pod", "type": "Vehicle", "rules": ["Deep Strike"],
+                 "setup": {"method": "reserves", "arrival": "deep_strike"},
+                 "models": [{"base": {"length_in": 4.0, "width_in": 2.5}, "facing": facing}]}]},
+                {"player": "red", "units": list(red)}]}
+    return resolve(Scenario.model_validate(data))
+
+
+def test_drop_pod_aimed_2_clear_of_an_enemy_is_accepted():
+    """The hull's side is 2" from the enemy base; its circumscribed disc (radius 2.358") would
+    come 0.89" from it and be refused: the true shape decides."""
+    from planner.deepstrike.assault import assault_odds, assault_regions
+
+    ey = 24.0
+    st = make_setup(_pod_world(red=[_enemy(36.0, ey)]), "pod")
+    assert st.shapes[0].kind == "polygon"
+    y = ey - R25 - 2.0 - 1.25  # the hull's long side faces the enemy, 2" away
+    pod = st.shapes[0].moved(36.0, y)
+    assert signed_distance(pod, round_footprint(36.0, ey, 25)) == pytest.approx(2.0, abs=1e-9)
+    disc = round_footprint(36.0, y, 2 * 25.4 * math.hypot(2.0, 1.25))
+    assert signed_distance(disc, round_footprint(36.0, ey, 25)) < 1.0  # the old stand-in would be refused
+    o = assault_odds(st, 36.0, y)
+    assert 0 < o.p_relocated < 1 and o.p_stays == pytest.approx(1 - o.p_relocated)
+    assert not any("circumscribed" in n for n in o.interpretations)
+    # at 0.99" the hull itself is too close
+    with pytest.raises(ScenarioError, match="enemy_within_1"):
+        assault_odds(st, 36.0, ey - R25 - 0.99 - 1.25)
+    # the regions agree with the true hull at random points (the checker's distance predicate)
+    rs, ids = assault_regions(st)
+    pts = np.random.default_rng(3).uniform([28, 14], [44, 30], (400, 2))
+    inside = rs.contains(pts[:, 0], pts[:, 1])
+    enemy = round_footprint(36.0, ey, 25)
+    for (px, py), row in zip(pts, inside, strict=True):
+        d = signed_distance(st.shapes[0].moved(float(px), float(py)), enemy)
+        if abs(d - 1.0) > 1e-4:
+            assert bool(row[ids["enemy_within_1"]]) == (d <= 1.0), (px, py, d)
+
+
+def test_drop_pod_edge_band_is_the_hull_extent():
+    """Empty table: P(relocated) by the left edge is the closed form with the hull's extent
+    towards the edge (half its length at facing 0, half its width at facing 90), not 2.358"."""
+    from planner.deepstrike.assault import assault_odds
+
+    for facing, half in ((0.0, 2.0), (90.0, 1.25)):
+        st = make_setup(_pod_world(facing), "pod")
+        o = assault_odds(st, 6.0, 24.0)
+        lim = half + 1.0 + 1e-6
+        assert o.p_relocated == pytest.approx(_closed_form_relocation(6.0 - lim, 1.0), abs=1e-6)
+
+
+def test_assault_outcomes_have_their_probabilities():
+    """The procedure after the first model: stays/relocated x Disordered/not, who places the other
+    units and within what distance; the probabilities are the products and sum to 1."""
+    from planner.deepstrike.assault import assault_odds
+
+    st = make_setup(_world("hh2"), "ds")
+    o = assault_odds(st, 3.0, 24.0)
+    by = {(oc["first_model"], oc["rest_placed_by"]): oc for oc in o.outcomes}
+    assert sum(oc["probability"] for oc in o.outcomes) == pytest.approx(1.0, abs=1e-12)
+    assert by[("relocated", "opponent")]["probability"] == pytest.approx(o.p_relocated / 6)
+    assert by[("stays", "controller")]["probability"] == pytest.approx((1 - o.p_relocated) * 5 / 6)
+    assert by[("stays", "controller")]["rest_within_in"] == 6.0
+    assert by[("stays", "opponent")]["rest_within_in"] == 24.0
+    assert any("rest of the first unit" in n for n in o.interpretations)
+
+
+# --------------------------------------------------------------------------- issue 19 item 1: the controller's formation
+
+
+def _building(x0, y0, x1, y1, tid="bastion"):
+    return {"id": tid, "kind": "solid", "traits": ["impassable", "blocks_line_of_sight"],
+            "footprint": [[x0, y0], [x1, y0], [x1, y1], [x0, y1]], "building": {"capacity": 10}}
+
+
+@pytest.mark.parametrize("ruleset", ["wh40k7", "wh40k5"])
+def test_ring_blocked_by_a_building_face_still_fits_every_model(ruleset):
+    """The first model touches a building face above it. A full first ring (1 + 6) overlaps the
+    building at every orientation; ring 1 cut to 3 below the face with the other 3 in ring 2
+    fits: no mishap on target, though the fixed formation has one."""
+    from planner.deepstrike.procedure import best_formation_odds, formation_family
+
+    face = 24.0 + R25 + 0.01
+    st = make_setup(_world(ruleset, n=7, terrain=[_building(30, face, 42, 30)]), "ds")
+    assert judge_landing(st, 36.0, 24.0).triggers == ["impassable"]  # orientation 0: ring 1 in the building
+    fam = formation_family(st)
+    full = [c for c in fam if c.ring_caps is None]
+    assert len(full) == 24 and all(judge_landing(replace(st, orientation_deg=c.orientation_deg), 36.0, 24.0).mishap
+                                   for c in full)
+    b = best_formation_odds(st, 36.0, 24.0)
+    assert b.on_target is not None and b.on_target["ring_caps"] and sum(b.on_target["rings"]) == 6
+    chosen = replace(st, orientation_deg=b.on_target["orientation_deg"], ring_caps=tuple(b.on_target["ring_caps"]))
+    land = judge_landing(chosen, 36.0, 24.0)  # the checker's predicates: every model placed, none in the building
+    assert not land.mishap and all(cy + R25 <= face + 1e-9 for _, cy in land.formation.centres)
+    assert b.p_mishap < odds(st, 36.0, 24.0).p_mishap - 1 / 3 + 1e-9  # the HIT third at least is saved
+    assert b.p_mishap_lower <= b.p_mishap + 1e-12
+
+
+def test_ring_that_cannot_place_a_model_is_a_mishap():
+    """A pocket in impassable terrain just wider than one base: the first model fits, a second fits
+    nowhere around it at any orientation or ring shape: on target it is a mishap."""
+    from planner.deepstrike.procedure import best_formation_odds
+
+    c, h, t = 36.0, R25 + 0.05, 13.0  # the cavity: 2 h square about (36, 24) in walls t thick
+    walls = [_building(c - h - t, 24 - h - t, c + h + t, 24 - h, "w-s"),
+             _building(c - h - t, 24 + h, c + h + t, 24 + h + t, "w-n"),
+             _building(c - h - t, 24 - h, c - h, 24 + h, "w-w"), _building(c + h, 24 - h, c + h + t, 24 + h, "w-e")]
+    one = make_setup(_world("wh40k7", n=1, terrain=walls), "ds")
+    assert not judge_landing(one, c, 24.0).mishap  # the first model alone is placed
+    st = make_setup(_world("wh40k7", n=2, terrain=walls), "ds")
+    b = best_formation_odds(st, c, 24.0)
+    assert b.on_target is None
+    # every landing (scatter 2-12") is in the walls or the pocket: a mishap whatever the formation
+    assert b.p_mishap == pytest.approx(1.0, abs=1e-6)
+    assert b.p_mishap_lower == pytest.approx(1.0 - 1 / 3, abs=1e-6)  # only the HIT lands the first model clear
+
+
+@pytest.mark.parametrize("ruleset,gap", [("wh40k7", 1 - R25), ("wh40k5", 1.0)])
+def test_best_orientation_by_an_edge_is_the_single_model_closed_form(ruleset, gap):
+    """Two models aimed 1" from the left edge of an empty table: the controller points the second
+    model away from the edge, so only the first model's own position can mishap (the closed form of
+    one model); the fixed orientation 180 deg (towards the edge) has the closed form of the second."""
+    from planner.deepstrike.procedure import best_formation_odds
+
+    st = make_setup(_world(ruleset, n=2), "ds")
+    b = best_formation_odds(st, 1.0, 24.0)
+    assert b.p_mishap == pytest.approx(_closed_form_edge(gap), abs=1e-6)
+    assert b.p_mishap_lower == pytest.approx(b.p_mishap, abs=1e-6)
+    towards = odds(replace(st, orientation_deg=180.0), 1.0, 24.0).p_mishap
+    g2 = gap - 2 * R25  # 7th: the second model is over the edge on target, so the HIT third is a mishap too
+    assert towards == pytest.approx((1 / 3 if g2 < 0 else 0.0) + _closed_form_edge(g2), abs=1e-6)
+    assert b.results["destroyed" if ruleset == "wh40k5" else "misplaced"] > 0
+
+
+def test_best_formation_at_least_every_fixed_orientation_and_monte_carlo():
+    """On the test scene: P(clean) for the best formation >= P(clean) of every fixed orientation of
+    the family; a seeded replay (mishap = every candidate's region) agrees within 4 s.e.; and at
+    random landing points the regions agree with the checker's predicates candidate by candidate."""
+    from planner.deepstrike.procedure import _variant, best_formation_odds, formation_family
+
+    st = make_setup(scene(n=3, ovals=False), "ds")
+    x, y = 16.0, 24.0  # by the cliff, the tank and the crater
+    b = best_formation_odds(st, x, y)
+    fam = formation_family(st)
+    rs = RegionSet(len(fam))
+    for k, c in enumerate(fam):
+        rs.extend(build_regions(_variant(st, c), dangerous=False, triggers=False)[0], {0: k})
+    fixed = 1 - region_probabilities(st, rs, [x], [y])[0]  # P(clean) of each fixed candidate (union engine)
+    for k in (0, 7, 30):
+        assert fixed[k] == pytest.approx(odds(_variant(st, fam[k]), x, y).p_clean, abs=1e-9)
+    assert b.p_clean >= max(fixed) - 1e-9 and b.p_clean > min(fixed) + 0.01
+    rng = np.random.default_rng(19)
+    n = 30_000
+    hit = rng.integers(0, 6, n) < 2
+    d = np.where(hit, 0.0, rng.integers(1, 7, n) + rng.integers(1, 7, n))
+    th = rng.uniform(0, 2 * math.pi, n)
+    mis = rs.contains(x + d * np.cos(th), y + d * np.sin(th)).all(axis=1)
+    se = math.sqrt(b.p_mishap * (1 - b.p_mishap) / n)
+    assert abs(float(mis.mean()) - b.p_mishap) <= 4 * se
+    pts = rng.uniform([x - 6, y - 6], [x + 6, y + 6], (25, 2))
+    inside = rs.contains(pts[:, 0], pts[:, 1])
+    for (px, py), row in zip(pts, inside, strict=True):
+        for k in range(0, len(fam), 4):
+            assert bool(row[k]) == judge_landing(_variant(st, fam[k]), float(px), float(py)).mishap
+
+
+@pytest.mark.parametrize("cap", [1, 2, 3, 5])
+def test_ring_cut_short_formation_shape(cap):
+    """Ring 1 cut to ``cap``: it holds exactly cap models, no two bases overlap, every ring-1 model
+    touches the first, and every later model touches a model of the ring inside it."""
+    r = mm_radius(32)
+    f = ring_formation((10.0, 10.0), [r] * 12, 40.0, (cap,))
+    assert f.ring_counts()[1] == cap and len(f.centres) == 12
+    c = f.centres
+    for i in range(len(c)):
+        for j in range(i):
+            assert math.dist(c[i], c[j]) >= 2 * r - 1e-9
+    for i in range(1, len(c)):
+        inner = [j for j in range(len(c)) if f.rings[j] == f.rings[i] - 1]
+        assert min(math.dist(c[i], c[j]) for j in inner) == pytest.approx(2 * r, abs=1e-9)
+
+
+def test_deepstrike_render_draws_the_chosen_formation(tmp_path):
+    """--render with --at draws the formation on target: the best one by default (its label in the
+    legend), the fixed one with --orientation; one drawn base per model."""
+    from typer.testing import CliRunner
+
+    from planner.cli.commands import app
+
+    src = tmp_path / "ds.yaml"
+    src.write_text(yaml.safe_dump(scene_data("wh40k7", n=3, ovals=False)), encoding="utf-8")
+    out, js = tmp_path / "ds.svg", tmp_path / "ds.json"
+    r = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ds", "--at", "16,24", "--render", str(out),
+                                 "--resolution", "6", "--json", str(js)])
+    assert r.exit_code == 0, r.output
+    data = json.loads(js.read_text())
+    assert data["render"]["counts"]["formation base"] == 3
+    assert data["formation_drawn"][0].startswith("best formation on target")
+    assert data["formation_drawn"][1] == data["best_formation"]["on_target"]["positions"]
+    assert b'id="formation-2"' in out.read_bytes()
+    r = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ds", "--at", "16,24", "--orientation", "90",
+                                 "--json", str(js)])
+    assert r.exit_code == 0 and "fixed orientation 90 deg (as asked)" in r.output
+    data = json.loads(js.read_text())
+    assert data["formation_drawn"][1] == data["landing_on_target"]["positions"]

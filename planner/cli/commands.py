@@ -510,8 +510,9 @@ def deepstrike(
     at: Annotated[str | None, typer.Option("--at", help="Aim point of the first model, X,Y inches.")] = None,
     ruleset: Annotated[str | None, typer.Option("--ruleset", help="Override the scenario's ruleset "
                                                                   "(wh40k5, wh40k7, wh40k10, wh40k11).")] = None,
-    orientation: Annotated[float, typer.Option("--orientation", min=-360, max=360,
-                                                      help="Direction the rings start, degrees.")] = 0.0,
+    orientation: Annotated[float | None, typer.Option("--orientation", min=-360, max=360,
+                                                      help="Odds also for this fixed direction of the rings, "
+                                                           "degrees (default: the best formation, and 0).")] = None,
     map_file: Annotated[str | None, typer.Option("--map", help="Write a mishap heat map (.csv, or .png with "
                                                                "matplotlib).")] = None,
     resolution: Annotated[float, typer.Option("--resolution", min=0.1, max=12.0, help="Map/search cell, inches.")]
@@ -560,7 +561,8 @@ def deepstrike(
         if render_out is not None:
             from planner.cli.render import render_deepstrike
 
-            data["render"] = render_deepstrike(world, unit, ruleset, orientation, resolution, render_out, console)
+            data["render"] = render_deepstrike(world, unit, ruleset, orientation or 0.0, resolution, render_out, console,
+                                               data.get("formation_drawn"), facing)
         _write_json(json_out, data, [scenario])
         return code
 

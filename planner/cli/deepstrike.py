@@ -13,6 +13,7 @@ from rich.table import Table as RichTable
 
 from planner.deepstrike.procedure import (
     ERROR_BOUND,
+    best_formation_odds,
     best_landing,
     heat_map,
     judge_landing,
@@ -85,11 +86,19 @@ def write_map(path: str, xs, ys, P, title: str) -> None:
         raise ScenarioError("the map file must end in .csv or .png", location="--map", value=path)
 
 
-def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orientation: float, map_file: str | None,
+def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orientation: float | None,
+                   map_file: str | None,
                    resolution: float, best: bool, near: str | None, within: float | None, n_sim: int | None,
                    seed: int, console: Console, inertial_guidance: bool = False,
                    facing: float | None = None) -> tuple[dict, int]:
-    """Compute and print; return the JSON data and the exit code."""
+    """Compute and print; return the JSON data and the exit code.
+
+    ``orientation`` None: the rings' orientation is the controller's choice (5th/7th: the odds of the
+    best formation, :func:`planner.deepstrike.procedure.best_formation_odds`, and those of orientation
+    0 for comparison); a number: that fixed orientation as well. ``data["formation_drawn"]`` is the
+    formation ``--render`` draws: (label, model centres)."""
+    asked = orientation is not None
+    orientation = float(orientation) if orientation is not None else 0.0
     st = make_setup(world, unit, ruleset, orientation, inertial_guidance, facing)
     R = st.rules
     data: dict = {"ruleset": R.ruleset, "scenario": world.file, "unit": unit, "models": len(st.unit.models),
@@ -108,7 +117,8 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         parse_point(at, "--at")
     code = 0
     console.print(f"[bold]Deep Strike[/bold] of {escape(st.unit.label)} ({len(st.unit.models)} models) "
-                  f"under {R.ruleset}; formation orientation {orientation:g} deg")
+                  f"under {R.ruleset}; formation orientation "
+                  + (f"{orientation:g} deg (as asked)" if asked else "the controller's choice"))
     if not st.exact_bases:
         console.print(f"[yellow]interpretation:[/yellow] non-round models keep facing {st.facing_deg:g} deg and "
                       "their true shape in the mishap tests; the rings are spaced by their circumscribed discs")
@@ -124,7 +134,17 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         data["landing_on_target"] = {"mishap": land.mishap, "triggers": land.triggers,
                                      "findings": [f.model_dump(mode="json") for f in land.findings],
                                      "positions": [list(c) for c in land.formation.centres]}
-        _print_odds(console, o, R.scatter, f"aim ({x:g}, {y:g})")
+        _print_odds(console, o, R.scatter, f"aim ({x:g}, {y:g}), fixed orientation {orientation:g} deg"
+                    + (" (as asked)" if asked else " (for comparison)"))
+        data["formation_drawn"] = [f"formation, orientation {orientation:g} deg (on target)",
+                                   [list(c) for c in land.formation.centres]]
+        if R.scatter:
+            bfo = best_formation_odds(st, x, y)
+            data["best_formation"] = asdict(bfo)
+            _print_best_formation(console, bfo)
+            if not asked and bfo.on_target is not None:
+                data["formation_drawn"] = [f"best formation on target: {bfo.on_target['label']}",
+                                           bfo.on_target["positions"]]
         if not R.scatter:
             code = 1 if land.mishap else 0
             for f in land.findings:
@@ -138,7 +158,8 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
     if best:
         b = best_landing(st, q, within, resolution)
         data["best"] = {"x": b.x, "y": b.y, "probability": b.probability, "goal": b.goal, "odds": asdict(b.odds)}
-        console.print(f"Best aim point for a {b.goal}: ({b.x:.2f}, {b.y:.2f}), P = {b.probability:.4f}")
+        console.print(f"Best aim point for a {b.goal}: ({b.x:.2f}, {b.y:.2f}), P = {b.probability:.4f} "
+                      f"(formation at the fixed orientation {orientation:g} deg)")
         _print_odds(console, b.odds, R.scatter, f"best ({b.x:.2f}, {b.y:.2f})")
     if map_file is not None:
         data["map"] = _heat_map(st, resolution, map_file, "mishap", console)
@@ -176,6 +197,28 @@ def _print_odds(console: Console, o, scatter: bool, title: str) -> None:
         console.print(f"exact over the scatter die and 2D6; direction: closed-form arcs, error <= {o.error_bound:g}")
 
 
+def _print_best_formation(console: Console, b) -> None:
+    """The odds when the controller chooses the formation after the scatter."""
+    t = RichTable(title=escape(f"Deep Strike odds, aim ({b.x:g}, {b.y:g}), the controller's best formation "
+                               f"({b.candidates} candidates)"))
+    t.add_column("outcome")
+    t.add_column("probability", justify="right")
+    t.add_row("clean landing", f"{b.p_clean:.4f}")
+    t.add_row("mishap (no candidate formation places every model)", f"{b.p_mishap:.4f}")
+    for k, v in b.results.items():
+        t.add_row(f"  mishap result: {k}", f"{v:.4f}")
+    t.add_row("  lower bound: the first model itself cannot be placed", f"{b.p_mishap_lower:.4f}")
+    console.print(t)
+    if b.on_target is not None:
+        console.print(f"  on target: {escape(b.on_target['label'])}, rings of "
+                      f"{', '.join(map(str, b.on_target['rings'])) or '-'}")
+    else:
+        console.print("  on target: no candidate formation places every model (a mishap)")
+    for note in b.interpretations:
+        console.print(f"  interpretation: {escape(note)}")
+    console.print(f"exact over the candidates: closed-form arcs, error <= {b.error_bound:.1g}")
+
+
 def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, seed, console: Console):
     """HH2 Deep Strike Assault: the first model's odds (:mod:`planner.deepstrike.assault`)."""
     from planner.deepstrike.assault import assault_odds
@@ -209,6 +252,12 @@ def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, se
         t.add_row(f"Disordered (D6 {'/'.join(map(str, o.disordered_on))}{', re-rolled' if igs else ''})",
                   f"{o.p_disordered:.4f}")
         console.print(t)
+        t2 = RichTable(title="Deep Strike Assault: the first model, then the other units")
+        t2.add_column("outcome")
+        t2.add_column("probability", justify="right")
+        for oc in o.outcomes:
+            t2.add_row(escape(oc["text"]), f"{oc['probability']:.4f}")
+        console.print(t2)
         for note in o.interpretations:
             console.print(f"  interpretation: {escape(note)}")
         console.print(f"exact over the scatter die and 2D6; direction: closed-form arcs, error <= {o.error_bound:.1g}")

@@ -58,9 +58,17 @@ def run_render(world: World, out: str, *, exclusion: str | None, legal: str | No
 
 
 def render_deepstrike(world: World, unit: str, ruleset: str | None, orientation: float, resolution: float,
-                      out: str, console: Console) -> dict:
-    """``deepstrike --render``: the battlefield with the unit's Deep Strike heat map; returns JSON data."""
+                      out: str, console: Console, formation: list | None = None, facing: float | None = None) -> dict:
+    """``deepstrike --render``: the battlefield with the unit's Deep Strike heat map and, if given,
+    a formation ``[label, [[x, y], ...]]`` (the unit's model centres, inches) drawn with the models'
+    true shapes at ``facing``; returns JSON data."""
     heat = deepstrike_heat(world, unit, ruleset, orientation, resolution)
-    summary = render_file(world, out, report_if_complete(world), RenderOptions(heat=heat))
+    drawn = None
+    if formation is not None:
+        from planner.deepstrike.procedure import make_setup
+
+        st = make_setup(world, unit, ruleset, orientation, facing_deg=facing)
+        drawn = (formation[0], [S.moved(float(x), float(y)) for (x, y), S in zip(formation[1], st.shapes, strict=True)])
+    summary = render_file(world, out, report_if_complete(world), RenderOptions(heat=heat, formation=drawn))
     console.print(f"Wrote the battlefield with the Deep Strike heat map to {escape(out)}")
     return {"file": out, "counts": summary.counts}

@@ -23,9 +23,13 @@ Interpretations (labelled ``interpretation`` in the output):
   P(relocated), only where the model was before the opponent moves it.
 - "Off the battlefield" for the IGS correction: any part of the base off the table.
 - The IGS re-roll of the Disordered roll is taken (P = (1/6)^2 on a 1; (3/6)^2 with the trait).
-- The odds are for the first model only: how the rest of the unit is set up around it is not
-  in the sources reached, and the opponent's 18" move is the opponent's choice.
-- A non-round first model is stood in for by its circumscribed disc (conservative).
+- The rest of the first unit: not in the sources reached; it is placed by its controller in unit
+  coherency with the first model, none within 1" of an enemy model or in Impassable Terrain (the
+  placing rule the sources give for the other units). The opponent's 18" move and the placing of
+  the other units are the placing player's choice: :func:`outcomes` gives who places them and
+  within what distance of the first model, with the probability of each.
+- A non-round first model (an oval, a hull such as a Drop Pod) keeps its true shape at its
+  facing (``--facing``) in every test: the regions are Minkowski sums (no circumscribed disc).
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ import numpy as np
 from planner.deepstrike.procedure import (
     NUMERIC_ERROR,
     DeepStrikeSetup,
-    _add_obstacle_fp,
+    _add_sum,
     _has_ovals,
     region_probabilities,
 )
@@ -68,32 +72,27 @@ def assault_regions(st: DeepStrikeSetup, *, clear: bool = False, ellipse: str = 
 
     With ``clear`` the regions are those where a placement is *not* at least 1" clear (the aim
     point check): the tolerance is on the player's side."""
-    r = st.radii[0]
+    S = st.shapes[0]  # the first model's true footprint at its facing (a disc, an oval, a hull)
     T = -TOLERANCE_IN if clear else TOLERANCE_IN
     lim = _assault_rules(st).DEEP_STRIKE_FIRST_MODEL_CLEAR_IN
     ids = {"relocated": 0, **{t: i + 1 for i, t in enumerate(TRIGGERS)}, "igs_correction": len(TRIGGERS) + 1}
     rs = RegionSet(len(ids))
-    e = r + lim + T
-    for reg in (0, ids["edge_within_1"]):
-        rs.add_rect(-_BIG, -_BIG, e, _BIG, reg)
-        rs.add_rect(st.width - e, -_BIG, _BIG, _BIG, reg)
-        rs.add_rect(-_BIG, -_BIG, _BIG, e, reg)
-        rs.add_rect(-_BIG, st.depth - e, _BIG, _BIG, reg)
+    # an edge: the centre within (extent of the shape towards that edge) + 1" of it
+    left, right, low, high = S.support(-1, 0), S.support(1, 0), S.support(0, -1), S.support(0, 1)
+    for reg, g in ((0, lim + T), (ids["edge_within_1"], lim + T), (ids["igs_correction"], -TOLERANCE_IN)):
+        rs.add_rect(-_BIG, -_BIG, left + g, _BIG, reg)
+        rs.add_rect(st.width - right - g, -_BIG, _BIG, _BIG, reg)
+        rs.add_rect(-_BIG, -_BIG, _BIG, low + g, reg)
+        rs.add_rect(-_BIG, st.depth - high - g, _BIG, _BIG, reg)
     g = ids["igs_correction"]
-    e2 = r - TOLERANCE_IN
-    rs.add_rect(-_BIG, -_BIG, e2, _BIG, g)
-    rs.add_rect(st.width - e2, -_BIG, _BIG, _BIG, g)
-    rs.add_rect(-_BIG, -_BIG, _BIG, e2, g)
-    rs.add_rect(-_BIG, st.depth - e2, _BIG, _BIG, g)
     for poly in st.impassable.values():
-        verts = list(poly.exterior.coords)[:-1]
         for reg in (0, ids["impassable_within_1"]):
-            rs.add_polygon_band(verts, r + lim + T, reg)
-        rs.add_polygon_band(verts, r - TOLERANCE_IN, g)
+            _add_sum(rs, poly, S, lim + T, reg, 0.0, 0.0, ellipse)
+        _add_sum(rs, poly, S, -TOLERANCE_IN, g, 0.0, 0.0, ellipse)
     for o in st.obstacles:
         if o.enemy:
             for reg in (0, ids["enemy_within_1"]):
-                _add_obstacle_fp(rs, o.fp, r + lim + T, reg, 0.0, 0.0, ellipse)
+                _add_sum(rs, o.fp, S, lim + T, reg, 0.0, 0.0, ellipse)
     return rs, ids
 
 
@@ -112,6 +111,33 @@ class AssaultOdds:
     disordered_on: list[int]
     error_bound: float = NUMERIC_ERROR
     interpretations: list[str] = field(default_factory=list)
+    outcomes: list[dict] = field(default_factory=list)
+    """Every outcome of the procedure with its probability (they sum to 1): the first model stays or is
+    relocated, times Disordered or not; each names who places the rest and where (:func:`outcomes`)."""
+
+
+def outcomes(st: DeepStrikeSetup, p_relocated: float, p_disordered: float) -> list[dict]:
+    """The procedure after the first model (RULES.md §1.4 steps 3-4), as outcomes with probabilities.
+
+    The first model's position (stays where it scattered, or the opponent moves it up to 18") and the
+    Disordered D6 are independent, so each pair has the product probability. Returns dicts with
+    ``first_model``, ``rest_placed_by``, ``rest_within_in`` (inches of the first model), ``probability``
+    and ``text``."""
+    H = _assault_rules(st)
+    first = (("stays", 1.0 - p_relocated, "the first model stays where it scattered"),
+             ("relocated", p_relocated, f"the opponent moves the first model up to {H.DEEP_STRIKE_OPPONENT_MOVE_IN:g}\" "
+                                        f"to a spot more than {H.DEEP_STRIKE_FIRST_MODEL_CLEAR_IN:g}\" from every "
+                                        "enemy model, edge and Impassable Terrain"))
+    rest = (("controller", H.DEEP_STRIKE_OTHERS_WITHIN_IN, 1.0 - p_disordered,
+             f"not Disordered: the controller places the other units within {H.DEEP_STRIKE_OTHERS_WITHIN_IN:g}\" of the "
+             f"first (a unit with no space within {H.DEEP_STRIKE_OTHERS_WITHIN_IN:g}\" is deployed by the opponent as "
+             "if Disordered)"),
+            ("opponent", H.DEEP_STRIKE_DISORDERED_WITHIN_IN, p_disordered,
+             f"Disordered: the opponent places the other units within {H.DEEP_STRIKE_DISORDERED_WITHIN_IN:g}\" of the "
+             f"first, no scatter, none within {H.DEEP_STRIKE_FIRST_MODEL_CLEAR_IN:g}\" of an enemy model or in "
+             "Impassable Terrain"))
+    return [{"first_model": f, "rest_placed_by": who, "rest_within_in": dist, "probability": pf * pr,
+             "text": f"{tf}; {tr}"} for f, pf, tf in first for who, dist, pr, tr in rest]
 
 
 def assault_odds(st: DeepStrikeSetup, x: float, y: float, *, warlord_trait: bool = False) -> AssaultOdds:
@@ -138,7 +164,11 @@ def assault_odds(st: DeepStrikeSetup, x: float, y: float, *, warlord_trait: bool
     bound = NUMERIC_ERROR + (float(np.max(np.abs(vals["outer"] - vals["inner"]))) if "inner" in vals else 0.0)
     on = list(range(1, 4)) if warlord_trait else list(_assault_rules(st).DEEP_STRIKE_DISORDERED_ON)
     pd = len(on) / 6
-    notes = ["the odds are for the first model only (the rest of the unit's set-up is not sourced)"]
+    notes = ["the rest of the first unit: placed by its controller in unit coherency with the first model, none "
+             "within 1\" of an enemy model or in Impassable Terrain, no scatter (the sources reached give no "
+             "formation for it; the placing rule of the other units is applied)",
+             "the opponent's 18\" move and the placing of the other units are the placing player's choice: the "
+             "odds are of who places them and within what distance, not where"]
     if igs:
         pd = pd * pd
         notes += ["after the IGS minimum-distance correction the model touches the edge or terrain, so it is "
@@ -146,7 +176,9 @@ def assault_odds(st: DeepStrikeSetup, x: float, y: float, *, warlord_trait: bool
                   "IGS 'off the battlefield': any part of the base off the table",
                   "the IGS re-roll of the Disordered roll is taken"]
     if not st.exact_bases:
-        notes.append("a non-round first model is stood in for by its circumscribed disc")
+        notes.append(f"a non-round first model keeps its true shape at facing {st.facing_deg:g} deg (the "
+                     "facing is the controller's choice: --facing)")
     return AssaultOdds(x, y, igs, float(p[0]), 1 - float(p[0]),
                        {f"{st.rules.ruleset}.{RULE}.{t}": float(p[ids[t]]) for t in TRIGGERS},
-                       float(p[ids["igs_correction"]]) if igs else None, pd, on, bound, notes)
+                       float(p[ids["igs_correction"]]) if igs else None, pd, on, bound, notes,
+                       outcomes(st, float(p[0]), pd))

@@ -24,6 +24,11 @@ overlap whatever their facing; the mishap tests then use the true shape at the s
   would pass it): that ring then holds as many models as fit along the chain. The next model
   starts ring k+1.
 
+- ``ring_caps`` cuts ring k short after ``ring_caps[k-1]`` models (terrain or models stop it);
+  the next model starts ring k+1, which goes round the short ring. The controlling player's
+  choice among orientations and cut rings is
+  :func:`planner.deepstrike.procedure.best_formation_odds`.
+
 Equal round bases give the hexagonal rings 1 + 6 + 12 + 18 ...; all positions are exact to
 about 1e-12" and tested with the exact geometry (no overlaps; every ring-1 model touches the
 first; every outer model touches the ring inside it).
@@ -97,7 +102,8 @@ def _circle_circle(ax, ay, ra, bx, by, rb) -> list[tuple[float, float]]:
     return [(mx - h * dy / d, my + h * dx / d), (mx + h * dy / d, my - h * dx / d)]
 
 
-def ring_formation(first_centre: tuple[float, float], radii: list[float], orientation_deg: float = 0.0) -> Formation:
+def ring_formation(first_centre: tuple[float, float], radii: list[float], orientation_deg: float = 0.0,
+                   ring_caps: tuple[int, ...] | None = None) -> Formation:
     """Centres of a Deep Strike formation: ``radii[0]`` is the first model at ``first_centre``.
 
     Parameters
@@ -108,6 +114,9 @@ def ring_formation(first_centre: tuple[float, float], radii: list[float], orient
         Base radius of every model, inches, in placement order (the first model first).
     orientation_deg : float
         Direction, from the first model, in which every ring starts (degrees counter-clockwise).
+    ring_caps : tuple of int, optional
+        At most ``ring_caps[k-1]`` models in ring k (a ring cut short by terrain or models: the
+        models that do not fit start the next ring); rings past the tuple hold as many as fit.
 
     Raises
     ------
@@ -150,7 +159,8 @@ def ring_formation(first_centre: tuple[float, float], radii: list[float], orient
                         continue
                     if best is None or adv < best[0]:
                         best = (adv, p)
-            closes = best is None
+            closes = best is None or (ring_caps is not None and ring <= len(ring_caps)
+                                      and len(current) >= ring_caps[ring - 1])
             if best is not None:
                 ang = math.atan2(best[1][1] - cy, best[1][0] - cx)
                 swept = (ang - start_angle) % (2 * math.pi)

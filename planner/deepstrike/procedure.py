@@ -3,9 +3,13 @@
 The procedure (5th-edition French seed, 7th edition; RULES.md §1.11, §2.1): the first model is
 placed at the aim point; the scatter die shows HIT on 2 faces of 6 (the model stays) or an arrow
 (the model moves 2D6" in the arrow's direction, uniform over the circle); the other models form
-the rings of :func:`planner.deepstrike.formation.ring_formation` around the first. The formation
-keeps its orientation (``orientation_deg``, fixed relative to the table): the odds are for that
-orientation; a player who may rotate the rings after the scatter can only do better.
+the rings of :func:`planner.deepstrike.formation.ring_formation` around the first. :func:`odds`
+is for one fixed formation (``orientation_deg``, fixed relative to the table).
+:func:`best_formation_odds` is for the formation the controlling player chooses after the
+scatter (the text: each circle holds "as many models as will fit", a mishap only when a model
+cannot be placed). It covers a stated finite family (:func:`formation_family`: orientations every
+:data:`ORIENTATION_STEP_DEG` degrees, ring 1 full or cut short), is exact for the best of that
+family, and gives the first model's own mishap as a lower bound for any formation.
 
 Mishap triggers (one rule id each, ``<ruleset>.deepstrike.mishap.<trigger>``):
 ``off_table`` (7th: any part of a base off the table; 5th: the centre off it; see the ruleset
@@ -35,7 +39,7 @@ outer odds are reported and the measured gap to the inner ones is added to ``err
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import cast
 
 import numpy as np
@@ -174,9 +178,11 @@ class DeepStrikeSetup:
     shapes: list[Footprint] = field(default_factory=list)
     """Each model's true footprint at the origin with ``facing_deg`` (ovals and hulls keep their shape)."""
     facing_deg: float = 0.0
+    ring_caps: tuple[int, ...] | None = None
+    """At most this many models in ring 1, 2, ... (a ring cut short: :func:`ring_formation`); None: as many as fit."""
 
     def formation(self, x: float, y: float) -> Formation:
-        return ring_formation((x, y), self.radii, self.orientation_deg)
+        return ring_formation((x, y), self.radii, self.orientation_deg, self.ring_caps)
 
 
 def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientation_deg: float = 0.0,
@@ -772,3 +778,145 @@ def mishap_result(rules: DeepStrikeRules, d6: int) -> str:
         if lo <= d6 <= hi:
             return name
     raise ValueError(f"no Mishap result for {d6} under {rules.ruleset}")
+
+
+# --------------------------------------------------------------------------- the controller's formation
+
+
+ORIENTATION_STEP_DEG = 15.0
+"""The best-formation odds are over ring orientations every this many degrees (a stated finite set)."""
+
+
+@dataclass(frozen=True)
+class FormationChoice:
+    """One formation the controlling player may choose: the rings' start direction and ring 1's cap."""
+
+    orientation_deg: float
+    ring_caps: tuple[int, ...] | None
+
+    @property
+    def label(self) -> str:
+        cut = f", ring 1 cut to {self.ring_caps[0]}" if self.ring_caps else ""
+        return f"orientation {self.orientation_deg:g} deg{cut}"
+
+
+def formation_family(st: DeepStrikeSetup, step_deg: float = ORIENTATION_STEP_DEG) -> list[FormationChoice]:
+    """The formations the best-formation odds choose from: every ``step_deg`` degrees of
+    orientation, each with ring 1 full (as many as fit on an open table) or cut to 1 .. full-1 models
+    (the text's "as many models as will fit" when terrain or models stop the ring: the models that
+    do not fit start the next ring, which goes round the short ring).
+
+    Raises
+    ------
+    ValueError
+        If ``step_deg`` is not in (0, 360].
+    """
+    if not (0 < step_deg <= 360):
+        raise ValueError("the orientation step must be in (0, 360] degrees")
+    full = ring_formation((0.0, 0.0), st.radii).ring_counts()
+    caps: list[tuple[int, ...] | None] = [None]
+    if len(full) > 1:  # ring 1 may be cut short, the rest starting ring 2
+        caps += [(k,) for k in range(1, full[1])]
+    n = max(1, round(360.0 / step_deg))
+    return [FormationChoice(k * 360.0 / n, c) for k in range(n) for c in caps]
+
+
+@dataclass
+class BestFormationOdds:
+    """Odds when the controller chooses the formation after the scatter (probabilities).
+
+    ``p_mishap`` is exact for the best of ``candidates`` (a mishap only when every candidate has
+    one); ``p_mishap_lower`` is P(the first model itself cannot be placed), which no formation
+    avoids: the text's best formation, over every orientation and ring shape, lies between the two."""
+
+    x: float
+    y: float
+    p_mishap: float
+    p_clean: float
+    p_mishap_lower: float
+    results: dict[str, float]
+    candidates: int
+    step_deg: float
+    on_target: dict | None
+    error_bound: float = NUMERIC_ERROR
+    interpretations: list[str] = field(default_factory=list)
+
+
+def _variant(st: DeepStrikeSetup, c: FormationChoice) -> DeepStrikeSetup:
+    return replace(st, orientation_deg=c.orientation_deg, ring_caps=c.ring_caps)
+
+
+def best_formation_odds(st: DeepStrikeSetup, x: float, y: float,
+                        step_deg: float = ORIENTATION_STEP_DEG) -> BestFormationOdds:
+    """Exact odds of the aim point (x, y) when the controller picks, after the scatter, a legal
+    formation of :func:`formation_family` (5th/7th/HH Deep Strike text: "as many models as will
+    fit" in each circle; a mishap only when some model cannot be placed).
+
+    One region per candidate (its mishap set, :func:`build_regions`); a landing is a mishap when
+    it lies in all of them: P = P(HIT) [aim in all] + sum over 2D6 of the measure of the scatter
+    circle inside all (:meth:`RegionSet.all_fraction`, closed-form crossings). ``on_target`` is
+    the formation chosen if the model lands on the aim point (the first legal candidate), or None
+    if none is legal there. Oval models enter by their outer polygons (a mishap is never
+    understated); ``error_bound`` adds the measured gap to the inner ones.
+
+    Raises
+    ------
+    ScenarioError
+        For a ruleset without scatter or with Deep Strike Assault.
+    """
+    R = st.rules
+    if not R.scatter or R.procedure != "mishap":
+        raise ScenarioError("the best-formation odds need a ruleset with a Mishap table (wh40k5, wh40k7)",
+                            location="ruleset", value=R.ruleset)
+    fam = formation_family(st, step_deg)
+    # only what a landing can reach matters: the scatter, the widest candidate, 1" and a margin
+    extent = max(ring_formation((0.0, 0.0), st.radii, 0.0, c.ring_caps).extent for c in fam)
+    extent += max(S.outer_radius for S in st.shapes)
+    reach = max(d for d, _ in R.scatter_distances()) + extent + R.enemy_within_in + 1.0
+    aim = Point(x, y)
+    st = replace(st, obstacles=[o for o in st.obstacles
+                                if math.hypot(o.fp.cx - x, o.fp.cy - y) - o.fp.outer_radius <= reach],
+                 impassable={k: v for k, v in st.impassable.items() if v.distance(aim) <= reach})
+    p, at_aim = _p_all(st, fam, x, y, "outer")
+    first = replace(st, radii=st.radii[:1], shapes=st.shapes[:1], ring_caps=None)
+    lo_rs, _ = build_regions(first, dangerous=False, triggers=False, ellipse="inner")
+    p_lo = float(region_probabilities(first, lo_rs, [x], [y])[0, 0])
+    bound = NUMERIC_ERROR
+    if _has_ovals(st):  # the outer polygons never understate a mishap; the gap to the inner ones is the bound,
+        # and p_lo (inner polygons, the first model alone) is below the inner value: a small gap needs no inner run
+        gap = p - p_lo
+        bound += gap if gap <= ERROR_BOUND / 2 else abs(p - _p_all(st, fam, x, y, "inner")[0])
+    chosen = None
+    for c in (c for c, m in zip(fam, at_aim, strict=True) if not m):
+        land = judge_landing(_variant(st, c), x, y)  # the regions said legal: the checker's predicates say why
+        if not land.mishap:
+            chosen = {"orientation_deg": c.orientation_deg, "ring_caps": list(c.ring_caps or []), "label": c.label,
+                      "rings": land.formation.ring_counts()[1:], "positions": [list(q) for q in land.formation.centres]}
+            break
+    notes = [f"the controller chooses the formation after the scatter: the best of {len(fam)} candidates "
+             f"(orientations every {360.0 / max(1, round(360.0 / step_deg)):g} deg, ring 1 full or cut short with "
+             "the rest in the next ring); a mishap only when every candidate has one",
+             "a ring cut short counts as 'as many models as will fit' when terrain or models stop it",
+             (f"the text's best formation over every orientation and ring shape lies between P(mishap) "
+              f"{p_lo:.4f} (the first model itself cannot be placed) and {p:.4f}" if p - p_lo > bound else
+              "equal to P(the first model itself cannot be placed): exact for the text's best formation over every "
+              "orientation and ring shape"),
+             "the heat map (--map, --render) is for the fixed orientation"]
+    res = {k: p * v for k, v in R.result_probabilities().items()}
+    return BestFormationOdds(x, y, p, 1 - p, p_lo, res, len(fam), step_deg, chosen, bound, notes)
+
+
+def _p_all(st: DeepStrikeSetup, fam: list[FormationChoice], x: float, y: float, ellipse: str):
+    """P(a landing from aim (x, y) is a mishap for every candidate), and per candidate whether the aim
+    point itself is one."""
+    R = st.rules
+    rs = RegionSet(len(fam))
+    for k, c in enumerate(fam):
+        one, _ = build_regions(_variant(st, c), dangerous=False, triggers=False, ellipse=ellipse)
+        rs.extend(one, {0: k})
+    dist = R.scatter_distances()
+    at_aim = rs.contains([x], [y])[0]
+    p = R.p_hit * float(at_aim.all())
+    f = rs.all_fraction(np.full(len(dist), x), np.full(len(dist), y), [d for d, _ in dist])
+    p += sum((1 - R.p_hit) * pd * fk for (_, pd), fk in zip(dist, f, strict=True))
+    return float(p), at_aim

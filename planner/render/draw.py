@@ -99,6 +99,8 @@ class RenderOptions:
     violations: bool = True
     heat: HeatMap | None = None
     arrival: ArrivalCells | None = None
+    formation: tuple[str, list] | None = None
+    """A Deep Strike formation to draw: (legend label, footprints of its models, inches)."""
     title: str | None = None
     dpi: int = 110
 
@@ -255,6 +257,13 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
     if opts.arrival is not None:
         _draw_arrival(ax, world, opts.arrival, table, colours, summary, legend)
     offtable = _draw_units(ax, world, colours, W, summary, legend)
+    if opts.formation is not None:
+        label, fps = opts.formation
+        for i, fp in enumerate(fps):
+            if _add_geom(ax, outline(fp, DRAW_POINTS), f"formation-{i}", facecolor="#2c7fb8", alpha=0.8,
+                         edgecolor="#000000", linewidth=0.6, zorder=4.5):
+                summary.add("formation base")
+        legend(Patch(facecolor="#2c7fb8", alpha=0.8), label)
     if report is not None:
         _draw_evidence(ax, world, report, opts, summary, legend)
     if opts.heat is not None:
