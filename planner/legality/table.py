@@ -296,15 +296,35 @@ class Table:
         return {}
 
     def _outline(self, fps: tuple[Footprint, ...]) -> BaseGeometry:
+        return self._outline_and_hull(fps)[0]
+
+    def _outline_and_hull(self, fps: tuple[Footprint, ...]) -> tuple[BaseGeometry, BaseGeometry]:
+        """The union of the circumscribed outlines of ``fps`` and its convex hull (cached)."""
         key = tuple(id(f) for f in fps)
         hit = self._outline_cache.get(key)
         if hit is None or any(a is not b for a, b in zip(hit[0], fps, strict=True)):
-            hit = (fps, outline_union(fps))
+            outline = outline_union(fps)
+            hit = (fps, outline, outline.convex_hull)
             self._outline_cache[key] = hit
-        return hit[1]
+        return hit[1], hit[2]
+
+    def _outline_parts(self, fps: tuple[Footprint, ...]) -> tuple[list[BaseGeometry], BaseGeometry]:
+        """The circumscribed outlines of ``fps`` one by one (no union: a group proof only measures
+        to them) and the convex hull of all of them (cached)."""
+        key = tuple(id(f) for f in fps)
+        hit = self._parts_cache.get(key)
+        if hit is None or any(a is not b for a, b in zip(hit[0], fps, strict=True)):
+            polys = [f.polygon(64, circumscribed=True) for f in fps]
+            hit = (fps, polys, shapely.GeometryCollection(polys).convex_hull)
+            self._parts_cache[key] = hit
+        return hit[1], hit[2]
 
     @cached_property
-    def _outline_cache(self) -> dict[tuple[int, ...], tuple[tuple[Footprint, ...], BaseGeometry]]:
+    def _parts_cache(self) -> dict[tuple[int, ...], tuple[tuple[Footprint, ...], list[BaseGeometry], BaseGeometry]]:
+        return {}
+
+    @cached_property
+    def _outline_cache(self) -> dict[tuple[int, ...], tuple[tuple[Footprint, ...], BaseGeometry, BaseGeometry]]:
         return {}
 
     def target_standing_in(self, fp: Footprint) -> frozenset[str]:
@@ -435,13 +455,19 @@ class Table:
         tops_t = self.tops_of(target)
         tops_o = [self.tops_of(o) for o in observers]
         low = min(min(tops_t), *(min(t) for t in tops_o)) if self.has_heights else None
-        quick = self._quick_visible(observers, tgt, low)
-        if quick is not None:
-            k, i, j, seg = quick
-            return observers[k], UnitSight(True, observers[k].model_id(i), target.model_id(j), seg,
-                                           passes=self._passes(observers[k], i, target, j, seg))
-        for observer, tops in zip(observers, tops_o, strict=True):
-            s = self._prove_hidden(observer, target, exact, tops, tops_t)
+        # one sound proof for every observer at once first (hidden: no quick line can be clear)
+        proven, tried = self._groups_hidden(observers, target, tops_o, tops_t, whole_only=True)
+        if len(proven) < len(observers):
+            quick = self._quick_visible(observers, tgt, low)
+            if quick is not None:
+                k, i, j, seg = quick
+                return observers[k], UnitSight(True, observers[k].model_id(i), target.model_id(j), seg,
+                                               passes=self._passes(observers[k], i, target, j, seg))
+            proven, tried = self._groups_hidden(observers, target, tops_o, tops_t, whole_tried=True)
+        for k, (observer, tops) in enumerate(zip(observers, tops_o, strict=True)):
+            if k in proven:
+                continue
+            s = self._prove_hidden(observer, target, exact, tops, tops_t, unit_tried=k in tried)
             if s.visible:
                 return observer, s
         all_obs = [f for o in observers for f in o.footprints]
@@ -470,8 +496,70 @@ class Table:
             p, q = q, p  # the line runs from the target: start it at the observer
         return tuple(crossings(p, q, (ta, tb), self.obstacles_for([a], targets=[b])))
 
+    def _groups_hidden(self, observers: list[Placed], target: Placed, tops_o: list[tuple[float, ...]],
+                       tops_t: tuple[float, ...], *, whole_only: bool = False, whole_tried: bool = False
+                       ) -> tuple[set[int], set[int]]:
+        """Sound group proofs that ``target`` is hidden from whole groups of observer units.
+
+        The separation proof (:func:`planner.geometry.sight.outlines_separated`) is tried on every
+        observer unit at once, then on halves (observers in order of their bearing from the
+        target, so a group is a narrow wedge), down to single units. Each proof counts only the
+        pieces that block every line of the group (higher than the highest top, area terrain
+        any of its models stands in dropped), so it is the unit proof of :meth:`_prove_hidden`
+        made for several units; a group of one is exactly that proof. ``whole_only``: only the
+        proof for every observer at once; ``whole_tried``: that one is known to fail, start with
+        the halves. Returns (the observers proven hidden from, the observers whose unit proof was
+        tried and failed)."""
+        proven: set[int] = set()
+        tried: set[int] = set()
+        tgt = target.footprints
+        heights = self.has_heights
+        high_t = max(tops_t)
+        skip_t = frozenset().union(*(self.target_standing_in(f) for f in tgt))
+        tgt_outline, tgt_hull = self._outline_and_hull(tgt)
+        cx = sum(f.cx for f in tgt) / len(tgt)
+        cy = sum(f.cy for f in tgt) / len(tgt)
+        shapes = [self._outline_parts(o.footprints) for o in observers]
+
+        def bearing(k: int) -> float:
+            fps = observers[k].footprints
+            return math.atan2(sum(f.cy for f in fps) / len(fps) - cy, sum(f.cx for f in fps) / len(fps) - cx)
+
+        def attempt(ks: list[int], known_open: bool = False) -> None:
+            if known_open:
+                if len(ks) == 1:
+                    tried.add(ks[0])
+                else:
+                    attempt(ks[:len(ks) // 2])
+                    attempt(ks[len(ks) // 2:])
+                return
+            fps = [f for k in ks for f in observers[k].footprints]
+            high = max(high_t, *(max(tops_o[k]) for k in ks)) if heights else None
+            skip = skip_t.union(*(self.standing_in(f) for f in fps))
+            obstacles = self.obstacles_for(fps, high, list(tgt))
+            if obstacles and outlines_separated([p for k in ks for p in shapes[k][0]], tgt_outline, obstacles,
+                                                self._blocked_union(skip, high),
+                                                hulls=[*(shapes[k][1] for k in ks), tgt_hull]):
+                proven.update(ks)
+            elif len(ks) == 1:
+                tried.add(ks[0])
+            elif not whole_only:
+                attempt(ks[:len(ks) // 2])
+                attempt(ks[len(ks) // 2:])
+
+        order = sorted(range(len(observers)), key=bearing)
+        if order:
+            # the bearings wrap round at pi: start the circle at the widest gap between neighbours
+            angles = [bearing(k) for k in order]
+            gaps = [(angles[(i + 1) % len(order)] - angles[i]) % (2 * math.pi) for i in range(len(order))]
+            start = (max(range(len(order)), key=gaps.__getitem__) + 1) % len(order)
+            attempt(order[start:] + order[:start], whole_tried)
+        return proven, tried
+
     def _prove_hidden(self, observer: Placed, target: Placed, exact: bool, tops_o: tuple[float, ...],
-                      tops_t: tuple[float, ...]) -> UnitSight:
+                      tops_t: tuple[float, ...], unit_tried: bool = False) -> UnitSight:
+        """The unit proof (skipped when ``unit_tried``: :meth:`_groups_hidden` tried it), then a
+        proof per observer model, then the exact test of each open pair of models."""
         obs, tgt = list(observer.footprints), list(target.footprints)
         heights = self.has_heights
         high_t = max(tops_t)
@@ -480,8 +568,9 @@ class Table:
         skip_all = skip_t.union(*(self.standing_in(f) for f in obs))
         group_obstacles = self.obstacles_for(obs, high, tgt)
         tgt_outline = self._outline(target.footprints)
-        if group_obstacles and outlines_separated(self._outline(observer.footprints), tgt_outline, group_obstacles,
-                                                  self._blocked_union(skip_all, high)):
+        if not unit_tried and group_obstacles and outlines_separated(
+                self._outline(observer.footprints), tgt_outline, group_obstacles,
+                self._blocked_union(skip_all, high)):
             return UnitSight(False)
         open_pairs: list[tuple[int, int]] = []
         for i, a in enumerate(obs):
@@ -543,7 +632,10 @@ class Table:
         """The obstacles that cross some centre-to-centre line between the two groups (the
         features a judge would point at); all obstacles in the way if none does alone."""
         segs = shapely.linestrings([[[a.cx, a.cy], [b.cx, b.cy]] for a in obs for b in tgt])
-        named = {o.id for o in obstacles if shapely.intersects(segs, o.polygon).any()}
+        named: set[str] = set()
+        if obstacles:
+            hit = shapely.STRtree(segs).query([o.polygon for o in obstacles], predicate="intersects")[0]
+            named = {obstacles[int(k)].id for k in np.unique(hit)}
         return tuple(sorted(named)) if named else tuple(sorted({o.id for o in obstacles}))
 
 
