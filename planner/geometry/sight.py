@@ -136,8 +136,8 @@ def _separated(hull: BaseGeometry, a_poly: BaseGeometry, b_poly: BaseGeometry, b
         return True
     parts = np.asarray(getattr(free, "geoms", [free]), dtype=object)
     n = len(parts)
-    ta = shapely.distance(parts, a_poly) <= 1e-9
-    tb = shapely.distance(parts, b_poly) <= 1e-9
+    ta = _touching(parts, a_poly)
+    tb = _touching(parts, b_poly)
     if not ta.any() or not tb.any():
         return True
     if (ta & tb).any():
@@ -156,6 +156,18 @@ def _separated(hull: BaseGeometry, a_poly: BaseGeometry, b_poly: BaseGeometry, b
             parent[find(i)] = find(j)
     roots_a = {find(i) for i in np.nonzero(ta)[0].tolist()}
     return not any(find(i) in roots_a for i in np.nonzero(tb)[0].tolist())
+
+
+def _touching(parts: np.ndarray, geom: BaseGeometry) -> np.ndarray:
+    """For each of ``parts``: is it within 1e-9" of ``geom``? For a collection of many
+    geometries (a group of observer units), through a tree over its members."""
+    members = getattr(geom, "geoms", None)
+    if isinstance(geom, shapely.GeometryCollection) and members is not None and len(members) > 8:
+        hit = np.zeros(len(parts), dtype=np.bool_)
+        idx = shapely.STRtree(list(members)).query(parts, predicate="dwithin", distance=1e-9)[0]
+        hit[idx] = True
+        return hit
+    return np.asarray(shapely.distance(parts, geom) <= 1e-9, dtype=np.bool_)
 
 
 def _chord(px: np.ndarray, py: np.ndarray, dx: np.ndarray, dy: np.ndarray,

@@ -242,7 +242,7 @@ class Table:
 
     def _stands_in(self, fp: Footprint, feature: TerrainFeature) -> bool:
         poly = self.terrain_polys[feature.id]
-        near = self._near_area.get((id(fp), feature.id))
+        near = self._near_of(fp, feature.id)
         if near is None:
             near = poly.distance(Point(fp.cx, fp.cy)) <= fp.outer_radius + 1e-3
         if not near:
@@ -255,23 +255,45 @@ class Table:
     def _stands_in_cache(self) -> dict[tuple[Footprint, str], bool]:
         return {}
 
+    def _near_of(self, fp: Footprint, feature_id: str) -> bool | None:
+        """Could base ``fp`` touch blocking area feature ``feature_id`` (:attr:`_near_area`)?
+        None if ``fp`` is not one of the models on the table."""
+        fps, index, close, _ = self._near_area
+        k = index.get(id(fp))
+        if k is None or fps[k] is not fp or feature_id not in close:
+            return None
+        return bool(close[feature_id][k])
+
+    def _area_features_near(self, fp: Footprint) -> list[TerrainFeature]:
+        """The blocking area features base ``fp`` could touch: those near it (one vectorised
+        pass, :attr:`_near_area`) for a model on the table, else every one."""
+        fps, index, _, near = self._near_area
+        k = index.get(id(fp))
+        if k is not None and fps[k] is fp:
+            return near[k]
+        return [t for t in self.blocking_features if t.kind is TerrainKind.AREA]
+
     @cached_property
-    def _near_area(self) -> dict[tuple[int, str], bool]:
-        """(id of footprint, feature id) -> could the base touch that area feature? For every
-        model on the table, computed in one vectorised pass per feature."""
+    def _near_area(self) -> tuple[list[Footprint], dict[int, int], dict[str, np.ndarray], list[list[TerrainFeature]]]:
+        """For every model on the table (footprints, their index by id): could the base touch
+        each blocking area feature (feature id -> a Boolean per footprint), and the list of the
+        features it could touch. Computed in one vectorised pass per feature."""
         fps = [f for u in self.on_table for f in self.final(u).footprints]
         fps += [f for u in self.on_table if u.setup.from_ is not None for f in self.first(u).footprints]
-        out: dict[tuple[int, str], bool] = {}
+        index = {id(f): k for k, f in enumerate(fps)}
+        close: dict[str, np.ndarray] = {}
+        near: list[list[TerrainFeature]] = [[] for _ in fps]
         if not fps:
-            return out
+            return fps, index, close, near
         centres = shapely.points([(f.cx, f.cy) for f in fps])
         radii = np.array([f.outer_radius for f in fps])
         for t in self.blocking_features:
             if t.kind is TerrainKind.AREA:
-                close = shapely.distance(self.terrain_polys[t.id], centres) <= radii + 1e-3
-                for f, c in zip(fps, close, strict=True):
-                    out[id(f), t.id] = bool(c)
-        return out
+                c = shapely.distance(self.terrain_polys[t.id], centres) <= radii + 1e-3
+                close[t.id] = c
+                for k in np.nonzero(c)[0].tolist():
+                    near[k].append(t)
+        return fps, index, close, near
 
     @cached_property
     def blocking_features(self) -> list[TerrainFeature]:
@@ -282,8 +304,8 @@ class Table:
         cache = self._standing_cache
         hit = cache.get(id(fp))
         if hit is None or hit[0] is not fp:
-            inside = frozenset(t.id for t in self.blocking_features
-                               if t.kind is TerrainKind.AREA and self.stands_in(fp, t))
+            # only the features the base could touch: the others fail every stands-in test
+            inside = frozenset(t.id for t in self._area_features_near(fp) if self.stands_in(fp, t))
             g = self._garrison_skip.get(id(fp))
             if g is not None and g[0] is fp:
                 inside |= g[1]  # a garrison sees out of its own Building
@@ -314,7 +336,7 @@ class Table:
         key = tuple(id(f) for f in fps)
         hit = self._parts_cache.get(key)
         if hit is None or any(a is not b for a, b in zip(hit[0], fps, strict=True)):
-            polys = [f.polygon(64, circumscribed=True) for f in fps]
+            polys: list[BaseGeometry] = [f.polygon(64, circumscribed=True) for f in fps]
             hit = (fps, polys, shapely.GeometryCollection(polys).convex_hull)
             self._parts_cache[key] = hit
         return hit[1], hit[2]
@@ -384,6 +406,33 @@ class Table:
         """
         if self.off_the_table:
             return self._nearest_levels(placed, others, vertical_within)
+        if not others:
+            return None
+        # a lower bound per other unit (centre distance less both outer radii) in one numpy pass;
+        # units visited nearest bound first, stopping once the bound passes the best distance.
+        # The answer is the nearest unit, the first in ``others`` on a tie, as one pass in order.
+        a = np.array([[f.cx, f.cy, f.outer_radius] for f in placed.footprints])
+        sizes = [len(o.footprints) for o in others]
+        if min(sizes) == 0 or not placed.footprints:
+            return self._nearest_in_order(placed, others)
+        b = np.array([[f.cx, f.cy, f.outer_radius] for o in others for f in o.footprints])
+        gap = (np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])
+               - a[:, None, 2] - b[None, :, 2]).min(axis=0)
+        lb = np.minimum.reduceat(gap, np.cumsum([0, *sizes[:-1]]))
+        best: tuple[float, int, Placed, int] | None = None
+        best_k = -1
+        for k in np.argsort(lb, kind="stable").tolist():
+            if best is not None and lb[k] > best[0] + 1e-9:
+                break
+            o = others[k]
+            n = nearest(list(placed.footprints), list(o.footprints))
+            if best is None or n.distance < best[0] or (n.distance == best[0] and k < best_k):
+                best, best_k = (n.distance, n.i, o, n.j), k
+        return best
+
+    def _nearest_in_order(self, placed: Placed, others: list[Placed]) -> tuple[float, int, Placed, int] | None:
+        """:meth:`nearest_unit` on the table, one unit after the other (the way for a unit with no
+        footprint: it raises as it always did)."""
         best: tuple[float, int, Placed, int] | None = None
         for o in others:
             lb = min(
@@ -631,12 +680,49 @@ class Table:
     def _blockers_between(self, obs: list[Footprint], tgt: list[Footprint], obstacles: list[Obstacle]) -> tuple[str, ...]:
         """The obstacles that cross some centre-to-centre line between the two groups (the
         features a judge would point at); all obstacles in the way if none does alone."""
-        segs = shapely.linestrings([[[a.cx, a.cy], [b.cx, b.cy]] for a in obs for b in tgt])
         named: set[str] = set()
-        if obstacles:
-            hit = shapely.STRtree(segs).query([o.polygon for o in obstacles], predicate="intersects")[0]
-            named = {obstacles[int(k)].id for k in np.unique(hit)}
+        if obstacles and obs and tgt:
+            p = np.array([[a.cx, a.cy] for a in obs])
+            q = np.array([[b.cx, b.cy] for b in tgt])
+            start, end = np.repeat(p, len(q), axis=0), np.tile(q, (len(p), 1))
+            # only lines that meet a piece's bounding box (widened: a screen, never a verdict),
+            # tested exactly a few at a time until one crosses it
+            meets = _segments_meet_box(start, end, np.array([o.polygon.bounds for o in obstacles]), 1e-6)
+            for o, row in zip(obstacles, meets, strict=True):
+                if o.id in named:
+                    continue
+                idx = np.nonzero(row)[0]
+                for c0, c1 in ((0, 4), (4, 64), (64, len(idx))):
+                    k = idx[c0:c1]
+                    if not len(k):
+                        break
+                    if shapely.intersects(shapely.linestrings(np.stack([start[k], end[k]], axis=1)), o.polygon).any():
+                        named.add(o.id)
+                        break
         return tuple(sorted(named)) if named else tuple(sorted({o.id for o in obstacles}))
+
+
+def _segments_meet_box(start: np.ndarray, end: np.ndarray, bounds: np.ndarray, margin: float) -> np.ndarray:
+    """For segments ``start[i]`` -> ``end[i]`` (n x 2 arrays, inches) and boxes ``bounds[b]``
+    (m x 4: minx, miny, maxx, maxy): does segment i meet box b widened by ``margin``? An m x n
+    Boolean array; Liang-Barsky clipping, vectorised."""
+    minx, miny, maxx, maxy = (bounds[:, c:c + 1] for c in range(4))
+    sx, sy = start[None, :, 0], start[None, :, 1]
+    dx, dy = end[None, :, 0] - sx, end[None, :, 1] - sy
+    shape = (len(bounds), len(start))
+    t0 = np.zeros(shape)
+    t1 = np.ones(shape)
+    ok = np.ones(shape, dtype=np.bool_)
+    for pp, qq in ((-dx, sx - (minx - margin)), (dx, (maxx + margin) - sx),
+                   (-dy, sy - (miny - margin)), (dy, (maxy + margin) - sy)):
+        pp = np.broadcast_to(pp, shape)
+        par = pp == 0
+        ok &= ~(par & (qq < 0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = qq / pp
+        t0 = np.where(~par & (pp < 0), np.maximum(t0, r), t0)
+        t1 = np.where(~par & (pp > 0), np.minimum(t1, r), t1)
+    return ok & (t0 <= t1)
 
 
 def setup_label(unit: UnitInfo) -> str:
