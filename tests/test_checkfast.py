@@ -98,9 +98,10 @@ def test_group_proofs_are_sound_and_sight_answers_as_before(name):
                                       (tops_o[k][i], tops_t[j]) if t.has_heights else None)
                     assert not s.visible, (name, o.unit.id, u.id, i, j)
             proven_pairs += 1
-        o, s = t.sight_from_any(observers, target)
         want = _old_sight_from_any(fresh, fresh.enemy_presence(u.player), fresh.final(u))
-        assert ((o.unit.id if o else None), s.target_model if s.visible else None) == want, (name, u.id)
+        for proof_first in (False, True):
+            o, s = t.sight_from_any(observers, target, proof_first=proof_first)
+            assert ((o.unit.id if o else None), s.target_model if s.visible else None) == want, (name, u.id)
     if name == SCENES[0]:
         assert proven_pairs > 0  # the long-edge table has hidden Infiltrators: the proof is used
 
