@@ -127,12 +127,21 @@ def _convex_parts(fp: Footprint, circumscribed: bool) -> Polygon:
 
 
 def _separated(hull: BaseGeometry, a_poly: BaseGeometry, b_poly: BaseGeometry, blocked: BaseGeometry) -> bool:
-    """True if every path inside ``hull`` from ``a_poly`` to ``b_poly`` meets ``blocked``."""
+    """True if every path inside ``hull`` from ``a_poly`` to ``b_poly`` meets ``blocked``.
+
+    The free parts of the hull and their contacts are found with shapely's vectorised queries
+    (one tree query, one distance call per side)."""
     free = hull.difference(blocked)
     if free.is_empty:
         return True
-    parts = list(getattr(free, "geoms", [free]))
+    parts = np.asarray(getattr(free, "geoms", [free]), dtype=object)
     n = len(parts)
+    ta = _touching(parts, a_poly)
+    tb = _touching(parts, b_poly)
+    if not ta.any() or not tb.any():
+        return True
+    if (ta & tb).any():
+        return False
     parent = list(range(n))
 
     def find(i: int) -> int:
@@ -141,15 +150,24 @@ def _separated(hull: BaseGeometry, a_poly: BaseGeometry, b_poly: BaseGeometry, b
             i = parent[i]
         return i
 
-    tree = shapely.STRtree(parts)
-    for i, p in enumerate(parts):
-        for j in tree.query(p, predicate="dwithin", distance=1e-9):
-            j = int(j)
-            if j > i:
-                parent[find(i)] = find(j)
-    ta = {find(i) for i, p in enumerate(parts) if p.distance(a_poly) <= 1e-9}
-    tb = {find(i) for i, p in enumerate(parts) if p.distance(b_poly) <= 1e-9}
-    return not (ta & tb)
+    left, right = shapely.STRtree(parts).query(parts, predicate="dwithin", distance=1e-9)
+    for i, j in zip(left.tolist(), right.tolist(), strict=True):
+        if j > i:
+            parent[find(i)] = find(j)
+    roots_a = {find(i) for i in np.nonzero(ta)[0].tolist()}
+    return not any(find(i) in roots_a for i in np.nonzero(tb)[0].tolist())
+
+
+def _touching(parts: np.ndarray, geom: BaseGeometry) -> np.ndarray:
+    """For each of ``parts``: is it within 1e-9" of ``geom``? For a collection of many
+    geometries (a group of observer units), through a tree over its members."""
+    members = getattr(geom, "geoms", None)
+    if isinstance(geom, shapely.GeometryCollection) and members is not None and len(members) > 8:
+        hit = np.zeros(len(parts), dtype=np.bool_)
+        idx = shapely.STRtree(list(members)).query(parts, predicate="dwithin", distance=1e-9)[0]
+        hit[idx] = True
+        return hit
+    return np.asarray(shapely.distance(parts, geom) <= 1e-9, dtype=np.bool_)
 
 
 def _chord(px: np.ndarray, py: np.ndarray, dx: np.ndarray, dy: np.ndarray,
@@ -604,16 +622,26 @@ def outline_union(group: Sequence[Footprint]) -> BaseGeometry:
     return polys[0] if len(polys) == 1 else unary_union(polys)
 
 
-def outlines_separated(a_union: BaseGeometry, b_union: BaseGeometry, obstacles: Sequence[Obstacle],
-                       blocked: BaseGeometry | None = None) -> bool:
+def outlines_separated(a_union: BaseGeometry | Sequence[BaseGeometry], b_union: BaseGeometry,
+                       obstacles: Sequence[Obstacle], blocked: BaseGeometry | None = None,
+                       hulls: Sequence[BaseGeometry] | None = None) -> bool:
     """:func:`group_separated` for outlines already made by :func:`outline_union`.
 
-    ``blocked``, if given, is the union of the same obstacles already merged and shrunk (as
-    :func:`shrunk_union` makes it), which saves recomputing it.
+    ``a_union`` may also be a sequence of such outlines (several observer units at once: True
+    proves that no base of any of them sees any base of ``b_union``; the segments all lie in the
+    hull of the whole group, so the proof is the same one). ``blocked``, if given, is the union of
+    the same obstacles already merged and shrunk (as :func:`shrunk_union` makes it), which saves
+    recomputing it. ``hulls``, if given, are the convex hulls of the outlines (the parts of
+    ``a_union`` and ``b_union``): the hull of the pair is built from their vertices only, the
+    same polygon from fewer points.
     """
     if not obstacles:
         return False
-    hull = _points_hull(a_union, b_union)
+    if not isinstance(a_union, BaseGeometry):
+        parts = list(a_union)
+        a_union = parts[0] if len(parts) == 1 else shapely.geometrycollections(parts)
+    hull = (_points_hull(a_union, b_union) if hulls is None
+            else shapely.GeometryCollection(list(hulls)).convex_hull)
     if blocked is None:
         blockers = [bl for bl in _shrunk([o for o in obstacles if o.polygon.intersects(hull)])
                     if bl.intersects(hull)]

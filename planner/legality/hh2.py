@@ -280,7 +280,7 @@ class HH2Checker:
         u = placed.unit
         observers = self._observers(u)
         ids = [o.unit.id for o in observers]
-        o, s = self.table.sight_from_any(observers, placed)
+        o, s = self.table.sight_from_any(observers, placed, proof_first=True)
         if o is not None:
             if s.visible:
                 seg = [s.segment[0], s.segment[1]] if s.segment else None

@@ -245,7 +245,7 @@ class Table:
 
     def _stands_in(self, fp: Footprint, feature: TerrainFeature) -> bool:
         poly = self.terrain_polys[feature.id]
-        near = self._near_area.get((id(fp), feature.id))
+        near = self._near_of(fp, feature.id)
         if near is None:
             near = poly.distance(Point(fp.cx, fp.cy)) <= fp.outer_radius + 1e-3
         if not near:
@@ -258,23 +258,45 @@ class Table:
     def _stands_in_cache(self) -> dict[tuple[Footprint, str], bool]:
         return {}
 
+    def _near_of(self, fp: Footprint, feature_id: str) -> bool | None:
+        """Could base ``fp`` touch blocking area feature ``feature_id`` (:attr:`_near_area`)?
+        None if ``fp`` is not one of the models on the table."""
+        fps, index, close, _ = self._near_area
+        k = index.get(id(fp))
+        if k is None or fps[k] is not fp or feature_id not in close:
+            return None
+        return bool(close[feature_id][k])
+
+    def _area_features_near(self, fp: Footprint) -> list[TerrainFeature]:
+        """The blocking area features base ``fp`` could touch: those near it (one vectorised
+        pass, :attr:`_near_area`) for a model on the table, else every one."""
+        fps, index, _, near = self._near_area
+        k = index.get(id(fp))
+        if k is not None and fps[k] is fp:
+            return near[k]
+        return [t for t in self.blocking_features if t.kind is TerrainKind.AREA]
+
     @cached_property
-    def _near_area(self) -> dict[tuple[int, str], bool]:
-        """(id of footprint, feature id) -> could the base touch that area feature? For every
-        model on the table, computed in one vectorised pass per feature."""
+    def _near_area(self) -> tuple[list[Footprint], dict[int, int], dict[str, np.ndarray], list[list[TerrainFeature]]]:
+        """For every model on the table (footprints, their index by id): could the base touch
+        each blocking area feature (feature id -> a Boolean per footprint), and the list of the
+        features it could touch. Computed in one vectorised pass per feature."""
         fps = [f for u in self.on_table for f in self.final(u).footprints]
         fps += [f for u in self.on_table if u.setup.from_ is not None for f in self.first(u).footprints]
-        out: dict[tuple[int, str], bool] = {}
+        index = {id(f): k for k, f in enumerate(fps)}
+        close: dict[str, np.ndarray] = {}
+        near: list[list[TerrainFeature]] = [[] for _ in fps]
         if not fps:
-            return out
+            return fps, index, close, near
         centres = shapely.points([(f.cx, f.cy) for f in fps])
         radii = np.array([f.outer_radius for f in fps])
         for t in self.blocking_features:
             if t.kind is TerrainKind.AREA:
-                close = shapely.distance(self.terrain_polys[t.id], centres) <= radii + 1e-3
-                for f, c in zip(fps, close, strict=True):
-                    out[id(f), t.id] = bool(c)
-        return out
+                c = shapely.distance(self.terrain_polys[t.id], centres) <= radii + 1e-3
+                close[t.id] = c
+                for k in np.nonzero(c)[0].tolist():
+                    near[k].append(t)
+        return fps, index, close, near
 
     @cached_property
     def blocking_features(self) -> list[TerrainFeature]:
@@ -285,8 +307,8 @@ class Table:
         cache = self._standing_cache
         hit = cache.get(id(fp))
         if hit is None or hit[0] is not fp:
-            inside = frozenset(t.id for t in self.blocking_features
-                               if t.kind is TerrainKind.AREA and self.stands_in(fp, t))
+            # only the features the base could touch: the others fail every stands-in test
+            inside = frozenset(t.id for t in self._area_features_near(fp) if self.stands_in(fp, t))
             g = self._garrison_skip.get(id(fp))
             if g is not None and g[0] is fp:
                 inside |= g[1]  # a garrison sees out of its own Building
@@ -299,15 +321,35 @@ class Table:
         return {}
 
     def _outline(self, fps: tuple[Footprint, ...]) -> BaseGeometry:
+        return self._outline_and_hull(fps)[0]
+
+    def _outline_and_hull(self, fps: tuple[Footprint, ...]) -> tuple[BaseGeometry, BaseGeometry]:
+        """The union of the circumscribed outlines of ``fps`` and its convex hull (cached)."""
         key = tuple(id(f) for f in fps)
         hit = self._outline_cache.get(key)
         if hit is None or any(a is not b for a, b in zip(hit[0], fps, strict=True)):
-            hit = (fps, outline_union(fps))
+            outline = outline_union(fps)
+            hit = (fps, outline, outline.convex_hull)
             self._outline_cache[key] = hit
-        return hit[1]
+        return hit[1], hit[2]
+
+    def _outline_parts(self, fps: tuple[Footprint, ...]) -> tuple[list[BaseGeometry], BaseGeometry]:
+        """The circumscribed outlines of ``fps`` one by one (no union: a group proof only measures
+        to them) and the convex hull of all of them (cached)."""
+        key = tuple(id(f) for f in fps)
+        hit = self._parts_cache.get(key)
+        if hit is None or any(a is not b for a, b in zip(hit[0], fps, strict=True)):
+            polys: list[BaseGeometry] = [f.polygon(64, circumscribed=True) for f in fps]
+            hit = (fps, polys, shapely.GeometryCollection(polys).convex_hull)
+            self._parts_cache[key] = hit
+        return hit[1], hit[2]
 
     @cached_property
-    def _outline_cache(self) -> dict[tuple[int, ...], tuple[tuple[Footprint, ...], BaseGeometry]]:
+    def _parts_cache(self) -> dict[tuple[int, ...], tuple[tuple[Footprint, ...], list[BaseGeometry], BaseGeometry]]:
+        return {}
+
+    @cached_property
+    def _outline_cache(self) -> dict[tuple[int, ...], tuple[tuple[Footprint, ...], BaseGeometry, BaseGeometry]]:
         return {}
 
     def target_standing_in(self, fp: Footprint) -> frozenset[str]:
@@ -367,6 +409,33 @@ class Table:
         """
         if self.off_the_table:
             return self._nearest_levels(placed, others, vertical_within)
+        if not others:
+            return None
+        # a lower bound per other unit (centre distance less both outer radii) in one numpy pass;
+        # units visited nearest bound first, stopping once the bound passes the best distance.
+        # The answer is the nearest unit, the first in ``others`` on a tie, as one pass in order.
+        a = np.array([[f.cx, f.cy, f.outer_radius] for f in placed.footprints])
+        sizes = [len(o.footprints) for o in others]
+        if min(sizes) == 0 or not placed.footprints:
+            return self._nearest_in_order(placed, others)
+        b = np.array([[f.cx, f.cy, f.outer_radius] for o in others for f in o.footprints])
+        gap = (np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])
+               - a[:, None, 2] - b[None, :, 2]).min(axis=0)
+        lb = np.minimum.reduceat(gap, np.cumsum([0, *sizes[:-1]]))
+        best: tuple[float, int, Placed, int] | None = None
+        best_k = -1
+        for k in np.argsort(lb, kind="stable").tolist():
+            if best is not None and lb[k] > best[0] + 1e-9:
+                break
+            o = others[k]
+            n = nearest(list(placed.footprints), list(o.footprints))
+            if best is None or n.distance < best[0] or (n.distance == best[0] and k < best_k):
+                best, best_k = (n.distance, n.i, o, n.j), k
+        return best
+
+    def _nearest_in_order(self, placed: Placed, others: list[Placed]) -> tuple[float, int, Placed, int] | None:
+        """:meth:`nearest_unit` on the table, one unit after the other (the way for a unit with no
+        footprint: it raises as it always did)."""
         best: tuple[float, int, Placed, int] | None = None
         for o in others:
             lb = min(
@@ -416,8 +485,8 @@ class Table:
         """
         return self.sight_from_any([observer], target, exact=exact)[1]
 
-    def sight_from_any(self, observers: list[Placed], target: Placed, *,
-                       exact: bool = True) -> tuple[Placed | None, UnitSight]:
+    def sight_from_any(self, observers: list[Placed], target: Placed, *, exact: bool = True,
+                       proof_first: bool = False) -> tuple[Placed | None, UnitSight]:
         """Can any of the ``observers`` draw line of sight to ``target``? The first observer that
         can and its sight line, or (None, a hidden verdict naming the features that block the
         centre lines). The same method as :meth:`unit_sight`, with the quick lines of every
@@ -427,7 +496,12 @@ class Table:
         (:meth:`tops_of`): the quick lines count every piece that could block some line (higher
         than the lowest top), the group proofs only the pieces that block every line (higher
         than the highest top), and each open pair is decided by
-        :func:`planner.geometry.sight.line_of_sight` with the two tops."""
+        :func:`planner.geometry.sight.line_of_sight` with the two tops.
+
+        The proofs of "hidden" are tried on groups of observer units first (:meth:`_groups_hidden`),
+        then unit by unit for those left. ``proof_first``: the group proof for every observer
+        at once comes before the quick lines (cheaper where hidden is the usual answer, as for a
+        legal Infiltrator); the answer is the same either way."""
         tgt = list(target.footprints)
         if not observers:
             return None, UnitSight(False)
@@ -438,13 +512,24 @@ class Table:
         tops_t = self.tops_of(target)
         tops_o = [self.tops_of(o) for o in observers]
         low = min(min(tops_t), *(min(t) for t in tops_o)) if self.has_heights else None
-        quick = self._quick_visible(observers, tgt, low)
-        if quick is not None:
-            k, i, j, seg = quick
-            return observers[k], UnitSight(True, observers[k].model_id(i), target.model_id(j), seg,
-                                           passes=self._passes(observers[k], i, target, j, seg))
-        for observer, tops in zip(observers, tops_o, strict=True):
-            s = self._prove_hidden(observer, target, exact, tops, tops_t)
+        # ``proof_first`` (a check where hidden is the expected answer): one sound proof for all
+        # the observers first (hidden: no quick line can be clear); else the quick lines first
+        proven: set[int] = set()
+        tried: set[int] = set()
+        whole = proof_first and len(observers) > 1
+        if whole:
+            proven, tried = self._groups_hidden(observers, target, tops_o, tops_t, whole_only=True)
+        if len(proven) < len(observers):
+            quick = self._quick_visible(observers, tgt, low)
+            if quick is not None:
+                k, i, j, seg = quick
+                return observers[k], UnitSight(True, observers[k].model_id(i), target.model_id(j), seg,
+                                               passes=self._passes(observers[k], i, target, j, seg))
+            proven, tried = self._groups_hidden(observers, target, tops_o, tops_t, whole_tried=whole)
+        for k, (observer, tops) in enumerate(zip(observers, tops_o, strict=True)):
+            if k in proven:
+                continue
+            s = self._prove_hidden(observer, target, exact, tops, tops_t, unit_tried=k in tried)
             if s.visible:
                 return observer, s
         all_obs = [f for o in observers for f in o.footprints]
@@ -473,8 +558,70 @@ class Table:
             p, q = q, p  # the line runs from the target: start it at the observer
         return tuple(crossings(p, q, (ta, tb), self.obstacles_for([a], targets=[b])))
 
+    def _groups_hidden(self, observers: list[Placed], target: Placed, tops_o: list[tuple[float, ...]],
+                       tops_t: tuple[float, ...], *, whole_only: bool = False, whole_tried: bool = False
+                       ) -> tuple[set[int], set[int]]:
+        """Sound group proofs that ``target`` is hidden from whole groups of observer units.
+
+        The separation proof (:func:`planner.geometry.sight.outlines_separated`) is tried on every
+        observer unit at once, then on halves (observers in order of their bearing from the
+        target, so a group is a narrow wedge), down to single units. Each proof counts only the
+        pieces that block every line of the group (higher than the highest top, area terrain
+        any of its models stands in dropped), so it is the unit proof of :meth:`_prove_hidden`
+        made for several units; a group of one is exactly that proof. ``whole_only``: only the
+        proof for every observer at once; ``whole_tried``: that one is known to fail, start with
+        the halves. Returns (the observers proven hidden from, the observers whose unit proof was
+        tried and failed)."""
+        proven: set[int] = set()
+        tried: set[int] = set()
+        tgt = target.footprints
+        heights = self.has_heights
+        high_t = max(tops_t)
+        skip_t = frozenset().union(*(self.target_standing_in(f) for f in tgt))
+        tgt_outline, tgt_hull = self._outline_and_hull(tgt)
+        cx = sum(f.cx for f in tgt) / len(tgt)
+        cy = sum(f.cy for f in tgt) / len(tgt)
+        shapes = [self._outline_parts(o.footprints) for o in observers]
+
+        def bearing(k: int) -> float:
+            fps = observers[k].footprints
+            return math.atan2(sum(f.cy for f in fps) / len(fps) - cy, sum(f.cx for f in fps) / len(fps) - cx)
+
+        def attempt(ks: list[int], known_open: bool = False) -> None:
+            if known_open:
+                if len(ks) == 1:
+                    tried.add(ks[0])
+                else:
+                    attempt(ks[:len(ks) // 2])
+                    attempt(ks[len(ks) // 2:])
+                return
+            fps = [f for k in ks for f in observers[k].footprints]
+            high = max(high_t, *(max(tops_o[k]) for k in ks)) if heights else None
+            skip = skip_t.union(*(self.standing_in(f) for f in fps))
+            obstacles = self.obstacles_for(fps, high, list(tgt))
+            if obstacles and outlines_separated([p for k in ks for p in shapes[k][0]], tgt_outline, obstacles,
+                                                self._blocked_union(skip, high),
+                                                hulls=[*(shapes[k][1] for k in ks), tgt_hull]):
+                proven.update(ks)
+            elif len(ks) == 1:
+                tried.add(ks[0])
+            elif not whole_only:
+                attempt(ks[:len(ks) // 2])
+                attempt(ks[len(ks) // 2:])
+
+        order = sorted(range(len(observers)), key=bearing)
+        if order:
+            # the bearings wrap round at pi: start the circle at the widest gap between neighbours
+            angles = [bearing(k) for k in order]
+            gaps = [(angles[(i + 1) % len(order)] - angles[i]) % (2 * math.pi) for i in range(len(order))]
+            start = (max(range(len(order)), key=gaps.__getitem__) + 1) % len(order)
+            attempt(order[start:] + order[:start], whole_tried)
+        return proven, tried
+
     def _prove_hidden(self, observer: Placed, target: Placed, exact: bool, tops_o: tuple[float, ...],
-                      tops_t: tuple[float, ...]) -> UnitSight:
+                      tops_t: tuple[float, ...], unit_tried: bool = False) -> UnitSight:
+        """The unit proof (skipped when ``unit_tried``: :meth:`_groups_hidden` tried it), then a
+        proof per observer model, then the exact test of each open pair of models."""
         obs, tgt = list(observer.footprints), list(target.footprints)
         heights = self.has_heights
         high_t = max(tops_t)
@@ -483,8 +630,9 @@ class Table:
         skip_all = skip_t.union(*(self.standing_in(f) for f in obs))
         group_obstacles = self.obstacles_for(obs, high, tgt)
         tgt_outline = self._outline(target.footprints)
-        if group_obstacles and outlines_separated(self._outline(observer.footprints), tgt_outline, group_obstacles,
-                                                  self._blocked_union(skip_all, high)):
+        if not unit_tried and group_obstacles and outlines_separated(
+                self._outline(observer.footprints), tgt_outline, group_obstacles,
+                self._blocked_union(skip_all, high)):
             return UnitSight(False)
         open_pairs: list[tuple[int, int]] = []
         for i, a in enumerate(obs):
@@ -545,9 +693,49 @@ class Table:
     def _blockers_between(self, obs: list[Footprint], tgt: list[Footprint], obstacles: list[Obstacle]) -> tuple[str, ...]:
         """The obstacles that cross some centre-to-centre line between the two groups (the
         features a judge would point at); all obstacles in the way if none does alone."""
-        segs = shapely.linestrings([[[a.cx, a.cy], [b.cx, b.cy]] for a in obs for b in tgt])
-        named = {o.id for o in obstacles if shapely.intersects(segs, o.polygon).any()}
+        named: set[str] = set()
+        if obstacles and obs and tgt:
+            p = np.array([[a.cx, a.cy] for a in obs])
+            q = np.array([[b.cx, b.cy] for b in tgt])
+            start, end = np.repeat(p, len(q), axis=0), np.tile(q, (len(p), 1))
+            # only lines that meet a piece's bounding box (widened: a screen, never a verdict),
+            # tested exactly a few at a time until one crosses it
+            meets = _segments_meet_box(start, end, np.array([o.polygon.bounds for o in obstacles]), 1e-6)
+            for o, row in zip(obstacles, meets, strict=True):
+                if o.id in named:
+                    continue
+                idx = np.nonzero(row)[0]
+                for c0, c1 in ((0, 4), (4, 64), (64, len(idx))):
+                    k = idx[c0:c1]
+                    if not len(k):
+                        break
+                    if shapely.intersects(shapely.linestrings(np.stack([start[k], end[k]], axis=1)), o.polygon).any():
+                        named.add(o.id)
+                        break
         return tuple(sorted(named)) if named else tuple(sorted({o.id for o in obstacles}))
+
+
+def _segments_meet_box(start: np.ndarray, end: np.ndarray, bounds: np.ndarray, margin: float) -> np.ndarray:
+    """For segments ``start[i]`` -> ``end[i]`` (n x 2 arrays, inches) and boxes ``bounds[b]``
+    (m x 4: minx, miny, maxx, maxy): does segment i meet box b widened by ``margin``? An m x n
+    Boolean array; Liang-Barsky clipping, vectorised."""
+    minx, miny, maxx, maxy = (bounds[:, c:c + 1] for c in range(4))
+    sx, sy = start[None, :, 0], start[None, :, 1]
+    dx, dy = end[None, :, 0] - sx, end[None, :, 1] - sy
+    shape = (len(bounds), len(start))
+    t0 = np.zeros(shape)
+    t1 = np.ones(shape)
+    ok = np.ones(shape, dtype=np.bool_)
+    for pp, qq in ((-dx, sx - (minx - margin)), (dx, (maxx + margin) - sx),
+                   (-dy, sy - (miny - margin)), (dy, (maxy + margin) - sy)):
+        pp = np.broadcast_to(pp, shape)
+        par = pp == 0
+        ok &= ~(par & (qq < 0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = qq / pp
+        t0 = np.where(~par & (pp < 0), np.maximum(t0, r), t0)
+        t1 = np.where(~par & (pp > 0), np.minimum(t1, r), t1)
+    return ok & (t0 <= t1)
 
 
 def setup_label(unit: UnitInfo) -> str:
