@@ -930,6 +930,10 @@ class Scenario(Record):
     armies: list[Army] = Field(default_factory=list, max_length=MAX_ITEMS)
     goals: list[Goal] = Field(default_factory=list, max_length=MAX_ITEMS)
     points_limit: Count | None = Field(default=None, gt=0, description="40k: the battle size's points limit.")
+    rulings: dict[str, str] = Field(
+        default_factory=dict, max_length=MAX_ITEMS,
+        description="Readings of points the sources leave open, KEY: VALUE (`planner rules --rulings` lists "
+                    "them); a ruling not given takes its default.")
 
     @model_validator(mode="after")
     def _model_count(self) -> Scenario:

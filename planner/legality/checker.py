@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from planner.errors import UnknownRulesetError
-from planner.legality.report import LegalityReport, UnitReport, Violation
+from planner.legality.report import LegalityReport, UnitReport, Violation, applied_rulings
 from planner.rules.registry import all_rulesets
 from planner.world import World
 
@@ -49,4 +49,4 @@ def check_deployment(world: World) -> LegalityReport:
                 violations.append(Violation(rule=f.rule, unit=f.unit, model=f.model, measured=f.measured,
                                             required=f.required, margin=f.margin, message=f.message))
     return LegalityReport(ruleset=rs.id, scenario=world.file, legal=not violations, violations=violations,
-                          units=units)
+                          units=units, rulings=applied_rulings(world))

@@ -413,6 +413,27 @@ class Table:
         """
         return self.sight_from_any([observer], target, exact=exact)[1]
 
+    @cached_property
+    def sight_range_in(self) -> float | None:
+        """The longest distance a unit can draw line of sight here (inches; None: unlimited):
+        :meth:`planner.rules.base.Ruleset.sight_range_in` (Night Fighting, by its ruling)."""
+        return self.rules.sight_range_in(self.world)
+
+    def in_sight_range(self, observers: list[Placed], target: Placed) -> list[Placed]:
+        """The ``observers`` within :attr:`sight_range_in` of ``target`` (closest models, as
+        set-up distances are measured): the others cannot draw line of sight to it at all."""
+        limit = self.sight_range_in
+        if limit is None:
+            return observers
+        from planner.geometry.measure import is_within_distance
+
+        out = []
+        for o in observers:
+            n = self.nearest_unit(target, [o])
+            if n is not None and is_within_distance(n[0], limit):
+                out.append(o)
+        return out
+
     def sight_from_any(self, observers: list[Placed], target: Placed, *,
                        exact: bool = True) -> tuple[Placed | None, UnitSight]:
         """Can any of the ``observers`` draw line of sight to ``target``? The first observer that
@@ -426,6 +447,7 @@ class Table:
         than the highest top), and each open pair is decided by
         :func:`planner.geometry.sight.line_of_sight` with the two tops."""
         tgt = list(target.footprints)
+        observers = self.in_sight_range(observers, target)
         if not observers:
             return None, UnitSight(False)
         if not self.blocking_features:

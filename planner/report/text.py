@@ -29,6 +29,12 @@ def print_check_report(report: LegalityReport, console: Console, *, verbose: boo
                   verdict,
                   fmt_margin(u.tightest_margin, failing=not u.legal), u.tightest_rule or "")
     console.print(t)
+    if report.rulings:
+        from planner.legality.report import ruling_line
+
+        console.print("Rulings applied:")
+        for r in report.rulings:
+            console.print(escape(f"  {ruling_line(r)}"), highlight=False)
     if verbose:
         for u in report.units:
             console.print(f"[bold]{escape(u.unit)}[/bold] ({escape(u.setup)})")
