@@ -238,3 +238,16 @@ def test_night_fighting_boundary_exactly_24_sees_just_past_does_not():
         rep = check_deployment(resolve(Scenario.model_validate(d), "n.yaml", require_positions=True))
         (f,) = _rules(rep, "inf", "hh2.infiltrate.hidden")
         assert f.passed is (not seen), (gap, f.message)
+
+
+def test_threats_follows_the_night_fighting_reading(tmp_path):
+    out = {}
+    for reading in ("ignored", "24in"):
+        j = tmp_path / f"{reading}.json"
+        r = run("threats", NIGHT, "--enemy-unit", "inf", "--grid", "3", "--json", j,
+                "--ruling", f"night-fighting-deployment={reading}")
+        assert r.exit_code in (0, 1), r.output
+        out[reading] = json.loads(j.read_text())
+    # far enemy units no longer see the Infiltrator: more of the table is legal, never less
+    assert out["24in"]["legal_anchors"] > out["ignored"]["legal_anchors"]
+    assert out["24in"]["legality"]["rulings"][0]["value"] == "24in"
