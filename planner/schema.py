@@ -609,6 +609,41 @@ class Objective(Record):
 # --------------------------------------------------------------------------- armies
 
 
+class SetupKind(StrEnum):
+    """A way of being set up or arriving, as restrictions name them."""
+
+    DEPLOYMENT = "deployment"
+    """Normal deployment in a deployment zone."""
+    INFILTRATE = "infiltrate"
+    """Infiltrate (HH2) / Infiltrators (40k)."""
+    SCOUT = "scout"
+    """A Scout redeploy (HH2) / Scouts move (40k): where it ends."""
+    DEEP_STRIKE = "deep_strike"
+    """An arrival from Reserves (Deep Strike and other reserve arrivals with positions)."""
+
+
+class Restriction(Record):
+    """An ability of this unit (or model): enemy units may not be set up, or arrive, within
+    ``within_in`` inches of it by the ``methods`` named ("within": not more than; issue #19 item 5).
+    A restriction beats any permission (:class:`Permission`) of the enemy unit."""
+
+    within_in: Num = Field(gt=0, le=100, description="No enemy set-up or arrival within this distance (inches).")
+    methods: list[SetupKind] = Field(min_length=1, max_length=4, description="The set-up methods it forbids.")
+    source: str = Field(min_length=1, description="Where the ability comes from (datasheet, rule page).")
+    name: str = Field(default="", description="The ability's name, for reports.")
+
+
+class Permission(Record):
+    """An ability of this unit allowing it to be set up or arrive closer to enemy units than
+    usual (more than ``more_than_in`` inches from them) by the ``methods`` named. Recorded so that
+    a restriction that beats it names it; it does not relax the ruleset's own distance rules."""
+
+    more_than_in: Num = Field(ge=0, le=100, description="It may set up more than this from enemy units (inches).")
+    methods: list[SetupKind] = Field(min_length=1, max_length=4)
+    source: str = Field(min_length=1)
+    name: str = ""
+
+
 class Model(Record):
     """A miniature: its base, type and rules (or a catalogue ``profile``), and its position.
 
@@ -632,6 +667,8 @@ class Model(Record):
                           description="Height of the floor the model stands on (inches); none: the table.")
     height_in: Height | None = Field(default=None, description="The model's height (inches); none: its profile's, "
                                                                 "else the ruleset's default for its unit type.")
+    restrictions: list[Restriction] = Field(default_factory=list, max_length=MAX_ITEMS,
+                                            description="No enemy set-up within X\" of this model (by method).")
 
     @model_validator(mode="after")
     def _both_or_neither(self) -> Model:
@@ -744,6 +781,11 @@ class Unit(Record):
     points: Count | None = Field(default=None, ge=0, description="40k points cost (Strategic Reserves share).")
     setup: Setup = Field(default_factory=Setup)
     place: bool = False
+    restrictions: list[Restriction] = Field(default_factory=list, max_length=MAX_ITEMS,
+                                            description="No enemy set-up within X\" of this unit (by method).")
+    permissions: list[Permission] = Field(default_factory=list, max_length=MAX_ITEMS,
+                                          description="This unit may set up closer to enemies (named when a "
+                                                      "restriction beats it).")
     models: list[Model] = Field(min_length=1, max_length=MAX_MODELS_PER_UNIT)
 
     @property

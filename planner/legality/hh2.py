@@ -20,6 +20,7 @@ from planner.geometry.shapes import distance_to_polygon, signed_distance
 from planner.legality.checks.coherency import coherency_gap, coherency_range
 from planner.legality.checks.distance import InfiltrateDistance, infiltrate_distance, scout_far_enough
 from planner.legality.checks.placement import closest_no_go, wholly_within
+from planner.legality.checks.restriction import restriction_findings
 from planner.legality.report import Evidence, Finding, inches, make_finding, sight_passes
 from planner.legality.table import Placed, Table
 from planner.schema import SetupMethod, SpecialRule
@@ -99,6 +100,8 @@ class HH2Checker:
                 elif u.method is SetupMethod.SCOUT:
                     self.check_scout(u)
                 self.check_coherency(u)
+                for f in restriction_findings(self.R, self.table, final):
+                    self.add(f)
             elif u.method is SetupMethod.EMBARKED and u.setup.first == "infiltrate":
                 self.check_building_infiltrate(u)
             if u.setup.joined:

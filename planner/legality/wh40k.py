@@ -41,6 +41,7 @@ from planner.geometry.shapes import (
 )
 from planner.legality.checks.coherency import coherency_shortfall
 from planner.legality.checks.placement import wholly_within
+from planner.legality.checks.restriction import restriction_findings
 from planner.legality.report import Evidence, Finding, inches, make_finding
 from planner.legality.table import Placed, Table, UnitSight
 from planner.rules.abilities import Ability
@@ -307,8 +308,12 @@ class WH40kChecker:
                 self.check_engagement(u)
                 if not u.setup.joined:
                     self.check_coherency(u)
+                for f in restriction_findings(self.R, self.table, final):
+                    self.add(f)
             elif self.arriving(u):
                 self.check_arrival(u)
+                for f in restriction_findings(self.R, self.table, self.table.final(u)):
+                    self.add(f)
         self.check_overlaps()
         self.check_transports()
         self.check_reserves_points()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from planner.rules.base import RuleInfo, RulingInfo, Ruleset
+from planner.rules.base import RuleInfo, Ruleset, RulingInfo
 from planner.rules.scatter import RING_SPACING
 from planner.schema import SubType, UnitType
 
@@ -149,6 +149,10 @@ class HorusHeresy2(Ruleset):
         RuleInfo("transport.capacity",
                  "models embarked in a transport or building fit its capacity (Bulky (X) counts X)",
                  "HH2 rulebook, Transports; Bulky (X)"),
+        RuleInfo("restriction.within",
+                 "an enemy unit's ability forbids set-up or arrival within X\" of it (by set-up method, as the "
+                 "scenario states it with its source): the unit is set up more than X\" from it; a restriction beats a "
+                 "permission", "the ability's own source (scenario 'restrictions:'); issue #19 item 5"),
         RuleInfo("placement.one", "each unit to deploy is set up once, at exactly one placement (the planner's "
                  "one-placement-per-unit constraint)", "HH2 rulebook, deployment; README, Planning"),
         RuleInfo("deepstrike_assault.edge_within_1", "Deep Strike Assault: the first model ends within 1\" of a "

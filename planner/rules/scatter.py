@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from planner.rules.base import RulingInfo, Ruleset
+from planner.rules.base import Ruleset, RulingInfo
 
 if TYPE_CHECKING:
     from planner.deepstrike.procedure import DeepStrikeRules
