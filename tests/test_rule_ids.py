@@ -215,6 +215,7 @@ def _40k_checks(ruleset) -> list[dict]:
         _w40(ruleset, [rhino, necrons]),
         _w40(ruleset, [fort]),
         _w40(ruleset, [_arrive("mid", 30, 22), _arrive("corner", 3, 33), _arrive("ds", 40, 20, "deep_strike")]),
+        _w40(ruleset, [unit("big", [model(30, 85 / 25.4, 170)], setup={"method": "reserves", "battle_round": 2})]),
         _w40(ruleset, [unit("ward", [model(30, 5)], restrictions=[
             {"within_in": 12, "methods": ["deployment"], "source": "test"}])]),
     ]

@@ -40,7 +40,7 @@ from planner.geometry.shapes import (
     signed_distance,
 )
 from planner.legality.checks.coherency import coherency_shortfall
-from planner.legality.checks.placement import wholly_within
+from planner.legality.checks.placement import edge_gap, minimum_width, too_large_for_edge, wholly_within
 from planner.legality.checks.restriction import restriction_findings
 from planner.legality.report import Evidence, Finding, inches, make_finding
 from planner.legality.table import Placed, Table, UnitSight
@@ -681,15 +681,30 @@ class WH40kChecker:
                                    "arriving by Deep Strike needs every model to have it",
                               required="every model has Deep Strike"))
         if u.setup.arrival == "reserves":
-            depth, i = max((self._edge_depth(f), i) for i, f in enumerate(placed.footprints))
-            okb = is_within_distance(depth, R.RESERVES_EDGE_IN)
-            self.add(_finding(P + "reserves.edge", okb, u,
-                              f"every model wholly within {R.RESERVES_EDGE_IN:g}\" of a battlefield edge (deepest: "
-                              f"model {u.models[i].id}, {_f(depth)})" if okb
-                              else f"model {u.models[i].id} is not wholly within {R.RESERVES_EDGE_IN:g}\" of a "
-                                   f"battlefield edge ({_f(depth)})", model=u.models[i].id, measured=depth,
-                              required=f"wholly within {R.RESERVES_EDGE_IN:g}\" of a battlefield edge",
-                              margin=R.RESERVES_EDGE_IN - depth))
+            fps = list(placed.footprints)
+            large = ({i for i, f in enumerate(fps) if too_large_for_edge(f, R.RESERVES_EDGE_IN)}
+                     if R.RESERVES_LARGE_TOUCHING_EDGE else set())
+            for i in sorted(large):
+                gap = edge_gap(fps[i], self.table.battlefield.bounds)
+                okl = is_within_distance(max(gap, 0.0), 0.0)
+                width = minimum_width(fps[i])
+                self.add(_finding(P + "reserves.large_model_edge", okl, u,
+                                  f"model {u.models[i].id} is too large to fit wholly within {R.RESERVES_EDGE_IN:g}\" "
+                                  f"of an edge (least width {_f(width)}) and "
+                                  + ("touches a battlefield edge" if okl else f"is {_f(gap)} from the nearest edge"),
+                                  model=u.models[i].id, measured=gap, required="touching a battlefield edge",
+                                  margin=-gap))
+            rest = [(self._edge_depth(f), i) for i, f in enumerate(fps) if i not in large]
+            if rest:
+                depth, i = max(rest)
+                okb = is_within_distance(depth, R.RESERVES_EDGE_IN)
+                self.add(_finding(P + "reserves.edge", okb, u,
+                                  f"every model wholly within {R.RESERVES_EDGE_IN:g}\" of a battlefield edge (deepest: "
+                                  f"model {u.models[i].id}, {_f(depth)})" if okb
+                                  else f"model {u.models[i].id} is not wholly within {R.RESERVES_EDGE_IN:g}\" of a "
+                                       f"battlefield edge ({_f(depth)})", model=u.models[i].id, measured=depth,
+                                  required=f"wholly within {R.RESERVES_EDGE_IN:g}\" of a battlefield edge",
+                                  margin=R.RESERVES_EDGE_IN - depth))
             if rnd < R.RESERVES_ENEMY_ZONE_FROM_ROUND:
                 hits = [(zid, i) for zid, poly in self.enemy_zones(u) for i, f in enumerate(placed.footprints)
                         if distance_to_polygon(f, poly) <= TOLERANCE_IN]

@@ -82,6 +82,9 @@ class Warhammer40k(Ruleset):
     RESERVES_EDGE_IN: ClassVar[float]
     RESERVES_ENEMY_ZONE_FROM_ROUND: ClassVar[int]
     RESERVES_MORE_THAN_IN: ClassVar[float]
+    RESERVES_LARGE_TOUCHING_EDGE: ClassVar[bool] = False
+    """A model too large to fit wholly within ``RESERVES_EDGE_IN`` of an edge may arrive touching a
+    battlefield edge instead (still more than ``RESERVES_MORE_THAN_IN`` from enemy units)."""
     RESERVES_DESTROYED_AFTER_ROUND: ClassVar[int]
     EMBARK_WITHIN_IN: ClassVar[float]
     OBJECTIVE_RANGE_IN: ClassVar[float]

@@ -68,6 +68,9 @@ class Warhammer40k11(Warhammer40k):
     RESERVES_ENEMY_ZONE_FROM_ROUND = 3
     """Before battle round 3 not in the opponent's deployment zone (11E-CORE-C 20.04)."""
     RESERVES_MORE_THAN_IN = 8.0
+    RESERVES_LARGE_TOUCHING_EDGE = True
+    """11E-CORE-A 03.02 (RULES.md §3.4): a model too large for the deployment zone ... "From Strategic
+    Reserves: may touch a battlefield edge but still more than 8\" from all enemy units"."""
     RESERVES_DESTROYED_AFTER_ROUND = 3
 
     # ---------------------------------------------------------------- transports, objectives, terrain
@@ -137,6 +140,9 @@ class Warhammer40k11(Warhammer40k):
                  "round 3 are destroyed", "11E-CORE-C 20.03-20.04"),
         RuleInfo("reserves.edge", "strategic reserves arrive wholly within 6\" of one or more battlefield edges",
                  "11E-CORE-C 20.04; RULES.md §3.1"),
+        RuleInfo("reserves.large_model_edge", "a model too large to fit wholly within 6\" of a battlefield edge "
+                 "arrives from strategic reserves touching a battlefield edge instead (still more than 8\" "
+                 "horizontally from all enemy units)", "11E-CORE-A 03.02; RULES.md §3.4"),
         RuleInfo("reserves.enemy_zone", "before battle round 3 an ingress move does not end in the opponent's "
                  "deployment zone", "11E-CORE-C 20.04; RULES.md §3.1"),
         RuleInfo("deepstrike.distance", "Deep Strike / ingress: every model more than 8\" horizontally from all "
