@@ -187,6 +187,9 @@ def check(
     time_limit: Annotated[float, typer.Option("--time-limit", min=0.5, max=3600,
                                               help="--suggest: planner seconds per unit.")] = 10.0,
     ruling: RulingOpt = None,
+    cover: Annotated[bool, typer.Option("--cover", metavar="",
+                                        help="Also report, per model and enemy unit, the benefit of cover and why "
+                                             "(wh40k10, wh40k11; not part of the verdict).")] = False,
 ) -> None:
     """Check a deployment: exit 0 if legal, 1 if not, 2 for invalid input (with --suggest too)."""
 
@@ -204,7 +207,7 @@ def check(
         _check_writable(render_out, "--render")
         _check_writable(json_out, "--json")
         _check_writable(suggest_out, "--suggest-out")
-        report = check_deployment(world)
+        report = check_deployment(world, cover=cover)
         suggestions = None
         if suggest or suggest_out is not None:
             from planner.solve.suggest import suggest_moves

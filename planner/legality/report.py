@@ -111,6 +111,16 @@ class AppliedRuling(_R):
     sources: str
 
 
+class ModelCover(_R):
+    """Whether one model has the benefit of cover against one enemy unit, and why (``check --cover``)."""
+
+    unit: str
+    model: str
+    against: str = Field(description="The enemy unit whose models attack.")
+    cover: bool
+    reason: str
+
+
 class LegalityReport(_R):
     """The whole verdict. ``legal`` is True exactly when ``violations`` is empty."""
 
@@ -121,6 +131,9 @@ class LegalityReport(_R):
     units: list[UnitReport]
     rulings: list[AppliedRuling] = Field(default_factory=list,
                                          description="The rulings the verdict depends on, with the reading applied.")
+    cover: list[ModelCover] | None = Field(
+        default=None, description="check --cover: per model on the battlefield and enemy unit, the benefit of "
+                                  "cover and why (informational: not part of the verdict); null: not asked.")
 
 
 def applied_rulings(world: World) -> list[AppliedRuling]:

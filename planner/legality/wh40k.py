@@ -42,7 +42,7 @@ from planner.geometry.shapes import (
 from planner.legality.checks.coherency import coherency_shortfall
 from planner.legality.checks.placement import edge_gap, minimum_width, too_large_for_edge, wholly_within
 from planner.legality.checks.restriction import restriction_findings
-from planner.legality.report import Evidence, Finding, inches, make_finding
+from planner.legality.report import Evidence, Finding, ModelCover, inches, make_finding
 from planner.legality.table import Placed, Table, UnitSight
 from planner.rules.abilities import Ability
 from planner.rules.keywords import parse_selector
@@ -207,23 +207,31 @@ class WH40kTable(Table):
     def cover_for(self, models: list[ModelInfo], fps: list[Footprint],
                   attacker_fps: list[Footprint]) -> tuple[bool, list[str]]:
         """:meth:`has_cover` for models standing at ``fps`` (e.g. a planner candidate)."""
-        cover_kw = parse_selector("/".join(self.R.COVER_KEYWORDS)) if self.R.COVER_KEYWORDS else None
         reasons = []
         for m, fp in zip(models, fps, strict=True):
-            if cover_kw is not None:
-                area = self.within_terrain_area(fp) if cover_kw.expr.matches(m.keywords) else None
-            else:
-                area = next((t.id for t in self.blocking_features if t.kind is TerrainKind.AREA
-                             and clearance_inside(fp, self.terrain_polys[t.id]) >= -TOLERANCE_IN), None)
-            if area is not None:
-                reasons.append(f"{m.id}: within terrain area {area}")
-                continue
-            if not self._clear_between(fp, attacker_fps) and \
-                    not all(self.fully_visible(a, fp) for a in attacker_fps):
-                reasons.append(f"{m.id}: not fully visible")
-                continue
-            return False, reasons + [f"{m.id}: in the open and fully visible"]
+            ok, why = self.model_cover(m, fp, attacker_fps)
+            reasons.append(f"{m.id}: {why}")
+            if not ok:
+                return False, reasons
         return True, reasons
+
+    def model_cover(self, m: ModelInfo, fp: Footprint, attacker_fps: list[Footprint]) -> tuple[bool, str]:
+        """Does model ``m`` standing at ``fp`` have the benefit of cover against the attacking
+        models at ``attacker_fps``, and why (the one predicate of :meth:`cover_for`, the planner's
+        ``cover`` goal and ``check --cover``): 11th, an INFANTRY/BEASTS/SWARM model within a terrain
+        area; 10th, a model wholly within ruins; else not fully visible to every attacking model."""
+        cover_kw = parse_selector("/".join(self.R.COVER_KEYWORDS)) if self.R.COVER_KEYWORDS else None
+        if cover_kw is not None:
+            area = self.within_terrain_area(fp) if cover_kw.expr.matches(m.keywords) else None
+        else:
+            area = next((t.id for t in self.blocking_features if t.kind is TerrainKind.AREA
+                         and clearance_inside(fp, self.terrain_polys[t.id]) >= -TOLERANCE_IN), None)
+        if area is not None:
+            return True, f"within terrain area {area}"
+        if not self._clear_between(fp, attacker_fps) and \
+                not all(self.fully_visible(a, fp) for a in attacker_fps):
+            return True, "not fully visible"
+        return False, "in the open and fully visible"
 
     def _clear_between(self, fp: Footprint, others: list[Footprint]) -> bool:
         """No blocking feature touches the hull of ``fp`` and ``others``: fully visible to all (fast path)."""
@@ -791,3 +799,22 @@ def setup_label_40k(unit: UnitInfo) -> str:
     if unit.method is SetupMethod.RESERVES and unit.setup.battle_round is not None:
         text += f", arriving in battle round {unit.setup.battle_round}"
     return text
+
+
+def cover_report(world: World, R: Warhammer40k) -> list[ModelCover]:
+    """Per model of every unit on the battlefield, against every enemy unit on the battlefield:
+    the benefit of cover and why (:meth:`WH40kTable.model_cover`, the predicate of the planner's
+    ``cover`` goal). Units embarked or in reserves neither have nor deny cover (RULES.md §3.2)."""
+    t = WH40kTable(world, R)
+    out = []
+    units = t.on_table
+    for u in units:
+        fps = list(t.final(u).footprints)
+        for e in units:
+            if e.player == u.player:
+                continue
+            attackers = list(t.final(e).footprints)
+            for m, fp in zip(u.models, fps, strict=True):
+                ok, why = t.model_cover(m, fp, attackers)
+                out.append(ModelCover(unit=u.id, model=m.id, against=e.id, cover=ok, reason=why))
+    return out

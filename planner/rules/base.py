@@ -292,6 +292,17 @@ class Ruleset:
         """
         raise self._unsupported("deployment checker")
 
+    def cover_report(self, world: World) -> list[Any]:
+        """Per model on the battlefield and enemy unit on the battlefield, whether the model has
+        the benefit of cover against it and why (:class:`planner.legality.report.ModelCover`).
+
+        Raises
+        ------
+        UnknownRulesetError
+            If the ruleset has no benefit-of-cover rule here.
+        """
+        raise self._unsupported("benefit of cover rule ('check --cover' is for wh40k10 and wh40k11)")
+
     def model_height(self, model: ModelInfo) -> float:
         """The height of ``model`` for line of sight (inches): its own or its profile's, else
         :attr:`MODEL_HEIGHT_IN` for its unit type, else :attr:`DEFAULT_MODEL_HEIGHT_IN`."""

@@ -96,6 +96,11 @@ class Warhammer40k(Ruleset):
 
         return WH40kChecker(world).run()
 
+    def cover_report(self, world: World) -> list[Any]:
+        from planner.legality.wh40k import cover_report
+
+        return cover_report(world, self)
+
     def table(self, world: World) -> Table:
         """The table with the edition's visibility rule (:class:`planner.legality.wh40k.WH40kTable`)."""
         from planner.legality.wh40k import WH40kTable
