@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 import yaml
 from typer.testing import CliRunner
 
@@ -75,12 +74,14 @@ def test_cli_text_and_json(tmp_path):
     assert json.loads(j.read_text())["cover"] is None  # not asked: the report is as before
 
 
-@pytest.mark.parametrize("fmt", ["markdown", "html"])
-def test_cover_in_every_format(tmp_path, fmt):
-    f = tmp_path / "c.yaml"
-    f.write_text(yaml.safe_dump(_data("wh40k11")))
-    r = CliRunner().invoke(app, ["check", str(f), "--cover", "--format", fmt])
-    assert "Benefit of cover" in r.output and "not fully visible" in r.output
+def test_cover_in_every_format():
+    from planner.report.html import check_html
+    from planner.report.markdown import check_markdown
+
+    world = resolve(Scenario.model_validate(_data("wh40k11")), "c.yaml", require_positions=True)
+    report = check_deployment(world, cover=True)
+    for text in (check_markdown(report), check_html(report)):
+        assert "Benefit of cover" in text and "not fully visible" in text and "within terrain area ruin" in text
 
 
 def test_hh2_has_no_cover_rule_exit_2():

@@ -110,11 +110,13 @@ def test_check_cli_text_names_the_reading_applied_and_the_option_changes_the_ver
     assert "ic-infiltrate=uses (chosen)" in r.output
 
 
-@pytest.mark.parametrize("fmt, words", [("markdown", "Rulings applied"), ("html", "Rulings applied")])
-def test_every_format_states_the_rulings(fmt, words):
-    r = run("check", IC, "--format", fmt, "--ruling", "ic-infiltrate=uses")
-    assert r.exit_code == 0, r.output
-    assert words in r.output and "ic-infiltrate" in r.output and "uses (chosen)" in r.output
+def test_every_format_states_the_rulings():
+    from planner.report.html import check_html
+    from planner.report.markdown import check_markdown
+
+    report = check_deployment(_world(IC, ic_infiltrate="uses"))
+    for text in (check_markdown(report), check_html(report)):
+        assert "Rulings applied" in text and "ic-infiltrate" in text and "uses (chosen)" in text
 
 
 def test_check_json_lists_the_rulings(tmp_path):
@@ -251,3 +253,18 @@ def test_threats_follows_the_night_fighting_reading(tmp_path):
     # far enemy units no longer see the Infiltrator: more of the table is legal, never less
     assert out["24in"]["legal_anchors"] > out["ignored"]["legal_anchors"]
     assert out["24in"]["legality"]["rulings"][0]["value"] == "24in"
+
+
+def test_generate_writes_the_rulings_into_every_scenario_and_labels_by_them(tmp_path):
+    out = tmp_path / "g"
+    r = run("generate", "--count", "3", "--out", out, "--ruling", "ic-infiltrate=uses")
+    assert r.exit_code == 0, r.output
+    lines = [json.loads(x) for x in (out / "scenarios.jsonl").read_text().splitlines()]
+    assert len(lines) == 3
+    for line in lines:
+        assert line["rulings"] == {"ic-infiltrate": "uses"}
+        label = line.pop("label")
+        rep = check_deployment(resolve(Scenario.model_validate(line), require_positions=True))
+        assert rep.legal is label["legal"]
+    r = run("generate", "--count", "1", "--out", tmp_path / "h", "--ruling", "ic-infiltrate=sometimes")
+    assert r.exit_code == 2 and "--ruling.ic-infiltrate" in r.output
