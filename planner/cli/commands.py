@@ -207,7 +207,7 @@ def check(
         _check_writable(render_out, "--render")
         _check_writable(json_out, "--json")
         _check_writable(suggest_out, "--suggest-out")
-        report = check_deployment(world, cover=cover)
+        report = check_deployment(world, cover=True) if cover else check_deployment(world)
         suggestions = None
         if suggest or suggest_out is not None:
             from planner.solve.suggest import suggest_moves
