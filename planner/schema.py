@@ -669,6 +669,41 @@ class Objective(Record):
 # --------------------------------------------------------------------------- armies
 
 
+class SetupKind(StrEnum):
+    """A way of being set up or arriving, as restrictions name them."""
+
+    DEPLOYMENT = "deployment"
+    """Normal deployment in a deployment zone."""
+    INFILTRATE = "infiltrate"
+    """Infiltrate (HH2) / Infiltrators (40k)."""
+    SCOUT = "scout"
+    """A Scout redeploy (HH2) / Scouts move (40k): where it ends."""
+    DEEP_STRIKE = "deep_strike"
+    """An arrival from Reserves (Deep Strike and other reserve arrivals with positions)."""
+
+
+class Restriction(Record):
+    """An ability of this unit (or model): enemy units may not be set up, or arrive, within
+    ``within_in`` inches of it by the ``methods`` named ("within": not more than; issue #19 item 5).
+    A restriction beats any permission (:class:`Permission`) of the enemy unit."""
+
+    within_in: Num = Field(gt=0, le=100, description="No enemy set-up or arrival within this distance (inches).")
+    methods: list[SetupKind] = Field(min_length=1, max_length=4, description="The set-up methods it forbids.")
+    source: str = Field(min_length=1, description="Where the ability comes from (datasheet, rule page).")
+    name: str = Field(default="", description="The ability's name, for reports.")
+
+
+class Permission(Record):
+    """An ability of this unit allowing it to be set up or arrive closer to enemy units than
+    usual (more than ``more_than_in`` inches from them) by the ``methods`` named. Recorded so that
+    a restriction that beats it names it; it does not relax the ruleset's own distance rules."""
+
+    more_than_in: Num = Field(ge=0, le=100, description="It may set up more than this from enemy units (inches).")
+    methods: list[SetupKind] = Field(min_length=1, max_length=4)
+    source: str = Field(min_length=1)
+    name: str = ""
+
+
 class Model(Record):
     """A miniature: its base, type and rules (or a catalogue ``profile``), and its position.
 
@@ -695,6 +730,8 @@ class Model(Record):
     stats: Characteristics | None = Field(default=None, description="Characteristics (replace the unit's).")
     weapons: list[WeaponProfile] | None = Field(default=None, description="The model's own weapons (its "
                                                      "catalogue entry's when absent), besides the unit's.")
+    restrictions: list[Restriction] = Field(default_factory=list, max_length=MAX_ITEMS,
+                                            description="No enemy set-up within X\" of this model (by method).")
 
     @model_validator(mode="after")
     def _both_or_neither(self) -> Model:
@@ -809,6 +846,11 @@ class Unit(Record):
     place: bool = False
     stats: Characteristics | None = Field(default=None, description="Characteristics of every model.")
     weapons: list[WeaponProfile] = Field(default_factory=list, description="Wargear every model carries.")
+    restrictions: list[Restriction] = Field(default_factory=list, max_length=MAX_ITEMS,
+                                            description="No enemy set-up within X\" of this unit (by method).")
+    permissions: list[Permission] = Field(default_factory=list, max_length=MAX_ITEMS,
+                                          description="This unit may set up closer to enemies (named when a "
+                                                      "restriction beats it).")
     models: list[Model] = Field(min_length=1, max_length=MAX_MODELS_PER_UNIT)
 
     @property
@@ -995,6 +1037,10 @@ class Scenario(Record):
     armies: list[Army] = Field(default_factory=list, max_length=MAX_ITEMS)
     goals: list[Goal] = Field(default_factory=list, max_length=MAX_ITEMS)
     points_limit: Count | None = Field(default=None, gt=0, description="40k: the battle size's points limit.")
+    rulings: dict[str, str] = Field(
+        default_factory=dict, max_length=MAX_ITEMS,
+        description="Readings of points the sources leave open, KEY: VALUE (`planner rules --rulings` lists "
+                    "them); a ruling not given takes its default.")
 
     @model_validator(mode="after")
     def _model_count(self) -> Scenario:

@@ -140,6 +140,41 @@ class World:
     terrain: dict[str, TerrainFeature]
     raw: dict | None = None
     """The file's data as read (so that a planned scenario keeps the user's own wording)."""
+    rulings_used: dict[str, str] = field(default_factory=dict)
+    """The rulings :meth:`ruling` was asked for, with the reading applied (what reports state)."""
+
+    def ruling(self, key: str) -> str:
+        """The reading of ruling ``key`` applied to this scenario: the scenario's ``rulings:``
+        (with any ``--ruling`` given on the command line), else the ruling's default
+        (:attr:`planner.rules.base.Ruleset.RULINGS`). Recorded in :attr:`rulings_used`.
+
+        Raises
+        ------
+        KeyError
+            If the scenario's ruleset declares no ruling ``key`` (a bug: code asks only for
+            rulings its ruleset declares).
+        """
+        info = self.ruleset.ruling_info(key)
+        value = self.scenario.rulings.get(key, info.default)
+        self.rulings_used[key] = value
+        return value
+
+    def with_rulings(self, chosen: dict[str, str], location: str = "--ruling") -> World:
+        """This world with the rulings ``chosen`` (KEY -> VALUE) over the scenario's own (in place;
+        returns the world).
+
+        Raises
+        ------
+        ScenarioError
+            For a key the ruleset does not declare or a value that is not one of its readings
+            (field ``--ruling.KEY``).
+        """
+        if chosen:
+            checked = self.ruleset.check_rulings(chosen, location=location)
+            self.scenario = self.scenario.model_copy(update={"rulings": {**self.scenario.rulings, **checked}})
+            if isinstance(self.raw, dict):
+                self.raw = {**self.raw, "rulings": {**(self.raw.get("rulings") or {}), **checked}}
+        return self
 
     @property
     def ruleset(self) -> Ruleset:
@@ -229,6 +264,7 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
     for u in units.values():
         _check_setup(u, units, zones, terrain, scenario.battlefield, file, require_positions)
     _check_goals(scenario, rs, units, file)
+    rs.check_rulings(scenario.rulings, file=file)
     return World(scenario, file, units, players, zones, terrain)
 
 

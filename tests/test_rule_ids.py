@@ -187,7 +187,10 @@ def _hh2_checks() -> list[dict]:
     """What the bundled hh2 scenarios do not show: an Infiltrator set up in a Building."""
     inside = {"id": "hidden", "type": "Infantry", "rules": ["Infiltrate"],
               "setup": {"method": "embarked", "in": "bunker", "first": "infiltrate"}, "models": [_m()]}
-    return [_hh2([{"id": "tac", "type": "Infantry", "models": [_m(10, 5)]}], [inside], terrain=[BUNKER])]
+    ward = {"id": "ward", "type": "Infantry", "models": [_m(10, 5)],
+            "restrictions": [{"within_in": 12, "methods": ["deployment"], "source": "test"}]}
+    return [_hh2([{"id": "tac", "type": "Infantry", "models": [_m(10, 5)]}], [inside], terrain=[BUNKER]),
+            _hh2([ward], [{"id": "blues", "type": "Infantry", "models": [_m(10, 40)]}])]
 
 
 def _w40(ruleset, blue, red=(RED_LINE,), **extra) -> dict:
@@ -212,6 +215,9 @@ def _40k_checks(ruleset) -> list[dict]:
         _w40(ruleset, [rhino, necrons]),
         _w40(ruleset, [fort]),
         _w40(ruleset, [_arrive("mid", 30, 22), _arrive("corner", 3, 33), _arrive("ds", 40, 20, "deep_strike")]),
+        _w40(ruleset, [unit("big", [model(30, 85 / 25.4, 170)], setup={"method": "reserves", "battle_round": 2})]),
+        _w40(ruleset, [unit("ward", [model(30, 5)], restrictions=[
+            {"within_in": 12, "methods": ["deployment"], "source": "test"}])]),
     ]
 
 

@@ -37,6 +37,7 @@ from planner.geometry.shapes import Footprint, footprint
 from planner.geometry.sight import shrunk_union
 from planner.legality.checks.distance import InfiltrateDistance, infiltrate_distance
 from planner.legality.checks.placement import closest_no_go, first_outside, first_overlap
+from planner.legality.checks.restriction import first_breach
 from planner.legality.hh2 import has_infiltrate_for_setup
 from planner.legality.table import Placed, Table
 from planner.schema import SetupMethod
@@ -220,6 +221,8 @@ class ArrivalSpace:
         if hit is not None and not hit.ok:
             return False
         if first_overlap(fps, self._fixed_fps) is not None:
+            return False
+        if first_breach(t, self.placed(p), holders=self.observers) is not None:
             return False
         if self.observers:
             n = t.nearest_unit(self.placed(p), self.observers)
@@ -413,6 +416,8 @@ class ArrivalSpace:
         target = self.placed(p)
         if not mine:
             return True
+        if first_breach(t, target, holders=mine) is not None:
+            return False
         n = t.nearest_unit(target, mine)
         assert n is not None  # mine is not empty
         # overlap is at most 0" apart: not more than 9" either

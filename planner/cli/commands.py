@@ -40,6 +40,28 @@ JsonOpt = Annotated[str | None, typer.Option("--json", help="Write the JSON repo
 FormatOpt = Annotated[str, typer.Option("--format", help="Report format on stdout: text, markdown, html (with the "
                                                          "picture) or json.")]
 RenderOpt = Annotated[str | None, typer.Option("--render", help="Draw the battlefield to FILE.svg or FILE.png.")]
+RulingOpt = Annotated[list[str] | None, typer.Option(
+    "--ruling", help="KEY=VALUE: a reading of a point the rules leave open, over the scenario's 'rulings:' "
+                     "(repeatable; 'planner rules --rulings' lists them).")]
+
+
+def _parse_rulings(values: list[str] | None) -> dict[str, str]:
+    """``--ruling KEY=VALUE`` options as a dict (the ruleset checks keys and values later).
+
+    Raises
+    ------
+    ScenarioError
+        For an option without ``=`` or with an empty key or value (field ``--ruling``).
+    """
+    out: dict[str, str] = {}
+    for v in values or ():
+        key, eq, value = v.partition("=")
+        if not eq or not key.strip() or not value.strip():
+            raise ScenarioError("give KEY=VALUE", location="--ruling", value=v)
+        out[key.strip()] = value.strip()
+    return out
+
+
 AllowIllegalOpt = Annotated[bool, typer.Option("--allow-illegal-table", metavar="",
                                                help="Go on (with a warning) when the units already on the table "
                                                     "break a rule.")]
@@ -190,6 +212,10 @@ def check(
                                                                           "--suggest).")] = None,
     time_limit: Annotated[float, typer.Option("--time-limit", min=0.5, max=3600,
                                               help="--suggest: planner seconds per unit.")] = 10.0,
+    ruling: RulingOpt = None,
+    cover: Annotated[bool, typer.Option("--cover", metavar="",
+                                        help="Also report, per model and enemy unit, the benefit of cover and why "
+                                             "(wh40k10, wh40k11; not part of the verdict).")] = False,
 ) -> None:
     """Check a deployment: exit 0 if legal, 1 if not, 2 for invalid input (with --suggest too)."""
 
@@ -202,11 +228,12 @@ def check(
         _check_picture(render_out, scenario)
         _check_writable(json_out, "--json", (scenario,))
         _check_writable(suggest_out, "--suggest-out", (scenario,))
-        world = load_scenario(scenario, require_positions=True)
+        chosen = _parse_rulings(ruling)
+        world = load_scenario(scenario, require_positions=True).with_rulings(chosen)
         _check_writable(render_out, "--render")
         _check_writable(json_out, "--json")
         _check_writable(suggest_out, "--suggest-out")
-        report = check_deployment(world)
+        report = check_deployment(world, cover=True) if cover else check_deployment(world)
         suggestions = None
         if suggest or suggest_out is not None:
             from planner.solve.suggest import suggest_moves
@@ -239,6 +266,7 @@ def plan(
     fmt: FormatOpt = "text",
     render_out: RenderOpt = None,
     allow_illegal: AllowIllegalOpt = False,
+    ruling: RulingOpt = None,
 ) -> None:
     """Plan the marked units with CP-SAT, write the complete scenario and check it.
 
@@ -260,7 +288,8 @@ def plan(
         _check_picture(render_out, scenario)
         _check_writable(out, "--out", (scenario,))
         _check_writable(json_out, "--json", (scenario,))
-        world = load_scenario(scenario)
+        chosen = _parse_rulings(ruling)
+        world = load_scenario(scenario).with_rulings(chosen)
         # the files the scenario references are known now: claim the outputs again
         _check_writable(out, "--out")
         _check_writable(json_out, "--json")
@@ -339,8 +368,11 @@ def schema(
 def rules(
     ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset id.")] = DEFAULT_RULESET,
     json_out: JsonOpt = None,
+    list_rulings: Annotated[bool, typer.Option("--rulings", metavar="",
+                                               help="List the rulings instead: the points the sources leave open "
+                                                    "(id, default, readings, sources).")] = False,
 ) -> None:
-    """List every rule id the checker enforces, with its meaning and source."""
+    """List every rule id the checker enforces, with its meaning and source (--rulings: the rulings)."""
 
     def go() -> int:
         from rich.table import Table as RichTable
@@ -348,6 +380,17 @@ def rules(
 
         rs = _ruleset_option(ruleset)
         console = _console(json_out == "-")
+        if list_rulings:
+            t = RichTable(title=f"Rulings of {rs.name} ({rs.id})")
+            for col in ("ruling", "question", "default", "readings", "sources"):
+                t.add_column(col, no_wrap=col == "ruling")
+            for r in rs.RULINGS:
+                t.add_row(r.key, r.question, r.default, "\n".join(f"{v}: {m}" for v, m in r.readings), r.sources)
+            console.print(t)
+            _write_json(json_out, [{"ruling": r.key, "question": r.question, "default": r.default,
+                                    "readings": [{"value": v, "meaning": m} for v, m in r.readings],
+                                    "sources": r.sources} for r in rs.RULINGS], [])
+            return EXIT_OK
         t = RichTable(title=f"{rs.name} ({rs.id})")
         t.add_column("rule id", no_wrap=True)
         t.add_column("meaning")
@@ -622,6 +665,7 @@ def threats(
                                                                      "anchor) and the best placement to "
                                                                      "FILE.svg or FILE.png.")] = None,
     allow_illegal: AllowIllegalOpt = False,
+    ruling: RulingOpt = None,
 ) -> None:
     """Worst case: the enemy unit's best legal Infiltrate (or 10th/11th Deep Strike) placement against my
     deployment, and its legal area.
@@ -636,7 +680,8 @@ def threats(
 
         _check_picture(render_out, scenario)
         _check_writable(json_out, "--json", (scenario,))
-        world = load_scenario(scenario)
+        chosen = _parse_rulings(ruling)
+        world = load_scenario(scenario).with_rulings(chosen)
         _check_writable(render_out, "--render")
         _check_writable(json_out, "--json")
         console = _console(json_out == "-")
@@ -671,6 +716,7 @@ def generate(
                                          help="Go on with an interrupted run in --out.")] = False,
     params: Annotated[str | None, typer.Option("--params", help="YAML/JSON file of generator parameters.")] = None,
     json_out: JsonOpt = None,
+    ruling: RulingOpt = None,
 ) -> None:
     """Generate labelled training scenarios (legality verdicts, placement puzzles, Deep Strike odds).
 
@@ -683,7 +729,8 @@ def generate(
 
         _check_writable(json_out, "--json", (params,) if params else ())
         manifest, code = run_generate(count, seed, out, workers, ruleset, kind, engine, address, resume, params,
-                                      Console(stderr=True, highlight=False, soft_wrap=True))
+                                      Console(stderr=True, highlight=False, soft_wrap=True),
+                                      rulings=_parse_rulings(ruling))
         _write_json(json_out, manifest, [])
         return code
 

@@ -190,10 +190,25 @@ def _manifest(job: Job, count: int, complete: bool, lines: list[bytes] | None, o
     return m
 
 
+def _with_rulings(params: GeneratorParams, rulings: dict[str, str], rs: str | None, kinds: tuple[str, ...],
+                  params_file: str | None) -> GeneratorParams:
+    """``params`` with the ``--ruling`` choices over its own, each checked against the ruleset of
+    the legality and puzzle scenes (errors name ``--ruling.KEY`` or the parameter file's ``rulings.KEY``)."""
+    from planner.rules.registry import DEFAULT_RULESET, find_ruleset
+
+    scene_rs = find_ruleset(rs or DEFAULT_RULESET)
+    if not any(k in ("legality", "puzzle") for k in kinds):
+        raise ScenarioError("rulings apply to legality and puzzle scenes only", location="--ruling",
+                            value=", ".join(f"{k}={v}" for k, v in {**params.rulings, **rulings}.items()))
+    scene_rs.check_rulings(params.rulings, file=params_file, location="rulings")
+    scene_rs.check_rulings(rulings, location="--ruling")
+    return params.model_copy(update={"rulings": {**params.rulings, **rulings}})
+
+
 def run_generate(count: int, seed: int, out: str, workers: int = 1, ruleset: str | None = None,
                  kinds_text: str = "legality", engine: str = "local", address: str | None = None,
                  resume: bool = False, params_file: str | None = None,
-                 console: Console | None = None) -> tuple[dict, int]:
+                 console: Console | None = None, rulings: dict[str, str] | None = None) -> tuple[dict, int]:
     """Generate ``count`` labelled scenarios into the folder ``out``; return the manifest and exit code.
 
     Raises
@@ -208,6 +223,8 @@ def run_generate(count: int, seed: int, out: str, workers: int = 1, ruleset: str
     kinds = parse_kinds(kinds_text)
     rs = check_ruleset(ruleset, kinds)
     params = load_params(params_file)
+    if rulings or params.rulings:
+        params = _with_rulings(params, rulings or {}, rs, kinds, params_file)
     if "deepstrike" in kinds and rs is None:
         from planner.deepstrike.procedure import deepstrike_rules
 

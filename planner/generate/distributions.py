@@ -70,6 +70,11 @@ class GeneratorParams(BaseModel):
     terrain_gap: float = Field(default=2.0, ge=0, le=12,
                                description="Least gap between the features' bounding boxes, inches.")
 
+    rulings: dict[str, str] = Field(
+        default_factory=dict, max_length=100,
+        description="Rulings (KEY: VALUE, `planner rules --rulings`) written into every scenario and applied to "
+                    "its labels; `generate --ruling KEY=VALUE` adds to them.")
+
     units_min: int = Field(default=2, ge=1, le=20)
     units_max: int = Field(default=4, ge=1, le=20)
     rosters: list[str] = Field(

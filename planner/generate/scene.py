@@ -93,6 +93,8 @@ class Scene:
     units: list[GenUnit] = field(default_factory=list)
     use_profiles: bool = True
     _no_go: tuple | None = None
+    rulings: dict[str, str] = field(default_factory=dict)
+    """The rulings every scenario of the run states (``GeneratorParams.rulings``)."""
 
     @cached_property
     def table(self) -> Polygon:
@@ -117,9 +119,12 @@ class Scene:
         zones = [{"id": self.zone_ids[p], "player": p,
                   "polygon": [[r4(x), r4(y)] for x, y in list(self.zones[p].exterior.coords)[:-1]]}
                  for p in PLAYERS]
-        return {"ruleset": self.ruleset, "name": name, "description": description,
+        data = {"ruleset": self.ruleset, "name": name, "description": description,
                 "battlefield": {"width": self.width, "depth": self.depth}, "terrain": self.terrain,
                 "deployment_zones": zones, "armies": armies}
+        if self.rulings:
+            data["rulings"] = dict(self.rulings)
+        return data
 
 
 # --------------------------------------------------------------------------- battlefield and zones
@@ -385,7 +390,8 @@ def base_scene(rng: np.random.Generator, p: GeneratorParams, ruleset: str, *, ar
     kind = p.deployment_maps[int(rng.integers(len(p.deployment_maps)))]
     zones = zones_for(kind, w, d, p)
     scene = Scene(ruleset, float(w), float(d), kind, zones, {pl: f"{pl}-zone" for pl in PLAYERS},
-                  use_profiles=find_ruleset(ruleset).catalogue == find_ruleset(DEFAULT_RULESET).catalogue)
+                  use_profiles=find_ruleset(ruleset).catalogue == find_ruleset(DEFAULT_RULESET).catalogue,
+                  rulings=dict(p.rulings))
     add_terrain(scene, rng, p)
     if armies:
         add_armies(scene, rng, p, catalogue_entries(ruleset, p))

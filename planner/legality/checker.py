@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from planner.errors import UnknownRulesetError
-from planner.legality.report import LegalityReport, UnitReport, Violation
+from planner.legality.report import LegalityReport, UnitReport, Violation, applied_rulings
 from planner.rules.registry import all_rulesets
 from planner.world import World
 
 
-def check_deployment(world: World) -> LegalityReport:
-    """Check every unit of a resolved scenario against its ruleset.
+def check_deployment(world: World, *, cover: bool = False) -> LegalityReport:
+    """Check every unit of a resolved scenario against its ruleset; with ``cover``, also report
+    per model the benefit of cover against each enemy unit (:meth:`planner.rules.base.Ruleset.cover_report`;
+    not part of the verdict).
 
     Never raises for an illegal deployment: the verdict is the report, with
     ``report.legal == (not report.violations)``.
@@ -17,7 +19,7 @@ def check_deployment(world: World) -> LegalityReport:
     Raises
     ------
     UnknownRulesetError
-        If the scenario's ruleset has no checker.
+        If the scenario's ruleset has no checker (or, with ``cover``, no benefit-of-cover rule).
     """
     rs = world.ruleset
     if not rs.HAS_DEPLOYMENT_CHECKER:
@@ -49,4 +51,5 @@ def check_deployment(world: World) -> LegalityReport:
                 violations.append(Violation(rule=f.rule, unit=f.unit, model=f.model, measured=f.measured,
                                             required=f.required, margin=f.margin, message=f.message))
     return LegalityReport(ruleset=rs.id, scenario=world.file, legal=not violations, violations=violations,
-                          units=units)
+                          units=units, rulings=applied_rulings(world),
+                          cover=rs.cover_report(world) if cover else None)

@@ -20,6 +20,7 @@ from planner.geometry.shapes import distance_to_polygon, signed_distance
 from planner.legality.checks.coherency import coherency_gap, coherency_range
 from planner.legality.checks.distance import InfiltrateDistance, infiltrate_distance, scout_far_enough
 from planner.legality.checks.placement import closest_no_go, wholly_within
+from planner.legality.checks.restriction import restriction_findings
 from planner.legality.report import Evidence, Finding, inches, make_finding, sight_passes
 from planner.legality.table import Placed, Table
 from planner.schema import SetupMethod, SpecialRule
@@ -99,6 +100,8 @@ class HH2Checker:
                 elif u.method is SetupMethod.SCOUT:
                     self.check_scout(u)
                 self.check_coherency(u)
+                for f in restriction_findings(self.R, self.table, final):
+                    self.add(f)
             elif u.method is SetupMethod.EMBARKED and u.setup.first == "infiltrate":
                 self.check_building_infiltrate(u)
             if u.setup.joined:
@@ -295,9 +298,14 @@ class HH2Checker:
                                                     sight_passes=sight_passes(s.passes))))
                 return
         blocking = set(s.blocking)
+        limit = self.table.sight_range_in
+        in_range = self.table.in_sight_range(observers, placed) if limit is not None else observers
+        dark = ("" if len(in_range) == len(observers) else
+                f"; {len(observers) - len(in_range)} more than {limit:g}\" away cannot draw line of sight "
+                "(Night Fighting, ruling night-fighting-deployment=24in)")
         self.add(_finding(self.R.rid("infiltrate.hidden"), True, u,
                           (f"hidden from all {len(observers)} deployed enemy units" if observers
-                           else "no deployed enemy unit to see it")
+                           else "no deployed enemy unit to see it") + dark
                           + (f", sight blocked by {', '.join(sorted(blocking))}" if blocking else "")
                           + "".join(f"; the centre line passes {c.id}{' ' + c.piece if c.piece else ''} (top {c.top:g}\") at "
                                     f"{c.line_height:.2f}\"" for c in s.passes if c.blocks and c.top is not None)
@@ -396,19 +404,33 @@ class HH2Checker:
                           else f"joins {host.id} but has no Independent Character model",
                           required="an Independent Character"))
         ic_inf = ic.any_model_has(SpecialRule.INFILTRATE)
-        host_inf = host.any_model_has(SpecialRule.INFILTRATE)
-        ok = ic_inf == host_inf
-        if ok:
-            msg = ("both have Infiltrate" if ic_inf else "neither has Infiltrate")
-        elif host_inf:
-            msg = f"an Independent Character without Infiltrate cannot join {host.id}, a unit of Infiltrators, " \
-                  "during deployment"
+        reading = self.world.ruling("ic-infiltrate")
+        note = f"ruling ic-infiltrate={reading}: {self.R.ruling_info('ic-infiltrate').meaning(reading)}"
+        if reading == "has":
+            host_inf = host.any_model_has(SpecialRule.INFILTRATE)
+            ok = ic_inf == host_inf
+            if ok:
+                msg = ("both have Infiltrate" if ic_inf else "neither has Infiltrate")
+            elif host_inf:
+                msg = f"an Independent Character without Infiltrate cannot join {host.id}, a unit of Infiltrators, " \
+                      "during deployment"
+            else:
+                msg = (f"an Independent Character with Infiltrate cannot join {host.id}, a unit without it, during "
+                       "deployment")
+            required = "IC and unit both with or both without Infiltrate"
         else:
-            msg = f"an Independent Character with Infiltrate cannot join {host.id}, a unit without it, during deployment"
-        self.add(_finding(self.R.rid("ic.infiltrate"), ok, ic, msg, required="IC and unit both with or both without Infiltrate",
-                          evidence=Evidence(other_model=host.id,
-                                            note="'unit of Infiltrators' read as a unit containing a model with "
-                                                 "Infiltrate (HH2 p.242)")))
+            host_uses = infiltrates(host) or (host.method is SetupMethod.EMBARKED and host.setup.first == "infiltrate")
+            ok = ic_inf or not host_uses
+            if not host_uses:
+                msg = f"{host.id} does not set up by Infiltrate: not a unit of Infiltrators"
+            elif ic_inf:
+                msg = f"{host.id} sets up by Infiltrate and the Independent Character has Infiltrate"
+            else:
+                msg = (f"an Independent Character without Infiltrate cannot join {host.id}, a unit setting up by "
+                       "Infiltrate, during deployment")
+            required = "an IC joining a unit that sets up by Infiltrate has Infiltrate"
+        self.add(_finding(self.R.rid("ic.infiltrate"), ok, ic, msg, required=required,
+                          evidence=Evidence(other_model=host.id, note=note + " (HH2 p.242)")))
         # unit-type limits (p.241, p.195)
         ic_types = ic.types
         problems = []

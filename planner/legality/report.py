@@ -16,7 +16,7 @@ from planner.units import TOLERANCE_IN
 
 if TYPE_CHECKING:
     from planner.geometry.sight import Crossing
-    from planner.world import UnitInfo
+    from planner.world import UnitInfo, World
 
 
 class _R(BaseModel):
@@ -100,6 +100,27 @@ class UnitReport(_R):
     findings: list[Finding]
 
 
+class AppliedRuling(_R):
+    """A ruling the check applied: the reading of a point the sources leave open
+    (:attr:`planner.rules.base.Ruleset.RULINGS`)."""
+
+    key: str
+    value: str
+    default: bool = Field(description="The reading is the ruling's default (not chosen in the scenario or by --ruling).")
+    meaning: str
+    sources: str
+
+
+class ModelCover(_R):
+    """Whether one model has the benefit of cover against one enemy unit, and why (``check --cover``)."""
+
+    unit: str
+    model: str
+    against: str = Field(description="The enemy unit whose models attack.")
+    cover: bool
+    reason: str
+
+
 class LegalityReport(_R):
     """The whole verdict. ``legal`` is True exactly when ``violations`` is empty."""
 
@@ -108,6 +129,28 @@ class LegalityReport(_R):
     legal: bool
     violations: list[Violation]
     units: list[UnitReport]
+    rulings: list[AppliedRuling] = Field(default_factory=list,
+                                         description="The rulings the verdict depends on, with the reading applied.")
+    cover: list[ModelCover] | None = Field(
+        default=None, description="check --cover: per model on the battlefield and enemy unit, the benefit of "
+                                  "cover and why (informational: not part of the verdict); null: not asked.")
+
+
+def applied_rulings(world: World) -> list[AppliedRuling]:
+    """The rulings ``world`` was asked for (:meth:`planner.world.World.ruling`), sorted by key."""
+    rs = world.ruleset
+    out = []
+    for key in sorted(world.rulings_used):
+        info = rs.ruling_info(key)
+        value = world.rulings_used[key]
+        out.append(AppliedRuling(key=key, value=value, default=key not in world.scenario.rulings,
+                                 meaning=info.meaning(value), sources=info.sources))
+    return out
+
+
+def ruling_line(r: AppliedRuling) -> str:
+    """One applied ruling in words: ``ic-infiltrate=has (default): <meaning> [<sources>]``."""
+    return f"{r.key}={r.value} ({'default' if r.default else 'chosen'}): {r.meaning} [{r.sources}]"
 
 
 def inches(v: float) -> str:

@@ -485,6 +485,27 @@ class Table:
         """
         return self.sight_from_any([observer], target, exact=exact)[1]
 
+    @cached_property
+    def sight_range_in(self) -> float | None:
+        """The longest distance a unit can draw line of sight here (inches; None: unlimited):
+        :meth:`planner.rules.base.Ruleset.sight_range_in` (Night Fighting, by its ruling)."""
+        return self.rules.sight_range_in(self.world)
+
+    def in_sight_range(self, observers: list[Placed], target: Placed) -> list[Placed]:
+        """The ``observers`` within :attr:`sight_range_in` of ``target`` (closest models, as
+        set-up distances are measured): the others cannot draw line of sight to it at all."""
+        limit = self.sight_range_in
+        if limit is None:
+            return observers
+        from planner.geometry.measure import is_within_distance
+
+        out = []
+        for o in observers:
+            n = self.nearest_unit(target, [o])
+            if n is not None and is_within_distance(n[0], limit):
+                out.append(o)
+        return out
+
     def sight_from_any(self, observers: list[Placed], target: Placed, *, exact: bool = True,
                        proof_first: bool = False) -> tuple[Placed | None, UnitSight]:
         """Can any of the ``observers`` draw line of sight to ``target``? The first observer that
@@ -503,6 +524,7 @@ class Table:
         at once comes before the quick lines (cheaper where hidden is the usual answer, as for a
         legal Infiltrator); the answer is the same either way."""
         tgt = list(target.footprints)
+        observers = self.in_sight_range(observers, target)
         if not observers:
             return None, UnitSight(False)
         if not self.blocking_features:

@@ -40,8 +40,15 @@ from planner.geometry.shapes import (
     signed_distance,
 )
 from planner.legality.checks.coherency import coherency_shortfall
-from planner.legality.checks.placement import closest_no_go, wholly_within
-from planner.legality.report import Evidence, Finding, inches, make_finding
+from planner.legality.checks.placement import (
+    closest_no_go,
+    edge_gap,
+    minimum_width,
+    too_large_for_edge,
+    wholly_within,
+)
+from planner.legality.checks.restriction import restriction_findings
+from planner.legality.report import Evidence, Finding, ModelCover, inches, make_finding
 from planner.legality.table import Placed, Table, UnitSight
 from planner.rules.abilities import Ability
 from planner.rules.keywords import parse_selector
@@ -206,23 +213,31 @@ class WH40kTable(Table):
     def cover_for(self, models: list[ModelInfo], fps: list[Footprint],
                   attacker_fps: list[Footprint]) -> tuple[bool, list[str]]:
         """:meth:`has_cover` for models standing at ``fps`` (e.g. a planner candidate)."""
-        cover_kw = parse_selector("/".join(self.R.COVER_KEYWORDS)) if self.R.COVER_KEYWORDS else None
         reasons = []
         for m, fp in zip(models, fps, strict=True):
-            if cover_kw is not None:
-                area = self.within_terrain_area(fp) if cover_kw.expr.matches(m.keywords) else None
-            else:
-                area = next((t.id for t in self.blocking_features if t.kind is TerrainKind.AREA
-                             and clearance_inside(fp, self.terrain_polys[t.id]) >= -TOLERANCE_IN), None)
-            if area is not None:
-                reasons.append(f"{m.id}: within terrain area {area}")
-                continue
-            if not self._clear_between(fp, attacker_fps) and \
-                    not all(self.fully_visible(a, fp) for a in attacker_fps):
-                reasons.append(f"{m.id}: not fully visible")
-                continue
-            return False, reasons + [f"{m.id}: in the open and fully visible"]
+            ok, why = self.model_cover(m, fp, attacker_fps)
+            reasons.append(f"{m.id}: {why}")
+            if not ok:
+                return False, reasons
         return True, reasons
+
+    def model_cover(self, m: ModelInfo, fp: Footprint, attacker_fps: list[Footprint]) -> tuple[bool, str]:
+        """Does model ``m`` standing at ``fp`` have the benefit of cover against the attacking
+        models at ``attacker_fps``, and why (the one predicate of :meth:`cover_for`, the planner's
+        ``cover`` goal and ``check --cover``): 11th, an INFANTRY/BEASTS/SWARM model within a terrain
+        area; 10th, a model wholly within ruins; else not fully visible to every attacking model."""
+        cover_kw = parse_selector("/".join(self.R.COVER_KEYWORDS)) if self.R.COVER_KEYWORDS else None
+        if cover_kw is not None:
+            area = self.within_terrain_area(fp) if cover_kw.expr.matches(m.keywords) else None
+        else:
+            area = next((t.id for t in self.blocking_features if t.kind is TerrainKind.AREA
+                         and clearance_inside(fp, self.terrain_polys[t.id]) >= -TOLERANCE_IN), None)
+        if area is not None:
+            return True, f"within terrain area {area}"
+        if not self._clear_between(fp, attacker_fps) and \
+                not all(self.fully_visible(a, fp) for a in attacker_fps):
+            return True, "not fully visible"
+        return False, "in the open and fully visible"
 
     def _clear_between(self, fp: Footprint, others: list[Footprint]) -> bool:
         """No blocking feature touches the hull of ``fp`` and ``others``: fully visible to all (fast path)."""
@@ -308,8 +323,12 @@ class WH40kChecker:
                 self.check_engagement(u)
                 if not u.setup.joined:
                     self.check_coherency(u)
+                for f in restriction_findings(self.R, self.table, final):
+                    self.add(f)
             elif self.arriving(u):
                 self.check_arrival(u)
+                for f in restriction_findings(self.R, self.table, self.table.final(u)):
+                    self.add(f)
         self.check_overlaps()
         self.check_transports()
         self.check_reserves_points()
@@ -696,15 +715,30 @@ class WH40kChecker:
                                    "arriving by Deep Strike needs every model to have it",
                               required="every model has Deep Strike"))
         if u.setup.arrival == "reserves":
-            depth, i = max((self._edge_depth(f), i) for i, f in enumerate(placed.footprints))
-            okb = is_within_distance(depth, R.RESERVES_EDGE_IN)
-            self.add(_finding(P + "reserves.edge", okb, u,
-                              f"every model wholly within {R.RESERVES_EDGE_IN:g}\" of a battlefield edge (deepest: "
-                              f"model {u.models[i].id}, {_f(depth)})" if okb
-                              else f"model {u.models[i].id} is not wholly within {R.RESERVES_EDGE_IN:g}\" of a "
-                                   f"battlefield edge ({_f(depth)})", model=u.models[i].id, measured=depth,
-                              required=f"wholly within {R.RESERVES_EDGE_IN:g}\" of a battlefield edge",
-                              margin=R.RESERVES_EDGE_IN - depth))
+            fps = list(placed.footprints)
+            large = ({i for i, f in enumerate(fps) if too_large_for_edge(f, R.RESERVES_EDGE_IN)}
+                     if R.RESERVES_LARGE_TOUCHING_EDGE else set())
+            for i in sorted(large):
+                gap = edge_gap(fps[i], self.table.battlefield.bounds)
+                okl = is_within_distance(max(gap, 0.0), 0.0)
+                width = minimum_width(fps[i])
+                self.add(_finding(P + "reserves.large_model_edge", okl, u,
+                                  f"model {u.models[i].id} is too large to fit wholly within {R.RESERVES_EDGE_IN:g}\" "
+                                  f"of an edge (least width {_f(width)}) and "
+                                  + ("touches a battlefield edge" if okl else f"is {_f(gap)} from the nearest edge"),
+                                  model=u.models[i].id, measured=gap, required="touching a battlefield edge",
+                                  margin=-gap))
+            rest = [(self._edge_depth(f), i) for i, f in enumerate(fps) if i not in large]
+            if rest:
+                depth, i = max(rest)
+                okb = is_within_distance(depth, R.RESERVES_EDGE_IN)
+                self.add(_finding(P + "reserves.edge", okb, u,
+                                  f"every model wholly within {R.RESERVES_EDGE_IN:g}\" of a battlefield edge (deepest: "
+                                  f"model {u.models[i].id}, {_f(depth)})" if okb
+                                  else f"model {u.models[i].id} is not wholly within {R.RESERVES_EDGE_IN:g}\" of a "
+                                       f"battlefield edge ({_f(depth)})", model=u.models[i].id, measured=depth,
+                                  required=f"wholly within {R.RESERVES_EDGE_IN:g}\" of a battlefield edge",
+                                  margin=R.RESERVES_EDGE_IN - depth))
             if rnd < R.RESERVES_ENEMY_ZONE_FROM_ROUND:
                 hits = [(zid, i) for zid, poly in self.enemy_zones(u) for i, f in enumerate(placed.footprints)
                         if distance_to_polygon(f, poly) <= TOLERANCE_IN]
@@ -791,3 +825,22 @@ def setup_label_40k(unit: UnitInfo) -> str:
     if unit.method is SetupMethod.RESERVES and unit.setup.battle_round is not None:
         text += f", arriving in battle round {unit.setup.battle_round}"
     return text
+
+
+def cover_report(world: World, R: Warhammer40k) -> list[ModelCover]:
+    """Per model of every unit on the battlefield, against every enemy unit on the battlefield:
+    the benefit of cover and why (:meth:`WH40kTable.model_cover`, the predicate of the planner's
+    ``cover`` goal). Units embarked or in reserves neither have nor deny cover (RULES.md §3.2)."""
+    t = WH40kTable(world, R)
+    out = []
+    units = t.on_table
+    for u in units:
+        fps = list(t.final(u).footprints)
+        for e in units:
+            if e.player == u.player:
+                continue
+            attackers = list(t.final(e).footprints)
+            for m, fp in zip(u.models, fps, strict=True):
+                ok, why = t.model_cover(m, fp, attackers)
+                out.append(ModelCover(unit=u.id, model=m.id, against=e.id, cover=ok, reason=why))
+    return out

@@ -77,6 +77,12 @@ def ruling_html(r: Ruling, svg: bytes | str | None, level: int = 1) -> list[str]
     if r.rules:
         out.append(f"<h{h + 1}>Rules applied</h{h + 1}>")
         out += _table(("rule id", "meaning", "source"), r.rules)
+    if r.cover is not None:
+        out.append(f"<h{h + 1}>Benefit of cover</h{h + 1}>")
+        out += _table(("unit", "model", "against", "cover", "why"), r.cover)
+    if r.rulings:
+        out.append(f"<h{h + 1}>Rulings applied</h{h + 1}>")
+        out += _table(("ruling", "reading", "meaning", "sources"), r.rulings)
     return out
 
 

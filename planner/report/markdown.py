@@ -61,6 +61,14 @@ def ruling_markdown(r: Ruling, picture: list[str], level: int = 1) -> list[str]:
         out += [f"{h}# Rules applied", ""]
         out += _table(("rule id", "meaning", "source"), r.rules)
         out.append("")
+    if r.cover is not None:
+        out += [f"{h}# Benefit of cover", ""]
+        out += _table(("unit", "model", "against", "cover", "why"), r.cover)
+        out.append("")
+    if r.rulings:
+        out += [f"{h}# Rulings applied", ""]
+        out += _table(("ruling", "reading", "meaning", "sources"), r.rulings)
+        out.append("")
     return out
 
 

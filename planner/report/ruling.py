@@ -126,6 +126,10 @@ class Ruling:
     units: list[UnitRuling]
     rules: list[tuple[str, str, str]]
     """(rule id, meaning, source) of every rule that appears in the findings."""
+    rulings: list[tuple[str, str, str, str]] = field(default_factory=list)
+    cover: list[tuple[str, str, str, str, str]] | None = None
+    """check --cover: (unit, model, against, yes/no, why) per model and enemy unit."""
+    """(ruling key, reading applied and whether it is the default, meaning, sources) of every ruling applied."""
 
 
 def unit_summary(u: UnitReport) -> str:
@@ -166,8 +170,12 @@ def build_ruling(report: LegalityReport, title: str | None = None) -> Ruling:
     verdict = ("LEGAL: every rule checked for every unit passed." if report.legal else
                f"ILLEGAL: {n} violation{'s' if n != 1 else ''}.")
     rules = [(r, known[r].meaning if r in known else "", known[r].source if r in known else "") for r in used]
+    rulings = [(r.key, f"{r.value} ({'default' if r.default else 'chosen'})", r.meaning, r.sources)
+               for r in report.rulings]
+    cover = None if report.cover is None else [(c.unit, c.model, c.against, "yes" if c.cover else "no", c.reason)
+                                                for c in report.cover]
     return Ruling(title or f"Deployment ruling: {report.scenario or 'scenario'}", report.ruleset, report.legal,
-                  verdict, violations, units, rules)
+                  verdict, violations, units, rules, rulings, cover)
 
 
 def status_words(result) -> str:

@@ -29,6 +29,20 @@ def print_check_report(report: LegalityReport, console: Console, *, verbose: boo
                   verdict,
                   fmt_margin(u.tightest_margin, failing=not u.legal), u.tightest_rule or "")
     console.print(t)
+    if report.cover is not None:
+        c = RichTable(title="Benefit of cover (per model, against each enemy unit)")
+        for col in ("unit", "model", "against", "cover", "why"):
+            c.add_column(col)
+        for mc in report.cover:
+            c.add_row(escape(mc.unit), escape(mc.model), escape(mc.against),
+                      "[green]yes[/green]" if mc.cover else "no", escape(mc.reason))
+        console.print(c)
+    if report.rulings:
+        from planner.legality.report import ruling_line
+
+        console.print("Rulings applied:")
+        for r in report.rulings:
+            console.print(escape(f"  {ruling_line(r)}"), highlight=False)
     if verbose:
         for u in report.units:
             console.print(f"[bold]{escape(u.unit)}[/bold] ({escape(u.setup)})")

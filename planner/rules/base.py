@@ -47,6 +47,40 @@ class RuleInfo:
     source: str
 
 
+@dataclass(frozen=True)
+class RulingInfo:
+    """A point the sources leave open, and the readings the planner can apply (issue #19 item 4).
+
+    ``key`` is what a scenario's ``rulings:`` section and ``--ruling KEY=VALUE`` name (e.g.
+    ``'ic-infiltrate'``); ``readings`` maps each value to its meaning; ``default`` is the reading
+    applied when none is chosen; ``sources`` says where the open point is (rule pages, RULES.md).
+    Each ruling is declared once, in a ruleset module's ``RULINGS``.
+    """
+
+    key: str
+    question: str
+    default: str
+    readings: tuple[tuple[str, str], ...]
+    sources: str
+
+    def meaning(self, value: str) -> str:
+        """The meaning of reading ``value``.
+
+        Raises
+        ------
+        KeyError
+            If ``value`` is not one of the readings.
+        """
+        for v, m in self.readings:
+            if v == value:
+                return m
+        raise KeyError(value)
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        return tuple(v for v, _ in self.readings)
+
+
 class Ruleset:
     """A game system's deployment rules (see the module docstring).
 
@@ -74,6 +108,8 @@ class Ruleset:
     BATTLEFIELD_WIDTH_IN: ClassVar[float] = 72.0
     BATTLEFIELD_DEPTH_IN: ClassVar[float] = 48.0
     RULE_TABLE: ClassVar[tuple[RuleInfo, ...]] = ()
+    RULINGS: ClassVar[tuple[RulingInfo, ...]] = ()
+    """The open points of this ruleset's sources and their readings (:class:`RulingInfo`)."""
 
     CATALOGUE: ClassVar[str | None] = None
     """The ``models/`` catalogue system this ruleset's scenarios use (None: its own id)."""
@@ -174,6 +210,45 @@ class Ruleset:
                 return r
         raise KeyError(rule_id)
 
+    def ruling_info(self, key: str) -> RulingInfo:
+        """The ruling ``key`` of this ruleset.
+
+        Raises
+        ------
+        KeyError
+            If the ruleset declares no such ruling.
+        """
+        for r in self.RULINGS:
+            if r.key == key:
+                return r
+        raise KeyError(key)
+
+    def check_rulings(self, chosen: dict[str, str], *, file: str | None = None,
+                      location: str = "rulings") -> dict[str, str]:
+        """``chosen`` (KEY -> VALUE) validated against :attr:`RULINGS`; returns it as a new dict.
+
+        Raises
+        ------
+        ScenarioError
+            Naming ``file``, the field ``location.KEY`` and the value, for a key the ruleset does
+            not declare or a value that is not one of its readings.
+        """
+        from planner.errors import ScenarioError
+
+        out: dict[str, str] = {}
+        for key, value in chosen.items():
+            try:
+                info = self.ruling_info(key)
+            except KeyError:
+                known = ", ".join(r.key for r in self.RULINGS) or "none"
+                raise ScenarioError(f"unknown ruling for {self.id}; known: {known}", file=file,
+                                    location=f"{location}.{key}", value=key) from None
+            if value not in info.values:
+                raise ScenarioError(f"unknown reading of ruling {key}; choose one of {', '.join(info.values)}",
+                                    file=file, location=f"{location}.{key}", value=value)
+            out[key] = value
+        return out
+
     @property
     def default_width_in(self) -> float:
         return self.BATTLEFIELD_WIDTH_IN
@@ -223,12 +298,28 @@ class Ruleset:
         """
         raise self._unsupported("deployment checker")
 
+    def cover_report(self, world: World) -> list[Any]:
+        """Per model on the battlefield and enemy unit on the battlefield, whether the model has
+        the benefit of cover against it and why (:class:`planner.legality.report.ModelCover`).
+
+        Raises
+        ------
+        UnknownRulesetError
+            If the ruleset has no benefit-of-cover rule here.
+        """
+        raise self._unsupported("benefit of cover rule ('check --cover' is for wh40k10 and wh40k11)")
+
     def model_height(self, model: ModelInfo) -> float:
         """The height of ``model`` for line of sight (inches): its own or its profile's, else
         :attr:`MODEL_HEIGHT_IN` for its unit type, else :attr:`DEFAULT_MODEL_HEIGHT_IN`."""
         if model.height_in is not None:
             return model.height_in
         return self.MODEL_HEIGHT_IN.get(str(model.type), self.DEFAULT_MODEL_HEIGHT_IN)
+
+    def sight_range_in(self, world: World) -> float | None:
+        """The longest distance a unit can draw line of sight during deployment (inches; None:
+        unlimited, the default); a ruleset with a ruling on it (Night Fighting) overrides this."""
+        return None
 
     def table(self, world: World) -> Table:
         """The prepared table of a scenario with this ruleset's line-of-sight rule (what the

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from planner.rules.base import RuleInfo, Ruleset
+from planner.rules.base import RuleInfo, Ruleset, RulingInfo
+from planner.rules.scatter import RING_SPACING
 from planner.schema import SubType, UnitType
 
 if TYPE_CHECKING:
@@ -149,6 +150,10 @@ class HorusHeresy2(Ruleset):
         RuleInfo("transport.capacity",
                  "models embarked in a transport or building fit its capacity (Bulky (X) counts X)",
                  "HH2 rulebook, Transports; Bulky (X)"),
+        RuleInfo("restriction.within",
+                 "an enemy unit's ability forbids set-up or arrival within X\" of it (by set-up method, as the "
+                 "scenario states it with its source): the unit is set up more than X\" from it; a restriction beats a "
+                 "permission", "the ability's own source (scenario 'restrictions:'); issue #19 item 5"),
         RuleInfo("placement.one", "each unit to deploy is set up once, at exactly one placement (the planner's "
                  "one-placement-per-unit constraint)", "HH2 rulebook, deployment; README, Planning"),
         RuleInfo("deepstrike_assault.edge_within_1", "Deep Strike Assault: the first model ends within 1\" of a "
@@ -162,6 +167,71 @@ class HorusHeresy2(Ruleset):
                  "enemy model after its scatter, so the opponent moves it (up to 18\")",
                  "HH2 rulebook p.310 [I]; Drop Pod Assault p.99, Subterranean Assault p.101; RULES.md §1.4"),
     )
+
+    NIGHT_FIGHTING_SIGHT_IN: ClassVar[float] = 24.0
+    """Night Fighting (HH-GST 5305-9807-b158-3c1c): no unit may draw line of sight to any unit more than 24" away."""
+
+    RULINGS: ClassVar[tuple[RulingInfo, ...]] = (
+        RulingInfo("ic-infiltrate",
+                   "'An Independent Character without Infiltrate cannot join a unit of Infiltrators during "
+                   "deployment, and vice versa': is a unit of Infiltrators a unit that has Infiltrate, or one that "
+                   "uses it?",
+                   "has",
+                   (("has", "a unit of Infiltrators is a unit with a model with Infiltrate, however it deploys: the "
+                            "IC and the unit both have Infiltrate or neither has it"),
+                    ("uses", "a unit of Infiltrators is a unit set up by Infiltrate: an IC without Infiltrate cannot "
+                             "join a unit that Infiltrates; an IC with Infiltrate may join a unit that deploys "
+                             "normally (it then deploys normally with it)")),
+                   "HH2 rulebook p.242 (Infiltrate), p.241 (Independent Character); RULES.md §1.1"),
+        RulingInfo("night-fighting-deployment",
+                   "Night Fighting in effect in Game Turn 1: does it limit line of sight during deployment, which "
+                   "precedes Game Turn 1 (the Infiltrate 'can draw line of sight' test)?",
+                   "ignored",
+                   (("ignored", "deployment precedes Game Turn 1: Night Fighting never limits line of sight during "
+                                "deployment (the letter of the text)"),
+                    ("24in", "Night Fighting is in effect in Game Turn 1 and read as applying during deployment: no "
+                             "deployed unit can draw line of sight to a unit more than 24\" away (Primarchs and "
+                             "Night Vision are not modelled)")),
+                   "HH-GST Night Fighting 5305-9807-b158-3c1c; RULES.md §1.10 [I]"),
+        RING_SPACING,
+        RulingInfo("dsa-igs-correction",
+                   "Deep Strike Assault with an Inertial Guidance System: after the minimum-distance correction the "
+                   "model touches the edge or the terrain; is it then relocated by the opponent?",
+                   "relocated",
+                   (("relocated", "it touches the edge or terrain, so it is within 1\" of it and the opponent "
+                                  "relocates it (the correction does not change P(relocated))"),
+                    ("kept", "the correction is the end of the scatter: the model stays where it was moved")),
+                   "HH-GST Inertial Guidance System d222-fde9-51b8-8739; HH2 p.310 [I]; RULES.md §1.4"),
+        RulingInfo("dsa-igs-off-battlefield",
+                   "Inertial Guidance System: when does a model 'scatter off the battlefield'?",
+                   "any-part",
+                   (("any-part", "any part of its base (or hull) would be off the table"),
+                    ("centre", "the centre of its base would be off the table")),
+                   "HH-GST Inertial Guidance System d222-fde9-51b8-8739; RULES.md §1.4"),
+        RulingInfo("dsa-igs-reroll",
+                   "An assault made entirely of models with an Inertial Guidance System may re-roll the Disordered "
+                   "roll: is the re-roll taken in the odds?",
+                   "taken",
+                   (("taken", "the re-roll is taken: P(Disordered) = (1/6)^2 (with the Warlord trait (3/6)^2)"),
+                    ("declined", "the re-roll is not taken: P(Disordered) = 1/6 (3/6)")),
+                   "HH-GST Inertial Guidance System d222-fde9-51b8-8739; RULES.md §1.4"),
+        RulingInfo("dsa-first-model-shape",
+                   "Deep Strike Assault: is a first model that is not round (a hull such as a Drop Pod, an oval) "
+                   "judged by its true shape or by its circumscribed disc?",
+                   "true-shape",
+                   (("disc", "its circumscribed disc stands in for it (conservative)"),
+                    ("true-shape", "its true hull or oval at its facing")),
+                   "HH2 p.310 [I]; Drop Pod Assault p.99; RULES.md §1.4; issue #19 item 2"),
+    )
+    """The points the sources leave open (``rulings:`` in a scenario, ``--ruling KEY=VALUE``). The
+    Deep Strike ones (``ds-ring-spacing``, ``dsa-*``) state what ``planner deepstrike`` does (their
+    defaults; choosing another reading there is not wired yet); ``check``, ``plan``, ``threats`` and
+    ``generate`` read ``ic-infiltrate`` and ``night-fighting-deployment``."""
+
+    def sight_range_in(self, world: World) -> float | None:
+        """The longest distance a unit can draw line of sight during deployment (inches), None:
+        unlimited; ``24`` under the ``night-fighting-deployment=24in`` ruling."""
+        return self.NIGHT_FIGHTING_SIGHT_IN if world.ruling("night-fighting-deployment") == "24in" else None
 
     # --------------------------------------------------------------------------- Deep Strike Assault (RULES.md §1.4)
     # Data only: the HH2 Deep Strike Assault procedure as far as RULES.md sources it. HH2 has no Deep

@@ -82,6 +82,9 @@ class Warhammer40k(Ruleset):
     RESERVES_EDGE_IN: ClassVar[float]
     RESERVES_ENEMY_ZONE_FROM_ROUND: ClassVar[int]
     RESERVES_MORE_THAN_IN: ClassVar[float]
+    RESERVES_LARGE_TOUCHING_EDGE: ClassVar[bool] = False
+    """A model too large to fit wholly within ``RESERVES_EDGE_IN`` of an edge may arrive touching a
+    battlefield edge instead (still more than ``RESERVES_MORE_THAN_IN`` from enemy units)."""
     RESERVES_DESTROYED_AFTER_ROUND: ClassVar[int]
     EMBARK_WITHIN_IN: ClassVar[float]
     OBJECTIVE_RANGE_IN: ClassVar[float]
@@ -92,6 +95,11 @@ class Warhammer40k(Ruleset):
         from planner.legality.wh40k import WH40kChecker
 
         return WH40kChecker(world).run()
+
+    def cover_report(self, world: World) -> list[Any]:
+        from planner.legality.wh40k import cover_report
+
+        return cover_report(world, self)
 
     def table(self, world: World) -> Table:
         """The table with the edition's visibility rule (:class:`planner.legality.wh40k.WH40kTable`)."""

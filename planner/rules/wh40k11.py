@@ -70,6 +70,9 @@ class Warhammer40k11(Warhammer40k):
     RESERVES_ENEMY_ZONE_FROM_ROUND = 3
     """Before battle round 3 not in the opponent's deployment zone (11E-CORE-C 20.04)."""
     RESERVES_MORE_THAN_IN = 8.0
+    RESERVES_LARGE_TOUCHING_EDGE = True
+    """11E-CORE-A 03.02 (RULES.md §3.4): a model too large for the deployment zone ... "From Strategic
+    Reserves: may touch a battlefield edge but still more than 8\" from all enemy units"."""
     RESERVES_DESTROYED_AFTER_ROUND = 3
 
     # ---------------------------------------------------------------- transports, objectives, terrain
@@ -90,6 +93,11 @@ class Warhammer40k11(Warhammer40k):
                  "room for a base; RULES.md §3.1 Terrain"),
         RuleInfo("deployment.wholly_within_zone", "normal deployment: every model wholly within its own deployment "
                  "zone", "11E-CORE-A 03.02; RULES.md §3.4"),
+        RuleInfo("restriction.within",
+                 "an enemy unit's ability forbids set-up or arrival within X\" of it (by set-up method, as the "
+                 "scenario states it with its source): the unit is set up more than X\" horizontally from it; a "
+                 "restriction beats a permission", "the ability's own source (scenario 'restrictions:'); issue #19 "
+                 "item 5"),
         RuleInfo("placement.one", "each unit to deploy is set up once, at exactly one placement (the planner's "
                  "one-placement-per-unit constraint)", "11E-CORE-A 03.02; RULES.md §3.4, §3.5; README, Planning"),
         RuleInfo("bases.overlap", "no model's base overlaps another's (a unit arriving from reserves is not "
@@ -138,6 +146,9 @@ class Warhammer40k11(Warhammer40k):
                  "round 3 are destroyed", "11E-CORE-C 20.03-20.04"),
         RuleInfo("reserves.edge", "strategic reserves arrive wholly within 6\" of one or more battlefield edges",
                  "11E-CORE-C 20.04; RULES.md §3.1"),
+        RuleInfo("reserves.large_model_edge", "a model too large to fit wholly within 6\" of a battlefield edge "
+                 "arrives from strategic reserves touching a battlefield edge instead (still more than 8\" "
+                 "horizontally from all enemy units)", "11E-CORE-A 03.02; RULES.md §3.4"),
         RuleInfo("reserves.enemy_zone", "before battle round 3 an ingress move does not end in the opponent's "
                  "deployment zone", "11E-CORE-C 20.04; RULES.md §3.1"),
         RuleInfo("deepstrike.distance", "Deep Strike / ingress: every model more than 8\" horizontally from all "

@@ -29,6 +29,7 @@ from planner.legality.checks.distance import (
     scout_far_enough,
 )
 from planner.legality.checks.placement import closest_no_go, first_outside
+from planner.legality.checks.restriction import first_breach
 from planner.legality.table import Placed
 from planner.schema import SetupMethod
 
@@ -115,6 +116,9 @@ def judge(builder: Any, group: Any, fps: list[Footprint], exact_sight: bool = Fa
             verdict = infiltrate_distance(rs, near, builder.margin)
             if verdict is InfiltrateDistance.TOO_CLOSE:
                 return (rs.rid("infiltrate.distance"), n[2].unit.id), near
+    breach = first_breach(t, placed, builder.margin, holders=builder._enemies(u))
+    if breach is not None:
+        return (rs.rid("restriction.within"), breach.held.holder.id), near if near is not None else breach.distance
     # after the distance to the enemy (a base on an enemy base is also too close to it)
     hit = builder._fixed_overlap(fps)
     if hit is not None:
@@ -191,6 +195,8 @@ def _describe(world: World, rs: HorusHeresy2, rule: str, detail: str | None, uni
         return f"entirely within {checks.scout_limit(unit, rs):g}\" of where each model stood"
     if name == "scout.more_than_9":
         return f"more than {rs.SCOUT_MORE_THAN_IN:g}\" from enemy unit {lab(detail)}"
+    if name == "restriction.within":
+        return f"clear of the restriction of enemy unit {lab(detail)} (no enemy set-up within its distance)"
     if name == "infiltrate.eligible":
         return f"set up by Infiltrate ({lab(detail)} has no model with Infiltrate)"
     if name == "scout.eligible":

@@ -20,6 +20,7 @@ from planner.geometry.measure import farthest_from, is_more_than_distance, is_wi
 from planner.geometry.shapes import Footprint, distance_to_polygon
 from planner.legality.checks.coherency import is_coherent_40k
 from planner.legality.checks.placement import closest_no_go, first_outside
+from planner.legality.checks.restriction import first_breach
 from planner.legality.table import Placed
 from planner.legality.wh40k import WH40kChecker, edition
 from planner.schema import SetupMethod
@@ -102,6 +103,11 @@ def prefilter_rules(builder, unit) -> tuple[str, str, float, list[Placed]]:
             [t.first(e) for e in t.enemy_units(unit.player)])
 
 
+def enemies_final(t, u) -> list[Placed]:
+    """The enemy units on the table where they stand (holders of restrictions)."""
+    return [t.final(e) for e in t.enemy_units(u.player)]
+
+
 def judge(builder, group, fps: list[Footprint], exact_sight: bool = False
           ) -> tuple[tuple[str, str | None] | None, float | None]:
     """(None if legal apart from the other placed units, else (rule id, detail); nearest enemy
@@ -124,6 +130,9 @@ def judge(builder, group, fps: list[Footprint], exact_sight: bool = False
     if hit is not None:
         return (f"{rs}.bases.overlap", hit), None
     placed = Placed(u, tuple(fps), tuple(f"{m.unit_id}/{m.id}" for m in group.models))
+    breach = first_breach(t, placed, builder.margin, holders=enemies_final(t, u))
+    if breach is not None:
+        return (f"{rs}.restriction.within", breach.held.holder.id), breach.distance
     if u.method is SetupMethod.SCOUT:
         return _judge_scouts(builder, group, fps, placed)
     enemies = [t.first(e) for e in t.enemy_units(u.player)]
@@ -187,6 +196,8 @@ def describe(world, rule: str, details: list[str | None], label) -> str:
         return "wholly within its deployment zone"
     if name == "bases.overlap":
         return f"clear of the bases of {listed}"
+    if name == "restriction.within":
+        return f"clear of the restrictions of {units} (no enemy set-up within their distance)"
     if name == "engagement":
         return f"more than {R.ENGAGEMENT_RANGE_IN:g}\" (Engagement Range) from {units}"
     if name == "infiltrators.distance":

@@ -127,3 +127,41 @@ def first_overlap(fps: Sequence[Footprint], others: Sequence[tuple[str, Footprin
         if overlaps(others[j][1], fps[i]):
             return others[int(j)][0]
     return None
+
+
+def minimum_width(fp: Footprint) -> float:
+    """The least width of a base over every orientation (inches): a circle's diameter, an
+    ellipse's minor axis, a convex polygon's least distance between parallel supporting lines
+    (attained at one of its edges' normals, exact); 0 for a segment."""
+    if fp.kind == "circle":
+        return 2 * fp.a
+    if fp.kind == "ellipse":
+        return 2 * min(fp.a, fp.b)
+    if fp.kind != "polygon" or len(fp.verts) < 3:
+        return 0.0
+    v = np.asarray(fp.verts, dtype=float)
+    best = float("inf")
+    for k in range(len(v)):
+        a, b = v[k], v[(k + 1) % len(v)]
+        ex, ey = b - a
+        n = float(np.hypot(ex, ey))
+        if n == 0:
+            continue
+        dist = np.abs((v[:, 0] - a[0]) * ey - (v[:, 1] - a[1]) * ex) / n
+        best = min(best, float(dist.max()))
+    return best
+
+
+def too_large_for_edge(fp: Footprint, edge_in: float) -> bool:
+    """A model "too large to fit wholly within" ``edge_in`` of a battlefield edge: in no
+    orientation is its base less than or equal to that wide (11E-CORE-A 03.02)."""
+    return minimum_width(fp) > edge_in + TOLERANCE_IN
+
+
+def edge_gap(fp: Footprint, bounds: tuple[float, float, float, float]) -> float:
+    """How far the base is from its nearest battlefield edge (inches; 0 or less: touching it or
+    over it). ``bounds``: the battlefield (x0, y0, x1, y1)."""
+    x0, y0, x1, y1 = bounds
+    s = fp.support_many(np.array([1.0, -1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0, -1.0]))
+    max_x, min_x, max_y, min_y = float(s[0]), -float(s[1]), float(s[2]), -float(s[3])
+    return min(min_x - x0, x1 - max_x, min_y - y0, y1 - max_y)

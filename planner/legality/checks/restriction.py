@@ -1,0 +1,164 @@
+"""Restrictions as data (issue #19 item 5): "enemy units cannot be set up or arrive within X" of
+this unit", an ability a scenario states on a unit or a model (``restrictions:``, with its
+source), by set-up method (:class:`planner.schema.SetupKind`).
+
+The one predicate (:func:`restriction_verdicts`, :func:`first_breach`) used by the checkers of
+every ruleset, the planner's judges and ``threats``. *Within X"* is not more than X" (exactly X"
+is forbidden), measured between the closest points of the two units' bases as the ruleset
+measures set-up distances (:meth:`planner.legality.table.Table.nearest_unit`). A restriction
+beats a permission (an ability of the unit being set up that allows it closer): the finding
+names both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from planner.geometry.measure import is_more_than_distance
+from planner.schema import Permission, Restriction, SetupKind, SetupMethod
+
+if TYPE_CHECKING:
+    from planner.legality.report import Finding
+    from planner.legality.table import Placed, Table
+    from planner.rules.base import Ruleset
+    from planner.world import UnitInfo
+
+
+def setup_kind(unit: UnitInfo) -> SetupKind | None:
+    """How ``unit`` is set up, as restrictions name it (None: not on the battlefield by a set-up
+    a restriction can forbid, e.g. embarked; a unit in Reserves with positions arrives)."""
+    m = unit.method
+    if m is SetupMethod.DEPLOYMENT_ZONE:
+        return SetupKind.DEPLOYMENT
+    if m is SetupMethod.INFILTRATE:
+        return SetupKind.INFILTRATE
+    if m is SetupMethod.SCOUT:
+        return SetupKind.SCOUT
+    if m is SetupMethod.RESERVES and unit.is_positioned:
+        return SetupKind.DEEP_STRIKE
+    return None
+
+
+@dataclass(frozen=True)
+class Held:
+    """A restriction held by ``holder`` (the whole unit, or its models ``models``: indices)."""
+
+    holder: UnitInfo
+    restriction: Restriction
+    models: tuple[int, ...]
+
+
+def held_against(units: list[UnitInfo], unit: UnitInfo) -> list[Held]:
+    """The restrictions of the enemy units among ``units`` that forbid ``unit``'s set-up method."""
+    kind = setup_kind(unit)
+    if kind is None:
+        return []
+    out = []
+    for h in units:
+        if h.player == unit.player:
+            continue
+        for r in h.record.restrictions:
+            if kind in r.methods:
+                out.append(Held(h, r, tuple(range(len(h.models)))))
+        for i, m in enumerate(h.record.models):
+            for r in m.restrictions:
+                if kind in r.methods:
+                    out.append(Held(h, r, (i,)))
+    return out
+
+
+def permissions_of(unit: UnitInfo, restriction: Restriction) -> list[Permission]:
+    """The permissions of ``unit`` (to set up closer) for its set-up method that the
+    restriction beats (allowing a set-up within its distance)."""
+    kind = setup_kind(unit)
+    return [p for p in unit.record.permissions
+            if kind in p.methods and p.more_than_in < restriction.within_in]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One restriction measured: ``ok`` when the unit is more than ``within_in`` from the holder."""
+
+    held: Held
+    distance: float
+    ok: bool
+    model: int
+    """Index of the closest model of the unit being set up."""
+    holder_model: str
+    beaten: tuple[Permission, ...]
+
+
+def _holder_placed(p: Placed, held: Held) -> Placed:
+    from planner.legality.table import Placed
+
+    if len(held.models) == len(held.holder.models) and len(p.footprints) == len(held.models):
+        return p
+    return Placed(p.unit, tuple(p.footprints[i] for i in held.models), tuple(p.model_id(i) for i in held.models))
+
+
+def restriction_verdicts(table: Table, placed: Placed, margin: float = 0.0,
+                         holders: list[Placed] | None = None) -> list[Verdict]:
+    """Every restriction against ``placed`` (the unit being set up at these footprints) held by
+    an enemy unit on the table, measured. ``holders``: the units that may hold one, at their
+    footprints (default: every unit on the table but this one, where it stands); ``margin``
+    (inches): the planner's tape-measure margin ("more than X" plus the margin); the checker
+    uses 0."""
+    unit = placed.unit
+    if holders is None:
+        holders = [table.final(u) for u in table.on_table if u.id != unit.id]
+    at = {p.unit.id: p for p in holders if p.unit.player != unit.player and len(p.footprints) == len(p.unit.models)}
+    out = []
+    for h in held_against([at[k].unit for k in at], unit):
+        n = table.nearest_unit(placed, [_holder_placed(at[h.holder.id], h)])
+        if n is None:
+            continue
+        d, i, other, j = n
+        ok = is_more_than_distance(d, h.restriction.within_in + margin)
+        out.append(Verdict(h, d, ok, i, other.model_id(j), tuple(permissions_of(unit, h.restriction))))
+    return out
+
+
+def first_breach(table: Table, placed: Placed, margin: float = 0.0,
+                 holders: list[Placed] | None = None) -> Verdict | None:
+    """The first restriction ``placed`` breaks (:func:`restriction_verdicts`), or None."""
+    for v in restriction_verdicts(table, placed, margin, holders):
+        if not v.ok:
+            return v
+    return None
+
+
+def describe(v: Verdict) -> str:
+    """A finding's message (after "model M is"): the distance, the restriction with its source,
+    and any permission it beats."""
+    r = v.held.restriction
+    name = f"{r.name} ({v.held.holder.id})" if r.name else f"the restriction of {v.held.holder.id}"
+    words = (f"{v.distance:.3f}\" from {v.held.holder.id} (model {v.holder_model}): "
+             + (f"more than the {r.within_in:g}\" of {name}" if v.ok
+                else f"within {r.within_in:g}\", and {name} forbids enemy set-up within {r.within_in:g}\"")
+             + f" [{r.source}]")
+    if v.beaten:
+        words += ("; the restriction beats " if not v.ok else "; a restriction beats ") + ", ".join(
+            f"the permission {p.name or 'to set up closer'} (more than {p.more_than_in:g}\") [{p.source}]"
+            for p in v.beaten)
+    return words
+
+
+def restriction_findings(rs: Ruleset, table: Table, placed: Placed) -> list[Finding]:
+    """The checker's findings of rule ``<rs>.restriction.within`` for ``placed`` (one per
+    restriction against it, passed or not; none when no restriction applies)."""
+    from planner.legality.report import Evidence, make_finding
+
+    out = []
+    unit = placed.unit
+    for v in restriction_verdicts(table, placed):
+        r = v.held.restriction
+        model = placed.model_id(v.model)
+        out.append(make_finding(
+            rs.rid("restriction.within"), v.ok, unit, f"model {model} is {describe(v)}", model=model, measured=v.distance,
+            required=f"more than {r.within_in:g}\" from {v.held.holder.id} (set-up by {setup_kind(unit)})",
+            margin=v.distance - r.within_in,
+            evidence=Evidence(nearest_enemy_unit=v.held.holder.id, nearest_enemy_model=v.holder_model, model=model,
+                              note=f"restriction [{r.source}]" + "".join(
+                                  f"; beats permission [{p.source}]" for p in v.beaten))))
+    return out
