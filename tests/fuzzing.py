@@ -139,6 +139,19 @@ def _wild_value(rng: random.Random, depth: int = 0) -> Any:
     return rng.choice(SPECIAL_NUMBERS)
 
 
+def duplicate_at(data: Any, path: tuple, rng: random.Random) -> None:
+    """Duplicate the node at ``path``: a list item is inserted again beside itself, a list gets
+    a copy of one of its items, anything else becomes a one-item list of itself."""
+    parent, key = _get(data, path[:-1]), path[-1]
+    target = _get(data, path)
+    if isinstance(parent, list):
+        parent.insert(key, copy.deepcopy(target))
+    elif isinstance(target, list) and target:
+        target.append(copy.deepcopy(rng.choice(target)))
+    else:
+        parent[key] = [copy.deepcopy(target)]
+
+
 def mutate_structure(data: Any, rng: random.Random, gentle: bool = False) -> str:
     """Apply one structure-aware mutation to ``data`` in place; returns its name. A ``gentle``
     mutation keeps the file close to valid (a number nudged, a reference or set-up changed) so
@@ -242,13 +255,7 @@ def mutate_structure(data: Any, rng: random.Random, gentle: bool = False) -> str
     if op == "delete":
         del parent[key]
     elif op == "duplicate":
-        target = _get(data, p)
-        if isinstance(parent, list):
-            parent.insert(key, copy.deepcopy(target))
-        elif isinstance(target, list) and target:
-            target.append(copy.deepcopy(rng.choice(target)))
-        else:
-            parent[key] = [copy.deepcopy(target)]
+        duplicate_at(data, p, rng)
     elif op == "add_key":
         node = _get(data, p)
         node = node if isinstance(node, dict) else parent if isinstance(parent, dict) else data

@@ -23,7 +23,7 @@ from planner.io.files import parse_record
 from planner.legality.checker import check_deployment
 from planner.schema import Scenario
 from planner.world import resolve
-from tests.fuzzing import OUTCOMES, make_case, mutate_bytes, mutate_structure, run_case
+from tests.fuzzing import OUTCOMES, duplicate_at, make_case, mutate_bytes, mutate_structure, run_case
 
 # shapely warns about overflow while validating polygons with 1e308 coordinates; the loader then
 # rejects them, which is what is tested
@@ -191,13 +191,7 @@ def _mutate(data, rng, draw) -> None:
     elif op == "delete":
         del parent[key]
     elif op == "duplicate":
-        target = _get(data, path)
-        if isinstance(parent, list):
-            parent.insert(key, copy.deepcopy(target))
-        elif isinstance(target, list) and target:
-            target.append(copy.deepcopy(rng.choice(target)))
-        else:
-            parent[key] = [copy.deepcopy(target)]
+        duplicate_at(data, path, rng)
     else:  # add a key to the nearest dict
         node = _get(data, path)
         if not isinstance(node, dict):

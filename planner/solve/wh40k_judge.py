@@ -190,8 +190,10 @@ def describe(world, rule: str, details: list[str | None], label) -> str:
     units = f"enemy unit{'s' if many else ''} {listed}"
     name = rule.split(".", 1)[1]
     if name == "battlefield":
-        feats = [d for d in details if d is not None]
-        return "wholly on the battlefield" + (f" and clear of {', '.join(feats)} (impassable terrain)" if feats else "")
+        return "wholly on the battlefield"
+    if name == "terrain.placement":
+        feats = sorted({d for d in details if d is not None})
+        return f"clear of {', '.join(feats) or 'no-go terrain'} (impassable terrain, solid features and walls)"
     if name == "deployment.wholly_within_zone":
         return "wholly within its deployment zone"
     if name == "bases.overlap":
