@@ -107,9 +107,9 @@ MAT = {"id": "mat", "name": "light-terrain area", "kind": "area", "traits": ["ob
        "footprint": [[0, 18], [60, 18], [60, 24], [0, 24]]}
 
 
-def _sight(ruleset, target_y):
+def _sight(ruleset, target_y, mat=MAT):
     w = world(ruleset, [unit("shooter", [model(30, 6)])], [unit("target", [model(30, target_y)])],
-              zones=[], terrain=[MAT])
+              zones=[], terrain=[mat])
     t = WH40kTable(w, edition(ruleset))
     return t, w.units["target"], w.units["shooter"]
 
@@ -118,6 +118,17 @@ def test_case21_obscuring_area_between_the_models_blocks_sight_in_11th():
     t, target, shooter = _sight("wh40k11", 34)
     assert not t.visible(shooter, target).visible
     assert not t.visible(target, shooter).visible
+
+
+@pytest.mark.parametrize("height", [0.1, 1.0])
+def test_case21_a_flat_mat_with_a_height_still_blocks(height):
+    """Case 21 "even if the mat is flat", with the 2.5D line of sight: an obscuring area lower than
+    both models still blocks every line across it in the 11th; the target inside it is seen."""
+    flat = {**MAT, "height_in": height}
+    t, target, shooter = _sight("wh40k11", 34, flat)
+    assert not t.visible(shooter, target).visible
+    t, target, shooter = _sight("wh40k11", 21, flat)
+    assert t.visible(shooter, target).visible
 
 
 def test_case21_target_within_the_area_is_visible_and_infantry_has_cover():
