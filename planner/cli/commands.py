@@ -262,6 +262,8 @@ def plan(
     next_step: Annotated[bool, typer.Option("--next", metavar="",
                                             help="Place only the next Infiltrator of the alternation.")] = False,
     unit: Annotated[list[str] | None, typer.Option("--unit", help="Place only this marked unit (repeatable).")] = None,
+    player: Annotated[str | None, typer.Option("--player", help="Place only this player's marked units (the other "
+                                                                "player's stay where they stand).")] = None,
     json_out: JsonOpt = None,
     fmt: FormatOpt = "text",
     render_out: RenderOpt = None,
@@ -270,6 +272,8 @@ def plan(
 ) -> None:
     """Plan the marked units with CP-SAT, write the complete scenario and check it.
 
+    With --player, only that player's marked units are placed: plan one army, then the other from
+    the written file (every imported unit is marked place: true).
     The units already on the table are checked first: if they break a rule, exit 1 before
     planning (or, with --allow-illegal-table, a warning and a plan reported illegal).
     Exit 0 with a legal plan, 1 when proven infeasible or illegal, 3 when no plan was found
@@ -300,12 +304,16 @@ def plan(
 
         note = None
         goal = deny_goal(world)
-        from planner.cli.plan import illegal_table, units_to_place
+        from planner.cli.plan import illegal_table, player_units, units_to_place
+
+        only = unit or None
+        if player is not None:
+            only = player_units(world, player, only, next_step=next_step, deny=goal is not None)
 
         if goal is not None:
             placing = units_to_place(world, None, every_marked=True) | {goal[1].enemy_unit, *goal[1].also}
         else:
-            placing = units_to_place(world, unit or None, every_marked=next_step)
+            placing = units_to_place(world, only, every_marked=next_step)
         found = illegal_table(world, placing, console, allow_illegal, "the plan")
         if found and not allow_illegal:
             _write_json(json_out, {"status": "illegal_table", "scenario": scenario,
@@ -313,11 +321,11 @@ def plan(
             return EXIT_ILLEGAL
         if goal is not None:
             result = run_deny_plan(world, time_limit, workers, seed, console, quiet=form != "text",
-                                   next_step=next_step, units=unit)
+                                   next_step=next_step, units=only)
         else:
             with SolveProgress(console, time_limit_s=time_limit) as progress:
                 result, note = run_plan(world, SolverSettings(time_limit_s=time_limit, workers=workers, seed=seed),
-                                        next_step=next_step, units=unit or None, on_progress=progress.update)
+                                        next_step=next_step, units=only, on_progress=progress.update)
         # --- end of adversary hook
         wrote = False
         if out is not None and result.scenario is not None:
@@ -830,8 +838,8 @@ def new(
 ) -> None:
     """Write a ready scenario on a standard layout: zones, objectives, terrain and imported armies.
 
-    Every imported unit is marked place: true: plan one player's units with planner plan --unit ID
-    (repeat), then the other player's with planner plan. Exit 0 when written, 2 for invalid input.
+    Every imported unit is marked place: true: plan one player's units with planner plan --player
+    NAME --out FILE, then the other player's from FILE with planner plan --player OTHER. Exit 0 when written, 2 for invalid input.
     """
 
     def go() -> int:

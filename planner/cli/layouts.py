@@ -48,7 +48,8 @@ def new_scenario(ruleset: str, layout: str, map_id: str | None, rosters: list[st
     attacker zone; default ``defender``, ``attacker``); ``rosters[i]`` is imported for
     ``players[i]`` by :func:`planner.io.roster.import_roster` (unit ids prefixed ``<player>-``),
     every imported unit marked ``place: true`` (none has a position yet): plan one player's
-    units with ``planner plan --unit ID ...``, then the other's with ``planner plan``.
+    units with ``planner plan --player NAME --out FILE``, then the other's from ``FILE`` with
+    ``planner plan --player OTHER``.
 
     Raises
     ------

@@ -19,6 +19,47 @@ def units_to_place(world: World, units: list[str] | None, *, every_marked: bool 
     return {m.id for g in _groups(world, units) for m in g.members}
 
 
+def player_units(world: World, player: str, units: list[str] | None, *, next_step: bool = False,
+                 deny: bool = False) -> list[str]:
+    """The units ``planner plan --player PLAYER`` places: ``player``'s units marked ``place: true``
+    on the battlefield (the Independent Characters that join them come with their unit), or, with
+    ``units`` (``--unit``), those units after checking that each is ``player``'s.
+
+    Raises
+    ------
+    ScenarioError
+        (exit 2) ``player`` has no army in the scenario, no marked unit on the battlefield, a
+        ``--unit`` of another player, or ``--player`` given with ``--next`` or a deny goal (which
+        choose the units themselves).
+    """
+    from planner.errors import ScenarioError
+
+    if next_step or deny:
+        raise ScenarioError("--player chooses the units to place; " + (
+            "--next places the next Infiltrator of the alternation, whoever's it is" if next_step else
+            "a deny goal places every marked unit of mine together") + ": give one or the other",
+                            file=world.file, location="--player", value=player)
+    players = sorted({u.player for u in world.units.values()})
+    if player not in players:
+        raise ScenarioError(f"no army of this player in the scenario (players: {', '.join(players)})",
+                            file=world.file, location="--player", value=player)
+    if units:
+        for uid in units:
+            u = world.units.get(uid)
+            if u is not None and u.player != player:
+                raise ScenarioError(f"this unit belongs to {u.player!r}, not to --player {player!r}",
+                                    file=world.file, location="--unit", value=uid)
+        return list(units)
+    ids = [u.id for u in world.units.values()
+           if u.player == player and u.record.place and u.on_battlefield and not u.setup.joined]
+    if not ids:
+        marked = sorted({u.player for u in world.units.values() if u.record.place and u.on_battlefield})
+        raise ScenarioError("this player has no unit marked 'place: true' on the battlefield"
+                            + (f" (players with marked units: {', '.join(marked)})" if marked else ""),
+                            file=world.file, location="--player", value=player)
+    return ids
+
+
 def table_violations(world: World, placing: set[str]) -> list[Violation]:
     """The violations of the units already on the table, before anything is placed: the checker
     (:func:`planner.legality.checker.check_deployment`) on the scenario without the positions of

@@ -45,7 +45,7 @@ def check_deployment(world: World, *, cover: bool = False) -> LegalityReport:
         label = rs.setup_label(u)
         units.append(UnitReport(unit=u.id, name=u.label, player=u.player, setup=label,
                                 legal=all(f.passed for f in fs), tightest_margin=tight[0], tightest_rule=tight[1],
-                                findings=fs))
+                                findings=fs, to_place=bool(u.record.place and u.on_battlefield and not u.is_positioned)))
         for f in fs:
             if not f.passed:
                 violations.append(Violation(rule=f.rule, unit=f.unit, model=f.model, measured=f.measured,

@@ -98,6 +98,8 @@ class UnitReport(_R):
     tightest_rule: str | None = Field(
         default=None, description="The rule of that margin (for an illegal unit, a rule it breaks).")
     findings: list[Finding]
+    to_place: bool = Field(default=False, description="Marked 'place: true' with no positions yet: not on the table, "
+                                                      "nothing checked (a plan of the other player's units).")
 
 
 class AppliedRuling(_R):
@@ -122,7 +124,8 @@ class ModelCover(_R):
 
 
 class LegalityReport(_R):
-    """The whole verdict. ``legal`` is True exactly when ``violations`` is empty."""
+    """The whole verdict. ``legal`` is True exactly when ``violations`` is empty (units still to
+    place, ``UnitReport.to_place``, are not checked: the verdict is for the units on the table)."""
 
     ruleset: str
     scenario: str | None = None

@@ -133,6 +133,8 @@ class Ruling:
 
 
 def unit_summary(u: UnitReport) -> str:
+    if u.to_place:
+        return "to place: marked place: true with no positions yet, not checked"
     if u.legal:
         tight = (f"; tightest margin {fmt_margin(u.tightest_margin, failing=not u.legal)} on {u.tightest_rule}"
                  if u.tightest_margin is not None and u.tightest_rule else "")
@@ -167,7 +169,10 @@ def build_ruling(report: LegalityReport, title: str | None = None) -> Ruling:
             f" (needs {v.required})"
         violations.append(f"{where}: {v.message}{meas} [{v.rule}]")
     n = len(report.violations)
-    verdict = ("LEGAL: every rule checked for every unit passed." if report.legal else
+    waiting = sum(u.to_place for u in report.units)
+    verdict = (f"LEGAL SO FAR: every rule checked passed; {waiting} unit{'s' if waiting != 1 else ''} still to place, "
+               "not checked." if report.legal and waiting else
+               "LEGAL: every rule checked for every unit passed." if report.legal else
                f"ILLEGAL: {n} violation{'s' if n != 1 else ''}.")
     rules = [(r, known[r].meaning if r in known else "", known[r].source if r in known else "") for r in used]
     rulings = [(r.key, f"{r.value} ({'default' if r.default else 'chosen'})", r.meaning, r.sources)

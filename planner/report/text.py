@@ -24,7 +24,7 @@ def print_check_report(report: LegalityReport, console: Console, *, verbose: boo
     t.add_column("tightest margin", justify="right")
     t.add_column("rule")
     for u in report.units:
-        verdict = "[green]legal[/green]" if u.legal else "[red]ILLEGAL[/red]"
+        verdict = "to place" if u.to_place else "[green]legal[/green]" if u.legal else "[red]ILLEGAL[/red]"
         t.add_row(escape(u.player), escape(f"{u.unit} ({u.name})" if u.name != u.unit else u.unit), escape(u.setup),
                   verdict,
                   fmt_margin(u.tightest_margin, failing=not u.legal), u.tightest_rule or "")
@@ -57,4 +57,9 @@ def print_check_report(report: LegalityReport, console: Console, *, verbose: boo
                 f" (needs {v.required})"
             console.print(escape(f"  {where}: {v.message}{meas} [{v.rule}]"), highlight=False)
     else:
-        console.print("[green]Legal deployment:[/green] every rule checked passed.")
+        n = sum(u.to_place for u in report.units)
+        if n:
+            console.print(f"[green]Legal so far:[/green] every rule checked passed; {n} unit{'s' if n != 1 else ''} "
+                          "still to place (marked place: true, no positions), not checked.")
+        else:
+            console.print("[green]Legal deployment:[/green] every rule checked passed.")

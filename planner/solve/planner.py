@@ -206,7 +206,8 @@ def _groups(world: World, only: list[str] | None = None) -> list[Group]:
     players = {g.host.player for g in groups.values()}
     if len(players) > 1:
         raise ScenarioError(f"units of several players are marked 'place: true' ({sorted(players)}); plan one "
-                            "player's units at a time (or use --next / --unit)", file=world.file, location="armies")
+                            "player's units at a time (planner plan --player NAME, or --next / --unit)",
+                            file=world.file, location="armies")
     return list(groups.values())
 
 
