@@ -398,3 +398,19 @@ def test_a_mangled_new_recruit_json_is_an_army_or_an_input_error(tmp_path, data)
         assert str(f) in str(exc)
         return
     assert army.units
+
+
+@pytest.mark.parametrize("name", ["gw-app.txt", "gw-app-export.txt"])
+def test_a_gw_list_without_its_title_keeps_its_first_unit(tmp_path, name):
+    # the fresh user's finding: wh40kdc's headerless reader took the first unit line for the title
+    text = (DATA / name).read_text(encoding="utf-8")
+    body = text[text.index("CHARACTERS"):]
+    untitled = tmp_path / "untitled.txt"
+    untitled.write_text(body, encoding="utf-8")
+    want = [u.id for u in import_list(DATA / name, "wh40k11", "blue")[0].units]
+    got = [u.id for u in import_list(untitled, "wh40k11", "blue")[0].units]
+    assert got == want and got[0] == "captain"
+    # a list whose first unit line is its title (no bullets under it) still reads that line as the title
+    titled = tmp_path / "titled.txt"
+    titled.write_text("My List (1085 Points)\n\n" + body, encoding="utf-8")
+    assert [u.id for u in import_list(titled, "wh40k11", "blue")[0].units] == want

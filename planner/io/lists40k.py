@@ -308,6 +308,10 @@ def read_list(path: str | Path, list_format: str = "auto", *, data: bytes | None
         kinds = "JSON" if not isinstance(decoded, str) else "text"
         raise ScenarioError(f"not an army list the planner reads ({kinds}; none of the formats recognised it: "
                             f"{', '.join(FORMATS)}; BattleScribe rosters are .ros/.rosz XML)", file=name)
+    if isinstance(decoded, str) and _untitled_headerless(adapter, decoded):
+        # wh40kdc's headerless reader takes the first "Name (N pts)" line for the list's title; a list
+        # without a title line would lose its first unit: give it the reader's own default title
+        decoded = "Imported roster\n\n" + decoded
     try:
         parsed = adapter.parse(decoded)
         n_units = len(parsed.get("units") or [])
@@ -327,6 +331,27 @@ def read_list(path: str | Path, list_format: str = "auto", *, data: bytes | None
                 for w in roster.get("diagnostics", {}).get("warnings", []) if w.get("code") in _DIAGNOSTICS_SHOWN
                 and w.get("code") != "unit-unresolved"]
     return ArmyList(name, fmt_of(adapter.id), roster, warnings)
+
+
+_PTS_LINE = re.compile(r"^(.+?)\s*\(\s*[\d,.'\u2019\u00a0\u202f ]+\s*(?:pts?|points?)\s*\).*$", re.IGNORECASE)
+_BULLET = ("\u2022", "\u25e6", "-", "*")
+
+
+def _untitled_headerless(adapter: Any, text: str) -> bool:
+    """True if ``adapter`` is ``wh40kdc``'s headerless GW reader and the first ``Name (N pts)``
+    line of ``text`` is a unit (the next non-blank line is a bullet), not the list's title.
+    """
+    from wh40kdc.imports.gw_headerless import gw_headerless_adapter
+
+    if adapter is not gw_headerless_adapter:
+        return False
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for i, line in enumerate(lines):
+        if _PTS_LINE.match(line):
+            return i + 1 < len(lines) and lines[i + 1].startswith(_BULLET)
+        if line.startswith(_BULLET):
+            return False
+    return False
 
 
 # --------------------------------------------------------------------------- list -> army
