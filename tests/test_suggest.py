@@ -295,3 +295,22 @@ def test_stay_close_goal_in_a_plan():
     with pytest.raises(ScenarioError, match="stay_close") as err:
         plan_deployment(resolve(Scenario.model_validate(d)), SolverSettings(time_limit_s=5, workers=1))
     assert "armies[1].units[0]" in str(err.value)
+
+
+def test_of_two_overlapping_units_only_the_first_moves():
+    # the fresh user's finding: each unit was moved as if the other stayed, so both moved
+    data = small([{"id": "r", "setup": {"method": "deployment_zone"}, "models": [marine(2, 5)]}],
+                 [{"id": "a", "setup": {"method": "deployment_zone"}, "models": [marine(17, 5)]},
+                  {"id": "b", "setup": {"method": "deployment_zone"}, "models": [marine(17.5, 5)]}])
+    world = world_of(data)
+    before = {(v.unit, v.rule) for v in check_deployment(world).violations}
+    assert {u for u, _ in before} == {"a", "b"}  # the overlap is a finding of both units
+    rep = suggest_moves(world, time_limit_s=5)
+    a, b = rep.units
+    assert a.unit_id == "a" and a.status == "optimal" and a.moves and a.legal_after
+    # a moved the least distance that clears b: centres 2 x R32 apart, on the 0.5" grid
+    assert a.total_move_in == pytest.approx(1.0)
+    assert b.unit_id == "b" and b.status == "already_legal" and not b.moves
+    assert "once a moved as suggested above" in b.message and b.rule_ids
+    after = world_of(rep.moved_scenario(world))
+    assert check_deployment(after).legal

@@ -13,6 +13,11 @@ candidate of that grid moves less, as the planner judges candidates (line of sig
 fast test: a placement it cannot prove hidden is not offered); a position off the grid may. The planner keeps no
 tape-measure margin here (``margin_in=0``): the suggestion is judged exactly as the checker judges.
 
+The units are taken in scenario order, each with the moves suggested before it applied: when
+two units overlap, the first moves and the second, legal once it has, stays (``already_legal``,
+its message naming the units that moved). Applying every suggestion (``--suggest-out``) gives the
+table the last suggestion was checked on.
+
 Every suggestion is re-checked by the independent checker on the whole scenario with the moves
 applied (``legal_after``: no failing finding of the unit; ``new_violations``: findings of other
 units that the move would cause).
@@ -174,16 +179,24 @@ def suggest_moves(world: World, unit_ids: list[str] | None = None, time_limit_s:
                 raise ScenarioError(f"no unit with this id (units: {', '.join(sorted(world.units))})",
                                     file=world.file, location="--unit", value=uid)
         targets = list(dict.fromkeys(unit_ids))
-    before = _failing(report)
     settings = SolverSettings(time_limit_s=time_limit_s, workers=1, seed=seed, grid_in=grid_in, margin_in=0.0)
-    out = []
+    out: list[UnitSuggestion] = []
+    current, moved_by = world, []  # the table with the moves suggested so far applied
     for uid in targets:
-        rules = sorted(broken.get(uid, []))
-        if not rules:
-            out.append(UnitSuggestion(unit_id=uid, status="already_legal", legal_after=True,
-                                      message="legal where it stands"))
+        if moved_by:
+            report = check_deployment(current)
+        now = sorted({v.rule for v in report.violations if v.unit == uid})
+        if not now:
+            was = broken.get(uid)
+            out.append(UnitSuggestion(unit_id=uid, status="already_legal", legal_after=True, rule_ids=sorted(was or []),
+                                      message="legal where it stands" if not was else
+                                      f"legal where it stands once {', '.join(moved_by)} moved as suggested above"))
             continue
-        out.append(_suggest_one(world, uid, rules, settings, before, plan_deployment))
+        s = _suggest_one(current, uid, now, settings, _failing(report), plan_deployment)
+        out.append(s)
+        if s.moves:
+            current = resolve(Scenario.model_validate(apply_moves(current, s.moves)), world.file)
+            moved_by.append(uid)
     return SuggestReport(units=out, grid_in=grid_in, time_limit_s=time_limit_s)
 
 
