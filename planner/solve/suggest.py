@@ -181,7 +181,8 @@ def suggest_moves(world: World, unit_ids: list[str] | None = None, time_limit_s:
         targets = list(dict.fromkeys(unit_ids))
     settings = SolverSettings(time_limit_s=time_limit_s, workers=1, seed=seed, grid_in=grid_in, margin_in=0.0)
     out: list[UnitSuggestion] = []
-    current, moved_by = world, []  # the table with the moves suggested so far applied
+    current: World = world  # the table with the moves suggested so far applied
+    moved_by: list[str] = []
     for uid in targets:
         if moved_by:
             report = check_deployment(current)
