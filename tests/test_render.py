@@ -418,7 +418,7 @@ def test_arrival_cells_overlay_draws_one_square_per_anchor_to_scale():
 
 
 def test_the_readme_picture_is_what_the_readme_command_makes(tmp_path):
-    """README, "Pictures and rulings": the committed docs/plan.png is the picture its command makes."""
+    """README, "Pictures and rulings": the committed scenarios/pictures/plan-ravenguard-infiltrate.png is the picture its command makes."""
     import re
     import subprocess
     import sys
@@ -435,6 +435,6 @@ def test_the_readme_picture_is_what_the_readme_command_makes(tmp_path):
     p = subprocess.run([sys.executable, "-m", "planner", *args], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     made = mpimg.imread(tmp_path / "plan.png")
-    committed = mpimg.imread(root / "docs" / "plan.png")
+    committed = mpimg.imread(root / "scenarios" / "pictures" / "plan-ravenguard-infiltrate.png")
     assert made.shape == committed.shape
     assert float(np.abs(made - committed).max()) < 1e-6

@@ -3,7 +3,7 @@
 Files are YAML records of :class:`planner.schema.Catalogue`, one or more per game system. The
 folder is, in this order: the one the environment variable ``PLANNER_MODELS`` names; the package
 data ``planner/_models/`` of an installed wheel (built from the top-level ``models/`` by
-``setup.py``, found with :mod:`importlib.resources`); the top-level ``models/`` of a source checkout
+the build backend: ``force-include`` in ``pyproject.toml``; found with :mod:`importlib.resources`); the top-level ``models/`` of a source checkout
 or editable install. None of them is a :class:`~planner.errors.ScenarioError` (exit 2) naming where
 it looked.
 
