@@ -210,7 +210,7 @@ def check(
     suggest_out: Annotated[str | None, typer.Option("--suggest-out", help="Write the scenario with the suggested "
                                                                           "moves applied to FILE (implies "
                                                                           "--suggest).")] = None,
-    time_limit: Annotated[float, typer.Option("--time-limit", min=0.5, max=3600,
+    time_limit: Annotated[float, typer.Option("--time-limit", min=0.1, max=3600,
                                               help="--suggest: planner seconds per unit.")] = 10.0,
     ruling: RulingOpt = None,
     cover: Annotated[bool, typer.Option("--cover", metavar="",
