@@ -91,6 +91,15 @@ def _step(dist: dict[State, float], groups: Sequence[Group], order: Sequence[int
     return out
 
 
+@dataclass(frozen=True)
+class Kind:
+    """One kind of wounding attack: its own saves and damage per group (``groups``, the same models
+    and W as every other kind's) and its allocation ``order`` (indices into ``groups``)."""
+
+    groups: tuple[Group, ...]
+    order: tuple[int, ...]
+
+
 def allocate(
     groups: Sequence[Group],
     wound_counts: Mapping[tuple[int, int], float],
@@ -102,27 +111,53 @@ def allocate(
     Precision wounds are resolved first, in ``precision_order`` (the attacker's choice); the normal
     wounds follow ``order``. Returns :class:`ChainResult`.
     """
-    init: dict[State, float] = {(_initial(groups), 0, 0): 1.0}
+    p_order = tuple(precision_order) if precision_order is not None else tuple(order)
+    g = tuple(groups)
+    return allocate_kinds((Kind(g, p_order), Kind(g, tuple(order))), wound_counts)
+
+
+def allocate_kinds(kinds: Sequence[Kind], wound_counts: Mapping[tuple[int, ...], float]) -> ChainResult:
+    """Exact outcome of ``wound_counts`` (pmf over tuples: wounds of each kind) on the target.
+
+    The kinds are resolved one after the other (all of ``kinds[0]``'s wounds first), each with its
+    own saves, damage and order. Returns :class:`ChainResult`. Raises ValueError when ``kinds`` is
+    empty or a count tuple's length differs from it.
+    """
+    if not kinds:
+        raise ValueError("allocate_kinds needs at least one kind of wound")
+    if any(len(k) != len(kinds) for k in wound_counts):
+        raise ValueError(f"wound counts must be tuples of {len(kinds)} (one per kind)")
+    groups = kinds[0].groups
+    # a prefix tree of the counts with mass: kind 0's count, then kind 1's, ...
+    tree: dict[int, object] = {}
+    for key, pr in wound_counts.items():
+        if pr <= 0.0:
+            continue
+        node = tree
+        for c in key[:-1]:
+            node = node.setdefault(c, {})  # type: ignore[assignment]
+        node[key[-1]] = node.get(key[-1], 0.0) + pr  # type: ignore[operator]
     final: dict[State, float] = {}
-    max_p = max(kp for kp, _ in wound_counts)
-    p_order = list(precision_order) if precision_order is not None else list(order)
-    a = init
-    for kp in range(max_p + 1):
-        kns = [(kn, pr) for (k, kn), pr in wound_counts.items() if k == kp and pr > 0]
-        if kns:
-            top = max(kn for kn, _ in kns)
-            probs = dict(kns)
-            b = a
-            for kn in range(top + 1):
-                if kn:
-                    b = _step(b, groups, order)
-                w = probs.get(kn, 0.0)
-                if w:
-                    for s, ps in b.items():
-                        final[s] = final.get(s, 0.0) + w * ps
-        a = _step(a, groups, p_order)
+
+    def walk(dist: dict[State, float], level: int, node: dict[int, object]) -> None:
+        kind = kinds[level]
+        top = max(node) if node else -1
+        for c in range(top + 1):
+            if c:
+                dist = _step(dist, kind.groups, kind.order)
+            sub = node.get(c)
+            if sub is None:
+                continue
+            if level == len(kinds) - 1:
+                w = float(sub)  # type: ignore[arg-type]
+                for s, ps in dist.items():
+                    final[s] = final.get(s, 0.0) + w * ps
+            else:
+                walk(dist, level + 1, sub)  # type: ignore[arg-type]
+
+    walk({(_initial(groups), 0, 0): 1.0}, 0, tree)
     total_models = sum(g.models for g in groups)
-    unsaved = [0.0] * (max(kp + kn for kp, kn in wound_counts) + 1)
+    unsaved = [0.0] * (max((sum(k) for k in wound_counts), default=0) + 1)
     wounds_lost = [0.0] * (sum(g.models * g.wounds for g in groups) + 1)
     models_lost = [0.0] * (total_models + 1)
     by_group = [0.0] * len(groups)
