@@ -190,3 +190,4 @@ def test_cross_check_with_wh40kdc_cruncher(weapon: Weapon40k, models: int, group
             assert r.expected_models_lost == pytest.approx(stages["models-killed"])
         else:
             assert r.expected_models_lost < stages["models-killed"]
+

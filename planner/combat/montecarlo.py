@@ -133,19 +133,30 @@ def _best_save(group: hh2.HHTargetGroup, w: hh2.HHWeapon) -> int:
 
 
 def simulate_40k(attacker: wh40k.Attacker40k, target: wh40k.Target40k, trials: int, seed: int,
-                 cover: str = "bs") -> list[tuple[int, int]]:
-    """(models lost, wounds lost) for each of ``trials`` rolled volleys."""
+                 cover: str = "bs", precision_group: int | None = None) -> list[tuple[int, int]]:
+    """(models lost, wounds lost) for each of ``trials`` rolled volleys; ``precision_group``: the
+    CHARACTER group a Precision weapon's attacks go to (None: the normal order)."""
     rng = random.Random(seed)
     w = attacker.weapon
-    kw = {k.lower().replace("-", " ").rstrip("0123456789 ").replace("twin linked", "twin-linked"): k
-          for k in w.keywords}
-    sustained = next((int(k.split()[-1]) for k in w.keywords if k.lower().startswith("sustained")), 0)
-    rapid = next((int(k.split()[-1]) for k in w.keywords if k.lower().startswith("rapid")), 0)
+    plain = [k.strip().strip("[]").strip() for k in w.keywords]
+    kw = {k.lower().replace("-", " ").rstrip("0123456789+ ").replace("twin linked", "twin-linked"): k for k in plain}
+    sustained = next((int(k.split()[-1]) for k in plain if k.lower().startswith("sustained")), 0)
+    rapid = next((int(k.split()[-1]) for k in plain if k.lower().startswith("rapid")), 0)
+    melta = next((int(k.split()[-1]) for k in plain if k.lower().startswith("melta")), 0)
     need = w.bs + (1 if cover == "bs" and target.in_cover and "ignores cover" not in kw else 0)
     mod = max(-1, min(1, attacker.hit_modifier + (1 if "heavy" in kw and attacker.stationary else 0)))
     t = wh40k.wound_toughness(target)
     wneed = wh40k.to_wound(w.strength, t)
+    crit_need = 6
+    have = {x.lower() for x in target.keywords}
+    for k in plain:
+        low = k.lower()
+        if low.startswith("anti-") and low[5:].rsplit(" ", 1)[0] in have:
+            crit_need = min(crit_need, int(low.rsplit(" ", 1)[1].rstrip("+")))
+    devastating = "devastating wounds" in kw
     order = wh40k.allocation_order(target.groups)
+    if precision_group is not None:
+        order = [precision_group, *[i for i in order if i != precision_group]]
     out = []
     for _ in range(trials):
         n = 0
@@ -153,7 +164,7 @@ def simulate_40k(attacker: wh40k.Attacker40k, target: wh40k.Target40k, trials: i
             n += _roll_dice(rng, w.attacks) + (rapid if attacker.half_range else 0)
             if "blast" in kw:
                 n += sum(g.models for g in target.groups) // 5
-        wounds = 0
+        wounds, crits = 0, 0
         for _a in range(n):
             if "torrent" in kw:
                 hits, auto = 1, 0
@@ -170,25 +181,28 @@ def simulate_40k(attacker: wh40k.Attacker40k, target: wh40k.Target40k, trials: i
             wounds += auto
             for _h in range(hits):
                 r = _d6(rng)
-                if r < wneed and "twin-linked" in kw:
+                if r < wneed and r < crit_need and "twin-linked" in kw:
                     r = _d6(rng)
-                if r >= wneed:
+                if r >= crit_need and devastating:
+                    crits += 1
+                elif r >= wneed or r >= crit_need:
                     wounds += 1
         models = _models([(g.models, g.wounds, g.wounded) for g in target.groups])
-
         def unsaved(g: int) -> bool:
             need_s = wh40k.save_need(target.groups[g], w, target, cover)
             r = _d6(rng)
             return r == 1 or r < need_s
 
         def damage(g: int) -> int:
-            d = _roll_dice(rng, w.damage)
+            d = _roll_dice(rng, w.damage) + (melta if attacker.half_range else 0)
             fnp = target.groups[g].fnp
             if fnp is not None:
                 d = sum(1 for _ in range(d) if _d6(rng) < fnp)
             return d
 
         lost = sum(_apply(models, order, unsaved, damage) for _ in range(wounds))
+        # Devastating Wounds' Critical Wounds: allocated after the others, no save
+        lost += sum(_apply(models, order, lambda g: True, damage) for _ in range(crits))
         dead = sum(g.models for g in target.groups) - sum(len(m) for m in models)
         out.append((dead, lost))
     return out
