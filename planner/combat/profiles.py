@@ -127,7 +127,8 @@ def hh_attacker(unit: Unit, weapon: str, *, moved: bool = False, stupefied: bool
 
 def target_40k(unit: Unit, *, attached: bool = False, in_cover: bool = False,
                lookup: Lookup | None = None) -> wh40k.Target40k:
-    """A 40k target: one group per model set sharing W, Sv, InSv; each CHARACTER model its own group."""
+    """A 40k target: one group per model set sharing W, Sv, InSv; each CHARACTER model its own group;
+    its keywords (for Anti-X) are the unit's and every model's (its own, else its catalogue entry's)."""
     groups = []
     for k, (st, n, char) in enumerate(_stat_groups(unit, lookup)):
         where = f"units[{unit.id}].stats"
@@ -136,7 +137,12 @@ def target_40k(unit: Unit, *, attached: bool = False, in_cover: bool = False,
             groups.append(wh40k.Group40k(f"{unit.id}-{k}.{j}", c, _need(unit, st, "t", where),
                                          _need(unit, st, "w", where), _need(unit, st, "sv", where),
                                          st.inv if st else None, char, 0, st.fnp if st else None))
-    return wh40k.Target40k(unit.id, tuple(groups), attached=attached, in_cover=in_cover)
+    keywords: list[str] = list(unit.keywords)
+    for model in unit.models:
+        entry = lookup(model.profile) if model.profile and lookup is not None else None
+        own = model.keywords if model.keywords is not None else (entry.keywords if entry is not None else [])
+        keywords += [k for k in own if k not in keywords]
+    return wh40k.Target40k(unit.id, tuple(groups), attached=attached, in_cover=in_cover, keywords=tuple(keywords))
 
 
 def attacker_40k(unit: Unit, weapon: str, *, stationary: bool = False, half_range: bool = False,
