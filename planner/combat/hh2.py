@@ -69,6 +69,9 @@ class HHWeapon:
     precision: int | None = None  # Precision Shots (X+)
     ignores_cover: bool = False
     instant_death: bool = False
+    lance: bool = False  # vs vehicles: an Armour Value above 12 counts as 12 (planner.combat.vehicles)
+    melta: bool = False  # vs vehicles: one more penetration D6 within half range
+    armourbane: bool = False  # vs vehicles: one more penetration D6
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from planner.combat import hh2, wh40k
+from planner.combat import hh2, vehicles, wh40k
 
 
 @dataclass
@@ -205,4 +205,53 @@ def simulate_40k(attacker: wh40k.Attacker40k, target: wh40k.Target40k, trials: i
         lost += sum(_apply(models, order, lambda g: True, damage) for _ in range(crits))
         dead = sum(g.models for g in target.groups) - sum(len(m) for m in models)
         out.append((dead, lost))
+    return out
+
+
+def simulate_hh2_vehicle(attacker: hh2.HHAttacker, vehicle: vehicles.HHVehicle, trials: int, seed: int,
+                         facing: str = "front", half_range: bool = False) -> list[tuple[int, int, int]]:
+    """(vehicles destroyed, hull points lost, vehicles exploded) for each of ``trials`` rolled volleys."""
+    rng = random.Random(seed)
+    w = attacker.weapon
+    snap = attacker.stupefied or (attacker.moved and w.type in ("Heavy", "Ordnance") and not attacker.relentless)
+    s = w.strength + (1 if attacker.stupefied else 0)
+    first, reroll = hh2.to_hit(attacker.bs, snap=snap)
+    av = vehicle.armour(facing)
+    if w.lance:
+        av = min(av, 12)
+    saves = [x for x in (vehicle.invuln,) if x is not None]
+    if vehicle.cover is not None and not w.ignores_cover and w.type != "Melee":
+        saves.append(vehicle.cover)
+    shrouded = (vehicle.shrouded if vehicle.shrouded is not None and not vehicle.fearless
+                and w.type != "Melee" and not w.ignores_cover else None)
+    mod = {1: 2, 2: 1}.get(w.ap or 0, 0) - (1 if w.ap is None else 0) + (1 if vehicle.open_topped else 0)
+    out = []
+    for _ in range(trials):
+        dead, boom, total = 0, 0, 0
+        cur = min(vehicle.hull_points_lost, vehicle.hull_points - 1)
+        for _shot in range(attacker.models * w.shots):
+            if dead >= vehicle.models:
+                break
+            r = _d6(rng)
+            if r < first and (reroll is None or _d6(rng) < reroll):
+                continue
+            pen_roll = max(_d6(rng), _d6(rng)) if w.type == "Ordnance" else _d6(rng)
+            if w.armourbane or (w.melta and half_range):
+                pen_roll += _d6(rng)
+            value = s + pen_roll
+            if value < av:
+                continue
+            if saves and _d6(rng) >= max(2, min(saves)):
+                continue
+            if shrouded is not None and _d6(rng) >= shrouded:
+                continue
+            total += 1
+            explodes = value > av and max(1, _d6(rng) + mod) >= 7
+            if explodes or cur + 1 >= vehicle.hull_points:
+                dead += 1
+                boom += 1 if explodes else 0
+                cur = 0
+            else:
+                cur += 1
+        out.append((dead, total, boom))
     return out
