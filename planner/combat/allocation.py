@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from planner.combat.dice import Pmf, trim
 
@@ -113,7 +114,8 @@ def allocate(
     """
     p_order = tuple(precision_order) if precision_order is not None else tuple(order)
     g = tuple(groups)
-    return allocate_kinds((Kind(g, p_order), Kind(g, tuple(order))), wound_counts)
+    counts: dict[tuple[int, ...], float] = dict(wound_counts.items())
+    return allocate_kinds((Kind(g, p_order), Kind(g, tuple(order))), counts)
 
 
 def allocate_kinds(kinds: Sequence[Kind], wound_counts: Mapping[tuple[int, ...], float]) -> ChainResult:
@@ -129,17 +131,17 @@ def allocate_kinds(kinds: Sequence[Kind], wound_counts: Mapping[tuple[int, ...],
         raise ValueError(f"wound counts must be tuples of {len(kinds)} (one per kind)")
     groups = kinds[0].groups
     # a prefix tree of the counts with mass: kind 0's count, then kind 1's, ...
-    tree: dict[int, object] = {}
+    tree: dict[int, Any] = {}
     for key, pr in wound_counts.items():
         if pr <= 0.0:
             continue
         node = tree
         for c in key[:-1]:
-            node = node.setdefault(c, {})  # type: ignore[assignment]
-        node[key[-1]] = node.get(key[-1], 0.0) + pr  # type: ignore[operator]
+            node = node.setdefault(c, {})
+        node[key[-1]] = node.get(key[-1], 0.0) + pr
     final: dict[State, float] = {}
 
-    def walk(dist: dict[State, float], level: int, node: dict[int, object]) -> None:
+    def walk(dist: dict[State, float], level: int, node: dict[int, Any]) -> None:
         kind = kinds[level]
         top = max(node) if node else -1
         for c in range(top + 1):
@@ -149,11 +151,11 @@ def allocate_kinds(kinds: Sequence[Kind], wound_counts: Mapping[tuple[int, ...],
             if sub is None:
                 continue
             if level == len(kinds) - 1:
-                w = float(sub)  # type: ignore[arg-type]
+                w = float(sub)
                 for s, ps in dist.items():
                     final[s] = final.get(s, 0.0) + w * ps
             else:
-                walk(dist, level + 1, sub)  # type: ignore[arg-type]
+                walk(dist, level + 1, sub)
 
     walk({(_initial(groups), 0, 0): 1.0}, 0, tree)
     total_models = sum(g.models for g in groups)

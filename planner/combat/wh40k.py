@@ -311,7 +311,7 @@ def _shoot(attacker: Attacker40k, target: Target40k, cover: str, ruleset: str,
     no_save = tuple(Group(g.name, g.models, g.wounds, 1.0, g.damage, g.character, g.wounded) for g in groups)
     order = tuple(allocation_order(target.groups))
     devastating = "devastating wounds" in kw
-    counts = {(n, c): float(p) for (n, c), p in np.ndenumerate(counts2) if p > 0}
+    counts: dict[tuple[int, ...], float] = {(n, c): float(p) for (n, c), p in np.ndenumerate(counts2) if p > 0}
     notes = list(INTERPRETATIONS)
     notes += [v for k, v in KEYWORD_INTERPRETATIONS.items() if k in kw or (k == "anti" and any(
         x.startswith("anti ") for x in kw))]
