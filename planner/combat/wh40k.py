@@ -311,7 +311,8 @@ def _shoot(attacker: Attacker40k, target: Target40k, cover: str, ruleset: str,
     no_save = tuple(Group(g.name, g.models, g.wounds, 1.0, g.damage, g.character, g.wounded) for g in groups)
     order = tuple(allocation_order(target.groups))
     devastating = "devastating wounds" in kw
-    counts: dict[tuple[int, ...], float] = {(n, c): float(p) for (n, c), p in np.ndenumerate(counts2) if p > 0}
+    nz = np.nonzero(counts2)
+    counts: dict[tuple[int, ...], float] = {(int(n), int(c)): float(counts2[n, c]) for n, c in zip(*nz, strict=True)}
     notes = list(INTERPRETATIONS)
     notes += [v for k, v in KEYWORD_INTERPRETATIONS.items() if k in kw or (k == "anti" and any(
         x.startswith("anti ") for x in kw))]
@@ -350,10 +351,9 @@ def _shoot(attacker: Attacker40k, target: Target40k, cover: str, ruleset: str,
         notes.append(f"Melta {kw['melta']}: within half range, +{kw['melta']} Damage.")
     mean_attacks = sum(a * p for a, p in enumerate(attacks_pmf(attacker, target)))
     wounding = [0.0] * (counts2.shape[0] + counts2.shape[1] - 1)
-    crit_only = [0.0] * counts2.shape[1]
-    for (n, c), p in np.ndenumerate(counts2):
-        wounding[n + c] += float(p)
-        crit_only[c] += float(p)
+    for (n, c), p in counts.items():
+        wounding[n + c] += p
+    crit_only = [float(x) for x in counts2.sum(axis=0)]
     return VolleyResult.build(ruleset=ruleset, attacker=attacker.name, target=target.name,
                               attacks=round(mean_attacks), p_hit=p_norm + p_crit, p_wound=pw,
                               wounding=tuple(wounding), chain=chain, groups=groups, interpretations=tuple(notes),
