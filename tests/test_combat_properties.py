@@ -83,3 +83,11 @@ def test_results_are_memoised() -> None:
     t = hh2.HHTarget("t", (hh2.HHTargetGroup("m", 10, 4, 1, 3),))
     assert hh2.shoot(a, t) is hh2.shoot(a, t)
     assert hh2.shoot(a, t, precision_group=0) is not hh2.shoot(a, t)
+
+
+def test_unhashable_records_are_computed_not_refused() -> None:
+    # a list where the records expect a tuple: no cache, the same numbers
+    a = wh40k.Attacker40k("a", 5, wh40k.Weapon40k("bolt", 2, 3, 4, -1, 1))
+    groups = [wh40k.Group40k("m", 5, 4, 1, 3)]
+    loose = wh40k.shoot(a, wh40k.Target40k("t", groups))  # type: ignore[arg-type]
+    assert loose.models_lost == wh40k.shoot(a, wh40k.Target40k("t", tuple(groups))).models_lost

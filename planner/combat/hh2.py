@@ -8,10 +8,10 @@ leave open is listed in :data:`INTERPRETATIONS` and repeated in each result.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from planner.combat.allocation import Group, allocate
 from planner.combat.dice import binomial, d6_at_least
+from planner.combat.memo import memoised
 from planner.combat.result import VolleyResult
 
 INTERPRETATIONS = (
@@ -182,7 +182,7 @@ def shoot(attacker: HHAttacker, target: HHTarget, *, precision_group: int | None
     return _shoot(attacker, target, precision_group)
 
 
-@lru_cache(maxsize=4096)
+@memoised
 def _shoot(attacker: HHAttacker, target: HHTarget, precision_group: int | None) -> VolleyResult:
     w = attacker.weapon
     snap = attacker.stupefied or (attacker.moved and w.type in ("Heavy", "Ordnance") and not attacker.relentless)

@@ -14,7 +14,8 @@ from planner.combat.dice import Pmf, mean, trim, variance
 class VolleyResult:
     """Distributions (``pmf[k]`` = P(k)) of one unit shooting another.
 
-    ``wounding``: attacks that wounded (before saves); ``unsaved``: failed saves; ``wounds_lost``:
+    ``wounding``: attacks that wounded (before saves); ``unsaved``: failed saves (and attacks that
+    allow none, ``no_save``); ``wounds_lost``:
     wounds the target's models lost (after damage mitigation, excess damage not counted);
     ``models_lost``: models removed. ``p_hit``/``p_wound`` are per attack / per hit; ``attacks``
     is the number of attacks (its mean, rounded, when the attacks are rolled).

@@ -19,11 +19,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache, partial
+from functools import partial
 from typing import Any
 
 from planner.combat import hh2
 from planner.combat.dice import Pmf, binomial, d6_at_least, mean, trim, variance
+from planner.combat.memo import memoised
 
 FACINGS = ("front", "side", "rear")
 FACING_RULES = ("closest", "best")
@@ -209,7 +210,7 @@ def _add(d: dict[_State, float], s: _State, p: float) -> None:
     d[s] = d.get(s, 0.0) + p
 
 
-@lru_cache(maxsize=4096)
+@memoised
 def _shoot_vehicle(attacker: hh2.HHAttacker, vehicle: HHVehicle, facing: str, half_range: bool) -> VehicleResult:
     w = attacker.weapon
     armour = vehicle.armour(facing)

@@ -7,12 +7,12 @@ attached-unit Toughness). Interpretations are listed in :data:`INTERPRETATIONS` 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 
 from planner.combat.allocation import ChainResult, Group, Kind, allocate_kinds
 from planner.combat.dice import Pmf, binomial, convolve, d6_at_least, parse_dice, power, trim
+from planner.combat.memo import memoised
 from planner.combat.result import VolleyResult
 
 COVER_RULES = ("save", "bs")
@@ -55,7 +55,9 @@ KEYWORD_INTERPRETATIONS = {
         "Precision ([Precision] in 11th, seed 004 lists it; its text is not in the sources): each attack that "
         "wounds an attached unit may be allocated to a visible CHARACTER model (assumed visible) instead of "
         "the normal order; the attacker picks the CHARACTER group (default: the choice, a character or none, "
-        "that costs the target most models in expectation), then the normal order once it is gone."),
+        "that costs the target most models in expectation), then the normal order once it is gone. 10th "
+        "allocates to a CHARACTER model, 11th to a CHARACTER group (seed 004); each CHARACTER model is its own "
+        "group, so the numbers agree."),
 }
 
 
@@ -296,7 +298,7 @@ def shoot(attacker: Attacker40k, target: Target40k, *, cover: str = "bs", rulese
     return _shoot(attacker, target, cover, ruleset, precision_group)
 
 
-@lru_cache(maxsize=4096)
+@memoised
 def _shoot(attacker: Attacker40k, target: Target40k, cover: str, ruleset: str,
            precision_group: int | None) -> VolleyResult:
     w = attacker.weapon
