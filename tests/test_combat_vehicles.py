@@ -155,6 +155,10 @@ def test_facing_arcs_from_the_corners() -> None:
         facing_hit(v, *hull, [(1.0, 1.0)], rule="nearest")
     with pytest.raises(ValueError, match="at least one"):
         facing_hit(v, *hull, [])
+    with pytest.raises(ValueError, match="hull_points_lost 3 is not between 0 and 2"):
+        HHVehicle("v", 12, 12, 12, 3, hull_points_lost=3)
+    with pytest.raises(ValueError, match="at least 1"):
+        HHVehicle("v", 12, 12, 12, 0)
     with pytest.raises(ValueError, match="'top'"):
         shoot_vehicle(HHAttacker("a", 1, 4, LASCANNON), v, facing="top")
 
@@ -169,6 +173,10 @@ def test_vehicle_from_a_scenario_unit() -> None:
     bad = Unit.model_validate({"id": "pred", "stats": {"av_front": 13, "av_side": 12, "hp": 3}, "models": [{}]})
     with pytest.raises(ScenarioError, match=r"units\[pred\].stats: unit 'pred' has no av_rear"):
         hh_vehicle(bad)
+    zero = Unit.model_validate({"id": "wreck", "stats": {"av_front": 10, "av_side": 10, "av_rear": 10, "hp": 0},
+                                "models": [{}]})
+    with pytest.raises(ScenarioError, match="0 Hull Points"):
+        hh_vehicle(zero)
 
 
 MC_CASES = [

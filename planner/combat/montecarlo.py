@@ -228,7 +228,7 @@ def simulate_hh2_vehicle(attacker: hh2.HHAttacker, vehicle: vehicles.HHVehicle, 
     out = []
     for _ in range(trials):
         dead, boom, total = 0, 0, 0
-        cur = min(vehicle.hull_points_lost, vehicle.hull_points - 1)
+        cur = vehicle.hull_points_lost
         for _shot in range(attacker.models * w.shots):
             if dead >= vehicle.models:
                 break

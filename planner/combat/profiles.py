@@ -122,6 +122,9 @@ def hh_vehicle(unit: Unit, *, cover: int | None = None, lookup: Lookup | None = 
             raise ScenarioError(f"unit {unit.id!r} has no {name} characteristic, which the vehicle dice maths needs",
                                 location=where, value=None)
         values[name] = int(v)
+    if values["hp"] < 1:
+        raise ScenarioError(f"unit {unit.id!r} has {values['hp']} Hull Points (a vehicle has at least 1)",
+                            location=f"{where}.hp", value=values["hp"])
     rules = _rules(unit.other_rules)
     shrouded = (rules["shrouded"] or 6) if "shrouded" in rules else None
     return vehicles.HHVehicle(unit.id, values["av_front"], values["av_side"], values["av_rear"], values["hp"],

@@ -78,6 +78,14 @@ class HHVehicle:
     fearless: bool = False
     open_topped: bool = False
 
+    def __post_init__(self) -> None:
+        if self.hull_points < 1 or self.models < 1:
+            raise ValueError(f"vehicle {self.name!r}: {self.models} models of {self.hull_points} Hull Points "
+                             "(at least 1 of each)")
+        if not 0 <= self.hull_points_lost < self.hull_points:
+            raise ValueError(f"vehicle {self.name!r}: hull_points_lost {self.hull_points_lost} is not between 0 "
+                             f"and {self.hull_points - 1}")
+
     def armour(self, facing: str) -> int:
         """The Armour Value of ``facing`` (one of :data:`FACINGS`); raises ValueError otherwise."""
         if facing not in FACINGS:
@@ -89,7 +97,8 @@ class HHVehicle:
 class VehicleResult:
     """Distributions (``pmf[k]`` = P(k)) of one unit shooting a vehicle (squadron).
 
-    ``penetrating``/``glancing``: hits of each kind before saves; ``hull_points_lost``: Hull Points
+    ``penetrating``/``glancing``: hits of each kind before saves (every shot, as if the target
+    stayed on the table); ``hull_points_lost``: Hull Points
     lost (after saves and Shrouded); ``models_lost``: vehicles destroyed, of which ``exploded``
     by an Explodes result (the rest Wrecked); ``damage_results``: expected number of each damage-table
     result rolled on a vehicle still on the table. ``p_glance``/``p_pen`` per hit.
@@ -229,7 +238,7 @@ def _shoot_vehicle(attacker: hh2.HHAttacker, vehicle: HHVehicle, facing: str, ha
     q_none = 1 - q_hp - q_pen
     hp = vehicle.hull_points
     # state: (vehicles destroyed, exploded, hull points lost by the current vehicle, total lost)
-    dist: dict[_State, float] = {(0, 0, min(vehicle.hull_points_lost, hp - 1), 0): 1.0}
+    dist: dict[_State, float] = {(0, 0, vehicle.hull_points_lost, 0): 1.0}
     expected_results = {name: 0.0 for _, name in VEHICLE_DAMAGE_TABLE}
     for _ in range(n):
         nxt: dict[_State, float] = {}
