@@ -53,3 +53,45 @@ def test_shoot_errors_name_the_field(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "no weapon named 'Lascannon'" in r.output
     r = CliRunner().invoke(app, ["shoot", str(path), "--attacker", "ih-breacher", "--target", "rg-tactical"])
     assert r.exit_code == 2 and "no weapon with a range" in r.output
+
+
+def _vehicle_scenario(tmp_path: Path, rhino_facing: float) -> Path:
+    data = yaml.safe_load(SCENARIO.read_text(encoding="utf-8"))
+    units = {u["id"]: u for a in data["armies"] for u in a["units"]}
+    units["rg-tactical"]["stats"] = MARINE
+    units["rg-tactical"]["weapons"] = [{"name": "Lascannon", "range_in": 48, "s": 9, "ap": 2, "type": "Heavy",
+                                        "shots": 1}]
+    rhino = units["ih-tactical-rhino"]
+    rhino["stats"] = {"m": 12, "bs": 4, "av_front": 11, "av_side": 11, "av_rear": 10, "hp": 3}
+    rhino["models"][0]["facing"] = rhino_facing
+    out = tmp_path / "v.yaml"
+    out.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return out
+
+
+def test_shoot_a_vehicle_on_the_facing_of_the_placed_models(tmp_path: Path) -> None:
+    # the rhino's rear (AV 10) points at the Raven Guard tacticals: D6 + 9 vs 10 glances on a 1
+    path = _vehicle_scenario(tmp_path, 145.0)
+    r = CliRunner().invoke(app, ["shoot", str(path), "--attacker", "rg-tactical", "--target", "ih-tactical-rhino",
+                                 "--json", "-"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output[r.output.index("{"):])
+    assert (data["facing"], data["armour"]) == ("rear", 10)
+    assert (data["p_glance"], data["p_pen"]) == pytest.approx((1 / 6, 5 / 6))
+    assert data["hull_points_lost"]["pmf"][0] == pytest.approx((1 - 4 / 6) ** 10)
+    assert any("from the placed models" in n for n in data["interpretations"])
+    side = CliRunner().invoke(app, ["shoot", str(path), "--attacker", "rg-tactical", "--target",
+                                    "ih-tactical-rhino", "--facing", "side", "--json", "-"])
+    data = json.loads(side.output[side.output.index("{"):])
+    assert (data["facing"], data["p_glance"], data["p_pen"]) == ("side", pytest.approx(1 / 6), pytest.approx(4 / 6))
+    assert data["hull_points_lost"]["pmf"][0] == pytest.approx((1 - 4 / 6 * 5 / 6) ** 10)
+
+
+def test_shoot_facing_errors(tmp_path: Path) -> None:
+    path = _vehicle_scenario(tmp_path, 0.0)
+    r = CliRunner().invoke(app, ["shoot", str(path), "--attacker", "rg-tactical", "--target", "ih-tactical-rhino",
+                                 "--facing", "top"])
+    assert r.exit_code == 2 and "--facing" in r.output and "top" in r.output
+    r = CliRunner().invoke(app, ["shoot", str(_scenario(tmp_path)), "--attacker", "rg-tactical", "--target",
+                                 "ih-breacher", "--facing", "side"])
+    assert r.exit_code == 2 and "no Armour Values" in r.output

@@ -76,6 +76,7 @@ def test_40k_unit_to_dice_maths() -> None:
                                           "d": 1, "keywords": ["Heavy"]}]})
     t = target_40k(u, attached=True)
     assert [(g.models, g.character, g.invuln) for g in t.groups] == [(2, False, None), (1, True, 4)]
+    assert t.keywords == ("CHARACTER",)  # the unit has every model's keywords (for Anti-X)
     a = attacker_40k(u, "bolt rifle", stationary=True)
     assert a.models == 3 and a.weapon.keywords == ("Heavy",)
     r = wh40k.shoot(a, t)

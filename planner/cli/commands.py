@@ -785,6 +785,8 @@ def shoot(
     cover: Annotated[int | None, typer.Option("--cover", min=2, max=6, help="HH cover save X+.")] = None,
     in_cover: Annotated[bool, typer.Option("--in-cover", help="40k: the target has the benefit of cover.")] = False,
     attached: Annotated[bool, typer.Option("--attached", help="40k: the target is an attached unit.")] = False,
+    facing: Annotated[str | None, typer.Option("--facing", help="HH vehicle target: front, side or rear "
+                                               "(default: from the placed models).")] = None,
     json_out: JsonOpt = None,
 ) -> None:
     """Exact distribution of wounds and models lost when one unit shoots another (issue 20).
@@ -799,7 +801,8 @@ def shoot(
         _check_writable(json_out, "--json", (scenario,))
         world = load_scenario(scenario)
         data, code = run_shoot(world, attacker, target, weapon, moved=moved, half_range=half_range, cover=cover,
-                               in_cover=in_cover, attached=attached, console=_console(json_out == "-"))
+                               in_cover=in_cover, attached=attached, console=_console(json_out == "-"),
+                               facing=facing)
         _write_json(json_out, data, [scenario])
         return code
 

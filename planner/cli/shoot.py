@@ -12,15 +12,39 @@ from planner.errors import ScenarioError
 from planner.world import World
 
 
+def _vehicle_facing(world: World, attacker: str, target: str, vehicle: Any) -> tuple[str, str]:
+    """The facing a Horus Heresy vehicle is hit on, from the placed models, and how it was found."""
+    from planner.combat.vehicles import facing_hit
+    from planner.schema import HullBase, OvalBase
+    from planner.units import mm_to_in
+
+    hull = world.units[target].models[0]
+    shooters = [(m.x, m.y) for m in world.units[attacker].models if m.x is not None and m.y is not None]
+    if hull.x is None or hull.y is None or not shooters:
+        return "front", "Facing hit: front (the units are not both placed; give --facing)."
+    if isinstance(hull.base, HullBase):
+        length, width = float(hull.base.length_in), float(hull.base.width_in)
+    elif isinstance(hull.base, OvalBase):
+        length, width = mm_to_in(float(hull.base.length_mm)), mm_to_in(float(hull.base.width_mm))
+    else:  # a round base: a square of its diameter
+        length = width = mm_to_in(float(hull.base.diameter_mm))
+    facing = facing_hit(vehicle, (hull.x, hull.y), hull.facing, length, width,
+                        [(float(x), float(y)) for x, y in shooters])
+    return facing, f"Facing hit: {facing}, from the placed models (the closest model's arc)."
+
+
 def run_shoot(world: World, attacker: str, target: str, weapon: str | None, *, moved: bool, half_range: bool,
-              cover: int | None, in_cover: bool, attached: bool, console: Console) -> tuple[dict[str, Any], int]:
+              cover: int | None, in_cover: bool, attached: bool, console: Console,
+              facing: str | None = None) -> tuple[dict[str, Any], int]:
     """The exact distribution of ``attacker`` shooting ``target`` with ``weapon`` (default: its first
-    weapon with a range); returns the JSON data and exit code 0.
+    weapon with a range); returns the JSON data and exit code 0. A Horus Heresy target with Armour
+    Values is a vehicle: hit on ``facing`` (default: found from the placed models, else front).
 
     Raises ScenarioError for an unknown unit or weapon, or a profile value the maths needs and lacks.
     """
     from planner.combat import hh2, wh40k
-    from planner.combat.profiles import attacker_40k, hh_attacker, hh_target, model_weapons, target_40k
+    from planner.combat import profiles as pr
+    from planner.combat.vehicles import FACINGS, shoot_vehicle
     from planner.io.catalogue import load_catalogue
 
     for opt, uid in (("--attacker", attacker), ("--target", target)):
@@ -31,17 +55,32 @@ def run_shoot(world: World, attacker: str, target: str, weapon: str | None, *, m
     cat = load_catalogue(rs.catalogue) if getattr(rs, "catalogue", None) else None
     lookup = cat.get if cat is not None else None
     if weapon is None:
-        ranged = [w for m in a_unit.models for w in model_weapons(a_unit, m, lookup) if w.range_in]
+        ranged = [w for m in a_unit.models for w in pr.model_weapons(a_unit, m, lookup) if w.range_in]
         if not ranged:
             raise ScenarioError(f"unit {attacker!r} has no weapon with a range", location="--attacker",
                                 value=attacker)
         weapon = ranged[0].name
-    if rs.COMBAT_DICE == "heresy":
-        result = hh2.shoot(hh_attacker(a_unit, weapon, moved=moved, half_range=half_range, lookup=lookup),
-                           hh_target(t_unit, cover=cover, lookup=lookup))
+    result: Any
+    how = ""
+    if facing is not None and facing not in FACINGS:
+        raise ScenarioError(f"--facing must be one of {', '.join(FACINGS)}", location="--facing", value=facing)
+    if facing is not None and not (rs.COMBAT_DICE == "heresy" and pr.is_vehicle(t_unit, lookup)):
+        raise ScenarioError(f"--facing applies to a Horus Heresy vehicle target; {target!r} has no Armour Values",
+                            location="--facing", value=facing)
+    if rs.COMBAT_DICE == "heresy" and pr.is_vehicle(t_unit, lookup):
+        vehicle = pr.hh_vehicle(t_unit, cover=cover, lookup=lookup)
+        if facing is None:
+            facing, how = _vehicle_facing(world, attacker, target, vehicle)
+        else:
+            how = f"Facing hit: {facing} (--facing)."
+        result = shoot_vehicle(pr.hh_attacker(a_unit, weapon, moved=moved, half_range=half_range, lookup=lookup),
+                               vehicle, facing=facing, half_range=half_range)
+    elif rs.COMBAT_DICE == "heresy":
+        result = hh2.shoot(pr.hh_attacker(a_unit, weapon, moved=moved, half_range=half_range, lookup=lookup),
+                           pr.hh_target(t_unit, cover=cover, lookup=lookup))
     elif rs.COMBAT_DICE == "40k":
-        result = wh40k.shoot(attacker_40k(a_unit, weapon, stationary=not moved, half_range=half_range, lookup=lookup),
-                             target_40k(t_unit, attached=attached or bool(world.units[target].joined_by),
+        result = wh40k.shoot(pr.attacker_40k(a_unit, weapon, stationary=not moved, half_range=half_range, lookup=lookup),
+                             pr.target_40k(t_unit, attached=attached or bool(world.units[target].joined_by),
                                         in_cover=in_cover, lookup=lookup),
                              cover=rs.COVER_IN_SHOOTING or "bs", ruleset=rs.id)
     else:
@@ -49,6 +88,8 @@ def run_shoot(world: World, attacker: str, target: str, weapon: str | None, *, m
                             location="ruleset",
                             value=rs.id)
     data = {"weapon": weapon, **result.to_json()}
+    if how:
+        data["interpretations"].append(how)
     table = Table(title=f"{escape(attacker)} shoots {escape(target)} with {escape(weapon)} ({rs.id})")
     table.add_column("models lost", justify="right")
     table.add_column("probability", justify="right")
@@ -58,9 +99,10 @@ def run_shoot(world: World, attacker: str, target: str, weapon: str | None, *, m
         table.add_row(str(k), f"{p:.4f}", f"{max(0.0, tail):.4f}")
         tail -= p
     console.print(table)
-    console.print(f"expected models lost {result.expected_models_lost:.3f}, wounds lost "
-                  f"{result.expected_wounds_lost:.3f} ({result.attacks} attacks)")
+    console.print(f"expected models lost {result.expected_models_lost:.3f}, "
+                  f"{'hull points' if how else 'wounds'} lost {result.expected_wounds_lost:.3f} "
+                  f"({result.attacks} attacks)")
     console.print("Interpretations:")
-    for note in result.interpretations:
+    for note in data["interpretations"]:
         console.print(f"  - {escape(note)}")
     return data, 0

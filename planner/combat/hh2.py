@@ -7,11 +7,11 @@ leave open is listed in :data:`INTERPRETATIONS` and repeated in each result.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from planner.combat.allocation import Group, allocate
-from planner.combat.dice import d6_at_least
+from planner.combat.dice import binomial, d6_at_least
+from planner.combat.memo import memoised
 from planner.combat.result import VolleyResult
 
 INTERPRETATIONS = (
@@ -69,6 +69,9 @@ class HHWeapon:
     precision: int | None = None  # Precision Shots (X+)
     ignores_cover: bool = False
     instant_death: bool = False
+    lance: bool = False  # vs vehicles: an Armour Value above 12 counts as 12 (planner.combat.vehicles)
+    melta: bool = False  # vs vehicles: one more penetration D6 within half range
+    armourbane: bool = False  # vs vehicles: one more penetration D6
 
 
 @dataclass(frozen=True)
@@ -173,8 +176,14 @@ def shoot(attacker: HHAttacker, target: HHTarget, *, precision_group: int | None
     """Exact distribution of one Horus Heresy shooting attack of ``attacker`` at ``target``.
 
     Returns a :class:`planner.combat.result.VolleyResult` (counts: wounding hits, failed saves,
-    wounds lost, models lost). Raises ValueError for an out-of-range BS.
+    wounds lost, models lost); memoised on the (frozen) arguments. Raises ValueError for an
+    out-of-range BS.
     """
+    return _shoot(attacker, target, precision_group)
+
+
+@memoised
+def _shoot(attacker: HHAttacker, target: HHTarget, precision_group: int | None) -> VolleyResult:
     w = attacker.weapon
     snap = attacker.stupefied or (attacker.moved and w.type in ("Heavy", "Ordnance") and not attacker.relentless)
     strength = w.strength + (1 if attacker.stupefied else 0)
@@ -183,12 +192,16 @@ def shoot(attacker: HHAttacker, target: HHTarget, *, precision_group: int | None
     pw = wound_probability(strength, t, attacker.marked_for_death)
     n = attacker.models * w.shots
     a, b = p_prec * pw, p_norm * pw
-    c = 1 - a - b
+    # multinomial (precision, normal, none) as Binomial(n, a) x Binomial(n - kp, b / (1 - a))
     counts: dict[tuple[int, int], float] = {}
-    for kp in range(n + 1):
-        for kn in range(n - kp + 1):
-            coef = math.factorial(n) // (math.factorial(kp) * math.factorial(kn) * math.factorial(n - kp - kn))
-            counts[(kp, kn)] = coef * a**kp * b**kn * c ** (n - kp - kn)
+    rest = b / (1 - a) if a < 1 else 0.0
+    for kp, pk in enumerate(binomial(n, a)):
+        if pk:
+            for kn, pn in enumerate(binomial(n - kp, rest)):
+                if pn:
+                    counts[(kp, kn)] = pk * pn
+    if not counts:
+        counts[(0, 0)] = 1.0
     groups = []
     for g in target.groups:
         inst = w.instant_death or strength >= 2 * g.toughness

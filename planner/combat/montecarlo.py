@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from planner.combat import hh2, wh40k
+from planner.combat import hh2, vehicles, wh40k
 
 
 @dataclass
@@ -133,19 +133,30 @@ def _best_save(group: hh2.HHTargetGroup, w: hh2.HHWeapon) -> int:
 
 
 def simulate_40k(attacker: wh40k.Attacker40k, target: wh40k.Target40k, trials: int, seed: int,
-                 cover: str = "bs") -> list[tuple[int, int]]:
-    """(models lost, wounds lost) for each of ``trials`` rolled volleys."""
+                 cover: str = "bs", precision_group: int | None = None) -> list[tuple[int, int]]:
+    """(models lost, wounds lost) for each of ``trials`` rolled volleys; ``precision_group``: the
+    CHARACTER group a Precision weapon's attacks go to (None: the normal order)."""
     rng = random.Random(seed)
     w = attacker.weapon
-    kw = {k.lower().replace("-", " ").rstrip("0123456789 ").replace("twin linked", "twin-linked"): k
-          for k in w.keywords}
-    sustained = next((int(k.split()[-1]) for k in w.keywords if k.lower().startswith("sustained")), 0)
-    rapid = next((int(k.split()[-1]) for k in w.keywords if k.lower().startswith("rapid")), 0)
+    plain = [k.strip().strip("[]").strip() for k in w.keywords]
+    kw = {k.lower().replace("-", " ").rstrip("0123456789+ ").replace("twin linked", "twin-linked"): k for k in plain}
+    sustained = next((int(k.split()[-1]) for k in plain if k.lower().startswith("sustained")), 0)
+    rapid = next((int(k.split()[-1]) for k in plain if k.lower().startswith("rapid")), 0)
+    melta = next((int(k.split()[-1]) for k in plain if k.lower().startswith("melta")), 0)
     need = w.bs + (1 if cover == "bs" and target.in_cover and "ignores cover" not in kw else 0)
     mod = max(-1, min(1, attacker.hit_modifier + (1 if "heavy" in kw and attacker.stationary else 0)))
     t = wh40k.wound_toughness(target)
     wneed = wh40k.to_wound(w.strength, t)
+    crit_need = 6
+    have = {x.lower() for x in target.keywords}
+    for k in plain:
+        low = k.lower()
+        if low.startswith("anti-") and low[5:].rsplit(" ", 1)[0] in have:
+            crit_need = min(crit_need, int(low.rsplit(" ", 1)[1].rstrip("+")))
+    devastating = "devastating wounds" in kw
     order = wh40k.allocation_order(target.groups)
+    if precision_group is not None:
+        order = [precision_group, *[i for i in order if i != precision_group]]
     out = []
     for _ in range(trials):
         n = 0
@@ -153,7 +164,7 @@ def simulate_40k(attacker: wh40k.Attacker40k, target: wh40k.Target40k, trials: i
             n += _roll_dice(rng, w.attacks) + (rapid if attacker.half_range else 0)
             if "blast" in kw:
                 n += sum(g.models for g in target.groups) // 5
-        wounds = 0
+        wounds, crits = 0, 0
         for _a in range(n):
             if "torrent" in kw:
                 hits, auto = 1, 0
@@ -170,25 +181,77 @@ def simulate_40k(attacker: wh40k.Attacker40k, target: wh40k.Target40k, trials: i
             wounds += auto
             for _h in range(hits):
                 r = _d6(rng)
-                if r < wneed and "twin-linked" in kw:
+                if r < wneed and r < crit_need and "twin-linked" in kw:
                     r = _d6(rng)
-                if r >= wneed:
+                if r >= crit_need and devastating:
+                    crits += 1
+                elif r >= wneed or r >= crit_need:
                     wounds += 1
         models = _models([(g.models, g.wounds, g.wounded) for g in target.groups])
-
         def unsaved(g: int) -> bool:
             need_s = wh40k.save_need(target.groups[g], w, target, cover)
             r = _d6(rng)
             return r == 1 or r < need_s
 
         def damage(g: int) -> int:
-            d = _roll_dice(rng, w.damage)
+            d = _roll_dice(rng, w.damage) + (melta if attacker.half_range else 0)
             fnp = target.groups[g].fnp
             if fnp is not None:
                 d = sum(1 for _ in range(d) if _d6(rng) < fnp)
             return d
 
         lost = sum(_apply(models, order, unsaved, damage) for _ in range(wounds))
+        # Devastating Wounds' Critical Wounds: allocated after the others, no save
+        lost += sum(_apply(models, order, lambda g: True, damage) for _ in range(crits))
         dead = sum(g.models for g in target.groups) - sum(len(m) for m in models)
         out.append((dead, lost))
+    return out
+
+
+def simulate_hh2_vehicle(attacker: hh2.HHAttacker, vehicle: vehicles.HHVehicle, trials: int, seed: int,
+                         facing: str = "front", half_range: bool = False) -> list[tuple[int, int, int]]:
+    """(vehicles destroyed, hull points lost, vehicles exploded) for each of ``trials`` rolled volleys."""
+    rng = random.Random(seed)
+    w = attacker.weapon
+    snap = attacker.stupefied or (attacker.moved and w.type in ("Heavy", "Ordnance") and not attacker.relentless)
+    s = w.strength + (1 if attacker.stupefied else 0)
+    first, reroll = hh2.to_hit(attacker.bs, snap=snap)
+    av = vehicle.armour(facing)
+    if w.lance:
+        av = min(av, 12)
+    saves = [x for x in (vehicle.invuln,) if x is not None]
+    if vehicle.cover is not None and not w.ignores_cover and w.type != "Melee":
+        saves.append(vehicle.cover)
+    shrouded = (vehicle.shrouded if vehicle.shrouded is not None and not vehicle.fearless
+                and w.type != "Melee" and not w.ignores_cover else None)
+    mod = {1: 2, 2: 1}.get(w.ap or 0, 0) - (1 if w.ap is None else 0) + (1 if vehicle.open_topped else 0)
+    out = []
+    for _ in range(trials):
+        dead, boom, total = 0, 0, 0
+        cur = vehicle.hull_points_lost
+        for _shot in range(attacker.models * w.shots):
+            if dead >= vehicle.models:
+                break
+            r = _d6(rng)
+            if r < first and (reroll is None or _d6(rng) < reroll):
+                continue
+            pen_roll = max(_d6(rng), _d6(rng)) if w.type == "Ordnance" else _d6(rng)
+            if w.armourbane or (w.melta and half_range):
+                pen_roll += _d6(rng)
+            value = s + pen_roll
+            if value < av:
+                continue
+            if saves and _d6(rng) >= max(2, min(saves)):
+                continue
+            if shrouded is not None and _d6(rng) >= shrouded:
+                continue
+            total += 1
+            explodes = value > av and max(1, _d6(rng) + mod) >= 7
+            if explodes or cur + 1 >= vehicle.hull_points:
+                dead += 1
+                boom += 1 if explodes else 0
+                cur = 0
+            else:
+                cur += 1
+        out.append((dead, total, boom))
     return out

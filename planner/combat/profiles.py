@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from planner.combat import hh2, wh40k
+from planner.combat import hh2, vehicles, wh40k
 from planner.errors import ScenarioError
 from planner.schema import CatalogueEntry, Characteristics, Model, SubType, Unit, WeaponProfile
 
@@ -103,6 +103,35 @@ def hh_target(unit: Unit, *, cover: int | None = None, stupefied: bool = False,
                         fearless="fearless" in rules, stupefied=stupefied)
 
 
+def is_vehicle(unit: Unit, lookup: Lookup | None = None) -> bool:
+    """Whether ``unit``'s first model has Armour Values (a Horus Heresy vehicle)."""
+    st = model_stats(unit, unit.models[0], lookup) if unit.models else unit.stats
+    return st is not None and st.av_front is not None
+
+
+def hh_vehicle(unit: Unit, *, cover: int | None = None, lookup: Lookup | None = None) -> vehicles.HHVehicle:
+    """A Horus Heresy vehicle target (a squadron of its models, all with the first one's profile):
+    Armour Values, Hull Points, invulnerable save; ``Shrouded (X)``, ``Fearless`` and ``Open-topped``
+    from the unit's rules. Raises ScenarioError naming the unit and the missing field."""
+    st = model_stats(unit, unit.models[0], lookup) if unit.models else unit.stats
+    where = f"units[{unit.id}].stats"
+    values = {}
+    for name in ("av_front", "av_side", "av_rear", "hp"):
+        v = getattr(st, name, None) if st is not None else None
+        if v is None:
+            raise ScenarioError(f"unit {unit.id!r} has no {name} characteristic, which the vehicle dice maths needs",
+                                location=where, value=None)
+        values[name] = int(v)
+    if values["hp"] < 1:
+        raise ScenarioError(f"unit {unit.id!r} has {values['hp']} Hull Points (a vehicle has at least 1)",
+                            location=f"{where}.hp", value=values["hp"])
+    rules = _rules(unit.other_rules)
+    shrouded = (rules["shrouded"] or 6) if "shrouded" in rules else None
+    return vehicles.HHVehicle(unit.id, values["av_front"], values["av_side"], values["av_rear"], values["hp"],
+                              models=len(unit.models), invuln=st.inv if st is not None else None, cover=cover,
+                              shrouded=shrouded, fearless="fearless" in rules, open_topped="open-topped" in rules)
+
+
 def hh_attacker(unit: Unit, weapon: str, *, moved: bool = False, stupefied: bool = False,
                 marked_for_death: bool = False, half_range: bool = False,
                 lookup: Lookup | None = None) -> hh2.HHAttacker:
@@ -120,14 +149,16 @@ def hh_attacker(unit: Unit, weapon: str, *, moved: bool = False, stupefied: bool
     prec = kw.get("precision shots") if "precision shots" in kw else ur.get("precision shots")
     shots = w.shots * (2 if half_range and (w.type or "").lower() == "rapid fire" else 1)
     hw = hh2.HHWeapon(w.name, w.s, shots, w.ap if w.ap and w.ap > 0 else None, w.type or "Assault",
-                      w.range_in or 0.0, prec, "ignores cover" in kw, "instant death" in kw)
+                      w.range_in or 0.0, prec, "ignores cover" in kw, "instant death" in kw, "lance" in kw,
+                      "melta" in kw, "armourbane" in kw)
     return hh2.HHAttacker(unit.id, n, bs, hw, moved=moved, relentless="relentless" in ur, stupefied=stupefied,
                           marked_for_death=marked_for_death)
 
 
 def target_40k(unit: Unit, *, attached: bool = False, in_cover: bool = False,
                lookup: Lookup | None = None) -> wh40k.Target40k:
-    """A 40k target: one group per model set sharing W, Sv, InSv; each CHARACTER model its own group."""
+    """A 40k target: one group per model set sharing W, Sv, InSv; each CHARACTER model its own group;
+    its keywords (for Anti-X) are the unit's and every model's (its own, else its catalogue entry's)."""
     groups = []
     for k, (st, n, char) in enumerate(_stat_groups(unit, lookup)):
         where = f"units[{unit.id}].stats"
@@ -136,7 +167,12 @@ def target_40k(unit: Unit, *, attached: bool = False, in_cover: bool = False,
             groups.append(wh40k.Group40k(f"{unit.id}-{k}.{j}", c, _need(unit, st, "t", where),
                                          _need(unit, st, "w", where), _need(unit, st, "sv", where),
                                          st.inv if st else None, char, 0, st.fnp if st else None))
-    return wh40k.Target40k(unit.id, tuple(groups), attached=attached, in_cover=in_cover)
+    keywords: list[str] = list(unit.keywords)
+    for model in unit.models:
+        entry = lookup(model.profile) if model.profile and lookup is not None else None
+        own = model.keywords if model.keywords is not None else (entry.keywords if entry is not None else [])
+        keywords += [k for k in own if k not in keywords]
+    return wh40k.Target40k(unit.id, tuple(groups), attached=attached, in_cover=in_cover, keywords=tuple(keywords))
 
 
 def attacker_40k(unit: Unit, weapon: str, *, stationary: bool = False, half_range: bool = False,

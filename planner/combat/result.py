@@ -14,7 +14,8 @@ from planner.combat.dice import Pmf, mean, trim, variance
 class VolleyResult:
     """Distributions (``pmf[k]`` = P(k)) of one unit shooting another.
 
-    ``wounding``: attacks that wounded (before saves); ``unsaved``: failed saves; ``wounds_lost``:
+    ``wounding``: attacks that wounded (before saves); ``unsaved``: failed saves (and attacks that
+    allow none, ``no_save``); ``wounds_lost``:
     wounds the target's models lost (after damage mitigation, excess damage not counted);
     ``models_lost``: models removed. ``p_hit``/``p_wound`` are per attack / per hit; ``attacks``
     is the number of attacks (its mean, rounded, when the attacks are rolled).
@@ -34,15 +35,17 @@ class VolleyResult:
     group_unsaved: tuple[float, ...]
     group_models_lost_mean: tuple[float, ...]
     interpretations: tuple[str, ...]
+    no_save: Pmf = (1.0,)
+    """Wounding attacks that allow no save (40k Devastating Wounds' Critical Wounds), among ``wounding``."""
 
     @classmethod
     def build(cls, *, ruleset: str, attacker: str, target: str, attacks: int, p_hit: float,
               p_wound: float, wounding: Pmf, chain: ChainResult, groups: Sequence[Group],
-              interpretations: tuple[str, ...]) -> VolleyResult:
+              interpretations: tuple[str, ...], no_save: Pmf = (1.0,)) -> VolleyResult:
         """Assemble a result from the chain's output."""
         return cls(ruleset, attacker, target, attacks, p_hit, p_wound, trim(wounding), chain.unsaved,
                    chain.wounds_lost, chain.models_lost, tuple(g.name for g in groups),
-                   tuple(g.unsaved for g in groups), chain.group_models_lost_mean, interpretations)
+                   tuple(g.unsaved for g in groups), chain.group_models_lost_mean, interpretations, no_save)
 
     @property
     def expected_models_lost(self) -> float:
@@ -62,7 +65,7 @@ class VolleyResult:
             "ruleset": self.ruleset, "attacker": self.attacker, "target": self.target,
             "attacks": self.attacks, "p_hit": self.p_hit, "p_wound": self.p_wound,
             "wounding": d(self.wounding), "unsaved": d(self.unsaved),
-            "wounds_lost": d(self.wounds_lost), "models_lost": d(self.models_lost),
+            "wounds_lost": d(self.wounds_lost), "models_lost": d(self.models_lost), "no_save": d(self.no_save),
             "groups": [{"name": n, "p_unsaved": u, "models_lost_mean": m} for n, u, m in
                        zip(self.group_names, self.group_unsaved, self.group_models_lost_mean, strict=True)],
             "interpretations": list(self.interpretations),
