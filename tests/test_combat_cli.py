@@ -73,18 +73,27 @@ def test_shoot_a_vehicle_on_the_facing_of_the_placed_models(tmp_path: Path) -> N
     # the rhino's rear (AV 10) points at the Raven Guard tacticals: D6 + 9 vs 10 glances on a 1
     path = _vehicle_scenario(tmp_path, 145.0)
     r = CliRunner().invoke(app, ["shoot", str(path), "--attacker", "rg-tactical", "--target", "ih-tactical-rhino",
-                                 "--json", "-"])
+                                 "--ruling", "vehicle-glancing-hits=hull-point", "--json", "-"])
     assert r.exit_code == 0, r.output
     data = json.loads(r.output[r.output.index("{"):])
     assert (data["facing"], data["armour"]) == ("rear", 10)
     assert (data["p_glance"], data["p_pen"]) == pytest.approx((1 / 6, 5 / 6))
     assert data["hull_points_lost"]["pmf"][0] == pytest.approx((1 - 4 / 6) ** 10)
     assert any("from the placed models" in n for n in data["interpretations"])
+    assert [(x["key"], x["value"]) for x in data["rulings"]] == [("vehicle-glancing-hits", "hull-point")]
     side = CliRunner().invoke(app, ["shoot", str(path), "--attacker", "rg-tactical", "--target",
-                                    "ih-tactical-rhino", "--facing", "side", "--json", "-"])
+                                    "ih-tactical-rhino", "--facing", "side", "--ruling",
+                                    "vehicle-glancing-hits=hull-point", "--json", "-"])
     data = json.loads(side.output[side.output.index("{"):])
     assert (data["facing"], data["p_glance"], data["p_pen"]) == ("side", pytest.approx(1 / 6), pytest.approx(4 / 6))
     assert data["hull_points_lost"]["pmf"][0] == pytest.approx((1 - 4 / 6 * 5 / 6) ** 10)
+    default = CliRunner().invoke(app, ["shoot", str(path), "--attacker", "rg-tactical", "--target",
+                                       "ih-tactical-rhino", "--facing", "side", "--json", "-"])
+    data = json.loads(default.output[default.output.index("{"):])  # glances remove nothing: 4+ penetrates
+    assert data["hull_points_lost"]["pmf"][0] == pytest.approx((1 - 4 / 6 * 4 / 6) ** 10)
+    assert [(x["key"], x["value"], x["default"]) for x in data["rulings"]] == [
+        ("vehicle-glancing-hits", "no-hull-point", True)]
+    assert "Rulings applied" in default.output
 
 
 def test_shoot_facing_errors(tmp_path: Path) -> None:

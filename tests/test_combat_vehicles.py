@@ -12,13 +12,21 @@ from planner.combat.dice import mean, variance
 from planner.combat.hh2 import HHAttacker, HHWeapon
 from planner.combat.montecarlo import simulate_hh2_vehicle
 from planner.combat.profiles import hh_vehicle, is_vehicle
-from planner.combat.vehicles import HHVehicle, facing_hit, glance_pen, shoot_vehicle
+from planner.combat.vehicles import HHVehicle, facing_hit, glance_pen
+from planner.combat.vehicles import shoot_vehicle as _shoot_vehicle
 from planner.errors import ScenarioError
 from planner.schema import Unit
 
 LASCANNON = HHWeapon("lascannon", 9, ap=2, type="Heavy")
 RHINO = HHVehicle("rhino", 11, 11, 10, 3)
 PREDATOR = HHVehicle("predator", 13, 12, 10, 3)
+
+
+def shoot_vehicle(*args, **kw):
+    """The closed forms below are for the reading vehicle-glancing-hits=hull-point (a Glancing Hit
+    removes a Hull Point); the default reading has its own tests at the end."""
+    kw.setdefault("glancing_hull_point", True)
+    return _shoot_vehicle(*args, **kw)
 
 
 def test_penetration_glancing_equal_penetrating_more() -> None:
@@ -195,10 +203,39 @@ def test_monte_carlo_agrees_within_4_standard_errors(attacker: HHAttacker, vehic
                                                      half: bool) -> None:
     trials = 5000
     exact = shoot_vehicle(attacker, vehicle, facing=facing, half_range=half)
-    sims = simulate_hh2_vehicle(attacker, vehicle, trials, seed=22, facing=facing, half_range=half)
+    sims = simulate_hh2_vehicle(attacker, vehicle, trials, seed=22, facing=facing, half_range=half,
+                                glancing_hull_point=True)
     for index, pmf in ((0, exact.models_lost), (1, exact.hull_points_lost), (2, exact.exploded)):
         se = math.sqrt(variance(pmf) / trials)
         assert abs(sum(s[index] for s in sims) / trials - mean(pmf)) <= 4 * se + 1e-9
     for k, p in enumerate(exact.models_lost):
         freq = sum(1 for s in sims if s[0] == k) / trials
         assert abs(freq - p) <= 4 * math.sqrt(p * (1 - p) / trials) + 1e-9
+
+
+def test_by_default_a_glancing_hit_removes_no_hull_point() -> None:
+    # ruling vehicle-glancing-hits=no-hull-point: D6 + 9 vs AV 11 glances on a 2 (removes nothing),
+    # penetrates on 3+ (a Hull Point)
+    a = HHAttacker("a", 1, 4, LASCANNON)
+    rhino = HHVehicle("r", 11, 11, 10, 3)
+    hit = 4 / 6
+    default = _shoot_vehicle(a, rhino)
+    assert default.hull_points_lost[1] == pytest.approx(hit * 4 / 6)
+    assert default.p_glance == pytest.approx(1 / 6)  # the glance is still reported as a hit of its kind
+    assert _shoot_vehicle(a, rhino, glancing_hull_point=True).hull_points_lost[1] == pytest.approx(hit * 5 / 6)
+    assert any("vehicle-glancing-hits=no-hull-point" in n for n in default.interpretations)
+    # a volley that can only glance (S9 vs AV 15) removes nothing by default
+    assert _shoot_vehicle(HHAttacker("a", 5, 4, LASCANNON), HHVehicle("lr", 15, 15, 15, 4)).hull_points_lost == \
+        pytest.approx((1.0,))
+
+
+@pytest.mark.parametrize("glancing", [False, True])
+def test_monte_carlo_follows_the_glancing_ruling(glancing: bool) -> None:
+    a, rhino = HHAttacker("a", 5, 4, LASCANNON), HHVehicle("r", 11, 11, 10, 3)
+    exact = _shoot_vehicle(a, rhino, glancing_hull_point=glancing)
+    trials = 20000
+    sims = simulate_hh2_vehicle(a, rhino, trials, seed=5, glancing_hull_point=glancing)
+    mean_hp = sum(t for _, t, _ in sims) / trials
+    want = sum(k * p for k, p in enumerate(exact.hull_points_lost))
+    sd = (sum((k - want) ** 2 * p for k, p in enumerate(exact.hull_points_lost)) / trials) ** 0.5
+    assert abs(mean_hp - want) <= 4 * sd

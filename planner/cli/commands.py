@@ -788,6 +788,7 @@ def shoot(
     facing: Annotated[str | None, typer.Option("--facing", help="HH vehicle target: front, side or rear "
                                                "(default: from the placed models).")] = None,
     json_out: JsonOpt = None,
+    ruling: RulingOpt = None,
 ) -> None:
     """Exact distribution of wounds and models lost when one unit shoots another (issue 20).
 
@@ -799,14 +800,14 @@ def shoot(
         from planner.world import load_scenario
 
         _check_writable(json_out, "--json", (scenario,))
-        world = load_scenario(scenario)
+        world = load_scenario(scenario).with_rulings(_parse_rulings(ruling))
         data, code = run_shoot(world, attacker, target, weapon, moved=moved, half_range=half_range, cover=cover,
                                in_cover=in_cover, attached=attached, console=_console(json_out == "-"),
                                facing=facing)
         _write_json(json_out, data, [scenario])
         return code
 
-    _run(go)
+    _run(go, json_out)
 
 
 @app.command()

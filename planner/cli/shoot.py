@@ -74,7 +74,8 @@ def run_shoot(world: World, attacker: str, target: str, weapon: str | None, *, m
         else:
             how = f"Facing hit: {facing} (--facing)."
         result = shoot_vehicle(pr.hh_attacker(a_unit, weapon, moved=moved, half_range=half_range, lookup=lookup),
-                               vehicle, facing=facing, half_range=half_range)
+                               vehicle, facing=facing, half_range=half_range,
+                               glancing_hull_point=world.ruling("vehicle-glancing-hits") == "hull-point")
     elif rs.COMBAT_DICE == "heresy":
         result = hh2.shoot(pr.hh_attacker(a_unit, weapon, moved=moved, half_range=half_range, lookup=lookup),
                            pr.hh_target(t_unit, cover=cover, lookup=lookup))
@@ -105,4 +106,12 @@ def run_shoot(world: World, attacker: str, target: str, weapon: str | None, *, m
     console.print("Interpretations:")
     for note in data["interpretations"]:
         console.print(f"  - {escape(note)}")
+    from planner.legality.report import applied_rulings, ruling_line
+
+    applied = applied_rulings(world)
+    data["rulings"] = [r.model_dump(mode="json") for r in applied]
+    if applied:
+        console.print("Rulings applied:")
+        for r in applied:
+            console.print(escape(f"  {ruling_line(r)}"), highlight=False)
     return data, 0

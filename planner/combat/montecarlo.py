@@ -209,8 +209,10 @@ def simulate_40k(attacker: wh40k.Attacker40k, target: wh40k.Target40k, trials: i
 
 
 def simulate_hh2_vehicle(attacker: hh2.HHAttacker, vehicle: vehicles.HHVehicle, trials: int, seed: int,
-                         facing: str = "front", half_range: bool = False) -> list[tuple[int, int, int]]:
-    """(vehicles destroyed, hull points lost, vehicles exploded) for each of ``trials`` rolled volleys."""
+                         facing: str = "front", half_range: bool = False,
+                         glancing_hull_point: bool = False) -> list[tuple[int, int, int]]:
+    """(vehicles destroyed, hull points lost, vehicles exploded) for each of ``trials`` rolled volleys
+    (``glancing_hull_point``: the ruling of :func:`planner.combat.vehicles.shoot_vehicle`)."""
     rng = random.Random(seed)
     w = attacker.weapon
     snap = attacker.stupefied or (attacker.moved and w.type in ("Heavy", "Ordnance") and not attacker.relentless)
@@ -239,7 +241,7 @@ def simulate_hh2_vehicle(attacker: hh2.HHAttacker, vehicle: vehicles.HHVehicle, 
             if w.armourbane or (w.melta and half_range):
                 pen_roll += _d6(rng)
             value = s + pen_roll
-            if value < av:
+            if value < av or (value == av and not glancing_hull_point):
                 continue
             if saves and _d6(rng) >= max(2, min(saves)):
                 continue

@@ -44,7 +44,8 @@ INTERPRETATIONS = (
     "Penetrating Hit. Ordnance rolls 2D6 and keeps the highest; Armourbane, or Melta within half range, "
     "adds one D6 (once); Lance counts an Armour Value above 12 as 12.",
     "Each Glancing or Penetrating Hit: an invulnerable or cover save (the better; none vs Ignores Cover), then "
-    "one Shrouded roll (not vs Melee or Ignores Cover, not for Fearless), then the vehicle loses 1 Hull Point.",
+    "one Shrouded roll (not vs Melee or Ignores Cover, not for Fearless); a Penetrating Hit then removes 1 Hull "
+    "Point, a Glancing Hit as the ruling vehicle-glancing-hits says (below).",
     "A Penetrating Hit also rolls on the vehicle damage table: D6, +1 AP 2, +2 AP 1, -1 AP '-', +1 "
     "Open-topped; 1-3 Crew Shaken, 4 Crew Stunned, 5 Weapon Destroyed, 6 Immobilised, 7+ Explodes "
     "(destroyed).",
@@ -202,14 +203,24 @@ def _shrouded_keep(vehicle: HHVehicle, weapon: hh2.HHWeapon) -> float:
     return 1 - d6_at_least(vehicle.shrouded)
 
 
+GLANCING_NOTES = {
+    False: "Glancing Hits remove no Hull Point (ruling vehicle-glancing-hits=no-hull-point, the default: Games "
+           "Workshop's 2022 preview says they roll for a random Tactical Status instead, not counted here; the "
+           "losses are then a lower bound).",
+    True: "Glancing Hits remove 1 Hull Point each (ruling vehicle-glancing-hits=hull-point, the previous edition).",
+}
+
+
 def shoot_vehicle(attacker: hh2.HHAttacker, vehicle: HHVehicle, *, facing: str = "front",
-                  half_range: bool = False) -> VehicleResult:
-    """Exact distribution of ``attacker`` shooting ``vehicle`` on ``facing``; ``half_range`` for Melta.
+                  half_range: bool = False, glancing_hull_point: bool = False) -> VehicleResult:
+    """Exact distribution of ``attacker`` shooting ``vehicle`` on ``facing``; ``half_range`` for Melta;
+    ``glancing_hull_point``: the ruling ``vehicle-glancing-hits`` (False, the default reading: a
+    Glancing Hit removes no Hull Point; True: one, as in the previous edition).
 
     Returns :class:`VehicleResult`; memoised on the (frozen) arguments. Raises ValueError for an
     unknown facing or an out-of-range BS.
     """
-    return _shoot_vehicle(attacker, vehicle, facing, half_range)
+    return _shoot_vehicle(attacker, vehicle, facing, half_range, glancing_hull_point)
 
 
 _State = tuple[int, int, int, int]
@@ -220,7 +231,8 @@ def _add(d: dict[_State, float], s: _State, p: float) -> None:
 
 
 @memoised
-def _shoot_vehicle(attacker: hh2.HHAttacker, vehicle: HHVehicle, facing: str, half_range: bool) -> VehicleResult:
+def _shoot_vehicle(attacker: hh2.HHAttacker, vehicle: HHVehicle, facing: str, half_range: bool,
+                   glancing_hull_point: bool) -> VehicleResult:
     w = attacker.weapon
     armour = vehicle.armour(facing)
     snap = attacker.stupefied or (attacker.moved and w.type in ("Heavy", "Ordnance") and not attacker.relentless)
@@ -233,7 +245,7 @@ def _shoot_vehicle(attacker: hh2.HHAttacker, vehicle: HHVehicle, facing: str, ha
     p_explode = table["Explodes"]
     n = attacker.models * w.shots
     # per shot: nothing, a hull point without a damage roll, a penetrating hull point (then the table)
-    q_hp = p_hit * g * stick
+    q_hp = p_hit * g * stick if glancing_hull_point else 0.0
     q_pen = p_hit * pen * stick
     q_none = 1 - q_hp - q_pen
     hp = vehicle.hull_points
@@ -271,7 +283,7 @@ def _shoot_vehicle(attacker: hh2.HHAttacker, vehicle: HHVehicle, facing: str, ha
         models_lost[dead] += p
         exploded[boom] += p
         hp_lost[total] += p
-    notes = list(INTERPRETATIONS)
+    notes = [*INTERPRETATIONS, GLANCING_NOTES[glancing_hull_point]]
     if snap:
         notes.append(f"{attacker.name} fires Snap Shots.")
     notes.append(f"Facing hit: {facing} (Armour Value {armour}"

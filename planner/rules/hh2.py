@@ -194,6 +194,16 @@ class HorusHeresy2(Ruleset):
                              "Night Vision are not modelled)")),
                    "HH-GST Night Fighting 5305-9807-b158-3c1c; RULES.md §1.10 [I]"),
         RING_SPACING,
+        RulingInfo("vehicle-glancing-hits",
+                   "Does a Glancing Hit on a vehicle remove a Hull Point? The source texts hold no vehicle damage "
+                   "rules; Games Workshop's preview of the 2022 rules says Glancing Hits no longer do.",
+                   "no-hull-point",
+                   (("no-hull-point", "a Glancing Hit removes no Hull Point: it rolls on a table for a random "
+                                      "Tactical Status instead, which the losses do not count (Warhammer Community, "
+                                      "'Rules in the Age of Darkness: How vehicles work', 2022)"),
+                    ("hull-point", "a Glancing Hit removes 1 Hull Point, as in the previous edition")),
+                   "Warhammer Community preview (2022) of the Age of Darkness vehicle rules; no source text; "
+                   "planner/combat/vehicles.py"),
         RulingInfo("dsa-igs-correction",
                    "Deep Strike Assault with an Inertial Guidance System: after the minimum-distance correction the "
                    "model touches the edge or the terrain; is it then relocated by the opponent?",
