@@ -394,11 +394,14 @@ def _has_profile(unit: UnitInfo, lookup: Lookup | None) -> bool:
 class Exposure:
     """The exposure machinery for one world: movers, reaches and a volley cache.
 
-    ``player`` is the side shot at (my units); the other side shoots. Raises ScenarioError (exit 2)
-    for a unit without a profile, naming the file, the unit and the field.
+    ``player`` is the side shot at (my units); the other side shoots. ``cache``: reuse volleys of
+    the same attacker profile x target profile x modifiers; ``judge_cover``: False counts no target
+    as having the 40k benefit of cover (the worse for me: an upper bound of the loss). Raises
+    ScenarioError (exit 2) for a unit without a profile, naming the file, the unit and the field.
     """
 
-    def __init__(self, world: World, player: str, *, table: Table | None = None, cache: bool = True):
+    def __init__(self, world: World, player: str, *, table: Table | None = None, cache: bool = True,
+                 judge_cover: bool = True):
         rs = world.ruleset
         if rs.COMBAT_DICE not in ("heresy", "40k"):
             raise ScenarioError(f"no shooting dice maths for ruleset {rs.id!r} (hh2, wh40k10, wh40k11 have them)",
@@ -410,6 +413,7 @@ class Exposure:
         self.table = table if table is not None else rs.table(world)
         self.lookup = lookup_of(world)
         self.use_cache = cache
+        self.judge_cover = judge_cover
         self._volleys: dict[Any, VolleyResult] = {}
         self.computed = 0
         self.cached = 0
@@ -480,9 +484,14 @@ class Exposure:
     def _cover(self, target: Placed, attacker_fps: list[Footprint]) -> bool:
         """40k benefit of cover of ``target`` against models at ``attacker_fps`` (HH: False)."""
         cover_for = getattr(self.table, "cover_for", None)
-        if cover_for is None or self.world.ruleset.COMBAT_DICE != "40k":
+        if cover_for is None or not self.judge_cover or self.world.ruleset.COMBAT_DICE != "40k":
             return False
-        ok, _ = cover_for(list(target.unit.models), list(target.footprints), attacker_fps)
+        refs = {m.ref: m for m in target.unit.models}
+        models = [refs[i] for i in target.ids] if target.ids and all(i in refs for i in target.ids) \
+            else list(target.unit.models)
+        if len(models) != len(target.footprints):
+            return False  # joined characters: not judged (no cover assumed: the worse for me)
+        ok, _ = cover_for(models, list(target.footprints), attacker_fps)
         return bool(ok)
 
     # ------------------------------------------------------------------ volleys
