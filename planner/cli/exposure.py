@@ -30,7 +30,7 @@ def default_player(world: World) -> str:
 
 def rows(report: ExposureReport) -> list[tuple[str, ...]]:
     """One row per unit shot at (the columns of :data:`HEADERS`)."""
-    out = []
+    out: list[tuple[str, ...]] = []
     for u in report.units:
         shots = ", ".join(f"{t.attacker} ({t.weapon}{', moved' if t.moved else ''}"
                           f"{', half range' if t.half_range else ''}{', in cover' if t.in_cover else ''}"

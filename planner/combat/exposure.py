@@ -243,7 +243,7 @@ class Mover:
     """One unit of the shooting side: its start bases, M, and the moves it can make."""
 
     def __init__(self, table: Table, unit: UnitInfo, move_in: float, penalty_in: float,
-                 friends: list[Placed], enemies: list[Placed]):
+                 friends: list[Placed], enemies: list[Placed], rings: int = RINGS, bearings: int = BEARINGS):
         self.table, self.unit, self.move_in = table, unit, float(move_in)
         self.start = list(table.final(unit).footprints)
         self.penalty_in = penalty_in
@@ -263,10 +263,10 @@ class Mover:
                 shapely.prepare(g)
         self._placed: dict[tuple[float, float], list[Footprint]] = {}
         lattice = [(0.0, 0.0)]
-        for k in range(1, RINGS + 1):
-            r = self.move_in * k / RINGS
-            for j in range(BEARINGS):
-                t = 2 * math.pi * (j + 0.5 * (k % 2)) / BEARINGS
+        for k in range(1, rings + 1):
+            r = self.move_in * k / rings
+            for j in range(bearings):
+                t = 2 * math.pi * (j + 0.5 * (k % 2)) / bearings
                 lattice.append((r * math.cos(t), r * math.sin(t)))
         self.moves = self.valid(lattice) if self.move_in > 0 else [(0.0, 0.0)]
         if (0.0, 0.0) not in self.moves and self.valid([(0.0, 0.0)]):
@@ -287,7 +287,7 @@ class Mover:
         n, m = len(moves), len(fps)
         start = np.broadcast_to(c[None, :, :], (n, m, 2))
         length = np.hypot(v[:, 0], v[:, 1])
-        lines = shapely.linestrings(np.stack([start, end], axis=2).reshape(n * m, 2, 2))
+        lines = np.asarray(shapely.linestrings(np.stack([start, end], axis=2).reshape(n * m, 2, 2)))
         still = np.repeat(length < 1e-9, m)
         pts = shapely.points(end.reshape(n * m, 2))
         geoms = np.where(still, pts, lines)
@@ -396,12 +396,16 @@ class Exposure:
 
     ``player`` is the side shot at (my units); the other side shoots. ``cache``: reuse volleys of
     the same attacker profile x target profile x modifiers; ``judge_cover``: False counts no target
-    as having the 40k benefit of cover (the worse for me: an upper bound of the loss). Raises
+    as having the 40k benefit of cover (the worse for me: an upper bound of the loss); ``rings`` x
+    ``bearings``: the move lattice; ``exact`` False: the sight test's fast judge (a pair it cannot prove
+    hidden counts as visible: never a false "hidden", so the threat found may be too large, as for
+    the planner's ``hidden`` goal).
+    Raises
     ScenarioError (exit 2) for a unit without a profile, naming the file, the unit and the field.
     """
 
     def __init__(self, world: World, player: str, *, table: Table | None = None, cache: bool = True,
-                 judge_cover: bool = True):
+                 judge_cover: bool = True, rings: int = RINGS, bearings: int = BEARINGS, exact: bool = True):
         rs = world.ruleset
         if rs.COMBAT_DICE not in ("heresy", "40k"):
             raise ScenarioError(f"no shooting dice maths for ruleset {rs.id!r} (hh2, wh40k10, wh40k11 have them)",
@@ -414,6 +418,8 @@ class Exposure:
         self.lookup = lookup_of(world)
         self.use_cache = cache
         self.judge_cover = judge_cover
+        self.lattice = (rings, bearings)
+        self.exact = exact
         self._volleys: dict[Any, VolleyResult] = {}
         self.computed = 0
         self.cached = 0
@@ -438,7 +444,8 @@ class Exposure:
         if hit is None:
             mine = targets if targets is not None else [self.table.final(u) for u in self.targets]
             friends = [self.table.final(u) for u in self.attackers if u.id != unit.id]
-            hit = Mover(self.table, unit, self.moves[unit.id], difficult_penalty_in(self.world, unit), friends, mine)
+            hit = Mover(self.table, unit, self.moves[unit.id], difficult_penalty_in(self.world, unit), friends, mine,
+                        *self.lattice)
             self._movers[key] = hit
         return hit
 
@@ -467,15 +474,14 @@ class Exposure:
                     fps = mover.at(mv)
                     if mv not in dists:
                         dists[mv] = _distance(fps, tgt, range_in)
-                    dist = dists[mv]
-                    keep = [i for i, x in enumerate(dist) if is_within_distance(max(0.0, float(x)), reach_in)]
+                    keep = [i for i, x in enumerate(dists[mv]) if is_within_distance(max(0.0, float(x)), reach_in)]
                     if keep:
                         observers.append(Placed(mover.unit, tuple(fps[i] for i in keep),
                                                 tuple(mover.refs[i] for i in keep)))
                         which.append(mv)
                 if not observers:
                     continue
-                seen, sight = self.table.sight_from_any(observers, target)
+                seen, sight = self.table.sight_from_any(observers, target, exact=self.exact)
                 if seen is not None:
                     k = next(i for i, o in enumerate(observers) if o is seen)
                     modes[(moved, half)] = (which[k], sight.observer_model, self._cover(target, list(seen.footprints)))
@@ -511,7 +517,7 @@ class Exposure:
                 t = target_40k(target.record, attached=bool(target.joined_by), in_cover=in_cover,
                                lookup=self.lookup)
         except ScenarioError as e:
-            raise e.with_file(self.world.file) from None
+            raise (e.with_file(self.world.file) if self.world.file else e) from None
         key = (dataclasses.replace(a, name=""), _anon_target(t), rs.id)
         if self.use_cache and key in self._volleys:
             self.cached += 1

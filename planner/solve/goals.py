@@ -298,7 +298,7 @@ def _exposure_term(world, table: Table, g, units, player: str) -> tuple[str, Ter
     Raises ScenarioError for an enemy unit without a profile or M."""
     from planner.combat.exposure import Exposure
 
-    ex = Exposure(world, player, table=table, judge_cover=False)
+    ex = Exposure(world, player, table=table, judge_cover=False, exact=False)
     movers = {a.id: ex.mover(a, targets=[]) for a in ex.attackers}
 
     def expected_loss(placed: Placed, fps: list[Footprint], mask: list[bool]) -> float:
