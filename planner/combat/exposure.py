@@ -307,7 +307,7 @@ class Mover:
         ob = self.obstacles
         bad = np.zeros(n * m, dtype=bool)
         if ob.nogo is not None:
-            bad |= shapely.dwithin(paths, ob.nogo, rad)
+            bad |= shapely.distance(paths, ob.nogo) <= rad
         if ob.own is not None:
             i, j = ob.own.query(paths, predicate="dwithin", distance=rad)
             hit = ob.own_labels[j] != self.unit.id
@@ -317,7 +317,7 @@ class Mover:
             bad[i] = True
         ok &= ~bad.reshape(n, m).any(axis=1)
         if ob.difficult is not None and self.penalty_in > 0:
-            slow = shapely.dwithin(paths, ob.difficult, rad).reshape(n, m).any(axis=1)
+            slow = (shapely.distance(paths, ob.difficult) <= rad).reshape(n, m).any(axis=1)
             ok &= ~slow | (length <= self.move_in - self.penalty_in + 1e-9)
         ok &= length <= self.move_in + 1e-9
         return [moves[k] for k in np.nonzero(ok)[0].tolist()]
