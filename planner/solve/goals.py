@@ -291,7 +291,8 @@ def _wh40k_term(world, table: Table, g, units, err) -> tuple[str, Term]:
 def _exposure_term(world, table: Table, g, units, player: str) -> tuple[str, Term]:
     """``exposure``: the expected models a placed group loses if every enemy unit able to shoot it
     after a Normal move does (the separable model of :mod:`planner.combat.exposure`: an upper
-    bound of its loss under the enemy's target choice, found on the move lattice). The enemy's
+    bound of its loss under the enemy's target choice, found on the move lattice; a Marked for
+    Death attacker counts as marking it). The enemy's
     moves are judged against the terrain and its own units, not against the group being placed;
     no 40k benefit of cover is counted (the worse for me), which keeps the measure an upper bound.
 
@@ -304,13 +305,14 @@ def _exposure_term(world, table: Table, g, units, player: str) -> tuple[str, Ter
     def expected_loss(placed: Placed, fps: list[Footprint], mask: list[bool]) -> float:
         total = 0.0
         for a in ex.attackers:
-            th, _ = ex.best_threat(a, placed, mover=movers[a.id])
+            # Marked for Death: as if this unit were the marked one (the worse for me)
+            th, _ = ex.best_threat(a, placed, mover=movers[a.id], marked=a.id in ex.mfd_units)
             if th is not None:
                 total += th.expected_models_lost
         return total
 
-    return ("exposure (expected models lost if every enemy unit able to shoot a unit does; "
-            f"{len(ex.attackers)} enemy units)",
+    return ("exposure (expected models lost if every enemy unit able to shoot a unit does, "
+            f"{len(ex.attackers)} enemy units: an upper bound of planner exposure's figure)",
             Term("", "exposure", g.weight, "models", units, exact_is_lower=False, table=table,
                  measure_fn=expected_loss))
 
