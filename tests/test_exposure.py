@@ -153,6 +153,15 @@ def test_two_volleys_at_one_unit_add_up_capped_at_its_models_and_the_cache_chang
     assert naive.volleys_cached == 0 and naive.expected_models_lost == pytest.approx(rep.expected_models_lost)
 
 
+def test_a_horus_heresy_vehicle_target_is_left_out_and_said_so():
+    rhino = {"id": "rhino", "type": "Vehicle", "stats": {"m": 12, "bs": 4, "av_front": 11, "av_side": 11,
+                                                         "av_rear": 10, "hp": 3},
+             "models": [{"base": {"shape": "hull", "length_in": 4.6, "width_in": 3.6}, "x": 10, "y": 30}]}
+    rep = exposure(_world([_unit("mine", [(10, 24)]), rhino], [_unit("foe", [(30, 24)])]), "me")
+    assert [u.unit for u in rep.units] == ["mine"]
+    assert any("rhino" in s and "vehicle" in s for s in rep.interpretations)
+
+
 def test_first_me_swaps_the_sides():
     rep = exposure(_gap_world(11.5), "me", first="me")
     assert rep.player == "foe" and rep.shooter == "me" and rep.units[0].can_shoot == ["mine"]

@@ -407,6 +407,13 @@ def move_of(world: World, unit: UnitInfo, lookup: Lookup | None) -> float:
     return float(min(vals))
 
 
+def _armour_only(unit: UnitInfo, lookup: Lookup | None) -> bool:
+    """Every model has armour values and no Toughness (a Horus Heresy vehicle)."""
+    rec = unit.record
+    sts = [model_stats(rec, m, lookup) for m in rec.models]
+    return all(st is not None and st.t is None and st.av_front is not None for st in sts)
+
+
 def _has_profile(unit: UnitInfo, lookup: Lookup | None) -> bool:
     rec = unit.record
     return any(model_stats(rec, m, lookup) is not None for m in rec.models)
@@ -454,6 +461,9 @@ class Exposure:
             if not _has_profile(u, self.lookup):
                 raise ScenarioError(f"unit {u.id!r} has no profile (stats), which the exposure needs",
                                     file=world.file, location=f"{u.path}.stats", value=None)
+        # Horus Heresy vehicles (armour values, no T): the dice maths has no vehicle rules yet
+        self.skipped = [u.id for u in self.targets if rs.COMBAT_DICE == "heresy" and _armour_only(u, self.lookup)]
+        self.targets = [u for u in self.targets if u.id not in self.skipped]
         self.weapons = {u.id: ranged_weapons(u, self.lookup) for u in self.attackers}
         self.moves = {u.id: move_of(world, u, self.lookup) for u in self.attackers}
         self._movers: dict[tuple[str, Any], Mover] = {}
@@ -610,6 +620,9 @@ class Exposure:
                     unproven[t.id].append(a.id)
         marked = None
         notes = list(MODEL_NOTES)
+        if self.skipped:
+            notes.append("Not counted (vehicles with armour values: no vehicle dice maths yet): "
+                         + ", ".join(self.skipped) + ".")
         if self.mfd_units and self.targets:
             best_total = -1.0
             for t in self.targets:
