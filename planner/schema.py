@@ -1014,9 +1014,17 @@ class CoverGoal(GoalBase):
     against: str = Field(min_length=1, description="Enemy unit id.")
 
 
+class ExposureGoal(GoalBase):
+    """Lose little to the enemy's first turn (issue 20): per placed unit, the expected models it
+    loses if every enemy unit able to shoot it after a Normal move does
+    (:mod:`planner.combat.exposure`; units need profiles)."""
+
+    kind: Literal["exposure"] = "exposure"
+
+
 Goal = Annotated[
     NearPointGoal | NearObjectiveGoal | NearEnemyUnitGoal | HiddenGoal | InTerrainGoal | ControlObjectiveGoal
-    | NearFriendlyGoal | FarFromEnemyGoal | DenyGoal | ObjectiveGoal | CoverGoal | StayCloseGoal,
+    | NearFriendlyGoal | FarFromEnemyGoal | DenyGoal | ObjectiveGoal | CoverGoal | StayCloseGoal | ExposureGoal,
     Field(discriminator="kind"),
 ]
 

@@ -811,6 +811,41 @@ def shoot(
 
 
 @app.command()
+def exposure(
+    scenario: Annotated[str, typer.Argument(help="Scenario file: both armies positioned, units with profiles.")],
+    first: Annotated[str, typer.Option("--first", help="Who takes the first turn: enemy (their units shoot "
+                                                       "mine) or me (mine shoot theirs).")] = "enemy",
+    player: Annotated[str | None, typer.Option("--player", help="My player (default: the player of the units "
+                                                                "marked place, else the first army).")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="Report format on stdout: text or markdown.")] = "text",
+    json_out: JsonOpt = None,
+    render_out: Annotated[str | None, typer.Option("--render", help="Draw the threat regions and my units "
+                                                                     "coloured by expected loss to FILE.svg "
+                                                                     "or FILE.png.")] = None,
+    ruling: RulingOpt = None,
+) -> None:
+    """First-turn exposure: which enemy units can shoot each of my units after a Normal move, and the
+    exact distribution of models lost (issue 20).
+
+    Exit 0 when computed, 2 for invalid input (a unit without a profile or M: the file, unit and field).
+    """
+
+    def go() -> int:
+        from planner.cli.exposure import run_exposure
+        from planner.world import load_scenario
+
+        _check_picture(render_out, scenario)
+        _check_writable(json_out, "--json", (scenario,))
+        world = load_scenario(scenario, require_positions=True).with_rulings(_parse_rulings(ruling))
+        data, code = run_exposure(world, player, first, fmt=fmt, scenario=scenario, render_path=render_out,
+                                  console=_console(json_out == "-"))
+        _write_json(json_out, data, [scenario])
+        return code
+
+    _run(go, json_out)
+
+
+@app.command()
 def layouts(json_out: JsonOpt = None) -> None:
     """List the 45 Chapter Approved 11th-edition terrain layouts and the deployment maps (wh40kdc package)."""
 

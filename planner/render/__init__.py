@@ -1,5 +1,14 @@
 """Battlefield pictures (matplotlib, Agg backend): see :mod:`planner.render.draw`."""
 
-from planner.render.draw import ArrivalCells, HeatMap, RenderOptions, RenderSummary, render_bytes, render_file
+from planner.render.draw import (
+    ArrivalCells,
+    ExposureOverlay,
+    HeatMap,
+    RenderOptions,
+    RenderSummary,
+    render_bytes,
+    render_file,
+)
 
-__all__ = ["ArrivalCells", "HeatMap", "RenderOptions", "RenderSummary", "render_bytes", "render_file"]
+__all__ = ["ArrivalCells", "ExposureOverlay", "HeatMap", "RenderOptions", "RenderSummary", "render_bytes",
+           "render_file"]

@@ -22,7 +22,7 @@ import io
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from shapely.geometry import LineString, MultiPolygon, Point, Polygon
@@ -83,6 +83,18 @@ class ArrivalCells:
 
 
 @dataclass
+class ExposureOverlay:
+    """``planner exposure``: each attacking unit's threat region (where its weapons reach after its
+    Normal move: the bases at every kept move, widened by the longest range; sight is judged in the
+    report, not drawn) and my units ringed in a colour by the share of their models expected lost."""
+
+    regions: list[tuple[str, Any]]
+    """(attacking unit id, shapely geometry, inches)."""
+    losses: dict[str, tuple[float, int]]
+    """My unit id -> (expected models lost, models)."""
+
+
+@dataclass
 class RenderOptions:
     """What to draw over the battlefield.
 
@@ -99,6 +111,7 @@ class RenderOptions:
     violations: bool = True
     heat: HeatMap | None = None
     arrival: ArrivalCells | None = None
+    exposure: ExposureOverlay | None = None
     formation: tuple[str, list] | None = None
     """A Deep Strike formation to draw: (legend label, footprints of its models, inches)."""
     title: str | None = None
@@ -256,7 +269,11 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
         _draw_legal_area(ax, world, opts.legal_area, summary, legend)
     if opts.arrival is not None:
         _draw_arrival(ax, world, opts.arrival, table, colours, summary, legend)
+    if opts.exposure is not None:
+        _draw_threat_regions(ax, opts.exposure, summary, legend)
     offtable = _draw_units(ax, world, colours, W, summary, legend)
+    if opts.exposure is not None:
+        _draw_losses(ax, world, opts.exposure, summary, legend)
     if opts.formation is not None:
         label, fps = opts.formation
         for i, fp in enumerate(fps):
@@ -507,6 +524,45 @@ def _draw_units(ax, world: World, colours: dict[str, str], W: float, summary: Re
         _draw_unit(ax, u, placed, colours.get(u.player, "#777777"), label_boxes, W, summary, legend)
     legend(Line2D([], [], color="#555555", linewidth=0.8), "facing (white tick on each base)")
     return offtable
+
+
+def _draw_threat_regions(ax, ov: ExposureOverlay, summary: RenderSummary, legend: _Legend) -> None:
+    """One translucent region per attacking unit (its own colour from the tab10 cycle)."""
+    from matplotlib import colormaps
+    from matplotlib.patches import Patch
+
+    cmap = colormaps["tab10"]
+    for k, (uid, geom) in enumerate(ov.regions):
+        c = cmap(k % 10)
+        if _add_geom(ax, geom, f"threat-{_safe(uid)}", facecolor=c, alpha=0.12, edgecolor=c, linewidth=0.8,
+                     zorder=2.5):
+            summary.add("threat region")
+            legend(Patch(facecolor=c, alpha=0.3, edgecolor=c), f"threat region of {uid} (move + range)")
+
+
+def _draw_losses(ax, world: World, ov: ExposureOverlay, summary: RenderSummary, legend: _Legend) -> None:
+    """A ring round each base of my units, coloured by the share of the unit's models expected lost."""
+    from matplotlib import colormaps
+    from matplotlib.patches import Patch
+
+    cmap = colormaps["YlOrRd"]
+    for uid, (lost, n) in ov.losses.items():
+        u = world.units.get(uid)
+        if u is None:
+            continue
+        share = lost / n if n else 0.0
+        c = cmap(0.15 + 0.85 * min(1.0, share))
+        for m, fp in placed_models(u):
+            if _add_geom(ax, outline(fp, DRAW_POINTS).buffer(0.35).difference(outline(fp, DRAW_POINTS)),
+                         f"loss-{_safe(uid)}-{_safe(m.id)}", facecolor=c, edgecolor="none", zorder=4.2):
+                summary.add("loss ring")
+        xs = [fp.cx for _, fp in placed_models(u)]
+        ys = [fp.cy - fp.outer_radius for _, fp in placed_models(u)]
+        if xs:
+            t = ax.text(float(np.mean(xs)), min(ys) - 0.4, f"{lost:.2f} of {n} lost", fontsize=5, ha="center",
+                        va="top", color="#7f0000", zorder=6, clip_on=True)
+            t.set_gid(f"loss-label-{_safe(uid)}")
+    legend(Patch(facecolor=cmap(0.6)), "ring: share of the unit's models expected lost (yellow none, red all)")
 
 
 def _off_table_note(u) -> str | None:

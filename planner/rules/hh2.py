@@ -232,6 +232,15 @@ class HorusHeresy2(Ruleset):
                    (("disc", "its circumscribed disc stands in for it (conservative)"),
                     ("true-shape", "its true hull or oval at its facing")),
                    "HH2 p.310 [I]; Drop Pod Assault p.99; RULES.md §1.4; issue #19 item 2"),
+        RulingInfo("difficult-move",
+                   "Exposure (planner exposure, the exposure goal): how much shorter is a Normal move that goes "
+                   "through difficult terrain? The shared source texts name Move Through Cover ('no penalty for "
+                   "moving through Difficult Terrain', seed text 001) but not the penalty itself.",
+                   "minus-2",
+                   (("minus-2", "the move is at most M - 2\" (the HH2 core rule as read here, not in the shared "
+                                "texts); none for a unit of only Move Through Cover models"),
+                    ("none", "difficult terrain does not shorten the move (an upper bound on the threat)")),
+                   "seed text 001 (Move Through Cover); HH2 core rules, Difficult Terrain [I]"),
     )
     """The points the sources leave open (``rulings:`` in a scenario, ``--ruling KEY=VALUE``). The
     Deep Strike ones (``ds-ring-spacing``, ``dsa-*``) state what ``planner deepstrike`` does (their

@@ -216,6 +216,8 @@ def compile_goals(world, table: Table, player: str, placing: set[str]) -> list[T
             term = Term("", kind, g.weight, "models", units, exact_is_lower=False, table=table, features=feats)
         elif kind in ("objective", "cover"):
             label, term = _wh40k_term(world, table, g, units, err)
+        elif kind == "exposure":
+            label, term = _exposure_term(world, table, g, units, player)
         else:  # pragma: no cover - the schema admits no other kind
             raise err("unknown goal kind", "kind", kind)
         name = g.name or label
@@ -284,6 +286,35 @@ def _wh40k_term(world, table: Table, g, units, err) -> tuple[str, Term]:
             f"sight by {sc.ruleset}.visibility.{R40.VISIBILITY})",
             Term("", "cover", g.weight * J.NO_COVER_COST_IN, "models", units, exact_is_lower=False, table=table,
                  measure_fn=no_cover))
+
+
+def _exposure_term(world, table: Table, g, units, player: str) -> tuple[str, Term]:
+    """``exposure``: the expected models a placed group loses if every enemy unit able to shoot it
+    after a Normal move does (the separable model of :mod:`planner.combat.exposure`: an upper
+    bound of its loss under the enemy's target choice, found on the move lattice; a Marked for
+    Death attacker counts as marking it). The enemy's
+    moves are judged against the terrain and its own units, not against the group being placed;
+    no 40k benefit of cover is counted (the worse for me), which keeps the measure an upper bound.
+
+    Raises ScenarioError for an enemy unit without a profile or M."""
+    from planner.combat.exposure import Exposure
+
+    ex = Exposure(world, player, table=table, judge_cover=False, exact=False)
+    movers = {a.id: ex.mover(a, targets=[]) for a in ex.attackers}
+
+    def expected_loss(placed: Placed, fps: list[Footprint], mask: list[bool]) -> float:
+        total = 0.0
+        for a in ex.attackers:
+            # Marked for Death: as if this unit were the marked one (the worse for me)
+            th, _ = ex.best_threat(a, placed, mover=movers[a.id], marked=a.id in ex.mfd_units)
+            if th is not None:
+                total += th.expected_models_lost
+        return total
+
+    return ("exposure (expected models lost if every enemy unit able to shoot a unit does, "
+            f"{len(ex.attackers)} enemy units: an upper bound of planner exposure's figure)",
+            Term("", "exposure", g.weight, "models", units, exact_is_lower=False, table=table,
+                 measure_fn=expected_loss))
 
 
 def point_term(x: float, y: float, name: str | None = None) -> Term:

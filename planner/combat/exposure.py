@@ -1,0 +1,707 @@
+"""Exposure of a deployment: what the side taking the first turn can shoot, and what it costs (issue 20 item 3).
+
+For each of my units: which enemy units can shoot it in their first turn, and the exact distribution
+of models and wounds it loses (:mod:`planner.combat`). What is modelled (every point is printed
+with the report, :data:`MODEL_NOTES`):
+
+- **The move.** Each enemy unit makes a Normal move of up to its M (``stats.m``, inches) as one rigid
+  formation: every model moves by the same vector ``v``, ``|v| <= M``, in a straight line. The
+  vectors tried are ``v = 0`` (stationary), a polar lattice (:data:`RINGS` rings x :data:`BEARINGS`
+  bearings) and, per target, the moves straight at it (full M; just far enough to be in range; in
+  half range). A move is kept if, for every model, the base swept along the line stays on the
+  battlefield, clear of impassable and solid terrain and walls (the checker's no-go list,
+  :attr:`planner.legality.table.Table.no_go_polys`), off the other units of its own side and more
+  than the engagement distance (:data:`ENGAGEMENT_IN`, 1") from every enemy model; a move whose
+  swept bases touch difficult terrain is at most ``M - penalty`` (:meth:`difficult_penalty_in`, the
+  ruling ``difficult-move``), none for a unit of only Move Through Cover models (seed text 001).
+- **Can it shoot?** From a kept position, the models within the weapon's range of the target
+  (closest-point distance, "within" = not more than, :func:`planner.geometry.measure.is_within_distance`)
+  must include one that draws line of sight to it by
+  :meth:`planner.legality.table.Table.sight_from_any`, the checker's own predicate. ``proven``: a
+  "can shoot" is always proven (the position is a witness); a "cannot" is proven only when the
+  target is more than range + M away (no move of up to M brings any model in range); else it is
+  "not found on the lattice": the threat found is a lower bound.
+- **The damage.** Every model carrying the weapon fires it once the unit can shoot (the enemy brings
+  the unit to bear); one weapon per unit, the one with the most expected models lost. Stationary
+  (``v = 0``) or moved (HH: Heavy/Ordnance fire Snap Shots after moving unless Relentless; 40k: Heavy
+  +1 to hit only stationary), half range (Rapid Fire) if a model within half range sees the target:
+  the best mode for the enemy. 40k benefit of cover (:meth:`planner.legality.wh40k.WH40kTable.cover_for`)
+  judged against the witness position's models.
+- **Target choice.** Each enemy unit shoots the one of my units where it does most expected damage
+  (models lost, then wounds lost): the worst for me. A unit shot by several enemy units: the models
+  lost add up, capped at the unit's models (exact for models of one wound; else an approximation:
+  a wounded model's carried-over damage is not tracked between volleys).
+- **Marked for Death** (HH2, seed text 000): if a unit of the enemy has the rule, the marked unit is
+  the one of mine that makes the enemy's total expected models lost largest.
+
+Sources: RULES.md, seed texts 000, 001 (Move Through Cover, Relentless), 004.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import shapely
+from shapely.ops import unary_union
+
+from planner.combat import hh2, wh40k
+from planner.combat.dice import Pmf, mean, trim
+from planner.combat.profiles import (
+    Lookup,
+    _rules,
+    attacker_40k,
+    hh_attacker,
+    hh_target,
+    model_stats,
+    model_weapons,
+    target_40k,
+)
+from planner.combat.result import VolleyResult
+from planner.errors import ScenarioError
+from planner.geometry.measure import is_more_than_distance, is_within_distance
+from planner.geometry.shapes import Footprint, signed_distance
+from planner.legality.table import Placed, Table
+from planner.schema import TerrainTrait, WeaponProfile
+from planner.world import UnitInfo, World
+
+RINGS = 4
+"""Rings of the move lattice (radii M/4, M/2, 3M/4, M)."""
+BEARINGS = 16
+"""Bearings per ring of the move lattice."""
+STAGE = 4
+"""Moves tried in the first sight call of a mode (the moves straight at the target come first)."""
+ENGAGEMENT_IN = 1.0
+"""A Normal move may not come within 1" of enemy models (HH2: 1"; 40k: Engagement Range 1")."""
+
+MODEL_NOTES = (
+    "Move: a Normal move of up to M as one rigid formation in a straight line (v = 0, a polar lattice of "
+    f"{RINGS} rings x {BEARINGS} bearings, and the moves straight at each target); swept bases stay on the "
+    "battlefield, off impassable/solid terrain and walls, off the own side's other units and more than 1\" from "
+    "enemy models.",
+    "Can shoot: some model within range (closest points, 'within' = not more than) draws line of sight to the "
+    "target by the checker's sight predicate; proven when found, or when the target is more than range + M "
+    "away; otherwise 'not found on the lattice' (the threat found is a lower bound).",
+    "Damage: every model carrying the weapon fires once the unit can shoot; one weapon per unit (most expected "
+    "models lost); stationary only from v = 0; half range (Rapid Fire) when a model within half range sees the "
+    "target.",
+    "Target choice: each enemy unit shoots the one of my units where it does most expected damage (models lost, "
+    "then wounds lost): the worst for me.",
+    "Several volleys at one unit: models lost add up, capped at the unit's models (exact for one-wound models).",
+    "Marked for Death: the unit the enemy marks is the one of mine that makes its total expected models lost "
+    "largest (the worst for me).",
+)
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class Reach:
+    """Can ``attacker`` shoot ``target`` with a weapon of range ``range_in``? ``modes`` holds the
+    (moved, half_range) pairs found possible, each with its witness (the move (dx, dy), inches)."""
+
+    attacker: str
+    target: str
+    range_in: float
+    modes: dict[tuple[bool, bool], tuple[tuple[float, float], str | None, bool]]
+    """(moved, half range) -> (the move, the model that sees, the target's 40k benefit of cover there)."""
+    proven: bool
+    nearest_in: float = math.inf
+
+    @property
+    def can_shoot(self) -> bool:
+        return bool(self.modes)
+
+
+@dataclass(frozen=True)
+class Threat:
+    """One enemy unit's best volley at one of my units."""
+
+    attacker: str
+    target: str
+    weapon: str
+    moved: bool
+    half_range: bool
+    in_cover: bool
+    marked: bool
+    proven: bool
+    witness: tuple[float, float] | None
+    result: VolleyResult
+
+    @property
+    def expected_models_lost(self) -> float:
+        return self.result.expected_models_lost
+
+    @property
+    def expected_wounds_lost(self) -> float:
+        return self.result.expected_wounds_lost
+
+    def to_json(self) -> dict[str, Any]:
+        r = self.result
+        return {"attacker": self.attacker, "weapon": self.weapon, "moved": self.moved,
+                "half_range": self.half_range, "in_cover": self.in_cover, "marked_for_death": self.marked,
+                "proven": self.proven, "move": list(self.witness) if self.witness else None,
+                "expected_models_lost": r.expected_models_lost, "expected_wounds_lost": r.expected_wounds_lost,
+                "models_lost_pmf": list(r.models_lost)}
+
+
+@dataclass
+class UnitExposure:
+    """What one of my units loses: the enemy units able to shoot it, those that do (target choice),
+    and the distribution of models lost (:data:`MODEL_NOTES`)."""
+
+    unit: str
+    models: int
+    can_shoot: list[str]
+    not_proven: list[str]
+    shot_by: list[Threat]
+    models_lost: Pmf
+    expected_wounds_lost: float
+    separable_models_lost: float
+    """Expected models lost if every enemy unit able to shoot it did (the planning goal's measure)."""
+
+    @property
+    def expected_models_lost(self) -> float:
+        return mean(self.models_lost)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"unit": self.unit, "models": self.models, "can_shoot": self.can_shoot,
+                "not_proven_hidden": self.not_proven, "expected_models_lost": self.expected_models_lost,
+                "expected_wounds_lost": self.expected_wounds_lost, "models_lost_pmf": list(self.models_lost),
+                "separable_models_lost": self.separable_models_lost,
+                "shot_by": [t.to_json() for t in self.shot_by]}
+
+
+@dataclass
+class ExposureReport:
+    """``planner exposure``: per unit of the side shot at, and the enemy's choices."""
+
+    ruleset: str
+    player: str
+    shooter: str
+    first: str
+    units: list[UnitExposure]
+    threats: list[Threat]
+    """Every (attacker, target) pair that can shoot, its best volley."""
+    choices: dict[str, str | None]
+    """Each attacking unit -> the unit it shoots (None: none in reach)."""
+    marked: str | None
+    interpretations: list[str]
+    reaches: list[Reach] = field(default_factory=list)
+    volleys_computed: int = 0
+    volleys_cached: int = 0
+
+    @property
+    def expected_models_lost(self) -> float:
+        return sum(u.expected_models_lost for u in self.units)
+
+    @property
+    def expected_wounds_lost(self) -> float:
+        return sum(u.expected_wounds_lost for u in self.units)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ruleset": self.ruleset, "player": self.player, "shooting_side": self.shooter,
+                "first": self.first, "expected_models_lost": self.expected_models_lost,
+                "expected_wounds_lost": self.expected_wounds_lost, "marked_for_death": self.marked,
+                "targets": self.choices, "units": [u.to_json() for u in self.units],
+                "volleys": {"computed": self.volleys_computed, "from_cache": self.volleys_cached},
+                "interpretations": self.interpretations}
+
+
+# --------------------------------------------------------------------------- geometry
+
+
+def _shift(fp: Footprint, dx: float, dy: float) -> Footprint:
+    """``fp`` moved by (dx, dy) inches."""
+    return dataclasses.replace(fp, cx=fp.cx + dx, cy=fp.cy + dy,
+                               verts=tuple((x + dx, y + dy) for x, y in fp.verts))
+
+
+def _outer(fp: Footprint) -> float:
+    return float(fp.outer_radius)
+
+
+def _distance(a: list[Footprint], b: list[Footprint], limit: float = math.inf) -> np.ndarray:
+    """Closest-point distance from each footprint of ``a`` to the group ``b`` (inches); where even
+    the lower bound (centres less outer radii) is more than ``limit``, that bound instead (so any
+    value within ``limit`` is exact)."""
+    pa = np.array([[f.cx, f.cy, _outer(f)] for f in a])
+    pb = np.array([[f.cx, f.cy, _outer(f)] for f in b])
+    lb = np.hypot(pa[:, None, 0] - pb[None, :, 0], pa[:, None, 1] - pb[None, :, 1]) - pa[:, None, 2] - pb[None, :, 2]
+    if all(f.kind == "circle" for f in a) and all(f.kind == "circle" for f in b):
+        return np.asarray(lb.min(axis=1))  # exact for discs
+    out = lb.min(axis=1)
+    for i, f in enumerate(a):
+        if out[i] <= limit + 1e-9:
+            out[i] = min(signed_distance(f, b[j]) for j in np.nonzero(lb[i] <= limit + 1e-9)[0].tolist())
+    return np.asarray(out)
+
+
+class Obstacles:
+    """What a Normal move of one side's units must keep clear of, built once per side: the no-go
+    terrain (the checker's list), the own side's models (a search tree, labelled by unit), the
+    enemy models (to stay more than :data:`ENGAGEMENT_IN` from) and the difficult terrain."""
+
+    def __init__(self, table: Table, own: list[Placed], enemies: list[Placed]):
+        nogo = [p for _, p in table.no_go_polys]
+        self.nogo = unary_union(nogo) if nogo else None
+        polys = [f.polygon(32, circumscribed=True) for o in own for f in o.footprints]
+        self.own_labels = np.array([o.unit.id for o in own for _ in o.footprints], dtype=object)
+        self.own = shapely.STRtree(polys) if polys else None
+        enemy = [f.polygon(32, circumscribed=True) for o in enemies for f in o.footprints]
+        self.enemy = shapely.STRtree(enemy) if enemy else None
+        diff = [table.terrain_polys[t.id] for t in table.world.scenario.terrain if TerrainTrait.DIFFICULT in t.traits]
+        self.difficult = unary_union(diff) if diff else None
+        for g in (self.nogo, self.difficult):
+            if g is not None:
+                shapely.prepare(g)
+
+
+class Mover:
+    """One unit of the shooting side: its start bases, M, and the moves it can make."""
+
+    def __init__(self, table: Table, unit: UnitInfo, move_in: float, penalty_in: float, obstacles: Obstacles,
+                 rings: int = RINGS, bearings: int = BEARINGS):
+        self.table, self.unit, self.move_in = table, unit, float(move_in)
+        self.start = list(table.final(unit).footprints)
+        self.penalty_in = penalty_in
+        self.refs = tuple(m.ref for m in unit.models)
+        bf = table.world.scenario.battlefield
+        self.bounds = (bf.width, bf.depth)
+        self.obstacles = obstacles
+        self._placed: dict[tuple[float, float], list[Footprint]] = {}
+        lattice = [(0.0, 0.0)]
+        for k in range(1, rings + 1):
+            r = self.move_in * k / rings
+            for j in range(bearings):
+                t = 2 * math.pi * (j + 0.5 * (k % 2)) / bearings
+                lattice.append((r * math.cos(t), r * math.sin(t)))
+        self.moves = self.valid(lattice) if self.move_in > 0 else [(0.0, 0.0)]
+        if (0.0, 0.0) not in self.moves and self.valid([(0.0, 0.0)]):
+            self.moves.insert(0, (0.0, 0.0))
+
+    def valid(self, moves: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        """The moves of ``moves`` the unit can make (see the module docstring), in order. A base
+        touching an obstacle counts as meeting it (the circumscribed outlines: conservative)."""
+        if not moves:
+            return []
+        fps = self.start
+        c = np.array([[f.cx, f.cy] for f in fps])
+        r = np.array([_outer(f) for f in fps])
+        v = np.array(moves, dtype=float)
+        end = c[None, :, :] + v[:, None, :]
+        w, d = self.bounds
+        ok = ((end[:, :, 0] - r >= -1e-9) & (end[:, :, 0] + r <= w + 1e-9) & (end[:, :, 1] - r >= -1e-9)
+              & (end[:, :, 1] + r <= d + 1e-9)).all(axis=1)
+        n, m = len(moves), len(fps)
+        start = np.broadcast_to(c[None, :, :], (n, m, 2))
+        length = np.hypot(v[:, 0], v[:, 1])
+        lines = np.asarray(shapely.linestrings(np.stack([start, end], axis=2).reshape(n * m, 2, 2)))
+        still = np.repeat(length < 1e-9, m)
+        paths = np.where(still, shapely.points(end.reshape(n * m, 2)), lines)  # each base centre's path
+        rad = np.tile(r, n)
+        ob = self.obstacles
+        bad = np.zeros(n * m, dtype=bool)
+        if ob.nogo is not None:
+            bad |= shapely.distance(paths, ob.nogo) <= rad
+        if ob.own is not None:
+            i, j = ob.own.query(paths, predicate="dwithin", distance=rad)
+            hit = ob.own_labels[j] != self.unit.id
+            bad[i[hit]] = True
+        if ob.enemy is not None:
+            i, _ = ob.enemy.query(paths, predicate="dwithin", distance=rad + ENGAGEMENT_IN)
+            bad[i] = True
+        ok &= ~bad.reshape(n, m).any(axis=1)
+        if ob.difficult is not None and self.penalty_in > 0:
+            slow = (shapely.distance(paths, ob.difficult) <= rad).reshape(n, m).any(axis=1)
+            ok &= ~slow | (length <= self.move_in - self.penalty_in + 1e-9)
+        ok &= length <= self.move_in + 1e-9
+        return [moves[k] for k in np.nonzero(ok)[0].tolist()]
+
+    def at(self, move: tuple[float, float]) -> list[Footprint]:
+        """The unit's bases after ``move``."""
+        hit = self._placed.get(move)
+        if hit is None:
+            hit = [_shift(f, move[0], move[1]) for f in self.start]
+            self._placed[move] = hit
+        return hit
+
+    def aimed(self, target: list[Footprint], ranges: list[float]) -> list[tuple[float, float]]:
+        """Moves straight at ``target`` (along the closest pair of bases): the full M, and just far
+        enough to bring the closest model within each of ``ranges``."""
+        best = None
+        for f in self.start:
+            for g in target:
+                dd = signed_distance(f, g)
+                if best is None or dd < best[0]:
+                    best = (dd, f, g)
+        assert best is not None
+        d0, f, g = best
+        ux, uy = g.cx - f.cx, g.cy - f.cy
+        norm = math.hypot(ux, uy)
+        if norm < 1e-9:
+            return []
+        ux, uy = ux / norm, uy / norm
+        lengths = {self.move_in, *(min(self.move_in, max(0.0, d0 - rg)) for rg in ranges)}
+        if self.penalty_in > 0:
+            lengths.add(max(0.0, self.move_in - self.penalty_in))
+        out = [(ux * ln, uy * ln) for ln in sorted(lengths, reverse=True) if ln > 0]
+        return self.valid(out)
+
+
+# --------------------------------------------------------------------------- the shooting side
+
+
+def difficult_penalty_in(world: World, unit: UnitInfo) -> float:
+    """How much shorter a Normal move through difficult terrain is for ``unit`` (inches): the
+    ruleset's reading (ruling ``difficult-move`` where the ruleset declares it; 0 otherwise), 0 for
+    a unit of only Move Through Cover models (seed text 001)."""
+    rs = world.ruleset
+    if not any(r.key == "difficult-move" for r in rs.RULINGS):
+        return 0.0
+    reading = world.ruling("difficult-move")
+    if reading == "none":
+        return 0.0
+    rules = _rules(unit.record.other_rules)
+    if "move through cover" in rules or all(any("move through cover" in str(x).lower() for x in m.rules)
+                                            for m in unit.models):
+        return 0.0
+    return float(reading.removeprefix("minus-"))
+
+
+def lookup_of(world: World) -> Lookup | None:
+    """The catalogue lookup of the scenario's ruleset (profiles of catalogue entries)."""
+    from planner.io.catalogue import load_catalogue
+
+    rs = world.ruleset
+    cat = load_catalogue(rs.catalogue) if getattr(rs, "catalogue", None) else None
+    return cat.get if cat is not None else None
+
+
+def ranged_weapons(unit: UnitInfo, lookup: Lookup | None) -> list[WeaponProfile]:
+    """The unit's weapons with a range, one per name, in order."""
+    seen: dict[str, WeaponProfile] = {}
+    rec = unit.record
+    for m in rec.models:
+        for w in model_weapons(rec, m, lookup):
+            if w.range_in and w.name not in seen:
+                seen[w.name] = w
+    return list(seen.values())
+
+
+def move_of(world: World, unit: UnitInfo, lookup: Lookup | None) -> float:
+    """The unit's M (the slowest model's; inches).
+
+    Raises ScenarioError naming the file, the unit and the field when no model has an M.
+    """
+    rec = unit.record
+    ms = [model_stats(rec, m, lookup) for m in rec.models]
+    vals = [s.m for s in ms if s is not None and s.m is not None]
+    if not vals or len(vals) < len(ms):
+        raise ScenarioError(f"unit {unit.id!r} has no M (Move) characteristic, which the exposure needs",
+                            file=world.file, location=f"{unit.path}.stats.m", value=None)
+    return float(min(vals))
+
+
+def _armour_only(unit: UnitInfo, lookup: Lookup | None) -> bool:
+    """Every model has armour values and no Toughness (a Horus Heresy vehicle)."""
+    rec = unit.record
+    sts = [model_stats(rec, m, lookup) for m in rec.models]
+    return all(st is not None and st.t is None and st.av_front is not None for st in sts)
+
+
+def _has_profile(unit: UnitInfo, lookup: Lookup | None) -> bool:
+    rec = unit.record
+    return any(model_stats(rec, m, lookup) is not None for m in rec.models)
+
+
+class Exposure:
+    """The exposure machinery for one world: movers, reaches and a volley cache.
+
+    ``player`` is the side shot at (my units); the other side shoots. ``cache``: reuse volleys of
+    the same attacker profile x target profile x modifiers; ``judge_cover``: False counts no target
+    as having the 40k benefit of cover (the worse for me: an upper bound of the loss); ``rings`` x
+    ``bearings``: the move lattice; ``exact`` False: the sight test's fast judge (a pair it cannot prove
+    hidden counts as visible: never a false "hidden", so the threat found may be too large, as for
+    the planner's ``hidden`` goal); ``batch`` False: one sight call per move (the benchmark's naive
+    baseline; the same verdicts).
+    Raises
+    ScenarioError (exit 2) for a unit without a profile, naming the file, the unit and the field.
+    """
+
+    def __init__(self, world: World, player: str, *, table: Table | None = None, cache: bool = True,
+                 judge_cover: bool = True, rings: int = RINGS, bearings: int = BEARINGS, exact: bool = True,
+                 batch: bool = True):
+        rs = world.ruleset
+        if rs.COMBAT_DICE not in ("heresy", "40k"):
+            raise ScenarioError(f"no shooting dice maths for ruleset {rs.id!r} (hh2, wh40k10, wh40k11 have them)",
+                                file=world.file, location="ruleset", value=rs.id)
+        if player not in {u.player for u in world.units.values()}:
+            raise ScenarioError("no army of this player in the scenario", file=world.file, location="--player",
+                                value=player)
+        self.world, self.player = world, player
+        self.table = table if table is not None else rs.table(world)
+        self.lookup = lookup_of(world)
+        self.use_cache = cache
+        self.judge_cover = judge_cover
+        self.lattice = (rings, bearings)
+        self.exact = exact
+        self.batch = batch
+        self._volleys: dict[Any, VolleyResult] = {}
+        self.computed = 0
+        self.cached = 0
+        on = [u for u in self.table.on_table]
+        self.targets = [u for u in on if u.player == player]
+        self.attackers = [u for u in on if u.player != player]
+        for u in [*self.targets, *self.attackers]:
+            if not _has_profile(u, self.lookup):
+                raise ScenarioError(f"unit {u.id!r} has no profile (stats), which the exposure needs",
+                                    file=world.file, location=f"{u.path}.stats", value=None)
+        # Horus Heresy vehicles (armour values, no T): the dice maths has no vehicle rules yet
+        self.skipped = [u.id for u in self.targets if rs.COMBAT_DICE == "heresy" and _armour_only(u, self.lookup)]
+        self.targets = [u for u in self.targets if u.id not in self.skipped]
+        self.weapons = {u.id: ranged_weapons(u, self.lookup) for u in self.attackers}
+        self.moves = {u.id: move_of(world, u, self.lookup) for u in self.attackers}
+        self._movers: dict[tuple[str, Any], Mover] = {}
+        self._obstacles: dict[Any, Obstacles] = {}
+        rules = {u.id: _rules(u.record.other_rules) for u in self.attackers}
+        self.mfd_units = {uid for uid, r in rules.items() if "marked for death" in r}
+
+    # ------------------------------------------------------------------ moves and sight
+    def mover(self, unit: UnitInfo, targets: list[Placed] | None = None) -> Mover:
+        """The moves of attacking ``unit`` with my units at ``targets`` (default: all of mine)."""
+        key = (unit.id, None if targets is None else tuple(id(f) for p in targets for f in p.footprints))
+        hit = self._movers.get(key)
+        if hit is None:
+            okey = key[1]
+            ob = self._obstacles.get(okey)
+            if ob is None:
+                mine = targets if targets is not None else [self.table.final(u) for u in self.targets]
+                ob = Obstacles(self.table, [self.table.final(u) for u in self.attackers], mine)
+                self._obstacles[okey] = ob
+            hit = Mover(self.table, unit, self.moves[unit.id], difficult_penalty_in(self.world, unit), ob,
+                        *self.lattice)
+            self._movers[key] = hit
+        return hit
+
+    def reach(self, mover: Mover, target: Placed, range_in: float) -> Reach:
+        """Can ``mover`` shoot ``target`` with a weapon of range ``range_in`` after a Normal move?
+        See the module docstring (what is exact, what is a lower bound)."""
+        tgt = list(target.footprints)
+        d0 = float(_distance(mover.start, tgt).min())
+        uid, tid = mover.unit.id, target.unit.id
+        if is_more_than_distance(d0, range_in + mover.move_in):
+            return Reach(uid, tid, range_in, {}, True, nearest_in=d0)
+        moves = list(mover.moves)
+        extra = [m for m in mover.aimed(tgt, [range_in, range_in / 2]) if m not in moves]
+        moves = [moves[0], *extra, *moves[1:]] if moves else extra
+        modes: dict[tuple[bool, bool], tuple[tuple[float, float], str | None, bool]] = {}
+        dists: dict[tuple[float, float], np.ndarray] = {}
+        for moved in (False, True):
+            cands = [m for m in moves if (m == (0.0, 0.0)) != moved]
+            for half in (False, True):
+                reach_in = range_in / 2 if half else range_in
+                if half and (moved, False) not in modes:
+                    continue  # nothing seen in range: nothing in half range
+                # the moves straight at the target first (a few, one sight call), then the rest:
+                # every kept move is tried, in two calls of the checker's sight test at most
+                batches = [cands[:STAGE], cands[STAGE:]] if self.batch else [[mv] for mv in cands]
+                for batch in batches:
+                    observers: list[Placed] = []
+                    which: list[tuple[float, float]] = []
+                    for mv in batch:
+                        fps = mover.at(mv)
+                        if mv not in dists:
+                            dists[mv] = _distance(fps, tgt, range_in)
+                        keep = [i for i, x in enumerate(dists[mv])
+                                if is_within_distance(max(0.0, float(x)), reach_in)]
+                        if keep:
+                            observers.append(Placed(mover.unit, tuple(fps[i] for i in keep),
+                                                    tuple(mover.refs[i] for i in keep)))
+                            which.append(mv)
+                    if not observers:
+                        continue
+                    seen, sight = self.table.sight_from_any(observers, target, exact=self.exact)
+                    if seen is not None:
+                        k = next(i for i, o in enumerate(observers) if o is seen)
+                        modes[(moved, half)] = (which[k], sight.observer_model,
+                                                self._cover(target, list(seen.footprints)))
+                        break
+        return Reach(uid, tid, range_in, modes, bool(modes), nearest_in=d0)
+
+    def _cover(self, target: Placed, attacker_fps: list[Footprint]) -> bool:
+        """40k benefit of cover of ``target`` against models at ``attacker_fps`` (HH: False)."""
+        cover_for = getattr(self.table, "cover_for", None)
+        if cover_for is None or not self.judge_cover or self.world.ruleset.COMBAT_DICE != "40k":
+            return False
+        refs = {m.ref: m for m in target.unit.models}
+        models = [refs[i] for i in target.ids] if target.ids and all(i in refs for i in target.ids) \
+            else list(target.unit.models)
+        if len(models) != len(target.footprints):
+            return False  # joined characters: not judged (no cover assumed: the worse for me)
+        ok, _ = cover_for(models, list(target.footprints), attacker_fps)
+        return bool(ok)
+
+    # ------------------------------------------------------------------ volleys
+    def volley(self, attacker: UnitInfo, weapon: str, target: UnitInfo, *, moved: bool, half: bool,
+               in_cover: bool, marked: bool) -> VolleyResult:
+        """The exact volley (cached by attacker profile x target profile x modifiers).
+
+        Raises ScenarioError (with the file) for a missing value the dice maths needs."""
+        rs = self.world.ruleset
+        try:
+            if rs.COMBAT_DICE == "heresy":
+                a: Any = hh_attacker(attacker.record, weapon, moved=moved, half_range=half,
+                                     marked_for_death=marked, lookup=self.lookup)
+                t: Any = hh_target(target.record, lookup=self.lookup)
+            else:
+                a = attacker_40k(attacker.record, weapon, stationary=not moved, half_range=half, lookup=self.lookup)
+                t = target_40k(target.record, attached=bool(target.joined_by), in_cover=in_cover,
+                               lookup=self.lookup)
+        except ScenarioError as e:
+            raise (e.with_file(self.world.file) if self.world.file else e) from None
+        key = (dataclasses.replace(a, name=""), _anon_target(t), rs.id)
+        if self.use_cache and key in self._volleys:
+            self.cached += 1
+            r = self._volleys[key]
+        else:
+            self.computed += 1
+            if rs.COMBAT_DICE == "heresy":
+                r = hh2.shoot(dataclasses.replace(a, name=""), _anon_target(t))
+            else:
+                r = wh40k.shoot(dataclasses.replace(a, name=""), _anon_target(t),
+                                cover=rs.COVER_IN_SHOOTING or "bs", ruleset=rs.id)
+            if self.use_cache:
+                self._volleys[key] = r
+        return dataclasses.replace(r, attacker=attacker.id, target=target.id)
+
+    def best_threat(self, attacker: UnitInfo, target: Placed, *, marked: bool = False,
+                    mover: Mover | None = None) -> tuple[Threat | None, bool]:
+        """The attacker's best volley at ``target`` over its weapons and the modes it can reach
+        (None if it cannot shoot it), and whether "cannot" is proven for every weapon."""
+        mover = mover if mover is not None else self.mover(attacker)
+        best: Threat | None = None
+        proven_all = True
+        by_range: dict[float, Reach] = {}
+        for w in self.weapons[attacker.id]:
+            rg = float(w.range_in or 0.0)
+            if rg not in by_range:
+                by_range[rg] = self.reach(mover, target, rg)
+            rc = by_range[rg]
+            if not rc.can_shoot:
+                proven_all &= rc.proven
+                continue
+            for (moved, half), (move, _, cover) in sorted(rc.modes.items()):
+                res = self.volley(attacker, w.name, target.unit, moved=moved, half=half, in_cover=cover,
+                                  marked=marked)
+                th = Threat(attacker.id, target.unit.id, w.name, moved, half, cover, marked, True, move, res)
+                if best is None or (th.expected_models_lost, th.expected_wounds_lost) > \
+                        (best.expected_models_lost + 1e-12, best.expected_wounds_lost):
+                    best = th
+        return best, proven_all
+
+    # ------------------------------------------------------------------ the whole deployment
+    def run(self, *, first: str = "enemy") -> ExposureReport:
+        """The exposure of my units (``player``) to the other side's first turn."""
+        threats: dict[tuple[str, str], Threat] = {}
+        unproven: dict[str, list[str]] = {u.id: [] for u in self.targets}
+        placed = {u.id: self.table.final(u) for u in self.targets}
+        for a in self.attackers:
+            mv = self.mover(a)
+            for t in self.targets:
+                th, proven = self.best_threat(a, placed[t.id], mover=mv)
+                if th is not None:
+                    threats[(a.id, t.id)] = th
+                elif not proven:
+                    unproven[t.id].append(a.id)
+        marked = None
+        notes = list(MODEL_NOTES)
+        if self.skipped:
+            notes.append("Not counted (vehicles with armour values: no vehicle dice maths yet): "
+                         + ", ".join(self.skipped) + ".")
+        if self.mfd_units and self.targets:
+            best_total = -1.0
+            for t in self.targets:
+                trial = dict(threats)
+                for a in self.attackers:
+                    if a.id in self.mfd_units and (a.id, t.id) in threats:
+                        th, _ = self.best_threat(a, placed[t.id], marked=True, mover=self.mover(a))
+                        if th is not None:
+                            trial[(a.id, t.id)] = th
+                total = sum(x.expected_models_lost for x in _choose(trial, self.attackers).values())
+                if total > best_total + 1e-12:
+                    best_total, marked, best_trial = total, t.id, trial
+            threats = best_trial
+            notes.append(f"Marked for Death ({', '.join(sorted(self.mfd_units))}): {marked} is marked (the worst "
+                         "for me).")
+        chosen = _choose(threats, self.attackers)
+        units = []
+        for t in self.targets:
+            shots = [th for th in chosen.values() if th.target == t.id]
+            pmf = _combine([th.result.models_lost for th in shots], len(t.models))
+            able = [a for (a, tid) in threats if tid == t.id]
+            sep = sum(th.expected_models_lost for (a, tid), th in threats.items() if tid == t.id)
+            units.append(UnitExposure(t.id, len(t.models), able, unproven[t.id], shots, pmf,
+                                      sum(th.expected_wounds_lost for th in shots), sep))
+        for th in threats.values():
+            for s in th.result.interpretations:
+                if s not in notes:
+                    notes.append(s)
+        return ExposureReport(self.world.ruleset.id, self.player, next(iter({a.player for a in self.attackers}),
+                                                                            ""),
+                              first, units, list(threats.values()),
+                              {a.id: (chosen[a.id].target if a.id in chosen else None) for a in self.attackers},
+                              marked, notes, volleys_computed=self.computed, volleys_cached=self.cached)
+
+
+def _anon_target(t: Any) -> Any:
+    """``t`` with its name (and its groups' names) blanked: the cache key is the profile."""
+    groups = tuple(dataclasses.replace(g, name=f"g{k}") for k, g in enumerate(t.groups))
+    return dataclasses.replace(t, name="", groups=groups)
+
+
+def _choose(threats: dict[tuple[str, str], Threat], attackers: list[UnitInfo]) -> dict[str, Threat]:
+    """Each attacker's target: most expected models lost, then wounds lost (ties: the first target)."""
+    out: dict[str, Threat] = {}
+    for a in attackers:
+        opts = [th for (aid, _), th in threats.items() if aid == a.id]
+        if opts:
+            out[a.id] = max(opts, key=lambda th: (round(th.expected_models_lost, 12),
+                                                  round(th.expected_wounds_lost, 12)))
+    return out
+
+
+def _combine(pmfs: list[Pmf], cap: int) -> Pmf:
+    """Models lost from several volleys: the sum, capped at ``cap`` models."""
+    out: list[float] = [1.0]
+    for p in pmfs:
+        nxt = [0.0] * (min(cap, len(out) + len(p) - 2) + 1)
+        for i, a in enumerate(out):
+            for j, b in enumerate(p):
+                nxt[min(cap, i + j)] += a * b
+        out = nxt
+    return trim(tuple(out))
+
+
+def exposure(world: World, player: str, *, first: str = "enemy", table: Table | None = None,
+             cache: bool = True, batch: bool = True) -> ExposureReport:
+    """The exposure of ``player``'s units if the other side takes the first turn (``first='enemy'``),
+    or of the other side's units to ``player``'s if ``first='me'``.
+
+    ``cache``/``batch``: see :class:`Exposure` (False: the naive way, the same figures).
+    Returns an :class:`ExposureReport` (inches, models, wounds). Raises ScenarioError for a unit
+    without a profile or M, an unknown player, or a ruleset without dice maths.
+    """
+    if first not in ("enemy", "me"):
+        raise ScenarioError("choose enemy or me", file=world.file, location="--first", value=first)
+    shot = player
+    if first == "me":
+        others = sorted({u.player for u in world.units.values() if u.player != player})
+        if not others:
+            raise ScenarioError("no enemy army in the scenario", file=world.file, location="--player", value=player)
+        shot = others[0]
+    return Exposure(world, shot, table=table, cache=cache, batch=batch).run(first=first)
