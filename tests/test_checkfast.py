@@ -115,3 +115,92 @@ def test_group_proof_bearing_order_wraps_at_the_widest_gap():
     assert proven.isdisjoint(tried)
     assert proven | tried == set(range(len(observers)))  # every observer is decided or left to its own proof
     assert all(math.isfinite(f.cx) for f in target.footprints)
+
+
+# ------------------------------------------------------------------ vectorised distances (#18)
+
+def _shape(kind: str, x: float, y: float, p: float, q: float, ang: float):
+    from planner.geometry.shapes import Footprint, segment
+
+    if kind == "circle":
+        return Footprint("circle", x, y, 0.3 + p)
+    if kind == "ellipse":
+        return Footprint("ellipse", x, y, 0.5 + p + q, 0.3 + q, ang)
+    if kind == "segment":
+        return segment((x, y), (x + 3 * math.cos(ang) * (p + 0.1), y + 3 * math.sin(ang) * (p + 0.1)))
+    hl, hw = 0.5 + 2 * p, 0.5 + q
+    c, s = math.cos(ang), math.sin(ang)
+    verts = tuple((x + px * c - py * s, y + px * s + py * c) for px, py in [(hl, hw), (-hl, hw), (-hl, -hw), (hl, -hw)])
+    return Footprint("polygon", x, y, hl, hw, ang, verts)
+
+
+shape = st.builds(_shape, st.sampled_from(["circle", "ellipse", "polygon", "segment"]), st.floats(-8, 8),
+                  st.floats(-8, 8), st.floats(0, 1), st.floats(0, 1), st.floats(0, 2 * math.pi))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(shape, shape), min_size=1, max_size=12))
+def test_signed_distances_are_the_pair_by_pair_values(pairs):
+    """The batched search gives the very floats of signed_distance, pair by pair (ovals, hulls,
+    segments and discs, apart and overlapping)."""
+    from planner.geometry.shapes import signed_distance, signed_distances
+
+    got = signed_distances(pairs).tolist()
+    assert got == [signed_distance(a, b) for a, b in pairs]
+
+
+def test_signed_distances_oval_pairs_apart():
+    """Two 75 x 42 mm ovals side by side 0.5" apart (the bench's Outriders): the batched value is
+    the exact gap, the same as one by one."""
+    from planner.geometry.shapes import Footprint, signed_distance, signed_distances
+
+    a = 75 / 25.4 / 2
+    b = 42 / 25.4 / 2
+    row = [Footprint("ellipse", 2 * b * k + 0.5 * k, 0.0, a, b, math.pi / 2) for k in range(5)]
+    pairs = [(row[i], row[j]) for i in range(5) for j in range(i + 1, 5)]
+    got = signed_distances(pairs)
+    assert got[0] == pytest.approx(0.5, abs=1e-9)
+    assert got.tolist() == [signed_distance(p, q) for p, q in pairs]
+
+
+def _old_closest_no_go(fps, features):
+    """closest_no_go as it was (bounds per feature and model in a sorted list of tuples)."""
+    from planner.geometry.shapes import circumscribed_gap, distance_to_polygon
+    from planner.legality.checks.placement import NoGo
+
+    centres = shapely.points([(f.cx, f.cy) for f in fps])
+    radii = np.array([f.outer_radius for f in fps])
+    bounds = []
+    for k, (_, poly) in enumerate(features):
+        lbs = shapely.distance(poly, centres) - radii
+        for i, f in enumerate(fps):
+            if f.kind == "ellipse":
+                lbs[i] = max(lbs[i], float(circumscribed_gap(f, poly)))
+        bounds += [(float(lb), i, k) for i, lb in enumerate(lbs)]
+    bounds.sort()
+    best = None
+    for lb, i, k in bounds:
+        if best is not None and lb >= best.distance:
+            break
+        d = distance_to_polygon(fps[i], features[k][1])
+        if best is None or d < best.distance:
+            best = NoGo(d, i, features[k][0])
+    return best
+
+
+@pytest.mark.parametrize("name", SCENES)
+def test_no_go_bounds_of_the_table_give_the_same_closest_feature(name):
+    """closest_no_go with the table's one-pass lower bounds answers as the old per-unit loop."""
+    from planner.legality.checks.placement import closest_no_go
+
+    t = _table(name)
+    assert t.no_go_polys
+    for u in t.on_table:
+        fps = t.final(u).footprints
+        lb = t.no_go_bounds(fps)
+        assert lb is not None
+        want = _old_closest_no_go(fps, t.no_go_polys)
+        assert closest_no_go(fps, t.no_go_polys, lower_bounds=lb) == want
+        assert closest_no_go(fps, t.no_go_polys) == want
+    loose = tuple(f.moved(f.cx + 0.25, f.cy) for f in t.final(t.on_table[0]).footprints)
+    assert t.no_go_bounds(loose) is None  # bases not on the table: the caller makes its own

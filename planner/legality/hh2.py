@@ -16,7 +16,7 @@ from planner.geometry.measure import (
     is_overlap_distance,
     is_within_distance,
 )
-from planner.geometry.shapes import distance_to_polygon, signed_distance
+from planner.geometry.shapes import distance_to_polygon, signed_distance, signed_distances
 from planner.legality.checks.coherency import coherency_gap, coherency_range
 from planner.legality.checks.distance import InfiltrateDistance, infiltrate_distance, scout_far_enough
 from planner.legality.checks.placement import closest_no_go, wholly_within
@@ -144,7 +144,8 @@ class HH2Checker:
 
     def check_impassable(self, placed: Placed, when: str) -> None:
         u = placed.unit
-        best = closest_no_go(placed.footprints, self.table.no_go_polys)
+        best = closest_no_go(placed.footprints, self.table.no_go_polys,
+                             lower_bounds=self.table.no_go_bounds(placed.footprints))
         if best is None:
             return
         d, i, tid = best.distance, best.index, best.feature
@@ -169,10 +170,11 @@ class HH2Checker:
         xy = np.array([[f.cx, f.cy] for _, _, f in items]).reshape(-1, 2)
         rad = np.array([f.outer_radius for _, _, f in items])
         lb = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1]) - rad[:, None] - rad[None, :]
-        for a, b in zip(*np.nonzero(np.triu(lb <= 1.0, k=1)), strict=True):
+        close = list(zip(*np.nonzero(np.triu(lb <= 1.0, k=1)), strict=True))
+        dists = signed_distances([(items[a][2], items[b][2]) for a, b in close]).tolist()
+        for (a, b), d in zip(close, dists, strict=True):
             ua, ia, fa = items[a]
             ub, ib, fb = items[b]
-            d = signed_distance(fa, fb)
             for u, i, other in ((ua, ia, f"{ub.id}/{ub.models[ib].id}"), (ub, ib, f"{ua.id}/{ua.models[ia].id}")):
                 if u.id not in worst or d < worst[u.id][0]:
                     worst[u.id] = (d, i, other)

@@ -186,6 +186,13 @@ class Table:
     def on_table(self) -> list[UnitInfo]:
         return [u for u in self.world.units.values() if u.on_battlefield and u.is_positioned]
 
+    @cached_property
+    def restriction_holders(self) -> list[UnitInfo]:
+        """The units of :attr:`on_table` that hold a restriction (on the unit or on a model):
+        the only ones :func:`planner.legality.checks.restriction.restriction_verdicts` measures to."""
+        return [u for u in self.on_table
+                if u.record.restrictions or any(m.restrictions for m in u.record.models)]
+
     def enemy_units(self, player: str) -> list[UnitInfo]:
         """Enemy units on the battlefield (not embarked, not in Reserves)."""
         return [u for u in self.on_table if u.player != player]
@@ -226,6 +233,25 @@ class Table:
         out = [(t.id, self.terrain_polys[t.id]) for t in self.no_go_features]
         out += [(t.id, w.polygon()) for t in self.world.scenario.terrain for w in t.walls]
         return out
+
+    def no_go_bounds(self, fps: tuple[Footprint, ...]) -> np.ndarray | None:
+        """The lower bounds of :func:`planner.legality.checks.placement.no_go_lower_bounds` for
+        bases ``fps`` against :attr:`no_go_polys` (features x bases), taken from one vectorised
+        pass over every model on the table; None if some base of ``fps`` is not one of them."""
+        table_fps, index, _, _ = self._near_area
+        cols = [index.get(id(f)) for f in fps]
+        if any(c is None or table_fps[c] is not f for c, f in zip(cols, fps, strict=True)):
+            return None
+        return self._no_go_bounds[:, cols]
+
+    @cached_property
+    def _no_go_bounds(self) -> np.ndarray:
+        from planner.legality.checks.placement import no_go_lower_bounds
+
+        fps = self._near_area[0]
+        if not fps or not self.no_go_polys:
+            return np.zeros((len(self.no_go_polys), len(fps)))
+        return no_go_lower_bounds(fps, self.no_go_polys)
 
     @cached_property
     def no_go_features(self) -> list[TerrainFeature]:

@@ -360,7 +360,8 @@ class WH40kChecker:
         """No model in impassable terrain, inside a solid feature or on a wall (the one predicate
         :func:`~planner.legality.checks.placement.closest_no_go`, as the planner's judge)."""
         u = placed.unit
-        best = closest_no_go(placed.footprints, self.table.no_go_polys)
+        best = closest_no_go(placed.footprints, self.table.no_go_polys,
+                             lower_bounds=self.table.no_go_bounds(placed.footprints))
         if best is None:
             return
         m, tid = u.models[best.index], best.feature

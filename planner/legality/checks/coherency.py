@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from planner.geometry.measure import is_within_distance
-from planner.geometry.shapes import Footprint, signed_distance
+from planner.geometry.shapes import Footprint, signed_distance, signed_distances
 from planner.legality.checks.distance import vertical_gap
 from planner.schema import SubType
 from planner.units import TOLERANCE_IN
@@ -45,15 +45,18 @@ def coherency_gap(fps: Sequence[Footprint]) -> tuple[float, int, int]:
         return 0.0, 0, 0
     dist = [[0.0] * n for _ in range(n)]
     hypot = math.hypot
+    other: list[tuple[int, int]] = []
     for i in range(n):
         a = fps[i]
         for j in range(i + 1, n):
             b = fps[j]
             if a.kind == "circle" and b.kind == "circle":  # signed_distance's own formula, inlined
-                d = max(0.0, hypot(a.cx - b.cx, a.cy - b.cy) - a.a - b.a)
+                dist[i][j] = dist[j][i] = max(0.0, hypot(a.cx - b.cx, a.cy - b.cy) - a.a - b.a)
             else:
-                d = max(0.0, signed_distance(a, b))
-            dist[i][j] = dist[j][i] = d
+                other.append((i, j))
+    # the other pairs (ovals, hulls) measured together: the same values, one vectorised search
+    for (i, j), d in zip(other, signed_distances([(fps[i], fps[j]) for i, j in other]).tolist(), strict=True):
+        dist[i][j] = dist[j][i] = max(0.0, d)
     in_tree = [False] * n
     best = [math.inf] * n
     link = [0] * n

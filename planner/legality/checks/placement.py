@@ -14,7 +14,7 @@ import shapely
 from shapely.geometry import Polygon
 
 from planner.geometry.measure import is_wholly_within_clearance, overlaps
-from planner.geometry.shapes import Footprint, circumscribed_gap, clearance_inside, distance_to_polygon
+from planner.geometry.shapes import Footprint, clearance_inside, distance_to_polygon
 from planner.units import TOLERANCE_IN
 
 
@@ -70,33 +70,49 @@ class NoGo:
         return self.distance >= -TOLERANCE_IN
 
 
+def no_go_lower_bounds(fps: Sequence[Footprint], features: Sequence[tuple[str, Polygon]]) -> np.ndarray:
+    """The lower bounds :func:`closest_no_go` orders its exact distances by, for every base of
+    ``fps`` against every feature: an array (features x bases) of inches (centre distance less
+    the outer radius; for ovals the distance to a circumscribed polygon where larger), one
+    vectorised distance call per feature. A caller checking many groups of the same bases (the
+    checker, every unit on the table) makes it once and passes its columns."""
+    centres = shapely.points([(f.cx, f.cy) for f in fps])
+    radii = np.array([f.outer_radius for f in fps])
+    ovals = [i for i, f in enumerate(fps) if f.kind == "ellipse"]
+    shells = [fps[i].polygon(circumscribed=True) for i in ovals]
+    out = np.empty((len(features), len(fps)))
+    for k, (_, poly) in enumerate(features):
+        lbs = shapely.distance(poly, centres) - radii
+        if ovals:  # an oval's outer radius is a weak bound: use a circumscribing polygon
+            d = shapely.distance(poly, shells)
+            lbs[ovals] = np.maximum(lbs[ovals], np.where(d > 0, d, -np.inf))
+        out[k] = lbs
+    return out
+
+
 def closest_no_go(fps: Sequence[Footprint], features: Sequence[tuple[str, Polygon]], *,
-                  first_hit: bool = False) -> NoGo | None:
+                  first_hit: bool = False, lower_bounds: np.ndarray | None = None) -> NoGo | None:
     """Rule "no model in impassable terrain or inside a solid feature": the closest base/feature
     pair over ``features`` ((id, polygon) pairs), exact, or None if there are no features.
 
-    Exact distances are taken in order of a cheap lower bound (centre distance less the outer
-    radius; for ovals a circumscribed polygon), stopping when no pair can be closer. With
-    ``first_hit`` the search stops at the first base standing in a feature (what a judge needs:
-    the verdict, not the closest pair).
+    Exact distances are taken in order of a cheap lower bound (:func:`no_go_lower_bounds`;
+    ``lower_bounds``: those bounds already made, features x bases), stopping when no pair can be
+    closer. With ``first_hit`` the search stops at the first base standing in a feature (what a
+    judge needs: the verdict, not the closest pair).
     """
     if not features or not fps:
         return None
-    centres = shapely.points([(f.cx, f.cy) for f in fps])
-    radii = np.array([f.outer_radius for f in fps])
-    ovals = [(i, f) for i, f in enumerate(fps) if f.kind == "ellipse"]
-    bounds: list[tuple[float, int, int]] = []
-    for k, (_, poly) in enumerate(features):
-        lbs = shapely.distance(poly, centres) - radii
-        for i, f in ovals:  # an oval's outer radius is a weak bound: use a circumscribing polygon
-            lbs[i] = max(lbs[i], float(circumscribed_gap(f, poly)))
-        bounds += [(float(lb), i, k) for i, lb in enumerate(lbs)]
-    bounds.sort()
+    lb = no_go_lower_bounds(fps, features) if lower_bounds is None else lower_bounds
+    # pairs in the order of (bound, base, feature)
+    kk, ii = np.meshgrid(np.arange(len(features)), np.arange(len(fps)), indexing="ij")
+    flat = lb.ravel()
+    order = np.lexsort((kk.ravel(), ii.ravel(), flat))
     best: NoGo | None = None
-    for lb, i, k in bounds:
-        if best is not None and lb >= best.distance:
+    ks, is_, bounds = kk.ravel()[order].tolist(), ii.ravel()[order].tolist(), flat[order].tolist()
+    for bound, i, k in zip(bounds, is_, ks, strict=True):
+        if best is not None and bound >= best.distance:
             break
-        if first_hit and lb > TOLERANCE_IN:
+        if first_hit and bound > TOLERANCE_IN:
             break  # no later pair can overlap either
         fid, poly = features[k]
         d = distance_to_polygon(fps[i], poly)
