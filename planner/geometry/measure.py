@@ -23,6 +23,7 @@ from planner.geometry.shapes import (
     clearance_inside,
     distance_lower_bound,
     signed_distance,
+    signed_distances,
 )
 from planner.units import TOLERANCE_IN
 
@@ -182,6 +183,20 @@ def nearest(group_a: Sequence[Footprint], group_b: Sequence[Footprint]) -> Neare
     bounds = sorted(
         (distance_lower_bound(a, b), i, j) for i, a in enumerate(group_a) for j, b in enumerate(group_b)
     )
+    if any(f.kind == "ellipse" for f in (*group_a, *group_b)):
+        # ovals take a searched distance: measure together every pair that can be the nearest
+        # (lower bound not above the least upper bound, the gap between the discs each base
+        # contains), then take the first of them in the same order: the pair found one by one
+        ub = min(max(0.0, math.hypot(a.cx - b.cx, a.cy - b.cy) - a.inner_radius - b.inner_radius)
+                 for a in group_a for b in group_b)
+        bounds = [t for t in bounds if t[0] <= ub]
+        exact = signed_distances([(group_a[i], group_b[j]) for _, i, j in bounds]).tolist()
+        best = Nearest(-1, -1, math.inf)
+        for (_, i, j), sd in zip(bounds, exact, strict=True):
+            d = max(0.0, sd)
+            if d < best.distance:
+                best = Nearest(i, j, d)
+        return best
     best = Nearest(-1, -1, math.inf)
     for lb, i, j in bounds:
         if lb >= best.distance:

@@ -525,6 +525,25 @@ def clearance_inside(fp: Footprint, poly: Polygon) -> float:
     return _min_edge_distance(fp, poly)
 
 
+def clearances_inside(fps: Sequence[Footprint], poly: Polygon) -> np.ndarray:
+    """:func:`clearance_inside` of every footprint of ``fps`` (inches), the same floats: round
+    bases in a convex area in one numpy pass, the others one by one."""
+    out = np.empty(len(fps))
+    hp = _convex_halfplanes(poly)
+    rows = [i for i, f in enumerate(fps) if f.kind == "circle"] if hp is not None else []
+    if rows:
+        nx, ny, c, _ = hp  # type: ignore[misc]
+        cx = np.array([fps[i].cx for i in rows])
+        cy = np.array([fps[i].cy for i in rows])
+        r = np.array([fps[i].a for i in rows])
+        out[rows] = np.min(c[:, None] - (cx[None, :] * nx[:, None] + cy[None, :] * ny[:, None] + r[None, :]), axis=0)
+    done = set(rows)
+    for i, f in enumerate(fps):
+        if i not in done:
+            out[i] = clearance_inside(f, poly)
+    return out
+
+
 def _min_edge_distance(fp: Footprint, poly: Polygon) -> float:
     """min over the polygon's edges of the signed distance, exact distances only where a cheap
     lower bound (edge to centre, less the outer radius) could still beat the best so far."""

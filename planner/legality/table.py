@@ -5,6 +5,7 @@ and the measurements the rules ask for (nearest enemy unit, line of sight betwee
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import cast
@@ -19,9 +20,11 @@ from planner.geometry.measure import nearest
 from planner.geometry.shapes import (
     Footprint,
     clearance_inside,
+    clearances_inside,
     distance_to_polygon,
     footprint,
     signed_distance,
+    signed_distances,
 )
 from planner.geometry.sight import (
     Crossing,
@@ -80,9 +83,8 @@ class Table:
         self.world = world
         bf = world.scenario.battlefield
         self.battlefield = box(0.0, 0.0, bf.width, bf.depth)
-        self.terrain_polys: dict[str, Polygon] = {t.id: t.shape for t in world.scenario.terrain}
-        for poly in self.terrain_polys.values():
-            shapely.prepare(poly)  # many predicates against few polygons
+        self.terrain_key = tuple(t.model_dump_json() for t in world.scenario.terrain)
+        self.terrain_polys: dict[str, Polygon] = _terrain_polys(self.terrain_key, world.scenario.terrain)
         self.zone_polys: dict[str, Polygon] = {z.id: Polygon(z.polygon) for z in world.scenario.deployment_zones}
         self.rules = world.ruleset
 
@@ -114,7 +116,27 @@ class Table:
 
     def tops_of(self, placed: Placed) -> tuple[float, ...]:
         """The top of each footprint's volume of ``placed`` (:meth:`levels_of`), inches."""
-        return tuple(t for _, t in self.levels_of(placed))
+        return cast(tuple[float, ...], self._of_placed("tops", placed,
+                                                       lambda p: tuple(t for _, t in self.levels_of(p))))
+
+    def _of_placed(self, kind: str, placed: Placed, make: Callable[[Placed], object]) -> object:
+        """``make(placed)``, kept for this table by the identity of ``placed`` (a Placed holds a
+        unit, so it is not hashed by value)."""
+        key = (kind, id(placed))
+        hit = self._placed_values.get(key)
+        if hit is None or hit[0] is not placed:
+            hit = (placed, make(placed))
+            self._placed_values[key] = hit
+        return hit[1]
+
+    @cached_property
+    def _placed_values(self) -> dict[tuple[str, int], tuple[Placed, object]]:
+        return {}
+
+    def _standing_union(self, placed: Placed) -> frozenset[str]:
+        """The blocking area features some base of ``placed`` stands in (:meth:`standing_in`)."""
+        return cast(frozenset[str], self._of_placed(
+            "standing", placed, lambda p: frozenset().union(*(self.standing_in(f) for f in p.footprints))))
 
     @cached_property
     def off_the_table(self) -> bool:
@@ -129,6 +151,19 @@ class Table:
         shape, as before heights existed; where the ruleset says so
         (:attr:`~planner.rules.base.Ruleset.AREA_BLOCKS_AT_ANY_HEIGHT`) an area feature blocks
         at any height."""
+        hit = self._prepared.get("pieces")
+        if hit is None:
+            hit = self._prepared["pieces"] = self._make_pieces()
+        return cast(dict[str, list[Obstacle]], hit)
+
+    @cached_property
+    def _prepared(self) -> dict[str, object]:
+        """The terrain geometry this table shares with every table of the same terrain and the
+        same blocking features (:func:`_prepared_terrain`): the pieces and the blocked unions."""
+        key = (self.terrain_key, bool(self.rules.AREA_BLOCKS_AT_ANY_HEIGHT), tuple(t.id for t in self.blocking_features))
+        return _prepared_terrain(key)
+
+    def _make_pieces(self) -> dict[str, list[Obstacle]]:
         out: dict[str, list[Obstacle]] = {}
         for t in self.blocking_features:
             any_height = self.rules.AREA_BLOCKS_AT_ANY_HEIGHT and t.kind is TerrainKind.AREA
@@ -203,11 +238,18 @@ class Table:
         in a Building, which stand for the Building's footprint (a Building uses the Transport
         rules, HH2 p.103: its garrison is measured to and sees from the Building). Units embarked
         in a transport unit are represented by the transport; units in Reserves are absent."""
-        out = [self.first(u) if stage == "first" else self.final(u) for u in self.enemy_units(player)]
-        for u in self.world.units.values():
-            if u.player != player and u.method is SetupMethod.EMBARKED and u.setup.in_ in self.terrain_polys:
-                out.append(self.garrison(u))
-        return out
+        hit = self._presence.get((player, stage))
+        if hit is None:
+            hit = [self.first(u) if stage == "first" else self.final(u) for u in self.enemy_units(player)]
+            for u in self.world.units.values():
+                if u.player != player and u.method is SetupMethod.EMBARKED and u.setup.in_ in self.terrain_polys:
+                    hit.append(self.garrison(u))
+            self._presence[(player, stage)] = hit
+        return list(hit)
+
+    @cached_property
+    def _presence(self) -> dict[tuple[str, str], list[Placed]]:
+        return {}
 
     def garrison(self, unit: UnitInfo) -> Placed:
         """A unit embarked in a Building, standing for the Building's footprint (its convex hull)."""
@@ -233,6 +275,49 @@ class Table:
         out = [(t.id, self.terrain_polys[t.id]) for t in self.no_go_features]
         out += [(t.id, w.polygon()) for t in self.world.scenario.terrain for w in t.walls]
         return out
+
+    def clearances_in(self, zone: str | None, fps: tuple[Footprint, ...]) -> np.ndarray | None:
+        """:func:`planner.geometry.shapes.clearances_inside` of bases ``fps`` in deployment zone
+        ``zone`` (None: the battlefield), from one pass over every model on the table; None if
+        some base of ``fps`` is not one of them."""
+        table_fps, index, _, _ = self._near_area
+        cols = [index.get(id(f)) for f in fps]
+        if any(c is None or table_fps[c] is not f for c, f in zip(cols, fps, strict=True)):
+            return None
+        hit = self._clearances.get(zone)
+        if hit is None:
+            poly = self.battlefield if zone is None else self.zone_polys[zone]
+            hit = self._clearances[zone] = clearances_inside(table_fps, poly)
+        return hit[cols]
+
+    @cached_property
+    def _clearances(self) -> dict[str | None, np.ndarray]:
+        return {}
+
+    def pair_distances(self, pairs: list[tuple[Footprint, Footprint]]) -> np.ndarray:
+        """:func:`planner.geometry.shapes.signed_distances` of ``pairs``, kept for this table by
+        the footprints' identity (the coherency and overlap checks measure the same pairs), those
+        not measured yet in one batch."""
+        cache = self._pair_cache
+        out = np.empty(len(pairs))
+        missing: dict[tuple[int, int], list[int]] = {}
+        for k, (a, b) in enumerate(pairs):
+            hit = cache.get((id(a), id(b)))
+            if hit is not None and hit[0] is a and hit[1] is b:
+                out[k] = hit[2]
+            else:
+                missing.setdefault((id(a), id(b)), []).append(k)
+        if missing:
+            firsts = [ks[0] for ks in missing.values()]
+            for key, ks, v in zip(missing, missing.values(), signed_distances([pairs[k] for k in firsts]).tolist(),
+                                  strict=True):
+                cache[key] = (pairs[ks[0]][0], pairs[ks[0]][1], v)
+                out[ks] = v
+        return out
+
+    @cached_property
+    def _pair_cache(self) -> dict[tuple[int, int], tuple[Footprint, Footprint, float]]:
+        return {}
 
     def no_go_bounds(self, fps: tuple[Footprint, ...]) -> np.ndarray | None:
         """The lower bounds of :func:`planner.legality.checks.placement.no_go_lower_bounds` for
@@ -395,6 +480,10 @@ class Table:
             skip |= self.standing_in(f)
         for f in targets:
             skip |= self.target_standing_in(f)
+        return self._obstacles_skipping(skip, above)
+
+    def _obstacles_skipping(self, skip: set[str] | frozenset[str], above: float | None) -> list[Obstacle]:
+        """:meth:`obstacles_for` once the skipped features are known."""
         return [o for t in self.blocking_features if t.id not in skip for o in self.pieces[t.id]
                 if above is None or o.height is None or o.height > above + TOLERANCE_IN]
 
@@ -415,7 +504,8 @@ class Table:
 
     @cached_property
     def _union_cache(self) -> dict[tuple[frozenset[str], float | None], BaseGeometry | None]:
-        return {}
+        return cast(dict[tuple[frozenset[str], float | None], BaseGeometry | None],
+                    self._prepared.setdefault("unions", {}))
 
     @cached_property
     def has_heights(self) -> bool:
@@ -631,9 +721,9 @@ class Table:
         cy = sum(f.cy for f in tgt) / len(tgt)
         shapes = [self._outline_parts(o.footprints) for o in observers]
 
-        def bearing(k: int) -> float:
-            fps = observers[k].footprints
-            return math.atan2(sum(f.cy for f in fps) / len(fps) - cy, sum(f.cx for f in fps) / len(fps) - cx)
+        bearings = [math.atan2(sum(f.cy for f in o.footprints) / len(o.footprints) - cy,
+                               sum(f.cx for f in o.footprints) / len(o.footprints) - cx) for o in observers]
+        bearing = bearings.__getitem__
 
         def attempt(ks: list[int], known_open: bool = False) -> None:
             if known_open:
@@ -643,10 +733,10 @@ class Table:
                     attempt(ks[:len(ks) // 2])
                     attempt(ks[len(ks) // 2:])
                 return
-            fps = [f for k in ks for f in observers[k].footprints]
             high = max(high_t, *(max(tops_o[k]) for k in ks)) if heights else None
-            skip = skip_t.union(*(self.standing_in(f) for f in fps))
-            obstacles = self.obstacles_for(fps, high, list(tgt))
+            # what obstacles_for(the observers' bases, high, tgt) gives: the same skipped features
+            skip = skip_t.union(*(self._standing_union(observers[k]) for k in ks))
+            obstacles = self._obstacles_skipping(skip, high)
             if obstacles and outlines_separated([p for k in ks for p in shapes[k][0]], tgt_outline, obstacles,
                                                 self._blocked_union(skip, high),
                                                 hulls=[*(shapes[k][1] for k in ks), tgt_hull]):
@@ -761,6 +851,39 @@ class Table:
                         named.add(o.id)
                         break
         return tuple(sorted(named)) if named else tuple(sorted({o.id for o in obstacles}))
+
+
+_PREPARED_MAX = 16
+_PREPARED: dict[tuple[object, ...], dict[str, object]] = {}
+_POLYS: dict[tuple[str, ...], dict[str, Polygon]] = {}
+
+
+def _terrain_polys(key: tuple[str, ...], terrain: list[TerrainFeature]) -> dict[str, Polygon]:
+    """The shape of every feature (:attr:`TerrainFeature.shape`, prepared for many predicates),
+    kept per terrain: ``key`` is the features' JSON, so tables of the same terrain (one scenario
+    checked again, generator labels on one table) share them, and a feature changed in place is
+    a new key. Shapely geometries are immutable; a new dict for each table."""
+    hit = _POLYS.get(key)
+    if hit is None:
+        hit = {t.id: t.shape for t in terrain}
+        for poly in hit.values():
+            shapely.prepare(poly)  # many predicates against few polygons
+        if len(_POLYS) >= _PREPARED_MAX:
+            _POLYS.pop(next(iter(_POLYS)))
+        _POLYS[key] = hit
+    return dict(hit)
+
+
+def _prepared_terrain(key: tuple[object, ...]) -> dict[str, object]:
+    """The shared store of a terrain's sight geometry (pieces, blocked unions), by ``key``
+    (the terrain's JSON, the ruleset's area-height rule and the blocking feature ids): what a
+    table derives from those alone. At most ``_PREPARED_MAX`` terrains are kept."""
+    hit = _PREPARED.get(key)
+    if hit is None:
+        if len(_PREPARED) >= _PREPARED_MAX:
+            _PREPARED.pop(next(iter(_PREPARED)))
+        hit = _PREPARED[key] = {}
+    return hit
 
 
 def _segments_meet_box(start: np.ndarray, end: np.ndarray, bounds: np.ndarray, margin: float) -> np.ndarray:

@@ -347,7 +347,8 @@ class WH40kChecker:
 
     def check_battlefield(self, placed: Placed, when: str) -> None:
         u = placed.unit
-        tight = wholly_within(placed.footprints, self.table.battlefield)
+        tight = wholly_within(placed.footprints, self.table.battlefield,
+                              self.table.clearances_in(None, placed.footprints))
         worst = (tight.clearance, tight.index)
         m = u.models[worst[1]]
         ok = tight.ok

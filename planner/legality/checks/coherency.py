@@ -10,8 +10,10 @@ point, inches.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from planner.geometry.measure import is_within_distance
 from planner.geometry.shapes import Footprint, signed_distance, signed_distances
@@ -37,9 +39,12 @@ def coherency_range(models: Sequence[ModelInfo], R: HorusHeresy2) -> float:
     return R.COHERENCY_IN
 
 
-def coherency_gap(fps: Sequence[Footprint]) -> tuple[float, int, int]:
+def coherency_gap(fps: Sequence[Footprint],
+                  measure: Callable[[list[tuple[Footprint, Footprint]]], np.ndarray] = signed_distances
+                  ) -> tuple[float, int, int]:
     """The smallest range that links every model into one group: the longest edge of a minimum
-    spanning tree over closest-point distances (Prim). Returns (inches, i, j) of that edge."""
+    spanning tree over closest-point distances (Prim). Returns (inches, i, j) of that edge.
+    ``measure``: :func:`~planner.geometry.shapes.signed_distances`, or a caller's cache of it."""
     n = len(fps)
     if n < 2:
         return 0.0, 0, 0
@@ -55,7 +60,7 @@ def coherency_gap(fps: Sequence[Footprint]) -> tuple[float, int, int]:
             else:
                 other.append((i, j))
     # the other pairs (ovals, hulls) measured together: the same values, one vectorised search
-    for (i, j), d in zip(other, signed_distances([(fps[i], fps[j]) for i, j in other]).tolist(), strict=True):
+    for (i, j), d in zip(other, measure([(fps[i], fps[j]) for i, j in other]).tolist(), strict=True):
         dist[i][j] = dist[j][i] = max(0.0, d)
     in_tree = [False] * n
     best = [math.inf] * n

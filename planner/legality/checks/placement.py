@@ -14,7 +14,7 @@ import shapely
 from shapely.geometry import Polygon
 
 from planner.geometry.measure import is_wholly_within_clearance, overlaps
-from planner.geometry.shapes import Footprint, clearance_inside, distance_to_polygon
+from planner.geometry.shapes import Footprint, clearance_inside, clearances_inside, distance_to_polygon
 from planner.units import TOLERANCE_IN
 
 
@@ -32,9 +32,10 @@ class Clearance:
         return is_wholly_within_clearance(self.clearance)
 
 
-def wholly_within(fps: Sequence[Footprint], area: Polygon) -> Clearance:
+def wholly_within(fps: Sequence[Footprint], area: Polygon, clearances: np.ndarray | None = None) -> Clearance:
     """Rules term "wholly within" an area (the battlefield, a deployment zone) for every base of
-    ``fps``: the tightest clearance and whose it is.
+    ``fps``: the tightest clearance and whose it is (the first on a tie). ``clearances``: the
+    clearance of each base (:func:`~planner.geometry.shapes.clearances_inside`) already made.
 
     Raises
     ------
@@ -43,8 +44,10 @@ def wholly_within(fps: Sequence[Footprint], area: Polygon) -> Clearance:
     """
     if not fps:
         raise ValueError("no footprints")
-    c, i = min((clearance_inside(f, area), i) for i, f in enumerate(fps))
-    return Clearance(c, i)
+    if clearances is None:
+        clearances = clearances_inside(fps, area)
+    i = int(np.argmin(clearances))
+    return Clearance(float(clearances[i]), i)
 
 
 def first_outside(fps: Sequence[Footprint], area: Polygon) -> int | None:
