@@ -204,3 +204,67 @@ def test_no_go_bounds_of_the_table_give_the_same_closest_feature(name):
         assert closest_no_go(fps, t.no_go_polys) == want
     loose = tuple(f.moved(f.cx + 0.25, f.cy) for f in t.final(t.on_table[0]).footprints)
     assert t.no_go_bounds(loose) is None  # bases not on the table: the caller makes its own
+
+
+def _old_nearest(group_a, group_b):
+    """measure.nearest as it was: pairs one by one in order of their lower bound."""
+    from planner.geometry.measure import Nearest, distance
+    from planner.geometry.shapes import distance_lower_bound
+
+    bounds = sorted((distance_lower_bound(a, b), i, j) for i, a in enumerate(group_a) for j, b in enumerate(group_b))
+    best = Nearest(-1, -1, math.inf)
+    for lb, i, j in bounds:
+        if lb >= best.distance:
+            break
+        d = distance(group_a[i], group_b[j])
+        if d < best.distance:
+            best = Nearest(i, j, d)
+    return best
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(shape, min_size=1, max_size=5), st.lists(shape, min_size=1, max_size=5))
+def test_nearest_with_ovals_is_the_pair_found_one_by_one(a, b):
+    from planner.geometry.measure import nearest
+
+    a = [f for f in a if f.kind != "segment"] or [_shape("ellipse", 0, 0, 0.5, 0.5, 1.0)]
+    b = [f for f in b if f.kind != "segment"] or [_shape("circle", 3, 0, 0.5, 0.5, 0.0)]
+    assert nearest(a, b) == _old_nearest(a, b)
+
+
+def test_nearest_ties_keep_the_first_pair_in_order():
+    """Two ovals the same distance from a disc: the first in (bound, i, j) order is reported."""
+    from planner.geometry.measure import nearest
+    from planner.geometry.shapes import Footprint
+
+    ovals = [Footprint("ellipse", -3.0, 0.0, 1.0, 0.5, 0.0), Footprint("ellipse", 3.0, 0.0, 1.0, 0.5, 0.0)]
+    disc = [Footprint("circle", 0.0, 0.0, 0.5)]
+    got = nearest(ovals, disc)
+    assert got == _old_nearest(ovals, disc)
+    assert (got.i, got.j) == (0, 0) and got.distance == pytest.approx(1.5, abs=1e-9)
+
+
+def test_prepared_terrain_is_shared_and_follows_a_changed_feature():
+    """Two tables of one terrain share its shapes and blocked unions; a feature moved in place
+    is a new terrain (no stale geometry), and the check sees it."""
+    from planner.legality.checker import check_deployment
+
+    name = "long-edge-ravenguard-vs-ironhands.yaml"
+    world = resolve(load_scenario_record(ROOT / "scenarios" / name), name, require_positions=True)
+    t1, t2 = Table(world), Table(world)
+    tid = next(iter(t1.terrain_polys))
+    assert t1.terrain_polys[tid] is t2.terrain_polys[tid]
+    assert t1._prepared is t2._prepared and t1.pieces is t2.pieces
+    before = check_deployment(world).model_dump(mode="json")
+    feature = world.scenario.terrain[0]
+    saved = feature.footprint
+    assert saved is not None
+    feature.footprint = [(x + 100.0, y) for x, y in saved]  # off the table: a new key
+    try:
+        t3 = Table(world)
+        assert t3.terrain_polys[feature.id] is not t1.terrain_polys[feature.id]
+        assert t3.terrain_polys[feature.id].bounds[0] >= 100.0
+        assert t3._prepared is not t1._prepared
+    finally:
+        feature.footprint = saved
+    assert check_deployment(world).model_dump(mode="json") == before

@@ -530,11 +530,11 @@ class Table:
         # a lower bound per other unit (centre distance less both outer radii) in one numpy pass;
         # units visited nearest bound first, stopping once the bound passes the best distance.
         # The answer is the nearest unit, the first in ``others`` on a tie, as one pass in order.
-        a = np.array([[f.cx, f.cy, f.outer_radius] for f in placed.footprints])
         sizes = [len(o.footprints) for o in others]
         if min(sizes) == 0 or not placed.footprints:
             return self._nearest_in_order(placed, others)
-        b = np.array([[f.cx, f.cy, f.outer_radius] for o in others for f in o.footprints])
+        a = self._discs(placed)
+        b = np.vstack([self._discs(o) for o in others])
         gap = (np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])
                - a[:, None, 2] - b[None, :, 2]).min(axis=0)
         lb = np.minimum.reduceat(gap, np.cumsum([0, *sizes[:-1]]))
@@ -548,6 +548,11 @@ class Table:
             if best is None or n.distance < best[0] or (n.distance == best[0] and k < best_k):
                 best, best_k = (n.distance, n.i, o, n.j), k
         return best
+
+    def _discs(self, placed: Placed) -> np.ndarray:
+        """The centre and outer radius of each base of ``placed`` (n x 3, inches), kept."""
+        return cast(np.ndarray, self._of_placed(
+            "discs", placed, lambda p: np.array([[f.cx, f.cy, f.outer_radius] for f in p.footprints]).reshape(-1, 3)))
 
     def _nearest_in_order(self, placed: Placed, others: list[Placed]) -> tuple[float, int, Placed, int] | None:
         """:meth:`nearest_unit` on the table, one unit after the other (the way for a unit with no
