@@ -302,6 +302,9 @@ class Table:
         out = np.empty(len(pairs))
         missing: dict[tuple[int, int], list[int]] = {}
         for k, (a, b) in enumerate(pairs):
+            if a.kind != "ellipse" and b.kind != "ellipse":
+                out[k] = signed_distance(a, b)  # closed form or shapely: not worth keeping
+                continue
             hit = cache.get((id(a), id(b)))
             if hit is not None and hit[0] is a and hit[1] is b:
                 out[k] = hit[2]

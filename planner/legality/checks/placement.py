@@ -106,13 +106,13 @@ def closest_no_go(fps: Sequence[Footprint], features: Sequence[tuple[str, Polygo
     if not features or not fps:
         return None
     lb = no_go_lower_bounds(fps, features) if lower_bounds is None else lower_bounds
-    # pairs in the order of (bound, base, feature)
-    kk, ii = np.meshgrid(np.arange(len(features)), np.arange(len(fps)), indexing="ij")
-    flat = lb.ravel()
-    order = np.lexsort((kk.ravel(), ii.ravel(), flat))
+    # pairs in the order of (bound, base, feature): flat index i * features + k, sorted stably
+    n_k = len(features)
+    flat = lb.T.ravel()
+    order = np.argsort(flat, kind="stable")
     best: NoGo | None = None
-    ks, is_, bounds = kk.ravel()[order].tolist(), ii.ravel()[order].tolist(), flat[order].tolist()
-    for bound, i, k in zip(bounds, is_, ks, strict=True):
+    for idx, bound in zip(order.tolist(), flat[order].tolist(), strict=True):
+        i, k = divmod(idx, n_k)
         if best is not None and bound >= best.distance:
             break
         if first_hit and bound > TOLERANCE_IN:
