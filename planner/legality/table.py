@@ -280,15 +280,26 @@ class Table:
         """:func:`planner.geometry.shapes.clearances_inside` of bases ``fps`` in deployment zone
         ``zone`` (None: the battlefield), from one pass over every model on the table; None if
         some base of ``fps`` is not one of them."""
-        table_fps, index, _, _ = self._near_area
-        cols = [index.get(id(f)) for f in fps]
-        if any(c is None or table_fps[c] is not f for c, f in zip(cols, fps, strict=True)):
+        cols = self._columns(fps)
+        if cols is None:
             return None
         hit = self._clearances.get(zone)
         if hit is None:
             poly = self.battlefield if zone is None else self.zone_polys[zone]
-            hit = self._clearances[zone] = clearances_inside(table_fps, poly)
+            hit = self._clearances[zone] = clearances_inside(self._near_area[0], poly)
         return hit[cols]
+
+    def _columns(self, fps: tuple[Footprint, ...]) -> list[int] | None:
+        """The index of each of ``fps`` among the models on the table (:attr:`_near_area`), or
+        None if some base is not one of them."""
+        table_fps, index, _, _ = self._near_area
+        cols = []
+        for f in fps:
+            c = index.get(id(f))
+            if c is None or table_fps[c] is not f:
+                return None
+            cols.append(c)
+        return cols
 
     @cached_property
     def _clearances(self) -> dict[str | None, np.ndarray]:
@@ -326,11 +337,8 @@ class Table:
         """The lower bounds of :func:`planner.legality.checks.placement.no_go_lower_bounds` for
         bases ``fps`` against :attr:`no_go_polys` (features x bases), taken from one vectorised
         pass over every model on the table; None if some base of ``fps`` is not one of them."""
-        table_fps, index, _, _ = self._near_area
-        cols = [index.get(id(f)) for f in fps]
-        if any(c is None or table_fps[c] is not f for c, f in zip(cols, fps, strict=True)):
-            return None
-        return self._no_go_bounds[:, cols]
+        cols = self._columns(fps)
+        return None if cols is None else self._no_go_bounds[:, cols]
 
     @cached_property
     def _no_go_bounds(self) -> np.ndarray:
