@@ -466,6 +466,29 @@ class Table:
             self._parts_cache[key] = hit
         return hit[1], hit[2]
 
+    def _outline_polys(self, fps: tuple[Footprint, ...]) -> list[BaseGeometry]:
+        """The circumscribed outlines of ``fps`` (those of :meth:`_outline_parts`, without the hull)."""
+        key = tuple(id(f) for f in fps)
+        hit = self._parts_cache.get(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], fps, strict=True)):
+            return hit[1]
+        return [f.polygon(64, circumscribed=True) for f in fps]
+
+    def _group_hull(self, observers: list[Placed]) -> BaseGeometry:
+        """The convex hull of the circumscribed outlines of every base of ``observers`` (the hull
+        of their units' hulls, from every vertex at once), kept for this group of units."""
+        key = ("group-hull", tuple(id(o) for o in observers))
+        hit = self._group_hulls.get(key)
+        if hit is None or any(a is not b for a, b in zip(hit[0], observers, strict=True)):
+            polys = [p for o in observers for p in self._outline_polys(o.footprints)]
+            hit = (tuple(observers), shapely.GeometryCollection(polys).convex_hull)
+            self._group_hulls[key] = hit
+        return hit[1]
+
+    @cached_property
+    def _group_hulls(self) -> dict[tuple[str, tuple[int, ...]], tuple[tuple[Placed, ...], BaseGeometry]]:
+        return {}
+
     @cached_property
     def _parts_cache(self) -> dict[tuple[int, ...], tuple[tuple[Footprint, ...], list[BaseGeometry], BaseGeometry]]:
         return {}
@@ -732,10 +755,12 @@ class Table:
         heights = self.has_heights
         high_t = max(tops_t)
         skip_t = frozenset().union(*(self.target_standing_in(f) for f in tgt))
-        tgt_outline, tgt_hull = self._outline_and_hull(tgt)
+        # the target's outlines as a collection (a proof measures to them, no union needed)
+        tgt_parts, tgt_hull = self._outline_parts(tgt)
+        tgt_outline = tgt_parts[0] if len(tgt_parts) == 1 else shapely.GeometryCollection(tgt_parts)
         cx = sum(f.cx for f in tgt) / len(tgt)
         cy = sum(f.cy for f in tgt) / len(tgt)
-        shapes = [self._outline_parts(o.footprints) for o in observers]
+        polys = [self._outline_polys(o.footprints) for o in observers]
 
         bearings = [math.atan2(sum(f.cy for f in o.footprints) / len(o.footprints) - cy,
                                sum(f.cx for f in o.footprints) / len(o.footprints) - cx) for o in observers]
@@ -753,9 +778,12 @@ class Table:
             # what obstacles_for(the observers' bases, high, tgt) gives: the same skipped features
             skip = skip_t.union(*(self._standing_union(observers[k]) for k in ks))
             obstacles = self._obstacles_skipping(skip, high)
-            if obstacles and outlines_separated([p for k in ks for p in shapes[k][0]], tgt_outline, obstacles,
-                                                self._blocked_union(skip, high),
-                                                hulls=[*(shapes[k][1] for k in ks), tgt_hull]):
+            # the hull of the group: of every observer at once (kept for the observers), or of
+            # the units' hulls
+            hulls = ([self._group_hull(observers), tgt_hull] if len(ks) == len(observers)
+                     else [*(self._outline_parts(observers[k].footprints)[1] for k in ks), tgt_hull])
+            if obstacles and outlines_separated([p for k in ks for p in polys[k]], tgt_outline, obstacles,
+                                                self._blocked_union(skip, high), hulls=hulls):
                 proven.update(ks)
             elif len(ks) == 1:
                 tried.add(ks[0])
