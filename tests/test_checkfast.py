@@ -268,3 +268,34 @@ def test_prepared_terrain_is_shared_and_follows_a_changed_feature():
     finally:
         feature.footprint = saved
     assert check_deployment(world).model_dump(mode="json") == before
+
+
+def test_oval_no_go_distances_kept_for_the_check_are_the_pairs_it_takes():
+    """The benchmark table (ovals beside ruins and bastions): the (oval, edge) pairs measured
+    before the checks (Table.no_go_oval_pairs) hold every pair the no-go check then takes, and
+    the closest feature of each unit is the one the old loop finds."""
+    import sys
+
+    from planner.legality.checks.placement import closest_no_go
+
+    if not (ROOT / "benchmarks" / "bench_check.py").exists():
+        pytest.skip("benchmarks/ is not here (an installed copy of the tests)")
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench_check
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    world, _ = bench_check.build_world(bench_check.DEFAULT_SEED)
+    t = Table(world)
+    pairs = t.no_go_oval_pairs()
+    assert pairs
+    t.pair_distances(pairs)
+    kept = len(t._pair_cache)
+    ovals = 0
+    for u in t.on_table:
+        fps = t.final(u).footprints
+        ovals += sum(f.kind == "ellipse" for f in fps)
+        got = closest_no_go(fps, t.no_go_polys, lower_bounds=t.no_go_bounds(fps), measure=t.pair_distances)
+        assert got == _old_closest_no_go(fps, t.no_go_polys)
+    assert ovals >= 10
+    assert len(t._pair_cache) == kept  # nothing measured that was not kept beforehand

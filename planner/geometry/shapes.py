@@ -424,12 +424,17 @@ def polygon_edges(poly: Polygon) -> list[Footprint]:
     return out
 
 
-def distance_to_polygon(fp: Footprint, poly: Polygon) -> float:
+_Measure = Callable[[list[tuple[Footprint, Footprint]]], np.ndarray]
+
+
+def distance_to_polygon(fp: Footprint, poly: Polygon, measure: _Measure | None = None) -> float:
     """Signed distance from a footprint to a (possibly non-convex) polygon, inches.
 
     Positive: apart (the closest-point distance); zero: touching; negative: the footprint and
     the polygon's interior overlap (the value is then minus the overlap depth across the nearest
     edge, or minus the distance to the boundary plus the radius when the centre is inside).
+    ``measure``: how an oval's distances to the edges of :func:`oval_edge_pairs` are taken
+    (default :func:`signed_distances`; a caller may pass its cache of them).
     """
     if fp.kind == "circle":
         pt = shapely.Point(fp.cx, fp.cy)
@@ -443,7 +448,7 @@ def distance_to_polygon(fp: Footprint, poly: Polygon) -> float:
         if not poly.intersects(g):
             return poly.distance(g)
     inside = poly.covers(shapely.Point(fp.cx, fp.cy))
-    d = _min_edge_distance(fp, poly)
+    d = _min_edge_distance(fp, poly, measure)
     if inside:
         return -abs(d) if d > 0 else d - 1e-12
     return d
@@ -544,21 +549,34 @@ def clearances_inside(fps: Sequence[Footprint], poly: Polygon) -> np.ndarray:
     return out
 
 
-def _min_edge_distance(fp: Footprint, poly: Polygon) -> float:
+def oval_edge_pairs(fp: Footprint, poly: Polygon) -> list[tuple[Footprint, Footprint]]:
+    """The (oval, edge) pairs whose signed distances give an oval's least distance to the edges
+    of ``poly`` (:func:`distance_to_polygon`): the inscribed polygon lies in the oval, so its
+    distance to an edge is an upper bound, and the closest edge is among those whose lower bound
+    (the circumscribed polygon's distance, or the centre's less the outer radius) is not above
+    the least upper bound. Empty for a footprint that is not an oval."""
+    if fp.kind != "ellipse":
+        return []
+    edges, lines = _per_polygon("edges", poly, _edges_and_lines)
+    lbs = np.maximum(shapely.distance(lines, shapely.Point(fp.cx, fp.cy)) - fp.outer_radius,
+                     circumscribed_gap(fp, lines))
+    ub = float(np.min(shapely.distance(lines, fp.polygon())))
+    return [(fp, edges[k]) for k in np.nonzero(lbs <= ub)[0].tolist()]
+
+
+def _min_edge_distance(fp: Footprint, poly: Polygon, measure: _Measure | None = None) -> float:
     """min over the polygon's edges of the signed distance, exact distances only where a cheap
-    lower bound (edge to centre, less the outer radius) could still beat the best so far."""
+    lower bound (edge to centre, less the outer radius) could still beat the best so far; for
+    an oval, the pairs of :func:`oval_edge_pairs` measured together (the same minimum)."""
+    if fp.kind == "ellipse":
+        near = oval_edge_pairs(fp, poly)
+        if near:
+            return float(np.min((measure or signed_distances)(near)))
     edges, lines = _per_polygon("edges", poly, _edges_and_lines)
     centre = shapely.Point(fp.cx, fp.cy)
     lbs = shapely.distance(lines, centre) - fp.outer_radius
     if fp.kind == "ellipse":
         lbs = np.maximum(lbs, circumscribed_gap(fp, lines))
-        # the inscribed polygon lies in the oval: its distance to an edge is an upper bound, so
-        # the closest edge is among those whose lower bound is below the least upper bound;
-        # their exact distances in one vectorised search (the same minimum as edge by edge)
-        ub = float(np.min(shapely.distance(lines, fp.polygon())))
-        near = np.nonzero(lbs <= ub)[0].tolist()
-        if near:
-            return float(np.min(signed_distances([(fp, edges[k]) for k in near])))
     bounds = sorted(zip(lbs.tolist(), range(len(edges)), strict=True))
     best = math.inf
     for lb, k in bounds:

@@ -149,7 +149,8 @@ class HH2Checker:
     def check_impassable(self, placed: Placed, when: str) -> None:
         u = placed.unit
         best = closest_no_go(placed.footprints, self.table.no_go_polys,
-                             lower_bounds=self.table.no_go_bounds(placed.footprints))
+                             lower_bounds=self.table.no_go_bounds(placed.footprints),
+                             measure=self.table.pair_distances)
         if best is None:
             return
         d, i, tid = best.distance, best.index, best.feature
@@ -180,7 +181,8 @@ class HH2Checker:
     def _measure_ovals(self) -> None:
         """The distances between ovals (and an oval and another base) that the coherency and
         overlap checks will take, measured in one vectorised search (:meth:`Table.pair_distances`
-        keeps them): the pairs within each unit, and the close pairs."""
+        keeps them): the pairs within each unit, the close pairs, and the oval-to-edge pairs the
+        no-go check can take (:meth:`Table.no_go_oval_pairs`)."""
         pairs = []
         for u in self.table.on_table:
             fps = self.table.final(u).footprints
@@ -190,6 +192,7 @@ class HH2Checker:
         _, items, close = self._close_bases
         pairs += [(items[a][2], items[b][2]) for a, b in close
                   if items[a][2].kind == "ellipse" or items[b][2].kind == "ellipse"]
+        pairs += self.table.no_go_oval_pairs()
         if pairs:
             self.table.pair_distances(pairs)
 

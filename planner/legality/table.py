@@ -23,6 +23,7 @@ from planner.geometry.shapes import (
     clearances_inside,
     distance_to_polygon,
     footprint,
+    oval_edge_pairs,
     signed_distance,
     signed_distances,
 )
@@ -339,6 +340,32 @@ class Table:
         pass over every model on the table; None if some base of ``fps`` is not one of them."""
         cols = self._columns(fps)
         return None if cols is None else self._no_go_bounds[:, cols]
+
+    def no_go_oval_pairs(self) -> list[tuple[Footprint, Footprint]]:
+        """The (oval, edge) pairs :func:`planner.legality.checks.placement.closest_no_go` can
+        measure for the units on the table (:func:`planner.geometry.shapes.oval_edge_pairs`):
+        a pair is measured only when its lower bound is not above the unit's closest distance,
+        and that is at most the least upper bound of the unit (the centre's distance less the
+        radius of the disc each base contains, or 0), so those pairs, for the ovals only."""
+        out: list[tuple[Footprint, Footprint]] = []
+        if not self.no_go_polys:
+            return out
+        for u in self.on_table:
+            fps = self.final(u).footprints
+            if not any(f.kind == "ellipse" for f in fps):
+                continue
+            lb = self.no_go_bounds(fps)
+            if lb is None:
+                continue
+            centres = shapely.points([(f.cx, f.cy) for f in fps])
+            inner = np.array([f.inner_radius for f in fps])
+            ub = min(float(np.min(np.maximum(shapely.distance(poly, centres) - inner, 0.0)))
+                     for _, poly in self.no_go_polys)
+            for k, (_, poly) in enumerate(self.no_go_polys):
+                for i, f in enumerate(fps):
+                    if f.kind == "ellipse" and lb[k, i] <= ub:
+                        out += oval_edge_pairs(f, poly)
+        return out
 
     @cached_property
     def _no_go_bounds(self) -> np.ndarray:

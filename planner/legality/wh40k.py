@@ -362,7 +362,8 @@ class WH40kChecker:
         :func:`~planner.legality.checks.placement.closest_no_go`, as the planner's judge)."""
         u = placed.unit
         best = closest_no_go(placed.footprints, self.table.no_go_polys,
-                             lower_bounds=self.table.no_go_bounds(placed.footprints))
+                             lower_bounds=self.table.no_go_bounds(placed.footprints),
+                             measure=self.table.pair_distances)
         if best is None:
             return
         m, tid = u.models[best.index], best.feature

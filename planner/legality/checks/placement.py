@@ -6,7 +6,7 @@ the model it belongs to), so the checker explains with the same numbers the plan
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -94,14 +94,16 @@ def no_go_lower_bounds(fps: Sequence[Footprint], features: Sequence[tuple[str, P
 
 
 def closest_no_go(fps: Sequence[Footprint], features: Sequence[tuple[str, Polygon]], *,
-                  first_hit: bool = False, lower_bounds: np.ndarray | None = None) -> NoGo | None:
+                  first_hit: bool = False, lower_bounds: np.ndarray | None = None,
+                  measure: Callable[[list[tuple[Footprint, Footprint]]], np.ndarray] | None = None) -> NoGo | None:
     """Rule "no model in impassable terrain or inside a solid feature": the closest base/feature
     pair over ``features`` ((id, polygon) pairs), exact, or None if there are no features.
 
     Exact distances are taken in order of a cheap lower bound (:func:`no_go_lower_bounds`;
     ``lower_bounds``: those bounds already made, features x bases), stopping when no pair can be
     closer. With ``first_hit`` the search stops at the first base standing in a feature (what a
-    judge needs: the verdict, not the closest pair).
+    judge needs: the verdict, not the closest pair). ``measure``: passed to
+    :func:`~planner.geometry.shapes.distance_to_polygon` (a caller's cache of oval distances).
     """
     if not features or not fps:
         return None
@@ -118,7 +120,7 @@ def closest_no_go(fps: Sequence[Footprint], features: Sequence[tuple[str, Polygo
         if first_hit and bound > TOLERANCE_IN:
             break  # no later pair can overlap either
         fid, poly = features[k]
-        d = distance_to_polygon(fps[i], poly)
+        d = distance_to_polygon(fps[i], poly, measure)
         if best is None or d < best.distance:
             best = NoGo(d, i, fid)
             if first_hit and not best.ok:
