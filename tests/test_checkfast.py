@@ -299,3 +299,18 @@ def test_oval_no_go_distances_kept_for_the_check_are_the_pairs_it_takes():
         assert got == _old_closest_no_go(fps, t.no_go_polys)
     assert ovals >= 10
     assert len(t._pair_cache) == kept  # nothing measured that was not kept beforehand
+    # the same for the Infiltrate distance: the nearest enemy unit of each Infiltrator
+    from planner.legality.hh2 import HH2Checker
+    from planner.schema import SetupMethod
+
+    observers = HH2Checker(world)._observers
+    infiltrators = [u for u in t.on_table if u.method is SetupMethod.INFILTRATE]
+    for u in infiltrators:
+        t.pair_distances(t.nearest_oval_pairs(t.final(u), observers(u)))
+    kept = len(t._pair_cache)
+    for u in infiltrators:
+        got = t.nearest_unit(t.final(u), observers(u))
+        want = t._nearest_in_order(t.final(u), observers(u))
+        assert got is not None and want is not None
+        assert (got[0], got[1], got[2].unit.id, got[3]) == (want[0], want[1], want[2].unit.id, want[3])
+    assert len(t._pair_cache) == kept

@@ -182,7 +182,8 @@ class HH2Checker:
         """The distances between ovals (and an oval and another base) that the coherency and
         overlap checks will take, measured in one vectorised search (:meth:`Table.pair_distances`
         keeps them): the pairs within each unit, the close pairs, and the oval-to-edge pairs the
-        no-go check can take (:meth:`Table.no_go_oval_pairs`)."""
+        no-go check can take (:meth:`Table.no_go_oval_pairs`), and those of the Infiltrate
+        distance (:meth:`Table.nearest_oval_pairs`)."""
         pairs = []
         for u in self.table.on_table:
             fps = self.table.final(u).footprints
@@ -193,6 +194,9 @@ class HH2Checker:
         pairs += [(items[a][2], items[b][2]) for a, b in close
                   if items[a][2].kind == "ellipse" or items[b][2].kind == "ellipse"]
         pairs += self.table.no_go_oval_pairs()
+        for u in self.table.on_table:  # the Infiltrate distance (check_infiltrate)
+            if u.method is SetupMethod.INFILTRATE:
+                pairs += self.table.nearest_oval_pairs(self.table.final(u), self._observers(u))
         if pairs:
             self.table.pair_distances(pairs)
 

@@ -16,7 +16,7 @@ from shapely.geometry import Point, Polygon, box
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
-from planner.geometry.measure import nearest
+from planner.geometry.measure import nearest, nearest_candidates
 from planner.geometry.shapes import (
     Footprint,
     clearance_inside,
@@ -605,10 +605,35 @@ class Table:
             if best is not None and lb[k] > best[0] + 1e-9:
                 break
             o = others[k]
-            n = nearest(list(placed.footprints), list(o.footprints))
+            n = nearest(list(placed.footprints), list(o.footprints), self.pair_distances)
             if best is None or n.distance < best[0] or (n.distance == best[0] and k < best_k):
                 best, best_k = (n.distance, n.i, o, n.j), k
         return best
+
+    def nearest_oval_pairs(self, placed: Placed, others: list[Placed]) -> list[tuple[Footprint, Footprint]]:
+        """The pairs of bases :meth:`nearest_unit` (``placed`` against ``others``, on the table)
+        can measure with a search, where an oval is in the pair: it visits a unit only while the
+        unit's lower bound is not above the nearest distance, at most the least gap between the
+        discs each base contains, and measures there :func:`planner.geometry.measure.nearest_candidates`."""
+        if self.off_the_table or not others or not placed.footprints or any(not o.footprints for o in others):
+            return []
+        if not any(f.kind == "ellipse" for p in (placed, *others) for f in p.footprints):
+            return []
+        a = self._discs(placed)
+        ia = np.array([f.inner_radius for f in placed.footprints])
+        out: list[tuple[Footprint, Footprint]] = []
+        lbs, ubs = [], []
+        for o in others:
+            b = self._discs(o)
+            ib = np.array([f.inner_radius for f in o.footprints])
+            centre = np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])
+            lbs.append(float((centre - a[:, None, 2] - b[None, :, 2]).min()))
+            ubs.append(float(np.maximum(centre - ia[:, None] - ib[None, :], 0.0).min()))
+        ub = min(ubs)
+        for o, lb in zip(others, lbs, strict=True):
+            if lb <= ub + 1e-9:
+                out += nearest_candidates(list(placed.footprints), list(o.footprints))
+        return out
 
     def _discs(self, placed: Placed) -> np.ndarray:
         """The centre and outer radius of each base of ``placed`` (n x 3, inches), kept."""
