@@ -620,19 +620,16 @@ class Table:
         if not any(f.kind == "ellipse" for p in (placed, *others) for f in p.footprints):
             return []
         a = self._discs(placed)
+        b = np.vstack([self._discs(o) for o in others])
         ia = np.array([f.inner_radius for f in placed.footprints])
+        ib = np.array([f.inner_radius for o in others for f in o.footprints])
+        centre = np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])
+        starts = np.cumsum([0, *(len(o.footprints) for o in others[:-1])])
+        lbs = np.minimum.reduceat((centre - a[:, None, 2] - b[None, :, 2]).min(axis=0), starts)
+        ub = float(np.maximum(centre - ia[:, None] - ib[None, :], 0.0).min())
         out: list[tuple[Footprint, Footprint]] = []
-        lbs, ubs = [], []
-        for o in others:
-            b = self._discs(o)
-            ib = np.array([f.inner_radius for f in o.footprints])
-            centre = np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])
-            lbs.append(float((centre - a[:, None, 2] - b[None, :, 2]).min()))
-            ubs.append(float(np.maximum(centre - ia[:, None] - ib[None, :], 0.0).min()))
-        ub = min(ubs)
-        for o, lb in zip(others, lbs, strict=True):
-            if lb <= ub + 1e-9:
-                out += nearest_candidates(list(placed.footprints), list(o.footprints))
+        for k in np.nonzero(lbs <= ub + 1e-9)[0].tolist():
+            out += nearest_candidates(list(placed.footprints), list(others[k].footprints))
         return out
 
     def _discs(self, placed: Placed) -> np.ndarray:
