@@ -11,7 +11,7 @@ within a millionth of an inch of the threshold counts as equal to it.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import overload
 
@@ -23,6 +23,7 @@ from planner.geometry.shapes import (
     clearance_inside,
     distance_lower_bound,
     signed_distance,
+    signed_distances,
 )
 from planner.units import TOLERANCE_IN
 
@@ -166,11 +167,14 @@ class Nearest:
     distance: float
 
 
-def nearest(group_a: Sequence[Footprint], group_b: Sequence[Footprint]) -> Nearest:
+def nearest(group_a: Sequence[Footprint], group_b: Sequence[Footprint],
+            measure: Callable[[list[tuple[Footprint, Footprint]]], np.ndarray] | None = None) -> Nearest:
     """The closest pair of footprints between two non-empty groups (e.g. two units' models).
 
     Exact: pairs are visited in order of their lower bound and the search stops once no
-    remaining pair can be closer than the best exact distance found.
+    remaining pair can be closer than the best exact distance found. With ovals, the pairs of
+    :func:`nearest_candidates` are measured together (``measure``: how, default
+    :func:`~planner.geometry.shapes.signed_distances`; a caller may pass its cache of them).
 
     Raises
     ------
@@ -182,6 +186,17 @@ def nearest(group_a: Sequence[Footprint], group_b: Sequence[Footprint]) -> Neare
     bounds = sorted(
         (distance_lower_bound(a, b), i, j) for i, a in enumerate(group_a) for j, b in enumerate(group_b)
     )
+    if any(f.kind == "ellipse" for f in (*group_a, *group_b)):
+        # ovals take a searched distance: measure together every pair that can be the nearest,
+        # then take the first of them in the same order: the pair found one by one
+        bounds = _candidates(group_a, group_b, bounds)
+        exact = (measure or signed_distances)([(group_a[i], group_b[j]) for _, i, j in bounds]).tolist()
+        best = Nearest(-1, -1, math.inf)
+        for (_, i, j), sd in zip(bounds, exact, strict=True):
+            d = max(0.0, sd)
+            if d < best.distance:
+                best = Nearest(i, j, d)
+        return best
     best = Nearest(-1, -1, math.inf)
     for lb, i, j in bounds:
         if lb >= best.distance:
@@ -190,6 +205,25 @@ def nearest(group_a: Sequence[Footprint], group_b: Sequence[Footprint]) -> Neare
         if d < best.distance:
             best = Nearest(i, j, d)
     return best
+
+
+def _candidates(group_a: Sequence[Footprint], group_b: Sequence[Footprint],
+                bounds: list[tuple[float, int, int]]) -> list[tuple[float, int, int]]:
+    """The (bound, i, j) of ``bounds`` whose lower bound is not above the least upper bound (the
+    gap between the discs each base contains): the only pairs that can be the nearest."""
+    ub = min(max(0.0, math.hypot(a.cx - b.cx, a.cy - b.cy) - a.inner_radius - b.inner_radius)
+             for a in group_a for b in group_b)
+    return [t for t in bounds if t[0] <= ub]
+
+
+def nearest_candidates(group_a: Sequence[Footprint], group_b: Sequence[Footprint]) -> list[tuple[Footprint, Footprint]]:
+    """The pairs :func:`nearest` measures when a group holds an oval (none otherwise)."""
+    if not group_a or not group_b or not any(f.kind == "ellipse" for f in (*group_a, *group_b)):
+        return []
+    bounds = sorted(
+        (distance_lower_bound(a, b), i, j) for i, a in enumerate(group_a) for j, b in enumerate(group_b)
+    )
+    return [(group_a[i], group_b[j]) for _, i, j in _candidates(group_a, group_b, bounds)]
 
 
 def farthest_from(before: Footprint, after: Footprint) -> float:

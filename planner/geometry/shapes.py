@@ -23,7 +23,7 @@ terrain and zones, and as inscribed/circumscribed bounds where a proof needs a p
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Generic, TypeVar, cast, overload
@@ -293,6 +293,106 @@ def _zoom_max(a: Footprint, b: Footprint, t0: float, half: float) -> float:
     return best
 
 
+def signed_distances(pairs: Sequence[tuple[Footprint, Footprint]]) -> np.ndarray:
+    """:func:`signed_distance` of every pair ``(a, b)`` (inches; negative: overlapping), the same
+    values: the pairs that take the support-function search (an oval in the pair, apart) are
+    searched together, each round one numpy pass over all of them, the others one by one.
+
+    Returns an array of ``len(pairs)`` floats."""
+    out = np.empty(len(pairs))
+    batch: list[int] = []
+    for k, (a, b) in enumerate(pairs):
+        if a.kind == "ellipse" or b.kind == "ellipse":
+            batch.append(k)
+        else:
+            out[k] = signed_distance(a, b)
+    if len(batch) == 1:
+        out[batch[0]] = signed_distance(*pairs[batch[0]])
+    elif batch:
+        fa = [pairs[k][0] for k in batch]
+        fb = [pairs[k][1] for k in batch]
+        ux, uy = np.broadcast_to(_UX, (len(batch), _SCAN)), np.broadcast_to(_UY, (len(batch), _SCAN))
+        vals = -_Supports(fb)(-ux, -uy) - _Supports(fa)(ux, uy)
+        top = vals.max(axis=1)
+        apart = np.nonzero(top > 0)[0]
+        for r in np.nonzero(~(top > 0))[0].tolist():  # overlapping: the search of the best three, one by one
+            out[batch[r]] = signed_distance(fa[r], fb[r])
+        if len(apart):
+            idx = np.argmax(vals[apart], axis=1)
+            best = _zoom_many([fa[r] for r in apart.tolist()], [fb[r] for r in apart.tolist()],
+                              _THETAS[idx], 2.0 * math.pi / _SCAN)
+            best = np.maximum(best, vals[apart, idx])
+            out[np.asarray(batch)[apart]] = best
+    return out
+
+
+class _Supports:
+    """:meth:`Footprint.support_many` of ``fps[r]`` over row ``r`` of direction arrays (the same
+    floats), the parameters of each kind gathered once, each kind one numpy pass."""
+
+    def __init__(self, fps: Sequence[Footprint]):
+        kinds: dict[str, list[int]] = {}
+        for r, f in enumerate(fps):
+            kinds.setdefault("straight" if f.kind in ("polygon", "segment") else f.kind, []).append(r)
+        self.groups: list[tuple[str, np.ndarray, tuple[np.ndarray, ...]]] = []
+        for kind, rows in kinds.items():
+            g = [fps[r] for r in rows]
+            cx, cy = np.array([[f.cx] for f in g]), np.array([[f.cy] for f in g])
+            if kind == "circle":
+                params: tuple[np.ndarray, ...] = (cx, cy, np.array([[f.a] for f in g]))
+            elif kind == "ellipse":
+                params = (cx, cy, np.array([[math.cos(f.angle)] for f in g]), np.array([[math.sin(f.angle)] for f in g]),
+                          np.array([[f.a] for f in g]), np.array([[f.b] for f in g]))
+            else:  # the vertices padded by repeating the first: the same maximum
+                n = max(len(f.verts) for f in g)
+                v = np.array([list(f.verts) + [f.verts[0]] * (n - len(f.verts)) for f in g])
+                params = (v[:, :, 0:1], v[:, :, 1:2])
+            self.groups.append((kind, np.asarray(rows), params))
+        self.n = len(fps)
+
+    def __call__(self, ux: np.ndarray, uy: np.ndarray) -> np.ndarray:
+        if len(self.groups) == 1:
+            return self._one(*self.groups[0], ux, uy, whole=True)
+        out = np.empty(ux.shape)
+        for kind, rows, params in self.groups:
+            out[rows] = self._one(kind, rows, params, ux, uy, whole=False)
+        return out
+
+    @staticmethod
+    def _one(kind: str, rows: np.ndarray, params: tuple[np.ndarray, ...], ux: np.ndarray, uy: np.ndarray,
+             whole: bool) -> np.ndarray:
+        x, y = (ux, uy) if whole else (ux[rows], uy[rows])
+        if kind == "circle":
+            cx, cy, a = params
+            out: np.ndarray = cx * x + cy * y + a
+            return out
+        if kind == "ellipse":
+            cx, cy, c, s, a, b = params
+            ua = x * c + y * s
+            ub = -x * s + y * c
+            out = cx * x + cy * y + np.hypot(a * ua, b * ub)
+            return out
+        vx, vy = params
+        out = np.max(vx * x[:, None, :] + vy * y[:, None, :], axis=1)
+        return out
+
+
+def _zoom_many(fa: Sequence[Footprint], fb: Sequence[Footprint], t0: np.ndarray, half: float) -> np.ndarray:
+    """:func:`_zoom_max` of pairs ``(fa[r], fb[r])`` from angles ``t0[r]``, all at once."""
+    sa, sb = _Supports(fa), _Supports(fb)
+    best = np.full(len(fa), -math.inf)
+    rows = np.arange(len(fa))
+    while half > 1e-11:
+        t = t0[:, None] + half * _ZOOM
+        ux, uy = np.cos(t), np.sin(t)
+        vals = -sb(-ux, -uy) - sa(ux, uy)
+        k = np.argmax(vals, axis=1)
+        best = np.maximum(best, vals[rows, k])
+        t0 = t[rows, k]
+        half /= 16.0
+    return best
+
+
 def _straight(f: Footprint) -> LineString | Polygon:
     return f._straight
 
@@ -324,12 +424,17 @@ def polygon_edges(poly: Polygon) -> list[Footprint]:
     return out
 
 
-def distance_to_polygon(fp: Footprint, poly: Polygon) -> float:
+_Measure = Callable[[list[tuple[Footprint, Footprint]]], np.ndarray]
+
+
+def distance_to_polygon(fp: Footprint, poly: Polygon, measure: _Measure | None = None) -> float:
     """Signed distance from a footprint to a (possibly non-convex) polygon, inches.
 
     Positive: apart (the closest-point distance); zero: touching; negative: the footprint and
     the polygon's interior overlap (the value is then minus the overlap depth across the nearest
     edge, or minus the distance to the boundary plus the radius when the centre is inside).
+    ``measure``: how an oval's distances to the edges of :func:`oval_edge_pairs` are taken
+    (default :func:`signed_distances`; a caller may pass its cache of them).
     """
     if fp.kind == "circle":
         pt = shapely.Point(fp.cx, fp.cy)
@@ -343,7 +448,7 @@ def distance_to_polygon(fp: Footprint, poly: Polygon) -> float:
         if not poly.intersects(g):
             return poly.distance(g)
     inside = poly.covers(shapely.Point(fp.cx, fp.cy))
-    d = _min_edge_distance(fp, poly)
+    d = _min_edge_distance(fp, poly, measure)
     if inside:
         return -abs(d) if d > 0 else d - 1e-12
     return d
@@ -425,9 +530,48 @@ def clearance_inside(fp: Footprint, poly: Polygon) -> float:
     return _min_edge_distance(fp, poly)
 
 
-def _min_edge_distance(fp: Footprint, poly: Polygon) -> float:
+def clearances_inside(fps: Sequence[Footprint], poly: Polygon) -> np.ndarray:
+    """:func:`clearance_inside` of every footprint of ``fps`` (inches), the same floats: round
+    bases in a convex area in one numpy pass, the others one by one."""
+    out = np.empty(len(fps))
+    hp = _convex_halfplanes(poly)
+    rows = [i for i, f in enumerate(fps) if f.kind == "circle"] if hp is not None else []
+    if rows:
+        nx, ny, c, _ = hp  # type: ignore[misc]
+        cx = np.array([fps[i].cx for i in rows])
+        cy = np.array([fps[i].cy for i in rows])
+        r = np.array([fps[i].a for i in rows])
+        out[rows] = np.min(c[:, None] - (cx[None, :] * nx[:, None] + cy[None, :] * ny[:, None] + r[None, :]), axis=0)
+    done = set(rows)
+    for i, f in enumerate(fps):
+        if i not in done:
+            out[i] = clearance_inside(f, poly)
+    return out
+
+
+def oval_edge_pairs(fp: Footprint, poly: Polygon) -> list[tuple[Footprint, Footprint]]:
+    """The (oval, edge) pairs whose signed distances give an oval's least distance to the edges
+    of ``poly`` (:func:`distance_to_polygon`): the inscribed polygon lies in the oval, so its
+    distance to an edge is an upper bound, and the closest edge is among those whose lower bound
+    (the circumscribed polygon's distance, or the centre's less the outer radius) is not above
+    the least upper bound. Empty for a footprint that is not an oval."""
+    if fp.kind != "ellipse":
+        return []
+    edges, lines = _per_polygon("edges", poly, _edges_and_lines)
+    lbs = np.maximum(shapely.distance(lines, shapely.Point(fp.cx, fp.cy)) - fp.outer_radius,
+                     circumscribed_gap(fp, lines))
+    ub = float(np.min(shapely.distance(lines, fp.polygon())))
+    return [(fp, edges[k]) for k in np.nonzero(lbs <= ub)[0].tolist()]
+
+
+def _min_edge_distance(fp: Footprint, poly: Polygon, measure: _Measure | None = None) -> float:
     """min over the polygon's edges of the signed distance, exact distances only where a cheap
-    lower bound (edge to centre, less the outer radius) could still beat the best so far."""
+    lower bound (edge to centre, less the outer radius) could still beat the best so far; for
+    an oval, the pairs of :func:`oval_edge_pairs` measured together (the same minimum)."""
+    if fp.kind == "ellipse":
+        near = oval_edge_pairs(fp, poly)
+        if near:
+            return float(np.min((measure or signed_distances)(near)))
     edges, lines = _per_polygon("edges", poly, _edges_and_lines)
     centre = shapely.Point(fp.cx, fp.cy)
     lbs = shapely.distance(lines, centre) - fp.outer_radius

@@ -7,6 +7,7 @@ requirement, the margin and evidence; the checker never stops at the first probl
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import cached_property
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -16,7 +17,7 @@ from planner.geometry.measure import (
     is_overlap_distance,
     is_within_distance,
 )
-from planner.geometry.shapes import distance_to_polygon, signed_distance
+from planner.geometry.shapes import Footprint, distance_to_polygon, signed_distance
 from planner.legality.checks.coherency import coherency_gap, coherency_range
 from planner.legality.checks.distance import InfiltrateDistance, infiltrate_distance, scout_far_enough
 from planner.legality.checks.placement import closest_no_go, wholly_within
@@ -88,6 +89,7 @@ class HH2Checker:
     # ------------------------------------------------------------------ driver
     def run(self) -> dict[str, list[Finding]]:
         w = self.world
+        self._measure_ovals()
         for u in w.units.values():
             if u.on_battlefield and u.is_positioned:
                 final = self.table.final(u)
@@ -113,7 +115,8 @@ class HH2Checker:
     # ------------------------------------------------------------------ basic placement
     def check_battlefield(self, placed: Placed, when: str) -> None:
         u = placed.unit
-        worst = wholly_within(placed.footprints, self.table.battlefield)
+        worst = wholly_within(placed.footprints, self.table.battlefield,
+                              self.table.clearances_in(None, placed.footprints))
         m = u.models[worst.index]
         ok = worst.ok
         msg = (f"every model wholly on the battlefield{when}; closest to the edge: model {m.id}, "
@@ -130,7 +133,8 @@ class HH2Checker:
             self.add(_finding(rule, False, u, f"player {u.player!r} has no deployment zone{when}",
                               required="wholly within the player's deployment zone"))
             return
-        tight = wholly_within(placed.footprints, self.table.zone_polys[zone_id])
+        tight = wholly_within(placed.footprints, self.table.zone_polys[zone_id],
+                              self.table.clearances_in(zone_id, placed.footprints))
         worst = (tight.clearance, tight.index)
         m = u.models[worst[1]]
         ok = tight.ok
@@ -144,7 +148,9 @@ class HH2Checker:
 
     def check_impassable(self, placed: Placed, when: str) -> None:
         u = placed.unit
-        best = closest_no_go(placed.footprints, self.table.no_go_polys)
+        best = closest_no_go(placed.footprints, self.table.no_go_polys,
+                             lower_bounds=self.table.no_go_bounds(placed.footprints),
+                             measure=self.table.pair_distances)
         if best is None:
             return
         d, i, tid = best.distance, best.index, best.feature
@@ -160,19 +166,48 @@ class HH2Checker:
                           required="not in impassable terrain, buildings or walls", margin=d,
                           evidence=Evidence(model=m.id, terrain_feature=tid)))
 
-    def check_overlaps(self) -> None:
+    @cached_property
+    def _close_bases(self) -> tuple[list[Placed], list[tuple[UnitInfo, int, Footprint]], list[tuple[int, int]]]:
+        """Every unit on the table, its bases one by one, and the pairs of bases whose bounding
+        discs come within 1": the only ones that can overlap or be nearest (one numpy pass)."""
         placed = [self.table.final(u) for u in self.table.on_table]
         items = [(p.unit, i, f) for p in placed for i, f in enumerate(p.footprints)]
-        worst: dict[str, tuple[float, int, str]] = {}
-        bad: dict[str, list[tuple[int, str, float]]] = defaultdict(list)
-        # pairs whose bounding discs come within 1": the only ones that can overlap or be nearest
         xy = np.array([[f.cx, f.cy] for _, _, f in items]).reshape(-1, 2)
         rad = np.array([f.outer_radius for _, _, f in items])
         lb = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1]) - rad[:, None] - rad[None, :]
-        for a, b in zip(*np.nonzero(np.triu(lb <= 1.0, k=1)), strict=True):
+        close = [(int(a), int(b)) for a, b in zip(*np.nonzero(np.triu(lb <= 1.0, k=1)), strict=True)]
+        return placed, items, close
+
+    def _measure_ovals(self) -> None:
+        """The distances between ovals (and an oval and another base) that the coherency and
+        overlap checks will take, measured in one vectorised search (:meth:`Table.pair_distances`
+        keeps them): the pairs within each unit, the close pairs, and the oval-to-edge pairs the
+        no-go check can take (:meth:`Table.no_go_oval_pairs`), and those of the Infiltrate
+        distance (:meth:`Table.nearest_oval_pairs`)."""
+        pairs = []
+        for u in self.table.on_table:
+            fps = self.table.final(u).footprints
+            if any(f.kind == "ellipse" for f in fps):
+                pairs += [(fps[i], fps[j]) for i in range(len(fps)) for j in range(i + 1, len(fps))
+                          if fps[i].kind == "ellipse" or fps[j].kind == "ellipse"]
+        _, items, close = self._close_bases
+        pairs += [(items[a][2], items[b][2]) for a, b in close
+                  if items[a][2].kind == "ellipse" or items[b][2].kind == "ellipse"]
+        pairs += self.table.no_go_oval_pairs()
+        for u in self.table.on_table:  # the Infiltrate distance (check_infiltrate)
+            if u.method is SetupMethod.INFILTRATE:
+                pairs += self.table.nearest_oval_pairs(self.table.final(u), self._observers(u))
+        if pairs:
+            self.table.pair_distances(pairs)
+
+    def check_overlaps(self) -> None:
+        placed, items, close = self._close_bases
+        worst: dict[str, tuple[float, int, str]] = {}
+        bad: dict[str, list[tuple[int, str, float]]] = defaultdict(list)
+        dists = self.table.pair_distances([(items[a][2], items[b][2]) for a, b in close]).tolist()
+        for (a, b), d in zip(close, dists, strict=True):
             ua, ia, fa = items[a]
             ub, ib, fb = items[b]
-            d = signed_distance(fa, fb)
             for u, i, other in ((ua, ia, f"{ub.id}/{ub.models[ib].id}"), (ub, ib, f"{ua.id}/{ua.models[ia].id}")):
                 if u.id not in worst or d < worst[u.id][0]:
                     worst[u.id] = (d, i, other)
@@ -207,7 +242,7 @@ class HH2Checker:
             return
         fps = [f for g in group for f in self.table.final(g).footprints]
         rng = coherency_range(models, self.R)
-        gap, i, j = coherency_gap(fps)
+        gap, i, j = coherency_gap(fps, self.table.pair_distances)
         ok = is_within_distance(gap, rng)
         names = [f"{m.unit_id}/{m.id}" for m in models]
         rule = self.R.rid("coherency")

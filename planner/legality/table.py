@@ -5,6 +5,7 @@ and the measurements the rules ask for (nearest enemy unit, line of sight betwee
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import cast
@@ -15,13 +16,16 @@ from shapely.geometry import Point, Polygon, box
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
-from planner.geometry.measure import nearest
+from planner.geometry.measure import nearest, nearest_candidates
 from planner.geometry.shapes import (
     Footprint,
     clearance_inside,
+    clearances_inside,
     distance_to_polygon,
     footprint,
+    oval_edge_pairs,
     signed_distance,
+    signed_distances,
 )
 from planner.geometry.sight import (
     Crossing,
@@ -80,9 +84,8 @@ class Table:
         self.world = world
         bf = world.scenario.battlefield
         self.battlefield = box(0.0, 0.0, bf.width, bf.depth)
-        self.terrain_polys: dict[str, Polygon] = {t.id: t.shape for t in world.scenario.terrain}
-        for poly in self.terrain_polys.values():
-            shapely.prepare(poly)  # many predicates against few polygons
+        self.terrain_key = tuple(t.model_dump_json() for t in world.scenario.terrain)
+        self.terrain_polys: dict[str, Polygon] = _terrain_polys(self.terrain_key, world.scenario.terrain)
         self.zone_polys: dict[str, Polygon] = {z.id: Polygon(z.polygon) for z in world.scenario.deployment_zones}
         self.rules = world.ruleset
 
@@ -114,7 +117,27 @@ class Table:
 
     def tops_of(self, placed: Placed) -> tuple[float, ...]:
         """The top of each footprint's volume of ``placed`` (:meth:`levels_of`), inches."""
-        return tuple(t for _, t in self.levels_of(placed))
+        return cast(tuple[float, ...], self._of_placed("tops", placed,
+                                                       lambda p: tuple(t for _, t in self.levels_of(p))))
+
+    def _of_placed(self, kind: str, placed: Placed, make: Callable[[Placed], object]) -> object:
+        """``make(placed)``, kept for this table by the identity of ``placed`` (a Placed holds a
+        unit, so it is not hashed by value)."""
+        key = (kind, id(placed))
+        hit = self._placed_values.get(key)
+        if hit is None or hit[0] is not placed:
+            hit = (placed, make(placed))
+            self._placed_values[key] = hit
+        return hit[1]
+
+    @cached_property
+    def _placed_values(self) -> dict[tuple[str, int], tuple[Placed, object]]:
+        return {}
+
+    def _standing_union(self, placed: Placed) -> frozenset[str]:
+        """The blocking area features some base of ``placed`` stands in (:meth:`standing_in`)."""
+        return cast(frozenset[str], self._of_placed(
+            "standing", placed, lambda p: frozenset().union(*(self.standing_in(f) for f in p.footprints))))
 
     @cached_property
     def off_the_table(self) -> bool:
@@ -129,6 +152,19 @@ class Table:
         shape, as before heights existed; where the ruleset says so
         (:attr:`~planner.rules.base.Ruleset.AREA_BLOCKS_AT_ANY_HEIGHT`) an area feature blocks
         at any height."""
+        hit = self._prepared.get("pieces")
+        if hit is None:
+            hit = self._prepared["pieces"] = self._make_pieces()
+        return cast(dict[str, list[Obstacle]], hit)
+
+    @cached_property
+    def _prepared(self) -> dict[str, object]:
+        """The terrain geometry this table shares with every table of the same terrain and the
+        same blocking features (:func:`_prepared_terrain`): the pieces and the blocked unions."""
+        key = (self.terrain_key, bool(self.rules.AREA_BLOCKS_AT_ANY_HEIGHT), tuple(t.id for t in self.blocking_features))
+        return _prepared_terrain(key)
+
+    def _make_pieces(self) -> dict[str, list[Obstacle]]:
         out: dict[str, list[Obstacle]] = {}
         for t in self.blocking_features:
             any_height = self.rules.AREA_BLOCKS_AT_ANY_HEIGHT and t.kind is TerrainKind.AREA
@@ -186,6 +222,13 @@ class Table:
     def on_table(self) -> list[UnitInfo]:
         return [u for u in self.world.units.values() if u.on_battlefield and u.is_positioned]
 
+    @cached_property
+    def restriction_holders(self) -> list[UnitInfo]:
+        """The units of :attr:`on_table` that hold a restriction (on the unit or on a model):
+        the only ones :func:`planner.legality.checks.restriction.restriction_verdicts` measures to."""
+        return [u for u in self.on_table
+                if u.record.restrictions or any(m.restrictions for m in u.record.models)]
+
     def enemy_units(self, player: str) -> list[UnitInfo]:
         """Enemy units on the battlefield (not embarked, not in Reserves)."""
         return [u for u in self.on_table if u.player != player]
@@ -196,11 +239,18 @@ class Table:
         in a Building, which stand for the Building's footprint (a Building uses the Transport
         rules, HH2 p.103: its garrison is measured to and sees from the Building). Units embarked
         in a transport unit are represented by the transport; units in Reserves are absent."""
-        out = [self.first(u) if stage == "first" else self.final(u) for u in self.enemy_units(player)]
-        for u in self.world.units.values():
-            if u.player != player and u.method is SetupMethod.EMBARKED and u.setup.in_ in self.terrain_polys:
-                out.append(self.garrison(u))
-        return out
+        hit = self._presence.get((player, stage))
+        if hit is None:
+            hit = [self.first(u) if stage == "first" else self.final(u) for u in self.enemy_units(player)]
+            for u in self.world.units.values():
+                if u.player != player and u.method is SetupMethod.EMBARKED and u.setup.in_ in self.terrain_polys:
+                    hit.append(self.garrison(u))
+            self._presence[(player, stage)] = hit
+        return list(hit)
+
+    @cached_property
+    def _presence(self) -> dict[tuple[str, str], list[Placed]]:
+        return {}
 
     def garrison(self, unit: UnitInfo) -> Placed:
         """A unit embarked in a Building, standing for the Building's footprint (its convex hull)."""
@@ -226,6 +276,105 @@ class Table:
         out = [(t.id, self.terrain_polys[t.id]) for t in self.no_go_features]
         out += [(t.id, w.polygon()) for t in self.world.scenario.terrain for w in t.walls]
         return out
+
+    def clearances_in(self, zone: str | None, fps: tuple[Footprint, ...]) -> np.ndarray | None:
+        """:func:`planner.geometry.shapes.clearances_inside` of bases ``fps`` in deployment zone
+        ``zone`` (None: the battlefield), from one pass over every model on the table; None if
+        some base of ``fps`` is not one of them."""
+        cols = self._columns(fps)
+        if cols is None:
+            return None
+        hit = self._clearances.get(zone)
+        if hit is None:
+            poly = self.battlefield if zone is None else self.zone_polys[zone]
+            hit = self._clearances[zone] = clearances_inside(self._near_area[0], poly)
+        return hit[cols]
+
+    def _columns(self, fps: tuple[Footprint, ...]) -> list[int] | None:
+        """The index of each of ``fps`` among the models on the table (:attr:`_near_area`), or
+        None if some base is not one of them."""
+        table_fps, index, _, _ = self._near_area
+        cols = []
+        for f in fps:
+            c = index.get(id(f))
+            if c is None or table_fps[c] is not f:
+                return None
+            cols.append(c)
+        return cols
+
+    @cached_property
+    def _clearances(self) -> dict[str | None, np.ndarray]:
+        return {}
+
+    def pair_distances(self, pairs: list[tuple[Footprint, Footprint]]) -> np.ndarray:
+        """:func:`planner.geometry.shapes.signed_distances` of ``pairs``, kept for this table by
+        the footprints' identity (the coherency and overlap checks measure the same pairs), those
+        not measured yet in one batch."""
+        cache = self._pair_cache
+        out = np.empty(len(pairs))
+        missing: dict[tuple[int, int], list[int]] = {}
+        for k, (a, b) in enumerate(pairs):
+            if a.kind != "ellipse" and b.kind != "ellipse":
+                out[k] = signed_distance(a, b)  # closed form or shapely: not worth keeping
+                continue
+            hit = cache.get((id(a), id(b)))
+            if hit is not None and hit[0] is a and hit[1] is b:
+                out[k] = hit[2]
+            else:
+                missing.setdefault((id(a), id(b)), []).append(k)
+        if missing:
+            firsts = [ks[0] for ks in missing.values()]
+            for key, ks, v in zip(missing, missing.values(), signed_distances([pairs[k] for k in firsts]).tolist(),
+                                  strict=True):
+                cache[key] = (pairs[ks[0]][0], pairs[ks[0]][1], v)
+                out[ks] = v
+        return out
+
+    @cached_property
+    def _pair_cache(self) -> dict[tuple[int, int], tuple[Footprint, Footprint, float]]:
+        return {}
+
+    def no_go_bounds(self, fps: tuple[Footprint, ...]) -> np.ndarray | None:
+        """The lower bounds of :func:`planner.legality.checks.placement.no_go_lower_bounds` for
+        bases ``fps`` against :attr:`no_go_polys` (features x bases), taken from one vectorised
+        pass over every model on the table; None if some base of ``fps`` is not one of them."""
+        cols = self._columns(fps)
+        return None if cols is None else self._no_go_bounds[:, cols]
+
+    def no_go_oval_pairs(self) -> list[tuple[Footprint, Footprint]]:
+        """The (oval, edge) pairs :func:`planner.legality.checks.placement.closest_no_go` can
+        measure for the units on the table (:func:`planner.geometry.shapes.oval_edge_pairs`):
+        a pair is measured only when its lower bound is not above the unit's closest distance,
+        and that is at most the least upper bound of the unit (the centre's distance less the
+        radius of the disc each base contains, or 0), so those pairs, for the ovals only."""
+        out: list[tuple[Footprint, Footprint]] = []
+        if not self.no_go_polys:
+            return out
+        for u in self.on_table:
+            fps = self.final(u).footprints
+            if not any(f.kind == "ellipse" for f in fps):
+                continue
+            lb = self.no_go_bounds(fps)
+            if lb is None:
+                continue
+            centres = shapely.points([(f.cx, f.cy) for f in fps])
+            inner = np.array([f.inner_radius for f in fps])
+            ub = min(float(np.min(np.maximum(shapely.distance(poly, centres) - inner, 0.0)))
+                     for _, poly in self.no_go_polys)
+            for k, (_, poly) in enumerate(self.no_go_polys):
+                for i, f in enumerate(fps):
+                    if f.kind == "ellipse" and lb[k, i] <= ub:
+                        out += oval_edge_pairs(f, poly)
+        return out
+
+    @cached_property
+    def _no_go_bounds(self) -> np.ndarray:
+        from planner.legality.checks.placement import no_go_lower_bounds
+
+        fps = self._near_area[0]
+        if not fps or not self.no_go_polys:
+            return np.zeros((len(self.no_go_polys), len(fps)))
+        return no_go_lower_bounds(fps, self.no_go_polys)
 
     @cached_property
     def no_go_features(self) -> list[TerrainFeature]:
@@ -344,6 +493,29 @@ class Table:
             self._parts_cache[key] = hit
         return hit[1], hit[2]
 
+    def _outline_polys(self, fps: tuple[Footprint, ...]) -> list[BaseGeometry]:
+        """The circumscribed outlines of ``fps`` (those of :meth:`_outline_parts`, without the hull)."""
+        key = tuple(id(f) for f in fps)
+        hit = self._parts_cache.get(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], fps, strict=True)):
+            return hit[1]
+        return [f.polygon(64, circumscribed=True) for f in fps]
+
+    def _group_hull(self, observers: list[Placed]) -> BaseGeometry:
+        """The convex hull of the circumscribed outlines of every base of ``observers`` (the hull
+        of their units' hulls, from every vertex at once), kept for this group of units."""
+        key = ("group-hull", tuple(id(o) for o in observers))
+        hit = self._group_hulls.get(key)
+        if hit is None or any(a is not b for a, b in zip(hit[0], observers, strict=True)):
+            polys = [p for o in observers for p in self._outline_polys(o.footprints)]
+            hit = (tuple(observers), shapely.GeometryCollection(polys).convex_hull)
+            self._group_hulls[key] = hit
+        return hit[1]
+
+    @cached_property
+    def _group_hulls(self) -> dict[tuple[str, tuple[int, ...]], tuple[tuple[Placed, ...], BaseGeometry]]:
+        return {}
+
     @cached_property
     def _parts_cache(self) -> dict[tuple[int, ...], tuple[tuple[Footprint, ...], list[BaseGeometry], BaseGeometry]]:
         return {}
@@ -369,6 +541,10 @@ class Table:
             skip |= self.standing_in(f)
         for f in targets:
             skip |= self.target_standing_in(f)
+        return self._obstacles_skipping(skip, above)
+
+    def _obstacles_skipping(self, skip: set[str] | frozenset[str], above: float | None) -> list[Obstacle]:
+        """:meth:`obstacles_for` once the skipped features are known."""
         return [o for t in self.blocking_features if t.id not in skip for o in self.pieces[t.id]
                 if above is None or o.height is None or o.height > above + TOLERANCE_IN]
 
@@ -389,7 +565,8 @@ class Table:
 
     @cached_property
     def _union_cache(self) -> dict[tuple[frozenset[str], float | None], BaseGeometry | None]:
-        return {}
+        return cast(dict[tuple[frozenset[str], float | None], BaseGeometry | None],
+                    self._prepared.setdefault("unions", {}))
 
     @cached_property
     def has_heights(self) -> bool:
@@ -414,11 +591,11 @@ class Table:
         # a lower bound per other unit (centre distance less both outer radii) in one numpy pass;
         # units visited nearest bound first, stopping once the bound passes the best distance.
         # The answer is the nearest unit, the first in ``others`` on a tie, as one pass in order.
-        a = np.array([[f.cx, f.cy, f.outer_radius] for f in placed.footprints])
         sizes = [len(o.footprints) for o in others]
         if min(sizes) == 0 or not placed.footprints:
             return self._nearest_in_order(placed, others)
-        b = np.array([[f.cx, f.cy, f.outer_radius] for o in others for f in o.footprints])
+        a = self._discs(placed)
+        b = np.vstack([self._discs(o) for o in others])
         gap = (np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])
                - a[:, None, 2] - b[None, :, 2]).min(axis=0)
         lb = np.minimum.reduceat(gap, np.cumsum([0, *sizes[:-1]]))
@@ -428,10 +605,37 @@ class Table:
             if best is not None and lb[k] > best[0] + 1e-9:
                 break
             o = others[k]
-            n = nearest(list(placed.footprints), list(o.footprints))
+            n = nearest(list(placed.footprints), list(o.footprints), self.pair_distances)
             if best is None or n.distance < best[0] or (n.distance == best[0] and k < best_k):
                 best, best_k = (n.distance, n.i, o, n.j), k
         return best
+
+    def nearest_oval_pairs(self, placed: Placed, others: list[Placed]) -> list[tuple[Footprint, Footprint]]:
+        """The pairs of bases :meth:`nearest_unit` (``placed`` against ``others``, on the table)
+        can measure with a search, where an oval is in the pair: it visits a unit only while the
+        unit's lower bound is not above the nearest distance, at most the least gap between the
+        discs each base contains, and measures there :func:`planner.geometry.measure.nearest_candidates`."""
+        if self.off_the_table or not others or not placed.footprints or any(not o.footprints for o in others):
+            return []
+        if not any(f.kind == "ellipse" for p in (placed, *others) for f in p.footprints):
+            return []
+        a = self._discs(placed)
+        b = np.vstack([self._discs(o) for o in others])
+        ia = np.array([f.inner_radius for f in placed.footprints])
+        ib = np.array([f.inner_radius for o in others for f in o.footprints])
+        centre = np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])
+        starts = np.cumsum([0, *(len(o.footprints) for o in others[:-1])])
+        lbs = np.minimum.reduceat((centre - a[:, None, 2] - b[None, :, 2]).min(axis=0), starts)
+        ub = float(np.maximum(centre - ia[:, None] - ib[None, :], 0.0).min())
+        out: list[tuple[Footprint, Footprint]] = []
+        for k in np.nonzero(lbs <= ub + 1e-9)[0].tolist():
+            out += nearest_candidates(list(placed.footprints), list(others[k].footprints))
+        return out
+
+    def _discs(self, placed: Placed) -> np.ndarray:
+        """The centre and outer radius of each base of ``placed`` (n x 3, inches), kept."""
+        return cast(np.ndarray, self._of_placed(
+            "discs", placed, lambda p: np.array([[f.cx, f.cy, f.outer_radius] for f in p.footprints]).reshape(-1, 3)))
 
     def _nearest_in_order(self, placed: Placed, others: list[Placed]) -> tuple[float, int, Placed, int] | None:
         """:meth:`nearest_unit` on the table, one unit after the other (the way for a unit with no
@@ -600,14 +804,16 @@ class Table:
         heights = self.has_heights
         high_t = max(tops_t)
         skip_t = frozenset().union(*(self.target_standing_in(f) for f in tgt))
-        tgt_outline, tgt_hull = self._outline_and_hull(tgt)
+        # the target's outlines as a collection (a proof measures to them, no union needed)
+        tgt_parts, tgt_hull = self._outline_parts(tgt)
+        tgt_outline = tgt_parts[0] if len(tgt_parts) == 1 else shapely.GeometryCollection(tgt_parts)
         cx = sum(f.cx for f in tgt) / len(tgt)
         cy = sum(f.cy for f in tgt) / len(tgt)
-        shapes = [self._outline_parts(o.footprints) for o in observers]
+        polys = [self._outline_polys(o.footprints) for o in observers]
 
-        def bearing(k: int) -> float:
-            fps = observers[k].footprints
-            return math.atan2(sum(f.cy for f in fps) / len(fps) - cy, sum(f.cx for f in fps) / len(fps) - cx)
+        bearings = [math.atan2(sum(f.cy for f in o.footprints) / len(o.footprints) - cy,
+                               sum(f.cx for f in o.footprints) / len(o.footprints) - cx) for o in observers]
+        bearing = bearings.__getitem__
 
         def attempt(ks: list[int], known_open: bool = False) -> None:
             if known_open:
@@ -617,13 +823,16 @@ class Table:
                     attempt(ks[:len(ks) // 2])
                     attempt(ks[len(ks) // 2:])
                 return
-            fps = [f for k in ks for f in observers[k].footprints]
             high = max(high_t, *(max(tops_o[k]) for k in ks)) if heights else None
-            skip = skip_t.union(*(self.standing_in(f) for f in fps))
-            obstacles = self.obstacles_for(fps, high, list(tgt))
-            if obstacles and outlines_separated([p for k in ks for p in shapes[k][0]], tgt_outline, obstacles,
-                                                self._blocked_union(skip, high),
-                                                hulls=[*(shapes[k][1] for k in ks), tgt_hull]):
+            # what obstacles_for(the observers' bases, high, tgt) gives: the same skipped features
+            skip = skip_t.union(*(self._standing_union(observers[k]) for k in ks))
+            obstacles = self._obstacles_skipping(skip, high)
+            # the hull of the group: of every observer at once (kept for the observers), or of
+            # the units' hulls
+            hulls = ([self._group_hull(observers), tgt_hull] if len(ks) == len(observers)
+                     else [*(self._outline_parts(observers[k].footprints)[1] for k in ks), tgt_hull])
+            if obstacles and outlines_separated([p for k in ks for p in polys[k]], tgt_outline, obstacles,
+                                                self._blocked_union(skip, high), hulls=hulls):
                 proven.update(ks)
             elif len(ks) == 1:
                 tried.add(ks[0])
@@ -735,6 +944,39 @@ class Table:
                         named.add(o.id)
                         break
         return tuple(sorted(named)) if named else tuple(sorted({o.id for o in obstacles}))
+
+
+_PREPARED_MAX = 16
+_PREPARED: dict[tuple[object, ...], dict[str, object]] = {}
+_POLYS: dict[tuple[str, ...], dict[str, Polygon]] = {}
+
+
+def _terrain_polys(key: tuple[str, ...], terrain: list[TerrainFeature]) -> dict[str, Polygon]:
+    """The shape of every feature (:attr:`TerrainFeature.shape`, prepared for many predicates),
+    kept per terrain: ``key`` is the features' JSON, so tables of the same terrain (one scenario
+    checked again, generator labels on one table) share them, and a feature changed in place is
+    a new key. Shapely geometries are immutable; a new dict for each table."""
+    hit = _POLYS.get(key)
+    if hit is None:
+        hit = {t.id: t.shape for t in terrain}
+        for poly in hit.values():
+            shapely.prepare(poly)  # many predicates against few polygons
+        if len(_POLYS) >= _PREPARED_MAX:
+            _POLYS.pop(next(iter(_POLYS)))
+        _POLYS[key] = hit
+    return dict(hit)
+
+
+def _prepared_terrain(key: tuple[object, ...]) -> dict[str, object]:
+    """The shared store of a terrain's sight geometry (pieces, blocked unions), by ``key``
+    (the terrain's JSON, the ruleset's area-height rule and the blocking feature ids): what a
+    table derives from those alone. At most ``_PREPARED_MAX`` terrains are kept."""
+    hit = _PREPARED.get(key)
+    if hit is None:
+        if len(_PREPARED) >= _PREPARED_MAX:
+            _PREPARED.pop(next(iter(_PREPARED)))
+        hit = _PREPARED[key] = {}
+    return hit
 
 
 def _segments_meet_box(start: np.ndarray, end: np.ndarray, bounds: np.ndarray, margin: float) -> np.ndarray:

@@ -347,7 +347,8 @@ class WH40kChecker:
 
     def check_battlefield(self, placed: Placed, when: str) -> None:
         u = placed.unit
-        tight = wholly_within(placed.footprints, self.table.battlefield)
+        tight = wholly_within(placed.footprints, self.table.battlefield,
+                              self.table.clearances_in(None, placed.footprints))
         worst = (tight.clearance, tight.index)
         m = u.models[worst[1]]
         ok = tight.ok
@@ -360,7 +361,9 @@ class WH40kChecker:
         """No model in impassable terrain, inside a solid feature or on a wall (the one predicate
         :func:`~planner.legality.checks.placement.closest_no_go`, as the planner's judge)."""
         u = placed.unit
-        best = closest_no_go(placed.footprints, self.table.no_go_polys)
+        best = closest_no_go(placed.footprints, self.table.no_go_polys,
+                             lower_bounds=self.table.no_go_bounds(placed.footprints),
+                             measure=self.table.pair_distances)
         if best is None:
             return
         m, tid = u.models[best.index], best.feature

@@ -10,11 +10,13 @@ point, inches.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from planner.geometry.measure import is_within_distance
-from planner.geometry.shapes import Footprint, signed_distance
+from planner.geometry.shapes import Footprint, signed_distance, signed_distances
 from planner.legality.checks.distance import vertical_gap
 from planner.schema import SubType
 from planner.units import TOLERANCE_IN
@@ -37,23 +39,29 @@ def coherency_range(models: Sequence[ModelInfo], R: HorusHeresy2) -> float:
     return R.COHERENCY_IN
 
 
-def coherency_gap(fps: Sequence[Footprint]) -> tuple[float, int, int]:
+def coherency_gap(fps: Sequence[Footprint],
+                  measure: Callable[[list[tuple[Footprint, Footprint]]], np.ndarray] = signed_distances
+                  ) -> tuple[float, int, int]:
     """The smallest range that links every model into one group: the longest edge of a minimum
-    spanning tree over closest-point distances (Prim). Returns (inches, i, j) of that edge."""
+    spanning tree over closest-point distances (Prim). Returns (inches, i, j) of that edge.
+    ``measure``: :func:`~planner.geometry.shapes.signed_distances`, or a caller's cache of it."""
     n = len(fps)
     if n < 2:
         return 0.0, 0, 0
     dist = [[0.0] * n for _ in range(n)]
     hypot = math.hypot
+    other: list[tuple[int, int]] = []
     for i in range(n):
         a = fps[i]
         for j in range(i + 1, n):
             b = fps[j]
             if a.kind == "circle" and b.kind == "circle":  # signed_distance's own formula, inlined
-                d = max(0.0, hypot(a.cx - b.cx, a.cy - b.cy) - a.a - b.a)
+                dist[i][j] = dist[j][i] = max(0.0, hypot(a.cx - b.cx, a.cy - b.cy) - a.a - b.a)
             else:
-                d = max(0.0, signed_distance(a, b))
-            dist[i][j] = dist[j][i] = d
+                other.append((i, j))
+    # the other pairs (ovals, hulls) measured together: the same values, one vectorised search
+    for (i, j), d in zip(other, measure([(fps[i], fps[j]) for i, j in other]).tolist(), strict=True):
+        dist[i][j] = dist[j][i] = max(0.0, d)
     in_tree = [False] * n
     best = [math.inf] * n
     link = [0] * n

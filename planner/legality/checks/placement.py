@@ -6,7 +6,7 @@ the model it belongs to), so the checker explains with the same numbers the plan
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,7 +14,7 @@ import shapely
 from shapely.geometry import Polygon
 
 from planner.geometry.measure import is_wholly_within_clearance, overlaps
-from planner.geometry.shapes import Footprint, circumscribed_gap, clearance_inside, distance_to_polygon
+from planner.geometry.shapes import Footprint, clearance_inside, clearances_inside, distance_to_polygon
 from planner.units import TOLERANCE_IN
 
 
@@ -32,9 +32,10 @@ class Clearance:
         return is_wholly_within_clearance(self.clearance)
 
 
-def wholly_within(fps: Sequence[Footprint], area: Polygon) -> Clearance:
+def wholly_within(fps: Sequence[Footprint], area: Polygon, clearances: np.ndarray | None = None) -> Clearance:
     """Rules term "wholly within" an area (the battlefield, a deployment zone) for every base of
-    ``fps``: the tightest clearance and whose it is.
+    ``fps``: the tightest clearance and whose it is (the first on a tie). ``clearances``: the
+    clearance of each base (:func:`~planner.geometry.shapes.clearances_inside`) already made.
 
     Raises
     ------
@@ -43,8 +44,10 @@ def wholly_within(fps: Sequence[Footprint], area: Polygon) -> Clearance:
     """
     if not fps:
         raise ValueError("no footprints")
-    c, i = min((clearance_inside(f, area), i) for i, f in enumerate(fps))
-    return Clearance(c, i)
+    if clearances is None:
+        clearances = clearances_inside(fps, area)
+    i = int(np.argmin(clearances))
+    return Clearance(float(clearances[i]), i)
 
 
 def first_outside(fps: Sequence[Footprint], area: Polygon) -> int | None:
@@ -70,36 +73,54 @@ class NoGo:
         return self.distance >= -TOLERANCE_IN
 
 
+def no_go_lower_bounds(fps: Sequence[Footprint], features: Sequence[tuple[str, Polygon]]) -> np.ndarray:
+    """The lower bounds :func:`closest_no_go` orders its exact distances by, for every base of
+    ``fps`` against every feature: an array (features x bases) of inches (centre distance less
+    the outer radius; for ovals the distance to a circumscribed polygon where larger), one
+    vectorised distance call per feature. A caller checking many groups of the same bases (the
+    checker, every unit on the table) makes it once and passes its columns."""
+    centres = shapely.points([(f.cx, f.cy) for f in fps])
+    radii = np.array([f.outer_radius for f in fps])
+    ovals = [i for i, f in enumerate(fps) if f.kind == "ellipse"]
+    shells = [fps[i].polygon(circumscribed=True) for i in ovals]
+    out = np.empty((len(features), len(fps)))
+    for k, (_, poly) in enumerate(features):
+        lbs = shapely.distance(poly, centres) - radii
+        if ovals:  # an oval's outer radius is a weak bound: use a circumscribing polygon
+            d = shapely.distance(poly, shells)
+            lbs[ovals] = np.maximum(lbs[ovals], np.where(d > 0, d, -np.inf))
+        out[k] = lbs
+    return out
+
+
 def closest_no_go(fps: Sequence[Footprint], features: Sequence[tuple[str, Polygon]], *,
-                  first_hit: bool = False) -> NoGo | None:
+                  first_hit: bool = False, lower_bounds: np.ndarray | None = None,
+                  measure: Callable[[list[tuple[Footprint, Footprint]]], np.ndarray] | None = None) -> NoGo | None:
     """Rule "no model in impassable terrain or inside a solid feature": the closest base/feature
     pair over ``features`` ((id, polygon) pairs), exact, or None if there are no features.
 
-    Exact distances are taken in order of a cheap lower bound (centre distance less the outer
-    radius; for ovals a circumscribed polygon), stopping when no pair can be closer. With
-    ``first_hit`` the search stops at the first base standing in a feature (what a judge needs:
-    the verdict, not the closest pair).
+    Exact distances are taken in order of a cheap lower bound (:func:`no_go_lower_bounds`;
+    ``lower_bounds``: those bounds already made, features x bases), stopping when no pair can be
+    closer. With ``first_hit`` the search stops at the first base standing in a feature (what a
+    judge needs: the verdict, not the closest pair). ``measure``: passed to
+    :func:`~planner.geometry.shapes.distance_to_polygon` (a caller's cache of oval distances).
     """
     if not features or not fps:
         return None
-    centres = shapely.points([(f.cx, f.cy) for f in fps])
-    radii = np.array([f.outer_radius for f in fps])
-    ovals = [(i, f) for i, f in enumerate(fps) if f.kind == "ellipse"]
-    bounds: list[tuple[float, int, int]] = []
-    for k, (_, poly) in enumerate(features):
-        lbs = shapely.distance(poly, centres) - radii
-        for i, f in ovals:  # an oval's outer radius is a weak bound: use a circumscribing polygon
-            lbs[i] = max(lbs[i], float(circumscribed_gap(f, poly)))
-        bounds += [(float(lb), i, k) for i, lb in enumerate(lbs)]
-    bounds.sort()
+    lb = no_go_lower_bounds(fps, features) if lower_bounds is None else lower_bounds
+    # pairs in the order of (bound, base, feature): flat index i * features + k, sorted stably
+    n_k = len(features)
+    flat = lb.T.ravel()
+    order = np.argsort(flat, kind="stable")
     best: NoGo | None = None
-    for lb, i, k in bounds:
-        if best is not None and lb >= best.distance:
+    for idx, bound in zip(order.tolist(), flat[order].tolist(), strict=True):
+        i, k = divmod(idx, n_k)
+        if best is not None and bound >= best.distance:
             break
-        if first_hit and lb > TOLERANCE_IN:
+        if first_hit and bound > TOLERANCE_IN:
             break  # no later pair can overlap either
         fid, poly = features[k]
-        d = distance_to_polygon(fps[i], poly)
+        d = distance_to_polygon(fps[i], poly, measure)
         if best is None or d < best.distance:
             best = NoGo(d, i, fid)
             if first_hit and not best.ok:

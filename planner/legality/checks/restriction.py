@@ -106,7 +106,8 @@ def restriction_verdicts(table: Table, placed: Placed, margin: float = 0.0,
     uses 0."""
     unit = placed.unit
     if holders is None:
-        holders = [table.final(u) for u in table.on_table if u.id != unit.id]
+        # only the units that hold some restriction can forbid anything (found once per table)
+        holders = [table.final(u) for u in table.restriction_holders if u.id != unit.id]
     at = {p.unit.id: p for p in holders if p.unit.player != unit.player and len(p.footprints) == len(p.unit.models)}
     out = []
     for h in held_against([at[k].unit for k in at], unit):
