@@ -527,7 +527,11 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
         if st == cp_model.FEASIBLE:
             status = cp_model.FEASIBLE
         out.objective_value += solver.objective_value
-        out.best_objective_bound += solver.best_objective_bound
+        # each unit takes one of its options: their least costs bound the part too (CP-SAT's own
+        # bound may still be far below when the time ran out early)
+        least = sum(min(c.icost for c in live[g.id]) for g in pg)
+        out.best_objective_bound += max(solver.best_objective_bound, least,
+                                        floor if floor is not None and len(parts) == 1 else least)
         plans.append(mine_found.get("plan"))
     if all(p is not None for p in plans):
         found["plan"] = {gid: c for p in plans if p is not None for gid, c in p.items()}
@@ -879,15 +883,21 @@ class _Planning:
         k = 0
         while k < n and (below is None or ((nxt := s.bound()) is not None and nxt < below)):
             if time.monotonic() > until or s.exhausted:
-                return
+                break
             try:
                 c = next(s, None)
             except CandidateTimeout:
-                return
+                break
             if c is None:
                 return
             self.cands[g.id].append(c)
             k += 1
+        if not self.cands[g.id]:
+            # out of time before the cheapest candidate is known (an exactly measured goal): the
+            # cheapest measured so far, out of cost order (the stream's bound stays true)
+            c = s.take_measured(np.zeros((0, 2)), np.zeros(0))
+            if c is not None:
+                self.cands[g.id].append(c)
 
     def greedy(self, until: float) -> dict[str, Candidate] | None:
         """Biggest units first, each at its cheapest candidate clear of those already placed
@@ -900,13 +910,16 @@ class _Planning:
         saved = builder.deadline
         builder.deadline = min(saved, until)
         try:
-            for g in sorted(self.groups, key=lambda g: -len(g.models)):
+            order = sorted(self.groups, key=lambda g: -len(g.models))
+            for k, g in enumerate(order):
                 i = 0
+                # each unit its share of the time; then its cheapest place measured so far will do
+                share = time.monotonic() + max(0.0, until - time.monotonic()) / (len(order) - k)
                 while g.id not in picked:
                     if i >= len(cands[g.id]):
                         # skip places near the units already picked, without judging them (a heuristic:
                         # they stay in the stream for the CP-SAT model)
-                        c = streams[g.id].next_clear(taken_xy, taken_r)
+                        c = streams[g.id].next_clear(taken_xy, taken_r, share)
                         if c is None:
                             return None
                         cands[g.id].append(c)
