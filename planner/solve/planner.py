@@ -39,7 +39,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import shapely
@@ -285,7 +285,7 @@ def _overlap_index(a: _Arrays, b: _Arrays, ida: str, deadline: float = float("in
             <= a.reach[:, None] + b.reach[None, :] + 1e-9
         ii, jj = np.nonzero(close)
     else:
-        tree = shapely.STRtree(shapely.points(b.anchors))
+        tree = shapely.STRtree(np.asarray(shapely.points(b.anchors), dtype=object))
         ii, jj = tree.query(shapely.points(a.anchors), predicate="dwithin",
                             distance=float(a.reach.max() + b.reach.max()) + 1e-6)
         keep = np.hypot(a.anchors[ii, 0] - b.anchors[jj, 0], a.anchors[ii, 1] - b.anchors[jj, 1]) \
@@ -517,7 +517,7 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
         mine_found: dict = {}
         st = solver.solve(cp, _Watch(pg, live, xp, mine_found, None, tie, None, t0))
         out.models.append((cp, pg, xp))
-        out.statuses.append(st)
+        out.statuses.append(int(st))
         out.wall_time += solver.wall_time
         for v in xp.values():
             out.solvers[id(v)] = solver
@@ -804,8 +804,8 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
 class _Round:
     """One CP-SAT solve over the candidates taken so far, with the bounds it is judged by."""
 
-    status: int
-    solver: cp_model.CpSolver | None
+    status: Any  # a CP-SAT status
+    solver: cp_model.CpSolver | _Parts | None
     cp: _Parts | None
     x: dict[tuple[str, int], cp_model.IntVar]
     tie: int
@@ -1061,7 +1061,8 @@ class _Planning:
 
     def adopt(self, plan: dict[str, Candidate] | None) -> None:
         """Keep ``plan`` as the best real plan (and the next round's hint) if it is cheaper."""
-        if plan is not None and (self.start is None or sum(c.icost for c in plan.values()) < self.incumbent_cost()):
+        cost = self.incumbent_cost()
+        if plan is not None and (cost is None or sum(c.icost for c in plan.values()) < cost):
             self.start = plan
 
     def solve_round(self) -> PlanResult | None:
@@ -1134,6 +1135,7 @@ class _Planning:
             if r.outside is None:
                 self.floor = obj
             if inc is not None and bound is not None and inc <= bound:
+                assert self.start is not None  # inc is its cost
                 return self.optimal_answer(r, self.start, inc)
             self.progress(None if inc is None else inc / COST_SCALE, None if bound is None else bound / COST_SCALE)
             if not r.out_of_time:
@@ -1213,7 +1215,7 @@ class _Planning:
                                   "try a longer --time-limit.")
 
     def done(self, chosen: dict[str, Candidate], status: Literal["optimal", "feasible"], bound: int | None,
-             message: str, solver: cp_model.CpSolver | None) -> PlanResult:
+             message: str, solver: cp_model.CpSolver | _Parts | None) -> PlanResult:
         """The plan result for ``chosen``, re-checked by the checker (:func:`_result`)."""
         return _result(self.world, self.groups, self.cands, chosen, self.terms, self.t0, status=status, bound=bound,
                        message=message, solver_time=solver.wall_time if solver is not None else 0.0,
