@@ -158,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--time-limit", type=float, default=30.0, help="planner time limit per instance, s")
     ap.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
+    ap.add_argument("--repeat", type=int, default=1, help="runs per size and version, alternating the order; "
+                    "the run of median time is shown (default 1)")
     ap.add_argument("--write-instance", type=Path, help="write the instance of the first size as a scenario")
     ap.add_argument("--rosters", type=Path, help="also plan each *.rosz roster of this folder in full "
                     "(e.g. /work/shared/data/rosters)")
@@ -178,10 +180,17 @@ def main(argv: list[str] | None = None) -> int:
     load0 = os.getloadavg()
     runs: dict[str, dict[int, dict]] = {v: {} for v in versions}
     loads = {}
+    every: dict[str, dict] = {v: {} for v in versions}
     for n in sizes:
         loads[n] = os.getloadavg()[0]
-        for v in sorted(versions, reverse=True):  # before first, then after
-            runs[v][n] = _run(versions[v], n, args.seed, args.time_limit)
+        got: dict[str, list[dict]] = {v: [] for v in versions}
+        for k in range(args.repeat):  # before first, then after; the other way round next time
+            for v in sorted(versions, reverse=k % 2 == 0):
+                got[v].append(_run(versions[v], n, args.seed, args.time_limit))
+        for v in versions:
+            rs = sorted(got[v], key=lambda r: r.get("time_s", 0.0))
+            runs[v][n] = rs[len(rs) // 2]
+            every[v][n] = [r.get("time_s") for r in got[v]]
     load1 = os.getloadavg()
     head = f"{'units':>5} {'load':>5} | {'status':>9} {'time s':>7} {'objective':>9} {'gap':>6} {'RSS MB':>7} {'legal':>5}"
     if "before" in runs:
@@ -204,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
           f"after {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f} on {os.cpu_count()} CPUs")
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps({"sizes": sizes, "seed": args.seed, "time_limit_s": args.time_limit,
-                                       "load_average": [load0, load1], "runs": runs}, indent=1))
+                                       "load_average": [load0, load1], "runs": runs, "times": every}, indent=1))
     print(f"wrote {args.output}")
     return 0 if ok else 1
 
