@@ -22,6 +22,8 @@ def test_the_bound_of_round_1_is_kept_when_round_2_runs_out_building(monkeypatch
     real, calls, seen = P._solve, [], []
 
     def solve(groups, cands, *args, **kwargs):
+        if not kwargs.get("rest"):  # the best real plan over the candidates taken (polish): not a round
+            return real(groups, cands, *args, **kwargs)
         calls.append(sum(len(v) for v in cands.values()))
         if len(calls) == 1:
             return real(groups, cands, *args, **kwargs)
@@ -43,7 +45,9 @@ def test_the_bound_of_round_1_is_kept_when_round_2_runs_out_building(monkeypatch
 
 
 @pytest.mark.slow
-def test_without_the_stub_the_same_instance_is_optimal_in_two_rounds():
+def test_without_the_stub_the_same_instance_is_optimal_in_later_rounds():
+    # 3 candidates per unit cannot prove it in round 1; units whose untaken candidates the optimum
+    # uses take as many again each round (3, 6, 12, ...), so a few more rounds
     result = P.plan_deployment(load_scenario(SCENARIO), SETTINGS)
-    assert (result.status, result.rounds) == ("optimal", 2)
+    assert result.status == "optimal" and 2 <= result.rounds <= 12
     assert result.best_bound == pytest.approx(result.objective, abs=1e-3)

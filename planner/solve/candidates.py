@@ -268,6 +268,7 @@ class CandidateStream:
         self.exhausted = False
         self.rejected: dict[Reason, int] = {}
         self.rejected_sight: list[tuple[int, int]] = []
+        self.measured: dict[tuple[int, int], tuple[int, int, int, int]] = {}  # judged legal, measured, in the heap
         self._prepare()
 
     def _prepare(self) -> None:
@@ -364,16 +365,25 @@ class CandidateStream:
                 out[ai] = (dist_rule, near[1][ai])
         return out
 
-    def next_clear(self, taken_xy: np.ndarray, taken_r: np.ndarray) -> Candidate | None:
+    def next_clear(self, taken_xy: np.ndarray, taken_r: np.ndarray, until: float | None = None
+                   ) -> Candidate | None:
         """The next legal candidate, skipping (without judging them) the placements whose bounding
         discs meet those of the bases ``taken_xy`` (centres, inches; outer radii ``taken_r``);
         the skipped ones stay in the stream (so :meth:`bound` stays a true bound) but the
-        candidates may then come out of cost order. None when the stream is exhausted."""
+        candidates may then come out of cost order. None when the stream is exhausted. After
+        ``until`` (time.monotonic), the cheapest placement already judged legal and measured
+        (clear of those bases) is taken out of order, if there is one: a goal measured exactly
+        (hidden) may otherwise measure most of the grid before its cheapest candidate is known."""
         import heapq
 
         aside = []
         try:
             while self.heap:
+                if until is not None and time.monotonic() > until:
+                    c = self.take_measured(taken_xy, taken_r)
+                    if c is not None:
+                        return c
+                    until = None
                 if time.monotonic() > self.b.deadline:
                     raise CandidateTimeout(self.group.id)
                 key, ai, fi, exact = self.heap[0]
@@ -435,15 +445,49 @@ class CandidateStream:
                 return None  # illegal: no need to measure it
             cost = float(np.dot(vals, [t.weight for t in b.terms]))
             self.lowers[ai, fi] = np.array(vals)
-            heapq.heappush(self.heap, (max(key, round(cost * COST_SCALE)), ai, fi, 1))
+            item = (max(key, round(cost * COST_SCALE)), ai, fi, 1)
+            heapq.heappush(self.heap, item)
+            self.measured[ai, fi] = item
             return None
         heapq.heappop(self.heap)
+        self.measured.pop((ai, fi), None)
         reason, near = b.judge(g, fps)
         if reason is not None:
             self.rejected[reason] = self.rejected.get(reason, 0) + 1
             if reason[0] == b.sight_rule:
                 self.rejected_sight.append((ai, fi))
             return None
+        return self._make(ai, fi, key, fps, near)
+
+    def take_measured(self, taken_xy: np.ndarray, taken_r: np.ndarray) -> Candidate | None:
+        """The cheapest placement measured (so judged legal) but not yielded yet whose bounding
+        discs are clear of the bases ``taken_xy`` / ``taken_r``, taken out of the heap (the bound of
+        what is left stays true), or None."""
+        import heapq
+
+        for item in sorted(self.measured.values()):
+            key, ai, fi, _ = item
+            fps = self.positions(ai, fi)
+            if len(taken_xy):
+                cxy = np.array([[f.cx, f.cy] for f in fps])
+                cr = np.array([f.outer_radius for f in fps])
+                d = np.hypot(cxy[:, None, 0] - taken_xy[None, :, 0], cxy[:, None, 1] - taken_xy[None, :, 1])
+                if (d < cr[:, None] + taken_r[None, :] + 1e-3).any():
+                    continue
+            if item not in self.heap:  # set aside by the caller's loop
+                continue
+            self.heap.remove(item)
+            heapq.heapify(self.heap)
+            del self.measured[ai, fi]
+            reason, near = self.b.judge(self.group, fps)
+            if reason is not None:  # cannot happen: measured means judged legal
+                continue
+            return self._make(ai, fi, key, fps, near)
+        return None
+
+    def _make(self, ai: int, fi: int, key: int, fps: list[Footprint], near: float | None) -> Candidate:
+        """The candidate of a placement judged legal, at integer cost ``key``."""
+        b, g = self.b, self.group
         vals = self._lower(ai, fi)
         self.lowers.pop((ai, fi), None)
         cost = float(np.dot(vals, [t.weight for t in b.terms])) if b.terms else 0.0

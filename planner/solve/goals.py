@@ -85,7 +85,9 @@ class Term:
             # a model whose bounding disc is farther than the range cannot control
             can = ((d <= self.range_in + 1e-9) & mask[None, :]).any(axis=1)
             return np.where(can, 0.0, 1.0)
-        return np.zeros(n)  # hidden, in_terrain: measured exactly when needed
+        if self.kind == "in_terrain" and self.table is not None:
+            return _not_near_terrain(self.table, self.features, xy, mask, radii)
+        return np.zeros(n)  # hidden: measured exactly when needed
 
     def exact(self, placed: Placed, fps: list[Footprint], mask: list[bool], lower: float) -> float:
         """The exact value for one placement (``lower`` is its lower bound, already computed)."""
@@ -108,6 +110,24 @@ class Term:
                      for f, m in zip(fps, mask, strict=True))
             return 0.0 if ok else 1.0
         raise AssertionError(self.kind)
+
+
+def _not_near_terrain(table: Table, features: list, xy: np.ndarray, mask: np.ndarray,
+                      radii: np.ndarray) -> np.ndarray:
+    """A lower bound of ``in_terrain`` for placements ``xy`` (N, M, 2): the counted models whose
+    bounding disc is farther from every feature than :meth:`Table.stands_in` lets a base stand in
+    it (centre distance more than the outer radius plus the larger of 1e-3 and ``TOLERANCE_IN``)."""
+    import shapely
+
+    from planner.units import TOLERANCE_IN
+
+    n, m = xy.shape[:2]
+    far = np.ones((n, m), dtype=bool)
+    pts = shapely.points(xy.reshape(-1, 2))
+    for feat in features:
+        d = shapely.distance(pts, table.terrain_polys[feat.id]).reshape(n, m)
+        far &= d > radii[None, :] + max(1e-3, TOLERANCE_IN) + 1e-9
+    return (far & mask[None, :]).sum(axis=1).astype(float)
 
 
 def compile_goals(world, table: Table, player: str, placing: set[str]) -> list[Term]:

@@ -34,17 +34,20 @@ from __future__ import annotations
 
 import copy
 import logging
+import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
+import shapely
 from ortools.sat.python import cp_model
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner.errors import ScenarioError, SolverError
+from planner.geometry.shapes import Footprint
 from planner.legality.checker import check_deployment
 from planner.legality.report import LegalityReport
 from planner.rules.registry import DEFAULT_RULESET
@@ -226,136 +229,406 @@ def _with_positions(world: World, chosen: dict[str, Candidate]) -> dict:
     return data
 
 
-def _overlapping_pairs(ca_list: list[Candidate], cb_list: list[Candidate], ida: str, idb: str,
-                       cache: dict[tuple[str, int, str, int], bool], deadline: float = float("inf")
-                       ) -> list[tuple[Candidate, Candidate]]:
-    """Pairs of candidates of two units whose bases overlap (exact, as the checker decides).
+class _Arrays:
+    """The candidates of one unit as arrays, for :func:`_overlap_index`: anchors (N, 2), reach (N,),
+    model centres (N, M, 2), outer radii (N, M), shape ids (N,); ``round``: every base a circle."""
 
-    Vectorised with numpy: first the anchor pairs whose reach discs meet, then for those (in
-    chunks) the centre distance less the outer radii of every model pair. For round bases that
-    is the exact distance; pairs with other bases whose bounds come within 0" go to
-    :meth:`Candidate.overlaps` (cached across rounds and across translated pairs).
+    def __init__(self, cands: Sequence[Candidate]):
+        self.cands = list(cands)
+        n = len(self.cands)
+        self.anchors = np.array([c.anchor for c in self.cands], dtype=float).reshape(n, 2)
+        self.reach = np.array([c.reach for c in self.cands], dtype=float)
+        arrs = [c._arrays for c in self.cands]
+        m = len(arrs[0][1]) if arrs else 0
+        self.xy = np.array([a[0] for a in arrs], dtype=float).reshape(n, m, 2)
+        self.r = np.array([a[1] for a in arrs], dtype=float).reshape(n, m)
+        self.round = all(a[2] for a in arrs)
+        self.shape = np.array([c.shape_id for c in self.cands], dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.cands)
+
+    def part(self, k0: int, k1: int | None = None) -> _Arrays:
+        """Candidates ``k0:k1`` (positions from ``k0``), sharing the arrays."""
+        out = _Arrays.__new__(_Arrays)
+        sl = slice(k0, k1)
+        out.cands, out.anchors, out.reach, out.xy, out.r = (self.cands[sl], self.anchors[sl], self.reach[sl],
+                                                           self.xy[sl], self.r[sl])
+        out.round, out.shape = self.round, self.shape[sl]
+        return out
+
+
+_SCREEN_DENSE = 2_000_000
+"""Anchor pairs measured densely (numpy broadcast) at most; more go through a shapely STRtree."""
+
+
+def _overlap_index(a: _Arrays, b: _Arrays, ida: str, deadline: float = float("inf")
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Positions ``(ia, ib)`` in ``a`` and ``b`` of the candidate pairs of two units whose bases
+    overlap (exact, as the checker decides).
+
+    First the anchor pairs whose reach discs meet (an STRtree ``dwithin`` query when there are
+    many), then for those, in chunks, the centre distance less the outer radii of every model
+    pair: for round bases that is the exact distance; pairs with other bases whose bounds come
+    within 0" go to :meth:`Candidate.overlaps` once per distinct (shape, shape, offset) (cached
+    across rounds).
 
     Raises
     ------
     CandidateTimeout
         If ``deadline`` (time.monotonic) passes.
     """
-    if not ca_list or not cb_list:
-        return []
-    aa = np.array([c.anchor for c in ca_list])
-    ab = np.array([c.anchor for c in cb_list])
-    reach_a = np.array([c.reach for c in ca_list])
-    reach_b = np.array([c.reach for c in cb_list])
-    close = np.hypot(aa[:, None, 0] - ab[None, :, 0], aa[:, None, 1] - ab[None, :, 1]) \
-        <= reach_a[:, None] + reach_b[None, :] + 1e-9
-    ii, jj = np.nonzero(close)
+    empty = np.zeros(0, dtype=np.int64)
+    if not len(a) or not len(b):
+        return empty, empty
+    if len(a) * len(b) <= _SCREEN_DENSE:
+        close = np.hypot(a.anchors[:, None, 0] - b.anchors[None, :, 0], a.anchors[:, None, 1] - b.anchors[None, :, 1]) \
+            <= a.reach[:, None] + b.reach[None, :] + 1e-9
+        ii, jj = np.nonzero(close)
+    else:
+        tree = shapely.STRtree(np.asarray(shapely.points(b.anchors), dtype=object))
+        ii, jj = tree.query(shapely.points(a.anchors), predicate="dwithin",
+                            distance=float(a.reach.max() + b.reach.max()) + 1e-6)
+        keep = np.hypot(a.anchors[ii, 0] - b.anchors[jj, 0], a.anchors[ii, 1] - b.anchors[jj, 1]) \
+            <= a.reach[ii] + b.reach[jj] + 1e-9
+        ii, jj = ii[keep], jj[keep]
     if not len(ii):
-        return []
-    xa = np.array([[[f.cx, f.cy] for f in c.footprints] for c in ca_list])
-    xb = np.array([[[f.cx, f.cy] for f in c.footprints] for c in cb_list])
-    ra = np.array([[f.outer_radius for f in c.footprints] for c in ca_list])
-    rb = np.array([[f.outer_radius for f in c.footprints] for c in cb_list])
-    round_a = all(f.kind == "circle" for f in ca_list[0].footprints)
-    round_b = all(f.kind == "circle" for f in cb_list[0].footprints)
-    exact = round_a and round_b
-    sa = np.array([c.shape_id for c in ca_list])
-    sb = np.array([c.shape_id for c in cb_list])
-    chunk = max(1, 200_000 // (xa.shape[1] * xb.shape[1]))
-    out = []
+        return empty, empty
+    exact = a.round and b.round
+    chunk = max(1, 200_000 // (a.xy.shape[1] * b.xy.shape[1]))
+    out_i, out_j = [], []
     for s0 in range(0, len(ii), chunk):
         if time.monotonic() > deadline:
             raise CandidateTimeout(ida)
         i, j = ii[s0:s0 + chunk], jj[s0:s0 + chunk]
-        pa, pb = xa[i], xb[j]  # (K, Ma, 2), (K, Mb, 2)
+        pa, pb = a.xy[i], b.xy[j]  # (K, Ma, 2), (K, Mb, 2)
         gap = (np.hypot(pa[:, :, None, 0] - pb[:, None, :, 0], pa[:, :, None, 1] - pb[:, None, :, 1])
-               - ra[i][:, :, None] - rb[j][:, None, :])
+               - a.r[i][:, :, None] - b.r[j][:, None, :])
         if exact:
             hits = (gap < -TOLERANCE_IN).any(axis=(1, 2))
-            out += [(ca_list[a], cb_list[b]) for a, b in zip(i[hits], j[hits], strict=True)]
+            out_i.append(i[hits])
+            out_j.append(j[hits])
             continue
         maybe = (gap <= 0).any(axis=(1, 2))
         i, j = i[maybe], j[maybe]
         if not len(i):
             continue
         # overlap depends only on the two shapes and the offset: judge each distinct one once
-        keys = np.stack([sa[i], sb[j], np.round((ab[j, 0] - aa[i, 0]) * 1e6).astype(np.int64),
-                         np.round((ab[j, 1] - aa[i, 1]) * 1e6).astype(np.int64)], axis=1)
+        keys = np.stack([a.shape[i], b.shape[j], np.round((b.anchors[j, 0] - a.anchors[i, 0]) * 1e6).astype(np.int64),
+                         np.round((b.anchors[j, 1] - a.anchors[i, 1]) * 1e6).astype(np.int64)], axis=1)
         uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
         verdict = np.zeros(len(uniq), dtype=bool)
         first = np.full(len(uniq), -1)
-        first[inverse[::-1]] = np.arange(len(inverse))[::-1]
+        first[inverse.reshape(-1)[::-1]] = np.arange(len(i))[::-1]
         for u, k in enumerate(first):
             if u % 256 == 0 and time.monotonic() > deadline:
                 raise CandidateTimeout(ida)
-            verdict[u] = ca_list[i[k]].overlaps(cb_list[j[k]])
+            verdict[u] = a.cands[i[k]].overlaps(b.cands[j[k]])
         hits = verdict[inverse.reshape(-1)]
-        out += [(ca_list[a], cb_list[b]) for a, b in zip(i[hits], j[hits], strict=True)]
-    return out
+        out_i.append(i[hits])
+        out_j.append(j[hits])
+    if not out_i:
+        return empty, empty
+    return np.concatenate(out_i).astype(np.int64), np.concatenate(out_j).astype(np.int64)
 
 
-class _Progress(cp_model.CpSolverSolutionCallback):
-    """Reports each improving CP-SAT solution to ``on_progress`` (objective units)."""
+def _overlapping_pairs(ca_list: list[Candidate], cb_list: list[Candidate], ida: str, idb: str,
+                       cache: dict[tuple[str, int, str, int], bool] | None = None, deadline: float = float("inf")
+                       ) -> list[tuple[Candidate, Candidate]]:
+    """Pairs of candidates of two units whose bases overlap (exact, as the checker decides): the
+    pairs of :func:`_overlap_index`. ``cache`` is unused (verdicts are cached by the run's
+    :class:`~planner.solve.candidates.RunCache`).
 
-    def __init__(self, on_progress: ProgressCallback, tie: int, outside: int | None, t0: float):
+    Raises
+    ------
+    CandidateTimeout
+        If ``deadline`` (time.monotonic) passes.
+    """
+    ia, ib = _overlap_index(_Arrays(ca_list), _Arrays(cb_list), ida, deadline)
+    return [(ca_list[i], cb_list[j]) for i, j in zip(ia.tolist(), ib.tolist(), strict=True)]
+
+
+@dataclass(frozen=True)
+class _Rest:
+    """A unit's candidates not taken yet, as one option of the round's model (index -1): it costs
+    the unit's stream bound (every untaken candidate costs at least that) and overlaps nothing, so
+    the model with these options is a relaxation of the model over the whole candidate grid."""
+
+    index: int
+    icost: int
+
+
+def _is_rest(c: object) -> bool:
+    return isinstance(c, _Rest)
+
+
+class _Watch(cp_model.CpSolverSolutionCallback):
+    """Keeps each improving CP-SAT solution that uses no :class:`_Rest` option (a real plan) in
+    ``found['plan']`` and reports it to ``on_progress`` (objective units), with the bound."""
+
+    def __init__(self, groups: list[Group], live: dict[str, list], x: dict, found: dict,
+                 on_progress: ProgressCallback | None, tie: int, outside: int | None, t0: float):
         super().__init__()
+        self.groups, self.live, self.x, self.found = groups, live, x, found
         self.on_progress, self.tie, self.outside, self.t0 = on_progress, tie, outside, t0
+        self.rests = [x[g.id, -1] for g in groups if (g.id, -1) in x]
 
     def on_solution_callback(self) -> None:
+        if any(self.boolean_value(v) for v in self.rests):
+            return
         obj = int(round(self.objective_value)) // self.tie
-        bound = _true_bound(self.best_objective_bound, self.tie, obj, self.outside)
-        self.on_progress(obj / COST_SCALE, bound / COST_SCALE, time.monotonic() - self.t0)
+        best = self.found.get("plan")
+        if best is None or obj < sum(c.icost for c in best.values()):
+            self.found["plan"] = {g.id: next(c for c in self.live[g.id] if not _is_rest(c)
+                                             and self.boolean_value(self.x[g.id, c.index])) for g in self.groups}
+        if self.on_progress is not None:
+            bound = _true_bound(self.best_objective_bound, self.tie, obj, self.outside)
+            self.on_progress(obj / COST_SCALE, bound / COST_SCALE, time.monotonic() - self.t0)
 
 
 def _true_bound(cp_bound: float, tie: int, obj: int, outside: int | None) -> int:
     """A lower bound of the optimum over the whole grid, integer cost units: CP-SAT's bound over
-    the taken candidates (less the tie-break, which adds under ``tie`` per plan), capped by the
-    bound of the plans that use an untaken candidate."""
+    the round's model (less the tie-break, which adds under ``tie`` per plan), capped by the cost
+    ``obj`` of a known plan and by ``outside``, a bound of the plans the model leaves out."""
     b = min(obj, max(0, int(np.ceil((cp_bound - (tie - 1)) / tie))))
     return b if outside is None else min(b, outside)
 
 
+Overlaps = dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]
+"""``(a, b) -> (ia, ib)``: positions in the candidate lists of groups ``a < b`` of the pairs whose
+bases overlap (:func:`_overlap_index`)."""
+
+
+class _Parts:
+    """The CP-SAT solves of one round, one per part (units that can interact), seen as one solver:
+    ``boolean_value`` of any part's variable, the summed objective and bound, the total time."""
+
+    def __init__(self) -> None:
+        self.solvers: dict[int, cp_model.CpSolver] = {}  # id(variable) -> the part's solver
+        self.models: list[tuple[cp_model.CpModel, list[Group], dict[tuple[str, int], cp_model.IntVar]]] = []
+        self.objective_value = 0.0
+        self.best_objective_bound = 0.0
+        self.wall_time = 0.0
+        self.statuses: list[int] = []
+
+    def boolean_value(self, var: cp_model.IntVar) -> bool:
+        return self.solvers[id(var)].boolean_value(var)
+
+    @staticmethod
+    def status_name(status: int) -> str:
+        return cp_model.CpSolver().status_name(status)
+
+    def validate(self) -> str:
+        return "; ".join(v for cp, _, _ in self.models if (v := cp.validate()))
+
+
+def _parts(groups: list[Group], cands: dict[str, list[Candidate]], live: dict[str, list],
+           overlapping: Overlaps) -> list[list[int]]:
+    """The groups (indices) that can interact through the live candidates: connected components
+    of "some live candidates of the two overlap", smallest first. The objective is a sum over
+    units, so the plan of each part can be optimised (and bounded) alone."""
+    alive = {g.id: {id(c) for c in live[g.id]} for g in groups}
+    mask = {g.id: np.fromiter((id(c) in alive[g.id] for c in cands[g.id]), dtype=bool, count=len(cands[g.id]))
+            for g in groups}
+    root = list(range(len(groups)))
+
+    def find(i: int) -> int:
+        while root[i] != i:
+            root[i] = root[root[i]]
+            i = root[i]
+        return i
+
+    for (a, b), (ia, ib) in overlapping.items():
+        if find(a) != find(b) and (mask[groups[a].id][ia] & mask[groups[b].id][ib]).any():
+            root[find(a)] = find(b)
+    out: dict[int, list[int]] = {}
+    for i in range(len(groups)):
+        out.setdefault(find(i), []).append(i)
+    return sorted(out.values(), key=lambda p: (sum(len(live[groups[i].id]) for i in p), p))
+
+
 def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: SolverSettings,
-           deadline: float, conflicts: dict[tuple[str, int, str, int], bool],
+           deadline: float, overlapping: Overlaps,
            hint: dict[str, Candidate] | None, on_progress: ProgressCallback | None, outside: int | None,
-           t0: float, ids: dict[str, str] | None = None):
-    """Build and solve the CP-SAT model ``cp`` over the candidates so far (``conflicts`` caches
-    the exact overlap test of candidate pairs across rounds)."""
+           t0: float, ids: dict[str, str] | None = None, rest: dict[str, int] | None = None,
+           found: dict | None = None, floor: int | None = None, hint_rest: frozenset[str] = frozenset()):
+    """Build and solve the CP-SAT models of a round over the candidates so far, with overlaps
+    ``overlapping`` and, for each unit in ``rest``, the option of a candidate not taken yet at
+    that cost (:class:`_Rest`); one model per part of units that can interact (:func:`_parts`),
+    smallest first, each given its share of the time left. Returns ``(status, solver, models,
+    x, tie, live)``: the status of all parts together (optimal only if every part is), the parts
+    as one solver (:class:`_Parts`), the variables of every part, the candidates kept. A real
+    plan found on the way (each part's best solution without a :class:`_Rest`) goes to
+    ``found['plan']``. ``floor``: a bound the whole optimum is known to reach (an earlier round's:
+    each round's model has no solution cheaper than the last round's optimum, since a candidate
+    taken since then costs at least the :class:`_Rest` option it replaces), stated to CP-SAT
+    (when there is one part) so that it may stop there. ``hint_rest``: units hinted at their
+    :class:`_Rest` option rather than at ``hint`` (the last round's optimum, where it used them)."""
     ids = ids or rule_ids(DEFAULT_RULESET)
-    cp = cp_model.CpModel()
-    x: dict[tuple[str, int], cp_model.IntVar] = {}
+    rest = rest or {}
+    found = {} if found is None else found
     tie = _tie(groups, cands)
-    overlapping: dict[tuple[int, int], list[tuple[Candidate, Candidate]]] = {}
-    for a in range(len(groups)):
-        for b in range(a + 1, len(groups)):
-            if time.monotonic() > deadline:
-                return cp_model.UNKNOWN, None, cp, x, tie, cands  # out of time while building the model
-            ga, gb = groups[a], groups[b]
-            try:
-                overlapping[a, b] = _overlapping_pairs(cands[ga.id], cands[gb.id], ga.id, gb.id, conflicts, deadline)
-            except CandidateTimeout:
-                return cp_model.UNKNOWN, None, cp, x, tie, cands
-    live = cands
+    opts: dict[str, list] = {g.id: list(cands[g.id]) + ([_Rest(-1, rest[g.id])] if g.id in rest else [])
+                             for g in groups}
+    live = opts
     if hint is not None and all(any(c is hint[g.id] for c in cands[g.id]) for g in groups):
-        live = _prune(groups, cands, overlapping, sum(hint[g.id].icost for g in groups))
-    x = add_placements(cp, groups, live, ((groups[a].id, ca.index, groups[b].id, cb.index)
-                                          for (a, b), pairs in overlapping.items() for ca, cb in pairs), ids)
-    # the cost alone: a tie-break term (candidate order) in the objective makes the optimality
-    # proof much harder (equal-cost plans would no longer be equal); ties are broken afterwards
-    # by _tie_break
-    cp.minimize(sum(c.icost * x[g.id, c.index] for g in groups for c in live[g.id]))
-    if hint is not None:
-        for g in groups:
-            for c in live[g.id]:
-                cp.add_hint(x[g.id, c.index], c is hint[g.id])
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(0.5, deadline - time.monotonic())
-    solver.parameters.num_workers = settings.workers
-    solver.parameters.random_seed = settings.seed
-    solver.parameters.log_search_progress = _DEBUG
-    cb = _Progress(on_progress, tie, outside, t0) if on_progress is not None else None
-    status = solver.solve(cp, cb) if cb is not None else solver.solve(cp)
-    return status, solver, cp, x, tie, live
+        live = _prune_idx(groups, opts, overlapping, sum(hint[g.id].icost for g in groups))
+    index = {g.id: np.array([c.index for c in cands[g.id]], dtype=np.int64) for g in groups}
+    parts = _parts(groups, cands, live, overlapping)
+    if _DEBUG:
+        _log.debug("parts (units, options): %s", [(len(p), sum(len(live[groups[i].id]) for i in p)) for p in parts
+                                                  if len(p) > 1])
+    out = _Parts()
+    x: dict[tuple[str, int], cp_model.IntVar] = {}
+    plans: list[dict | None] = []
+    status = cp_model.OPTIMAL
+    for k, part in enumerate(parts):
+        mine = set(part)
+        pg = [groups[i] for i in part]
+
+        def pairs(mine=mine):
+            for (a, b), (ia, ib) in overlapping.items():
+                if a not in mine or b not in mine:
+                    continue
+                ga, gb = groups[a].id, groups[b].id
+                for i, j in zip(index[ga][ia].tolist(), index[gb][ib].tolist(), strict=True):
+                    yield ga, i, gb, j
+
+        cp = cp_model.CpModel()
+        xp = add_placements(cp, pg, live, pairs(), ids)
+        _add_point_cliques(cp, pg, live, xp, ids)
+        # the cost alone: a tie-break term (candidate order) in the objective makes the optimality
+        # proof much harder (equal-cost plans would no longer be equal); ties are broken afterwards
+        # by _tie_break
+        objective = sum(c.icost * xp[g.id, c.index] for g in pg for c in live[g.id])
+        cp.minimize(objective)
+        if floor is not None and len(parts) == 1:
+            cp.add(objective >= floor)
+        if hint is not None:
+            for g in pg:
+                at_rest = g.id in hint_rest and (g.id, -1) in xp
+                for c in live[g.id]:
+                    cp.add_hint(xp[g.id, c.index], _is_rest(c) if at_rest else c is hint[g.id])
+        solver = cp_model.CpSolver()
+        share = (deadline - time.monotonic()) / (len(parts) - k)
+        solver.parameters.max_time_in_seconds = max(0.5 if k == len(parts) - 1 else 0.05, share)
+        solver.parameters.num_workers = settings.workers
+        solver.parameters.random_seed = settings.seed
+        solver.parameters.log_search_progress = _DEBUG and len(pg) > 1
+        mine_found: dict = {}
+        st = solver.solve(cp, _Watch(pg, live, xp, mine_found, None, tie, None, t0))
+        out.models.append((cp, pg, xp))
+        out.statuses.append(int(st))
+        out.wall_time += solver.wall_time
+        for v in xp.values():
+            out.solvers[id(v)] = solver
+        x.update(xp)
+        if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return st, out, out, x, tie, live
+        if st == cp_model.FEASIBLE:
+            status = cp_model.FEASIBLE
+        out.objective_value += solver.objective_value
+        # each unit takes one of its options: their least costs bound the part too (CP-SAT's own
+        # bound may still be far below when the time ran out early)
+        least = sum(min(c.icost for c in live[g.id]) for g in pg)
+        out.best_objective_bound += max(solver.best_objective_bound, least,
+                                        floor if floor is not None and len(parts) == 1 else least)
+        plans.append(mine_found.get("plan"))
+    if all(p is not None for p in plans):
+        found["plan"] = {gid: c for p in plans if p is not None for gid, c in p.items()}
+    if on_progress is not None and found.get("plan"):
+        obj = sum(c.icost for c in found["plan"].values())
+        on_progress(obj / COST_SCALE, _true_bound(out.best_objective_bound, tie, obj, outside) / COST_SCALE,
+                    time.monotonic() - t0)
+    return status, out, out, x, tie, live
+
+
+POLISH_S = 3.0
+"""At most this long, s, for the best real plan over the candidates taken after a round whose
+optimum used untaken candidates (:meth:`_Planning.polish`)."""
+
+CLIQUE_STEP_IN = 0.5
+"""Spacing of the lattice of points whose covering candidates form the clique cuts, inches."""
+
+
+def _deep_points(fps: list[Footprint], h: float) -> tuple[np.ndarray, np.ndarray]:
+    """The points of the ``h`` lattice that lie at least ``TOLERANCE_IN`` inside each of ``fps``
+    (one model's base in N candidates, all of one kind): ``(n, key)``, the candidate position
+    and the point's key (``i << 32 + j``) of every such point. Circles, ellipses (inside the
+    ellipse scaled by ``1 - TOLERANCE_IN / b``, which keeps that far from its edge) and convex
+    polygons; segments have none."""
+    kind = fps[0].kind
+    if kind == "segment" or any(f.kind != kind for f in fps):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    c = np.array([[f.cx, f.cy] for f in fps], dtype=float)
+    reach = max(f.outer_radius for f in fps)
+    k = int(math.ceil(reach / h)) + 1
+    d = np.arange(-k, k + 1)
+    di, dj = (a.ravel() for a in np.meshgrid(d, d, indexing="ij"))
+    pi = np.round(c[:, 0] / h).astype(np.int64)[:, None] + di  # (N, K)
+    pj = np.round(c[:, 1] / h).astype(np.int64)[:, None] + dj
+    px, py = pi * h - c[:, 0, None], pj * h - c[:, 1, None]  # relative to the centre
+    dt = TOLERANCE_IN
+    if kind == "circle":
+        r = np.array([f.a for f in fps])[:, None]
+        inside = np.hypot(px, py) < r - dt
+    elif kind == "ellipse":
+        a = np.array([f.a for f in fps])[:, None]
+        b = np.array([f.b for f in fps])[:, None]
+        t = np.array([f.angle for f in fps])[:, None]
+        s = 1.0 - dt / np.minimum(a, b)
+        u = (px * np.cos(t) + py * np.sin(t)) / (s * a)
+        v = (-px * np.sin(t) + py * np.cos(t)) / (s * b)
+        inside = (s > 0) & (u * u + v * v < 1.0)
+    else:
+        verts = np.array([f.verts for f in fps], dtype=float) - c[:, None, :]  # (N, V, 2), counter-clockwise
+        e = np.roll(verts, -1, axis=1) - verts
+        n = np.stack([-e[:, :, 1], e[:, :, 0]], axis=2) / np.hypot(e[:, :, 0], e[:, :, 1])[:, :, None]
+        depth = ((px[:, :, None] - verts[:, None, :, 0]) * n[:, None, :, 0]
+                 + (py[:, :, None] - verts[:, None, :, 1]) * n[:, None, :, 1])  # (N, K, V)
+        inside = (depth > dt).all(axis=2)
+    rows, _ = np.nonzero(inside)
+    return rows, pi[inside] * (1 << 32) + pj[inside]
+
+
+def _add_point_cliques(cp: cp_model.CpModel, groups: list[Group], live: dict[str, list],
+                       x: dict[tuple[str, int], cp_model.IntVar], ids: dict[str, str]) -> int:
+    """Clique cuts: for each point of a ``CLIQUE_STEP_IN`` lattice, at most one of the candidates
+    (of every unit) with a base holding it at least ``TOLERANCE_IN`` deep; returns how many.
+
+    Two such bases both hold the disc of radius ``TOLERANCE_IN`` about the point, so in every
+    direction they overlap by at least twice that (the signed distance is the largest gap over
+    all directions): they overlap by more than the tolerance, and the pairwise constraints already
+    forbid them together. The cuts add no restriction; they only make the linear relaxation much
+    tighter (a unit crowding a place is then counted once per place, not once per pair).
+    """
+    h = CLIQUE_STEP_IN
+    keys, units, pos = [], [], []
+    for ui, g in enumerate(groups):
+        cs = [c for c in live[g.id] if not _is_rest(c)]
+        if not cs:
+            continue
+        for m in range(len(cs[0].footprints)):
+            rows, key = _deep_points([c.footprints[m] for c in cs], h)
+            keys.append(key)
+            units.append(np.full(len(rows), ui))
+            pos.append(rows)
+    if len(keys) < 2:
+        return 0
+    key, unit, at = np.concatenate(keys), np.concatenate(units), np.concatenate(pos)
+    order = np.lexsort((at, unit, key))
+    key, unit, at = key[order], unit[order], at[order]
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    ends = np.r_[starts[1:], len(key)]
+    multi = unit[starts] != unit[ends - 1]  # sorted by unit within a point: more than one unit
+    real = {g.id: [c for c in live[g.id] if not _is_rest(c)] for g in groups}
+    n = 0
+    for s0, e0 in zip(starts[multi].tolist(), ends[multi].tolist(), strict=True):
+        lits = {(groups[u].id, real[groups[u].id][a].index) for u, a in zip(unit[s0:e0].tolist(), at[s0:e0].tolist(),
+                                                                            strict=True)}
+        cp.add_at_most_one([x[k] for k in sorted(lits)])
+        n += 1
+    return n
 
 
 def _prune(groups: list[Group], cands: dict[str, list[Candidate]],
@@ -374,17 +647,32 @@ def _prune(groups: list[Group], cands: dict[str, list[Candidate]],
     them). This look-ahead bound is much stronger than CP-SAT's linear relaxation here: units
     crowding the same places make the relaxation split each unit over several places.
     """
+    pos = [{c.index: k for k, c in enumerate(cands[g.id])} for g in groups]
+    idx: Overlaps = {}
+    for (a, b), ps in overlapping.items():
+        if ps:
+            idx[a, b] = (np.fromiter((pos[a][ca.index] for ca, _ in ps), dtype=np.int64, count=len(ps)),
+                         np.fromiter((pos[b][cb.index] for _, cb in ps), dtype=np.int64, count=len(ps)))
+    return _prune_idx(groups, cands, idx, ub)
+
+
+_PRUNE_HEAD = 32
+"""Cheapest candidates of the other unit tried first for each candidate in :func:`_prune_idx`."""
+
+
+def _prune_idx(groups: list[Group], cands: dict[str, list], overlapping: Overlaps, ub: int) -> dict[str, list]:
+    """:func:`_prune` with the overlaps as positions (``(a, b) -> (ia, ib)``) in the lists of
+    ``cands`` (whose entries need only ``icost``). The minimum over the other unit's candidates
+    clear of each candidate is first sought among its ``_PRUNE_HEAD`` cheapest, and over all of
+    them only where those all overlap it (the same minimum)."""
     n = len(groups)
     big = np.int64(1) << 60
     cost = [np.array([c.icost for c in cands[g.id]], dtype=np.int64) for g in groups]
-    pos = [{c.index: k for k, c in enumerate(cands[g.id])} for g in groups]
     clash: dict[tuple[int, int], np.ndarray] = {}
-    for (a, b), pairs in overlapping.items():
-        if not pairs:
+    for (a, b), (ia, ib) in overlapping.items():
+        if not len(ia):
             continue
         m = np.zeros((len(cost[a]), len(cost[b])), dtype=bool)
-        ia = np.fromiter((pos[a][ca.index] for ca, _ in pairs), dtype=np.int64, count=len(pairs))
-        ib = np.fromiter((pos[b][cb.index] for _, cb in pairs), dtype=np.int64, count=len(pairs))
         m[ia, ib] = True
         clash[a, b], clash[b, a] = m, m.T
     alive = [np.ones(len(c), dtype=bool) for c in cost]
@@ -398,7 +686,17 @@ def _prune(groups: list[Group], cands: dict[str, list[Candidate]],
                     continue
                 cv = np.where(alive[v], cost[v], big)
                 m = clash.get((u, v))
-                lb += cv.min() if m is None else np.where(m, big, cv[None, :]).min(axis=1)
+                if m is None:
+                    lb += cv.min()
+                else:
+                    order = np.argsort(cv, kind="stable")[:_PRUNE_HEAD]
+                    free = ~m[:, order] & (cv[order] < big)[None, :]
+                    has = free.any(axis=1)
+                    best = np.where(has, cv[order][free.argmax(axis=1)], big)
+                    rows = np.nonzero(~has)[0]
+                    if len(rows):
+                        best[rows] = np.where(m[rows], big, cv[None, :]).min(axis=1)
+                    lb += best
                 np.minimum(lb, big, out=lb)  # no overflow: at most big + big per step
             keep = alive[u] & (lb <= ub)
             if not keep.any():
@@ -507,9 +805,9 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
 class _Round:
     """One CP-SAT solve over the candidates taken so far, with the bounds it is judged by."""
 
-    status: int
-    solver: cp_model.CpSolver | None
-    cp: cp_model.CpModel
+    status: Any  # a CP-SAT status
+    solver: cp_model.CpSolver | _Parts | None
+    cp: _Parts | None
     x: dict[tuple[str, int], cp_model.IntVar]
     tie: int
     live: dict[str, list[Candidate]]
@@ -536,7 +834,9 @@ class _Planning:
         builder.deadline = self.deadline - min(2.0, 0.2 * settings.time_limit_s)  # leave the solver some time
         self.streams = {g.id: builder.stream(g) for g in groups}
         self.cands: dict[str, list[Candidate]] = {g.id: [] for g in groups}
-        self.conflicts: dict[tuple[str, int, str, int], bool] = {}
+        self.arrays: dict[str, _Arrays] = {}  # each unit's candidates taken, as arrays
+        self.overlapping: Overlaps = {}  # overlapping pairs of the candidates taken (positions)
+        self.measured: dict[tuple[int, int], tuple[int, int]] = {}  # (a, b) -> candidates of each measured
         self.grid = (f"the {settings.grid_in:g}\" candidate grid (every formation of 1-3 ranks, two facings, at "
                      f"every grid point of each unit's region" + (
                          "; and the unit as its models stand, moved by whole grid steps, or with one model moved "
@@ -546,7 +846,9 @@ class _Planning:
         self.rounds = 0
         self.start: dict[str, Candidate] | None = None
         self.proven: int | None = None  # the best lower bound over the grid proven by a round so far
-        self.todo_extra: dict[str, int] | None = None  # per unit: take candidates below this cost
+        self.todo_extra: dict[str, int | None] | None = None  # per unit: take candidates below this cost
+        self.rested: frozenset[str] = frozenset()  # units whose untaken candidates the last optimum used
+        self.floor: int | None = None  # the last round's optimum: no later round's model has a cheaper solution
 
     def plan(self) -> PlanResult:
         """A greedy first plan, then rounds of more candidates and a CP-SAT solve until one answers."""
@@ -577,20 +879,26 @@ class _Planning:
             self.progress(sum(c.icost for c in self.start.values()) / COST_SCALE, None)
 
     def extend(self, g: Group, n: int, until: float, below: int | None = None) -> None:
-        """Take up to ``n`` more candidates (all whose cost is below ``below``, if given)."""
+        """Take up to ``n`` more candidates (only those whose cost is below ``below``, if given)."""
         s = self.streams[g.id]
         k = 0
-        while (k < n if below is None else ((nxt := s.bound()) is not None and nxt < below)):
+        while k < n and (below is None or ((nxt := s.bound()) is not None and nxt < below)):
             if time.monotonic() > until or s.exhausted:
-                return
+                break
             try:
                 c = next(s, None)
             except CandidateTimeout:
-                return
+                break
             if c is None:
                 return
             self.cands[g.id].append(c)
             k += 1
+        if not self.cands[g.id]:
+            # out of time before the cheapest candidate is known (an exactly measured goal): the
+            # cheapest measured so far, out of cost order (the stream's bound stays true)
+            c = s.take_measured(np.zeros((0, 2)), np.zeros(0))
+            if c is not None:
+                self.cands[g.id].append(c)
 
     def greedy(self, until: float) -> dict[str, Candidate] | None:
         """Biggest units first, each at its cheapest candidate clear of those already placed
@@ -603,13 +911,16 @@ class _Planning:
         saved = builder.deadline
         builder.deadline = min(saved, until)
         try:
-            for g in sorted(self.groups, key=lambda g: -len(g.models)):
+            order = sorted(self.groups, key=lambda g: -len(g.models))
+            for k, g in enumerate(order):
                 i = 0
+                # each unit its share of the time; then its cheapest place measured so far will do
+                share = time.monotonic() + max(0.0, until - time.monotonic()) / (len(order) - k)
                 while g.id not in picked:
                     if i >= len(cands[g.id]):
                         # skip places near the units already picked, without judging them (a heuristic:
                         # they stay in the stream for the CP-SAT model)
-                        c = streams[g.id].next_clear(taken_xy, taken_r)
+                        c = streams[g.id].next_clear(taken_xy, taken_r, share)
                         if c is None:
                             return None
                         cands[g.id].append(c)
@@ -627,7 +938,8 @@ class _Planning:
 
     def take_candidates(self) -> None:
         """Take this round's candidates: ``batch`` more per unit sharing the time fairly, or the
-        candidates below ``todo_extra`` of the units that could still pay."""
+        more candidates below ``todo_extra`` of the units whose untaken candidates the last round's
+        optimum used (as many again as each has, at least a batch)."""
         if self.todo_extra is None:
             # share the candidate time fairly: units with fewest candidates first, each a slice
             todo = sorted((g for g in self.groups if not self.streams[g.id].exhausted),
@@ -639,7 +951,9 @@ class _Planning:
             todo = [g for g in self.groups if g.id in self.todo_extra]
             for k, g in enumerate(todo):
                 share = (self.builder.deadline - time.monotonic()) / (len(todo) - k)
-                self.extend(g, 4 * self.batch, time.monotonic() + max(0.0, share), below=self.todo_extra[g.id])
+                # double what the unit has (at least a batch): few rounds however many it needs
+                self.extend(g, max(self.batch, len(self.cands[g.id])), time.monotonic() + max(0.0, share),
+                            below=self.todo_extra[g.id])
 
     def no_candidates_answer(self) -> PlanResult | None:
         """Infeasible or unknown when some unit has no candidate yet; None when every unit has one."""
@@ -654,22 +968,134 @@ class _Planning:
                                   f"{', '.join(g.id for g in empty)}. This is not a proof that no legal "
                                   "position exists; try a longer --time-limit.")
 
+    def measure_overlaps(self) -> bool:
+        """Bring the overlapping pairs up to the candidates taken: only the new candidates of each
+        pair of units are measured (against all of the other's). False if the time runs out."""
+        groups = self.groups
+        for g in groups:
+            have = self.arrays.get(g.id)
+            if have is None or len(have) != len(self.cands[g.id]):
+                self.arrays[g.id] = _Arrays(self.cands[g.id])
+        box = {}
+        for g in groups:
+            arr = self.arrays[g.id]
+            if len(arr):
+                r = float(arr.reach.max())
+                box[g.id] = (arr.anchors[:, 0].min() - r, arr.anchors[:, 1].min() - r,
+                             arr.anchors[:, 0].max() + r, arr.anchors[:, 1].max() + r)
+        for a in range(len(groups)):
+            for b in range(a + 1, len(groups)):
+                ga, gb = groups[a].id, groups[b].id
+                A, B = self.arrays[ga], self.arrays[gb]
+                na, nb = self.measured.get((a, b), (0, 0))
+                if (na, nb) == (len(A), len(B)):
+                    continue
+                if time.monotonic() > self.deadline:
+                    return False
+                ba, bb = box.get(ga), box.get(gb)
+                if ba is None or bb is None or ba[2] < bb[0] or bb[2] < ba[0] or ba[3] < bb[1] or bb[3] < ba[1]:
+                    self.measured[a, b] = (len(A), len(B))  # no candidate of one comes near the other
+                    continue
+                try:
+                    new_a = _overlap_index(A.part(na), B, ga, self.deadline)
+                    old_a = _overlap_index(A.part(0, na), B.part(nb), ga, self.deadline)
+                except CandidateTimeout:
+                    return False
+                ia0, ib0 = self.overlapping.get((a, b), (np.zeros(0, dtype=np.int64),) * 2)
+                ia = np.concatenate([ia0, new_a[0] + na, old_a[0]])
+                ib = np.concatenate([ib0, new_a[1], old_a[1] + nb])
+                if len(ia):
+                    self.overlapping[a, b] = (ia, ib)
+                self.measured[a, b] = (len(A), len(B))
+        return True
+
+    def repair(self, picked: dict) -> dict[str, Candidate] | None:
+        """A real plan from a solution of a round's model that used untaken candidates of some
+        units: the other units stay, and each of those takes its cheapest candidate clear of the
+        units placed (pulling more from its stream, as the greedy plan does); None if none is
+        found in time."""
+        plan = {gid: c for gid, c in picked.items() if not _is_rest(c)}
+        taken = [f for c in plan.values() for f in c.footprints]
+        taken_xy = np.array([[f.cx, f.cy] for f in taken]).reshape(-1, 2)
+        taken_r = np.array([f.outer_radius for f in taken])
+        saved = self.builder.deadline
+        try:
+            for g in self.groups:
+                if g.id in plan:
+                    continue
+                for c in self.cands[g.id]:
+                    if not any(c.overlaps(o) for o in plan.values()):
+                        break
+                else:
+                    while True:
+                        if time.monotonic() > saved:
+                            return None
+                        c = self.streams[g.id].next_clear(taken_xy, taken_r)
+                        if c is None:
+                            return None
+                        self.cands[g.id].append(c)
+                        if not any(c.overlaps(o) for o in plan.values()):
+                            break
+                plan[g.id] = c
+                taken_xy = np.vstack([taken_xy, [[f.cx, f.cy] for f in c.footprints]])
+                taken_r = np.concatenate([taken_r, [f.outer_radius for f in c.footprints]])
+        except CandidateTimeout:
+            return None
+        return plan
+
+    def polish(self) -> None:
+        """The best real plan over the candidates taken (no :class:`_Rest` options), hinted with
+        the best known, within a short time: a better plan to keep (and a better hint)."""
+        if self.start is None:
+            return
+        until = min(self.builder.deadline, time.monotonic() + POLISH_S)
+        if until - time.monotonic() < 0.2 or not self.measure_overlaps():
+            return
+        found: dict = {}
+        status, *_ = _solve(self.groups, self.cands, self.settings, until, self.overlapping, self.start, None, None,
+                            self.t0, rule_ids(self.world.scenario.ruleset), rest={}, found=found)
+        self.adopt(found.get("plan"))
+
+    def incumbent_cost(self) -> int | None:
+        """The cost of the best real plan so far (integer units), or None."""
+        return None if self.start is None else sum(c.icost for c in self.start.values())
+
+    def adopt(self, plan: dict[str, Candidate] | None) -> None:
+        """Keep ``plan`` as the best real plan (and the next round's hint) if it is cheaper."""
+        cost = self.incumbent_cost()
+        if plan is not None and (cost is None or sum(c.icost for c in plan.values()) < cost):
+            self.start = plan
+
     def solve_round(self) -> PlanResult | None:
-        """Solve over the candidates taken: the answer, or None to take more candidates and solve again."""
+        """Solve over the candidates taken, each unit with candidates left also offered "one not
+        taken yet" at its stream's bound (:class:`_Rest`): the answer, or None to take more
+        candidates and solve again."""
         groups, t0 = self.groups, self.t0
-        outside, rest = _outside_bound(groups, self.cands, self.streams)
+        _, rest = _outside_bound(groups, self.cands, self.streams)
+        inc = self.incumbent_cost()
+        # a plan with an untaken candidate of u costs at least next(u) + rest[u]: offered only if
+        # that could beat the best plan known (else the plans it stands for cost at least inc)
+        offer = {g.id: nxt for g in groups if (nxt := self.streams[g.id].bound()) is not None
+                 and (inc is None or nxt + rest[g.id] < inc)}
+        outside = inc if len(offer) < sum(self.streams[g.id].bound() is not None for g in groups) else None
         if _DEBUG:
-            _log.debug("round %d t=%.1f candidates %s outside %s", self.rounds, time.monotonic() - t0,
-                       [len(self.cands[g.id]) for g in groups], outside)
-        status, solver, cp, x, tie, live = _solve(groups, self.cands, self.settings, self.deadline, self.conflicts,
-                                                  self.start, self.on_progress, outside, t0,
-                                                  rule_ids(self.world.scenario.ruleset))
+            _log.debug("round %d t=%.1f candidates %s offered %s", self.rounds, time.monotonic() - t0,
+                       [len(self.cands[g.id]) for g in groups], len(offer))
+        found: dict = {}
+        if not self.measure_overlaps():
+            status, solver, cp, x, tie, live = cp_model.UNKNOWN, None, None, {}, 1, self.cands
+        else:
+            status, solver, cp, x, tie, live = _solve(groups, self.cands, self.settings, self.deadline,
+                                                      self.overlapping, self.start, self.on_progress, outside, t0,
+                                                      rule_ids(self.world.scenario.ruleset), rest=offer,
+                                                      found=found, floor=self.floor, hint_rest=self.rested)
+        self.adopt(found.get("plan"))
         if _DEBUG:
             _log.debug("solve %s t=%.1f obj %s bound %s tie %s", solver.status_name(status) if solver else None,
                        time.monotonic() - t0, solver.objective_value if solver else None,
                        solver.best_objective_bound if solver else None, tie)
         if status == cp_model.MODEL_INVALID:
-            raise SolverError(f"CP-SAT model invalid: {cp.validate()}")
+            raise SolverError(f"CP-SAT model invalid: {cp.validate() if cp is not None else ''}")
         out_of_time = time.monotonic() >= self.builder.deadline
         r = _Round(status, solver, cp, x, tie, live, outside, rest, out_of_time)
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -685,17 +1111,49 @@ class _Planning:
         return self.no_solution_answer(r)
 
     def solution_answer(self, r: _Round) -> PlanResult | None:
-        """CP-SAT found a plan (the next round's hint): optimal or feasible, or None to take the
-        candidates that could still make it cheaper."""
+        """CP-SAT found a solution of the round's model: optimal or feasible, or None to take more
+        candidates of the units whose untaken candidates it used."""
         solver = r.solver
         assert solver is not None  # OPTIMAL or FEASIBLE: the model was built and solved
-        chosen = {g.id: next(c for c in r.live[g.id] if solver.boolean_value(r.x[g.id, c.index])) for g in self.groups}
-        self.start = chosen  # the next round's hint
-        obj = sum(c.icost for c in chosen.values())
+        picked = {g.id: next(c for c in r.live[g.id] if solver.boolean_value(r.x[g.id, c.index])) for g in self.groups}
+        rested = sorted(gid for gid, c in picked.items() if _is_rest(c))
+        self.rested = frozenset(rested)
+        if rested:
+            self.adopt(self.repair(picked))
+            repaired = self.incumbent_cost()
+            if r.status == cp_model.OPTIMAL and not r.out_of_time:
+                self.polish()
+            if _DEBUG:
+                _log.debug("rested %s: repaired %s, polished %s, t=%.1f", rested, repaired, self.incumbent_cost(),
+                           time.monotonic() - self.t0)
+        else:
+            self.adopt(picked)
+        obj = int(round(solver.objective_value)) // r.tie
+        inc = self.incumbent_cost()
         if r.status == cp_model.OPTIMAL:
-            return self.optimal_answer(r, chosen, obj)
-        bound = self.prove(_true_bound(solver.best_objective_bound, r.tie, obj, r.outside))
-        return self.done(chosen, "feasible", bound, "feasible: time limit reached before a proof", solver)
+            # the optimum of a relaxation of the whole grid's model: a bound over the grid
+            bound = self.prove(obj if r.outside is None else min(obj, r.outside))
+            if r.outside is None:
+                self.floor = obj
+            if inc is not None and bound is not None and inc <= bound:
+                assert self.start is not None  # inc is its cost
+                return self.optimal_answer(r, self.start, inc)
+            self.progress(None if inc is None else inc / COST_SCALE, None if bound is None else bound / COST_SCALE)
+            if not r.out_of_time:
+                self.todo_extra = {gid: (inc - r.rest[gid]) if inc is not None else None for gid in rested}
+                return None
+            if self.start is None:
+                return self.no_solution_answer(r)
+            return self.done(self.start, "feasible", self.proven,
+                             f"feasible: the time ran out before the candidates not taken yet of "
+                             f"{', '.join(rested)} (which the round's optimum, at their lower bounds, used) were "
+                             "judged", solver)
+        if self.start is None:
+            return self.no_solution_answer(r)
+        inc = self.incumbent_cost()
+        assert inc is not None
+        bound = self.prove(_true_bound(solver.best_objective_bound, r.tie, inc, r.outside))
+        return self.done(self.start, "feasible", bound, "feasible: time limit reached before a proof", solver)
 
     def prove(self, bound: int | None) -> int | None:
         """Keep the best lower bound over the grid proven so far (a later round may prove less
@@ -704,27 +1162,27 @@ class _Planning:
             self.proven = bound
         return self.proven
 
-    def optimal_answer(self, r: _Round, chosen: dict[str, Candidate], obj: int) -> PlanResult | None:
-        """Optimal over the taken candidates: optimal over the grid if no untaken candidate can pay,
-        else None to take those (or feasible if the time ran out)."""
-        outside, rest = r.outside, r.rest
-        if outside is None or obj <= outside:
-            chosen = _tie_break(r.cp, r.x, self.groups, r.live, chosen, self.settings, self.deadline)
-            self.progress(obj / COST_SCALE, obj / COST_SCALE)
-            return self.done(chosen, "optimal", obj,
-                             f"optimal over {self.grid}: every candidate not taken costs at least the bound "
-                             f"{'(none left)' if outside is None else f'{outside / COST_SCALE:.3f}'}", r.solver)
-        need = {g.id: obj - rest[g.id] for g in self.groups
-                if (nxt := self.streams[g.id].bound()) is not None and nxt + rest[g.id] < obj}
-        self.prove(min(obj, outside))  # plans over the taken candidates cost obj, the others at least outside
-        self.progress(obj / COST_SCALE, outside / COST_SCALE)
-        if not r.out_of_time:
-            self.todo_extra = need
-            return None
-        return self.done(chosen, "feasible", self.proven,
-                         f"feasible: optimal over the {sum(len(v) for v in self.cands.values())} candidates taken, "
-                         f"but the time ran out before every cheaper candidate of {', '.join(sorted(need))} "
-                         "was judged", r.solver)
+    def optimal_answer(self, r: _Round, chosen: dict[str, Candidate], obj: int) -> PlanResult:
+        """Optimal over the grid: the round's model (a relaxation of the whole grid's) has no
+        cheaper solution than ``chosen``; ties broken by candidate order."""
+        if isinstance(r.cp, _Parts) and all(any(c is chosen[g.id] for c in r.live[g.id]) for g in self.groups):
+            until = min(self.deadline, time.monotonic() + 2.0)
+            chosen = dict(chosen)
+            for cp, pg, xp in r.cp.models:
+                if len(pg) == 1:  # the first of its cheapest candidates
+                    g = pg[0]
+                    chosen[g.id] = min((c for c in r.live[g.id] if not _is_rest(c) and c.icost == chosen[g.id].icost),
+                                       key=lambda c: c.index)
+                    continue
+                for g in pg:
+                    if (g.id, -1) in xp:
+                        cp.add(xp[g.id, -1] == 0)
+                live = {g.id: [c for c in r.live[g.id] if not _is_rest(c)] for g in pg}
+                chosen.update(_tie_break(cp, xp, pg, live, {g.id: chosen[g.id] for g in pg}, self.settings, until))
+        self.progress(obj / COST_SCALE, obj / COST_SCALE)
+        return self.done(chosen, "optimal", obj,
+                         f"optimal over {self.grid}: no plan is cheaper, counting every candidate not taken yet at "
+                         "its unit's lower bound and clear of every other unit", r.solver)
 
     def no_solution_answer(self, r: _Round) -> PlanResult:
         """No CP-SAT plan and no more rounds: the best plan so far (the last round's, else the
@@ -758,7 +1216,7 @@ class _Planning:
                                   "try a longer --time-limit.")
 
     def done(self, chosen: dict[str, Candidate], status: Literal["optimal", "feasible"], bound: int | None,
-             message: str, solver: cp_model.CpSolver | None) -> PlanResult:
+             message: str, solver: cp_model.CpSolver | _Parts | None) -> PlanResult:
         """The plan result for ``chosen``, re-checked by the checker (:func:`_result`)."""
         return _result(self.world, self.groups, self.cands, chosen, self.terms, self.t0, status=status, bound=bound,
                        message=message, solver_time=solver.wall_time if solver is not None else 0.0,
