@@ -255,3 +255,13 @@ def test_cli_exposure_of_units_without_profiles_exits_2_naming_file_unit_and_fie
     assert "long-edge-ravenguard-vs-ironhands.yaml" in r.output and "stats" in r.output and "has no profile" in r.output
     r = CliRunner().invoke(app, ["exposure", str(LONG_EDGE), "--first", "sideways"])
     assert r.exit_code == 2 and "--first" in r.output
+
+
+def test_exposure_of_a_scenario_still_to_plan_says_to_plan_it_first(tmp_path: Path) -> None:
+    bundled = ROOT / "scenarios" / "wh40k-exposure-marines-vs-necrons.yaml"
+    out = tmp_path / "err.json"
+    r = CliRunner().invoke(app, ["exposure", str(bundled), "--json", str(out)])
+    assert r.exit_code == 2, r.output
+    assert "place them first" in r.output and "planner plan" in r.output and "marines-captain" in r.output
+    err = json.loads(out.read_text(encoding="utf-8"))
+    assert err["ok"] is False and err["value"] == "marines-captain"

@@ -836,7 +836,14 @@ def exposure(
 
         _check_picture(render_out, scenario)
         _check_writable(json_out, "--json", (scenario,))
-        world = load_scenario(scenario, require_positions=True).with_rulings(_parse_rulings(ruling))
+        world = load_scenario(scenario).with_rulings(_parse_rulings(ruling))
+        waiting = [u for u in world.units.values() if u.on_battlefield and not u.is_positioned]
+        if waiting:
+            raise ScenarioError(f"planner exposure measures a deployment: {len(waiting)} unit(s) on the battlefield "
+                                f"have no positions ({', '.join(u.id for u in waiting[:6])}"
+                                f"{', ...' if len(waiting) > 6 else ''}); place them first, e.g. planner plan "
+                                f"{scenario} --out planned.yaml, then planner exposure planned.yaml",
+                                file=scenario, location=f"{waiting[0].path}.models", value=waiting[0].id)
         data, code = run_exposure(world, player, first, fmt=fmt, scenario=scenario, render_path=render_out,
                                   console=_console(json_out == "-"))
         _write_json(json_out, data, [scenario])
