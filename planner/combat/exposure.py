@@ -66,7 +66,7 @@ from planner.geometry.measure import is_more_than_distance, is_within_distance
 from planner.geometry.shapes import Footprint, signed_distance
 from planner.legality.table import Placed, Table
 from planner.schema import TerrainTrait, WeaponProfile
-from planner.world import UnitInfo, World
+from planner.world import ModelInfo, UnitInfo, World
 
 RINGS = 4
 """Rings of the move lattice (radii M/4, M/2, 3M/4, M)."""
@@ -176,6 +176,25 @@ class UnitExposure:
                 "shot_by": [t.to_json() for t in self.shot_by]}
 
 
+@dataclass(frozen=True)
+class ObjectiveOC:
+    """The expected OC of my units on one objective after the enemy's turn: per unit (0 for a unit
+    with no model in range), and the total (the sum)."""
+
+    objective: str
+    units: dict[str, float]
+    full: dict[str, int]
+    """Each unit's OC with no model lost, counting every model (in range or not)."""
+
+    @property
+    def expected(self) -> float:
+        return sum(self.units.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"objective": self.objective, "expected_oc": self.expected, "units": dict(self.units),
+                "full_oc": dict(self.full)}
+
+
 @dataclass
 class ExposureReport:
     """``planner exposure``: per unit of the side shot at, and the enemy's choices."""
@@ -194,6 +213,8 @@ class ExposureReport:
     reaches: list[Reach] = field(default_factory=list)
     volleys_computed: int = 0
     volleys_cached: int = 0
+    objective_control: list[ObjectiveOC] = field(default_factory=list)
+    """40k: the expected OC of my units on each objective after the enemy's turn (:func:`objective_oc`)."""
 
     @property
     def expected_models_lost(self) -> float:
@@ -209,6 +230,7 @@ class ExposureReport:
                 "expected_wounds_lost": self.expected_wounds_lost, "marked_for_death": self.marked,
                 "targets": self.choices, "units": [u.to_json() for u in self.units],
                 "volleys": {"computed": self.volleys_computed, "from_cache": self.volleys_cached},
+                "objective_control": [o.to_json() for o in self.objective_control],
                 "interpretations": self.interpretations}
 
 
@@ -419,6 +441,82 @@ def _has_profile(unit: UnitInfo, lookup: Lookup | None) -> bool:
     return any(model_stats(rec, m, lookup) is not None for m in rec.models)
 
 
+OC_NOTES = (
+    "Objective Control: a unit's OC on an objective is the OC of its models in range of the marker (the "
+    "checker's predicate, planner.legality.wh40k.in_objective_range: within the ruleset's objective range); a "
+    "unit with no model in range has OC 0 there; after the losses of the enemy's turn (the exposure's loss "
+    "distribution), Below Half-strength and battle-shock by planner.combat.control.expected_oc.",
+    "Objective Control: models are removed out of range of the objective first, CHARACTER models last (the "
+    "defender's choice within the allocation order); a unit with joined characters is one unit (Starting "
+    "Strength and Leadership, the best in the unit, of all its models).",
+)
+
+
+@dataclass(frozen=True)
+class OCUnit:
+    """What the OC maths needs of one placed unit (with the characters joining it): ``order`` each
+    model's OC on the objective (0 out of range) in the order models are removed; ``full`` the OC of
+    every model; ``leadership`` the best (lowest) Ld in the unit; ``wounds`` a one-model unit's W."""
+
+    order: tuple[int, ...]
+    full: int
+    leadership: int
+    wounds: int | None
+
+
+def oc_unit(world: World, placed: Placed, objective: Any, lookup: Lookup | None) -> OCUnit:
+    """The OC profile of ``placed`` (a unit, or a unit with its joined characters: ``placed.ids``
+    ``"unit/model"``) on ``objective`` (a scenario Objective), for a 40k ruleset.
+
+    Raises ScenarioError naming the unit and the field ``stats.oc`` / ``stats.ld`` when a model has
+    no OC or no Leadership."""
+    from planner.legality.wh40k import edition, in_objective_range
+
+    r40 = edition(world.ruleset.id)
+    if placed.ids and all("/" in i for i in placed.ids):
+        by_ref = {m.ref: m for u in world.units.values() for m in u.models}
+        models = [by_ref[i] for i in placed.ids]
+    else:
+        models = list(placed.unit.models)
+    rows = []
+    lds = []
+    for m, fp in zip(models, placed.footprints, strict=True):
+        oc, ld, w = model_oc(world, m, lookup)
+        lds.append(ld)
+        inside = in_objective_range(fp, objective, r40)
+        rows.append(("CHARACTER" in m.keywords, inside, oc, w))
+    rows.sort(key=lambda r: (r[0], r[1]))  # stable: out of range first, characters last
+    return OCUnit(tuple(oc if inside else 0 for _, inside, oc, _ in rows), sum(r[2] for r in rows), min(lds),
+                  rows[0][3] if len(rows) == 1 else None)
+
+
+def model_oc(world: World, model: ModelInfo, lookup: Lookup | None) -> tuple[int, int, int]:
+    """(OC, Ld, W) of ``model`` (its own, its catalogue entry's or its unit's characteristics; W 1
+    when not given). Raises ScenarioError naming the unit and ``stats.oc`` / ``stats.ld``."""
+    u = world.units[model.unit_id]
+    st = model_stats(u.record, u.record.models[model.index], lookup)
+    for name in ("oc", "ld"):
+        if st is None or getattr(st, name) is None:
+            raise ScenarioError(f"unit {u.id!r} has no {name.upper()} characteristic, which Objective Control "
+                                "needs", file=world.file, location=f"{u.path}.stats.{name}", value=None)
+    assert st is not None and st.oc is not None and st.ld is not None
+    return int(st.oc), int(st.ld), int(st.w or 1)
+
+
+def oc_after(world: World, unit: OCUnit, volleys: list[VolleyResult]) -> float:
+    """The expected OC of ``unit`` after ``volleys`` (independent, their models lost summed and capped
+    at the unit: :func:`planner.combat.control.combine_losses`; a one-model unit by its wounds)."""
+    from planner.combat.control import combine_losses, expected_oc
+
+    n = len(unit.order)
+    lost = combine_losses([v.models_lost for v in volleys], n)
+    wounds_pmf = None
+    if unit.wounds is not None:
+        wounds_pmf = combine_losses([v.wounds_lost for v in volleys], unit.wounds)
+    return expected_oc(list(unit.order), lost, ruleset=world.ruleset, leadership=unit.leadership,
+                       wounds=unit.wounds, wounds_lost_pmf=wounds_pmf).expected
+
+
 class Exposure:
     """The exposure machinery for one world: movers, reaches and a volley cache.
 
@@ -604,6 +702,18 @@ class Exposure:
                     best = th
         return best, proven_all
 
+    def threats_at(self, placed: Placed, movers: dict[str, Mover] | None = None) -> list[Threat]:
+        """The planning goals' separable loss model: every enemy unit able to shoot ``placed`` does,
+        its best volley, a Marked for Death attacker marking it (the worse for me; an upper bound of
+        the report's losses). ``movers``: per attacker id, its :class:`Mover` (default: :meth:`mover`)."""
+        out = []
+        for a in self.attackers:
+            mv = movers[a.id] if movers is not None else self.mover(a)
+            th, _ = self.best_threat(a, placed, mover=mv, marked=a.id in self.mfd_units)
+            if th is not None:
+                out.append(th)
+        return out
+
     # ------------------------------------------------------------------ the whole deployment
     def run(self, *, first: str = "enemy") -> ExposureReport:
         """The exposure of my units (``player``) to the other side's first turn."""
@@ -651,11 +761,35 @@ class Exposure:
             for s in th.result.interpretations:
                 if s not in notes:
                     notes.append(s)
+        control = self._control(units, placed, notes)
         return ExposureReport(self.world.ruleset.id, self.player, next(iter({a.player for a in self.attackers}),
                                                                             ""),
                               first, units, list(threats.values()),
                               {a.id: (chosen[a.id].target if a.id in chosen else None) for a in self.attackers},
-                              marked, notes, volleys_computed=self.computed, volleys_cached=self.cached)
+                              marked, notes, volleys_computed=self.computed, volleys_cached=self.cached,
+                              objective_control=control)
+
+    def _control(self, units: list[UnitExposure], placed: dict[str, Placed], notes: list[str]) -> list[ObjectiveOC]:
+        """40k: the expected OC of each of my units on each objective after the volleys the enemy
+        chooses (none for Horus Heresy or without objectives; a unit without OC or Ld: a note, none)."""
+        objectives = self.world.scenario.objectives
+        if self.world.ruleset.COMBAT_DICE != "40k" or not objectives or not units:
+            return []
+        out = []
+        try:
+            for o in objectives:
+                oc: dict[str, float] = {}
+                full: dict[str, int] = {}
+                for u in units:
+                    ou = oc_unit(self.world, placed[u.unit], o, self.lookup)
+                    oc[u.unit] = oc_after(self.world, ou, [th.result for th in u.shot_by])
+                    full[u.unit] = ou.full
+                out.append(ObjectiveOC(o.id, oc, full))
+        except ScenarioError as e:
+            notes.append(f"Objective Control not reported: {e.detail} ({e.location}).")
+            return []
+        notes.extend(s for s in OC_NOTES if s not in notes)
+        return out
 
 
 def _anon_target(t: Any) -> Any:
