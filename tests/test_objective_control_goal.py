@@ -188,3 +188,20 @@ def test_plan_with_the_goal_and_another_is_legal_and_keeps_oc(tmp_path):
     p.write_text(yaml.safe_dump(result.scenario_data, sort_keys=False), encoding="utf-8")
     r = CliRunner().invoke(app, ["check", str(p)])
     assert r.exit_code == 0, r.output
+
+
+def test_cli_exposure_prints_and_writes_the_expected_oc(tmp_path):
+    import json
+
+    import yaml
+
+    p = tmp_path / "scene.yaml"
+    p.write_text(yaml.safe_dump(_data("wh40k11", [_squad(ON)], [_guns()])), encoding="utf-8")
+    r = CliRunner().invoke(app, ["exposure", str(p), "--player", "blue", "--json", "-"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output[r.output.index("{"):])
+    [oc] = data["objective_control"]
+    expected = _expected_oc(lambda k: 2 * (5 - k))
+    assert oc["objective"] == "obj" and oc["expected_oc"] == pytest.approx(expected) and oc["full_oc"] == {"squad": 10}
+    r = CliRunner().invoke(app, ["exposure", str(p), "--player", "blue"])
+    assert r.exit_code == 0 and f"Expected OC on obj after the enemy's turn: {expected:.3f}" in r.output
