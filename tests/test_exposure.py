@@ -153,13 +153,38 @@ def test_two_volleys_at_one_unit_add_up_capped_at_its_models_and_the_cache_chang
     assert naive.volleys_cached == 0 and naive.expected_models_lost == pytest.approx(rep.expected_models_lost)
 
 
-def test_a_horus_heresy_vehicle_target_is_left_out_and_said_so():
-    rhino = {"id": "rhino", "type": "Vehicle", "stats": {"m": 12, "bs": 4, "av_front": 11, "av_side": 11,
-                                                         "av_rear": 10, "hp": 3},
-             "models": [{"base": {"shape": "hull", "length_in": 4.6, "width_in": 3.6}, "x": 10, "y": 30}]}
-    rep = exposure(_world([_unit("mine", [(10, 24)]), rhino], [_unit("foe", [(30, 24)])]), "me")
-    assert [u.unit for u in rep.units] == ["mine"]
-    assert any("rhino" in s and "vehicle" in s for s in rep.interpretations)
+RHINO = {"id": "rhino", "type": "Vehicle", "stats": {"m": 12, "bs": 4, "av_front": 11, "av_side": 11,
+                                                     "av_rear": 10, "hp": 3},
+         "models": [{"base": {"shape": "hull", "length_in": 4.6, "width_in": 3.6}, "x": 40, "y": 24}]}
+KRAK = {"name": "Krak missile", "range_in": 48, "s": 8, "ap": 3, "type": "Heavy", "shots": 1}
+
+
+@pytest.mark.parametrize(("foe_x", "facing", "ruling", "p_hull_point"), [
+    # BS 4 hits on 3+ (2/3). Rear AV 10: D6 + 8 glances on a 2, penetrates on 3+ (4/6); front AV 11:
+    # glances on a 3, penetrates on 4+ (3/6). A Glancing Hit removes a Hull Point only with the ruling.
+    (20, "rear", "no-hull-point", 2 / 3 * 4 / 6),
+    (20, "rear", "hull-point", 2 / 3 * 5 / 6),
+    (60, "front", "no-hull-point", 2 / 3 * 3 / 6),
+    (60, "front", "hull-point", 2 / 3 * 4 / 6),
+])
+def test_a_horus_heresy_vehicle_target_is_hit_on_the_facing_of_the_witness_position(foe_x, facing, ruling,
+                                                                                       p_hull_point):
+    from planner.combat.profiles import hh_vehicle
+    from planner.combat.vehicles import shoot_vehicle
+
+    foe = {**_unit("foe", [(foe_x, 24)]), "weapons": [KRAK]}
+    w = _world([RHINO], [foe], rulings={"vehicle-glancing-hits": ruling})
+    rep = exposure(w, "me")
+    [u] = rep.units
+    [th] = u.shot_by
+    assert u.unit == "rhino" and th.facing == facing and not th.moved  # stationary: no Snap Shots
+    assert th.result.hull_points_lost == pytest.approx((1 - p_hull_point, p_hull_point))
+    direct = shoot_vehicle(hh_attacker(w.units["foe"].record, "Krak missile"), hh_vehicle(w.units["rhino"].record),
+                           facing=facing, glancing_hull_point=ruling == "hull-point")
+    assert th.result.models_lost == pytest.approx(direct.models_lost)
+    assert u.expected_wounds_lost == pytest.approx(p_hull_point)  # Hull Points are the vehicle's wounds
+    assert any("facing_hit" in s for s in rep.interpretations)
+    assert th.to_json()["facing"] == facing
 
 
 def test_first_me_swaps_the_sides():

@@ -48,7 +48,7 @@ import numpy as np
 import shapely
 from shapely.ops import unary_union
 
-from planner.combat import hh2, wh40k
+from planner.combat import hh2, vehicles, wh40k
 from planner.combat.dice import Pmf, mean, trim
 from planner.combat.profiles import (
     Lookup,
@@ -56,11 +56,13 @@ from planner.combat.profiles import (
     attacker_40k,
     hh_attacker,
     hh_target,
+    hh_vehicle,
     model_stats,
     model_weapons,
     target_40k,
 )
 from planner.combat.result import VolleyResult
+from planner.combat.vehicles import VehicleResult
 from planner.errors import ScenarioError
 from planner.geometry.measure import is_more_than_distance, is_within_distance
 from planner.geometry.shapes import Footprint, signed_distance
@@ -96,6 +98,12 @@ MODEL_NOTES = (
 )
 
 
+VEHICLE_NOTE = (
+    "Horus Heresy vehicles (" + "Armour Values" + "): shot by planner.combat.vehicles.shoot_vehicle on the facing "
+    "hit from the witness position (planner.combat.vehicles.facing_hit, 'closest': the arc of the attacking "
+    "model closest to the hull; a squadron by its first vehicle); models lost are vehicles destroyed, wounds "
+    "lost Hull Points; whether a Glancing Hit removes a Hull Point is the ruling vehicle-glancing-hits.")
+
 # --------------------------------------------------------------------------- results
 
 
@@ -130,7 +138,9 @@ class Threat:
     marked: bool
     proven: bool
     witness: tuple[float, float] | None
-    result: VolleyResult
+    result: VolleyResult | VehicleResult
+    facing: str | None = None
+    """A Horus Heresy vehicle target: the facing hit (front, side, rear)."""
 
     @property
     def expected_models_lost(self) -> float:
@@ -145,6 +155,7 @@ class Threat:
         return {"attacker": self.attacker, "weapon": self.weapon, "moved": self.moved,
                 "half_range": self.half_range, "in_cover": self.in_cover, "marked_for_death": self.marked,
                 "proven": self.proven, "move": list(self.witness) if self.witness else None,
+                "facing": self.facing,
                 "expected_models_lost": r.expected_models_lost, "expected_wounds_lost": r.expected_wounds_lost,
                 "models_lost_pmf": list(r.models_lost)}
 
@@ -503,7 +514,7 @@ def model_oc(world: World, model: ModelInfo, lookup: Lookup | None) -> tuple[int
     return int(st.oc), int(st.ld), int(st.w or 1)
 
 
-def oc_after(world: World, unit: OCUnit, volleys: list[VolleyResult]) -> float:
+def oc_after(world: World, unit: OCUnit, volleys: list[VolleyResult | VehicleResult]) -> float:
     """The expected OC of ``unit`` after ``volleys`` (independent, their models lost summed and capped
     at the unit: :func:`planner.combat.control.combine_losses`; a one-model unit by its wounds)."""
     from planner.combat.control import combine_losses, expected_oc
@@ -549,7 +560,7 @@ class Exposure:
         self.lattice = (rings, bearings)
         self.exact = exact
         self.batch = batch
-        self._volleys: dict[Any, VolleyResult] = {}
+        self._volleys: dict[Any, Any] = {}
         self.computed = 0
         self.cached = 0
         on = [u for u in self.table.on_table]
@@ -559,9 +570,11 @@ class Exposure:
             if not _has_profile(u, self.lookup):
                 raise ScenarioError(f"unit {u.id!r} has no profile (stats), which the exposure needs",
                                     file=world.file, location=f"{u.path}.stats", value=None)
-        # Horus Heresy vehicles (armour values, no T): the dice maths has no vehicle rules yet
-        self.skipped = [u.id for u in self.targets if rs.COMBAT_DICE == "heresy" and _armour_only(u, self.lookup)]
-        self.targets = [u for u in self.targets if u.id not in self.skipped]
+        # Horus Heresy vehicles (armour values, no T): shot by planner.combat.vehicles on the facing hit
+        self.vehicles = {u.id for u in self.targets if rs.COMBAT_DICE == "heresy" and _armour_only(u, self.lookup)}
+        self.glancing_hull_point = (rs.COMBAT_DICE == "heresy" and any(r.key == "vehicle-glancing-hits"
+                                                                       for r in rs.RULINGS)
+                                    and world.ruling("vehicle-glancing-hits") == "hull-point")
         self.weapons = {u.id: ranged_weapons(u, self.lookup) for u in self.attackers}
         self.moves = {u.id: move_of(world, u, self.lookup) for u in self.attackers}
         self._movers: dict[tuple[str, Any], Mover] = {}
@@ -646,11 +659,15 @@ class Exposure:
 
     # ------------------------------------------------------------------ volleys
     def volley(self, attacker: UnitInfo, weapon: str, target: UnitInfo, *, moved: bool, half: bool,
-               in_cover: bool, marked: bool) -> VolleyResult:
-        """The exact volley (cached by attacker profile x target profile x modifiers).
+               in_cover: bool, marked: bool, facing: str = "front") -> VolleyResult | VehicleResult:
+        """The exact volley (cached by attacker profile x target profile x modifiers); a Horus
+        Heresy vehicle target is hit on ``facing`` (:func:`planner.combat.vehicles.shoot_vehicle`).
 
         Raises ScenarioError (with the file) for a missing value the dice maths needs."""
         rs = self.world.ruleset
+        if target.id in self.vehicles:
+            return self._vehicle_volley(attacker, weapon, target, moved=moved, half=half, marked=marked,
+                                        facing=facing)
         try:
             if rs.COMBAT_DICE == "heresy":
                 a: Any = hh_attacker(attacker.record, weapon, moved=moved, half_range=half,
@@ -677,6 +694,38 @@ class Exposure:
                 self._volleys[key] = r
         return dataclasses.replace(r, attacker=attacker.id, target=target.id)
 
+    def _vehicle_volley(self, attacker: UnitInfo, weapon: str, target: UnitInfo, *, moved: bool, half: bool,
+                        marked: bool, facing: str) -> VehicleResult:
+        """A Horus Heresy volley at a vehicle (squadron) on ``facing``, cached as :meth:`volley`."""
+        try:
+            a = hh_attacker(attacker.record, weapon, moved=moved, half_range=half, marked_for_death=marked,
+                            lookup=self.lookup)
+            v = hh_vehicle(target.record, lookup=self.lookup)
+        except ScenarioError as e:
+            raise (e.with_file(self.world.file) if self.world.file else e) from None
+        a, v = dataclasses.replace(a, name=""), dataclasses.replace(v, name="")
+        key = ("vehicle", a, v, facing, half, self.glancing_hull_point)
+        if self.use_cache and key in self._volleys:
+            self.cached += 1
+            r = self._volleys[key]
+        else:
+            self.computed += 1
+            r = vehicles.shoot_vehicle(a, v, facing=facing, half_range=half,
+                                       glancing_hull_point=self.glancing_hull_point)
+            if self.use_cache:
+                self._volleys[key] = r
+        return dataclasses.replace(r, attacker=attacker.id, target=target.id)
+
+    def facing(self, mover: Mover, move: tuple[float, float], target: Placed) -> str:
+        """The facing of vehicle ``target`` (its first hull) that ``mover``'s models hit after ``move``
+        (:func:`planner.combat.vehicles.facing_hit`, the closest model's arc). A round base counts as
+        a square of its diameter."""
+        hull = target.footprints[0]
+        length, width = 2 * float(hull.a), 2 * float(hull.b if hull.kind != "circle" else hull.a)
+        v = hh_vehicle(target.unit.record, lookup=self.lookup)
+        return vehicles.facing_hit(v, (hull.cx, hull.cy), math.degrees(hull.angle), length, width,
+                                   [(f.cx, f.cy) for f in mover.at(move)])
+
     def best_threat(self, attacker: UnitInfo, target: Placed, *, marked: bool = False,
                     mover: Mover | None = None) -> tuple[Threat | None, bool]:
         """The attacker's best volley at ``target`` over its weapons and the modes it can reach
@@ -694,9 +743,11 @@ class Exposure:
                 proven_all &= rc.proven
                 continue
             for (moved, half), (move, _, cover) in sorted(rc.modes.items()):
+                facing = self.facing(mover, move, target) if target.unit.id in self.vehicles else None
                 res = self.volley(attacker, w.name, target.unit, moved=moved, half=half, in_cover=cover,
-                                  marked=marked)
-                th = Threat(attacker.id, target.unit.id, w.name, moved, half, cover, marked, True, move, res)
+                                  marked=marked, facing=facing or "front")
+                th = Threat(attacker.id, target.unit.id, w.name, moved, half, cover, marked, True, move, res,
+                            facing)
                 if best is None or (th.expected_models_lost, th.expected_wounds_lost) > \
                         (best.expected_models_lost + 1e-12, best.expected_wounds_lost):
                     best = th
@@ -730,9 +781,8 @@ class Exposure:
                     unproven[t.id].append(a.id)
         marked = None
         notes = list(MODEL_NOTES)
-        if self.skipped:
-            notes.append("Not counted (vehicles with armour values: no vehicle dice maths yet): "
-                         + ", ".join(self.skipped) + ".")
+        if self.vehicles:
+            notes.append(VEHICLE_NOTE)
         if self.mfd_units and self.targets:
             best_total = -1.0
             for t in self.targets:
