@@ -187,6 +187,23 @@ def test_a_horus_heresy_vehicle_target_is_hit_on_the_facing_of_the_witness_posit
     assert th.to_json()["facing"] == facing
 
 
+def test_a_joined_independent_character_is_one_target_with_its_unit():
+    from planner.combat.exposure import attached_record
+
+    ic = {**_unit("ic", [(10, 22.6)]), "stats": {**MARINE, "w": 2, "t": 5}, "setup": {"joined": "mine"}}
+    w = _world([_unit("mine", [(10 + 1.3 * i, 24) for i in range(5)]), ic], [_unit("foe", [(30, 24)])])
+    rep = exposure(w, "me")
+    [u] = rep.units
+    assert u.unit == "mine" and u.models == 6 and u.can_shoot == ["foe"]
+    th = u.shot_by[0]
+    rec = attached_record(w, w.units["mine"], None)
+    assert [m.stats.t for m in rec.models] == [4] * 5 + [5] and "CHARACTER" in rec.models[-1].keywords
+    direct = hh2.shoot(hh_attacker(w.units["foe"].record, "Boltgun", moved=th.moved, half_range=th.half_range),
+                       hh_target(rec))
+    assert th.result.models_lost == pytest.approx(direct.models_lost)
+    assert any("ic with mine" in s for s in rep.interpretations)
+
+
 def test_first_me_swaps_the_sides():
     rep = exposure(_gap_world(11.5), "me", first="me")
     assert rep.player == "foe" and rep.shooter == "me" and rep.units[0].can_shoot == ["mine"]

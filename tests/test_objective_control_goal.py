@@ -205,3 +205,33 @@ def test_cli_exposure_prints_and_writes_the_expected_oc(tmp_path):
     assert oc["objective"] == "obj" and oc["expected_oc"] == pytest.approx(expected) and oc["full_oc"] == {"squad": 10}
     r = CliRunner().invoke(app, ["exposure", str(p), "--player", "blue"])
     assert r.exit_code == 0 and f"Expected OC on obj after the enemy's turn: {expected:.3f}" in r.output
+
+
+def test_a_joined_leader_is_one_target_with_its_bodyguard():
+    # a T5 CHARACTER Leader joins five T4 one-wound models: one target of six models, wounded by the
+    # bodyguard's Toughness (S4 v T4: 4+), the Leader removed last; its OC counts with the unit's
+    from planner.combat import wh40k
+    from planner.combat.exposure import attached_record, lookup_of
+    from planner.combat.profiles import attacker_40k, target_40k
+
+    leader = unit("leader", [model(30, 23.5)], keywords=["INFANTRY", "CHARACTER"], abilities=["Leader"],
+                  stats={"m": 6, "t": 5, "w": 4, "sv": 3, "ld": 6, "oc": 1}, setup={"joined": "squad"})
+    w = _world("wh40k11", [_squad(ON), leader], [_guns()])
+    rep = exposure(w, "blue")
+    [u] = rep.units
+    assert u.unit == "squad" and u.models == 6 and len(u.models_lost) <= 7
+    [th] = u.shot_by
+    assert th.result.p_wound == pytest.approx(0.5)  # the bodyguard's T4, not the Leader's T5 (5+: 1/3)
+    direct = wh40k.shoot(attacker_40k(w.units["guns"].record, "gun", stationary=True),
+                         target_40k(attached_record(w, w.units["squad"], lookup_of(w)), attached=True),
+                         cover="bs", ruleset="wh40k11")
+    assert th.result.models_lost == pytest.approx(direct.models_lost)
+    assert any("leader with squad" in s for s in rep.interpretations)
+    oc = rep.objective_control[0]
+    assert oc.full == {"squad": 11} and set(oc.units) == {"squad"}
+    # Below Half-strength: fewer than 3 of 6 models left, i.e. 4 or more lost; the Leader goes last
+    # (one-wound bodyguards lost one per model first, so k <= 5 lost leaves the Leader and 5 - k marines)
+    lost = direct.models_lost
+    by_hand = sum(p * (2 * (5 - k) + 1) * (battle_shock_pass(6) if k >= 4 else 1.0)
+                  for k, p in enumerate(lost) if k <= 5)
+    assert oc.units["squad"] == pytest.approx(by_hand, rel=1e-9)

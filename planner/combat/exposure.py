@@ -67,7 +67,7 @@ from planner.errors import ScenarioError
 from planner.geometry.measure import is_more_than_distance, is_within_distance
 from planner.geometry.shapes import Footprint, signed_distance
 from planner.legality.table import Placed, Table
-from planner.schema import TerrainTrait, WeaponProfile
+from planner.schema import TerrainTrait, Unit, WeaponProfile
 from planner.world import ModelInfo, UnitInfo, World
 
 RINGS = 4
@@ -440,6 +440,27 @@ def move_of(world: World, unit: UnitInfo, lookup: Lookup | None) -> float:
     return float(min(vals))
 
 
+def attached_record(world: World, host: UnitInfo, lookup: Lookup | None) -> Unit:
+    """The target profile of ``host`` with the characters joining it (Horus Heresy Independent
+    Characters, 40k Leaders: ``setup.joined``) as one unit: the host's record (its rules and
+    keywords) with the host's models, then each joined model with its own characteristics made
+    explicit and the CHARACTER keyword (so the dice maths allocates to them last and, in 40k, takes
+    the Toughness from the bodyguard models). A host with no joined unit: its own record."""
+    if not host.joined_by:
+        return host.record
+    models = [m.model_copy(update={"stats": model_stats(host.record, m, lookup)}) for m in host.record.models]
+    for j in host.joined_by:
+        rec = world.units[j].record
+        for m in rec.models:
+            entry = lookup(m.profile) if m.profile and lookup is not None else None
+            own = m.keywords if m.keywords is not None else (entry.keywords if entry is not None else [])
+            kws = [*own, *(k for k in rec.keywords if k not in own)]
+            if not any(k.upper() == "CHARACTER" for k in kws):
+                kws.append("CHARACTER")
+            models.append(m.model_copy(update={"stats": model_stats(rec, m, lookup), "keywords": kws}))
+    return host.record.model_copy(update={"models": models})
+
+
 def _armour_only(unit: UnitInfo, lookup: Lookup | None) -> bool:
     """Every model has armour values and no Toughness (a Horus Heresy vehicle)."""
     rec = unit.record
@@ -575,12 +596,32 @@ class Exposure:
         self.glancing_hull_point = (rs.COMBAT_DICE == "heresy" and any(r.key == "vehicle-glancing-hits"
                                                                        for r in rs.RULINGS)
                                     and world.ruling("vehicle-glancing-hits") == "hull-point")
+        # a joined character is shot at with its unit, as one target (attached_record, placed_of)
+        host_ids = {u.id for u in self.targets}
+        self.joined = {j: u.id for u in self.targets for j in u.joined_by if j in host_ids}
+        self.targets = [u for u in self.targets if u.id not in self.joined]
+        self._records: dict[str, Unit] = {}
         self.weapons = {u.id: ranged_weapons(u, self.lookup) for u in self.attackers}
         self.moves = {u.id: move_of(world, u, self.lookup) for u in self.attackers}
         self._movers: dict[tuple[str, Any], Mover] = {}
         self._obstacles: dict[Any, Obstacles] = {}
         rules = {u.id: _rules(u.record.other_rules) for u in self.attackers}
         self.mfd_units = {uid for uid, r in rules.items() if "marked for death" in r}
+
+    def record(self, target: UnitInfo) -> Unit:
+        """The target profile of ``target`` with its joined characters (:func:`attached_record`)."""
+        hit = self._records.get(target.id)
+        if hit is None:
+            hit = self._records[target.id] = attached_record(self.world, target, self.lookup)
+        return hit
+
+    def placed_of(self, target: UnitInfo) -> Placed:
+        """``target``'s models with those of the characters joining it, where they stand (ids ``unit/model``)."""
+        members = [target, *(self.world.units[j] for j in target.joined_by if j in self.joined)]
+        if len(members) == 1:
+            return self.table.final(target)
+        fps = tuple(f for u in members for f in self.table.final(u).footprints)
+        return Placed(target, fps, tuple(m.ref for u in members for m in u.models))
 
     # ------------------------------------------------------------------ moves and sight
     def mover(self, unit: UnitInfo, targets: list[Placed] | None = None) -> Mover:
@@ -672,10 +713,10 @@ class Exposure:
             if rs.COMBAT_DICE == "heresy":
                 a: Any = hh_attacker(attacker.record, weapon, moved=moved, half_range=half,
                                      marked_for_death=marked, lookup=self.lookup)
-                t: Any = hh_target(target.record, lookup=self.lookup)
+                t: Any = hh_target(self.record(target), lookup=self.lookup)
             else:
                 a = attacker_40k(attacker.record, weapon, stationary=not moved, half_range=half, lookup=self.lookup)
-                t = target_40k(target.record, attached=bool(target.joined_by), in_cover=in_cover,
+                t = target_40k(self.record(target), attached=bool(target.joined_by), in_cover=in_cover,
                                lookup=self.lookup)
         except ScenarioError as e:
             raise (e.with_file(self.world.file) if self.world.file else e) from None
@@ -770,7 +811,7 @@ class Exposure:
         """The exposure of my units (``player``) to the other side's first turn."""
         threats: dict[tuple[str, str], Threat] = {}
         unproven: dict[str, list[str]] = {u.id: [] for u in self.targets}
-        placed = {u.id: self.table.final(u) for u in self.targets}
+        placed = {u.id: self.placed_of(u) for u in self.targets}
         for a in self.attackers:
             mv = self.mover(a)
             for t in self.targets:
@@ -783,6 +824,10 @@ class Exposure:
         notes = list(MODEL_NOTES)
         if self.vehicles:
             notes.append(VEHICLE_NOTE)
+        if self.joined:
+            notes.append("Joined characters are one target with their unit (Starting Strength, models lost and "
+                         "allocation, CHARACTER models last; 40k: the bodyguard's Toughness): "
+                         + ", ".join(f"{j} with {h}" for j, h in sorted(self.joined.items())) + ".")
         if self.mfd_units and self.targets:
             best_total = -1.0
             for t in self.targets:
@@ -802,10 +847,11 @@ class Exposure:
         units = []
         for t in self.targets:
             shots = [th for th in chosen.values() if th.target == t.id]
-            pmf = _combine([th.result.models_lost for th in shots], len(t.models))
+            size = len(placed[t.id].footprints)
+            pmf = _combine([th.result.models_lost for th in shots], size)
             able = [a for (a, tid) in threats if tid == t.id]
             sep = sum(th.expected_models_lost for (a, tid), th in threats.items() if tid == t.id)
-            units.append(UnitExposure(t.id, len(t.models), able, unproven[t.id], shots, pmf,
+            units.append(UnitExposure(t.id, size, able, unproven[t.id], shots, pmf,
                                       sum(th.expected_wounds_lost for th in shots), sep))
         for th in threats.values():
             for s in th.result.interpretations:
