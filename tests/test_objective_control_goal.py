@@ -235,3 +235,33 @@ def test_a_joined_leader_is_one_target_with_its_bodyguard():
     by_hand = sum(p * (2 * (5 - k) + 1) * (battle_shock_pass(6) if k >= 4 else 1.0)
                   for k, p in enumerate(lost) if k <= 5)
     assert oc.units["squad"] == pytest.approx(by_hand, rel=1e-9)
+
+
+def test_bundled_scenario_planned_for_objective_control_keeps_what_the_goal_promises(tmp_path):
+    # the bundled marines v necrons lists: objective_control on home-1 with near_objective. The goal's
+    # value bounds the report's loss of OC (its losses are an upper bound of the report's), the plan is legal.
+    from pathlib import Path
+
+    import yaml
+
+    from planner.legality.checker import check_deployment
+
+    bundled = Path(__file__).parent.parent / "scenarios" / "wh40k-exposure-marines-vs-necrons.yaml"
+    data = yaml.safe_load(bundled.read_text(encoding="utf-8"))
+    data["goals"] = [{"kind": "objective_control", "objective": "home-1", "weight": 20},
+                     {"kind": "near_objective", "objective": "home-1"}]
+    result = plan_deployment(resolve(Scenario.model_validate(data), bundled.as_posix()),
+                             SolverSettings(time_limit_s=15))
+    assert result.scenario is not None, result.message
+    value = next(g.value for g in result.goals if g.kind == "objective_control")
+    planned = resolve(result.scenario, require_positions=True)
+    assert check_deployment(planned).legal
+    [oc] = [o for o in exposure(planned, "marines").objective_control if o.objective == "home-1"]
+    full = sum(oc.full.values())
+    assert full == 26  # captain 1, two Intercessor squads 2 x 5 x 2, Infiltrators 5 x 1
+    assert oc.expected >= full - value - 1e-9
+    assert value < full  # the plan holds the objective
+    p = tmp_path / "planned.yaml"
+    p.write_text(yaml.safe_dump(result.scenario_data, sort_keys=False), encoding="utf-8")
+    r = CliRunner().invoke(app, ["check", str(p)])
+    assert r.exit_code == 0, r.output

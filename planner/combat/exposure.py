@@ -33,6 +33,13 @@ with the report, :data:`MODEL_NOTES`):
   a wounded model's carried-over damage is not tracked between volleys).
 - **Marked for Death** (HH2, seed text 000): if a unit of the enemy has the rule, the marked unit is
   the one of mine that makes the enemy's total expected models lost largest.
+- **Vehicles** (HH2, Armour Values): shot by :func:`planner.combat.vehicles.shoot_vehicle` on the
+  facing the attacker's closest model hits from the witness position
+  (:func:`planner.combat.vehicles.facing_hit`), the ruling ``vehicle-glancing-hits`` applied.
+- **Joined characters** (HH Independent Characters, 40k Leaders): one target with their unit
+  (:func:`attached_record`).
+- **Objective Control** (40k): the expected OC of each of my units on each objective after the
+  volleys it takes (:func:`oc_unit`, :func:`oc_after`, :data:`OC_NOTES`).
 
 Sources: RULES.md, seed texts 000, 001 (Move Through Cover, Relentless), 004.
 """
