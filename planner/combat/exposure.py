@@ -608,6 +608,7 @@ class Exposure:
         self.joined = {j: u.id for u in self.targets for j in u.joined_by if j in host_ids}
         self.targets = [u for u in self.targets if u.id not in self.joined]
         self._records: dict[str, Unit] = {}
+        self._last_threats: tuple[Placed, Any, list[Threat]] | None = None
         self.weapons = {u.id: ranged_weapons(u, self.lookup) for u in self.attackers}
         self.moves = {u.id: move_of(world, u, self.lookup) for u in self.attackers}
         self._movers: dict[tuple[str, Any], Mover] = {}
@@ -805,12 +806,16 @@ class Exposure:
         """The planning goals' separable loss model: every enemy unit able to shoot ``placed`` does,
         its best volley, a Marked for Death attacker marking it (the worse for me; an upper bound of
         the report's losses). ``movers``: per attacker id, its :class:`Mover` (default: :meth:`mover`)."""
+        last = self._last_threats
+        if last is not None and last[0] is placed and last[1] is movers:
+            return last[2]  # the planner measures one placement for every goal in turn
         out = []
         for a in self.attackers:
             mv = movers[a.id] if movers is not None else self.mover(a)
             th, _ = self.best_threat(a, placed, mover=mv, marked=a.id in self.mfd_units)
             if th is not None:
                 out.append(th)
+        self._last_threats = (placed, movers, out)
         return out
 
     # ------------------------------------------------------------------ the whole deployment
@@ -913,15 +918,11 @@ def _choose(threats: dict[tuple[str, str], Threat], attackers: list[UnitInfo]) -
 
 
 def _combine(pmfs: list[Pmf], cap: int) -> Pmf:
-    """Models lost from several volleys: the sum, capped at ``cap`` models."""
-    out: list[float] = [1.0]
-    for p in pmfs:
-        nxt = [0.0] * (min(cap, len(out) + len(p) - 2) + 1)
-        for i, a in enumerate(out):
-            for j, b in enumerate(p):
-                nxt[min(cap, i + j)] += a * b
-        out = nxt
-    return trim(tuple(out))
+    """Models lost from several volleys: the sum, capped at ``cap`` models
+    (:func:`planner.combat.control.combine_losses`, trimmed)."""
+    from planner.combat.control import combine_losses
+
+    return trim(combine_losses(pmfs, cap))
 
 
 def exposure(world: World, player: str, *, first: str = "enemy", table: Table | None = None,

@@ -230,7 +230,7 @@ def compile_goals(world, table: Table, player: str, placing: set[str]) -> list[T
         elif kind == "exposure":
             label, term = _exposure_term(world, table, g, units, player, exposure_models)
         elif kind == "objective_control":
-            label, term = _objective_control_term(world, table, g, units, player, err, exposure_models)
+            label, term = _objective_control_term(world, table, g, units, player, placing, err, exposure_models)
         else:  # pragma: no cover - the schema admits no other kind
             raise err("unknown goal kind", "kind", kind)
         name = g.name or label
@@ -333,10 +333,13 @@ def _exposure_model(world, table: Table, player: str, cache: dict):  # -> tuple[
     return cache[player]
 
 
-def _objective_control_term(world, table: Table, g, units, player: str, err, cache: dict) -> tuple[str, Term]:
+def _objective_control_term(world, table: Table, g, units, player: str, placing: set[str], err,
+                            cache: dict) -> tuple[str, Term]:
     """``objective_control`` (40k): per placed group, its full OC less its expected OC on the
     objective after the enemy's first turn -- the losses of the exposure goal's model (every enemy
-    unit able to shoot it does: an upper bound of the losses, so the expected OC is a lower bound),
+    unit able to shoot it does, no cover: more volleys than ``planner exposure`` counts, so in
+    general the expected OC is a lower bound of the report's; each volley is the attacker's best by
+    expected models lost, so this is not a proof),
     then Below Half-strength and battle-shock (:func:`planner.combat.exposure.oc_after`); a group
     with no model in range of the objective has OC 0 there. >= 0; 0 when the whole OC is kept.
     The lower bound (before any sight test): the OC of the models whose bounding disc cannot be in range.
@@ -351,8 +354,8 @@ def _objective_control_term(world, table: Table, g, units, player: str, err, cac
     if o is None:
         raise err("no objective with this id", "objective", g.objective)
     ex, movers = _exposure_model(world, table, player, cache)
-    full = {m.ref: float(model_oc(world, m, ex.lookup)[0]) for u in world.units.values() if u.player == player
-            for m in u.models}
+    full = {m.ref: float(model_oc(world, m, ex.lookup)[0]) for uid in sorted(placing)
+            for m in world.units[uid].models}
 
     def oc_lost(placed: Placed, fps: list[Footprint], mask: list[bool]) -> float:
         ou = oc_unit(world, placed, o, ex.lookup)
@@ -361,7 +364,7 @@ def _objective_control_term(world, table: Table, g, units, player: str, err, cac
 
     reach = _control_range(world)
     label = (f"objective_control {o.id} (OC lost: full OC less the expected OC within {reach:g}\" after the "
-             f"enemy's first turn, losses as the exposure goal's upper bound: the expected OC is a lower bound)")
+             f"enemy's first turn, losses as the exposure goal's: every enemy unit able to shoot the unit does)")
     return label, Term("", "objective_control", g.weight, "OC", units, exact_is_lower=False, table=table,
                        marker=round_footprint(o.x, o.y, o.diameter_mm), range_in=reach, measure_fn=oc_lost,
                        model_oc=full)
