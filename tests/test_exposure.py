@@ -187,6 +187,25 @@ def test_a_horus_heresy_vehicle_target_is_hit_on_the_facing_of_the_witness_posit
     assert th.to_json()["facing"] == facing
 
 
+def test_the_exposure_goal_places_a_horus_heresy_vehicle_and_its_value_is_the_reports():
+    from planner.solve.planner import SolverSettings, plan_deployment
+
+    rhino = {**RHINO, "place": True, "models": [{"base": RHINO["models"][0]["base"]}]}
+    foe = {**_unit("foe", [(36 + 1.3 * i, 40) for i in range(5)]), "weapons": [KRAK]}
+    data = {"ruleset": "hh2", "battlefield": {"width": 72, "depth": 48},
+            "deployment_zones": [{"id": "z", "player": "me", "polygon": [[0, 0], [72, 0], [72, 12], [0, 12]]},
+                                 {"id": "zf", "player": "foe", "polygon": [[0, 36], [72, 36], [72, 48], [0, 48]]}],
+            "goals": [{"kind": "exposure", "weight": 10}, {"kind": "near_point", "x": 36, "y": 12}],
+            "armies": [{"player": "me", "units": [rhino]}, {"player": "foe", "units": [foe]}]}
+    r = plan_deployment(resolve(Scenario.model_validate(data)), SolverSettings(time_limit_s=10, workers=1, seed=0))
+    assert r.scenario is not None, r.message
+    value = next(g.value for g in r.goals if g.kind == "exposure")
+    rep = exposure(resolve(r.scenario, require_positions=True), "me")
+    [th] = rep.units[0].shot_by
+    assert th.facing in ("front", "side")  # the planner keeps the rear (AV 10) away from the Krak missiles
+    assert value == pytest.approx(th.expected_models_lost) and value > 0  # one attacker: the goal is the report
+
+
 def test_a_joined_independent_character_is_one_target_with_its_unit():
     from planner.combat.exposure import attached_record
 

@@ -608,6 +608,7 @@ class Exposure:
         self.joined = {j: u.id for u in self.targets for j in u.joined_by if j in host_ids}
         self.targets = [u for u in self.targets if u.id not in self.joined]
         self._records: dict[str, Unit] = {}
+        self._vehicle: dict[str, bool] = {}
         self._last_threats: tuple[Placed, Any, list[Threat]] | None = None
         self.weapons = {u.id: ranged_weapons(u, self.lookup) for u in self.attackers}
         self.moves = {u.id: move_of(world, u, self.lookup) for u in self.attackers}
@@ -615,6 +616,12 @@ class Exposure:
         self._obstacles: dict[Any, Obstacles] = {}
         rules = {u.id: _rules(u.record.other_rules) for u in self.attackers}
         self.mfd_units = {uid for uid, r in rules.items() if "marked for death" in r}
+
+    def is_vehicle(self, unit: UnitInfo) -> bool:
+        """Whether ``unit`` is a Horus Heresy vehicle target (Armour Values, no T)."""
+        if unit.id not in self._vehicle:
+            self._vehicle[unit.id] = self.world.ruleset.COMBAT_DICE == "heresy" and _armour_only(unit, self.lookup)
+        return self._vehicle[unit.id]
 
     def record(self, target: UnitInfo) -> Unit:
         """The target profile of ``target`` with its joined characters (:func:`attached_record`)."""
@@ -714,7 +721,7 @@ class Exposure:
 
         Raises ScenarioError (with the file) for a missing value the dice maths needs."""
         rs = self.world.ruleset
-        if target.id in self.vehicles:
+        if self.is_vehicle(target):
             return self._vehicle_volley(attacker, weapon, target, moved=moved, half=half, marked=marked,
                                         facing=facing)
         try:
@@ -792,7 +799,7 @@ class Exposure:
                 proven_all &= rc.proven
                 continue
             for (moved, half), (move, _, cover) in sorted(rc.modes.items()):
-                facing = self.facing(mover, move, target) if target.unit.id in self.vehicles else None
+                facing = self.facing(mover, move, target) if self.is_vehicle(target.unit) else None
                 res = self.volley(attacker, w.name, target.unit, moved=moved, half=half, in_cover=cover,
                                   marked=marked, facing=facing or "front")
                 th = Threat(attacker.id, target.unit.id, w.name, moved, half, cover, marked, True, move, res,
