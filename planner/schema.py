@@ -1022,9 +1022,19 @@ class ExposureGoal(GoalBase):
     kind: Literal["exposure"] = "exposure"
 
 
+class ObjectiveControlGoal(GoalBase):
+    """40k: keep Objective Control of ``objective`` after the enemy's first turn (issue 20): per placed
+    unit, its full OC less its expected OC on the objective after the exposure goal's losses and
+    battle-shock (:func:`planner.combat.exposure.oc_after`; OC 0 out of range); units need OC and Ld."""
+
+    kind: Literal["objective_control"] = "objective_control"
+    objective: str = Field(min_length=1, description="Objective id.")
+
+
 Goal = Annotated[
     NearPointGoal | NearObjectiveGoal | NearEnemyUnitGoal | HiddenGoal | InTerrainGoal | ControlObjectiveGoal
-    | NearFriendlyGoal | FarFromEnemyGoal | DenyGoal | ObjectiveGoal | CoverGoal | StayCloseGoal | ExposureGoal,
+    | NearFriendlyGoal | FarFromEnemyGoal | DenyGoal | ObjectiveGoal | CoverGoal | StayCloseGoal | ExposureGoal
+    | ObjectiveControlGoal,
     Field(discriminator="kind"),
 ]
 

@@ -551,7 +551,7 @@ def _check_goals(scenario: Scenario, rs: Ruleset, units: dict[str, UnitInfo], fi
         if g.kind not in rs.GOAL_KINDS and g.kind in ruleset_goal_kinds():
             raise _err(f"{g.kind} goals are for {rulesets_with_goal(g.kind)}, not {rs.id}",
                        file, f"goals[{gi}].kind", g.kind)
-        if g.kind == "objective" and g.objective not in objective_ids:
+        if g.kind in ("objective", "objective_control") and g.objective not in objective_ids:
             raise _err(f"no objective with this id (objectives: {sorted(objective_ids)})", file,
                        f"goals[{gi}].objective", g.objective)
         if g.kind == "cover" and g.against not in units:

@@ -153,13 +153,74 @@ def test_two_volleys_at_one_unit_add_up_capped_at_its_models_and_the_cache_chang
     assert naive.volleys_cached == 0 and naive.expected_models_lost == pytest.approx(rep.expected_models_lost)
 
 
-def test_a_horus_heresy_vehicle_target_is_left_out_and_said_so():
-    rhino = {"id": "rhino", "type": "Vehicle", "stats": {"m": 12, "bs": 4, "av_front": 11, "av_side": 11,
-                                                         "av_rear": 10, "hp": 3},
-             "models": [{"base": {"shape": "hull", "length_in": 4.6, "width_in": 3.6}, "x": 10, "y": 30}]}
-    rep = exposure(_world([_unit("mine", [(10, 24)]), rhino], [_unit("foe", [(30, 24)])]), "me")
-    assert [u.unit for u in rep.units] == ["mine"]
-    assert any("rhino" in s and "vehicle" in s for s in rep.interpretations)
+RHINO = {"id": "rhino", "type": "Vehicle", "stats": {"m": 12, "bs": 4, "av_front": 11, "av_side": 11,
+                                                     "av_rear": 10, "hp": 3},
+         "models": [{"base": {"shape": "hull", "length_in": 4.6, "width_in": 3.6}, "x": 40, "y": 24}]}
+KRAK = {"name": "Krak missile", "range_in": 48, "s": 8, "ap": 3, "type": "Heavy", "shots": 1}
+
+
+@pytest.mark.parametrize(("foe_x", "facing", "ruling", "p_hull_point"), [
+    # BS 4 hits on 3+ (2/3). Rear AV 10: D6 + 8 glances on a 2, penetrates on 3+ (4/6); front AV 11:
+    # glances on a 3, penetrates on 4+ (3/6). A Glancing Hit removes a Hull Point only with the ruling.
+    (20, "rear", "no-hull-point", 2 / 3 * 4 / 6),
+    (20, "rear", "hull-point", 2 / 3 * 5 / 6),
+    (60, "front", "no-hull-point", 2 / 3 * 3 / 6),
+    (60, "front", "hull-point", 2 / 3 * 4 / 6),
+])
+def test_a_horus_heresy_vehicle_target_is_hit_on_the_facing_of_the_witness_position(foe_x, facing, ruling,
+                                                                                       p_hull_point):
+    from planner.combat.profiles import hh_vehicle
+    from planner.combat.vehicles import shoot_vehicle
+
+    foe = {**_unit("foe", [(foe_x, 24)]), "weapons": [KRAK]}
+    w = _world([RHINO], [foe], rulings={"vehicle-glancing-hits": ruling})
+    rep = exposure(w, "me")
+    [u] = rep.units
+    [th] = u.shot_by
+    assert u.unit == "rhino" and th.facing == facing and not th.moved  # stationary: no Snap Shots
+    assert th.result.hull_points_lost == pytest.approx((1 - p_hull_point, p_hull_point))
+    direct = shoot_vehicle(hh_attacker(w.units["foe"].record, "Krak missile"), hh_vehicle(w.units["rhino"].record),
+                           facing=facing, glancing_hull_point=ruling == "hull-point")
+    assert th.result.models_lost == pytest.approx(direct.models_lost)
+    assert u.expected_wounds_lost == pytest.approx(p_hull_point)  # Hull Points are the vehicle's wounds
+    assert any("facing_hit" in s for s in rep.interpretations)
+    assert th.to_json()["facing"] == facing
+
+
+def test_the_exposure_goal_places_a_horus_heresy_vehicle_and_its_value_is_the_reports():
+    from planner.solve.planner import SolverSettings, plan_deployment
+
+    rhino = {**RHINO, "place": True, "models": [{"base": RHINO["models"][0]["base"]}]}
+    foe = {**_unit("foe", [(36 + 1.3 * i, 40) for i in range(5)]), "weapons": [KRAK]}
+    data = {"ruleset": "hh2", "battlefield": {"width": 72, "depth": 48},
+            "deployment_zones": [{"id": "z", "player": "me", "polygon": [[0, 0], [72, 0], [72, 12], [0, 12]]},
+                                 {"id": "zf", "player": "foe", "polygon": [[0, 36], [72, 36], [72, 48], [0, 48]]}],
+            "goals": [{"kind": "exposure", "weight": 10}, {"kind": "near_point", "x": 36, "y": 12}],
+            "armies": [{"player": "me", "units": [rhino]}, {"player": "foe", "units": [foe]}]}
+    r = plan_deployment(resolve(Scenario.model_validate(data)), SolverSettings(time_limit_s=10, workers=1, seed=0))
+    assert r.scenario is not None, r.message
+    value = next(g.value for g in r.goals if g.kind == "exposure")
+    rep = exposure(resolve(r.scenario, require_positions=True), "me")
+    [th] = rep.units[0].shot_by
+    assert th.facing in ("front", "side")  # the planner keeps the rear (AV 10) away from the Krak missiles
+    assert value == pytest.approx(th.expected_models_lost) and value > 0  # one attacker: the goal is the report
+
+
+def test_a_joined_independent_character_is_one_target_with_its_unit():
+    from planner.combat.exposure import attached_record
+
+    ic = {**_unit("ic", [(10, 22.6)]), "stats": {**MARINE, "w": 2, "t": 5}, "setup": {"joined": "mine"}}
+    w = _world([_unit("mine", [(10 + 1.3 * i, 24) for i in range(5)]), ic], [_unit("foe", [(30, 24)])])
+    rep = exposure(w, "me")
+    [u] = rep.units
+    assert u.unit == "mine" and u.models == 6 and u.can_shoot == ["foe"]
+    th = u.shot_by[0]
+    rec = attached_record(w, w.units["mine"], None)
+    assert [m.stats.t for m in rec.models] == [4] * 5 + [5] and "CHARACTER" in rec.models[-1].keywords
+    direct = hh2.shoot(hh_attacker(w.units["foe"].record, "Boltgun", moved=th.moved, half_range=th.half_range),
+                       hh_target(rec))
+    assert th.result.models_lost == pytest.approx(direct.models_lost)
+    assert any("ic with mine" in s for s in rep.interpretations)
 
 
 def test_first_me_swaps_the_sides():

@@ -51,6 +51,9 @@ def summary_lines(report: ExposureReport) -> list[str]:
              + (", ".join(f"{a} -> {t or 'none in reach'}" for a, t in report.choices.items()) or "none")]
     if report.marked is not None:
         lines.append(f"Marked for Death: {report.marked}")
+    for o in report.objective_control:
+        lines.append(f"Expected OC on {o.objective} after the enemy's turn: {o.expected:.3f} ("
+                     + ", ".join(f"{u} {v:.3f} of {o.full[u]}" for u, v in o.units.items()) + ")")
     lines.append(f"Volleys: {report.volleys_computed} computed, {report.volleys_cached} from the cache")
     return lines
 

@@ -33,6 +33,13 @@ with the report, :data:`MODEL_NOTES`):
   a wounded model's carried-over damage is not tracked between volleys).
 - **Marked for Death** (HH2, seed text 000): if a unit of the enemy has the rule, the marked unit is
   the one of mine that makes the enemy's total expected models lost largest.
+- **Vehicles** (HH2, Armour Values): shot by :func:`planner.combat.vehicles.shoot_vehicle` on the
+  facing the attacker's closest model hits from the witness position
+  (:func:`planner.combat.vehicles.facing_hit`), the ruling ``vehicle-glancing-hits`` applied.
+- **Joined characters** (HH Independent Characters, 40k Leaders): one target with their unit
+  (:func:`attached_record`).
+- **Objective Control** (40k): the expected OC of each of my units on each objective after the
+  volleys it takes (:func:`oc_unit`, :func:`oc_after`, :data:`OC_NOTES`).
 
 Sources: RULES.md, seed texts 000, 001 (Move Through Cover, Relentless), 004.
 """
@@ -48,7 +55,7 @@ import numpy as np
 import shapely
 from shapely.ops import unary_union
 
-from planner.combat import hh2, wh40k
+from planner.combat import hh2, vehicles, wh40k
 from planner.combat.dice import Pmf, mean, trim
 from planner.combat.profiles import (
     Lookup,
@@ -56,17 +63,19 @@ from planner.combat.profiles import (
     attacker_40k,
     hh_attacker,
     hh_target,
+    hh_vehicle,
     model_stats,
     model_weapons,
     target_40k,
 )
 from planner.combat.result import VolleyResult
+from planner.combat.vehicles import VehicleResult
 from planner.errors import ScenarioError
 from planner.geometry.measure import is_more_than_distance, is_within_distance
 from planner.geometry.shapes import Footprint, signed_distance
 from planner.legality.table import Placed, Table
-from planner.schema import TerrainTrait, WeaponProfile
-from planner.world import UnitInfo, World
+from planner.schema import TerrainTrait, Unit, WeaponProfile
+from planner.world import ModelInfo, UnitInfo, World
 
 RINGS = 4
 """Rings of the move lattice (radii M/4, M/2, 3M/4, M)."""
@@ -95,6 +104,12 @@ MODEL_NOTES = (
     "largest (the worst for me).",
 )
 
+
+VEHICLE_NOTE = (
+    "Horus Heresy vehicles (" + "Armour Values" + "): shot by planner.combat.vehicles.shoot_vehicle on the facing "
+    "hit from the witness position (planner.combat.vehicles.facing_hit, 'closest': the arc of the attacking "
+    "model closest to the hull; a squadron by its first vehicle); models lost are vehicles destroyed, wounds "
+    "lost Hull Points; whether a Glancing Hit removes a Hull Point is the ruling vehicle-glancing-hits.")
 
 # --------------------------------------------------------------------------- results
 
@@ -130,7 +145,9 @@ class Threat:
     marked: bool
     proven: bool
     witness: tuple[float, float] | None
-    result: VolleyResult
+    result: VolleyResult | VehicleResult
+    facing: str | None = None
+    """A Horus Heresy vehicle target: the facing hit (front, side, rear)."""
 
     @property
     def expected_models_lost(self) -> float:
@@ -145,6 +162,7 @@ class Threat:
         return {"attacker": self.attacker, "weapon": self.weapon, "moved": self.moved,
                 "half_range": self.half_range, "in_cover": self.in_cover, "marked_for_death": self.marked,
                 "proven": self.proven, "move": list(self.witness) if self.witness else None,
+                "facing": self.facing,
                 "expected_models_lost": r.expected_models_lost, "expected_wounds_lost": r.expected_wounds_lost,
                 "models_lost_pmf": list(r.models_lost)}
 
@@ -176,6 +194,25 @@ class UnitExposure:
                 "shot_by": [t.to_json() for t in self.shot_by]}
 
 
+@dataclass(frozen=True)
+class ObjectiveOC:
+    """The expected OC of my units on one objective after the enemy's turn: per unit (0 for a unit
+    with no model in range), and the total (the sum)."""
+
+    objective: str
+    units: dict[str, float]
+    full: dict[str, int]
+    """Each unit's OC with no model lost, counting every model (in range or not)."""
+
+    @property
+    def expected(self) -> float:
+        return sum(self.units.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"objective": self.objective, "expected_oc": self.expected, "units": dict(self.units),
+                "full_oc": dict(self.full)}
+
+
 @dataclass
 class ExposureReport:
     """``planner exposure``: per unit of the side shot at, and the enemy's choices."""
@@ -194,6 +231,8 @@ class ExposureReport:
     reaches: list[Reach] = field(default_factory=list)
     volleys_computed: int = 0
     volleys_cached: int = 0
+    objective_control: list[ObjectiveOC] = field(default_factory=list)
+    """40k: the expected OC of my units on each objective after the enemy's turn (:func:`objective_oc`)."""
 
     @property
     def expected_models_lost(self) -> float:
@@ -209,6 +248,7 @@ class ExposureReport:
                 "expected_wounds_lost": self.expected_wounds_lost, "marked_for_death": self.marked,
                 "targets": self.choices, "units": [u.to_json() for u in self.units],
                 "volleys": {"computed": self.volleys_computed, "from_cache": self.volleys_cached},
+                "objective_control": [o.to_json() for o in self.objective_control],
                 "interpretations": self.interpretations}
 
 
@@ -407,6 +447,27 @@ def move_of(world: World, unit: UnitInfo, lookup: Lookup | None) -> float:
     return float(min(vals))
 
 
+def attached_record(world: World, host: UnitInfo, lookup: Lookup | None) -> Unit:
+    """The target profile of ``host`` with the characters joining it (Horus Heresy Independent
+    Characters, 40k Leaders: ``setup.joined``) as one unit: the host's record (its rules and
+    keywords) with the host's models, then each joined model with its own characteristics made
+    explicit and the CHARACTER keyword (so the dice maths allocates to them last and, in 40k, takes
+    the Toughness from the bodyguard models). A host with no joined unit: its own record."""
+    if not host.joined_by:
+        return host.record
+    models = [m.model_copy(update={"stats": model_stats(host.record, m, lookup)}) for m in host.record.models]
+    for j in host.joined_by:
+        rec = world.units[j].record
+        for m in rec.models:
+            entry = lookup(m.profile) if m.profile and lookup is not None else None
+            own = m.keywords if m.keywords is not None else (entry.keywords if entry is not None else [])
+            kws = [*own, *(k for k in rec.keywords if k not in own)]
+            if not any(k.upper() == "CHARACTER" for k in kws):
+                kws.append("CHARACTER")
+            models.append(m.model_copy(update={"stats": model_stats(rec, m, lookup), "keywords": kws}))
+    return host.record.model_copy(update={"models": models})
+
+
 def _armour_only(unit: UnitInfo, lookup: Lookup | None) -> bool:
     """Every model has armour values and no Toughness (a Horus Heresy vehicle)."""
     rec = unit.record
@@ -417,6 +478,82 @@ def _armour_only(unit: UnitInfo, lookup: Lookup | None) -> bool:
 def _has_profile(unit: UnitInfo, lookup: Lookup | None) -> bool:
     rec = unit.record
     return any(model_stats(rec, m, lookup) is not None for m in rec.models)
+
+
+OC_NOTES = (
+    "Objective Control: a unit's OC on an objective is the OC of its models in range of the marker (the "
+    "checker's predicate, planner.legality.wh40k.in_objective_range: within the ruleset's objective range); a "
+    "unit with no model in range has OC 0 there; after the losses of the enemy's turn (the exposure's loss "
+    "distribution), Below Half-strength and battle-shock by planner.combat.control.expected_oc.",
+    "Objective Control: models are removed out of range of the objective first, CHARACTER models last (the "
+    "defender's choice within the allocation order); a unit with joined characters is one unit (Starting "
+    "Strength and Leadership, the best in the unit, of all its models).",
+)
+
+
+@dataclass(frozen=True)
+class OCUnit:
+    """What the OC maths needs of one placed unit (with the characters joining it): ``order`` each
+    model's OC on the objective (0 out of range) in the order models are removed; ``full`` the OC of
+    every model; ``leadership`` the best (lowest) Ld in the unit; ``wounds`` a one-model unit's W."""
+
+    order: tuple[int, ...]
+    full: int
+    leadership: int
+    wounds: int | None
+
+
+def oc_unit(world: World, placed: Placed, objective: Any, lookup: Lookup | None) -> OCUnit:
+    """The OC profile of ``placed`` (a unit, or a unit with its joined characters: ``placed.ids``
+    ``"unit/model"``) on ``objective`` (a scenario Objective), for a 40k ruleset.
+
+    Raises ScenarioError naming the unit and the field ``stats.oc`` / ``stats.ld`` when a model has
+    no OC or no Leadership."""
+    from planner.legality.wh40k import edition, in_objective_range
+
+    r40 = edition(world.ruleset.id)
+    if placed.ids and all("/" in i for i in placed.ids):
+        by_ref = {m.ref: m for u in world.units.values() for m in u.models}
+        models = [by_ref[i] for i in placed.ids]
+    else:
+        models = list(placed.unit.models)
+    rows = []
+    lds = []
+    for m, fp in zip(models, placed.footprints, strict=True):
+        oc, ld, w = model_oc(world, m, lookup)
+        lds.append(ld)
+        inside = in_objective_range(fp, objective, r40)
+        rows.append(("CHARACTER" in m.keywords, inside, oc, w))
+    rows.sort(key=lambda r: (r[0], r[1]))  # stable: out of range first, characters last
+    return OCUnit(tuple(oc if inside else 0 for _, inside, oc, _ in rows), sum(r[2] for r in rows), min(lds),
+                  rows[0][3] if len(rows) == 1 else None)
+
+
+def model_oc(world: World, model: ModelInfo, lookup: Lookup | None) -> tuple[int, int, int]:
+    """(OC, Ld, W) of ``model`` (its own, its catalogue entry's or its unit's characteristics; W 1
+    when not given). Raises ScenarioError naming the unit and ``stats.oc`` / ``stats.ld``."""
+    u = world.units[model.unit_id]
+    st = model_stats(u.record, u.record.models[model.index], lookup)
+    for name in ("oc", "ld"):
+        if st is None or getattr(st, name) is None:
+            raise ScenarioError(f"unit {u.id!r} has no {name.upper()} characteristic, which Objective Control "
+                                "needs", file=world.file, location=f"{u.path}.stats.{name}", value=None)
+    assert st is not None and st.oc is not None and st.ld is not None
+    return int(st.oc), int(st.ld), int(st.w or 1)
+
+
+def oc_after(world: World, unit: OCUnit, volleys: list[VolleyResult | VehicleResult]) -> float:
+    """The expected OC of ``unit`` after ``volleys`` (independent, their models lost summed and capped
+    at the unit: :func:`planner.combat.control.combine_losses`; a one-model unit by its wounds)."""
+    from planner.combat.control import combine_losses, expected_oc
+
+    n = len(unit.order)
+    lost = combine_losses([v.models_lost for v in volleys], n)
+    wounds_pmf = None
+    if unit.wounds is not None:
+        wounds_pmf = combine_losses([v.wounds_lost for v in volleys], unit.wounds)
+    return expected_oc(list(unit.order), lost, ruleset=world.ruleset, leadership=unit.leadership,
+                       wounds=unit.wounds, wounds_lost_pmf=wounds_pmf).expected
 
 
 class Exposure:
@@ -451,7 +588,7 @@ class Exposure:
         self.lattice = (rings, bearings)
         self.exact = exact
         self.batch = batch
-        self._volleys: dict[Any, VolleyResult] = {}
+        self._volleys: dict[Any, Any] = {}
         self.computed = 0
         self.cached = 0
         on = [u for u in self.table.on_table]
@@ -461,15 +598,45 @@ class Exposure:
             if not _has_profile(u, self.lookup):
                 raise ScenarioError(f"unit {u.id!r} has no profile (stats), which the exposure needs",
                                     file=world.file, location=f"{u.path}.stats", value=None)
-        # Horus Heresy vehicles (armour values, no T): the dice maths has no vehicle rules yet
-        self.skipped = [u.id for u in self.targets if rs.COMBAT_DICE == "heresy" and _armour_only(u, self.lookup)]
-        self.targets = [u for u in self.targets if u.id not in self.skipped]
+        # Horus Heresy vehicles (armour values, no T): shot by planner.combat.vehicles on the facing hit
+        self.vehicles = {u.id for u in self.targets if rs.COMBAT_DICE == "heresy" and _armour_only(u, self.lookup)}
+        self.glancing_hull_point = (rs.COMBAT_DICE == "heresy" and any(r.key == "vehicle-glancing-hits"
+                                                                       for r in rs.RULINGS)
+                                    and world.ruling("vehicle-glancing-hits") == "hull-point")
+        # a joined character is shot at with its unit, as one target (attached_record, placed_of)
+        host_ids = {u.id for u in self.targets}
+        self.joined = {j: u.id for u in self.targets for j in u.joined_by if j in host_ids}
+        self.targets = [u for u in self.targets if u.id not in self.joined]
+        self._records: dict[str, Unit] = {}
+        self._vehicle: dict[str, bool] = {}
+        self._last_threats: tuple[Placed, Any, list[Threat]] | None = None
         self.weapons = {u.id: ranged_weapons(u, self.lookup) for u in self.attackers}
         self.moves = {u.id: move_of(world, u, self.lookup) for u in self.attackers}
         self._movers: dict[tuple[str, Any], Mover] = {}
         self._obstacles: dict[Any, Obstacles] = {}
         rules = {u.id: _rules(u.record.other_rules) for u in self.attackers}
         self.mfd_units = {uid for uid, r in rules.items() if "marked for death" in r}
+
+    def is_vehicle(self, unit: UnitInfo) -> bool:
+        """Whether ``unit`` is a Horus Heresy vehicle target (Armour Values, no T)."""
+        if unit.id not in self._vehicle:
+            self._vehicle[unit.id] = self.world.ruleset.COMBAT_DICE == "heresy" and _armour_only(unit, self.lookup)
+        return self._vehicle[unit.id]
+
+    def record(self, target: UnitInfo) -> Unit:
+        """The target profile of ``target`` with its joined characters (:func:`attached_record`)."""
+        hit = self._records.get(target.id)
+        if hit is None:
+            hit = self._records[target.id] = attached_record(self.world, target, self.lookup)
+        return hit
+
+    def placed_of(self, target: UnitInfo) -> Placed:
+        """``target``'s models with those of the characters joining it, where they stand (ids ``unit/model``)."""
+        members = [target, *(self.world.units[j] for j in target.joined_by if j in self.joined)]
+        if len(members) == 1:
+            return self.table.final(target)
+        fps = tuple(f for u in members for f in self.table.final(u).footprints)
+        return Placed(target, fps, tuple(m.ref for u in members for m in u.models))
 
     # ------------------------------------------------------------------ moves and sight
     def mover(self, unit: UnitInfo, targets: list[Placed] | None = None) -> Mover:
@@ -548,19 +715,23 @@ class Exposure:
 
     # ------------------------------------------------------------------ volleys
     def volley(self, attacker: UnitInfo, weapon: str, target: UnitInfo, *, moved: bool, half: bool,
-               in_cover: bool, marked: bool) -> VolleyResult:
-        """The exact volley (cached by attacker profile x target profile x modifiers).
+               in_cover: bool, marked: bool, facing: str = "front") -> VolleyResult | VehicleResult:
+        """The exact volley (cached by attacker profile x target profile x modifiers); a Horus
+        Heresy vehicle target is hit on ``facing`` (:func:`planner.combat.vehicles.shoot_vehicle`).
 
         Raises ScenarioError (with the file) for a missing value the dice maths needs."""
         rs = self.world.ruleset
+        if self.is_vehicle(target):
+            return self._vehicle_volley(attacker, weapon, target, moved=moved, half=half, marked=marked,
+                                        facing=facing)
         try:
             if rs.COMBAT_DICE == "heresy":
                 a: Any = hh_attacker(attacker.record, weapon, moved=moved, half_range=half,
                                      marked_for_death=marked, lookup=self.lookup)
-                t: Any = hh_target(target.record, lookup=self.lookup)
+                t: Any = hh_target(self.record(target), lookup=self.lookup)
             else:
                 a = attacker_40k(attacker.record, weapon, stationary=not moved, half_range=half, lookup=self.lookup)
-                t = target_40k(target.record, attached=bool(target.joined_by), in_cover=in_cover,
+                t = target_40k(self.record(target), attached=bool(target.joined_by), in_cover=in_cover,
                                lookup=self.lookup)
         except ScenarioError as e:
             raise (e.with_file(self.world.file) if self.world.file else e) from None
@@ -579,6 +750,38 @@ class Exposure:
                 self._volleys[key] = r
         return dataclasses.replace(r, attacker=attacker.id, target=target.id)
 
+    def _vehicle_volley(self, attacker: UnitInfo, weapon: str, target: UnitInfo, *, moved: bool, half: bool,
+                        marked: bool, facing: str) -> VehicleResult:
+        """A Horus Heresy volley at a vehicle (squadron) on ``facing``, cached as :meth:`volley`."""
+        try:
+            a = hh_attacker(attacker.record, weapon, moved=moved, half_range=half, marked_for_death=marked,
+                            lookup=self.lookup)
+            v = hh_vehicle(target.record, lookup=self.lookup)
+        except ScenarioError as e:
+            raise (e.with_file(self.world.file) if self.world.file else e) from None
+        a, v = dataclasses.replace(a, name=""), dataclasses.replace(v, name="")
+        key = ("vehicle", a, v, facing, half, self.glancing_hull_point)
+        if self.use_cache and key in self._volleys:
+            self.cached += 1
+            r = self._volleys[key]
+        else:
+            self.computed += 1
+            r = vehicles.shoot_vehicle(a, v, facing=facing, half_range=half,
+                                       glancing_hull_point=self.glancing_hull_point)
+            if self.use_cache:
+                self._volleys[key] = r
+        return dataclasses.replace(r, attacker=attacker.id, target=target.id)
+
+    def facing(self, mover: Mover, move: tuple[float, float], target: Placed) -> str:
+        """The facing of vehicle ``target`` (its first hull) that ``mover``'s models hit after ``move``
+        (:func:`planner.combat.vehicles.facing_hit`, the closest model's arc). A round base counts as
+        a square of its diameter."""
+        hull = target.footprints[0]
+        length, width = 2 * float(hull.a), 2 * float(hull.b if hull.kind != "circle" else hull.a)
+        v = hh_vehicle(target.unit.record, lookup=self.lookup)
+        return vehicles.facing_hit(v, (hull.cx, hull.cy), math.degrees(hull.angle), length, width,
+                                   [(f.cx, f.cy) for f in mover.at(move)])
+
     def best_threat(self, attacker: UnitInfo, target: Placed, *, marked: bool = False,
                     mover: Mover | None = None) -> tuple[Threat | None, bool]:
         """The attacker's best volley at ``target`` over its weapons and the modes it can reach
@@ -596,20 +799,38 @@ class Exposure:
                 proven_all &= rc.proven
                 continue
             for (moved, half), (move, _, cover) in sorted(rc.modes.items()):
+                facing = self.facing(mover, move, target) if self.is_vehicle(target.unit) else None
                 res = self.volley(attacker, w.name, target.unit, moved=moved, half=half, in_cover=cover,
-                                  marked=marked)
-                th = Threat(attacker.id, target.unit.id, w.name, moved, half, cover, marked, True, move, res)
+                                  marked=marked, facing=facing or "front")
+                th = Threat(attacker.id, target.unit.id, w.name, moved, half, cover, marked, True, move, res,
+                            facing)
                 if best is None or (th.expected_models_lost, th.expected_wounds_lost) > \
                         (best.expected_models_lost + 1e-12, best.expected_wounds_lost):
                     best = th
         return best, proven_all
+
+    def threats_at(self, placed: Placed, movers: dict[str, Mover] | None = None) -> list[Threat]:
+        """The planning goals' separable loss model: every enemy unit able to shoot ``placed`` does,
+        its best volley, a Marked for Death attacker marking it (the worse for me; an upper bound of
+        the report's losses). ``movers``: per attacker id, its :class:`Mover` (default: :meth:`mover`)."""
+        last = self._last_threats
+        if last is not None and last[0] is placed and last[1] is movers:
+            return last[2]  # the planner measures one placement for every goal in turn
+        out = []
+        for a in self.attackers:
+            mv = movers[a.id] if movers is not None else self.mover(a)
+            th, _ = self.best_threat(a, placed, mover=mv, marked=a.id in self.mfd_units)
+            if th is not None:
+                out.append(th)
+        self._last_threats = (placed, movers, out)
+        return out
 
     # ------------------------------------------------------------------ the whole deployment
     def run(self, *, first: str = "enemy") -> ExposureReport:
         """The exposure of my units (``player``) to the other side's first turn."""
         threats: dict[tuple[str, str], Threat] = {}
         unproven: dict[str, list[str]] = {u.id: [] for u in self.targets}
-        placed = {u.id: self.table.final(u) for u in self.targets}
+        placed = {u.id: self.placed_of(u) for u in self.targets}
         for a in self.attackers:
             mv = self.mover(a)
             for t in self.targets:
@@ -620,9 +841,12 @@ class Exposure:
                     unproven[t.id].append(a.id)
         marked = None
         notes = list(MODEL_NOTES)
-        if self.skipped:
-            notes.append("Not counted (vehicles with armour values: no vehicle dice maths yet): "
-                         + ", ".join(self.skipped) + ".")
+        if self.vehicles:
+            notes.append(VEHICLE_NOTE)
+        if self.joined:
+            notes.append("Joined characters are one target with their unit (Starting Strength, models lost and "
+                         "allocation, CHARACTER models last; 40k: the bodyguard's Toughness): "
+                         + ", ".join(f"{j} with {h}" for j, h in sorted(self.joined.items())) + ".")
         if self.mfd_units and self.targets:
             best_total = -1.0
             for t in self.targets:
@@ -642,20 +866,45 @@ class Exposure:
         units = []
         for t in self.targets:
             shots = [th for th in chosen.values() if th.target == t.id]
-            pmf = _combine([th.result.models_lost for th in shots], len(t.models))
+            size = len(placed[t.id].footprints)
+            pmf = _combine([th.result.models_lost for th in shots], size)
             able = [a for (a, tid) in threats if tid == t.id]
             sep = sum(th.expected_models_lost for (a, tid), th in threats.items() if tid == t.id)
-            units.append(UnitExposure(t.id, len(t.models), able, unproven[t.id], shots, pmf,
+            units.append(UnitExposure(t.id, size, able, unproven[t.id], shots, pmf,
                                       sum(th.expected_wounds_lost for th in shots), sep))
         for th in threats.values():
             for s in th.result.interpretations:
                 if s not in notes:
                     notes.append(s)
+        control = self._control(units, placed, notes)
         return ExposureReport(self.world.ruleset.id, self.player, next(iter({a.player for a in self.attackers}),
                                                                             ""),
                               first, units, list(threats.values()),
                               {a.id: (chosen[a.id].target if a.id in chosen else None) for a in self.attackers},
-                              marked, notes, volleys_computed=self.computed, volleys_cached=self.cached)
+                              marked, notes, volleys_computed=self.computed, volleys_cached=self.cached,
+                              objective_control=control)
+
+    def _control(self, units: list[UnitExposure], placed: dict[str, Placed], notes: list[str]) -> list[ObjectiveOC]:
+        """40k: the expected OC of each of my units on each objective after the volleys the enemy
+        chooses (none for Horus Heresy or without objectives; a unit without OC or Ld: a note, none)."""
+        objectives = self.world.scenario.objectives
+        if self.world.ruleset.COMBAT_DICE != "40k" or not objectives or not units:
+            return []
+        out = []
+        try:
+            for o in objectives:
+                oc: dict[str, float] = {}
+                full: dict[str, int] = {}
+                for u in units:
+                    ou = oc_unit(self.world, placed[u.unit], o, self.lookup)
+                    oc[u.unit] = oc_after(self.world, ou, [th.result for th in u.shot_by])
+                    full[u.unit] = ou.full
+                out.append(ObjectiveOC(o.id, oc, full))
+        except ScenarioError as e:
+            notes.append(f"Objective Control not reported: {e.detail} ({e.location}).")
+            return []
+        notes.extend(s for s in OC_NOTES if s not in notes)
+        return out
 
 
 def _anon_target(t: Any) -> Any:
@@ -676,15 +925,11 @@ def _choose(threats: dict[tuple[str, str], Threat], attackers: list[UnitInfo]) -
 
 
 def _combine(pmfs: list[Pmf], cap: int) -> Pmf:
-    """Models lost from several volleys: the sum, capped at ``cap`` models."""
-    out: list[float] = [1.0]
-    for p in pmfs:
-        nxt = [0.0] * (min(cap, len(out) + len(p) - 2) + 1)
-        for i, a in enumerate(out):
-            for j, b in enumerate(p):
-                nxt[min(cap, i + j)] += a * b
-        out = nxt
-    return trim(tuple(out))
+    """Models lost from several volleys: the sum, capped at ``cap`` models
+    (:func:`planner.combat.control.combine_losses`, trimmed)."""
+    from planner.combat.control import combine_losses
+
+    return trim(combine_losses(pmfs, cap))
 
 
 def exposure(world: World, player: str, *, first: str = "enemy", table: Table | None = None,

@@ -27,7 +27,7 @@ class Warhammer40k(Ruleset):
     HAS_DEPLOYMENT_CHECKER = True
     HAS_DEEP_STRIKE_ARRIVAL = True
     HAS_STANDARD_LAYOUTS = True
-    GOAL_KINDS = frozenset({"objective", "cover"})
+    GOAL_KINDS = frozenset({"objective", "cover", "objective_control"})
 
     FRAME_MODELS: ClassVar[bool] = False
     """FRAME models (no base, measured to the hull) exist and need a hull outline (11E-CORE-A 01.04)."""

@@ -54,6 +54,7 @@ class Term:
     range_in: float = 0.0  # control_objective: the ruleset's OBJECTIVE_RANGE_IN (set by compile_goals)
     measure_fn: Callable[[Placed, list[Footprint], list[bool]], float] | None = None  # 40k objective, cover
     origins: dict[str, tuple[float, float]] | None = None  # stay_close: "unit/model" -> where it stands
+    model_oc: dict[str, float] | None = None  # objective_control: "unit/model" -> the model's OC
 
     def applies(self, member_ids: list[str]) -> list[bool]:
         return [self.units is None or m in self.units for m in member_ids]
@@ -78,6 +79,15 @@ class Term:
             if self.cap is not None:
                 d = np.maximum(0.0, self.cap - d)
             return (d * mask[None, :]).sum(axis=1)
+        if self.kind == "objective_control":
+            assert self.marker is not None and self.model_oc is not None
+            if keys is None:
+                raise ValueError("an objective_control term needs the models' keys")
+            d = np.hypot(xy[:, :, 0] - self.marker.cx, xy[:, :, 1] - self.marker.cy) - radii[None, :] \
+                - self.marker.outer_radius
+            oc = np.array([self.model_oc.get(k, 0.0) for k in keys], dtype=float)
+            # a model whose bounding disc is farther than the range cannot count: its whole OC is lost
+            return ((d > self.range_in + 1e-9) * (oc * mask)[None, :]).sum(axis=1)
         if self.kind == "control_objective":
             assert self.marker is not None
             d = np.hypot(xy[:, :, 0] - self.marker.cx, xy[:, :, 1] - self.marker.cy) - radii[None, :] \
@@ -150,6 +160,7 @@ def compile_goals(world, table: Table, player: str, placing: set[str]) -> list[T
     objectives = {o.id: o for o in sc.objectives}
     terms: list[Term] = []
     names: set[str] = set()
+    exposure_models: dict = {}  # one exposure loss model per player, for the exposure and OC goals
     for i, g in enumerate(sc.goals):
         loc = f"goals[{i}]"
 
@@ -237,7 +248,9 @@ def compile_goals(world, table: Table, player: str, placing: set[str]) -> list[T
         elif kind in ("objective", "cover"):
             label, term = _wh40k_term(world, table, g, units, err)
         elif kind == "exposure":
-            label, term = _exposure_term(world, table, g, units, player)
+            label, term = _exposure_term(world, table, g, units, player, exposure_models)
+        elif kind == "objective_control":
+            label, term = _objective_control_term(world, table, g, units, player, placing, err, exposure_models)
         else:  # pragma: no cover - the schema admits no other kind
             raise err("unknown goal kind", "kind", kind)
         name = g.name or label
@@ -308,7 +321,7 @@ def _wh40k_term(world, table: Table, g, units, err) -> tuple[str, Term]:
                  measure_fn=no_cover))
 
 
-def _exposure_term(world, table: Table, g, units, player: str) -> tuple[str, Term]:
+def _exposure_term(world, table: Table, g, units, player: str, cache: dict) -> tuple[str, Term]:
     """``exposure``: the expected models a placed group loses if every enemy unit able to shoot it
     after a Normal move does (the separable model of :mod:`planner.combat.exposure`: an upper
     bound of its loss under the enemy's target choice, found on the move lattice; a Marked for
@@ -317,24 +330,64 @@ def _exposure_term(world, table: Table, g, units, player: str) -> tuple[str, Ter
     no 40k benefit of cover is counted (the worse for me), which keeps the measure an upper bound.
 
     Raises ScenarioError for an enemy unit without a profile or M."""
-    from planner.combat.exposure import Exposure
-
-    ex = Exposure(world, player, table=table, judge_cover=False, exact=False)
-    movers = {a.id: ex.mover(a, targets=[]) for a in ex.attackers}
+    ex, movers = _exposure_model(world, table, player, cache)
 
     def expected_loss(placed: Placed, fps: list[Footprint], mask: list[bool]) -> float:
-        total = 0.0
-        for a in ex.attackers:
-            # Marked for Death: as if this unit were the marked one (the worse for me)
-            th, _ = ex.best_threat(a, placed, mover=movers[a.id], marked=a.id in ex.mfd_units)
-            if th is not None:
-                total += th.expected_models_lost
-        return total
+        return sum(th.expected_models_lost for th in ex.threats_at(placed, movers))
 
     return ("exposure (expected models lost if every enemy unit able to shoot a unit does, "
             f"{len(ex.attackers)} enemy units: an upper bound of planner exposure's figure)",
             Term("", "exposure", g.weight, "models", units, exact_is_lower=False, table=table,
                  measure_fn=expected_loss))
+
+
+def _exposure_model(world, table: Table, player: str, cache: dict):  # -> tuple[Exposure, dict[str, Mover]]
+    """The exposure goals' loss model (:meth:`planner.combat.exposure.Exposure.threats_at`): fast
+    sight judge, no cover (upper bounds), the enemy's moves judged without the units being placed;
+    one per player in ``cache``, shared by the exposure and objective_control goals of one compile."""
+    from planner.combat.exposure import Exposure
+
+    if player not in cache:
+        ex = Exposure(world, player, table=table, judge_cover=False, exact=False)
+        cache[player] = (ex, {a.id: ex.mover(a, targets=[]) for a in ex.attackers})
+    return cache[player]
+
+
+def _objective_control_term(world, table: Table, g, units, player: str, placing: set[str], err,
+                            cache: dict) -> tuple[str, Term]:
+    """``objective_control`` (40k): per placed group, its full OC less its expected OC on the
+    objective after the enemy's first turn -- the losses of the exposure goal's model (every enemy
+    unit able to shoot it does, no cover: more volleys than ``planner exposure`` counts, so in
+    general the expected OC is a lower bound of the report's; each volley is the attacker's best by
+    expected models lost, so this is not a proof),
+    then Below Half-strength and battle-shock (:func:`planner.combat.exposure.oc_after`); a group
+    with no model in range of the objective has OC 0 there. >= 0; 0 when the whole OC is kept.
+    The lower bound (before any sight test): the OC of the models whose bounding disc cannot be in range.
+
+    Raises ScenarioError for an unknown objective, a unit without OC or Ld (naming the field), or an
+    enemy unit without a profile."""
+    from planner.combat.exposure import model_oc, oc_after, oc_unit
+
+    if g.kind not in world.ruleset.GOAL_KINDS:
+        raise err(f"{g.kind} goals are not goals of ruleset {world.scenario.ruleset}", "kind", g.kind)
+    o = next((o for o in world.scenario.objectives if o.id == g.objective), None)
+    if o is None:
+        raise err("no objective with this id", "objective", g.objective)
+    ex, movers = _exposure_model(world, table, player, cache)
+    full = {m.ref: float(model_oc(world, m, ex.lookup)[0]) for uid in sorted(placing)
+            for m in world.units[uid].models}
+
+    def oc_lost(placed: Placed, fps: list[Footprint], mask: list[bool]) -> float:
+        ou = oc_unit(world, placed, o, ex.lookup)
+        kept = oc_after(world, ou, [th.result for th in ex.threats_at(placed, movers)])
+        return max(0.0, ou.full - kept)
+
+    reach = _control_range(world)
+    label = (f"objective_control {o.id} (OC lost: full OC less the expected OC within {reach:g}\" after the "
+             f"enemy's first turn, losses as the exposure goal's: every enemy unit able to shoot the unit does)")
+    return label, Term("", "objective_control", g.weight, "OC", units, exact_is_lower=False, table=table,
+                       marker=round_footprint(o.x, o.y, o.diameter_mm), range_in=reach, measure_fn=oc_lost,
+                       model_oc=full)
 
 
 def point_term(x: float, y: float, name: str | None = None) -> Term:
