@@ -13,6 +13,7 @@ from rich.table import Table as RichTable
 
 from planner.deepstrike.procedure import (
     ERROR_BOUND,
+    applied_rulings,
     best_formation_odds,
     best_landing,
     heat_map,
@@ -90,22 +91,26 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
                    map_file: str | None,
                    resolution: float, best: bool, near: str | None, within: float | None, n_sim: int | None,
                    seed: int, console: Console, inertial_guidance: bool = False,
-                   facing: float | None = None) -> tuple[dict, int]:
+                   facing: float | None = None, rulings: dict[str, str] | None = None) -> tuple[dict, int]:
     """Compute and print; return the JSON data and the exit code.
 
     ``orientation`` None: the rings' orientation is the controller's choice (5th/7th: the odds of the
     best formation, :func:`planner.deepstrike.procedure.best_formation_odds`, and those of orientation
     0 for comparison); a number: that fixed orientation as well. ``data["formation_drawn"]`` is the
-    formation ``--render`` draws: (label, model centres)."""
+    formation ``--render`` draws: (label, model centres). ``rulings``: ``--ruling KEY=VALUE`` for the
+    Deep Strike rulings (over the scenario's ``rulings:``); the readings applied are printed and in
+    ``data["rulings"]``."""
     asked = orientation is not None
     orientation = float(orientation) if orientation is not None else 0.0
-    st = make_setup(world, unit, ruleset, orientation, inertial_guidance, facing)
+    st = make_setup(world, unit, ruleset, orientation, inertial_guidance, facing, rulings)
     R = st.rules
     data: dict = {"ruleset": R.ruleset, "scenario": world.file, "unit": unit, "models": len(st.unit.models),
                   "orientation_deg": orientation, "facing_deg": st.facing_deg, "exact_bases": st.exact_bases,
-                  "error_bound": ERROR_BOUND}
+                  "error_bound": ERROR_BOUND, "rulings": applied_rulings(st)}
     if R.procedure == "assault":
-        return _run_assault(st, data, at, map_file, resolution, best, near, n_sim, seed, console)
+        data, code = _run_assault(st, data, at, map_file, resolution, best, near, n_sim, seed, console)
+        _print_rulings(console, data["rulings"])
+        return data, code
     q = parse_point(near, "--near") if near is not None else None
     wgoal = (q[0], q[1], within if within is not None else 0.0) if q is not None else None
     if within is not None and q is None:
@@ -121,7 +126,9 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
                   + (f"{orientation:g} deg (as asked)" if asked else "the controller's choice"))
     if not st.exact_bases:
         console.print(f"[yellow]interpretation:[/yellow] non-round models keep facing {st.facing_deg:g} deg and "
-                      "their true shape in the mishap tests; the rings are spaced by their circumscribed discs")
+                      "their true shape in the mishap tests; the rings are spaced by "
+                      + ("their true outlines in contact" if st.ring_spacing == "true-shape"
+                         else "their circumscribed discs") + f" (ds-ring-spacing={st.ring_spacing})")
     if at is not None:
         x, y = parse_point(at, "--at")
         bf = world.scenario.battlefield
@@ -163,7 +170,19 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         _print_odds(console, b.odds, R.scatter, f"best ({b.x:.2f}, {b.y:.2f})")
     if map_file is not None:
         data["map"] = _heat_map(st, resolution, map_file, "mishap", console)
+    _print_rulings(console, data["rulings"])
     return data, code
+
+
+def _print_rulings(console: Console, rulings: list[dict]) -> None:
+    """The rulings applied, one line each (as ``planner check`` prints them), or that none applied."""
+    if not rulings:
+        console.print("Rulings applied: none (no open point of the sources decides these odds)")
+        return
+    console.print("Rulings applied:")
+    for r in rulings:
+        console.print(escape(f"  {r['key']}={r['value']} ({'default' if r['default'] else 'chosen'}): "
+                             f"{r['meaning']} [{r['sources']}]"), highlight=False)
 
 
 def _heat_map(st, resolution: float, map_file: str, outcome: str, console: Console) -> dict:

@@ -56,6 +56,11 @@ from planner.units import TOLERANCE_IN
 
 _BIG = 1000.0
 TRIGGERS = ("edge_within_1", "impassable_within_1", "enemy_within_1")
+def footprint_kind(st: DeepStrikeSetup) -> str:
+    """The kind of the first model's footprint as the tests use it (``circle`` under the disc ruling)."""
+    return st.shapes[0].kind
+
+
 def _assault_rules(st: DeepStrikeSetup) -> HorusHeresy2:
     """The ruleset whose Deep Strike Assault numbers apply (a Horus Heresy ruleset)."""
     return cast("HorusHeresy2", find_ruleset(st.rules.ruleset))
@@ -79,11 +84,14 @@ def assault_regions(st: DeepStrikeSetup, *, clear: bool = False, ellipse: str = 
     rs = RegionSet(len(ids))
     # an edge: the centre within (extent of the shape towards that edge) + 1" of it
     left, right, low, high = S.support(-1, 0), S.support(1, 0), S.support(0, -1), S.support(0, 1)
+    # the dsa-igs-off-battlefield ruling: 'off the battlefield' is any part of the base, or its centre
+    centre = st.rulings.get("dsa-igs-off-battlefield") == "centre"
     for reg, g in ((0, lim + T), (ids["edge_within_1"], lim + T), (ids["igs_correction"], -TOLERANCE_IN)):
-        rs.add_rect(-_BIG, -_BIG, left + g, _BIG, reg)
-        rs.add_rect(st.width - right - g, -_BIG, _BIG, _BIG, reg)
-        rs.add_rect(-_BIG, -_BIG, _BIG, low + g, reg)
-        rs.add_rect(-_BIG, st.depth - high - g, _BIG, _BIG, reg)
+        e = (0.0, 0.0, 0.0, 0.0) if (centre and reg == ids["igs_correction"]) else (left, right, low, high)
+        rs.add_rect(-_BIG, -_BIG, e[0] + g, _BIG, reg)
+        rs.add_rect(st.width - e[1] - g, -_BIG, _BIG, _BIG, reg)
+        rs.add_rect(-_BIG, -_BIG, _BIG, e[2] + g, reg)
+        rs.add_rect(-_BIG, st.depth - e[3] - g, _BIG, _BIG, reg)
     g = ids["igs_correction"]
     for poly in st.impassable.values():
         for reg in (0, ids["impassable_within_1"]):
@@ -161,6 +169,10 @@ def assault_odds(st: DeepStrikeSetup, x: float, y: float, *, warlord_trait: bool
         rs, ids = assault_regions(st, ellipse=side)
         vals[side] = region_probabilities(st, rs, [x], [y])[0]
     p = vals["outer"]
+    kept = igs and st.rulings.get("dsa-igs-correction") == "kept"
+    # dsa-igs-correction=kept: a model the IGS moved off an edge or out of Impassable Terrain stays where it was
+    # moved; the correction set lies inside the relocation set, so P(relocated) = P(relocated) - P(correction)
+    p_rel = float(p[0] - p[ids["igs_correction"]]) if kept else float(p[0])
     bound = NUMERIC_ERROR + (float(np.max(np.abs(vals["outer"] - vals["inner"]))) if "inner" in vals else 0.0)
     on = list(range(1, 4)) if warlord_trait else list(_assault_rules(st).DEEP_STRIKE_DISORDERED_ON)
     pd = len(on) / 6
@@ -170,15 +182,23 @@ def assault_odds(st: DeepStrikeSetup, x: float, y: float, *, warlord_trait: bool
              "the opponent's 18\" move and the placing of the other units are the placing player's choice: the "
              "odds are of who places them and within what distance, not where"]
     if igs:
-        pd = pd * pd
-        notes += ["after the IGS minimum-distance correction the model touches the edge or terrain, so it is "
-                  "within 1\" and is relocated by the opponent (P(relocated) unchanged)",
-                  "IGS 'off the battlefield': any part of the base off the table",
-                  "the IGS re-roll of the Disordered roll is taken"]
-    if not st.exact_bases:
+        if st.rulings.get("dsa-igs-reroll", "taken") == "taken":
+            pd = pd * pd
+        notes += [("after the IGS minimum-distance correction the model touches the edge or terrain, so it is "
+                   "within 1\" and is relocated by the opponent (P(relocated) unchanged)") if not kept else
+                  ("the IGS minimum-distance correction ends the scatter: the model stays where it was moved "
+                   "(P(relocated) excludes the correction; the triggers are where the scatter ended)"),
+                  "IGS 'off the battlefield': " + ("the centre of the base off the table"
+                                                   if st.rulings.get("dsa-igs-off-battlefield") == "centre"
+                                                   else "any part of the base off the table"),
+                  "the IGS re-roll of the Disordered roll is " + ("taken" if st.rulings.get("dsa-igs-reroll", "taken")
+                                                                  == "taken" else "not taken")]
+    if st.unit.models and footprint_kind(st) != "circle":
         notes.append(f"a non-round first model keeps its true shape at facing {st.facing_deg:g} deg (the "
                      "facing is the controller's choice: --facing)")
-    return AssaultOdds(x, y, igs, float(p[0]), 1 - float(p[0]),
+    elif not st.exact_bases and st.rulings.get("dsa-first-model-shape") == "disc":
+        notes.append("a non-round first model is judged as its circumscribed disc (dsa-first-model-shape=disc)")
+    return AssaultOdds(x, y, igs, p_rel, 1 - p_rel,
                        {f"{st.rules.ruleset}.{RULE}.{t}": float(p[ids[t]]) for t in TRIGGERS},
                        float(p[ids["igs_correction"]]) if igs else None, pd, on, bound, notes,
-                       outcomes(st, float(p[0]), pd))
+                       outcomes(st, p_rel, pd))

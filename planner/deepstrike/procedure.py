@@ -181,13 +181,34 @@ class DeepStrikeSetup:
     ring_caps: tuple[int, ...] | None = None
     """At most this many models in ring 1, 2, ... (a ring cut short: :func:`ring_formation`); None: as many as fit."""
 
+    ring_spacing: str = "circumscribed"
+    """The ``ds-ring-spacing`` reading: ``circumscribed`` (rings spaced by the discs of ``radii``) or
+    ``true-shape`` (non-round models in contact by their true outlines at ``facing_deg``)."""
+    rulings: dict[str, str] = field(default_factory=dict)
+    """The rulings this Deep Strike reads (key -> reading applied): :func:`make_setup`."""
+    rulings_chosen: frozenset[str] = frozenset()
+    """The keys of :attr:`rulings` chosen (in the scenario or by ``--ruling``) rather than defaults."""
+    _forms: dict = field(default_factory=dict, repr=False, compare=False)
+
     def formation(self, x: float, y: float) -> Formation:
-        return ring_formation((x, y), self.radii, self.orientation_deg, self.ring_caps)
+        """The formation with the first model at (x, y) (this setup's orientation, ring caps, spacing)."""
+        if self.ring_spacing != "true-shape" or self.exact_bases:
+            return ring_formation((x, y), self.radii, self.orientation_deg, self.ring_caps)
+        key = (self.orientation_deg, self.ring_caps, tuple(self.radii), self.facing_deg, len(self.shapes))
+        f = self._forms.get(key)
+        if f is None:
+            f = self._forms[key] = ring_formation((0.0, 0.0), self.radii, self.orientation_deg, self.ring_caps,
+                                                  self.shapes)
+        return Formation(tuple((x + a, y + b) for a, b in f.centres), f.radii, f.rings)
 
 
 def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientation_deg: float = 0.0,
-               inertial_guidance: bool = False, facing_deg: float | None = None) -> DeepStrikeSetup:
+               inertial_guidance: bool = False, facing_deg: float | None = None,
+               rulings: dict[str, str] | None = None) -> DeepStrikeSetup:
     """Collect what a landing of ``unit_id`` is judged against.
+
+    ``rulings`` (KEY -> VALUE, ``--ruling``) over the scenario's ``rulings:`` for the Deep Strike
+    rulings of the Deep Strike ruleset (``ds-ring-spacing``; HH2 ``dsa-*``): :func:`deepstrike_ruling`.
 
     Raises
     ------
@@ -235,8 +256,49 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
     if not math.isfinite(facing_deg):
         raise ScenarioError("the facing must be a finite number of degrees", location="--facing", value=facing_deg)
     shapes = [footprint(m.base, 0.0, 0.0, facing_deg) for m in unit.models]
+    rs = find_ruleset(rules.ruleset)
+    chosen = rs.check_rulings(rulings or {}, location="--ruling")
+    used: dict[str, str] = {}
+
+    def ruling(key: str) -> str:
+        used[key] = deepstrike_ruling(world, rs, key, chosen)
+        return used[key]
+
+    spacing = "circumscribed"
+    if rules.procedure == "mishap" and not exact:
+        spacing = ruling("ds-ring-spacing")
+    if rules.procedure == "assault":
+        if shapes[0].kind != "circle" and ruling("dsa-first-model-shape") == "disc":
+            shapes[0] = Footprint("circle", 0.0, 0.0, shapes[0].outer_radius)
+        if inertial_guidance:
+            for key in ("dsa-igs-correction", "dsa-igs-off-battlefield", "dsa-igs-reroll"):
+                ruling(key)
+    picked = frozenset(k for k in used if k in chosen or (k in world.scenario.rulings and rs.id == world.ruleset.id))
     return DeepStrikeSetup(world, unit, rules, orientation_deg, radii, exact, obstacles, imp, dang, bf.width, bf.depth,
-                           shapes, facing_deg)
+                           shapes, facing_deg, ring_spacing=spacing, rulings=used, rulings_chosen=picked)
+
+
+def deepstrike_ruling(world: World, rs, key: str, chosen: dict[str, str]) -> str:
+    """The reading of Deep Strike ruling ``key`` of ruleset ``rs`` (the Deep Strike's ruleset, which
+    ``--ruleset`` may make other than the scenario's): ``chosen`` (``--ruling``), else the scenario's
+    ``rulings:`` (through :meth:`planner.world.World.ruling`, which records it, when ``rs`` is the
+    scenario's ruleset), else the ruling's default."""
+    if key in chosen:
+        return chosen[key]
+    if rs.id == world.ruleset.id:
+        return world.ruling(key)
+    return rs.ruling_info(key).default
+
+
+def applied_rulings(st: DeepStrikeSetup) -> list[dict]:
+    """The rulings ``st`` reads, as the reports state them: key, value, default, meaning, sources."""
+    rs = find_ruleset(st.rules.ruleset)
+    out = []
+    for key in sorted(st.rulings):
+        info, value = rs.ruling_info(key), st.rulings[key]
+        out.append({"key": key, "value": value, "default": key not in st.rulings_chosen,
+                    "meaning": info.meaning(value), "sources": info.sources})
+    return out
 
 
 # --------------------------------------------------------------------------- one landing (checker predicates)
@@ -813,7 +875,7 @@ def formation_family(st: DeepStrikeSetup, step_deg: float = ORIENTATION_STEP_DEG
     """
     if not (0 < step_deg <= 360):
         raise ValueError("the orientation step must be in (0, 360] degrees")
-    full = ring_formation((0.0, 0.0), st.radii).ring_counts()
+    full = replace(st, orientation_deg=0.0, ring_caps=None).formation(0.0, 0.0).ring_counts()
     caps: list[tuple[int, ...] | None] = [None]
     if len(full) > 1:  # ring 1 may be cut short, the rest starting ring 2
         caps += [(k,) for k in range(1, full[1])]
@@ -870,7 +932,7 @@ def best_formation_odds(st: DeepStrikeSetup, x: float, y: float,
                             location="ruleset", value=R.ruleset)
     fam = formation_family(st, step_deg)
     # only what a landing can reach matters: the scatter, the widest candidate, 1" and a margin
-    extent = max(ring_formation((0.0, 0.0), st.radii, 0.0, c.ring_caps).extent for c in fam)
+    extent = max(replace(st, orientation_deg=0.0, ring_caps=c.ring_caps).formation(0.0, 0.0).extent for c in fam)
     extent += max(S.outer_radius for S in st.shapes)
     reach = max(d for d, _ in R.scatter_distances()) + extent + R.enemy_within_in + 1.0
     aim = Point(x, y)

@@ -224,9 +224,9 @@ class HorusHeresy2(Ruleset):
                    "HH2 p.310 [I]; Drop Pod Assault p.99; RULES.md §1.4; issue #19 item 2"),
     )
     """The points the sources leave open (``rulings:`` in a scenario, ``--ruling KEY=VALUE``). The
-    Deep Strike ones (``ds-ring-spacing``, ``dsa-*``) state what ``planner deepstrike`` does (their
-    defaults; choosing another reading there is not wired yet); ``check``, ``plan``, ``threats`` and
-    ``generate`` read ``ic-infiltrate`` and ``night-fighting-deployment``."""
+    Deep Strike ones (``ds-ring-spacing``, ``dsa-*``) are read by ``planner deepstrike``
+    (:func:`planner.deepstrike.procedure.make_setup`; each reading changes its odds); ``check``,
+    ``plan``, ``threats`` and ``generate`` read ``ic-infiltrate`` and ``night-fighting-deployment``."""
 
     def sight_range_in(self, world: World) -> float | None:
         """The longest distance a unit can draw line of sight during deployment (inches), None:
