@@ -188,7 +188,19 @@ class DeepStrikeSetup:
     """The rulings this Deep Strike reads (key -> reading applied): :func:`make_setup`."""
     rulings_chosen: frozenset[str] = frozenset()
     """The keys of :attr:`rulings` chosen (in the scenario or by ``--ruling``) rather than defaults."""
+    restricted: bool = False
+    """10th/11th: some enemy unit's restriction forbids a Deep Strike arrival near it (checked in
+    :func:`judge_landing` with :mod:`planner.legality.checks.restriction`)."""
     _forms: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def table(self):
+        """The checker's table of the scenario (built once), for the restriction predicate."""
+        if "table" not in self._forms:
+            from planner.legality.table import Table
+
+            self._forms["table"] = Table(self.world)
+        return self._forms["table"]
 
     def formation(self, x: float, y: float) -> Formation:
         """The formation with the first model at (x, y) (this setup's orientation, ring caps, spacing)."""
@@ -273,9 +285,17 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
         if inertial_guidance:
             for key in ("dsa-igs-correction", "dsa-igs-off-battlefield", "dsa-igs-reroll"):
                 ruling(key)
+    restricted = False
+    if not rules.scatter:
+        from planner.legality.checks.restriction import held_against
+        from planner.schema import SetupKind
+
+        restricted = bool(held_against([u for u in world.units.values() if u.on_battlefield and u.is_positioned],
+                                       unit, SetupKind.DEEP_STRIKE))
     picked = frozenset(k for k in used if k in chosen or (k in world.scenario.rulings and rs.id == world.ruleset.id))
     return DeepStrikeSetup(world, unit, rules, orientation_deg, radii, exact, obstacles, imp, dang, bf.width, bf.depth,
-                           shapes, facing_deg, ring_spacing=spacing, rulings=used, rulings_chosen=picked)
+                           shapes, facing_deg, ring_spacing=spacing, rulings=used, rulings_chosen=picked,
+                           restricted=restricted)
 
 
 def deepstrike_ruling(world: World, rs, key: str, chosen: dict[str, str]) -> str:
@@ -373,6 +393,16 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float) -> Landing:
                                 evidence=Evidence(model=labels[j], nearest_enemy_model=ref)))
         if not ok:
             fired.append("distance")
+        if st.restricted:  # enemy abilities forbidding a Deep Strike arrival within X" (the one predicate)
+            from planner.legality.checks.restriction import restriction_verdicts, verdict_findings
+            from planner.legality.table import Placed
+            from planner.schema import SetupKind
+
+            placed = Placed(unit, tuple(fps))
+            vs = restriction_verdicts(st.table, placed, kind=SetupKind.DEEP_STRIKE)
+            findings += verdict_findings(find_ruleset(R.ruleset), placed, vs, SetupKind.DEEP_STRIKE)
+            if any(not v.ok for v in vs):
+                fired.append("restriction")
         findings[0] = findings[0].model_copy(update={"rule": f"{R.ruleset}.battlefield"})  # the checker's id
         return Landing(x, y, form, fired, [], findings)
     # --- impassable terrain
@@ -676,7 +706,9 @@ def odds(st: DeepStrikeSetup, x: float, y: float, within: tuple[float, float, fl
     if not st.rules.scatter:
         land = judge_landing(st, x, y)
         pm = 1.0 if land.mishap else 0.0
-        return Odds(x, y, pm, 1 - pm, {}, {t: (1.0 if t in land.triggers else 0.0) for t in ("off_table", "distance")},
+        return Odds(x, y, pm, 1 - pm, {}, {t: (1.0 if t in land.triggers else 0.0)
+                                              for t in ("off_table", "distance") + (("restriction",) if st.restricted
+                                                                                    else ())},
                     {m: 1.0 for m in land.dangerous_models}, None)
     o = _odds_from(st, x, y, within, "outer")
     if _has_ovals(st):
