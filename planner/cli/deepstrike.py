@@ -280,6 +280,12 @@ def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, se
         for note in o.interpretations:
             console.print(f"  interpretation: {escape(note)}")
         console.print(f"exact over the scatter die and 2D6; direction: closed-form arcs, error <= {o.error_bound:.1g}")
+        from planner.deepstrike.assault import assault_followers, assault_groups
+
+        if assault_groups(st):
+            fo = assault_followers(st, x, y, o)
+            data["assault_followers"] = asdict(fo)
+            _print_followers(console, fo)
         if n_sim:
             s = simulate(st, x, y, n_sim, seed)
             data["simulation"] = {"n": s.n, "seed": s.seed, "p_relocated": s.p_mishap, "se": s.se_mishap}
@@ -288,3 +294,22 @@ def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, se
     if map_file is not None:
         data["map"] = _heat_map(st, resolution, map_file, "relocated", console) | {"value": "p_relocated"}
     return data, 0
+
+
+def _print_followers(console: Console, fo) -> None:
+    """The rest of a Deep Strike Assault: the outcomes with their probabilities, the placements on target."""
+    t = RichTable(title="Deep Strike Assault: the rest of the assault (" + escape("; ".join(fo.groups)) + ")")
+    t.add_column("outcome")
+    t.add_column("probability", justify="right")
+    for oc in fo.outcomes:
+        t.add_row(escape(oc["text"]), f"{oc['probability']:.4f}")
+    console.print(t)
+    for title, rows in (("on target, not Disordered", fo.on_target), ("on target, Disordered", fo.on_target_disordered)):
+        for r in rows:
+            where = (f"placed by the {r['placed_by']}" + (f" within {r['within_in']:g}\"" if r["within_in"] else
+                                                          " in base contact with the first model")
+                     if r["space"] else "no space found")
+            first = f" (first model at ({r['positions'][0][0]:.2f}, {r['positions'][0][1]:.2f}))" if r["space"] else ""
+            console.print(escape(f"  {title}: {r['label']}: {where}{first}"))
+    for note in fo.interpretations:
+        console.print(f"  interpretation: {escape(note)}")
