@@ -40,10 +40,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import cast
 
 import numpy as np
-from shapely.geometry import MultiPoint, Point, Polygon, box
+from shapely.geometry import Point, Polygon, box
 
 from planner.deepstrike.formation import Formation, formation_radii, ring_formation
 from planner.deepstrike.regions import RegionSet
@@ -538,9 +537,11 @@ def _add_sum(rs: RegionSet, A, S: Footprint, grow: float, region: int, ox: float
     """First-model centres c at which model shape ``S`` (placed at c + (ox, oy)) comes within
     ``grow`` of ``A`` (a footprint or a terrain polygon): A (+) (-S) (+) disc(grow), shifted by
     -(ox, oy). A round ``S`` is exact (``grow`` may be -T: strictly overlapping). Otherwise the
-    Minkowski sums of convex pieces are convex hulls of vertex sums; an oval ``S`` or ``A`` enters
-    by its outer or inner 256-gon (:func:`grown_ellipse_bounds`), and a negative ``grow`` (the
-    -T of "overlapping") is taken as 0 (a 1e-6" difference)."""
+    Minkowski sums of convex pieces (:func:`minkowski_convex`, computed once per obstacle and
+    shape: :func:`_sum_hulls`); an oval ``S`` or ``A`` enters by its outer or inner 256-gon
+    (:func:`grown_ellipse_bounds`) and, grown by a positive distance, as one outer or inner convex
+    polygon (:func:`grown_convex`: the odds are then bracketed by the two runs, as for the ovals);
+    a negative ``grow`` (the -T of "overlapping") is taken as 0 (a 1e-6" difference)."""
     if S.kind == "circle":
         if isinstance(A, Footprint):
             if S.a + grow + (A.a if A.kind == "circle" else 0.0) > 0:
@@ -548,16 +549,90 @@ def _add_sum(rs: RegionSet, A, S: Footprint, grow: float, region: int, ox: float
         else:
             rs.add_polygon_band(list(A.exterior.coords)[:-1], S.a + grow, region, -ox, -oy)
         return
-    if S.kind == "ellipse":
-        inner, outer = grown_ellipse_bounds(S, 0.0)
-        neg = -(outer if ellipse == "outer" else inner)
-    else:
-        neg = -np.asarray(S.verts, float)
     shift = np.array([ox, oy])
     g = max(0.0, grow)
+    oval = S.kind == "ellipse" or (isinstance(A, Footprint) and A.kind == "ellipse")
     if isinstance(A, Footprint) and A.kind == "circle":
-        _convex_band(rs, neg + np.array([A.cx, A.cy]) - shift, A.a + g, region)
+        if oval:  # -S (an oval's 256-gon) grown by the disc: one convex piece (bracketed by the two runs)
+            rs.add_convex(_grown_cached(_neg_shape_cached(S, ellipse), A.a + g, ellipse) + np.array([A.cx, A.cy])
+                          - shift, region)
+        else:
+            _convex_band(rs, _neg_shape(S, ellipse) + np.array([A.cx, A.cy]) - shift, A.a + g, region)
         return
+    for hull in _sum_hulls(A, S, ellipse):
+        if oval and g > 0:  # one convex piece, bracketed like the ovals themselves (the inner/outer runs)
+            rs.add_convex(_grown_cached(hull, g, ellipse) - shift, region)
+        else:
+            _convex_band(rs, hull - shift, g, region)
+
+
+_SUMS: dict = {}
+_GROWN: dict = {}
+
+
+def grown_convex(V: np.ndarray, grow: float, side: str = "outer", n: int = ELLIPSE_SIDES) -> np.ndarray:
+    """A convex polygon ``V`` grown by ``grow`` > 0 (the set of points within ``grow`` of it), as
+    one convex polygon: ``outer`` contains the grown set (the tangent lines of each vertex's arc,
+    at most 2 pi / ``n`` apart), ``inner`` is contained in it (points of the arcs). Used where ovals
+    already bracket the odds between an outer and an inner run (:func:`odds` measures the gap)."""
+    V = np.asarray(V, float)
+    x, y = V[:, 0], V[:, 1]
+    if float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)) < 0:
+        V = V[::-1]
+    e = np.roll(V, -1, axis=0) - V
+    a_out = np.arctan2(-e[:, 0], e[:, 1])  # outward normal angle of edge i (V_i -> V_i+1)
+    a_in = np.roll(a_out, 1)  # of the edge into vertex i
+    turn = (a_out - a_in) % (2 * math.pi)
+    delta = 2 * math.pi / n
+    m = np.maximum(1, np.ceil(turn / delta - 1e-9)).astype(int)
+    step = turn / m
+    k = m if side == "outer" else m + 1  # points per vertex
+    idx = np.repeat(np.arange(len(V)), k)
+    j = np.arange(len(idx)) - np.repeat(np.cumsum(k) - k, k)  # 0 .. k-1 within each vertex
+    if side == "outer":
+        t = a_in[idx] + (j + 0.5) * step[idx]
+        r = grow / np.cos(step[idx] / 2)
+    else:
+        t = a_in[idx] + j * step[idx]
+        r = np.full(len(idx), grow)
+    return V[idx] + (r * np.cos(t))[:, None] * [1.0, 0.0] + (r * np.sin(t))[:, None] * [0.0, 1.0]
+
+
+def _grown_cached(hull: np.ndarray, g: float, side: str) -> np.ndarray:
+    """:func:`grown_convex` of a cached hull (by identity: the hulls of :func:`_sum_hulls` persist)."""
+    key = (id(hull), g, side)
+    grown = _GROWN.get(key)
+    if grown is None or grown[0] is not hull:
+        if len(_GROWN) > 4096:
+            _GROWN.clear()
+        grown = _GROWN[key] = (hull, grown_convex(hull, g, side))
+    return grown[1]
+
+
+def _neg_shape_cached(S: Footprint, ellipse: str) -> np.ndarray:
+    key = ("neg", S, ellipse)
+    hit = _SUMS.get(key)
+    if hit is None:
+        hit = _SUMS[key] = _neg_shape(S, ellipse)
+    return hit
+
+
+def _neg_shape(S: Footprint, ellipse: str) -> np.ndarray:
+    """-S as a convex polygon (an oval by its outer or inner 256-gon)."""
+    if S.kind == "ellipse":
+        inner, outer = grown_ellipse_bounds(S, 0.0)
+        return -(outer if ellipse == "outer" else inner)
+    return -np.asarray(S.verts, float)
+
+
+def _sum_hulls(A, S: Footprint, ellipse: str) -> list[np.ndarray]:
+    """The convex pieces of A (+) (-S) (unshifted), computed once per (A, S, side): every model
+    of a formation and every candidate formation share them (only the shift differs)."""
+    key = (A if isinstance(A, Footprint) else A.wkb, S, ellipse)
+    hit = _SUMS.get(key)
+    if hit is not None:
+        return hit
+    neg = _neg_shape(S, ellipse)
     if isinstance(A, Footprint):
         if A.kind == "ellipse":
             inner, outer = grown_ellipse_bounds(A, 0.0)
@@ -568,10 +643,36 @@ def _add_sum(rs: RegionSet, A, S: Footprint, grow: float, region: int, ox: float
         from planner.deepstrike.regions import ear_clip
 
         pieces = ear_clip(list(A.exterior.coords)[:-1])
-    for piece in pieces:
-        sums = (np.asarray(piece)[:, None, :] + neg[None, :, :]).reshape(-1, 2)
-        hull = np.asarray(cast(Polygon, MultiPoint(sums).convex_hull).exterior.coords)[:-1] - shift
-        _convex_band(rs, hull, g, region)
+    out = [minkowski_convex(np.asarray(piece, float), neg) for piece in pieces]
+    if len(_SUMS) > 4096:
+        _SUMS.clear()
+    _SUMS[key] = out
+    return out
+
+
+def minkowski_convex(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """The Minkowski sum of two convex polygons (vertex arrays, either orientation): a convex
+    polygon, counter-clockwise, in O(n + m) by merging the edges in angle order (the same set as
+    the convex hull of all vertex sums; collinear and repeated vertices dropped)."""
+    def ccw_from_lowest(V: np.ndarray) -> np.ndarray:
+        V = np.asarray(V, float)
+        x, y = V[:, 0], V[:, 1]
+        if float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)) < 0:
+            V = V[::-1]
+        k = int(np.lexsort((V[:, 0], V[:, 1]))[0])
+        return np.roll(V, -k, axis=0)
+
+    P, Q = ccw_from_lowest(P), ccw_from_lowest(Q)
+    e = np.concatenate([np.roll(P, -1, axis=0) - P, np.roll(Q, -1, axis=0) - Q])
+    e = e[np.hypot(e[:, 0], e[:, 1]) > 1e-12]
+    ang = np.arctan2(e[:, 1], e[:, 0]) % (2 * math.pi)
+    e = e[np.argsort(ang, kind="stable")]
+    V = P[0] + Q[0] + np.concatenate([[[0.0, 0.0]], np.cumsum(e, axis=0)[:-1]])
+    # drop collinear vertices (consecutive edges of one direction)
+    prev, nxt = np.roll(V, 1, axis=0), np.roll(V, -1, axis=0)
+    cross = (V[:, 0] - prev[:, 0]) * (nxt[:, 1] - V[:, 1]) - (V[:, 1] - prev[:, 1]) * (nxt[:, 0] - V[:, 0])
+    scale = max(1.0, float(np.max(np.abs(V))))
+    return V[np.abs(cross) > 1e-12 * scale * scale]
 
 
 def build_regions(st: DeepStrikeSetup, *, within: tuple[float, float, float] | None = None,
