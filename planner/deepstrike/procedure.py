@@ -343,9 +343,10 @@ def _fmt(v: float) -> str:
     return f'{v:.3f}"'
 
 
-def judge_landing(st: DeepStrikeSetup, x: float, y: float) -> Landing:
-    """The mishap test for one landing with the checker's exact predicates (first model at (x, y))."""
-    form = st.formation(x, y)
+def judge_landing(st: DeepStrikeSetup, x: float, y: float, form: Formation | None = None) -> Landing:
+    """The mishap test for one landing with the checker's exact predicates (first model at (x, y));
+    ``form``: a formation other than the setup's rings (e.g. :func:`pack_landing`'s)."""
+    form = form if form is not None else st.formation(x, y)
     fps = [S.moved(cx, cy) for (cx, cy), S in zip(form.centres, st.shapes, strict=True)]
     unit, R = st.unit, st.rules
     labels = [m.id for m in unit.models]
@@ -1042,7 +1043,7 @@ def _variant(st: DeepStrikeSetup, c: FormationChoice) -> DeepStrikeSetup:
 
 
 def best_formation_odds(st: DeepStrikeSetup, x: float, y: float,
-                        step_deg: float = ORIENTATION_STEP_DEG) -> BestFormationOdds:
+                        step_deg: float = ORIENTATION_STEP_DEG, pack: bool = True) -> BestFormationOdds:
     """Exact odds of the aim point (x, y) when the controller picks, after the scatter, a legal
     formation of :func:`formation_family` (5th/7th/HH Deep Strike text: "as many models as will
     fit" in each circle; a mishap only when some model cannot be placed).
@@ -1053,6 +1054,10 @@ def best_formation_odds(st: DeepStrikeSetup, x: float, y: float,
     the formation chosen if the model lands on the aim point (the first legal candidate), or None
     if none is legal there. Oval models enter by their outer polygons (a mishap is never
     understated); ``error_bound`` adds the measured gap to the inner ones.
+
+    With ``pack``, when no candidate is legal at the aim point itself, :func:`pack_landing` is tried
+    there: if it places every model the HIT term is no mishap (the figure is then exact over the
+    family at every landing plus that formation on target; still an upper bound for the text's best).
 
     Raises
     ------
@@ -1088,6 +1093,18 @@ def best_formation_odds(st: DeepStrikeSetup, x: float, y: float,
             chosen = {"orientation_deg": c.orientation_deg, "ring_caps": list(c.ring_caps or []), "label": c.label,
                       "rings": land.formation.ring_counts()[1:], "positions": [list(q) for q in land.formation.centres]}
             break
+    packed = False
+    if chosen is None and pack and at_aim.all():
+        # no candidate fits on target: the per-landing packing search at the aim point (the HIT landing)
+        form = pack_landing(st, x, y)
+        if form is not None:
+            land = judge_landing(st, x, y, form)
+            if not land.mishap:
+                packed = True
+                p -= R.p_hit  # the HIT term was a mishap for every candidate; this formation places every model
+                chosen = {"orientation_deg": None, "ring_caps": [], "label": "per-landing packing (models placed one "
+                          "by one in base contact around the first, then the next ring)",
+                          "rings": form.ring_counts()[1:], "positions": [list(q) for q in form.centres]}
     notes = [f"the controller chooses the formation after the scatter: the best of {len(fam)} candidates "
              f"(orientations every {360.0 / max(1, round(360.0 / step_deg)):g} deg, ring 1 full or cut short with "
              "the rest in the next ring); a mishap only when every candidate has one",
@@ -1097,6 +1114,13 @@ def best_formation_odds(st: DeepStrikeSetup, x: float, y: float,
               "equal to P(the first model itself cannot be placed): exact for the text's best formation over every "
               "orientation and ring shape"),
              "the heat map (--map, --render) is for the fixed orientation"]
+    if pack:
+        notes.append("at the aim point (the HIT landing) a per-landing packing search is tried when no candidate fits "
+                     f"(rings filled by a greedy sweep in {PACK_STEP_DEG:g} deg steps from {PACK_STARTS} start "
+                     "directions, each ring the most models a sweep places): "
+                     + ("it places every model, so the HIT third is not a mishap (exact: the family at every "
+                        "landing plus this formation on target)" if packed else
+                        "not needed" if chosen is not None else "it does not place every model either"))
     res = {k: p * v for k, v in R.result_probabilities().items()}
     return BestFormationOdds(x, y, p, 1 - p, p_lo, res, len(fam), step_deg, chosen, bound, notes)
 
@@ -1115,3 +1139,75 @@ def _p_all(st: DeepStrikeSetup, fam: list[FormationChoice], x: float, y: float, 
     f = rs.all_fraction(np.full(len(dist), x), np.full(len(dist), y), [d for d, _ in dist])
     p += sum((1 - R.p_hit) * pd * fk for (_, pd), fk in zip(dist, f, strict=True))
     return float(p), at_aim
+
+
+PACK_STEP_DEG = 2.0
+"""Angular step of the per-landing packing sweep (degrees)."""
+PACK_STARTS = 12
+"""Start directions of the per-landing packing sweep, evenly spaced."""
+
+
+def pack_landing(st: DeepStrikeSetup, x: float, y: float, step_deg: float = PACK_STEP_DEG,
+                 starts: int = PACK_STARTS) -> Formation | None:
+    """A formation for a landing with the first model at (x, y), placed model by model: ring k
+    holds the models a sweep round the envelope of ring k-1 (every ``step_deg`` degrees from the
+    first model, from each of ``starts`` start directions; the sweep with the most models is kept)
+    places where each is legal alone (:func:`judge_landing` of that model: the checker's
+    predicates) and on no model of the unit; the rest start ring k+1. Returns None when the first
+    model itself cannot be placed or a ring can hold none of the models left (a mishap). The rings
+    are spaced as the setup's (``ring_spacing``). Not a ring of the family: models of a ring need
+    not touch each other, only the ring inside."""
+    from planner.deepstrike.formation import _Bodies, _Discs
+    from planner.geometry.measure import overlaps
+
+    n = len(st.radii)
+    geo: _Discs | _Bodies = (_Bodies(st.shapes) if st.ring_spacing == "true-shape" and not st.exact_bases
+                             else _Discs(st.radii))
+
+    def alone(i: int, cx: float, cy: float) -> bool:
+        one = replace(st, radii=[st.radii[i]], shapes=[st.shapes[i]], ring_caps=None, orientation_deg=0.0)
+        return not judge_landing(one, cx, cy).mishap
+
+    if not alone(0, x, y):
+        return None
+    centres = [(x, y)]
+    fps = [st.shapes[0].moved(x, y)]
+    rings = [0]
+    inner = [0]
+    ring = 1
+    nxt = 1
+    while nxt < n:
+        best: list[tuple[float, float]] = []
+        for s0 in range(starts):
+            got: list[tuple[float, float]] = []
+            got_fp: list = []
+            for k in range(round(360.0 / step_deg)):
+                i = nxt + len(got)
+                if i >= n:
+                    break
+                th = math.radians(s0 * 360.0 / starts + k * step_deg)
+                ux, uy = math.cos(th), math.sin(th)
+                t = geo.envelope_radius(x, y, ux, uy, inner, centres, i)
+                if not math.isfinite(t):
+                    continue
+                cx, cy = x + t * ux, y + t * uy
+                f = st.shapes[i].moved(cx, cy)
+                if any(overlaps(f, g) for g in fps + got_fp) or not alone(i, cx, cy):
+                    continue
+                got.append((cx, cy))
+                got_fp.append(f)
+            if len(got) > len(best):
+                best = got
+            if nxt + len(best) >= n:
+                break
+        if not best:
+            return None
+        first_new = len(centres)
+        for c in best:
+            centres.append(c)
+            fps.append(st.shapes[len(fps)].moved(*c))
+            rings.append(ring)
+        inner = list(range(first_new, len(centres)))
+        nxt += len(best)
+        ring += 1
+    return Formation(tuple(centres), tuple(st.radii), tuple(rings))
