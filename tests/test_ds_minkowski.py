@@ -96,3 +96,19 @@ def test_packing_places_models_in_two_opposite_slots():
     # a unit of 4 does not fit (no third slot): the packing fails too, still a mishap on target
     st4 = replace(st, radii=st.radii + [r], shapes=st.shapes + [st.shapes[0]])
     assert pack_landing(st4, cx, cy) is None
+
+
+def test_finer_orientation_step_never_worse():
+    """Orientations every 5 degrees contain those every 15: P(mishap) no higher, still above the
+    lower bound (the test scene by the cliff, the tank and the crater)."""
+    import pytest
+
+    from planner.deepstrike.procedure import best_formation_odds, make_setup
+    from planner.deepstrike.scene import scene
+
+    st = make_setup(scene(n=3, ovals=False), "ds")
+    b15 = best_formation_odds(st, 16.0, 24.0)
+    b5 = best_formation_odds(st, 16.0, 24.0, 5.0)
+    assert b5.candidates == 3 * b15.candidates
+    assert b5.p_mishap_lower - 1e-9 <= b5.p_mishap <= b15.p_mishap + 1e-9
+    assert b5.p_mishap_lower == pytest.approx(b15.p_mishap_lower, abs=1e-12)

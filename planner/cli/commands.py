@@ -577,6 +577,10 @@ def deepstrike(
     render_out: Annotated[str | None, typer.Option("--render", help="Draw the battlefield with the heat map to "
                                                                      "FILE.svg or FILE.png.")] = None,
     ruling: RulingOpt = None,
+    formation_step: Annotated[float, typer.Option("--formation-step", min=1.0, max=90.0,
+                                                  help="Best formation: ring orientations every DEG degrees "
+                                                       "(default 15; a divisor of 15 gives a larger candidate set, "
+                                                       "never worse odds).")] = 15.0,
 ) -> None:
     """Deep Strike odds: clean landing, each mishap result and trigger, dangerous terrain, a goal point.
 
@@ -602,7 +606,8 @@ def deepstrike(
             data, code = {"scenario": world.file, "unit": unit}, 0  # only the picture was asked for
         else:
             data, code = run_deepstrike(world, unit, at, ruleset, orientation, map_file, resolution, best, near,
-                                        within, n_sim, seed, console, inertial_guidance, facing, chosen)
+                                        within, n_sim, seed, console, inertial_guidance, facing, chosen,
+                                        formation_step)
         if render_out is not None:
             from planner.cli.render import render_deepstrike
 

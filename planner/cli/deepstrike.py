@@ -91,7 +91,8 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
                    map_file: str | None,
                    resolution: float, best: bool, near: str | None, within: float | None, n_sim: int | None,
                    seed: int, console: Console, inertial_guidance: bool = False,
-                   facing: float | None = None, rulings: dict[str, str] | None = None) -> tuple[dict, int]:
+                   facing: float | None = None, rulings: dict[str, str] | None = None,
+                   formation_step: float = 15.0) -> tuple[dict, int]:
     """Compute and print; return the JSON data and the exit code.
 
     ``orientation`` None: the rings' orientation is the controller's choice (5th/7th: the odds of the
@@ -99,7 +100,7 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
     0 for comparison); a number: that fixed orientation as well. ``data["formation_drawn"]`` is the
     formation ``--render`` draws: (label, model centres). ``rulings``: ``--ruling KEY=VALUE`` for the
     Deep Strike rulings (over the scenario's ``rulings:``); the readings applied are printed and in
-    ``data["rulings"]``."""
+    ``data["rulings"]``. ``formation_step``: the best formation's orientation step (degrees)."""
     asked = orientation is not None
     orientation = float(orientation) if orientation is not None else 0.0
     st = make_setup(world, unit, ruleset, orientation, inertial_guidance, facing, rulings)
@@ -146,7 +147,7 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         data["formation_drawn"] = [f"formation, orientation {orientation:g} deg (on target)",
                                    [list(c) for c in land.formation.centres]]
         if R.scatter:
-            bfo = best_formation_odds(st, x, y)
+            bfo = best_formation_odds(st, x, y, formation_step)
             data["best_formation"] = asdict(bfo)
             _print_best_formation(console, bfo)
             if not asked and bfo.on_target is not None:
