@@ -112,3 +112,51 @@ def test_finer_orientation_step_never_worse():
     assert b5.candidates == 3 * b15.candidates
     assert b5.p_mishap_lower - 1e-9 <= b5.p_mishap <= b15.p_mishap + 1e-9
     assert b5.p_mishap_lower == pytest.approx(b15.p_mishap_lower, abs=1e-12)
+
+
+def test_packing_estimate_where_the_family_is_loose():
+    """Ten 32 mm models aimed at (16, 24) by the cliff, the tank and the crater: the family's
+    P(mishap) 0.1180 is above the lower bound 0.1129; the sampled scatter landings in between (every
+    candidate mishaps, the first model fits) are all placed by the per-landing packing, verified by
+    the checker's predicates, so the estimate comes down to the lower bound."""
+    import math
+
+    import numpy as np
+    import pytest
+
+    from planner.deepstrike.procedure import (
+        _variant,
+        best_formation_odds,
+        build_regions,
+        formation_family,
+        judge_landing,
+        make_setup,
+        pack_landing,
+    )
+    from planner.deepstrike.regions import RegionSet
+    from planner.deepstrike.scene import scene
+
+    st = make_setup(scene(n=10, ovals=False), "ds")
+    b = best_formation_odds(st, 16.0, 24.0)
+    assert b.p_mishap == pytest.approx(0.11800, abs=5e-5) and b.p_mishap_lower == pytest.approx(0.11293, abs=5e-5)
+    e = b.packing_estimate
+    assert e is not None and e["landings_tried"] >= 1 and e["landings_placed"] == e["landings_tried"]
+    assert e["p_mishap"] == pytest.approx(b.p_mishap_lower, abs=1e-9)
+    # one such landing, independently: the family's regions say every candidate mishaps there, the
+    # checker's predicates confirm it candidate by candidate, and the packing places all ten
+    fam = formation_family(st)
+    rs = RegionSet(len(fam))
+    for k, c in enumerate(fam):
+        rs.extend(build_regions(_variant(st, c), dangerous=False, triggers=False)[0], {0: k})
+    th = (np.arange(72) + 0.5) * 2 * math.pi / 72
+    pts = np.array([(16.0 + d * math.cos(t), 24.0 + d * math.sin(t)) for d in range(2, 13) for t in th])
+    gap = rs.contains(pts[:, 0], pts[:, 1]).all(axis=1)
+    one = replace_one = None
+    for px, py in pts[gap]:
+        f = pack_landing(st, float(px), float(py))
+        if f is not None and not judge_landing(st, float(px), float(py), f).mishap:
+            one, replace_one = (float(px), float(py)), f
+            break
+    assert one is not None
+    assert all(judge_landing(_variant(st, c), *one).mishap for c in fam)
+    assert one is not None and len(replace_one.centres) == 10

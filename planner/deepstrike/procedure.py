@@ -1036,6 +1036,9 @@ class BestFormationOdds:
     on_target: dict | None
     error_bound: float = NUMERIC_ERROR
     interpretations: list[str] = field(default_factory=list)
+    packing_estimate: dict | None = None
+    """When the family and the lower bound differ: :func:`packing_estimate` (``p_mishap``, an
+    estimate, with the landings tried and placed), else None."""
 
 
 def _variant(st: DeepStrikeSetup, c: FormationChoice) -> DeepStrikeSetup:
@@ -1077,7 +1080,7 @@ def best_formation_odds(st: DeepStrikeSetup, x: float, y: float,
     st = replace(st, obstacles=[o for o in st.obstacles
                                 if math.hypot(o.fp.cx - x, o.fp.cy - y) - o.fp.outer_radius <= reach],
                  impassable={k: v for k, v in st.impassable.items() if v.distance(aim) <= reach})
-    p, at_aim = _p_all(st, fam, x, y, "outer")
+    p, at_aim, fam_rs = _p_all(st, fam, x, y, "outer")
     first = replace(st, radii=st.radii[:1], shapes=st.shapes[:1], ring_caps=None)
     lo_rs, _ = build_regions(first, dangerous=False, triggers=False, ellipse="inner")
     p_lo = float(region_probabilities(first, lo_rs, [x], [y])[0, 0])
@@ -1114,6 +1117,18 @@ def best_formation_odds(st: DeepStrikeSetup, x: float, y: float,
               "equal to P(the first model itself cannot be placed): exact for the text's best formation over every "
               "orientation and ring shape"),
              "the heat map (--map, --render) is for the fixed orientation"]
+    est = None
+    if pack and p - p_lo > bound:
+        aim_gap = bool(at_aim.all()) and not packed and not bool(lo_rs.contains([x], [y])[0, 0])
+        e, tried, placed = packing_estimate(st, fam_rs, x, y, p, p_lo, aim_gap)
+        if tried:
+            est = {"p_mishap": e, "landings_tried": tried, "landings_placed": placed, "angles": 72}
+            notes.append(f"estimate with a per-landing packing at the scatter landings too: P(mishap) about {e:.4f} "
+                         f"({placed} of {tried} sampled landings where every candidate mishaps but the first model "
+                         "fits were placed by the packing; a 72-direction midpoint rule: an estimate, not a bound)")
+        else:
+            notes.append("no sampled scatter landing (72 directions per 2D6 total) fell where every candidate "
+                         "mishaps but the first model fits: no packing estimate")
     if pack:
         notes.append("at the aim point (the HIT landing) a per-landing packing search is tried when no candidate fits "
                      f"(rings filled by a greedy sweep in {PACK_STEP_DEG:g} deg steps from {PACK_STARTS} start "
@@ -1122,7 +1137,7 @@ def best_formation_odds(st: DeepStrikeSetup, x: float, y: float,
                         "landing plus this formation on target)" if packed else
                         "not needed" if chosen is not None else "it does not place every model either"))
     res = {k: p * v for k, v in R.result_probabilities().items()}
-    return BestFormationOdds(x, y, p, 1 - p, p_lo, res, len(fam), step_deg, chosen, bound, notes)
+    return BestFormationOdds(x, y, p, 1 - p, p_lo, res, len(fam), step_deg, chosen, bound, notes, est)
 
 
 def _p_all(st: DeepStrikeSetup, fam: list[FormationChoice], x: float, y: float, ellipse: str):
@@ -1138,7 +1153,46 @@ def _p_all(st: DeepStrikeSetup, fam: list[FormationChoice], x: float, y: float, 
     p = R.p_hit * float(at_aim.all())
     f = rs.all_fraction(np.full(len(dist), x), np.full(len(dist), y), [d for d, _ in dist])
     p += sum((1 - R.p_hit) * pd * fk for (_, pd), fk in zip(dist, f, strict=True))
-    return float(p), at_aim
+    return float(p), at_aim, rs
+
+
+def packing_estimate(st: DeepStrikeSetup, fam_rs: RegionSet, x: float, y: float, p: float, p_lo: float,
+                     aim_gap: bool, angles: int = 72) -> tuple[float, int, int]:
+    """An estimate of P(mishap) with a per-landing packing (:func:`pack_landing`) allowed at the
+    scatter landings too: over the dice exactly and a ``angles``-direction midpoint rule, the
+    landings where every candidate of the family mishaps but the first model alone does not are
+    tried; the fraction the packing places (verified by :func:`judge_landing`) is taken off the
+    exact measure of that gap (``aim_gap``: the aim point itself is in the gap, its HIT term is not
+    a scatter landing). Neither exact nor a bound: a quadrature estimate. Returns (estimate,
+    landings tried, landings placed)."""
+    R = st.rules
+    one_rs: dict = {}
+
+    def alone(i: int, cx: float, cy: float) -> bool:
+        S = st.shapes[i]
+        if S not in one_rs:
+            one = replace(st, radii=[st.radii[i]], shapes=[S], ring_caps=None, orientation_deg=0.0)
+            one_rs[S] = build_regions(one, dangerous=False, triggers=False)[0]
+        return not bool(one_rs[S].contains([cx], [cy])[0, 0])
+
+    th = (np.arange(angles) + 0.5) * 2 * math.pi / angles
+    tried = placed = 0
+    w_gap = w_saved = 0.0
+    for d, pd in R.scatter_distances():
+        px, py = x + d * np.cos(th), y + d * np.sin(th)
+        inside = np.asarray(fam_rs.contains(px, py), dtype=bool)
+        gap: list[bool] = [bool(v) for v in np.all(inside, axis=1).tolist()]
+        for a, b, g in zip(px, py, gap, strict=True):
+            if not g or not alone(0, float(a), float(b)):
+                continue
+            w_gap += pd / angles
+            tried += 1
+            form = pack_landing(st, float(a), float(b), 3.0, 6, alone)
+            if form is not None and not judge_landing(st, float(a), float(b), form).mishap:
+                placed += 1
+                w_saved += pd / angles
+    gap_exact = max(0.0, p - p_lo - (R.p_hit if aim_gap else 0.0))  # the scatter part of the gap
+    return (p - gap_exact * (w_saved / w_gap) if w_gap > 0 else p), tried, placed
 
 
 PACK_STEP_DEG = 2.0
@@ -1148,7 +1202,7 @@ PACK_STARTS = 12
 
 
 def pack_landing(st: DeepStrikeSetup, x: float, y: float, step_deg: float = PACK_STEP_DEG,
-                 starts: int = PACK_STARTS) -> Formation | None:
+                 starts: int = PACK_STARTS, alone=None) -> Formation | None:
     """A formation for a landing with the first model at (x, y), placed model by model: ring k
     holds the models a sweep round the envelope of ring k-1 (every ``step_deg`` degrees from the
     first model, from each of ``starts`` start directions; the sweep with the most models is kept)
@@ -1156,7 +1210,8 @@ def pack_landing(st: DeepStrikeSetup, x: float, y: float, step_deg: float = PACK
     predicates) and on no model of the unit; the rest start ring k+1. Returns None when the first
     model itself cannot be placed or a ring can hold none of the models left (a mishap). The rings
     are spaced as the setup's (``ring_spacing``). Not a ring of the family: models of a ring need
-    not touch each other, only the ring inside."""
+    not touch each other, only the ring inside. ``alone(i, x, y)``: a faster test of model i alone
+    (default: :func:`judge_landing`); callers verify the result with :func:`judge_landing`."""
     from planner.deepstrike.formation import _Bodies, _Discs
     from planner.geometry.measure import overlaps
 
@@ -1164,9 +1219,11 @@ def pack_landing(st: DeepStrikeSetup, x: float, y: float, step_deg: float = PACK
     geo: _Discs | _Bodies = (_Bodies(st.shapes) if st.ring_spacing == "true-shape" and not st.exact_bases
                              else _Discs(st.radii))
 
-    def alone(i: int, cx: float, cy: float) -> bool:
+    def alone_exact(i: int, cx: float, cy: float) -> bool:
         one = replace(st, radii=[st.radii[i]], shapes=[st.shapes[i]], ring_caps=None, orientation_deg=0.0)
         return not judge_landing(one, cx, cy).mishap
+
+    alone = alone or alone_exact
 
     if not alone(0, x, y):
         return None
