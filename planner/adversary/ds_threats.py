@@ -5,7 +5,10 @@ the ruleset's distance from every enemy model (``DEEP_STRIKE_MORE_THAN_IN``: 9" 
 wh40k11) and wholly on the battlefield (RULES.md §2; the predicates of
 :func:`planner.deepstrike.procedure.judge_landing`). The unit lands in the procedure's ring
 formation with its first model's centre at a grid anchor (multiples of ``grid_in``, as for
-Infiltrate threats); the legal area is (legal anchors) x (cell area), square inches.
+Infiltrate threats); the legal area is (legal anchors) x (cell area), square inches. Restrictions
+of my units on Deep Strike arrivals (``restrictions:`` with method ``deep_strike``) are honoured:
+the landing test measures them with the one predicate (:mod:`planner.legality.checks.restriction`,
+rule ``<ruleset>.restriction.within``).
 
 Goals: ``near_point``/``near_objective`` (closest base edge to the point) and ``near_units``
 (closest base to base to one of my models). Sight goals are refused: this ruleset's arrival has

@@ -584,6 +584,11 @@ def deepstrike(
     json_out: JsonOpt = None,
     render_out: Annotated[str | None, typer.Option("--render", help="Draw the battlefield with the heat map to "
                                                                      "FILE.svg or FILE.png.")] = None,
+    ruling: RulingOpt = None,
+    formation_step: Annotated[float, typer.Option("--formation-step", min=1.0, max=90.0,
+                                                  help="Best formation: ring orientations every DEG degrees "
+                                                       "(default 15; a divisor of 15 gives a larger candidate set, "
+                                                       "never worse odds).")] = 15.0,
 ) -> None:
     """Deep Strike odds: clean landing, each mishap result and trigger, dangerous terrain, a goal point.
 
@@ -599,6 +604,7 @@ def deepstrike(
         _check_writable(map_file, "--map", (scenario,))
         _check_picture(render_out, scenario)
         _check_writable(json_out, "--json", (scenario,))
+        chosen = _parse_rulings(ruling)  # checked against the Deep Strike's ruleset (make_setup)
         world = load_scenario(scenario)
         for target, option in ((map_file, "--map"), (render_out, "--render"), (json_out, "--json")):
             _check_writable(target, option)
@@ -608,12 +614,13 @@ def deepstrike(
             data, code = {"scenario": world.file, "unit": unit}, 0  # only the picture was asked for
         else:
             data, code = run_deepstrike(world, unit, at, ruleset, orientation, map_file, resolution, best, near,
-                                        within, n_sim, seed, console, inertial_guidance, facing)
+                                        within, n_sim, seed, console, inertial_guidance, facing, chosen,
+                                        formation_step)
         if render_out is not None:
             from planner.cli.render import render_deepstrike
 
             data["render"] = render_deepstrike(world, unit, ruleset, orientation or 0.0, resolution, render_out, console,
-                                               data.get("formation_drawn"), facing)
+                                               data.get("formation_drawn"), facing, chosen)
         _write_json(json_out, data, [scenario])
         return code
 

@@ -13,6 +13,7 @@ from rich.table import Table as RichTable
 
 from planner.deepstrike.procedure import (
     ERROR_BOUND,
+    applied_rulings,
     best_formation_odds,
     best_landing,
     heat_map,
@@ -90,22 +91,27 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
                    map_file: str | None,
                    resolution: float, best: bool, near: str | None, within: float | None, n_sim: int | None,
                    seed: int, console: Console, inertial_guidance: bool = False,
-                   facing: float | None = None) -> tuple[dict, int]:
+                   facing: float | None = None, rulings: dict[str, str] | None = None,
+                   formation_step: float = 15.0) -> tuple[dict, int]:
     """Compute and print; return the JSON data and the exit code.
 
     ``orientation`` None: the rings' orientation is the controller's choice (5th/7th: the odds of the
     best formation, :func:`planner.deepstrike.procedure.best_formation_odds`, and those of orientation
     0 for comparison); a number: that fixed orientation as well. ``data["formation_drawn"]`` is the
-    formation ``--render`` draws: (label, model centres)."""
+    formation ``--render`` draws: (label, model centres). ``rulings``: ``--ruling KEY=VALUE`` for the
+    Deep Strike rulings (over the scenario's ``rulings:``); the readings applied are printed and in
+    ``data["rulings"]``. ``formation_step``: the best formation's orientation step (degrees)."""
     asked = orientation is not None
     orientation = float(orientation) if orientation is not None else 0.0
-    st = make_setup(world, unit, ruleset, orientation, inertial_guidance, facing)
+    st = make_setup(world, unit, ruleset, orientation, inertial_guidance, facing, rulings)
     R = st.rules
     data: dict = {"ruleset": R.ruleset, "scenario": world.file, "unit": unit, "models": len(st.unit.models),
                   "orientation_deg": orientation, "facing_deg": st.facing_deg, "exact_bases": st.exact_bases,
-                  "error_bound": ERROR_BOUND}
+                  "error_bound": ERROR_BOUND, "rulings": applied_rulings(st)}
     if R.procedure == "assault":
-        return _run_assault(st, data, at, map_file, resolution, best, near, n_sim, seed, console)
+        data, code = _run_assault(st, data, at, map_file, resolution, best, near, n_sim, seed, console)
+        _print_rulings(console, data["rulings"])
+        return data, code
     q = parse_point(near, "--near") if near is not None else None
     wgoal = (q[0], q[1], within if within is not None else 0.0) if q is not None else None
     if within is not None and q is None:
@@ -121,7 +127,9 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
                   + (f"{orientation:g} deg (as asked)" if asked else "the controller's choice"))
     if not st.exact_bases:
         console.print(f"[yellow]interpretation:[/yellow] non-round models keep facing {st.facing_deg:g} deg and "
-                      "their true shape in the mishap tests; the rings are spaced by their circumscribed discs")
+                      "their true shape in the mishap tests; the rings are spaced by "
+                      + ("their true outlines in contact" if st.ring_spacing == "true-shape"
+                         else "their circumscribed discs") + f" (ds-ring-spacing={st.ring_spacing})")
     if at is not None:
         x, y = parse_point(at, "--at")
         bf = world.scenario.battlefield
@@ -139,7 +147,7 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         data["formation_drawn"] = [f"formation, orientation {orientation:g} deg (on target)",
                                    [list(c) for c in land.formation.centres]]
         if R.scatter:
-            bfo = best_formation_odds(st, x, y)
+            bfo = best_formation_odds(st, x, y, formation_step)
             data["best_formation"] = asdict(bfo)
             _print_best_formation(console, bfo)
             if not asked and bfo.on_target is not None:
@@ -163,7 +171,19 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         _print_odds(console, b.odds, R.scatter, f"best ({b.x:.2f}, {b.y:.2f})")
     if map_file is not None:
         data["map"] = _heat_map(st, resolution, map_file, "mishap", console)
+    _print_rulings(console, data["rulings"])
     return data, code
+
+
+def _print_rulings(console: Console, rulings: list[dict]) -> None:
+    """The rulings applied, one line each (as ``planner check`` prints them), or that none applied."""
+    if not rulings:
+        console.print("Rulings applied: none (no open point of the sources decides these odds)")
+        return
+    console.print("Rulings applied:")
+    for r in rulings:
+        console.print(escape(f"  {r['key']}={r['value']} ({'default' if r['default'] else 'chosen'}): "
+                             f"{r['meaning']} [{r['sources']}]"), highlight=False)
 
 
 def _heat_map(st, resolution: float, map_file: str, outcome: str, console: Console) -> dict:
@@ -261,6 +281,12 @@ def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, se
         for note in o.interpretations:
             console.print(f"  interpretation: {escape(note)}")
         console.print(f"exact over the scatter die and 2D6; direction: closed-form arcs, error <= {o.error_bound:.1g}")
+        from planner.deepstrike.assault import assault_followers, assault_groups
+
+        if assault_groups(st):
+            fo = assault_followers(st, x, y, o)
+            data["assault_followers"] = asdict(fo)
+            _print_followers(console, fo)
         if n_sim:
             s = simulate(st, x, y, n_sim, seed)
             data["simulation"] = {"n": s.n, "seed": s.seed, "p_relocated": s.p_mishap, "se": s.se_mishap}
@@ -269,3 +295,22 @@ def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, se
     if map_file is not None:
         data["map"] = _heat_map(st, resolution, map_file, "relocated", console) | {"value": "p_relocated"}
     return data, 0
+
+
+def _print_followers(console: Console, fo) -> None:
+    """The rest of a Deep Strike Assault: the outcomes with their probabilities, the placements on target."""
+    t = RichTable(title="Deep Strike Assault: the rest of the assault (" + escape("; ".join(fo.groups)) + ")")
+    t.add_column("outcome")
+    t.add_column("probability", justify="right")
+    for oc in fo.outcomes:
+        t.add_row(escape(oc["text"]), f"{oc['probability']:.4f}")
+    console.print(t)
+    for title, rows in (("on target, not Disordered", fo.on_target), ("on target, Disordered", fo.on_target_disordered)):
+        for r in rows:
+            where = (f"placed by the {r['placed_by']}" + (f" within {r['within_in']:g}\"" if r["within_in"] else
+                                                          " in base contact with the first model")
+                     if r["space"] else "no space found")
+            first = f" (first model at ({r['positions'][0][0]:.2f}, {r['positions'][0][1]:.2f}))" if r["space"] else ""
+            console.print(escape(f"  {title}: {r['label']}: {where}{first}"))
+    for note in fo.interpretations:
+        console.print(f"  interpretation: {escape(note)}")

@@ -24,8 +24,9 @@ def report_if_complete(world: World):
 
 
 def deepstrike_heat(world: World, unit: str, ruleset: str | None = None, orientation: float = 0.0,
-                    resolution: float = 1.0) -> HeatMap:
-    """The Deep Strike heat map of ``unit`` (the grid of ``planner deepstrike --map``).
+                    resolution: float = 1.0, rulings: dict[str, str] | None = None) -> HeatMap:
+    """The Deep Strike heat map of ``unit`` (the grid of ``planner deepstrike --map``; ``rulings``:
+    ``--ruling`` readings of the Deep Strike rulings).
 
     Raises
     ------
@@ -34,7 +35,7 @@ def deepstrike_heat(world: World, unit: str, ruleset: str | None = None, orienta
     """
     from planner.deepstrike.procedure import heat_map, make_setup
 
-    st = make_setup(world, unit, ruleset, orientation)
+    st = make_setup(world, unit, ruleset, orientation, rulings=rulings)
     xs, ys, P = heat_map(st, resolution)
     label = (f"P(mishap) of {unit} ({st.rules.ruleset})" if st.rules.scatter
              else f"illegal set-up (1) / legal (0), {unit} ({st.rules.ruleset})")
@@ -58,16 +59,17 @@ def run_render(world: World, out: str, *, exclusion: str | None, legal: str | No
 
 
 def render_deepstrike(world: World, unit: str, ruleset: str | None, orientation: float, resolution: float,
-                      out: str, console: Console, formation: list | None = None, facing: float | None = None) -> dict:
+                      out: str, console: Console, formation: list | None = None, facing: float | None = None,
+                      rulings: dict[str, str] | None = None) -> dict:
     """``deepstrike --render``: the battlefield with the unit's Deep Strike heat map and, if given,
     a formation ``[label, [[x, y], ...]]`` (the unit's model centres, inches) drawn with the models'
     true shapes at ``facing``; returns JSON data."""
-    heat = deepstrike_heat(world, unit, ruleset, orientation, resolution)
+    heat = deepstrike_heat(world, unit, ruleset, orientation, resolution, rulings)
     drawn = None
     if formation is not None:
         from planner.deepstrike.procedure import make_setup
 
-        st = make_setup(world, unit, ruleset, orientation, facing_deg=facing)
+        st = make_setup(world, unit, ruleset, orientation, facing_deg=facing, rulings=rulings)
         drawn = (formation[0], [S.moved(float(x), float(y)) for (x, y), S in zip(formation[1], st.shapes, strict=True)])
     summary = render_file(world, out, report_if_complete(world), RenderOptions(heat=heat, formation=drawn))
     console.print(f"Wrote the battlefield with the Deep Strike heat map to {escape(out)}")

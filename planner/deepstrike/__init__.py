@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 def deep_strike_odds(world: World, unit_id: str, x: float, y: float, *, ruleset: str | None = None,
                      within: tuple[float, float, float] | None = None, orientation_deg: float = 0.0,
-                     inertial_guidance: bool = False, facing_deg: float | None = None) -> Odds | AssaultOdds:
+                     inertial_guidance: bool = False, facing_deg: float | None = None,
+                     rulings: dict[str, str] | None = None) -> Odds | AssaultOdds:
     """Exact odds of unit ``unit_id`` Deep Striking with its first model aimed at (x, y) inches.
 
     Parameters
@@ -36,6 +37,9 @@ def deep_strike_odds(world: World, unit_id: str, x: float, y: float, *, ruleset:
         scenario's facing of the first model, else 0).
     inertial_guidance : bool
         HH2: the first model has an Inertial Guidance System (scatter halved).
+    rulings : dict, optional
+        KEY -> VALUE readings of the Deep Strike rulings (``ds-ring-spacing``; HH2 ``dsa-*``) over
+        the scenario's ``rulings:`` (``planner rules --rulings`` lists them).
 
     Returns
     -------
@@ -49,12 +53,12 @@ def deep_strike_odds(world: World, unit_id: str, x: float, y: float, *, ruleset:
     ScenarioError
         Unknown unit, a ruleset without a Deep Strike procedure, an aim point off the
         battlefield, or (``hh2``) an aim point within 1" of an enemy model, edge or Impassable
-        Terrain; ``within`` with ``hh2``.
+        Terrain; ``within`` with ``hh2``; an unknown ruling or reading.
     """
     from planner.deepstrike.procedure import make_setup, odds
     from planner.errors import ScenarioError
 
-    st = make_setup(world, unit_id, ruleset, orientation_deg, inertial_guidance, facing_deg)
+    st = make_setup(world, unit_id, ruleset, orientation_deg, inertial_guidance, facing_deg, rulings)
     bf = world.scenario.battlefield
     if not (0.0 <= x <= bf.width and 0.0 <= y <= bf.depth):
         raise ScenarioError(f"the aim point must be on the {bf.width:g}\" x {bf.depth:g}\" battlefield",

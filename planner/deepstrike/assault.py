@@ -25,15 +25,23 @@ Interpretations (labelled ``interpretation`` in the output):
 - The IGS re-roll of the Disordered roll is taken (P = (1/6)^2 on a 1; (3/6)^2 with the trait).
 - The rest of the first unit: not in the sources reached; it is placed by its controller in unit
   coherency with the first model, none within 1" of an enemy model or in Impassable Terrain (the
-  placing rule the sources give for the other units). The opponent's 18" move and the placing of
-  the other units are the placing player's choice: :func:`outcomes` gives who places them and
-  within what distance of the first model, with the probability of each.
+  placing rule the sources give for the other units). :func:`outcomes` gives who places the
+  others and within what distance of the first model, with the probability of each.
+- The rest of the assault placed (:func:`assault_followers`, :func:`place_assault`): the rest of
+  the first unit in base contact with the first model, then each later unit (the player's other
+  units in Reserve with ``arrival: deep_strike``) in its ring formation with every model within 6"
+  of the first model (the controller; no space: the opponent, as if Disordered) or, Disordered,
+  within 24" where the opponent puts it farthest from the first model (the worst legal place for
+  me, as read here). Space is searched among stated candidates with the checker's predicates and
+  true shapes; P(space) is a lower bound, exact over the dice and a midpoint rule over the
+  direction. Where the opponent relocates the first model is its choice: not computed.
 - A non-round first model (an oval, a hull such as a Drop Pod) keeps its true shape at its
   facing (``--facing``) in every test: the regions are Minkowski sums (no circumscribed disc).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
@@ -56,6 +64,11 @@ from planner.units import TOLERANCE_IN
 
 _BIG = 1000.0
 TRIGGERS = ("edge_within_1", "impassable_within_1", "enemy_within_1")
+def footprint_kind(st: DeepStrikeSetup) -> str:
+    """The kind of the first model's footprint as the tests use it (``circle`` under the disc ruling)."""
+    return st.shapes[0].kind
+
+
 def _assault_rules(st: DeepStrikeSetup) -> HorusHeresy2:
     """The ruleset whose Deep Strike Assault numbers apply (a Horus Heresy ruleset)."""
     return cast("HorusHeresy2", find_ruleset(st.rules.ruleset))
@@ -79,11 +92,14 @@ def assault_regions(st: DeepStrikeSetup, *, clear: bool = False, ellipse: str = 
     rs = RegionSet(len(ids))
     # an edge: the centre within (extent of the shape towards that edge) + 1" of it
     left, right, low, high = S.support(-1, 0), S.support(1, 0), S.support(0, -1), S.support(0, 1)
+    # the dsa-igs-off-battlefield ruling: 'off the battlefield' is any part of the base, or its centre
+    centre = st.rulings.get("dsa-igs-off-battlefield") == "centre"
     for reg, g in ((0, lim + T), (ids["edge_within_1"], lim + T), (ids["igs_correction"], -TOLERANCE_IN)):
-        rs.add_rect(-_BIG, -_BIG, left + g, _BIG, reg)
-        rs.add_rect(st.width - right - g, -_BIG, _BIG, _BIG, reg)
-        rs.add_rect(-_BIG, -_BIG, _BIG, low + g, reg)
-        rs.add_rect(-_BIG, st.depth - high - g, _BIG, _BIG, reg)
+        e = (0.0, 0.0, 0.0, 0.0) if (centre and reg == ids["igs_correction"]) else (left, right, low, high)
+        rs.add_rect(-_BIG, -_BIG, e[0] + g, _BIG, reg)
+        rs.add_rect(st.width - e[1] - g, -_BIG, _BIG, _BIG, reg)
+        rs.add_rect(-_BIG, -_BIG, _BIG, e[2] + g, reg)
+        rs.add_rect(-_BIG, st.depth - e[3] - g, _BIG, _BIG, reg)
     g = ids["igs_correction"]
     for poly in st.impassable.values():
         for reg in (0, ids["impassable_within_1"]):
@@ -161,24 +177,301 @@ def assault_odds(st: DeepStrikeSetup, x: float, y: float, *, warlord_trait: bool
         rs, ids = assault_regions(st, ellipse=side)
         vals[side] = region_probabilities(st, rs, [x], [y])[0]
     p = vals["outer"]
+    kept = igs and st.rulings.get("dsa-igs-correction") == "kept"
+    # dsa-igs-correction=kept: a model the IGS moved off an edge or out of Impassable Terrain stays where it was
+    # moved; the correction set lies inside the relocation set, so P(relocated) = P(relocated) - P(correction)
+    p_rel = float(p[0] - p[ids["igs_correction"]]) if kept else float(p[0])
     bound = NUMERIC_ERROR + (float(np.max(np.abs(vals["outer"] - vals["inner"]))) if "inner" in vals else 0.0)
     on = list(range(1, 4)) if warlord_trait else list(_assault_rules(st).DEEP_STRIKE_DISORDERED_ON)
     pd = len(on) / 6
     notes = ["the rest of the first unit: placed by its controller in unit coherency with the first model, none "
              "within 1\" of an enemy model or in Impassable Terrain, no scatter (the sources reached give no "
              "formation for it; the placing rule of the other units is applied)",
-             "the opponent's 18\" move and the placing of the other units are the placing player's choice: the "
-             "odds are of who places them and within what distance, not where"]
+             "the opponent's 18\" move is the opponent's choice: the odds are of who places the other units "
+             "and within what distance; where they find space is computed by assault_followers (planner "
+             "deepstrike prints it when the assault has more models or units)"]
     if igs:
-        pd = pd * pd
-        notes += ["after the IGS minimum-distance correction the model touches the edge or terrain, so it is "
-                  "within 1\" and is relocated by the opponent (P(relocated) unchanged)",
-                  "IGS 'off the battlefield': any part of the base off the table",
-                  "the IGS re-roll of the Disordered roll is taken"]
-    if not st.exact_bases:
+        if st.rulings.get("dsa-igs-reroll", "taken") == "taken":
+            pd = pd * pd
+        notes += [("after the IGS minimum-distance correction the model touches the edge or terrain, so it is "
+                   "within 1\" and is relocated by the opponent (P(relocated) unchanged)") if not kept else
+                  ("the IGS minimum-distance correction ends the scatter: the model stays where it was moved "
+                   "(P(relocated) excludes the correction; the triggers are where the scatter ended)"),
+                  "IGS 'off the battlefield': " + ("the centre of the base off the table"
+                                                   if st.rulings.get("dsa-igs-off-battlefield") == "centre"
+                                                   else "any part of the base off the table"),
+                  "the IGS re-roll of the Disordered roll is " + ("taken" if st.rulings.get("dsa-igs-reroll", "taken")
+                                                                  == "taken" else "not taken")]
+    if st.unit.models and footprint_kind(st) != "circle":
         notes.append(f"a non-round first model keeps its true shape at facing {st.facing_deg:g} deg (the "
                      "facing is the controller's choice: --facing)")
-    return AssaultOdds(x, y, igs, float(p[0]), 1 - float(p[0]),
+    elif not st.exact_bases and st.rulings.get("dsa-first-model-shape") == "disc":
+        notes.append("a non-round first model is judged as its circumscribed disc (dsa-first-model-shape=disc)")
+    return AssaultOdds(x, y, igs, p_rel, 1 - p_rel,
                        {f"{st.rules.ruleset}.{RULE}.{t}": float(p[ids[t]]) for t in TRIGGERS},
                        float(p[ids["igs_correction"]]) if igs else None, pd, on, bound, notes,
-                       outcomes(st, float(p[0]), pd))
+                       outcomes(st, p_rel, pd))
+
+
+# --------------------------------------------------------------------------- the rest of the assault (issue #19 item 2)
+
+FOLLOW_ANGLES = 24
+"""Directions of the angle quadrature over the first model's scatter (midpoint rule)."""
+ANCHOR_STEP_IN = 0.5
+"""Radial step of the candidate anchors of a later unit around the first model, inches."""
+ANCHOR_DIRECTIONS = 16
+"""Directions of the candidate anchors on each ring about the first model."""
+
+
+@dataclass
+class FollowerGroup:
+    """Models placed after the first: the rest of the first unit, or a later unit of the assault."""
+
+    unit: str
+    label: str
+    shapes: list
+    radii: list[float]
+    exact: bool
+    rest_of_first: bool = False
+
+
+def assault_groups(st: DeepStrikeSetup) -> list[FollowerGroup]:
+    """The rest of the first unit (if it has more models), then every other unit of the same
+    player in Reserve with ``arrival: deep_strike`` (the units of the assault), in scenario order;
+    each model keeps its true shape at the assault's facing."""
+    from planner.deepstrike.formation import formation_radii
+    from planner.geometry.shapes import footprint
+    from planner.schema import SetupMethod
+
+    out = []
+    u = st.unit
+    if len(u.models) > 1:
+        out.append(FollowerGroup(u.id, f"the rest of {u.label} ({len(u.models) - 1} models)", st.shapes[1:],
+                                 st.radii[1:], st.exact_bases, True))
+    for v in st.world.units.values():
+        if v.id == u.id or v.player != u.player or v.setup.method is not SetupMethod.RESERVES \
+                or v.setup.arrival != "deep_strike":
+            continue
+        radii, exact = formation_radii([m.base for m in v.models])
+        out.append(FollowerGroup(v.id, f"{v.label} ({len(v.models)} models)",
+                                 [footprint(m.base, 0.0, 0.0, st.facing_deg) for m in v.models], radii, exact))
+    return out
+
+
+class _Space:
+    """The legal-placement predicates of the later units (RULES.md §1.4 step 4: on the battlefield,
+    none within 1" of an enemy model or in Impassable Terrain, on no other model), with the
+    checker's exact measures (:mod:`planner.geometry.measure`)."""
+
+    def __init__(self, st: DeepStrikeSetup, p: tuple[float, float], reach: float):
+        from shapely.geometry import Point, box
+
+        self.st = st
+        self.table = box(0.0, 0.0, st.width, st.depth)
+        pt = Point(*p)
+        self.imp = [q for q in st.impassable.values() if q.distance(pt) <= reach]
+        near = [o for o in st.obstacles if math.hypot(o.fp.cx - p[0], o.fp.cy - p[1]) - o.fp.outer_radius <= reach]
+        self.enemies = [o.fp for o in near if o.enemy]
+        self.models = [o.fp for o in near]
+        self.lim = _assault_rules(st).DEEP_STRIKE_FIRST_MODEL_CLEAR_IN
+
+    def ok(self, f, placed: list) -> bool:
+        from planner.geometry.measure import is_within, overlaps
+        from planner.geometry.shapes import clearance_inside, distance_to_polygon
+
+        if clearance_inside(f, self.table) < -TOLERANCE_IN:
+            return False
+        for q in self.imp:
+            if distance_to_polygon(f, q) < -TOLERANCE_IN:
+                return False
+        for e in self.enemies:
+            if is_within(f, e, self.lim):
+                return False
+        return not any(overlaps(f, o) for o in self.models + placed)
+
+
+_FORMS: dict = {}
+
+
+def _formation(g: FollowerGroup, anchor, orientation: float, first=None):
+    """The group in rings about ``anchor`` (its own first model there), or, for the rest of the
+    first unit, about the first model ``first`` (a Footprint) in base contact with it. The ring
+    offsets are computed once per group shape and orientation (cached), then moved."""
+    from planner.deepstrike.formation import ring_formation
+
+    key = (tuple((S.kind, S.a, S.b, S.angle, S.verts) for S in g.shapes), round(orientation % 360.0, 9),
+           None if first is None else (first.kind, first.a, first.b, first.angle, tuple(
+               (x - first.cx, y - first.cy) for x, y in first.verts)))
+    offs = _FORMS.get(key)
+    if offs is None:
+        if first is not None:
+            radii = [first.outer_radius, *g.radii]
+            shapes = None if g.exact and first.kind == "circle" else [first.moved(0.0, 0.0), *g.shapes]
+            offs = ring_formation((0.0, 0.0), radii, orientation, shapes=shapes).centres[1:]
+        else:
+            offs = ring_formation((0.0, 0.0), g.radii, orientation, shapes=None if g.exact else g.shapes).centres
+        if len(_FORMS) > 4096:
+            _FORMS.clear()
+        _FORMS[key] = offs
+    ax, ay = (first.cx, first.cy) if first is not None else anchor
+    return [S.moved(ax + dx, ay + dy) for (dx, dy), S in zip(offs, g.shapes, strict=True)]
+
+
+def place_group(st: DeepStrikeSetup, g: FollowerGroup, first, limit: float, placed: list, *,
+                worst: bool = False, space: _Space | None = None) -> list | None:
+    """A legal placement of group ``g`` with every model within ``limit`` inches (closest points) of
+    the first model ``first`` (a Footprint), or None if no candidate is legal.
+
+    Candidates: the group's ring formation (true shapes) with its first model on rings about the
+    first model every :data:`ANCHOR_STEP_IN` inches, :data:`ANCHOR_DIRECTIONS` directions each, the
+    rings' orientation towards the first model and away from it (the rest of the first unit: rings
+    about the first model itself, in base contact, 24 orientations). The controller takes the
+    nearest legal one; with ``worst`` (Disordered: the opponent) the farthest from the first model.
+    A placement returned is legal by the checker's predicates; None means none of the candidates
+    is (a lower bound on the space)."""
+    from planner.geometry.measure import is_within
+
+    space = space or _Space(st, (first.cx, first.cy), limit + 2 * sum(g.radii) + first.outer_radius + 2.0)
+    if g.rest_of_first:
+        for k in range(24):
+            fps = _formation(g, None, 15.0 * k, first)
+            if all(space.ok(f, [first, *placed]) for f in fps):
+                return fps
+        return None
+    r_min = first.inner_radius + min(S.inner_radius for S in g.shapes)
+    r_max = limit + first.outer_radius + g.shapes[0].outer_radius  # beyond it the anchored model is too far
+    rings = np.arange(r_min, r_max + 1e-9, ANCHOR_STEP_IN)
+    if worst:
+        rings = rings[::-1]
+    for rho in rings:
+        for k in range(ANCHOR_DIRECTIONS):
+            th = 2 * math.pi * k / ANCHOR_DIRECTIONS
+            a = (first.cx + rho * math.cos(th), first.cy + rho * math.sin(th))
+            for orient in ((math.degrees(th) + 180.0, math.degrees(th)) if worst else
+                           (math.degrees(th), math.degrees(th) + 180.0)):
+                fps = _formation(g, a, orient)
+                if all(is_within(f, first, limit) for f in fps) and all(space.ok(f, [first, *placed]) for f in fps):
+                    return fps
+    return None
+
+
+def place_assault(st: DeepStrikeSetup, first, *, disordered: bool = False) -> list[dict]:
+    """Place every later group for the first model at ``first`` (a Footprint), one after another:
+    not Disordered, the controller within 6" (a unit with no space there goes to the opponent,
+    placed as if Disordered); Disordered, the opponent within 24", as far from the first model as
+    the candidates allow (the worst legal place for me). Returns, per group, ``unit``, ``placed_by``,
+    ``within_in``, ``positions`` (centres) or None, and ``space`` (True: placed)."""
+    H = _assault_rules(st)
+    near, far = H.DEEP_STRIKE_OTHERS_WITHIN_IN, H.DEEP_STRIKE_DISORDERED_WITHIN_IN
+    placed: list = []
+    out = []
+    for g in assault_groups(st):
+        if g.rest_of_first:
+            fps = place_group(st, g, first, 0.0, placed)
+            who, lim = "controller", None
+        elif not disordered:
+            fps, who, lim = place_group(st, g, first, near, placed), "controller", near
+            if fps is None:  # no space within 6": the opponent deploys it as if Disordered
+                fps, who, lim = place_group(st, g, first, far, placed, worst=True), "opponent", far
+        else:
+            fps, who, lim = place_group(st, g, first, far, placed, worst=True), "opponent", far
+        if fps is not None:
+            placed += fps
+        out.append({"unit": g.unit, "label": g.label, "placed_by": who, "within_in": lim, "space": fps is not None,
+                    "positions": None if fps is None else [[float(f.cx), float(f.cy)] for f in fps]})
+    return out
+
+
+@dataclass
+class AssaultFollowers:
+    """What becomes of the rest of the assault (probabilities; see :func:`assault_followers`)."""
+
+    groups: list[str]
+    on_target: list[dict]
+    on_target_disordered: list[dict]
+    p_space: float
+    """P(the first model stays and every later unit finds space within 6" of it, and the rest of the first
+    unit fits in base contact), over the scatter (angle quadrature)."""
+    p_stays: float
+    outcomes: list[dict]
+    angles: int
+    interpretations: list[str] = field(default_factory=list)
+
+
+def assault_followers(st: DeepStrikeSetup, x: float, y: float, o: AssaultOdds | None = None,
+                      angles: int = FOLLOW_ANGLES) -> AssaultFollowers:
+    """The rest of a Deep Strike Assault aimed at (x, y): for each landing of the first model where
+    it stays (HIT, or 2D6 in ``angles`` directions), whether the controller finds space within 6"
+    of it for every later unit (and for the rest of the first unit in base contact with it), by
+    :func:`place_assault`; the probability of each outcome with the Disordered D6.
+
+    ``p_space`` is the exact P(stays) (closed-form arcs) times the fraction of the stays with space,
+    measured exactly over the dice and by a midpoint rule over the direction (``angles``
+    directions: a stated approximation, not closed-form arcs); a
+    landing counted without space is one where none of the candidate placements is legal, so
+    ``p_space`` is a lower bound on the space the text allows. A relocated first model is moved
+    by the opponent: where, and so whether the others find space, is the opponent's choice (not
+    computed; its outcomes say so). The placement on target (the HIT) is returned, not
+    Disordered and Disordered (the opponent's worst place for me: as far from the first model as
+    the candidates allow, within 24")."""
+    o = o or assault_odds(st, x, y)
+    S = st.shapes[0]
+    R = st.rules
+    rs, _ = assault_regions(st)
+    groups = assault_groups(st)
+
+    def space_at(px: float, py: float) -> bool:
+        return all(r["space"] and r["placed_by"] == "controller" for r in place_assault(st, S.moved(px, py)))
+
+    on_t = place_assault(st, S.moved(x, y))
+    on_d = place_assault(st, S.moved(x, y), disordered=True)
+    # quadrature of P(stays and space) and of P(stays) on the same directions; the space fraction
+    # of the stays is then applied to the exact P(stays) of the closed-form arcs
+    stay_aim = not bool(rs.contains([x], [y])[0][0])
+    q_space = R.p_hit * float(stay_aim and all(r["space"] and r["placed_by"] == "controller" for r in on_t))
+    q_stay = R.p_hit * float(stay_aim)
+    th = (np.arange(angles) + 0.5) * 2 * math.pi / angles
+    for d, pd in R.scatter_distances():
+        px, py = x + d * np.cos(th), y + d * np.sin(th)
+        stay = ~rs.contains(px, py)[:, 0]
+        ok = [bool(s) and space_at(float(a), float(b)) for a, b, s in zip(px, py, stay, strict=True)]
+        q_space += (1 - R.p_hit) * pd * float(np.mean(ok))
+        q_stay += (1 - R.p_hit) * pd * float(np.mean(stay))
+    p = o.p_stays * (q_space / q_stay if q_stay > 0 else 0.0)
+    pd_ = o.p_disordered
+    nd = 1.0 - pd_
+    H = _assault_rules(st)
+    outs = [
+        {"first_model": "stays", "disordered": False, "space": True, "probability": nd * p,
+         "text": f"the first model stays; not Disordered; every later unit finds space within "
+                 f"{H.DEEP_STRIKE_OTHERS_WITHIN_IN:g}\" (the controller places them)"},
+        {"first_model": "stays", "disordered": False, "space": False, "probability": nd * max(0.0, o.p_stays - p),
+         "text": f"the first model stays; not Disordered; some unit finds no space within "
+                 f"{H.DEEP_STRIKE_OTHERS_WITHIN_IN:g}\": the opponent deploys it as if Disordered (within "
+                 f"{H.DEEP_STRIKE_DISORDERED_WITHIN_IN:g}\")"},
+        {"first_model": "stays", "disordered": True, "space": None, "probability": pd_ * o.p_stays,
+         "text": f"the first model stays; Disordered: the opponent places the other units within "
+                 f"{H.DEEP_STRIKE_DISORDERED_WITHIN_IN:g}\""},
+        {"first_model": "relocated", "disordered": False, "space": None, "probability": nd * o.p_relocated,
+         "text": "the opponent relocates the first model; not Disordered: space within 6\" depends on the "
+                 "opponent's choice of spot (not computed)"},
+        {"first_model": "relocated", "disordered": True, "space": None, "probability": pd_ * o.p_relocated,
+         "text": "the opponent relocates the first model; Disordered: the opponent places the other units "
+                 "within 24\""},
+    ]
+    notes = [f"the later units: the other units of {st.unit.player} in Reserve with arrival deep_strike, placed one "
+             "after another in scenario order, each in its ring formation (true shapes in base contact, so in "
+             "coherency), every model within the distance of the first model (closest points), on the "
+             "battlefield, none within 1\" of an enemy model, in Impassable Terrain or on another model",
+             f"space is searched among candidate placements (anchors every {ANCHOR_STEP_IN:g}\" out from the "
+             f"first model, {ANCHOR_DIRECTIONS} directions, two ring orientations); a placement found is legal "
+             "by the checker's predicates, none found counts as no space (P(space) is a lower bound)",
+             f"P(space) = P(stays) (exact) x P(space | stays), the latter exact over the dice and a "
+             f"{angles}-direction midpoint rule over the direction (not closed-form arcs)",
+             "the rest of the first unit: in base contact with the first model (its ring formation, 24 "
+             "orientations), counted in the space outcome",
+             "Disordered: the opponent's worst legal place for me is taken as the farthest from the first model "
+             "within 24\" among the candidates (the assault split up)",
+             "a relocated first model: the opponent chooses its spot, so whether the others find space then is "
+             "the opponent's choice (not computed)"]
+    return AssaultFollowers([g.label for g in groups], on_t, on_d, p, o.p_stays, outs, angles, notes)

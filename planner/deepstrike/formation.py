@@ -5,9 +5,11 @@ the first, forming a circle around it; when the first circle is complete, a furt
 circle, each model touching the circle inside it; each circle must include as many models as
 will fit". Shared by the landing test and the odds (:mod:`planner.deepstrike.procedure`).
 
-Exact construction (round bases). Interpretation for a base that is not round (an oval, a hull
-such as a Drop Pod): the rings are spaced by its circumscribed disc, so that no two models
-overlap whatever their facing; the mishap tests then use the true shape at the stated facing
+Exact construction (round bases). A base that is not round (an oval, a hull such as a Drop Pod)
+follows the ``ds-ring-spacing`` ruling: ``circumscribed`` (the default) spaces the rings by its
+circumscribed disc, so that no two models overlap whatever their facing; ``true-shape`` places the
+models in contact by their true outlines at their facing (the same construction with convex
+contact bodies instead of discs). The mishap tests always use the true shape at the stated facing
 (:mod:`planner.deepstrike.procedure`).
 
 - Ring 0 is the first model, radius ``r0``, at ``first_centre``.
@@ -103,7 +105,7 @@ def _circle_circle(ax, ay, ra, bx, by, rb) -> list[tuple[float, float]]:
 
 
 def ring_formation(first_centre: tuple[float, float], radii: list[float], orientation_deg: float = 0.0,
-                   ring_caps: tuple[int, ...] | None = None) -> Formation:
+                   ring_caps: tuple[int, ...] | None = None, shapes=None) -> Formation:
     """Centres of a Deep Strike formation: ``radii[0]`` is the first model at ``first_centre``.
 
     Parameters
@@ -117,6 +119,13 @@ def ring_formation(first_centre: tuple[float, float], radii: list[float], orient
     ring_caps : tuple of int, optional
         At most ``ring_caps[k-1]`` models in ring k (a ring cut short by terrain or models: the
         models that do not fit start the next ring); rings past the tuple hold as many as fit.
+    shapes : list of Footprint, optional
+        The ``ds-ring-spacing=true-shape`` ruling: each model's true footprint at its facing,
+        centred at the origin; models are then placed in contact by their true outlines (the
+        contact set of models i and j is the convex body S_i (+) (-S_j), a polygon; curved
+        outlines enter by their circumscribed 128-gon, so no two models ever overlap, spacing at
+        most 1e-3" wider than touching for a 75 mm oval). None (the default, ``circumscribed``):
+        the discs of ``radii``.
 
     Raises
     ------
@@ -125,40 +134,39 @@ def ring_formation(first_centre: tuple[float, float], radii: list[float], orient
     """
     if not radii or any(not (r > 0) for r in radii):
         raise ValueError("ring_formation needs at least one model, every radius > 0")
+    geo: _Discs | _Bodies = _Discs(radii) if shapes is None else _Bodies(shapes)
     cx, cy = first_centre
     phi0 = math.radians(orientation_deg)
     ux0, uy0 = math.cos(phi0), math.sin(phi0)
     centres = [(cx, cy)]
     rings = [0]
-    inner: list[tuple[float, float, float]] = [(cx, cy, radii[0])]  # the ring inside the one being built
-    current: list[tuple[float, float, float]] = []
+    inner: list[int] = [0]  # the ring inside the one being built (model indices)
+    current: list[int] = []
     ring = 1
     start_angle = 0.0
     i = 1
     while i < len(radii):
-        r = radii[i]
-        discs = [(px, py, pr + r) for px, py, pr in inner]
         if not current:
-            t = _envelope_radius(cx, cy, ux0, uy0, discs)
+            t = geo.envelope_radius(cx, cy, ux0, uy0, inner, centres, i)
             pos = (cx + t * ux0, cy + t * uy0)
             start_angle = math.atan2(pos[1] - cy, pos[0] - cx)
         else:
-            qx, qy, qr = current[-1]
+            q = current[-1]
+            qx, qy = centres[q]
             q_ang = math.atan2(qy - cy, qx - cx)
             best = None
-            for px, py, R in discs:
-                for p in _circle_circle(qx, qy, qr + r, px, py, R):
-                    if not _free(p, r, centres, radii):
-                        continue
-                    ang = math.atan2(p[1] - cy, p[0] - cx)
-                    u = (math.cos(ang), math.sin(ang))
-                    if math.hypot(p[0] - cx, p[1] - cy) < _envelope_radius(cx, cy, *u, discs) - 1e-7:
-                        continue  # not on the outer envelope
-                    adv = (ang - q_ang) % (2 * math.pi)
-                    if adv < 1e-9:
-                        continue
-                    if best is None or adv < best[0]:
-                        best = (adv, p)
+            for p in geo.contacts(q, inner, centres, i):
+                if not geo.free(p, i, centres):
+                    continue
+                ang = math.atan2(p[1] - cy, p[0] - cx)
+                u = (math.cos(ang), math.sin(ang))
+                if math.hypot(p[0] - cx, p[1] - cy) < geo.envelope_radius(cx, cy, *u, inner, centres, i) - 1e-7:
+                    continue  # not on the outer envelope
+                adv = (ang - q_ang) % (2 * math.pi)
+                if adv < 1e-9:
+                    continue
+                if best is None or adv < best[0]:
+                    best = (adv, p)
             closes = best is None or (ring_caps is not None and ring <= len(ring_caps)
                                       and len(current) >= ring_caps[ring - 1])
             if best is not None:
@@ -167,8 +175,7 @@ def ring_formation(first_centre: tuple[float, float], radii: list[float], orient
                 prev_swept = (q_ang - start_angle) % (2 * math.pi)
                 if swept < prev_swept - 1e-12:  # went past the ring's start
                     closes = True
-                fx, fy, fr = current[0]
-                if math.hypot(best[1][0] - fx, best[1][1] - fy) < fr + r - _EPS:
+                if geo.overlap(current[0], best[1], i, centres):
                     closes = True
             if closes:
                 inner, current, ring = current, [], ring + 1
@@ -176,9 +183,120 @@ def ring_formation(first_centre: tuple[float, float], radii: list[float], orient
             pos = best[1]  # type: ignore[index]
         centres.append(pos)
         rings.append(ring)
-        current.append((pos[0], pos[1], r))
+        current.append(i)
         i += 1
     return Formation(tuple(centres), tuple(radii), tuple(rings))
+
+
+class _Discs:
+    """Contact geometry of round (or circumscribed) bases: closed forms."""
+
+    def __init__(self, radii: list[float]):
+        self.radii = radii
+
+    def envelope_radius(self, cx, cy, ux, uy, inner, centres, i) -> float:
+        r = self.radii[i]
+        return _envelope_radius(cx, cy, ux, uy, [(*centres[m], self.radii[m] + r) for m in inner])
+
+    def contacts(self, q, inner, centres, i):
+        r = self.radii[i]
+        qx, qy = centres[q]
+        for m in inner:
+            px, py = centres[m]
+            yield from _circle_circle(qx, qy, self.radii[q] + r, px, py, self.radii[m] + r)
+
+    def free(self, p, i, centres) -> bool:
+        return _free(p, self.radii[i], centres, self.radii)
+
+    def overlap(self, k, p, i, centres) -> bool:
+        fx, fy = centres[k]
+        return math.hypot(p[0] - fx, p[1] - fy) < self.radii[k] + self.radii[i] - _EPS
+
+
+class _Bodies:
+    """Contact geometry of true outlines (``ds-ring-spacing=true-shape``): model j at centre c_j
+    touches model k at c_k when c_j - c_k is on the boundary of D(k, j) = S_k (+) (-S_j), and
+    overlaps it when inside (convex polygons: the half-planes of their edges)."""
+
+    SIDES = 128
+
+    def __init__(self, shapes):
+        import numpy as np
+
+        self._np = np
+        self.polys, keys = [], []
+        for S in shapes:
+            if S.kind == "polygon":
+                v = np.asarray(S.verts, float) - [S.cx, S.cy]
+            else:
+                v = np.asarray(S.polygon(self.SIDES, circumscribed=True).exterior.coords)[:-1] - [S.cx, S.cy]
+            self.polys.append(v)
+            keys.append(v.round(12).tobytes())
+        self._key = [keys.index(k) for k in keys]  # equal outlines share their bodies
+        self._bodies: dict[tuple[int, int], tuple] = {}
+
+    def body(self, k: int, j: int):
+        """(vertices ccw, outward unit normals, offsets) of D(k, j) at the origin."""
+        key = (self._key[k], self._key[j])
+        if key not in self._bodies:
+            from shapely.geometry import MultiPoint
+
+            np = self._np
+            sums = (self.polys[k][:, None, :] - self.polys[j][None, :, :]).reshape(-1, 2)
+            hull = np.asarray(MultiPoint(sums).convex_hull.exterior.coords)[:-1]  # type: ignore[attr-defined]
+            if _signed_area(hull) < 0:
+                hull = hull[::-1]
+            e = np.roll(hull, -1, axis=0) - hull
+            n = np.column_stack([e[:, 1], -e[:, 0]])
+            n /= np.hypot(n[:, 0], n[:, 1])[:, None]
+            self._bodies[key] = (hull, n, np.einsum("ij,ij->i", n, hull))
+        return self._bodies[key]
+
+    def _exit(self, k, j, ox, oy, cx, cy, ux, uy) -> float:
+        """Largest t with (cx, cy) + t u in D(k, j) + (ox, oy); -inf if the line misses it."""
+        np = self._np
+        _, n, h = self.body(k, j)
+        a = n[:, 0] * ux + n[:, 1] * uy
+        b = h - (n[:, 0] * (cx - ox) + n[:, 1] * (cy - oy))
+        flat = np.abs(a) < 1e-15
+        if np.any(flat & (b < 0)):
+            return -math.inf
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = b / a
+        hi = float(np.min(t[(a > 0) & ~flat], initial=math.inf))
+        lo = float(np.max(t[(a < 0) & ~flat], initial=-math.inf))
+        return hi if lo <= hi + 1e-12 else -math.inf
+
+    def envelope_radius(self, cx, cy, ux, uy, inner, centres, i) -> float:
+        return max(self._exit(m, i, centres[m][0], centres[m][1], cx, cy, ux, uy) for m in inner)
+
+    def contacts(self, q, inner, centres, i):
+        from shapely.geometry import LinearRing
+
+        rq = LinearRing(self.body(q, i)[0] + centres[q])
+        for m in inner:
+            cut = rq.intersection(LinearRing(self.body(m, i)[0] + centres[m]))
+            for g in getattr(cut, "geoms", [cut]):
+                if g.is_empty:
+                    continue
+                for c in g.coords:  # points, or the ends of a shared edge piece
+                    yield (float(c[0]), float(c[1]))
+
+    def _inside(self, k, p, i, centres) -> bool:
+        _, n, h = self.body(k, i)
+        d = n[:, 0] * (p[0] - centres[k][0]) + n[:, 1] * (p[1] - centres[k][1])
+        return bool((d < h - 1e-7).all())
+
+    def free(self, p, i, centres) -> bool:
+        return not any(self._inside(k, p, i, centres) for k in range(len(centres)))
+
+    def overlap(self, k, p, i, centres) -> bool:
+        return self._inside(k, p, i, centres)
+
+
+def _signed_area(v) -> float:
+    x, y = v[:, 0], v[:, 1]
+    return 0.5 * float((x * (y.take(range(1, len(y) + 1), mode="wrap")) - (x.take(range(1, len(x) + 1), mode="wrap")) * y).sum())
 
 
 def _free(p: tuple[float, float], r: float, centres: list[tuple[float, float]], radii: list[float]) -> bool:

@@ -40,10 +40,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import cast
 
 import numpy as np
-from shapely.geometry import MultiPoint, Point, Polygon, box
+from shapely.geometry import Point, Polygon, box
 
 from planner.deepstrike.formation import Formation, formation_radii, ring_formation
 from planner.deepstrike.regions import RegionSet
@@ -181,13 +180,46 @@ class DeepStrikeSetup:
     ring_caps: tuple[int, ...] | None = None
     """At most this many models in ring 1, 2, ... (a ring cut short: :func:`ring_formation`); None: as many as fit."""
 
+    ring_spacing: str = "circumscribed"
+    """The ``ds-ring-spacing`` reading: ``circumscribed`` (rings spaced by the discs of ``radii``) or
+    ``true-shape`` (non-round models in contact by their true outlines at ``facing_deg``)."""
+    rulings: dict[str, str] = field(default_factory=dict)
+    """The rulings this Deep Strike reads (key -> reading applied): :func:`make_setup`."""
+    rulings_chosen: frozenset[str] = frozenset()
+    """The keys of :attr:`rulings` chosen (in the scenario or by ``--ruling``) rather than defaults."""
+    restricted: bool = False
+    """10th/11th: some enemy unit's restriction forbids a Deep Strike arrival near it (checked in
+    :func:`judge_landing` with :mod:`planner.legality.checks.restriction`)."""
+    _forms: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def table(self):
+        """The checker's table of the scenario (built once), for the restriction predicate."""
+        if "table" not in self._forms:
+            from planner.legality.table import Table
+
+            self._forms["table"] = Table(self.world)
+        return self._forms["table"]
+
     def formation(self, x: float, y: float) -> Formation:
-        return ring_formation((x, y), self.radii, self.orientation_deg, self.ring_caps)
+        """The formation with the first model at (x, y) (this setup's orientation, ring caps, spacing)."""
+        if self.ring_spacing != "true-shape" or self.exact_bases:
+            return ring_formation((x, y), self.radii, self.orientation_deg, self.ring_caps)
+        key = (self.orientation_deg, self.ring_caps, tuple(self.radii), self.facing_deg, len(self.shapes))
+        f = self._forms.get(key)
+        if f is None:
+            f = self._forms[key] = ring_formation((0.0, 0.0), self.radii, self.orientation_deg, self.ring_caps,
+                                                  self.shapes)
+        return Formation(tuple((x + a, y + b) for a, b in f.centres), f.radii, f.rings)
 
 
 def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientation_deg: float = 0.0,
-               inertial_guidance: bool = False, facing_deg: float | None = None) -> DeepStrikeSetup:
+               inertial_guidance: bool = False, facing_deg: float | None = None,
+               rulings: dict[str, str] | None = None) -> DeepStrikeSetup:
     """Collect what a landing of ``unit_id`` is judged against.
+
+    ``rulings`` (KEY -> VALUE, ``--ruling``) over the scenario's ``rulings:`` for the Deep Strike
+    rulings of the Deep Strike ruleset (``ds-ring-spacing``; HH2 ``dsa-*``): :func:`deepstrike_ruling`.
 
     Raises
     ------
@@ -235,8 +267,57 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
     if not math.isfinite(facing_deg):
         raise ScenarioError("the facing must be a finite number of degrees", location="--facing", value=facing_deg)
     shapes = [footprint(m.base, 0.0, 0.0, facing_deg) for m in unit.models]
+    rs = find_ruleset(rules.ruleset)
+    chosen = rs.check_rulings(rulings or {}, location="--ruling")
+    used: dict[str, str] = {}
+
+    def ruling(key: str) -> str:
+        used[key] = deepstrike_ruling(world, rs, key, chosen)
+        return used[key]
+
+    spacing = "circumscribed"
+    if rules.procedure == "mishap" and not exact:
+        spacing = ruling("ds-ring-spacing")
+    if rules.procedure == "assault":
+        if shapes[0].kind != "circle" and ruling("dsa-first-model-shape") == "disc":
+            shapes[0] = Footprint("circle", 0.0, 0.0, shapes[0].outer_radius)
+        if inertial_guidance:
+            for key in ("dsa-igs-correction", "dsa-igs-off-battlefield", "dsa-igs-reroll"):
+                ruling(key)
+    restricted = False
+    if not rules.scatter:
+        from planner.legality.checks.restriction import held_against
+        from planner.schema import SetupKind
+
+        restricted = bool(held_against([u for u in world.units.values() if u.on_battlefield and u.is_positioned],
+                                       unit, SetupKind.DEEP_STRIKE))
+    picked = frozenset(k for k in used if k in chosen or (k in world.scenario.rulings and rs.id == world.ruleset.id))
     return DeepStrikeSetup(world, unit, rules, orientation_deg, radii, exact, obstacles, imp, dang, bf.width, bf.depth,
-                           shapes, facing_deg)
+                           shapes, facing_deg, ring_spacing=spacing, rulings=used, rulings_chosen=picked,
+                           restricted=restricted)
+
+
+def deepstrike_ruling(world: World, rs, key: str, chosen: dict[str, str]) -> str:
+    """The reading of Deep Strike ruling ``key`` of ruleset ``rs`` (the Deep Strike's ruleset, which
+    ``--ruleset`` may make other than the scenario's): ``chosen`` (``--ruling``), else the scenario's
+    ``rulings:`` (through :meth:`planner.world.World.ruling`, which records it, when ``rs`` is the
+    scenario's ruleset), else the ruling's default."""
+    if key in chosen:
+        return chosen[key]
+    if rs.id == world.ruleset.id:
+        return world.ruling(key)
+    return rs.ruling_info(key).default
+
+
+def applied_rulings(st: DeepStrikeSetup) -> list[dict]:
+    """The rulings ``st`` reads, as the reports state them: key, value, default, meaning, sources."""
+    rs = find_ruleset(st.rules.ruleset)
+    out = []
+    for key in sorted(st.rulings):
+        info, value = rs.ruling_info(key), st.rulings[key]
+        out.append({"key": key, "value": value, "default": key not in st.rulings_chosen,
+                    "meaning": info.meaning(value), "sources": info.sources})
+    return out
 
 
 # --------------------------------------------------------------------------- one landing (checker predicates)
@@ -262,9 +343,10 @@ def _fmt(v: float) -> str:
     return f'{v:.3f}"'
 
 
-def judge_landing(st: DeepStrikeSetup, x: float, y: float) -> Landing:
-    """The mishap test for one landing with the checker's exact predicates (first model at (x, y))."""
-    form = st.formation(x, y)
+def judge_landing(st: DeepStrikeSetup, x: float, y: float, form: Formation | None = None) -> Landing:
+    """The mishap test for one landing with the checker's exact predicates (first model at (x, y));
+    ``form``: a formation other than the setup's rings (e.g. :func:`pack_landing`'s)."""
+    form = form if form is not None else st.formation(x, y)
     fps = [S.moved(cx, cy) for (cx, cy), S in zip(form.centres, st.shapes, strict=True)]
     unit, R = st.unit, st.rules
     labels = [m.id for m in unit.models]
@@ -311,6 +393,16 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float) -> Landing:
                                 evidence=Evidence(model=labels[j], nearest_enemy_model=ref)))
         if not ok:
             fired.append("distance")
+        if st.restricted:  # enemy abilities forbidding a Deep Strike arrival within X" (the one predicate)
+            from planner.legality.checks.restriction import restriction_verdicts, verdict_findings
+            from planner.legality.table import Placed
+            from planner.schema import SetupKind
+
+            placed = Placed(unit, tuple(fps))
+            vs = restriction_verdicts(st.table, placed, kind=SetupKind.DEEP_STRIKE)
+            findings += verdict_findings(find_ruleset(R.ruleset), placed, vs, SetupKind.DEEP_STRIKE)
+            if any(not v.ok for v in vs):
+                fired.append("restriction")
         findings[0] = findings[0].model_copy(update={"rule": f"{R.ruleset}.battlefield"})  # the checker's id
         return Landing(x, y, form, fired, [], findings)
     # --- impassable terrain
@@ -446,9 +538,11 @@ def _add_sum(rs: RegionSet, A, S: Footprint, grow: float, region: int, ox: float
     """First-model centres c at which model shape ``S`` (placed at c + (ox, oy)) comes within
     ``grow`` of ``A`` (a footprint or a terrain polygon): A (+) (-S) (+) disc(grow), shifted by
     -(ox, oy). A round ``S`` is exact (``grow`` may be -T: strictly overlapping). Otherwise the
-    Minkowski sums of convex pieces are convex hulls of vertex sums; an oval ``S`` or ``A`` enters
-    by its outer or inner 256-gon (:func:`grown_ellipse_bounds`), and a negative ``grow`` (the
-    -T of "overlapping") is taken as 0 (a 1e-6" difference)."""
+    Minkowski sums of convex pieces (:func:`minkowski_convex`, computed once per obstacle and
+    shape: :func:`_sum_hulls`); an oval ``S`` or ``A`` enters by its outer or inner 256-gon
+    (:func:`grown_ellipse_bounds`) and, grown by a positive distance, as one outer or inner convex
+    polygon (:func:`grown_convex`: the odds are then bracketed by the two runs, as for the ovals);
+    a negative ``grow`` (the -T of "overlapping") is taken as 0 (a 1e-6" difference)."""
     if S.kind == "circle":
         if isinstance(A, Footprint):
             if S.a + grow + (A.a if A.kind == "circle" else 0.0) > 0:
@@ -456,16 +550,90 @@ def _add_sum(rs: RegionSet, A, S: Footprint, grow: float, region: int, ox: float
         else:
             rs.add_polygon_band(list(A.exterior.coords)[:-1], S.a + grow, region, -ox, -oy)
         return
-    if S.kind == "ellipse":
-        inner, outer = grown_ellipse_bounds(S, 0.0)
-        neg = -(outer if ellipse == "outer" else inner)
-    else:
-        neg = -np.asarray(S.verts, float)
     shift = np.array([ox, oy])
     g = max(0.0, grow)
+    oval = S.kind == "ellipse" or (isinstance(A, Footprint) and A.kind == "ellipse")
     if isinstance(A, Footprint) and A.kind == "circle":
-        _convex_band(rs, neg + np.array([A.cx, A.cy]) - shift, A.a + g, region)
+        if oval:  # -S (an oval's 256-gon) grown by the disc: one convex piece (bracketed by the two runs)
+            rs.add_convex(_grown_cached(_neg_shape_cached(S, ellipse), A.a + g, ellipse) + np.array([A.cx, A.cy])
+                          - shift, region)
+        else:
+            _convex_band(rs, _neg_shape(S, ellipse) + np.array([A.cx, A.cy]) - shift, A.a + g, region)
         return
+    for hull in _sum_hulls(A, S, ellipse):
+        if oval and g > 0:  # one convex piece, bracketed like the ovals themselves (the inner/outer runs)
+            rs.add_convex(_grown_cached(hull, g, ellipse) - shift, region)
+        else:
+            _convex_band(rs, hull - shift, g, region)
+
+
+_SUMS: dict = {}
+_GROWN: dict = {}
+
+
+def grown_convex(V: np.ndarray, grow: float, side: str = "outer", n: int = ELLIPSE_SIDES) -> np.ndarray:
+    """A convex polygon ``V`` grown by ``grow`` > 0 (the set of points within ``grow`` of it), as
+    one convex polygon: ``outer`` contains the grown set (the tangent lines of each vertex's arc,
+    at most 2 pi / ``n`` apart), ``inner`` is contained in it (points of the arcs). Used where ovals
+    already bracket the odds between an outer and an inner run (:func:`odds` measures the gap)."""
+    V = np.asarray(V, float)
+    x, y = V[:, 0], V[:, 1]
+    if float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)) < 0:
+        V = V[::-1]
+    e = np.roll(V, -1, axis=0) - V
+    a_out = np.arctan2(-e[:, 0], e[:, 1])  # outward normal angle of edge i (V_i -> V_i+1)
+    a_in = np.roll(a_out, 1)  # of the edge into vertex i
+    turn = (a_out - a_in) % (2 * math.pi)
+    delta = 2 * math.pi / n
+    m = np.maximum(1, np.ceil(turn / delta - 1e-9)).astype(int)
+    step = turn / m
+    k = m if side == "outer" else m + 1  # points per vertex
+    idx = np.repeat(np.arange(len(V)), k)
+    j = np.arange(len(idx)) - np.repeat(np.cumsum(k) - k, k)  # 0 .. k-1 within each vertex
+    if side == "outer":
+        t = a_in[idx] + (j + 0.5) * step[idx]
+        r = grow / np.cos(step[idx] / 2)
+    else:
+        t = a_in[idx] + j * step[idx]
+        r = np.full(len(idx), grow)
+    return V[idx] + (r * np.cos(t))[:, None] * [1.0, 0.0] + (r * np.sin(t))[:, None] * [0.0, 1.0]
+
+
+def _grown_cached(hull: np.ndarray, g: float, side: str) -> np.ndarray:
+    """:func:`grown_convex` of a cached hull (by identity: the hulls of :func:`_sum_hulls` persist)."""
+    key = (id(hull), g, side)
+    grown = _GROWN.get(key)
+    if grown is None or grown[0] is not hull:
+        if len(_GROWN) > 4096:
+            _GROWN.clear()
+        grown = _GROWN[key] = (hull, grown_convex(hull, g, side))
+    return grown[1]
+
+
+def _neg_shape_cached(S: Footprint, ellipse: str) -> np.ndarray:
+    key = ("neg", S, ellipse)
+    hit = _SUMS.get(key)
+    if hit is None:
+        hit = _SUMS[key] = _neg_shape(S, ellipse)
+    return hit
+
+
+def _neg_shape(S: Footprint, ellipse: str) -> np.ndarray:
+    """-S as a convex polygon (an oval by its outer or inner 256-gon)."""
+    if S.kind == "ellipse":
+        inner, outer = grown_ellipse_bounds(S, 0.0)
+        return -(outer if ellipse == "outer" else inner)
+    return -np.asarray(S.verts, float)
+
+
+def _sum_hulls(A, S: Footprint, ellipse: str) -> list[np.ndarray]:
+    """The convex pieces of A (+) (-S) (unshifted), computed once per (A, S, side): every model
+    of a formation and every candidate formation share them (only the shift differs)."""
+    key = (A if isinstance(A, Footprint) else A.wkb, S, ellipse)
+    hit = _SUMS.get(key)
+    if hit is not None:
+        return hit
+    neg = _neg_shape(S, ellipse)
     if isinstance(A, Footprint):
         if A.kind == "ellipse":
             inner, outer = grown_ellipse_bounds(A, 0.0)
@@ -476,10 +644,36 @@ def _add_sum(rs: RegionSet, A, S: Footprint, grow: float, region: int, ox: float
         from planner.deepstrike.regions import ear_clip
 
         pieces = ear_clip(list(A.exterior.coords)[:-1])
-    for piece in pieces:
-        sums = (np.asarray(piece)[:, None, :] + neg[None, :, :]).reshape(-1, 2)
-        hull = np.asarray(cast(Polygon, MultiPoint(sums).convex_hull).exterior.coords)[:-1] - shift
-        _convex_band(rs, hull, g, region)
+    out = [minkowski_convex(np.asarray(piece, float), neg) for piece in pieces]
+    if len(_SUMS) > 4096:
+        _SUMS.clear()
+    _SUMS[key] = out
+    return out
+
+
+def minkowski_convex(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """The Minkowski sum of two convex polygons (vertex arrays, either orientation): a convex
+    polygon, counter-clockwise, in O(n + m) by merging the edges in angle order (the same set as
+    the convex hull of all vertex sums; collinear and repeated vertices dropped)."""
+    def ccw_from_lowest(V: np.ndarray) -> np.ndarray:
+        V = np.asarray(V, float)
+        x, y = V[:, 0], V[:, 1]
+        if float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)) < 0:
+            V = V[::-1]
+        k = int(np.lexsort((V[:, 0], V[:, 1]))[0])
+        return np.roll(V, -k, axis=0)
+
+    P, Q = ccw_from_lowest(P), ccw_from_lowest(Q)
+    e = np.concatenate([np.roll(P, -1, axis=0) - P, np.roll(Q, -1, axis=0) - Q])
+    e = e[np.hypot(e[:, 0], e[:, 1]) > 1e-12]
+    ang = np.arctan2(e[:, 1], e[:, 0]) % (2 * math.pi)
+    e = e[np.argsort(ang, kind="stable")]
+    V = P[0] + Q[0] + np.concatenate([[[0.0, 0.0]], np.cumsum(e, axis=0)[:-1]])
+    # drop collinear vertices (consecutive edges of one direction)
+    prev, nxt = np.roll(V, 1, axis=0), np.roll(V, -1, axis=0)
+    cross = (V[:, 0] - prev[:, 0]) * (nxt[:, 1] - V[:, 1]) - (V[:, 1] - prev[:, 1]) * (nxt[:, 0] - V[:, 0])
+    scale = max(1.0, float(np.max(np.abs(V))))
+    return V[np.abs(cross) > 1e-12 * scale * scale]
 
 
 def build_regions(st: DeepStrikeSetup, *, within: tuple[float, float, float] | None = None,
@@ -614,7 +808,9 @@ def odds(st: DeepStrikeSetup, x: float, y: float, within: tuple[float, float, fl
     if not st.rules.scatter:
         land = judge_landing(st, x, y)
         pm = 1.0 if land.mishap else 0.0
-        return Odds(x, y, pm, 1 - pm, {}, {t: (1.0 if t in land.triggers else 0.0) for t in ("off_table", "distance")},
+        return Odds(x, y, pm, 1 - pm, {}, {t: (1.0 if t in land.triggers else 0.0)
+                                              for t in ("off_table", "distance") + (("restriction",) if st.restricted
+                                                                                    else ())},
                     {m: 1.0 for m in land.dangerous_models}, None)
     o = _odds_from(st, x, y, within, "outer")
     if _has_ovals(st):
@@ -813,7 +1009,7 @@ def formation_family(st: DeepStrikeSetup, step_deg: float = ORIENTATION_STEP_DEG
     """
     if not (0 < step_deg <= 360):
         raise ValueError("the orientation step must be in (0, 360] degrees")
-    full = ring_formation((0.0, 0.0), st.radii).ring_counts()
+    full = replace(st, orientation_deg=0.0, ring_caps=None).formation(0.0, 0.0).ring_counts()
     caps: list[tuple[int, ...] | None] = [None]
     if len(full) > 1:  # ring 1 may be cut short, the rest starting ring 2
         caps += [(k,) for k in range(1, full[1])]
@@ -840,6 +1036,9 @@ class BestFormationOdds:
     on_target: dict | None
     error_bound: float = NUMERIC_ERROR
     interpretations: list[str] = field(default_factory=list)
+    packing_estimate: dict | None = None
+    """When the family and the lower bound differ: :func:`packing_estimate` (``p_mishap``, an
+    estimate, with the landings tried and placed), else None."""
 
 
 def _variant(st: DeepStrikeSetup, c: FormationChoice) -> DeepStrikeSetup:
@@ -847,7 +1046,7 @@ def _variant(st: DeepStrikeSetup, c: FormationChoice) -> DeepStrikeSetup:
 
 
 def best_formation_odds(st: DeepStrikeSetup, x: float, y: float,
-                        step_deg: float = ORIENTATION_STEP_DEG) -> BestFormationOdds:
+                        step_deg: float = ORIENTATION_STEP_DEG, pack: bool = True) -> BestFormationOdds:
     """Exact odds of the aim point (x, y) when the controller picks, after the scatter, a legal
     formation of :func:`formation_family` (5th/7th/HH Deep Strike text: "as many models as will
     fit" in each circle; a mishap only when some model cannot be placed).
@@ -858,6 +1057,10 @@ def best_formation_odds(st: DeepStrikeSetup, x: float, y: float,
     the formation chosen if the model lands on the aim point (the first legal candidate), or None
     if none is legal there. Oval models enter by their outer polygons (a mishap is never
     understated); ``error_bound`` adds the measured gap to the inner ones.
+
+    With ``pack``, when no candidate is legal at the aim point itself, :func:`pack_landing` is tried
+    there: if it places every model the HIT term is no mishap (the figure is then exact over the
+    family at every landing plus that formation on target; still an upper bound for the text's best).
 
     Raises
     ------
@@ -870,14 +1073,14 @@ def best_formation_odds(st: DeepStrikeSetup, x: float, y: float,
                             location="ruleset", value=R.ruleset)
     fam = formation_family(st, step_deg)
     # only what a landing can reach matters: the scatter, the widest candidate, 1" and a margin
-    extent = max(ring_formation((0.0, 0.0), st.radii, 0.0, c.ring_caps).extent for c in fam)
+    extent = max(replace(st, orientation_deg=0.0, ring_caps=c.ring_caps).formation(0.0, 0.0).extent for c in fam)
     extent += max(S.outer_radius for S in st.shapes)
     reach = max(d for d, _ in R.scatter_distances()) + extent + R.enemy_within_in + 1.0
     aim = Point(x, y)
     st = replace(st, obstacles=[o for o in st.obstacles
                                 if math.hypot(o.fp.cx - x, o.fp.cy - y) - o.fp.outer_radius <= reach],
                  impassable={k: v for k, v in st.impassable.items() if v.distance(aim) <= reach})
-    p, at_aim = _p_all(st, fam, x, y, "outer")
+    p, at_aim, fam_rs = _p_all(st, fam, x, y, "outer")
     first = replace(st, radii=st.radii[:1], shapes=st.shapes[:1], ring_caps=None)
     lo_rs, _ = build_regions(first, dangerous=False, triggers=False, ellipse="inner")
     p_lo = float(region_probabilities(first, lo_rs, [x], [y])[0, 0])
@@ -893,6 +1096,18 @@ def best_formation_odds(st: DeepStrikeSetup, x: float, y: float,
             chosen = {"orientation_deg": c.orientation_deg, "ring_caps": list(c.ring_caps or []), "label": c.label,
                       "rings": land.formation.ring_counts()[1:], "positions": [list(q) for q in land.formation.centres]}
             break
+    packed = False
+    if chosen is None and pack and at_aim.all():
+        # no candidate fits on target: the per-landing packing search at the aim point (the HIT landing)
+        form = pack_landing(st, x, y)
+        if form is not None:
+            land = judge_landing(st, x, y, form)
+            if not land.mishap:
+                packed = True
+                p -= R.p_hit  # the HIT term was a mishap for every candidate; this formation places every model
+                chosen = {"orientation_deg": None, "ring_caps": [], "label": "per-landing packing (models placed one "
+                          "by one in base contact around the first, then the next ring)",
+                          "rings": form.ring_counts()[1:], "positions": [list(q) for q in form.centres]}
     notes = [f"the controller chooses the formation after the scatter: the best of {len(fam)} candidates "
              f"(orientations every {360.0 / max(1, round(360.0 / step_deg)):g} deg, ring 1 full or cut short with "
              "the rest in the next ring); a mishap only when every candidate has one",
@@ -902,8 +1117,27 @@ def best_formation_odds(st: DeepStrikeSetup, x: float, y: float,
               "equal to P(the first model itself cannot be placed): exact for the text's best formation over every "
               "orientation and ring shape"),
              "the heat map (--map, --render) is for the fixed orientation"]
+    est = None
+    if pack and p - p_lo > bound:
+        aim_gap = bool(at_aim.all()) and not packed and not bool(lo_rs.contains([x], [y])[0, 0])
+        e, tried, placed = packing_estimate(st, fam_rs, x, y, p, p_lo, aim_gap)
+        if tried:
+            est = {"p_mishap": e, "landings_tried": tried, "landings_placed": placed, "angles": 72}
+            notes.append(f"estimate with a per-landing packing at the scatter landings too: P(mishap) about {e:.4f} "
+                         f"({placed} of {tried} sampled landings where every candidate mishaps but the first model "
+                         "fits were placed by the packing; a 72-direction midpoint rule: an estimate, not a bound)")
+        else:
+            notes.append("no sampled scatter landing (72 directions per 2D6 total) fell where every candidate "
+                         "mishaps but the first model fits: no packing estimate")
+    if pack:
+        notes.append("at the aim point (the HIT landing) a per-landing packing search is tried when no candidate fits "
+                     f"(rings filled by a greedy sweep in {PACK_STEP_DEG:g} deg steps from {PACK_STARTS} start "
+                     "directions, each ring the most models a sweep places): "
+                     + ("it places every model, so the HIT third is not a mishap (exact: the family at every "
+                        "landing plus this formation on target)" if packed else
+                        "not needed" if chosen is not None else "it does not place every model either"))
     res = {k: p * v for k, v in R.result_probabilities().items()}
-    return BestFormationOdds(x, y, p, 1 - p, p_lo, res, len(fam), step_deg, chosen, bound, notes)
+    return BestFormationOdds(x, y, p, 1 - p, p_lo, res, len(fam), step_deg, chosen, bound, notes, est)
 
 
 def _p_all(st: DeepStrikeSetup, fam: list[FormationChoice], x: float, y: float, ellipse: str):
@@ -919,4 +1153,118 @@ def _p_all(st: DeepStrikeSetup, fam: list[FormationChoice], x: float, y: float, 
     p = R.p_hit * float(at_aim.all())
     f = rs.all_fraction(np.full(len(dist), x), np.full(len(dist), y), [d for d, _ in dist])
     p += sum((1 - R.p_hit) * pd * fk for (_, pd), fk in zip(dist, f, strict=True))
-    return float(p), at_aim
+    return float(p), at_aim, rs
+
+
+def packing_estimate(st: DeepStrikeSetup, fam_rs: RegionSet, x: float, y: float, p: float, p_lo: float,
+                     aim_gap: bool, angles: int = 72) -> tuple[float, int, int]:
+    """An estimate of P(mishap) with a per-landing packing (:func:`pack_landing`) allowed at the
+    scatter landings too: over the dice exactly and a ``angles``-direction midpoint rule, the
+    landings where every candidate of the family mishaps but the first model alone does not are
+    tried; the fraction the packing places (verified by :func:`judge_landing`) is taken off the
+    exact measure of that gap (``aim_gap``: the aim point itself is in the gap, its HIT term is not
+    a scatter landing). Neither exact nor a bound: a quadrature estimate. Returns (estimate,
+    landings tried, landings placed)."""
+    R = st.rules
+    one_rs: dict = {}
+
+    def alone(i: int, cx: float, cy: float) -> bool:
+        S = st.shapes[i]
+        if S not in one_rs:
+            one = replace(st, radii=[st.radii[i]], shapes=[S], ring_caps=None, orientation_deg=0.0)
+            one_rs[S] = build_regions(one, dangerous=False, triggers=False)[0]
+        return not bool(one_rs[S].contains([cx], [cy])[0, 0])
+
+    th = (np.arange(angles) + 0.5) * 2 * math.pi / angles
+    tried = placed = 0
+    w_gap = w_saved = 0.0
+    for d, pd in R.scatter_distances():
+        px, py = x + d * np.cos(th), y + d * np.sin(th)
+        inside = np.asarray(fam_rs.contains(px, py), dtype=bool)
+        gap: list[bool] = [bool(v) for v in np.all(inside, axis=1).tolist()]
+        for a, b, g in zip(px, py, gap, strict=True):
+            if not g or not alone(0, float(a), float(b)):
+                continue
+            w_gap += pd / angles
+            tried += 1
+            form = pack_landing(st, float(a), float(b), 3.0, 6, alone)
+            if form is not None and not judge_landing(st, float(a), float(b), form).mishap:
+                placed += 1
+                w_saved += pd / angles
+    gap_exact = max(0.0, p - p_lo - (R.p_hit if aim_gap else 0.0))  # the scatter part of the gap
+    return (p - gap_exact * (w_saved / w_gap) if w_gap > 0 else p), tried, placed
+
+
+PACK_STEP_DEG = 2.0
+"""Angular step of the per-landing packing sweep (degrees)."""
+PACK_STARTS = 12
+"""Start directions of the per-landing packing sweep, evenly spaced."""
+
+
+def pack_landing(st: DeepStrikeSetup, x: float, y: float, step_deg: float = PACK_STEP_DEG,
+                 starts: int = PACK_STARTS, alone=None) -> Formation | None:
+    """A formation for a landing with the first model at (x, y), placed model by model: ring k
+    holds the models a sweep round the envelope of ring k-1 (every ``step_deg`` degrees from the
+    first model, from each of ``starts`` start directions; the sweep with the most models is kept)
+    places where each is legal alone (:func:`judge_landing` of that model: the checker's
+    predicates) and on no model of the unit; the rest start ring k+1. Returns None when the first
+    model itself cannot be placed or a ring can hold none of the models left (a mishap). The rings
+    are spaced as the setup's (``ring_spacing``). Not a ring of the family: models of a ring need
+    not touch each other, only the ring inside. ``alone(i, x, y)``: a faster test of model i alone
+    (default: :func:`judge_landing`); callers verify the result with :func:`judge_landing`."""
+    from planner.deepstrike.formation import _Bodies, _Discs
+    from planner.geometry.measure import overlaps
+
+    n = len(st.radii)
+    geo: _Discs | _Bodies = (_Bodies(st.shapes) if st.ring_spacing == "true-shape" and not st.exact_bases
+                             else _Discs(st.radii))
+
+    def alone_exact(i: int, cx: float, cy: float) -> bool:
+        one = replace(st, radii=[st.radii[i]], shapes=[st.shapes[i]], ring_caps=None, orientation_deg=0.0)
+        return not judge_landing(one, cx, cy).mishap
+
+    alone = alone or alone_exact
+
+    if not alone(0, x, y):
+        return None
+    centres = [(x, y)]
+    fps = [st.shapes[0].moved(x, y)]
+    rings = [0]
+    inner = [0]
+    ring = 1
+    nxt = 1
+    while nxt < n:
+        best: list[tuple[float, float]] = []
+        for s0 in range(starts):
+            got: list[tuple[float, float]] = []
+            got_fp: list = []
+            for k in range(round(360.0 / step_deg)):
+                i = nxt + len(got)
+                if i >= n:
+                    break
+                th = math.radians(s0 * 360.0 / starts + k * step_deg)
+                ux, uy = math.cos(th), math.sin(th)
+                t = geo.envelope_radius(x, y, ux, uy, inner, centres, i)
+                if not math.isfinite(t):
+                    continue
+                cx, cy = x + t * ux, y + t * uy
+                f = st.shapes[i].moved(cx, cy)
+                if any(overlaps(f, g) for g in fps + got_fp) or not alone(i, cx, cy):
+                    continue
+                got.append((cx, cy))
+                got_fp.append(f)
+            if len(got) > len(best):
+                best = got
+            if nxt + len(best) >= n:
+                break
+        if not best:
+            return None
+        first_new = len(centres)
+        for c in best:
+            centres.append(c)
+            fps.append(st.shapes[len(fps)].moved(*c))
+            rings.append(ring)
+        inner = list(range(first_new, len(centres)))
+        nxt += len(best)
+        ring += 1
+    return Formation(tuple(centres), tuple(st.radii), tuple(rings))

@@ -96,6 +96,11 @@ class GeneratorParams(BaseModel):
                                        description="Planner time limit per puzzle (seconds).")
     deepstrike_rulesets: list[str] = Field(default=["wh40k7", "wh40k5"], min_length=1)
     deepstrike_models: tuple[int, int] = Field(default=(1, 10))
+    deepstrike_restriction: float = Field(
+        default=0.0, ge=0, le=1,
+        description="10th/11th Deep Strike items: the probability that an enemy unit holds a restriction (no enemy "
+                    "Deep Strike arrival within X\", X 1\"-6\" past the arrival distance) with the aim point "
+                    "about X from it; the label follows the restriction predicate (rule <ruleset>.restriction.within).")
 
     @model_validator(mode="after")
     def _ranges(self) -> GeneratorParams:

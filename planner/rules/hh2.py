@@ -243,9 +243,9 @@ class HorusHeresy2(Ruleset):
                    "seed text 001 (Move Through Cover); HH2 core rules, Difficult Terrain [I]"),
     )
     """The points the sources leave open (``rulings:`` in a scenario, ``--ruling KEY=VALUE``). The
-    Deep Strike ones (``ds-ring-spacing``, ``dsa-*``) state what ``planner deepstrike`` does (their
-    defaults; choosing another reading there is not wired yet); ``check``, ``plan``, ``threats`` and
-    ``generate`` read ``ic-infiltrate`` and ``night-fighting-deployment``."""
+    Deep Strike ones (``ds-ring-spacing``, ``dsa-*``) are read by ``planner deepstrike``
+    (:func:`planner.deepstrike.procedure.make_setup`; each reading changes its odds); ``check``,
+    ``plan``, ``threats`` and ``generate`` read ``ic-infiltrate`` and ``night-fighting-deployment``."""
 
     def sight_range_in(self, world: World) -> float | None:
         """The longest distance a unit can draw line of sight during deployment (inches), None:

@@ -49,9 +49,19 @@ class Held:
     models: tuple[int, ...]
 
 
-def held_against(units: list[UnitInfo], unit: UnitInfo) -> list[Held]:
-    """The restrictions of the enemy units among ``units`` that forbid ``unit``'s set-up method."""
-    kind = setup_kind(unit)
+def first_setup_kind(unit: UnitInfo) -> SetupKind | None:
+    """How a Scout set its unit up before the redeploy (``setup.first``: deployment or Infiltrate);
+    None for a unit that is not a Scout redeploy."""
+    if unit.method is not SetupMethod.SCOUT or unit.setup.from_ is None:
+        return None
+    return SetupKind.INFILTRATE if unit.setup.first == "infiltrate" else SetupKind.DEPLOYMENT
+
+
+def held_against(units: list[UnitInfo], unit: UnitInfo, kind: SetupKind | None = None) -> list[Held]:
+    """The restrictions of the enemy units among ``units`` that forbid ``unit``'s set-up method
+    (``kind``: that method when the unit's record does not say it, e.g. a 40k Deep Strike arrival
+    being planned, or a Scout's first set-up)."""
+    kind = kind or setup_kind(unit)
     if kind is None:
         return []
     out = []
@@ -68,10 +78,10 @@ def held_against(units: list[UnitInfo], unit: UnitInfo) -> list[Held]:
     return out
 
 
-def permissions_of(unit: UnitInfo, restriction: Restriction) -> list[Permission]:
-    """The permissions of ``unit`` (to set up closer) for its set-up method that the
-    restriction beats (allowing a set-up within its distance)."""
-    kind = setup_kind(unit)
+def permissions_of(unit: UnitInfo, restriction: Restriction, kind: SetupKind | None = None) -> list[Permission]:
+    """The permissions of ``unit`` (to set up closer) for its set-up method (``kind``, default
+    :func:`setup_kind`) that the restriction beats (allowing a set-up within its distance)."""
+    kind = kind or setup_kind(unit)
     return [p for p in unit.record.permissions
             if kind in p.methods and p.more_than_in < restriction.within_in]
 
@@ -98,32 +108,32 @@ def _holder_placed(p: Placed, held: Held) -> Placed:
 
 
 def restriction_verdicts(table: Table, placed: Placed, margin: float = 0.0,
-                         holders: list[Placed] | None = None) -> list[Verdict]:
+                         holders: list[Placed] | None = None, kind: SetupKind | None = None) -> list[Verdict]:
     """Every restriction against ``placed`` (the unit being set up at these footprints) held by
     an enemy unit on the table, measured. ``holders``: the units that may hold one, at their
     footprints (default: every unit on the table but this one, where it stands); ``margin``
     (inches): the planner's tape-measure margin ("more than X" plus the margin); the checker
-    uses 0."""
+    uses 0; ``kind``: the set-up method judged (default :func:`setup_kind` of the unit)."""
     unit = placed.unit
     if holders is None:
         # only the units that hold some restriction can forbid anything (found once per table)
         holders = [table.final(u) for u in table.restriction_holders if u.id != unit.id]
     at = {p.unit.id: p for p in holders if p.unit.player != unit.player and len(p.footprints) == len(p.unit.models)}
     out = []
-    for h in held_against([at[k].unit for k in at], unit):
+    for h in held_against([at[k].unit for k in at], unit, kind):
         n = table.nearest_unit(placed, [_holder_placed(at[h.holder.id], h)])
         if n is None:
             continue
         d, i, other, j = n
         ok = is_more_than_distance(d, h.restriction.within_in + margin)
-        out.append(Verdict(h, d, ok, i, other.model_id(j), tuple(permissions_of(unit, h.restriction))))
+        out.append(Verdict(h, d, ok, i, other.model_id(j), tuple(permissions_of(unit, h.restriction, kind))))
     return out
 
 
 def first_breach(table: Table, placed: Placed, margin: float = 0.0,
-                 holders: list[Placed] | None = None) -> Verdict | None:
+                 holders: list[Placed] | None = None, kind: SetupKind | None = None) -> Verdict | None:
     """The first restriction ``placed`` breaks (:func:`restriction_verdicts`), or None."""
-    for v in restriction_verdicts(table, placed, margin, holders):
+    for v in restriction_verdicts(table, placed, margin, holders, kind):
         if not v.ok:
             return v
     return None
@@ -147,17 +157,39 @@ def describe(v: Verdict) -> str:
 
 def restriction_findings(rs: Ruleset, table: Table, placed: Placed) -> list[Finding]:
     """The checker's findings of rule ``<rs>.restriction.within`` for ``placed`` (one per
-    restriction against it, passed or not; none when no restriction applies)."""
+    restriction against it, passed or not; none when no restriction applies). A Scout redeploy is
+    judged twice: its first set-up (``setup.first`` at ``setup.from``, against the holders where
+    they were first set up) by the restrictions on that method, then its redeploy by those on
+    ``scout``."""
+    out = []
+    unit = placed.unit
+    passes: list[tuple[Placed, SetupKind | None, list[Placed] | None, str]] = []
+    first_kind = first_setup_kind(unit)
+    if first_kind is not None:
+        holders = [table.first(u) for u in table.on_table if u.id != unit.id]
+        passes.append((table.first(unit), first_kind, holders, " at its first set-up, before the Scout redeploy"))
+    passes.append((placed, None, None, ""))
+    for at, kind, holders, when in passes:
+        out += verdict_findings(rs, at, restriction_verdicts(table, at, holders=holders, kind=kind), kind or setup_kind(unit),
+                         when)
+    return out
+
+
+def verdict_findings(rs: Ruleset, placed: Placed, verdicts: list[Verdict], kind: SetupKind | None,
+                     when: str = "") -> list[Finding]:
+    """The findings of rule ``<rs>.restriction.within`` for ``verdicts`` of ``placed`` set up by
+    ``kind`` (``when``: words after the model, e.g. "at its first set-up")."""
     from planner.legality.report import Evidence, make_finding
 
     out = []
     unit = placed.unit
-    for v in restriction_verdicts(table, placed):
+    for v in verdicts:
         r = v.held.restriction
         model = placed.model_id(v.model)
         out.append(make_finding(
-            rs.rid("restriction.within"), v.ok, unit, f"model {model} is {describe(v)}", model=model, measured=v.distance,
-            required=f"more than {r.within_in:g}\" from {v.held.holder.id} (set-up by {setup_kind(unit)})",
+            rs.rid("restriction.within"), v.ok, unit, f"model {model}{when} is {describe(v)}", model=model,
+            measured=v.distance,
+            required=f"more than {r.within_in:g}\" from {v.held.holder.id} (set-up by {kind})",
             margin=v.distance - r.within_in,
             evidence=Evidence(nearest_enemy_unit=v.held.holder.id, nearest_enemy_model=v.holder_model, model=model,
                               note=f"restriction [{r.source}]" + "".join(
