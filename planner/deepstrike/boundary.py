@@ -40,68 +40,86 @@ COVER_MARGIN_IN = 1e-9
 _SLACK = 1e-9
 
 
-def _groups(x, y, d, tile: float):
-    """Group points by (tile, d): (group of each point, group centre x, y, d, spread h, CSR order, starts, counts)."""
-    _, di = np.unique(d, return_inverse=True)
-    tx = np.floor(x / tile).astype(np.int64)
-    ty = np.floor(y / tile).astype(np.int64)
-    tx -= tx.min()
-    ty -= ty.min()
-    key = (di.ravel().astype(np.int64) * (int(ty.max()) + 1) + ty) * (int(tx.max()) + 1) + tx
-    _, grp, counts = np.unique(key, return_inverse=True, return_counts=True)
-    grp = grp.ravel()
-    ng = len(counts)
-    gx = np.bincount(grp, x, ng) / counts
-    gy = np.bincount(grp, y, ng) / counts
-    gd = np.bincount(grp, d, ng) / counts
-    order = np.argsort(grp, kind="stable")
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    return grp, gx, gy, gd, order, starts, counts
+def _ranges(lo, hi):
+    """Every index of the half-open ranges [lo_i, hi_i) (empty where hi <= lo), and the range of each."""
+    cnt = np.maximum(hi - lo, 0)
+    tot = int(cnt.sum())
+    r = np.repeat(np.arange(len(cnt)), cnt)
+    return np.repeat(lo, cnt) + np.arange(tot) - np.repeat(np.cumsum(cnt) - cnt, cnt), r
 
 
-def _expand(gi, k, order, starts, counts):
-    """Each (group, box) pair -> (member, box) pairs."""
-    cnt = counts[gi]
-    rep_k = np.repeat(k, cnt)
-    first = np.repeat(starts[gi], cnt)
-    within = np.arange(len(rep_k)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-    return order[first + within], rep_k
+def circle_box_pairs(cx, cy, d, box, row: float = 1.0):
+    """(circle, box) index pairs where circle i crosses box k or lies inside it
+    (dist(C, box) <= d <= distance to the farthest corner, :func:`box_test`): arrays (m,), (m,).
 
-
-def _annulus_disc(gx, gy, dmin, dmax, bcx, bcy, brad):
-    """Can a circle about (gx, gy) with radius in [dmin, dmax] meet the disc (bc, brad)? (paired arrays)"""
-    L2 = (gx - bcx) ** 2 + (gy - bcy) ** 2
-    hi = dmax + brad
-    lo = np.maximum(dmin - brad, 0.0)
-    return (L2 <= hi * hi) & (L2 >= lo * lo)
-
-
-def circle_box_pairs(cx, cy, d, box, tile: float = 2.0, coarse: float = 8.0):
-    """(circle, box) index pairs where circle i crosses box k or lies inside it.
-
-    A two-level search: circles are grouped by centre tile (``tile`` inches) and radius, the
-    groups by coarse tile (``coarse`` inches); a coarse group keeps the boxes its annulus can
-    reach (through the box's circumscribed disc), its groups are tested against those, and each
-    member circle of a kept group is tested exactly (dist(C, box) <= d <= distance to the
-    farthest corner)."""
+    A row sweep, with work in proportion to the pairs found: the circles are sorted by (radius,
+    row of ``row`` inches, x). For a box, a radius d and a row of centres (y in [ya, yb]), a centre can
+    meet the box only with x in [x0 - a, x1 + a] (a = sqrt(d^2 - ny^2), ny the least vertical gap
+    between the row and the box) and not with |x - xm| < c - w / 2 (c = sqrt(d^2 - fy^2), fy the
+    largest vertical reach, xm and w the box's mid x and width): the box then lies wholly inside
+    the circle. These ranges (padded by 1e-7") are found by binary search and every candidate is
+    tested exactly."""
     if len(box) == 0 or len(cx) == 0:
         return np.zeros(0, int), np.zeros(0, int)
-    grp, gx, gy, gd, order, starts, counts = _groups(cx, cy, d, tile)
-    h = np.zeros(len(counts))
-    np.maximum.at(h, grp, np.hypot(cx - gx[grp], cy - gy[grp]) + np.abs(d - gd[grp]))
-    cgrp, cx2, cy2, cd2, corder, cstarts, ccounts = _groups(gx, gy, gd, coarse)
-    H = np.zeros(len(ccounts))
-    np.maximum.at(H, cgrp, np.hypot(gx - cx2[cgrp], gy - cy2[cgrp]) + np.abs(gd - cd2[cgrp]) + h)
-    bcx, bcy = 0.5 * (box[:, 0] + box[:, 2]), 0.5 * (box[:, 1] + box[:, 3])
-    brad = 0.5 * np.hypot(box[:, 2] - box[:, 0], box[:, 3] - box[:, 1]) * (1 + 1e-9) + 1e-9
-    m = _annulus_disc(cx2[:, None], cy2[:, None], (cd2 - H)[:, None], (cd2 + H)[:, None], bcx[None, :],
-                      bcy[None, :], brad[None, :])
-    gc, k = np.nonzero(m)
-    g, k = _expand(gc, k, corder, cstarts, ccounts)
-    keep = _annulus_disc(gx[g], gy[g], gd[g] - h[g], gd[g] + h[g], bcx[k], bcy[k], brad[k])
-    ci, k = _expand(g[keep], k[keep], order, starts, counts)
+    du, di = np.unique(d, return_inverse=True)
+    di = di.ravel()
+    rr = np.floor(cy / row).astype(np.int64)
+    r0 = int(rr.min())
+    rr -= r0
+    nr = int(rr.max()) + 1
+    xmin = float(cx.min())
+    span = float(cx.max()) - xmin + 4.0
+    seg = di.astype(np.int64) * nr + rr
+    key = seg * span + (cx - xmin)
+    order = np.lexsort((cx, seg))
+    key = key[order]
+    # each (radius, row) segment's least and largest centre y (an empty segment: none reach it)
+    ylo = np.full(len(du) * nr, np.inf)
+    yhi = np.full(len(du) * nr, -np.inf)
+    np.minimum.at(ylo, seg, cy)
+    np.maximum.at(yhi, seg, cy)
+    # every (box, radius, row) the box can reach
+    nb, nd = len(box), len(du)
+    kb = np.repeat(np.arange(nb), nd)
+    kd = np.tile(np.arange(nd), nb)
+    x0, y0, x1, y1 = (box[kb, j] for j in range(4))
+    D = du[kd]
+    ra = np.clip(np.floor((y0 - D) / row).astype(np.int64) - r0, 0, nr)
+    rb = np.clip(np.floor((y1 + D) / row).astype(np.int64) - r0 + 1, 0, nr)
+    idx, t = _ranges(ra, rb)
+    kb, kd, x0, y0, x1, y1, D = kb[t], kd[t], x0[t], y0[t], x1[t], y1[t], D[t]
+    sg = kd.astype(np.int64) * nr + idx
+    ya, yb = ylo[sg], yhi[sg]
+    live = ya <= yb
+    ya, yb = np.where(live, ya, 0.0), np.where(live, yb, 0.0)
+    ny = np.maximum(np.maximum(y0 - yb, ya - y1), 0.0)
+    fy = np.maximum(yb - y0, y1 - ya)
+    pad = 1e-7
+    a2 = D * D - ny * ny
+    a = np.sqrt(np.maximum(a2, 0.0)) + pad
+    xm, hw = 0.5 * (x0 + x1), 0.5 * (x1 - x0)
+    e = np.sqrt(np.maximum(D * D - fy * fy, 0.0)) - hw - pad
+    base = sg * span
+    lim = span - 2.0
+
+    def q(x):
+        return base + np.clip(x - xmin, -1.0, lim)
+
+    ok = live & (a2 >= -pad)
+    lo1 = np.searchsorted(key, q(x0 - a), "left")
+    hi2 = np.searchsorted(key, q(x1 + a), "right")
+    split = e > 0
+    hi1 = np.where(split, np.searchsorted(key, q(xm - e), "right"), hi2)
+    lo2 = np.where(split, np.searchsorted(key, q(xm + e), "left"), hi2)
+    lo1, hi1, lo2, hi2 = (np.where(ok, v, 0) for v in (lo1, hi1, lo2, hi2))
+    p1, t1 = _ranges(lo1, hi1)
+    p2, t2 = _ranges(lo2, hi2)
+    ci = order[np.concatenate([p1, p2])]
+    k = kb[np.concatenate([t1, t2])]
     keep = box_test(cx[ci], cy[ci], d[ci], d[ci], box[k], paired=True)
-    return ci[keep], k[keep]
+    ci, k = ci[keep], k[keep]
+    o = np.lexsort((k, ci))
+    return ci[o], k[o]
 
 
 def box_test(X, Y, dmax, dmin, box, paired: bool = False):
