@@ -90,12 +90,13 @@ def circle_box_pairs(cx, cy, d, box, row: float = 1.0):
     kb, kd, x0, y0, x1, y1, D = kb[t], kd[t], x0[t], y0[t], x1[t], y1[t], D[t]
     sg = kd.astype(np.int64) * nr + idx
     ya, yb = ylo[sg], yhi[sg]
-    live = ya <= yb
-    ya, yb = np.where(live, ya, 0.0), np.where(live, yb, 0.0)
-    ny = np.maximum(np.maximum(y0 - yb, ya - y1), 0.0)
-    fy = np.maximum(yb - y0, y1 - ya)
     pad = 1e-7
+    # rows with a centre, and within reach of the box
+    ny = np.maximum(np.maximum(y0 - yb, ya - y1), 0.0)
     a2 = D * D - ny * ny
+    t = np.nonzero((ya <= yb) & (a2 >= -pad))[0]
+    kb, x0, y0, x1, y1, D, sg, ya, yb, a2 = (v[t] for v in (kb, x0, y0, x1, y1, D, sg, ya, yb, a2))
+    fy = np.maximum(yb - y0, y1 - ya)
     a = np.sqrt(np.maximum(a2, 0.0)) + pad
     xm, hw = 0.5 * (x0 + x1), 0.5 * (x1 - x0)
     e = np.sqrt(np.maximum(D * D - fy * fy, 0.0)) - hw - pad
@@ -105,21 +106,20 @@ def circle_box_pairs(cx, cy, d, box, row: float = 1.0):
     def q(x):
         return base + np.clip(x - xmin, -1.0, lim)
 
-    ok = live & (a2 >= -pad)
     lo1 = np.searchsorted(key, q(x0 - a), "left")
     hi2 = np.searchsorted(key, q(x1 + a), "right")
-    split = e > 0
-    hi1 = np.where(split, np.searchsorted(key, q(xm - e), "right"), hi2)
-    lo2 = np.where(split, np.searchsorted(key, q(xm + e), "left"), hi2)
-    lo1, hi1, lo2, hi2 = (np.where(ok, v, 0) for v in (lo1, hi1, lo2, hi2))
+    hi1, lo2 = hi2.copy(), hi2.copy()
+    sp = np.nonzero(e > 0)[0]
+    base = base[sp]
+    hi1[sp] = np.searchsorted(key, q(xm[sp] - e[sp]), "right")
+    lo2[sp] = np.searchsorted(key, q(xm[sp] + e[sp]), "left")
     p1, t1 = _ranges(lo1, hi1)
     p2, t2 = _ranges(lo2, hi2)
     ci = order[np.concatenate([p1, p2])]
     k = kb[np.concatenate([t1, t2])]
     keep = box_test(cx[ci], cy[ci], d[ci], d[ci], box[k], paired=True)
-    ci, k = ci[keep], k[keep]
-    o = np.lexsort((k, ci))
-    return ci[o], k[o]
+    pk = np.sort(ci[keep].astype(np.int64) * nb + k[keep])
+    return pk // nb, pk % nb
 
 
 def box_test(X, Y, dmax, dmin, box, paired: bool = False):
@@ -265,7 +265,8 @@ class _PolyGroup:
             m = len(p)
             V[i, :m] = p
             V[i, m:] = p[0]
-            W[i, :m] = np.roll(p, -1, axis=0)
+            W[i, :m - 1] = p[1:]  # the next vertex (np.roll(p, -1) without its overhead)
+            W[i, m - 1] = p[0]
             W[i, m:] = p[0]
             valid[i, :m] = True
         E = W - V
@@ -279,6 +280,21 @@ class _PolyGroup:
     def inside(self, px, py, k, margin: float):
         s = self.nx[k] * px[..., None] + self.ny[k] * py[..., None] - self.c[k]
         return np.all((s < -margin) | ~self.valid[k], axis=-1)
+
+    def inside_all(self, pts, k, margin: float):
+        """Is every point (px_j, py_j) of ``pts`` inside polygon k_i? The test of :meth:`inside`
+        (the same floats), with the polygons' edges gathered once and later points tested only
+        where the earlier ones are inside."""
+        out = np.ones(len(k), dtype=bool)
+        live = np.arange(len(k))
+        NX, NY, C, INV = self.nx[k], self.ny[k], self.c[k], ~self.valid[k]
+        for px, py in pts:
+            s = NX * px[live, None] + NY * py[live, None] - C
+            ok = np.all((s < -margin) | INV, axis=-1)
+            out[live[~ok]] = False
+            live = live[ok]
+            NX, NY, C, INV = NX[ok], NY[ok], C[ok], INV[ok]
+        return out
 
 
 class _BigPolyGroup:
@@ -349,8 +365,12 @@ class Primitives:
         self.pbox = (np.array([[p[:, 0].min(), p[:, 1].min(), p[:, 0].max(), p[:, 1].max()] for p in polys])
                      if n else np.zeros((0, 4)))
         # every polygon edge (start, end)
-        edges = [np.column_stack([p, np.roll(p, -1, axis=0)]) for p in polys]
-        e = np.vstack(edges) if edges else np.zeros((0, 4))
+        if polys:
+            V = np.vstack(polys)
+            W = np.vstack([np.concatenate((p[1:], p[:1])) for p in polys])
+            e = np.column_stack([V, W])
+        else:
+            e = np.zeros((0, 4))
         self.edges = e[np.hypot(e[:, 2] - e[:, 0], e[:, 3] - e[:, 1]) > 0]
 
     def in_disc(self, px, py, k, margin: float = 0.0):
@@ -358,6 +378,24 @@ class Primitives:
         if margin == 0.0:
             return (px - x) ** 2 + (py - y) ** 2 < R * R
         return np.hypot(px - x, py - y) < R - margin
+
+    def in_poly_all(self, pts, k, margin: float = 0.0):
+        """Is every point of ``pts`` (a list of (px, py) arrays, each shaped like k) inside
+        polygon k_i (by more than ``margin``)? The same answers as :meth:`in_poly` point by point."""
+        k = np.asarray(k)
+        out = np.ones(k.shape, dtype=bool)
+        g = self.gof[k]
+        for gi, grp in enumerate(self.groups):
+            sel = np.nonzero(g == gi)[0]
+            if not len(sel):
+                continue
+            sub = [(px[sel], py[sel]) for px, py in pts]
+            if isinstance(grp, _PolyGroup):
+                out[sel] = grp.inside_all(sub, self.lof[k[sel]], margin)
+            else:
+                for px, py in sub:
+                    out[sel] &= grp.inside(px, py, self.lof[k[sel]], margin)
+        return out
 
     def in_poly(self, px, py, k, margin: float = 0.0):
         k = np.asarray(k)
@@ -392,13 +430,13 @@ class Locator:
             # whole bin inside the (convex) primitive by more than the cover margin: its 4 corners are
             bx0 = self.x0 + (b % self.nx) * cell
             by0 = self.y0 + (b // self.nx) * cell
-            inside = np.ones(len(b), dtype=bool)
-            for ox in (0.0, cell):
-                for oy in (0.0, cell):
-                    if kind == "d":
-                        inside &= prim.in_disc(bx0 + ox, by0 + oy, k, COVER_MARGIN_IN)
-                    else:
-                        inside &= prim.in_poly(bx0 + ox, by0 + oy, k, COVER_MARGIN_IN)
+            corners = [(bx0 + ox, by0 + oy) for ox in (0.0, cell) for oy in (0.0, cell)]
+            if kind == "d":
+                inside = np.ones(len(b), dtype=bool)
+                for px, py in corners:
+                    inside &= prim.in_disc(px, py, k, COVER_MARGIN_IN)
+            else:
+                inside = prim.in_poly_all(corners, k, COVER_MARGIN_IN)
             full[b[inside]] = True
             lists[kind] = (b, k)
         self.full = full
@@ -472,7 +510,11 @@ class Boundary:
     """The boundary of one region (a union of discs and convex polygons) as circular arcs and
     segments, and the arc measure of circles against it."""
 
-    def __init__(self, discs: np.ndarray, polys: list[np.ndarray]):
+    def __init__(self, discs: np.ndarray, polys: list[np.ndarray],
+                 queries: tuple[tuple[float, float], tuple[float, float]] | None = None):
+        """``queries``: the box ((x0, y0), (x1, y1)) of the points and circles to be measured,
+        when known: the one point locator then covers it as well as the primitives (one build
+        instead of two; its answers do not depend on its extent)."""
         self.prim = P = Primitives(discs, polys)
         self._loc: Locator | None = None
         nd = len(P.discs)
@@ -485,7 +527,12 @@ class Boundary:
         small = allbox[(allbox[:, 2] - allbox[:, 0] < 200) & (allbox[:, 3] - allbox[:, 1] < 200)]
         lo = (float(small[:, 0].min()) - 1, float(small[:, 1].min()) - 1)
         hi = (float(small[:, 2].max()) + 1, float(small[:, 3].max()) + 1)
+        if queries is not None and all(math.isfinite(v) for v in (*queries[0], *queries[1])):
+            lo = (min(lo[0], queries[0][0] - 1), min(lo[1], queries[0][1] - 1))
+            hi = (max(hi[0], queries[1][0] + 1), max(hi[1], queries[1][1] + 1))
         cover = Locator(P, lo, hi, cell=0.5)
+        if queries is not None:
+            self._loc = cover
         cx, cy, cr = P.discs[:, 0], P.discs[:, 1], P.discs[:, 2]
         # ---- cut the circles
         cut_c: list[tuple[np.ndarray, np.ndarray]] = []
