@@ -208,10 +208,15 @@ def _hash_pairs(a: np.ndarray, b: np.ndarray, cell: float):
         pa = np.repeat(ka, cnt)
         pos = np.repeat(lo, cnt) + np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
         pb = kb[pos]
-        key = np.sort(pa.astype(np.int64) * len(ib) + pb)
-        key = key[np.concatenate([[True], key[1:] != key[:-1]])] if len(key) else key
-        out_i.append(ia[key // len(ib)])
-        out_j.append(ib[key % len(ib)])
+        # a pair is kept in one cell only, that of the corner (max x0, max y0) of the two boxes
+        # (in both boxes' cell ranges when they overlap): no duplicates, no sort (the callers
+        # do not depend on the order of the pairs)
+        A, Bb = a[ia], b[ib]
+        rx = np.floor((np.maximum(A[pa, 0], Bb[pb, 0]) - x0) / cell).astype(np.int64)
+        ry = np.floor((np.maximum(A[pa, 1], Bb[pb, 1]) - y0) / cell).astype(np.int64)
+        one = ry * 1_000_003 + rx == np.repeat(ca, cnt)
+        out_i.append(ia[pa[one]])
+        out_j.append(ib[pb[one]])
     for sel_a, sel_b in ((np.nonzero(abig)[0], np.arange(len(b))), (np.nonzero(~abig)[0], np.nonzero(bbig)[0])):
         if len(sel_a) and len(sel_b):
             i, j = _dense_overlap(a[sel_a], b[sel_b])
