@@ -50,3 +50,13 @@ def test_a_circle_touching_a_box_corner_is_paired() -> None:
     # a box wholly inside the circle does not cross it
     i, _ = circle_box_pairs(np.array([0.0]), np.array([0.0]), np.array([10.0]), box)
     assert len(i) == 0
+
+
+def test_lexsort2_is_lexsort() -> None:
+    from planner.deepstrike.boundary import _lexsort2
+
+    rng = np.random.default_rng(3)
+    for major_hi in (5, 40_000, 100_000):  # the 16-bit radix path and the general one
+        major = rng.integers(0, major_hi, 5000)
+        minor = rng.choice(rng.uniform(0, 6.3, 300), 5000)  # many ties
+        assert np.array_equal(_lexsort2(minor, major), np.lexsort((minor, major)))

@@ -697,7 +697,7 @@ class Boundary:
         if len(none):
             out[none] = loc.inside(cx[none] + d[none], cy[none]).astype(float)
         if len(g):
-            order = np.lexsort((th, g))
+            order = _lexsort2(th, g)
             g, th = g[order], th[order]
             same = np.concatenate([g[1:] == g[:-1], [False]])
             # the circle's first crossing, for the arc that wraps past 2 pi
@@ -709,6 +709,16 @@ class Boundary:
             ins = loc.inside(cx[g] + d[g] * np.cos(mid), cy[g] + d[g] * np.sin(mid))
             out += np.bincount(g, weights=np.where(ins, ln, 0.0), minlength=n) / TWO_PI
         return np.minimum(out, 1.0)
+
+
+def _lexsort2(minor: np.ndarray, major: np.ndarray) -> np.ndarray:
+    """``np.lexsort((minor, major))`` (the same permutation: both sorts stable) through two
+    stable argsorts, the integer one a radix sort where ``major`` fits in 16 bits."""
+    o = np.argsort(minor, kind="stable")
+    m = major[o]
+    if len(m) and 0 <= m.min() and m.max() < 1 << 16:
+        m = m.astype(np.uint16)
+    return o[np.argsort(m, kind="stable")]
 
 
 def _arc_boxes(arcs: np.ndarray) -> np.ndarray:
