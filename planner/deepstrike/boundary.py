@@ -545,9 +545,12 @@ class Boundary:
         if len(i):
             X, Y = _circle_circle_pts(cx[i], cy[i], cr[i], cx[j], cy[j], cr[j])
             cut_c.append((np.repeat(i, 2), np.arctan2(Y.ravel() - np.repeat(cy[i], 2), X.ravel() - np.repeat(cx[i], 2))))
+        # (disc, edge) pairs: their crossings cut both the circle and the edge (found once)
         i, e = _box_overlap_pairs(P.dbox, sbox, same=False)
+        e_de = e
+        t_de = np.zeros((0, 2))
         if len(i):
-            t = _segment_circle_t(sx[e], sy[e], tx[e], ty[e], cx[i], cy[i], cr[i])
+            t_de = t = _segment_circle_t(sx[e], sy[e], tx[e], ty[e], cx[i], cy[i], cr[i])
             t = np.where((t >= -_SLACK) & (t <= 1 + _SLACK), t, np.nan)
             X = sx[e][:, None] + t * (tx[e] - sx[e])[:, None]
             Y = sy[e][:, None] + t * (ty[e] - sy[e])[:, None]
@@ -555,10 +558,8 @@ class Boundary:
         arcs = self._keep_circle_pieces(nd, cx, cy, cr, cut_c, cover)
         # ---- cut the segments
         cut_s: list[tuple[np.ndarray, np.ndarray]] = []
-        e, i = _box_overlap_pairs(sbox, P.dbox, same=False)
-        if len(e):
-            t = _segment_circle_t(sx[e], sy[e], tx[e], ty[e], cx[i], cy[i], cr[i])
-            cut_s.append((np.repeat(e, 2), t.ravel()))
+        if len(e_de):
+            cut_s.append((np.repeat(e_de, 2), t_de.ravel()))
         e, f = _box_overlap_pairs(sbox, sbox, same=True)
         if len(e):
             rx, ry = tx[e] - sx[e], ty[e] - sy[e]
