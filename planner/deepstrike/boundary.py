@@ -40,68 +40,86 @@ COVER_MARGIN_IN = 1e-9
 _SLACK = 1e-9
 
 
-def _groups(x, y, d, tile: float):
-    """Group points by (tile, d): (group of each point, group centre x, y, d, spread h, CSR order, starts, counts)."""
-    _, di = np.unique(d, return_inverse=True)
-    tx = np.floor(x / tile).astype(np.int64)
-    ty = np.floor(y / tile).astype(np.int64)
-    tx -= tx.min()
-    ty -= ty.min()
-    key = (di.ravel().astype(np.int64) * (int(ty.max()) + 1) + ty) * (int(tx.max()) + 1) + tx
-    _, grp, counts = np.unique(key, return_inverse=True, return_counts=True)
-    grp = grp.ravel()
-    ng = len(counts)
-    gx = np.bincount(grp, x, ng) / counts
-    gy = np.bincount(grp, y, ng) / counts
-    gd = np.bincount(grp, d, ng) / counts
-    order = np.argsort(grp, kind="stable")
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    return grp, gx, gy, gd, order, starts, counts
+def _ranges(lo, hi):
+    """Every index of the half-open ranges [lo_i, hi_i) (empty where hi <= lo), and the range of each."""
+    cnt = np.maximum(hi - lo, 0)
+    tot = int(cnt.sum())
+    r = np.repeat(np.arange(len(cnt)), cnt)
+    return np.repeat(lo, cnt) + np.arange(tot) - np.repeat(np.cumsum(cnt) - cnt, cnt), r
 
 
-def _expand(gi, k, order, starts, counts):
-    """Each (group, box) pair -> (member, box) pairs."""
-    cnt = counts[gi]
-    rep_k = np.repeat(k, cnt)
-    first = np.repeat(starts[gi], cnt)
-    within = np.arange(len(rep_k)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-    return order[first + within], rep_k
+def circle_box_pairs(cx, cy, d, box, row: float = 1.0):
+    """(circle, box) index pairs where circle i crosses box k or lies inside it
+    (dist(C, box) <= d <= distance to the farthest corner, :func:`box_test`): arrays (m,), (m,).
 
-
-def _annulus_disc(gx, gy, dmin, dmax, bcx, bcy, brad):
-    """Can a circle about (gx, gy) with radius in [dmin, dmax] meet the disc (bc, brad)? (paired arrays)"""
-    L2 = (gx - bcx) ** 2 + (gy - bcy) ** 2
-    hi = dmax + brad
-    lo = np.maximum(dmin - brad, 0.0)
-    return (L2 <= hi * hi) & (L2 >= lo * lo)
-
-
-def circle_box_pairs(cx, cy, d, box, tile: float = 2.0, coarse: float = 8.0):
-    """(circle, box) index pairs where circle i crosses box k or lies inside it.
-
-    A two-level search: circles are grouped by centre tile (``tile`` inches) and radius, the
-    groups by coarse tile (``coarse`` inches); a coarse group keeps the boxes its annulus can
-    reach (through the box's circumscribed disc), its groups are tested against those, and each
-    member circle of a kept group is tested exactly (dist(C, box) <= d <= distance to the
-    farthest corner)."""
+    A row sweep, with work in proportion to the pairs found: the circles are sorted by (radius,
+    row of ``row`` inches, x). For a box, a radius d and a row of centres (y in [ya, yb]), a centre can
+    meet the box only with x in [x0 - a, x1 + a] (a = sqrt(d^2 - ny^2), ny the least vertical gap
+    between the row and the box) and not with |x - xm| < c - w / 2 (c = sqrt(d^2 - fy^2), fy the
+    largest vertical reach, xm and w the box's mid x and width): the box then lies wholly inside
+    the circle. These ranges (padded by 1e-7") are found by binary search and every candidate is
+    tested exactly."""
     if len(box) == 0 or len(cx) == 0:
         return np.zeros(0, int), np.zeros(0, int)
-    grp, gx, gy, gd, order, starts, counts = _groups(cx, cy, d, tile)
-    h = np.zeros(len(counts))
-    np.maximum.at(h, grp, np.hypot(cx - gx[grp], cy - gy[grp]) + np.abs(d - gd[grp]))
-    cgrp, cx2, cy2, cd2, corder, cstarts, ccounts = _groups(gx, gy, gd, coarse)
-    H = np.zeros(len(ccounts))
-    np.maximum.at(H, cgrp, np.hypot(gx - cx2[cgrp], gy - cy2[cgrp]) + np.abs(gd - cd2[cgrp]) + h)
-    bcx, bcy = 0.5 * (box[:, 0] + box[:, 2]), 0.5 * (box[:, 1] + box[:, 3])
-    brad = 0.5 * np.hypot(box[:, 2] - box[:, 0], box[:, 3] - box[:, 1]) * (1 + 1e-9) + 1e-9
-    m = _annulus_disc(cx2[:, None], cy2[:, None], (cd2 - H)[:, None], (cd2 + H)[:, None], bcx[None, :],
-                      bcy[None, :], brad[None, :])
-    gc, k = np.nonzero(m)
-    g, k = _expand(gc, k, corder, cstarts, ccounts)
-    keep = _annulus_disc(gx[g], gy[g], gd[g] - h[g], gd[g] + h[g], bcx[k], bcy[k], brad[k])
-    ci, k = _expand(g[keep], k[keep], order, starts, counts)
+    du, di = np.unique(d, return_inverse=True)
+    di = di.ravel()
+    rr = np.floor(cy / row).astype(np.int64)
+    r0 = int(rr.min())
+    rr -= r0
+    nr = int(rr.max()) + 1
+    xmin = float(cx.min())
+    span = float(cx.max()) - xmin + 4.0
+    seg = di.astype(np.int64) * nr + rr
+    key = seg * span + (cx - xmin)
+    order = np.lexsort((cx, seg))
+    key = key[order]
+    # each (radius, row) segment's least and largest centre y (an empty segment: none reach it)
+    ylo = np.full(len(du) * nr, np.inf)
+    yhi = np.full(len(du) * nr, -np.inf)
+    np.minimum.at(ylo, seg, cy)
+    np.maximum.at(yhi, seg, cy)
+    # every (box, radius, row) the box can reach
+    nb, nd = len(box), len(du)
+    kb = np.repeat(np.arange(nb), nd)
+    kd = np.tile(np.arange(nd), nb)
+    x0, y0, x1, y1 = (box[kb, j] for j in range(4))
+    D = du[kd]
+    ra = np.clip(np.floor((y0 - D) / row).astype(np.int64) - r0, 0, nr)
+    rb = np.clip(np.floor((y1 + D) / row).astype(np.int64) - r0 + 1, 0, nr)
+    idx, t = _ranges(ra, rb)
+    kb, kd, x0, y0, x1, y1, D = kb[t], kd[t], x0[t], y0[t], x1[t], y1[t], D[t]
+    sg = kd.astype(np.int64) * nr + idx
+    ya, yb = ylo[sg], yhi[sg]
+    pad = 1e-7
+    # rows with a centre, and within reach of the box
+    ny = np.maximum(np.maximum(y0 - yb, ya - y1), 0.0)
+    a2 = D * D - ny * ny
+    t = np.nonzero((ya <= yb) & (a2 >= -pad))[0]
+    kb, x0, y0, x1, y1, D, sg, ya, yb, a2 = (v[t] for v in (kb, x0, y0, x1, y1, D, sg, ya, yb, a2))
+    fy = np.maximum(yb - y0, y1 - ya)
+    a = np.sqrt(np.maximum(a2, 0.0)) + pad
+    xm, hw = 0.5 * (x0 + x1), 0.5 * (x1 - x0)
+    e = np.sqrt(np.maximum(D * D - fy * fy, 0.0)) - hw - pad
+    base = sg * span
+    lim = span - 2.0
+
+    def q(x):
+        return base + np.clip(x - xmin, -1.0, lim)
+
+    lo1 = np.searchsorted(key, q(x0 - a), "left")
+    hi2 = np.searchsorted(key, q(x1 + a), "right")
+    hi1, lo2 = hi2.copy(), hi2.copy()
+    sp = np.nonzero(e > 0)[0]
+    base = base[sp]
+    hi1[sp] = np.searchsorted(key, q(xm[sp] - e[sp]), "right")
+    lo2[sp] = np.searchsorted(key, q(xm[sp] + e[sp]), "left")
+    p1, t1 = _ranges(lo1, hi1)
+    p2, t2 = _ranges(lo2, hi2)
+    ci = order[np.concatenate([p1, p2])]
+    k = kb[np.concatenate([t1, t2])]
     keep = box_test(cx[ci], cy[ci], d[ci], d[ci], box[k], paired=True)
-    return ci[keep], k[keep]
+    pk = np.sort(ci[keep].astype(np.int64) * nb + k[keep])
+    return pk // nb, pk % nb
 
 
 def box_test(X, Y, dmax, dmin, box, paired: bool = False):
@@ -190,10 +208,15 @@ def _hash_pairs(a: np.ndarray, b: np.ndarray, cell: float):
         pa = np.repeat(ka, cnt)
         pos = np.repeat(lo, cnt) + np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
         pb = kb[pos]
-        key = np.sort(pa.astype(np.int64) * len(ib) + pb)
-        key = key[np.concatenate([[True], key[1:] != key[:-1]])] if len(key) else key
-        out_i.append(ia[key // len(ib)])
-        out_j.append(ib[key % len(ib)])
+        # a pair is kept in one cell only, that of the corner (max x0, max y0) of the two boxes
+        # (in both boxes' cell ranges when they overlap): no duplicates, no sort (the callers
+        # do not depend on the order of the pairs)
+        A, Bb = a[ia], b[ib]
+        rx = np.floor((np.maximum(A[pa, 0], Bb[pb, 0]) - x0) / cell).astype(np.int64)
+        ry = np.floor((np.maximum(A[pa, 1], Bb[pb, 1]) - y0) / cell).astype(np.int64)
+        one = ry * 1_000_003 + rx == np.repeat(ca, cnt)
+        out_i.append(ia[pa[one]])
+        out_j.append(ib[pb[one]])
     for sel_a, sel_b in ((np.nonzero(abig)[0], np.arange(len(b))), (np.nonzero(~abig)[0], np.nonzero(bbig)[0])):
         if len(sel_a) and len(sel_b):
             i, j = _dense_overlap(a[sel_a], b[sel_b])
@@ -247,7 +270,8 @@ class _PolyGroup:
             m = len(p)
             V[i, :m] = p
             V[i, m:] = p[0]
-            W[i, :m] = np.roll(p, -1, axis=0)
+            W[i, :m - 1] = p[1:]  # the next vertex (np.roll(p, -1) without its overhead)
+            W[i, m - 1] = p[0]
             W[i, m:] = p[0]
             valid[i, :m] = True
         E = W - V
@@ -261,6 +285,21 @@ class _PolyGroup:
     def inside(self, px, py, k, margin: float):
         s = self.nx[k] * px[..., None] + self.ny[k] * py[..., None] - self.c[k]
         return np.all((s < -margin) | ~self.valid[k], axis=-1)
+
+    def inside_all(self, pts, k, margin: float):
+        """Is every point (px_j, py_j) of ``pts`` inside polygon k_i? The test of :meth:`inside`
+        (the same floats), with the polygons' edges gathered once and later points tested only
+        where the earlier ones are inside."""
+        out = np.ones(len(k), dtype=bool)
+        live = np.arange(len(k))
+        NX, NY, C, INV = self.nx[k], self.ny[k], self.c[k], ~self.valid[k]
+        for px, py in pts:
+            s = NX * px[live, None] + NY * py[live, None] - C
+            ok = np.all((s < -margin) | INV, axis=-1)
+            out[live[~ok]] = False
+            live = live[ok]
+            NX, NY, C, INV = NX[ok], NY[ok], C[ok], INV[ok]
+        return out
 
 
 class _BigPolyGroup:
@@ -331,8 +370,12 @@ class Primitives:
         self.pbox = (np.array([[p[:, 0].min(), p[:, 1].min(), p[:, 0].max(), p[:, 1].max()] for p in polys])
                      if n else np.zeros((0, 4)))
         # every polygon edge (start, end)
-        edges = [np.column_stack([p, np.roll(p, -1, axis=0)]) for p in polys]
-        e = np.vstack(edges) if edges else np.zeros((0, 4))
+        if polys:
+            V = np.vstack(polys)
+            W = np.vstack([np.concatenate((p[1:], p[:1])) for p in polys])
+            e = np.column_stack([V, W])
+        else:
+            e = np.zeros((0, 4))
         self.edges = e[np.hypot(e[:, 2] - e[:, 0], e[:, 3] - e[:, 1]) > 0]
 
     def in_disc(self, px, py, k, margin: float = 0.0):
@@ -340,6 +383,24 @@ class Primitives:
         if margin == 0.0:
             return (px - x) ** 2 + (py - y) ** 2 < R * R
         return np.hypot(px - x, py - y) < R - margin
+
+    def in_poly_all(self, pts, k, margin: float = 0.0):
+        """Is every point of ``pts`` (a list of (px, py) arrays, each shaped like k) inside
+        polygon k_i (by more than ``margin``)? The same answers as :meth:`in_poly` point by point."""
+        k = np.asarray(k)
+        out = np.ones(k.shape, dtype=bool)
+        g = self.gof[k]
+        for gi, grp in enumerate(self.groups):
+            sel = np.nonzero(g == gi)[0]
+            if not len(sel):
+                continue
+            sub = [(px[sel], py[sel]) for px, py in pts]
+            if isinstance(grp, _PolyGroup):
+                out[sel] = grp.inside_all(sub, self.lof[k[sel]], margin)
+            else:
+                for px, py in sub:
+                    out[sel] &= grp.inside(px, py, self.lof[k[sel]], margin)
+        return out
 
     def in_poly(self, px, py, k, margin: float = 0.0):
         k = np.asarray(k)
@@ -374,13 +435,13 @@ class Locator:
             # whole bin inside the (convex) primitive by more than the cover margin: its 4 corners are
             bx0 = self.x0 + (b % self.nx) * cell
             by0 = self.y0 + (b // self.nx) * cell
-            inside = np.ones(len(b), dtype=bool)
-            for ox in (0.0, cell):
-                for oy in (0.0, cell):
-                    if kind == "d":
-                        inside &= prim.in_disc(bx0 + ox, by0 + oy, k, COVER_MARGIN_IN)
-                    else:
-                        inside &= prim.in_poly(bx0 + ox, by0 + oy, k, COVER_MARGIN_IN)
+            corners = [(bx0 + ox, by0 + oy) for ox in (0.0, cell) for oy in (0.0, cell)]
+            if kind == "d":
+                inside = np.ones(len(b), dtype=bool)
+                for px, py in corners:
+                    inside &= prim.in_disc(px, py, k, COVER_MARGIN_IN)
+            else:
+                inside = prim.in_poly_all(corners, k, COVER_MARGIN_IN)
             full[b[inside]] = True
             lists[kind] = (b, k)
         self.full = full
@@ -454,7 +515,11 @@ class Boundary:
     """The boundary of one region (a union of discs and convex polygons) as circular arcs and
     segments, and the arc measure of circles against it."""
 
-    def __init__(self, discs: np.ndarray, polys: list[np.ndarray]):
+    def __init__(self, discs: np.ndarray, polys: list[np.ndarray],
+                 queries: tuple[tuple[float, float], tuple[float, float]] | None = None):
+        """``queries``: the box ((x0, y0), (x1, y1)) of the points and circles to be measured,
+        when known: the one point locator then covers it as well as the primitives (one build
+        instead of two; its answers do not depend on its extent)."""
         self.prim = P = Primitives(discs, polys)
         self._loc: Locator | None = None
         nd = len(P.discs)
@@ -467,7 +532,12 @@ class Boundary:
         small = allbox[(allbox[:, 2] - allbox[:, 0] < 200) & (allbox[:, 3] - allbox[:, 1] < 200)]
         lo = (float(small[:, 0].min()) - 1, float(small[:, 1].min()) - 1)
         hi = (float(small[:, 2].max()) + 1, float(small[:, 3].max()) + 1)
+        if queries is not None and all(math.isfinite(v) for v in (*queries[0], *queries[1])):
+            lo = (min(lo[0], queries[0][0] - 1), min(lo[1], queries[0][1] - 1))
+            hi = (max(hi[0], queries[1][0] + 1), max(hi[1], queries[1][1] + 1))
         cover = Locator(P, lo, hi, cell=0.5)
+        if queries is not None:
+            self._loc = cover
         cx, cy, cr = P.discs[:, 0], P.discs[:, 1], P.discs[:, 2]
         # ---- cut the circles
         cut_c: list[tuple[np.ndarray, np.ndarray]] = []
@@ -475,9 +545,12 @@ class Boundary:
         if len(i):
             X, Y = _circle_circle_pts(cx[i], cy[i], cr[i], cx[j], cy[j], cr[j])
             cut_c.append((np.repeat(i, 2), np.arctan2(Y.ravel() - np.repeat(cy[i], 2), X.ravel() - np.repeat(cx[i], 2))))
+        # (disc, edge) pairs: their crossings cut both the circle and the edge (found once)
         i, e = _box_overlap_pairs(P.dbox, sbox, same=False)
+        e_de = e
+        t_de = np.zeros((0, 2))
         if len(i):
-            t = _segment_circle_t(sx[e], sy[e], tx[e], ty[e], cx[i], cy[i], cr[i])
+            t_de = t = _segment_circle_t(sx[e], sy[e], tx[e], ty[e], cx[i], cy[i], cr[i])
             t = np.where((t >= -_SLACK) & (t <= 1 + _SLACK), t, np.nan)
             X = sx[e][:, None] + t * (tx[e] - sx[e])[:, None]
             Y = sy[e][:, None] + t * (ty[e] - sy[e])[:, None]
@@ -485,10 +558,8 @@ class Boundary:
         arcs = self._keep_circle_pieces(nd, cx, cy, cr, cut_c, cover)
         # ---- cut the segments
         cut_s: list[tuple[np.ndarray, np.ndarray]] = []
-        e, i = _box_overlap_pairs(sbox, P.dbox, same=False)
-        if len(e):
-            t = _segment_circle_t(sx[e], sy[e], tx[e], ty[e], cx[i], cy[i], cr[i])
-            cut_s.append((np.repeat(e, 2), t.ravel()))
+        if len(e_de):
+            cut_s.append((np.repeat(e_de, 2), t_de.ravel()))
         e, f = _box_overlap_pairs(sbox, sbox, same=True)
         if len(e):
             rx, ry = tx[e] - sx[e], ty[e] - sy[e]
@@ -627,7 +698,7 @@ class Boundary:
         if len(none):
             out[none] = loc.inside(cx[none] + d[none], cy[none]).astype(float)
         if len(g):
-            order = np.lexsort((th, g))
+            order = _lexsort2(th, g)
             g, th = g[order], th[order]
             same = np.concatenate([g[1:] == g[:-1], [False]])
             # the circle's first crossing, for the arc that wraps past 2 pi
@@ -639,6 +710,16 @@ class Boundary:
             ins = loc.inside(cx[g] + d[g] * np.cos(mid), cy[g] + d[g] * np.sin(mid))
             out += np.bincount(g, weights=np.where(ins, ln, 0.0), minlength=n) / TWO_PI
         return np.minimum(out, 1.0)
+
+
+def _lexsort2(minor: np.ndarray, major: np.ndarray) -> np.ndarray:
+    """``np.lexsort((minor, major))`` (the same permutation: both sorts stable) through two
+    stable argsorts, the integer one a radix sort where ``major`` fits in 16 bits."""
+    o = np.argsort(minor, kind="stable")
+    m = major[o]
+    if len(m) and 0 <= m.min() and m.max() < 1 << 16:
+        m = m.astype(np.uint16)
+    return o[np.argsort(m, kind="stable")]
 
 
 def _arc_boxes(arcs: np.ndarray) -> np.ndarray:

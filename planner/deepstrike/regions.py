@@ -246,9 +246,10 @@ class RegionSet:
         return out.reshape(n, self.n_regions)
 
     # ------------------------------------------------------------------ arcs
-    def boundary(self, region: int) -> Boundary:
+    def boundary(self, region: int, queries=None) -> Boundary:
         """The region's boundary and point locator (:mod:`planner.deepstrike.boundary`), built once:
-        a capsule becomes a disc at each end and the rectangle between them."""
+        a capsule becomes a disc at each end and the rectangle between them. ``queries``: the box
+        ((x0, y0), (x1, y1)) of the first queries, for the locator (:class:`Boundary`)."""
         if region not in self._boundaries:
             discs, polys = [], []
             for ax, ay, bx, by, R, reg in self._caps:
@@ -263,7 +264,7 @@ class RegionSet:
                                            [ax + nx, ay + ny]]))
             polys += [p for i, (p, reg) in enumerate(self._polys) if reg == region and i not in self._fans]
             polys += [p for p, reg in self._convex if reg == region]
-            self._boundaries[region] = Boundary(np.array(discs, float).reshape(-1, 3), polys)
+            self._boundaries[region] = Boundary(np.array(discs, float).reshape(-1, 3), polys, queries)
         return self._boundaries[region]
 
     def arc_fraction(self, cx, cy, d) -> np.ndarray:
@@ -274,8 +275,9 @@ class RegionSet:
         if len(cx) < BOUNDARY_MIN_QUERIES:  # a few circles: preparing the boundary would cost more
             return self.arc_fraction_reference(cx, cy, d)
         out = np.zeros((len(cx), self.n_regions))
+        box = ((float((cx - d).min()), float((cy - d).min())), (float((cx + d).max()), float((cy + d).max())))
         for r in range(self.n_regions):
-            out[:, r] = self.boundary(r).arc_fraction(cx, cy, d)
+            out[:, r] = self.boundary(r, box).arc_fraction(cx, cy, d)
         return out
 
     def arc_fraction_reference(self, cx, cy, d, chunk: int = 40000) -> np.ndarray:

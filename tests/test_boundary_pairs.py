@@ -1,0 +1,62 @@
+"""The row sweep of :func:`planner.deepstrike.boundary.circle_box_pairs` finds exactly the pairs
+of the brute-force exact test (every circle against every box)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from planner.deepstrike.boundary import box_test, circle_box_pairs
+
+
+def _brute(cx, cy, d, box):
+    m = box_test(cx, cy, d, d, box)
+    i, k = np.nonzero(m)
+    return set(zip(i.tolist(), k.tolist(), strict=True))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_circle_box_pairs_equal_the_brute_force_pairs(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    if seed % 2:  # a heat map's circles: a 1" grid of centres times a few scatter distances
+        xs, ys = np.meshgrid(np.arange(0.5, 20), np.arange(0.5, 12))
+        dist = np.array([0.0, 2.0, 7.0, 12.0])
+        cx = np.tile(xs.ravel(), len(dist))
+        cy = np.tile(ys.ravel(), len(dist))
+        d = np.repeat(dist, xs.size)
+    else:
+        cx, cy = rng.uniform(-5, 30, n), rng.uniform(-5, 20, n)
+        d = rng.choice([0.5, 1.0, 3.0, 7.5, 12.0], n) * rng.uniform(0.9, 1.1, n)
+    m = int(rng.integers(1, 120))
+    x, y = rng.uniform(-10, 35, m), rng.uniform(-10, 25, m)
+    w = rng.exponential(2.0, m) * rng.integers(0, 2, m)  # some boxes are points or segments
+    h = rng.exponential(2.0, m) * rng.integers(0, 2, m)
+    box = np.column_stack([x, y, x + w, y + h])
+    box[0] = [-1000.0, 3.0, 1000.0, 3.0]  # a half-plane's edge, far longer than the table
+    box[-1] = [4.0, -1000.0, 4.0, 1000.0]
+    i, k = circle_box_pairs(cx, cy, d, box)
+    got = list(zip(i.tolist(), k.tolist(), strict=True))
+    assert len(got) == len(set(got))
+    assert set(got) == _brute(cx, cy, d, box)
+    assert got == sorted(got)
+
+
+def test_a_circle_touching_a_box_corner_is_paired() -> None:
+    # the circle about (0, 0) of radius 5 passes through the corner (3, 4) of the box [3, 4] x [4, 5]
+    box = np.array([[3.0, 4.0, 4.0, 5.0], [3.1, 4.1, 4.0, 5.0]])
+    i, k = circle_box_pairs(np.array([0.0]), np.array([0.0]), np.array([5.0]), box)
+    assert list(zip(i.tolist(), k.tolist(), strict=True)) == [(0, 0)]
+    # a box wholly inside the circle does not cross it
+    i, _ = circle_box_pairs(np.array([0.0]), np.array([0.0]), np.array([10.0]), box)
+    assert len(i) == 0
+
+
+def test_lexsort2_is_lexsort() -> None:
+    from planner.deepstrike.boundary import _lexsort2
+
+    rng = np.random.default_rng(3)
+    for major_hi in (5, 40_000, 100_000):  # the 16-bit radix path and the general one
+        major = rng.integers(0, major_hi, 5000)
+        minor = rng.choice(rng.uniform(0, 6.3, 300), 5000)  # many ties
+        assert np.array_equal(_lexsort2(minor, major), np.lexsort((minor, major)))
