@@ -993,8 +993,9 @@ class _Planning:
             todo = [g for g in self.groups if g.id in self.todo_extra]
             for k, g in enumerate(todo):
                 share = (self.builder.deadline - time.monotonic()) / (len(todo) - k)
-                # every candidate that can still improve the plan (up to EXTRA_GROWTH times what the
-                # unit has, at least a batch): the unit then takes no "not taken yet" option again
+                # the candidates that can still improve the plan (_below), up to EXTRA_GROWTH times as
+                # many more as the unit has (at least a batch): when all are taken, the unit takes no
+                # "not taken yet" option again
                 self.extend(g, max(self.batch, EXTRA_GROWTH * len(self.cands[g.id])),
                             time.monotonic() + max(0.0, share), below=self.todo_extra[g.id])
 
