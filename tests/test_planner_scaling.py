@@ -19,7 +19,7 @@ from planner.geometry.shapes import footprint
 from planner.legality.checker import check_deployment
 from planner.schema import HullBase, OvalBase, RoundBase, Scenario
 from planner.solve.goals import compile_goals
-from planner.solve.planner import CLIQUE_STEP_IN, SolverSettings, _deep_points, plan_deployment
+from planner.solve.planner import CLIQUE_STEP_IN, SolverSettings, _below, _deep_points, plan_deployment
 from planner.world import load_scenario, resolve
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,13 +87,15 @@ def _crowd(n_units: int, seed: int) -> dict:
                        {"player": "blue", "units": mine}]}
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_rounds_over_the_relaxation_find_the_grid_optimum(seed):
+@pytest.mark.parametrize(("seed", "workers"), [(0, 1), (1, 1), (2, 1), (0, 2), (3, 2)])
+def test_rounds_over_the_relaxation_find_the_grid_optimum(seed, workers):
     """Three single-model units crowding one point (each unit's first candidates all collide):
-    the optimum is the brute-force optimum over the same grid candidates, and legal."""
+    the optimum is the brute-force optimum over the same grid candidates, and legal (two workers:
+    CP-SAT's max_lp and default_lp workers; the rounds take the candidates below ``_below``)."""
     data = _crowd(3, seed)
     world = resolve(Scenario.model_validate(data))
-    res = plan_deployment(world, SolverSettings(time_limit_s=30, workers=1, candidates_per_unit=2, margin_in=0.0))
+    res = plan_deployment(world, SolverSettings(time_limit_s=30, workers=workers, candidates_per_unit=2,
+                                                margin_in=0.0))
     assert res.status == "optimal" and res.legal
     goals = data["goals"]
     pts = [(float(i), float(j)) for i in range(13) for j in range(3, 9)]
@@ -112,6 +114,16 @@ def test_rounds_over_the_relaxation_find_the_grid_optimum(seed):
         best = min(best, sum(g["weight"] * math.dist(p, (g["x"], g["y"])) for g, p in zip(goals, combo, strict=True)))
     assert res.objective == pytest.approx(best, abs=2e-3)
     assert res.best_bound == pytest.approx(res.objective, abs=1e-3)
+
+
+def test_below_is_the_gap_window_above_the_offered_option():
+    """A rested unit's candidates can improve the incumbent only below ``offered + inc - relaxed``
+    (or ``inc - rest``, whichever is less); no incumbent: no limit."""
+    assert _below(1000, 900, 100, 50) == 150  # window 100 above the option at 50; inc - rest = 900
+    assert _below(1000, 900, 950, 50) == 50  # the others alone at their best leave 50
+    assert _below(1000, 1000, 100, 70) == 70  # no gap: nothing past the option can pay
+    assert _below(1000, 900, 100, None) == 900
+    assert _below(None, 900, 100, 50) is None
 
 
 @pytest.mark.slow

@@ -513,6 +513,7 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
         share = (deadline - time.monotonic()) / (len(parts) - k)
         solver.parameters.max_time_in_seconds = max(0.5 if k == len(parts) - 1 else 0.05, share)
         solver.parameters.num_workers = settings.workers
+        _full_subsolvers(solver, settings.workers)
         solver.parameters.random_seed = settings.seed
         solver.parameters.log_search_progress = _DEBUG and len(pg) > 1
         mine_found: dict = {}
@@ -541,6 +542,19 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
         on_progress(obj / COST_SCALE, _true_bound(out.best_objective_bound, tie, obj, outside) / COST_SCALE,
                     time.monotonic() - t0)
     return status, out, out, x, tie, live
+
+
+FULL_SUBSOLVERS = ("max_lp", "default_lp")
+"""CP-SAT's full-problem workers when there are at least two: ``max_lp`` (the full linear
+relaxation, with the clique cuts) proves these packing models far faster than the default pair
+(the 15-unit part of the 20-unit instance: 1.7 s against no proof in 8 s; measured on models
+exported from ``bench_plan_scaling.py``)."""
+
+
+def _full_subsolvers(solver: cp_model.CpSolver, workers: int) -> None:
+    """Use :data:`FULL_SUBSOLVERS` as ``solver``'s full-problem workers (two or more workers)."""
+    if workers >= 2:
+        solver.parameters.subsolvers.extend(FULL_SUBSOLVERS)
 
 
 POLISH_S = 3.0
@@ -750,6 +764,33 @@ def _outside_bound(groups: list[Group], cands: dict[str, list[Candidate]],
     return (min(lbs) if lbs else None), rest
 
 
+EXTRA_GROWTH = 2
+"""A unit whose "not taken yet" option a round's optimum used takes at most this many times the
+candidates it has (all those below :func:`_below`, if fewer)."""
+
+
+def _below(inc: int | None, relaxed: int, rest: int, offered: int | None) -> int | None:
+    """The cost (integer units) below which a unit's untaken candidates can still be in a plan
+    cheaper than the incumbent ``inc``, after a round whose model (a relaxation of the whole grid,
+    solved to its optimum ``relaxed``) offered the unit "a candidate not taken yet" at ``offered``
+    (its stream's bound then), ``rest`` being the sum of the other units' least costs.
+
+    A plan *P* using an untaken candidate *c* of the unit, and cheaper than ``inc``, maps to a
+    solution of the round's model: the unit at its option (cost ``offered`` <= cost(c), overlapping
+    nothing), every other unit's untaken candidate at its own option (offered, else *P* costs at
+    least ``inc``). So ``relaxed <= cost(P) - cost(c) + offered``, and cost(P) < ``inc`` needs
+    ``cost(c) < offered + inc - relaxed``: the window of the gap above the option. The older
+    bound ``inc - rest`` (the other units alone at their best) holds too; the least of the two.
+    None: no incumbent, no limit.
+    """
+    if inc is None:
+        return None
+    out = inc - rest
+    if offered is not None:
+        out = min(out, offered + max(0, inc - relaxed))
+    return out
+
+
 def plan_deployment(world: World, settings: SolverSettings | None = None, *, units: list[str] | None = None,
                     on_progress: ProgressCallback | None = None, waived: frozenset[str] = frozenset()
                     ) -> PlanResult:
@@ -814,6 +855,7 @@ class _Round:
     outside: int | None
     rest: dict[str, int]
     out_of_time: bool
+    offer: dict[str, int] | None = None  # each offered unit's "not taken yet" option cost, next(u)
 
 
 class _Planning:
@@ -939,7 +981,7 @@ class _Planning:
     def take_candidates(self) -> None:
         """Take this round's candidates: ``batch`` more per unit sharing the time fairly, or the
         more candidates below ``todo_extra`` of the units whose untaken candidates the last round's
-        optimum used (as many again as each has, at least a batch)."""
+        optimum used (all of them, up to ``EXTRA_GROWTH`` times as many as each has; :func:`_below`)."""
         if self.todo_extra is None:
             # share the candidate time fairly: units with fewest candidates first, each a slice
             todo = sorted((g for g in self.groups if not self.streams[g.id].exhausted),
@@ -951,9 +993,11 @@ class _Planning:
             todo = [g for g in self.groups if g.id in self.todo_extra]
             for k, g in enumerate(todo):
                 share = (self.builder.deadline - time.monotonic()) / (len(todo) - k)
-                # double what the unit has (at least a batch): few rounds however many it needs
-                self.extend(g, max(self.batch, len(self.cands[g.id])), time.monotonic() + max(0.0, share),
-                            below=self.todo_extra[g.id])
+                # the candidates that can still improve the plan (_below), up to EXTRA_GROWTH times as
+                # many more as the unit has (at least a batch): when all are taken, the unit takes no
+                # "not taken yet" option again
+                self.extend(g, max(self.batch, EXTRA_GROWTH * len(self.cands[g.id])),
+                            time.monotonic() + max(0.0, share), below=self.todo_extra[g.id])
 
     def no_candidates_answer(self) -> PlanResult | None:
         """Infeasible or unknown when some unit has no candidate yet; None when every unit has one."""
@@ -1043,9 +1087,10 @@ class _Planning:
             return None
         return plan
 
-    def polish(self) -> None:
+    def polish(self, floor: int | None = None) -> None:
         """The best real plan over the candidates taken (no :class:`_Rest` options), hinted with
-        the best known, within a short time: a better plan to keep (and a better hint)."""
+        the best known, within a short time: a better plan to keep (and a better hint). ``floor``:
+        the optimum of the round's relaxation (no real plan costs less), so CP-SAT may stop there."""
         if self.start is None:
             return
         until = min(self.builder.deadline, time.monotonic() + POLISH_S)
@@ -1053,7 +1098,7 @@ class _Planning:
             return
         found: dict = {}
         status, *_ = _solve(self.groups, self.cands, self.settings, until, self.overlapping, self.start, None, None,
-                            self.t0, rule_ids(self.world.scenario.ruleset), rest={}, found=found)
+                            self.t0, rule_ids(self.world.scenario.ruleset), rest={}, found=found, floor=floor)
         self.adopt(found.get("plan"))
 
     def incumbent_cost(self) -> int | None:
@@ -1097,7 +1142,7 @@ class _Planning:
         if status == cp_model.MODEL_INVALID:
             raise SolverError(f"CP-SAT model invalid: {cp.validate() if cp is not None else ''}")
         out_of_time = time.monotonic() >= self.builder.deadline
-        r = _Round(status, solver, cp, x, tie, live, outside, rest, out_of_time)
+        r = _Round(status, solver, cp, x, tie, live, outside, rest, out_of_time, offer)
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return self.solution_answer(r)
         if status == cp_model.INFEASIBLE:
@@ -1122,7 +1167,7 @@ class _Planning:
             self.adopt(self.repair(picked))
             repaired = self.incumbent_cost()
             if r.status == cp_model.OPTIMAL and not r.out_of_time:
-                self.polish()
+                self.polish(int(round(solver.objective_value)) // r.tie if r.outside is None else None)
             if _DEBUG:
                 _log.debug("rested %s: repaired %s, polished %s, t=%.1f", rested, repaired, self.incumbent_cost(),
                            time.monotonic() - self.t0)
@@ -1140,7 +1185,7 @@ class _Planning:
                 return self.optimal_answer(r, self.start, inc)
             self.progress(None if inc is None else inc / COST_SCALE, None if bound is None else bound / COST_SCALE)
             if not r.out_of_time:
-                self.todo_extra = {gid: (inc - r.rest[gid]) if inc is not None else None for gid in rested}
+                self.todo_extra = {gid: _below(inc, obj, r.rest[gid], (r.offer or {}).get(gid)) for gid in rested}
                 return None
             if self.start is None:
                 return self.no_solution_answer(r)
