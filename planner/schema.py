@@ -307,6 +307,25 @@ def _dice_value(v: int | str) -> int | str:
     return v
 
 
+def _weapon_keywords(names: list[str]) -> list[str]:
+    """Weapon keywords with a number: ``X+`` rolls from 2+ to 6+ (``Anti-Infantry 4+``), other numbers
+    at most 20 (``Sustained Hits 2``, ``Rapid Fire 1``, ``Melta 2``); a bracketed list may hold several
+    keywords, comma-separated (``[Anti-Infantry 4+, Devastating Wounds]``)."""
+    import re
+
+    for name in names:
+        for part in name.strip().strip("[]").split(","):
+            m = re.search(r"(\d+)(\+?)\s*\]?$", part.strip())
+            if m is None:
+                continue
+            n, roll = int(m.group(1)), bool(m.group(2))
+            if roll and not 2 <= n <= 6:
+                raise ValueError(f"weapon keyword {name!r}: a roll from 2+ to 6+")
+            if not roll and n > 20:
+                raise ValueError(f"weapon keyword {name!r}: its number is at most 20")
+    return names
+
+
 DiceValue = Annotated[int | str, AfterValidator(_dice_value)]
 """A whole number or dice as written: ``2``, ``"D3"``, ``"D6+1"``, ``"2D6"``."""
 Roll = Annotated[int, Strict(), Field(ge=2, le=7)]
@@ -321,7 +340,7 @@ class Characteristics(Record):
 
     m: Num | None = Field(default=None, ge=0, le=100, description="Move (inches).")
     ws: Stat | None = None
-    bs: Stat | None = Field(default=None, description="Horus Heresy Ballistic Skill (1-10).")
+    bs: Stat | None = Field(default=None, ge=1, le=10, description="Horus Heresy Ballistic Skill (1-10).")
     s: Stat | None = None
     t: Stat | None = Field(default=None, ge=1)
     w: Stat | None = Field(default=None, ge=1)
@@ -351,7 +370,8 @@ class WeaponProfile(Record):
     a: DiceValue | None = Field(default=None, description="40k Attacks per model.")
     bs: Roll | None = Field(default=None, description="40k BS (or WS) X+.")
     d: DiceValue | None = Field(default=None, description="40k Damage.")
-    keywords: list[str] = Field(default_factory=list, description="40k weapon keywords, HH special rules.")
+    keywords: Annotated[list[str], AfterValidator(_weapon_keywords)] = Field(
+        default_factory=list, description="40k weapon keywords, HH special rules.")
     count: Count | None = Field(default=None, ge=0, description="On a unit: how many models carry it (none: all).")
 
 

@@ -48,14 +48,22 @@ def binomial(n: int, p: float) -> Pmf:
     return tuple(math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1))
 
 
+MAX_DICE_VALUE = 100
+"""The largest shots, attacks or damage value (per model) the dice maths takes: a bigger one is an
+input error, not a volley too large to compute."""
+
+
 def parse_dice(text: str | int) -> Pmf:
     """A damage or shots value (``2``, ``"D3"``, ``"D6+1"``, ``"2D6"``) as a pmf.
 
-    Raises ``ValueError`` naming the value when it is not a whole number or ``[N]D{3,6}[+-M]``.
+    Raises ``ValueError`` naming the value when it is not a whole number or ``[N]D{3,6}[+-M]``, or
+    when it can exceed :data:`MAX_DICE_VALUE`.
     """
     if isinstance(text, int):
         if text < 0:
             raise ValueError(f"dice value {text!r} is negative")
+        if text > MAX_DICE_VALUE:
+            raise ValueError(f"dice value {text!r} is more than {MAX_DICE_VALUE}")
         return tuple([0.0] * text + [1.0])
     s = str(text).strip()
     if s.isdigit():
@@ -68,6 +76,8 @@ def parse_dice(text: str | int) -> Pmf:
     if faces not in (3, 6) or count < 1 or count > 10:
         raise ValueError(f"dice value {text!r}: only 1-10 D3 or D6")
     mod = int(m.group(4) or 0) * (-1 if m.group(3) == "-" else 1)
+    if count * faces + mod > MAX_DICE_VALUE:
+        raise ValueError(f"dice value {text!r} can be more than {MAX_DICE_VALUE}")
     one = (0.0,) + tuple([1.0 / faces] * faces)
     total = power(one, count)
     out = [0.0] * max(1, len(total) + mod)

@@ -132,6 +132,21 @@ def hh_vehicle(unit: Unit, *, cover: int | None = None, lookup: Lookup | None = 
                               shrouded=shrouded, fearless="fearless" in rules, open_topped="open-topped" in rules)
 
 
+MAX_VOLLEY_DICE = 600
+"""The most attacks (models x shots or attacks, at their largest) one volley may roll: the exact
+distributions grow with it; a bigger volley is refused as input (exit 2), never left to run."""
+
+
+def _bounded_volley(unit: Unit, weapon: str, models: int, per_model: int | str, where: str) -> None:
+    from planner.combat.dice import parse_dice
+
+    most = models * (len(parse_dice(per_model)) - 1)
+    if most > MAX_VOLLEY_DICE:
+        raise ScenarioError(f"unit {unit.id!r} fires {weapon!r} with up to {most} attacks ({models} models x "
+                            f"{per_model}); the exact dice maths takes at most {MAX_VOLLEY_DICE} in one volley",
+                            location=where, value=per_model)
+
+
 def hh_attacker(unit: Unit, weapon: str, *, moved: bool = False, stupefied: bool = False,
                 marked_for_death: bool = False, half_range: bool = False,
                 lookup: Lookup | None = None) -> hh2.HHAttacker:
@@ -148,6 +163,7 @@ def hh_attacker(unit: Unit, weapon: str, *, moved: bool = False, stupefied: bool
     ur = _rules(unit.other_rules)
     prec = kw.get("precision shots") if "precision shots" in kw else ur.get("precision shots")
     shots = w.shots * (2 if half_range and (w.type or "").lower() == "rapid fire" else 1)
+    _bounded_volley(unit, weapon, n, shots, where)
     hw = hh2.HHWeapon(w.name, w.s, shots, w.ap if w.ap and w.ap > 0 else None, w.type or "Assault",
                       w.range_in or 0.0, prec, "ignores cover" in kw, "instant death" in kw, "lance" in kw,
                       "melta" in kw, "armourbane" in kw)
@@ -184,6 +200,7 @@ def attacker_40k(unit: Unit, weapon: str, *, stationary: bool = False, half_rang
         if getattr(w, name) is None:
             raise ScenarioError(f"weapon {weapon!r} has no {name.upper()}", location=where, value=None)
     assert w.a is not None and w.bs is not None and w.s is not None and w.d is not None
+    _bounded_volley(unit, weapon, n, w.a, where)
     # 40k AP is written 0 or negative; a positive AP (as some sources print it) means the same
     return wh40k.Attacker40k(unit.id, n, wh40k.Weapon40k(w.name, w.a, w.bs, w.s, -abs(w.ap or 0), w.d,
                                                          w.range_in or 0.0, tuple(w.keywords)),

@@ -119,7 +119,8 @@ def _kw(weapon: Weapon40k) -> dict[str, int]:
     Hits 2`` -> ``{"sustained hits": 2}``, ``[Lethal Hits]`` -> ``{"lethal hits": 1}``,
     ``Anti-Infantry 4+`` -> ``{"anti infantry": 4}``."""
     out: dict[str, int] = {}
-    for k in weapon.keywords:
+    names = [part for k in weapon.keywords for part in k.strip().strip("[]").split(",")]  # "[A, B]": both
+    for k in names:
         parts = k.strip().strip("[]").strip().lower().replace("-", " ").split()
         if parts and parts[-1].rstrip("+").isdigit():
             out[" ".join(parts[:-1]).replace("twin linked", "twin-linked")] = int(parts[-1].rstrip("+"))
