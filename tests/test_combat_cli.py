@@ -23,6 +23,7 @@ def _scenario(tmp_path: Path, **target_stats: int) -> Path:
                                         "shots": 1}]
     units["ih-breacher"]["stats"] = {**MARINE, **target_stats}
     units["ih-breacher"]["other_rules"] = [*units["ih-breacher"].get("other_rules", []), "Shrouded (5+)"]
+    units["ih-praetor"]["stats"] = {**MARINE, **target_stats}  # joined to ih-breacher: shot with it
     out = tmp_path / "s.yaml"
     out.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return out
@@ -36,12 +37,20 @@ def test_shoot_json_has_the_exact_distribution(tmp_path: Path) -> None:
     data = json.loads(r.output[r.output.index("{"):])
     n = 10 * 2  # ten marines, Rapid Fire within half range
     p = 2 / 3 * 1 / 2 * 1 / 3 * 4 / 6  # hit, wound, fail 3+, fail Shrouded 5+
-    targets = 10
+    targets = 11  # ten Breachers and the Praetor joined to them, one unit
     assert data["weapon"] == "Boltgun" and data["attacks"] == n
     assert data["models_lost"]["pmf"][0] == pytest.approx((1 - p) ** n)
     assert data["models_lost"]["mean"] == pytest.approx(n * p, rel=1e-3)
     assert len(data["models_lost"]["pmf"]) == targets + 1
     assert any("Shrouded" in s for s in data["interpretations"])
+    assert any("ih-praetor joined to it" in s for s in data["interpretations"])
+    # aiming at the joined character shoots the same unit
+    r = CliRunner().invoke(app, ["shoot", str(path), "--attacker", "rg-tactical", "--target", "ih-praetor",
+                                 "--half-range", "--json", "-"])
+    assert json.loads(r.output[r.output.index("{"):])["models_lost"] == data["models_lost"]
+    # a unit of the attacker's own side is not a target
+    own = CliRunner().invoke(app, ["shoot", str(path), "--attacker", "rg-tactical", "--target", "rg-tactical"])
+    assert own.exit_code == 2 and "own player" in own.output
 
 
 def test_shoot_errors_name_the_field(tmp_path: Path) -> None:

@@ -50,10 +50,22 @@ def run_shoot(world: World, attacker: str, target: str, weapon: str | None, *, m
     for opt, uid in (("--attacker", attacker), ("--target", target)):
         if uid not in world.units:
             raise ScenarioError(f"no unit {uid!r} in the scenario", location=opt, value=uid)
-    a_unit, t_unit = world.units[attacker].record, world.units[target].record
+    if world.units[attacker].player == world.units[target].player:
+        raise ScenarioError(f"a unit of the attacker's own player ({world.units[target].player!r}); shoot an "
+                            "enemy unit", location="--target", value=target)
     rs = world.ruleset
     cat = load_catalogue(rs.catalogue) if getattr(rs, "catalogue", None) else None
     lookup = cat.get if cat is not None else None
+    a_unit, t_unit = world.units[attacker].record, world.units[target].record
+    t_info = world.units[target]
+    host = world.units[t_info.setup.joined] if t_info.setup.joined in world.units else t_info
+    joined_note = ""
+    if host.joined_by:
+        from planner.combat.exposure import attached_record
+
+        t_unit = attached_record(world, host, lookup)  # the unit and the characters joined to it: one target
+        joined_note = (f"Target: {host.id} with {', '.join(host.joined_by)} joined to it, shot as one unit "
+                       "(the characters allocated last).")
     if weapon is None:
         ranged = [w for m in a_unit.models for w in pr.model_weapons(a_unit, m, lookup) if w.range_in]
         if not ranged:
@@ -81,7 +93,7 @@ def run_shoot(world: World, attacker: str, target: str, weapon: str | None, *, m
                            pr.hh_target(t_unit, cover=cover, lookup=lookup))
     elif rs.COMBAT_DICE == "40k":
         result = wh40k.shoot(pr.attacker_40k(a_unit, weapon, stationary=not moved, half_range=half_range, lookup=lookup),
-                             pr.target_40k(t_unit, attached=attached or bool(world.units[target].joined_by),
+                             pr.target_40k(t_unit, attached=attached or bool(host.joined_by),
                                         in_cover=in_cover, lookup=lookup),
                              cover=rs.COVER_IN_SHOOTING or "bs", ruleset=rs.id)
     else:
@@ -91,6 +103,8 @@ def run_shoot(world: World, attacker: str, target: str, weapon: str | None, *, m
     data = {"weapon": weapon, **result.to_json()}
     if how:
         data["interpretations"].append(how)
+    if joined_note:
+        data["interpretations"].append(joined_note)
     table = Table(title=f"{escape(attacker)} shoots {escape(target)} with {escape(weapon)} ({rs.id})")
     table.add_column("models lost", justify="right")
     table.add_column("probability", justify="right")
