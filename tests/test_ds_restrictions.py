@@ -149,3 +149,21 @@ def test_scout_redeploy_is_checked_at_its_first_set_up(gap, legal):
     assert len(found) == 2 and [f for f in found if "first set-up" not in f.message][0].measured == pytest.approx(
         gap + 4.0, abs=1e-9)
     _ = copy
+
+
+def test_a_deep_strike_ruleset_without_restrictions_says_it_does_not_apply_them(tmp_path):
+    # the fresh user's finding: HH/7th Deep Strike odds ignored a ward in silence
+    d = _w40k()
+    d["ruleset"] = "wh40k7"
+    d["armies"][1]["units"][0].pop("abilities")
+    d["armies"][1]["units"][0]["rules"] = ["Deep Strike"]
+    src = tmp_path / "w7.yaml"
+    src.write_text(yaml.safe_dump(d), encoding="utf-8")
+    st = make_setup(resolve(Scenario.model_validate(d)), "ds")
+    assert st.unapplied == ("ward",) and not st.restricted
+    res = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ds", "--at", "30,20", "--json", "-"])
+    assert res.exit_code in (0, 1), res.output
+    assert "Not applied: the restrictions on Deep Strike arrivals of ward" in res.output
+    data = json.loads(res.output[res.output.index("{"):])
+    assert any("ward" in n for n in data["notes"])
+    assert make_setup(resolve(Scenario.model_validate(_w40k())), "ds").unapplied == ()  # 10th applies them

@@ -188,6 +188,9 @@ class DeepStrikeSetup:
     rulings_chosen: frozenset[str] = frozenset()
     """The keys of :attr:`rulings` chosen (in the scenario or by ``--ruling``) rather than defaults."""
     restricted: bool = False
+    unapplied: tuple[str, ...] = ()
+    """Enemy units whose restrictions name Deep Strike arrivals, in a ruleset whose Deep Strike
+    procedure (5th, 7th, Horus Heresy) has no restriction rule: said, not applied."""
     """10th/11th: some enemy unit's restriction forbids a Deep Strike arrival near it (checked in
     :func:`judge_landing` with :mod:`planner.legality.checks.restriction`)."""
     _forms: dict = field(default_factory=dict, repr=False, compare=False)
@@ -284,17 +287,17 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
         if inertial_guidance:
             for key in ("dsa-igs-correction", "dsa-igs-off-battlefield", "dsa-igs-reroll"):
                 ruling(key)
-    restricted = False
-    if not rules.scatter:
-        from planner.legality.checks.restriction import held_against
-        from planner.schema import SetupKind
+    from planner.legality.checks.restriction import held_against
+    from planner.schema import SetupKind
 
-        restricted = bool(held_against([u for u in world.units.values() if u.on_battlefield and u.is_positioned],
-                                       unit, SetupKind.DEEP_STRIKE))
+    held = held_against([u for u in world.units.values() if u.on_battlefield and u.is_positioned], unit,
+                        SetupKind.DEEP_STRIKE)
+    restricted = bool(held) and not rules.scatter
+    unapplied = tuple(sorted({h.holder.id for h in held})) if rules.scatter else ()
     picked = frozenset(k for k in used if k in chosen or (k in world.scenario.rulings and rs.id == world.ruleset.id))
     return DeepStrikeSetup(world, unit, rules, orientation_deg, radii, exact, obstacles, imp, dang, bf.width, bf.depth,
                            shapes, facing_deg, ring_spacing=spacing, rulings=used, rulings_chosen=picked,
-                           restricted=restricted)
+                           restricted=restricted, unapplied=unapplied)
 
 
 def deepstrike_ruling(world: World, rs, key: str, chosen: dict[str, str]) -> str:
