@@ -307,15 +307,20 @@ def _dice_value(v: int | str) -> int | str:
     return v
 
 
+def keyword_list(names: list[str]) -> list[str]:
+    """The single weapon keywords written in ``names``: a bracketed list may hold several,
+    comma-separated (``[Anti-Infantry 4+, Devastating Wounds]`` is two), brackets stripped."""
+    return [part.strip().strip("[]").strip() for name in names for part in name.strip().strip("[]").split(",")]
+
+
 def _weapon_keywords(names: list[str]) -> list[str]:
     """Weapon keywords with a number: ``X+`` rolls from 2+ to 6+ (``Anti-Infantry 4+``), other numbers
-    at most 20 (``Sustained Hits 2``, ``Rapid Fire 1``, ``Melta 2``); a bracketed list may hold several
-    keywords, comma-separated (``[Anti-Infantry 4+, Devastating Wounds]``)."""
+    at most 20 (``Sustained Hits 2``, ``Rapid Fire 1``, ``Melta 2``); see :func:`keyword_list`."""
     import re
 
     for name in names:
-        for part in name.strip().strip("[]").split(","):
-            m = re.search(r"(\d+)(\+?)\s*\]?$", part.strip())
+        for part in keyword_list([name]):
+            m = re.search(r"(\d+)(\+?)$", part)
             if m is None:
                 continue
             n, roll = int(m.group(1)), bool(m.group(2))

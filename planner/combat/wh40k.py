@@ -118,10 +118,11 @@ def _kw(weapon: Weapon40k) -> dict[str, int]:
     """Weapon keywords, lower case, brackets stripped, with their number (1 when none): ``Sustained
     Hits 2`` -> ``{"sustained hits": 2}``, ``[Lethal Hits]`` -> ``{"lethal hits": 1}``,
     ``Anti-Infantry 4+`` -> ``{"anti infantry": 4}``."""
+    from planner.schema import keyword_list
+
     out: dict[str, int] = {}
-    names = [part for k in weapon.keywords for part in k.strip().strip("[]").split(",")]  # "[A, B]": both
-    for k in names:
-        parts = k.strip().strip("[]").strip().lower().replace("-", " ").split()
+    for k in keyword_list(list(weapon.keywords)):
+        parts = k.lower().replace("-", " ").split()
         if parts and parts[-1].rstrip("+").isdigit():
             out[" ".join(parts[:-1]).replace("twin linked", "twin-linked")] = int(parts[-1].rstrip("+"))
         else:
