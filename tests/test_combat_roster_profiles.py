@@ -98,6 +98,10 @@ def test_real_rosters_carry_profiles() -> None:
     assert tactical.stats is not None and tactical.stats.a == 1
     assert [m.stats.a for m in tactical.models if m.stats is not None] == [2]
     assert "Boltgun" in {w.name for w in tactical.weapons}
+    # the Breachers' troopers have no profile in this roster: said once, naming them
+    no_profile = [w for w in warnings if "no characteristics profile" in w]
+    assert len(no_profile) == 1
+    assert no_profile[0].startswith("breacher-siege-squad-legion: 9 of 10 models") and "legion-breacher x9" in no_profile[0]
 
 
 def test_40k_list_profiles_from_wh40kdc_datasheets() -> None:
@@ -120,3 +124,23 @@ def test_40k_list_profiles_from_wh40kdc_datasheets() -> None:
     # Heavy: +1 to hit when stationary (2+), S5 vs T4 3+, Sv 4+ at AP-1 5+, D2 kills a W2 scout
     p = 5 / 6 * 4 / 6 * 4 / 6
     assert r.models_lost[0] == pytest.approx((1 - p) ** 10)
+
+
+def test_models_without_a_profile_are_warned_of(tmp_path: Path) -> None:
+    # a sergeant with a profile, troopers without (the first-edition Breachers): one warning naming them
+    troopers = ('<selection id="s1b" name="Breachers, Legion" number="3" type="model"></selection>\n'
+                '      </selections>\n    </selection>\n  </selections></force></forces>')
+    text = ROSTER.replace("SVVALUE", "3+").replace(
+        "</selections>\n    </selection>\n  </selections></force></forces>", troopers, 1)
+    p = tmp_path / "mixed.ros"
+    p.write_text(text, encoding="utf-8")
+    army, warnings = roster_to_army(read_roster(p), "hh2", default_base_mm=32)
+    unit = army.units[0]
+    assert unit.stats is None and sum(m.stats is not None for m in unit.models) == 4
+    hit = [w for w in warnings if "no characteristics profile" in w]
+    assert len(hit) == 1, warnings
+    assert hit[0].startswith(f"{unit.id}: 3 of 7 models have no characteristics profile")
+    assert "planner shoot" in hit[0]
+    # the plain roster: every model has one, no such warning
+    _, plain = roster_to_army(read_roster(_read(tmp_path)), "hh2", default_base_mm=32)
+    assert not [w for w in plain if "no characteristics profile" in w]

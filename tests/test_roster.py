@@ -201,8 +201,10 @@ def test_embark_puts_the_squad_in_its_dedicated_transport():
     assert tac.setup.method is SetupMethod.EMBARKED and tac.setup.in_ == "rhino-armoured-carrier-legion"
     assert units["breacher-siege-squad-legion"].setup.in_ == "land-raider-phobos"
     assert units["praetor-legion"].setup.method is SetupMethod.DEPLOYMENT_ZONE
-    # the roster is HH1-era data (game system "Warhammer 30,000 - The Horus Heresy"): only that is said
-    assert len(warnings) == 1 and warnings[0].startswith("edition: ") and "ca571888" in warnings[0], warnings
+    # the roster is HH1-era data (game system "Warhammer 30,000 - The Horus Heresy"), and its Breachers'
+    # troopers have no profile: only those two are said
+    assert len(warnings) == 2 and warnings[0].startswith("edition: ") and "ca571888" in warnings[0], warnings
+    assert warnings[1].startswith("breacher-siege-squad-legion: 9 of 10 models have no characteristics"), warnings
     world = resolve(Scenario(ruleset="hh2", armies=[army.model_copy(update={
         "units": [u.model_copy(update={"place": True}) if u.setup.on_battlefield else u for u in army.units]})]))
     assert world.units["rhino-armoured-carrier-legion"].embarked == ["tactical-squad-legion"]
@@ -251,7 +253,8 @@ def test_each_imported_army_deploys_legally_through_the_planner(tmp_path, roster
     by its catalogue entry); every unit (all set up in the deployment zone) is planned by ``planner
     plan`` against the deployed enemy, and ``planner check`` accepts the written plan (exit 0)."""
     army, warnings = import_roster(_roster(roster), "hh2", "blue", place=True)
-    assert not [w for w in warnings if not w.startswith("edition: ")], warnings  # HH1-era data: only that
+    # HH1-era data, and troopers without a profile (the Breachers): only those
+    assert not [w for w in warnings if not w.startswith("edition: ") and "no characteristics profile" not in w], warnings
     assert all(m.profile for u in army.units for m in u.models)  # no assumed base, no base rule
     scenario = tmp_path / "scenario.yaml"
     scenario.write_text(yaml.safe_dump(_plan_scenario(army), sort_keys=False), encoding="utf-8")

@@ -1007,10 +1007,23 @@ class _ArmyBuilder:
             stats = next(m.stats for m in models if m.stats is not None and m.stats.model_dump_json() == common_json)
             models = [m.model_copy(update={"stats": None}) if m.stats is not None
                       and m.stats.model_dump_json() == common_json else m for m in models]
+        elif counts:
+            self.warn_no_stats(uid, models)
         return Unit(id=uid, name=display, type=unit_type,
                     subtypes=sorted(common, key=lambda s: list(SubType).index(s)), rules=rules,
                     other_rules=other, transport_capacity=cap, place=self.place, stats=stats, weapons=weapons,
                     models=models)
+
+    def warn_no_stats(self, uid: str, models: list[Model]) -> None:
+        """A warning for a unit some of whose models have characteristics in the roster and some not
+        (e.g. first-edition Breachers: only the sergeant has a profile): ``planner shoot`` and
+        ``planner exposure`` need them, so the user must add ``stats:`` before using those. (A roster
+        with no profiles at all is not warned of: it is simply a roster without them.)"""
+        without = Counter(m.profile or m.name or "model" for m in models if m.stats is None)
+        names = ", ".join(f"{n} x{c}" if c > 1 else n for n, c in without.items())
+        self.warnings.append(f"{uid}: {sum(without.values())} of {len(models)} models have no characteristics "
+                             f"profile in the roster ({names}); planner shoot and planner exposure need them: "
+                             "add stats: to the unit or the models")
 
     def count_models(self, spec: _UnitSpec) -> None:
         """Count the unit's models: at most ``MAX_MODELS_PER_UNIT``, and ``MAX_MODELS`` in all."""
