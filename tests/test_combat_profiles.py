@@ -90,3 +90,22 @@ def test_hh_character_subtype_and_40k_positive_ap() -> None:
     v = Unit.model_validate({"id": "v", "stats": {"t": 4, "w": 1, "sv": 3},
                              "weapons": [{"name": "gun", "a": 1, "bs": 3, "s": 4, "ap": 1, "d": 1}], "models": [{}]})
     assert attacker_40k(v, "gun").weapon.ap == -1
+
+
+def test_hh_keywords_the_maths_does_not_use_are_stated() -> None:
+    gun = {**BOLTER, "keywords": ["Gets Hot", "Precision Shots (5+)", "Rending (6+)", "Large Blast (5\")"]}
+    a = hh_attacker(_unit(weapons=[gun]), "bolter")
+    assert a.weapon.precision == 5
+    assert a.weapon.unmodelled == ('Gets Hot', 'Large Blast (5")', "Rending (6+)")
+    notes = hh2.shoot(a, hh_target(_unit(id="enemy"))).interpretations
+    assert notes[-1] == 'Keywords not modelled: Gets Hot, Large Blast (5"), Rending (6+).'
+    # every keyword modelled: nothing said
+    plain = hh_attacker(_unit(weapons=[{**BOLTER, "keywords": ["Melta", "Lance", "Armourbane", "Instant Death"]}]),
+                        "bolter")
+    assert plain.weapon.unmodelled == ()
+    assert not [n for n in hh2.shoot(plain, hh_target(_unit(id="enemy"))).interpretations if "not modelled" in n]
+    from planner.combat import vehicles
+
+    rhino = vehicles.HHVehicle("rhino", 11, 11, 10, 3)
+    assert vehicles.shoot_vehicle(a, rhino).interpretations[-1] != notes[-1]  # the facing note comes last
+    assert notes[-1] in vehicles.shoot_vehicle(a, rhino).interpretations

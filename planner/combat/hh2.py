@@ -72,6 +72,7 @@ class HHWeapon:
     lance: bool = False  # vs vehicles: an Armour Value above 12 counts as 12 (planner.combat.vehicles)
     melta: bool = False  # vs vehicles: one more penetration D6 within half range
     armourbane: bool = False  # vs vehicles: one more penetration D6
+    unmodelled: tuple[str, ...] = ()  # the profile's special rules the dice maths does not use (stated)
 
 
 @dataclass(frozen=True)
@@ -216,6 +217,8 @@ def _shoot(attacker: HHAttacker, target: HHTarget, precision_group: int | None) 
     notes = list(INTERPRETATIONS)
     if snap:
         notes.append(f"{attacker.name} fires Snap Shots.")
+    if w.unmodelled:
+        notes.append(f"Keywords not modelled: {', '.join(w.unmodelled)}.")
     if p_prec and len(groups) > 1:
         if precision_group is None:
             best = None

@@ -147,6 +147,12 @@ def _bounded_volley(unit: Unit, weapon: str, models: int, per_model: int | str, 
                             location=where, value=per_model)
 
 
+HH_MODELLED_KEYWORDS = frozenset({"precision shots", "ignores cover", "instant death", "lance", "melta",
+                                  "armourbane"})
+"""The Horus Heresy weapon special rules the dice maths uses (lower case); any other keyword of a
+weapon is listed in the result's interpretations as "Keywords not modelled"."""
+
+
 def hh_attacker(unit: Unit, weapon: str, *, moved: bool = False, stupefied: bool = False,
                 marked_for_death: bool = False, half_range: bool = False,
                 lookup: Lookup | None = None) -> hh2.HHAttacker:
@@ -164,9 +170,10 @@ def hh_attacker(unit: Unit, weapon: str, *, moved: bool = False, stupefied: bool
     prec = kw.get("precision shots") if "precision shots" in kw else ur.get("precision shots")
     shots = w.shots * (2 if half_range and (w.type or "").lower() == "rapid fire" else 1)
     _bounded_volley(unit, weapon, n, shots, where)
+    unmodelled = tuple(sorted(k for k in w.keywords if not set(_rules([k])) & HH_MODELLED_KEYWORDS))
     hw = hh2.HHWeapon(w.name, w.s, shots, w.ap if w.ap and w.ap > 0 else None, w.type or "Assault",
                       w.range_in or 0.0, prec, "ignores cover" in kw, "instant death" in kw, "lance" in kw,
-                      "melta" in kw, "armourbane" in kw)
+                      "melta" in kw, "armourbane" in kw, unmodelled)
     return hh2.HHAttacker(unit.id, n, bs, hw, moved=moved, relentless="relentless" in ur, stupefied=stupefied,
                           marked_for_death=marked_for_death)
 

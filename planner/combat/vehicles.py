@@ -284,6 +284,8 @@ def _shoot_vehicle(attacker: hh2.HHAttacker, vehicle: HHVehicle, facing: str, ha
         exploded[boom] += p
         hp_lost[total] += p
     notes = [*INTERPRETATIONS, GLANCING_NOTES[glancing_hull_point]]
+    if attacker.weapon.unmodelled:
+        notes.append(f"Keywords not modelled: {', '.join(attacker.weapon.unmodelled)}.")
     if snap:
         notes.append(f"{attacker.name} fires Snap Shots.")
     notes.append(f"Facing hit: {facing} (Armour Value {armour}"
