@@ -592,3 +592,23 @@ def test_denial_candidates_are_one_per_anchor_the_cheapest_there():
             break
     assert [c.anchor for c in cs] == list(first)
     assert [c.formation for c in cs] == [c.formation for c in first.values()]
+
+
+def test_threats_on_an_illegal_deployment_list_its_violations(tmp_path):
+    # my two models overlap: the threats are still computed, and the checker's violation is named
+    from planner.adversary.threats import find_threats
+
+    data = scenario([{"id": "a", "type": "Infantry", "models": [marine(4, 2), marine(4.5, 2)]}])
+    r = find_threats(world_of(data), "inf", parse_goal(None, None), 1.0)
+    assert r.deployment_legal is False and r.deployment_violations
+    assert r.deployment_violations == ['unit a: model 1 overlaps a/2 by 0.760" [hh2.bases.no_overlap]',
+                                       'unit a: model 2 overlaps a/1 by 0.760" [hh2.bases.no_overlap]']
+    path = tmp_path / "illegal.yaml"
+    path.write_text(json.dumps(data))
+    p = _cli("threats", str(path), "--enemy-unit", "inf")
+    assert p.returncode == 1 and "already illegal" in p.stdout and "hh2.bases.no_overlap" in p.stdout
+    p = _cli("threats", str(path), "--enemy-unit", "inf", "--allow-illegal-table")
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "the deployment itself is not legal" in p.stdout
+    tail = p.stdout.split("the deployment itself is not legal", 1)[1]
+    assert r.deployment_violations[0] in tail and r.deployment_violations[1] in tail

@@ -20,8 +20,9 @@ from __future__ import annotations
 import math
 import time
 
-from planner.adversary.threats import EnemyPlacement, ThreatGoal, ThreatResult, point_distance
+from planner.adversary.threats import EnemyPlacement, ThreatGoal, ThreatResult, point_distance, violation_lines
 from planner.errors import ScenarioError
+from planner.legality.report import LegalityReport
 from planner.geometry.shapes import signed_distance
 from planner.schema import SetupMethod
 from planner.world import World
@@ -79,18 +80,19 @@ def deepstrike_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in:
                                    models={enemy_unit: [(f.cx, f.cy, st.facing_deg) for f in fps]},
                                    legal=not judge_landing(st, x, y).mishap)
     limit = st.rules.more_than_in
+    base = _deployment_report(world, enemy_unit)
     msg = (f"best Deep Strike arrival for the enemy ({goal.label}): {best[0]:g}" if best is not None
            else f"no legal Deep Strike arrival (more than {limit:g}\" from my models) on the grid")
     return ThreatResult(enemy_unit=enemy_unit, goal=goal.label, grid_in=g, legal_anchors=len(legal),
                         legal_area_sq_in=len(legal) * g * g, best=placement, message=msg,
-                        wall_time_s=time.monotonic() - t0, deployment_legal=_deployment_legal(world, enemy_unit),
-                        legal_cells=legal)
+                        wall_time_s=time.monotonic() - t0, deployment_legal=base is None or base.legal,
+                        deployment_violations=violation_lines(base), legal_cells=legal)
 
 
-def _deployment_legal(world: World, enemy_unit: str) -> bool:
-    """The checker's verdict on the deployment (True where the scenario is not complete)."""
+def _deployment_report(world: World, enemy_unit: str) -> LegalityReport | None:
+    """The checker's report on the deployment (None where the scenario is not complete)."""
     from planner.legality.checker import check_deployment
 
     if not all(u.is_positioned for u in world.units.values() if u.on_battlefield and u.id != enemy_unit):
-        return True
-    return check_deployment(world).legal
+        return None
+    return check_deployment(world)

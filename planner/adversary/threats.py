@@ -136,8 +136,19 @@ class ThreatResult(BaseModel):
     message: str = ""
     wall_time_s: float
     deployment_legal: bool
+    deployment_violations: list[str] = Field(
+        default_factory=list, description="When the deployment itself is not legal: each of the checker's "
+                                          "violations, as 'unit U: message [rule]'.")
     legality: LegalityReport | None = None
     legal_cells: list[tuple[float, float]] = Field(default_factory=list)
+
+
+def violation_lines(report: LegalityReport | None) -> list[str]:
+    """The checker's violations of ``report`` as 'unit U: message [rule]' lines, as the planner
+    prints a table already illegal (none for None)."""
+    if report is None:
+        return []
+    return [f"unit {v.unit}: {v.message} [{v.rule}]" for v in report.violations]
 
 
 def goal_value(space: ArrivalSpace, goal: ThreatGoal, p: Position, mine: list[Placed]) -> float | None:
@@ -251,7 +262,8 @@ def find_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in: float
     return ThreatResult(enemy_unit=enemy_unit, goal=goal.label, grid_in=space.grid, legal_anchors=len(
         {p.anchor for p in legal}), legal_area_sq_in=space.area(legal), distance_region_sq_in=region, best=placement,
         message=msg, wall_time_s=time.monotonic() - t0,
-        deployment_legal=base_report.legal if base_report is not None else True, legality=report,
+        deployment_legal=base_report.legal if base_report is not None else True,
+        deployment_violations=violation_lines(base_report), legality=report,
         legal_cells=sorted({p.anchor for p in legal}))
 
 

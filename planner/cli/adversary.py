@@ -40,7 +40,11 @@ def run_threats(world: World, enemy_unit: str, goal_text: str | None, grid_in: f
     how = "arrive by Deep Strike" if deep else "Infiltrate"
     console.print(f"[bold]Threats: where can {escape(enemy_unit)} {how}?[/bold] ({escape(goal.label)})")
     if not r.deployment_legal:
-        console.print("[red]the deployment itself is not legal (run planner check)[/red]")
+        console.print("[red]the deployment itself is not legal (run planner check):[/red]")
+        for line in r.deployment_violations[:10]:
+            console.print(f"  {escape(line)}", highlight=False)
+        if len(r.deployment_violations) > 10:
+            console.print(f"  ... and {len(r.deployment_violations) - 10} more (planner check lists every one)")
     console.print(f"legal area: {r.legal_anchors} anchors on the {grid_in:g}\" grid = {r.legal_area_sq_in:g} sq in"
                   + (f"; exact area more than 9\" from my units (terrain and sight ignored): "
                      f"{r.distance_region_sq_in:.1f} sq in" if r.distance_region_sq_in is not None else ""))
