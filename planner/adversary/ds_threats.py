@@ -20,10 +20,16 @@ from __future__ import annotations
 import math
 import time
 
-from planner.adversary.threats import EnemyPlacement, ThreatGoal, ThreatResult, point_distance, violation_lines
+from planner.adversary.threats import (
+    EnemyPlacement,
+    ThreatGoal,
+    ThreatResult,
+    point_distance,
+    violation_lines,
+)
 from planner.errors import ScenarioError
-from planner.legality.report import LegalityReport
 from planner.geometry.shapes import signed_distance
+from planner.legality.report import LegalityReport
 from planner.schema import SetupMethod
 from planner.world import World
 
