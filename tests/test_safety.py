@@ -453,3 +453,10 @@ def test_catalogue_files_are_inputs_too(tmp_path: Path):
     r = run("check", LONG_EDGE, "--json", target, env={"PLANNER_MODELS": str(models)})
     assert r.exit_code == 2 and "refusing to overwrite an input" in one_line(r.stderr), r.stderr
     assert target.read_bytes() == before
+
+
+@pytest.mark.parametrize("value, words", [("1e9,30", "less than 10000 in size"), ("nan,3", "finite numbers"),
+                                          ("3", "give a point as X,Y")])
+def test_deepstrike_aim_point_too_large_or_not_finite_is_named(value: str, words: str):
+    r = run("deepstrike", LONG_EDGE, "--unit", "ih-assault", "--at", value)
+    assert r.exit_code == 2 and "--at" in r.stderr and words in " ".join(r.stderr.split()), r.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import time
 from dataclasses import asdict
 
@@ -37,8 +38,11 @@ def parse_point(text: str, option: str) -> tuple[float, float]:
         x, y = (float(v) for v in text.replace(" ", "").split(","))
     except ValueError:
         raise ScenarioError("give a point as X,Y in inches", location=option, value=text) from None
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise ScenarioError("give a point as X,Y in inches (finite numbers)", location=option, value=text)
     if not (abs(x) < 1e4 and abs(y) < 1e4):
-        raise ScenarioError("give a point as X,Y in inches", location=option, value=text)
+        raise ScenarioError("a point's coordinates are inches on the battlefield: each must be less than "
+                            "10000 in size", location=option, value=text)
     return x, y
 
 
