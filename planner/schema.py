@@ -241,6 +241,17 @@ KeywordPhrase = Annotated[str | None, AfterValidator(_keyword_phrase)]
 """Special rule names as written, each one :func:`parse_rule` knows."""
 
 
+def _enum_any_case(cls, value: object):
+    """The member whose value equals ``value`` but for letter case and surrounding spaces ("infantry",
+    " close-order"), or None (pydantic then names the field, the value and the allowed ones)."""
+    if isinstance(value, str):
+        key = value.strip().casefold()
+        for member in cls:
+            if member.value.casefold() == key:
+                return member
+    return None
+
+
 class UnitType(StrEnum):
     """Horus Heresy 2.0 unit types (p.195-216)."""
 
@@ -254,6 +265,8 @@ class UnitType(StrEnum):
     TITAN = "Titan"
     MONSTROUS = "Monstrous"
     FORTIFICATION = "Fortification"
+
+    _missing_ = classmethod(_enum_any_case)  # "infantry" is Infantry
 
 
 class SubType(StrEnum):
@@ -282,6 +295,8 @@ class SubType(StrEnum):
     LUMBERING = "Lumbering"
     STUBBORN = "Stubborn"
     COMMAND = "Command"
+
+    _missing_ = classmethod(_enum_any_case)  # "close-order" is Close-order
 
 
 def _known_abilities(names: list[str]) -> list[str]:

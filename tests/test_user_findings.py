@@ -233,3 +233,23 @@ def test_a_character_joining_a_unit_that_itself_joins_is_an_input_error(tmp_path
          "models": [{"base": {"diameter_mm": 32}, "x": 11.5, "y": 6}]}]}]}
     res = runner.invoke(app, ["check", str(_write(tmp_path, data, "cycle.yaml"))])
     assert res.exit_code == 2 and "setup.joined" in res.output and "join the unit directly" in res.output
+
+
+def test_unit_types_and_sub_types_in_any_letter_case(tmp_path):
+    """Session 5's fresh user: ``type: infantry`` was refused. Any case is the type; a wrong name is
+    still exit 2 naming the field and the value."""
+    unit = {"id": "a", "type": "infantry", "subtypes": ["character", "SKIRMISH"],
+            "models": [{"base": {"diameter_mm": 32}, "x": 10, "y": 6}]}
+    data = {"ruleset": "hh2", "armies": [{"player": "red", "units": [unit]}],
+            "deployment_zones": [{"id": "z", "player": "red", "polygon": [[0, 0], [72, 0], [72, 12], [0, 12]]}]}
+    res = runner.invoke(app, ["check", str(_write(tmp_path, data, "lower.yaml")), "--json", "-"])
+    assert res.exit_code == 0, res.output
+    (report,) = _json(res.output)["units"]
+    assert report["unit"] == "a" and report["legal"] is True
+    from planner.schema import SubType, Unit, UnitType
+
+    u = Unit.model_validate(unit)
+    assert u.type is UnitType.INFANTRY and u.subtypes == [SubType.CHARACTER, SubType.SKIRMISH]
+    unit["type"] = "infantryman"
+    res = runner.invoke(app, ["check", str(_write(tmp_path, data, "wrong.yaml"))])
+    assert res.exit_code == 2 and "type" in res.output and "infantryman" in res.output, res.output
