@@ -61,7 +61,7 @@ def test_deep_strike_landing_honours_the_restriction(gap, legal):
 def test_no_restriction_keeps_the_old_landing():
     st = make_setup(resolve(Scenario.model_validate(_w40k(None))), "ds")
     assert not st.restricted
-    assert set(odds(st, 30.0, 20.0).triggers) == {"off_table", "distance"}
+    assert set(odds(st, 30.0, 20.0).triggers) == {"off_table", "distance", "impassable", "on_model"}
 
 
 def test_40k_deep_strike_threats_honour_the_restriction(tmp_path):

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 from shapely.geometry import Point, Polygon, box
+from shapely.ops import unary_union
 
 from planner.deepstrike.formation import Formation, formation_radii, ring_formation
 from planner.deepstrike.regions import RegionSet
@@ -257,10 +258,20 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
         for m in u.models:
             assert m.x is not None and m.y is not None  # u.is_positioned
             obstacles.append(Obstacle(m.ref, u.player != unit.player, footprint(m.base, m.x, m.y, m.facing)))
-    imp, dang = {}, {}
+    # where no model may be set up: the checker's no-go terrain (impassable and solid features, every
+    # wall: Table.no_go_polys, the one list), a feature's walls joined to it; in 5th/7th a building too
+    from planner.legality.table import Table
+
+    table = Table(world)
+    nogo: dict[str, list[Polygon]] = {}
+    for tid, poly in table.no_go_polys:
+        nogo.setdefault(tid, []).append(poly)
+    imp: dict[str, Polygon] = {tid: polys[0] if len(polys) == 1 else unary_union(polys)  # type: ignore[misc]
+                               for tid, polys in nogo.items()}
+    dang = {}
     for t in world.scenario.terrain:
         poly = t.shape
-        if t.is_impassable or (rules.buildings_impassable and t.building is not None):
+        if t.id not in imp and rules.buildings_impassable and t.building is not None:
             imp[t.id] = poly
         if TerrainTrait.DANGEROUS in t.traits or (rules.difficult_is_dangerous and TerrainTrait.DIFFICULT in t.traits):
             dang[t.id] = poly
@@ -295,9 +306,11 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
     restricted = bool(held) and not rules.scatter
     unapplied = tuple(sorted({h.holder.id for h in held})) if rules.scatter else ()
     picked = frozenset(k for k in used if k in chosen or (k in world.scenario.rulings and rs.id == world.ruleset.id))
-    return DeepStrikeSetup(world, unit, rules, orientation_deg, radii, exact, obstacles, imp, dang, bf.width, bf.depth,
+    st = DeepStrikeSetup(world, unit, rules, orientation_deg, radii, exact, obstacles, imp, dang, bf.width, bf.depth,
                            shapes, facing_deg, ring_spacing=spacing, rulings=used, rulings_chosen=picked,
                            restricted=restricted, unapplied=unapplied)
+    st._forms["table"] = table
+    return st
 
 
 def deepstrike_ruling(world: World, rs, key: str, chosen: dict[str, str]) -> str:
@@ -406,6 +419,38 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float, form: Formation | Non
             findings += verdict_findings(find_ruleset(R.ruleset), placed, vs, SetupKind.DEEP_STRIKE)
             if any(not v.ok for v in vs):
                 fired.append("restriction")
+        # set up as any unit is: not in impassable terrain or a solid feature, on no other model (the
+        # checker's predicates and rule ids: terrain.placement, bases.overlap)
+        from planner.legality.checks.placement import closest_no_go, first_overlap
+
+        hit = closest_no_go(fps, list(st.impassable.items()), first_hit=True)
+        if hit is None or hit.ok:
+            findings.append(Finding(rule=f"{R.ruleset}.terrain.placement", passed=True, unit=unit.id,
+                                    required="not in impassable terrain or inside a solid feature",
+                                    message="no model in impassable terrain or a solid feature"))
+            ok = True
+        else:
+            ok = False
+            findings.append(Finding(rule=f"{R.ruleset}.terrain.placement", passed=False, unit=unit.id,
+                                    model=labels[hit.index], measured=hit.distance,
+                                    required="not in impassable terrain or inside a solid feature",
+                                    message=f"model {labels[hit.index]} would be set up in {hit.feature}",
+                                    evidence=Evidence(model=labels[hit.index], terrain_feature=hit.feature)))
+        if not ok:
+            fired.append("impassable")
+        on = None
+        for j, f in enumerate(fps):
+            on = first_overlap([f], [(o.ref, o.fp) for o in st.obstacles])
+            if on is not None:
+                findings.append(Finding(rule=f"{R.ruleset}.bases.overlap", passed=False, unit=unit.id,
+                                        model=labels[j], required="bases do not overlap",
+                                        message=f"model {labels[j]} would be set up on {on}",
+                                        evidence=Evidence(model=labels[j], other_model=on)))
+                fired.append("on_model")
+                break
+        if on is None:
+            findings.append(Finding(rule=f"{R.ruleset}.bases.overlap", passed=True, unit=unit.id,
+                                    required="bases do not overlap", message="no model is set up on another model"))
         findings[0] = findings[0].model_copy(update={"rule": f"{R.ruleset}.battlefield"})  # the checker's id
         return Landing(x, y, form, fired, [], findings)
     # --- impassable terrain
@@ -812,8 +857,8 @@ def odds(st: DeepStrikeSetup, x: float, y: float, within: tuple[float, float, fl
         land = judge_landing(st, x, y)
         pm = 1.0 if land.mishap else 0.0
         return Odds(x, y, pm, 1 - pm, {}, {t: (1.0 if t in land.triggers else 0.0)
-                                              for t in ("off_table", "distance") + (("restriction",) if st.restricted
-                                                                                    else ())},
+                                              for t in ("off_table", "distance", "impassable", "on_model")
+                                              + (("restriction",) if st.restricted else ())},
                     {m: 1.0 for m in land.dangerous_models}, None)
     o = _odds_from(st, x, y, within, "outer")
     if _has_ovals(st):

@@ -1,0 +1,113 @@
+"""Deep Strike landings judged against the checker's no-go terrain and other models (session 6's
+fresh user: a 10th/11th-edition landing inside a solid feature or on a friendly model was called
+legal, and 7th / Horus Heresy treated only `impassable` features as impassable)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from planner.deepstrike.assault import place_assault
+from planner.deepstrike.procedure import judge_landing, make_setup, odds
+from planner.legality.checker import check_deployment
+from planner.schema import Scenario
+from planner.world import resolve
+
+B32 = {"diameter_mm": 32}
+TERRAIN = [
+    {"id": "rock", "kind": "solid", "traits": ["blocks_line_of_sight"],
+     "footprint": [[10, 20], [20, 20], [20, 26], [10, 26]]},
+    {"id": "pit", "kind": "area", "traits": ["impassable"], "footprint": [[24, 20], [28, 20], [28, 24], [24, 24]]},
+    {"id": "ruin", "kind": "area", "traits": ["blocks_line_of_sight"],
+     "footprint": [[32, 18], [40, 18], [40, 26], [32, 26]], "walls": [{"points": [[32, 18], [40, 18]], "thickness_in": 0.5}]},
+]
+
+
+def _scenario(ruleset: str, n: int = 3) -> dict:
+    red = {"id": "intercessors", "models": [{"base": B32, "x": 22.0, "y": 17.0}]}
+    blue = {"id": "enemy", "models": [{"base": B32, "x": 50.0, "y": 40.0}]}
+    ds = {"id": "ds", "setup": {"method": "reserves", "arrival": "deep_strike"}, "models": [
+        {"base": B32} for _ in range(n)]}
+    if ruleset.startswith("wh40k1"):
+        for u in (red, blue, ds):
+            u["keywords"] = ["INFANTRY"]
+        ds["abilities"] = ["Deep Strike"]
+    else:
+        for u in (red, blue, ds):
+            u["type"] = "Infantry"
+        ds["rules"] = ["Deep Strike"]
+    return {"ruleset": ruleset, "battlefield": {"width": 60, "depth": 44}, "terrain": copy.deepcopy(TERRAIN),
+            "deployment_zones": [{"id": "a", "player": "red", "polygon": [[0, 0], [60, 0], [60, 44], [0, 44]]},
+                                 {"id": "b", "player": "blue", "polygon": [[0, 36], [60, 36], [60, 44], [0, 44]]}],
+            "armies": [{"player": "red", "units": [red, ds]}, {"player": "blue", "units": [blue]}]}
+
+
+@pytest.mark.parametrize("ruleset", ["wh40k10", "wh40k11"])
+def test_40k_landing_agrees_with_the_checker_around_terrain_and_a_friendly_model(ruleset):
+    data = _scenario(ruleset)
+    st = make_setup(resolve(Scenario.model_validate(data)), "ds")
+    seen = {True: 0, False: 0}
+    rules_fired = set()
+    for x in (12.0, 15.0, 19.5, 21.0, 22.0, 23.5, 26.0, 29.0, 33.0, 36.0):
+        for y in (16.5, 17.0, 18.2, 19.0, 21.0, 23.0):
+            land = judge_landing(st, x, y)
+            d = copy.deepcopy(data)
+            ds = d["armies"][0]["units"][1]
+            ds["setup"]["battle_round"] = 2
+            for m, (cx, cy) in zip(ds["models"], land.formation.centres, strict=True):
+                m.update(x=cx, y=cy)
+            rep = check_deployment(resolve(Scenario.model_validate(d), "w.yaml", require_positions=True))
+            assert rep.legal is not land.mishap, (x, y, land.triggers, [v.rule for v in rep.violations])
+            seen[rep.legal] += 1
+            rules_fired |= {v.rule for v in rep.violations}
+            assert {v.rule for v in rep.violations} <= {f.rule for f in land.findings if not f.passed} | {
+                f"{ruleset}.reserves.distance"}, (x, y)
+    assert seen[True] and seen[False]
+    assert {f"{ruleset}.terrain.placement", f"{ruleset}.bases.overlap"} <= rules_fired
+    # inside the solid rock, in the impassable pit, on the friendly model: each named
+    assert judge_landing(st, 15.0, 23.0).findings[-2].message == "model 1 would be set up in rock"
+    assert "impassable" in judge_landing(st, 26.0, 22.0).triggers
+    on = judge_landing(st, 22.0, 17.0)
+    assert on.triggers == ["on_model"] and odds(st, 22.0, 17.0).triggers["on_model"] == 1.0
+
+
+def test_7th_edition_solid_feature_is_impassable_for_the_mishap():
+    """A solid feature (no model stands in it) is impassable terrain for the mishap test, as the
+    checker's no-go terrain: a model landing in it is a mishap; aimed into its middle with no scatter
+    the unit always mishaps there."""
+    st = make_setup(resolve(Scenario.model_validate(_scenario("wh40k7", n=1))), "ds")
+    assert set(st.impassable) == {"rock", "pit", "ruin"}
+    land = judge_landing(st, 15.0, 23.0)
+    assert land.triggers == ["impassable"] and "rock" in land.findings[1].message
+    assert judge_landing(st, 36.0, 18.0).triggers == ["impassable"]  # on the ruin's wall
+    assert judge_landing(st, 36.0, 22.0).triggers == []  # inside the ruin, off its wall
+    o = odds(st, 15.0, 23.0)
+    # a hit (1/3) lands in the rock; a scatter of 2D6 (2-12") from the middle of a 10" x 6" rock is
+    # out of it more often than not
+    imp = o.triggers["wh40k7.deepstrike.mishap.impassable"]
+    assert 1 / 3 < imp < 1 and o.p_mishap >= imp
+
+
+def test_hh2_deep_strike_assault_followers_stay_out_of_a_solid_building():
+    data = _scenario("hh2", n=5)
+    data["terrain"][0]["building"] = {"capacity": 10}
+    data["armies"][0]["units"].insert(1, {"id": "pod", "type": "Vehicle", "setup": {
+        "method": "reserves", "arrival": "deep_strike"}, "models": [{"profile": "legion-drop-pod"}]})
+    world = resolve(Scenario.model_validate(data))
+    st = make_setup(world, "pod")
+    assert "rock" in st.impassable
+    from planner.legality.table import Table
+    from shapely.geometry import Point
+
+    rock = Table(world).terrain_polys["rock"]
+    S = st.shapes[0]
+    r = 16 / 25.4
+    for disordered in (False, True):
+        groups = place_assault(st, S.moved(15.0, 29.0), disordered=disordered)
+        (tac,) = [g for g in groups if g["unit"] == "ds"]
+        assert tac["space"], groups
+        for cx, cy in tac["positions"]:
+            assert rock.distance(Point(cx, cy)) >= r - 1e-9, (disordered, cx, cy)
+    # aimed at the building's roof, the first model itself is in Impassable Terrain (relocated)
+    assert "rock" in st.impassable
