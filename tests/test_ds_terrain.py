@@ -97,8 +97,9 @@ def test_hh2_deep_strike_assault_followers_stay_out_of_a_solid_building():
     world = resolve(Scenario.model_validate(data))
     st = make_setup(world, "pod")
     assert "rock" in st.impassable
-    from planner.legality.table import Table
     from shapely.geometry import Point
+
+    from planner.legality.table import Table
 
     rock = Table(world).terrain_polys["rock"]
     S = st.shapes[0]

@@ -253,3 +253,41 @@ def test_unit_types_and_sub_types_in_any_letter_case(tmp_path):
     unit["type"] = "infantryman"
     res = runner.invoke(app, ["check", str(_write(tmp_path, data, "wrong.yaml"))])
     assert res.exit_code == 2 and "type" in res.output and "infantryman" in res.output, res.output
+
+
+def test_every_failing_model_is_named_not_only_the_worst(tmp_path):
+    """Session 6's fresh user: only the worst model of a unit was named per rule; a judge moves
+    each. Zone: two models outside (worst first), one touching the edge (wholly within, not named);
+    40k Deep Strike distance: two models within 9", one 9.01" away (not named)."""
+    from planner.legality.checker import check_deployment
+    from planner.schema import Scenario
+    from planner.world import resolve
+
+    r = 16 / 25.4
+    hh = {"ruleset": "hh2", "deployment_zones": [
+        {"id": "z", "player": "red", "polygon": [[0, 0], [72, 0], [72, 12], [0, 12]]}],
+        "armies": [{"player": "red", "units": [{"id": "tac", "type": "Infantry", "models": [
+            {"base": {"diameter_mm": 32}, "x": 10, "y": 12 - r},          # touching the edge: within
+            {"base": {"diameter_mm": 32}, "x": 11.5, "y": 12 - r + 0.5},  # 0.5" outside
+            {"base": {"diameter_mm": 32}, "x": 13.0, "y": 12 - r + 1.0}]}]}]}  # 1" outside: the worst
+    rep = check_deployment(resolve(Scenario.model_validate(hh), "z.yaml", require_positions=True))
+    (v,) = [v for v in rep.violations if v.rule == "hh2.deployment.wholly_within_zone"]
+    assert v.model == "3" and v.message.endswith('1.000" outside; also model 2 (0.500" outside)'), v.message
+    (f,) = [f for u in rep.units for f in u.findings if f.rule == "hh2.deployment.wholly_within_zone"]
+    assert f.failing_models == ["3", "2"]
+    # 40k arrival from reserves: more than 9" from every enemy model
+    b = {"diameter_mm": 32}
+    w40 = {"ruleset": "wh40k10", "battlefield": {"width": 60, "depth": 44}, "deployment_zones": [
+        {"id": "a", "player": "red", "polygon": [[0, 0], [60, 0], [60, 12], [0, 12]]},
+        {"id": "b", "player": "blue", "polygon": [[0, 32], [60, 32], [60, 44], [0, 44]]}],
+        "armies": [{"player": "red", "units": [{"id": "foe", "keywords": ["INFANTRY"],
+                                                "models": [{"base": b, "x": 30, "y": 6}]}]},
+                   {"player": "blue", "units": [{"id": "ds", "keywords": ["INFANTRY"], "abilities": ["Deep Strike"],
+                                                 "setup": {"method": "reserves", "arrival": "deep_strike",
+                                                           "battle_round": 2},
+                                                 "models": [{"base": b, "x": 30, "y": 6 + 2 * r + 9.0},  # 9.0"
+                                                            {"base": b, "x": 30, "y": 6 + 4 * r + 9.01},  # 9.01"+
+                                                            {"base": b, "x": 30 + 2 * r, "y": 6 + 2 * r + 8.5}]}]}]}
+    rep = check_deployment(resolve(Scenario.model_validate(w40), "w.yaml", require_positions=True))
+    (v,) = [v for v in rep.violations if v.rule == "wh40k10.deepstrike.distance"]
+    assert v.model == "3" and "also model 1 (9.000\" from foe)" in v.message and "model 2" not in v.message, v.message

@@ -19,10 +19,23 @@ from planner.geometry.measure import (
 )
 from planner.geometry.shapes import Footprint, distance_to_polygon, signed_distance
 from planner.legality.checks.coherency import coherency_gap, coherency_range
-from planner.legality.checks.distance import InfiltrateDistance, infiltrate_distance, scout_far_enough
+from planner.legality.checks.distance import (
+    InfiltrateDistance,
+    each_too_close,
+    infiltrate_distance,
+    scout_far_enough,
+)
 from planner.legality.checks.placement import closest_no_go, wholly_within
 from planner.legality.checks.restriction import restriction_findings
-from planner.legality.report import Evidence, Finding, inches, make_finding, sight_passes
+from planner.legality.report import (
+    Evidence,
+    Finding,
+    also_failing,
+    also_outside,
+    inches,
+    make_finding,
+    sight_passes,
+)
 from planner.legality.table import Placed, Table
 from planner.schema import SetupMethod, SpecialRule
 from planner.world import UnitInfo, World
@@ -119,11 +132,12 @@ class HH2Checker:
                               self.table.clearances_in(None, placed.footprints))
         m = u.models[worst.index]
         ok = worst.ok
+        also, failing = also_outside(placed, worst.outside, "over")
         msg = (f"every model wholly on the battlefield{when}; closest to the edge: model {m.id}, "
                f"{_f(worst.clearance)} inside" if ok
-               else f"model {m.id} is {_f(-worst.clearance)} over the battlefield edge{when}")
+               else f"model {m.id} is {_f(-worst.clearance)} over the battlefield edge{when}{also}")
         self.add(_finding(self.R.rid("battlefield"), ok, u, msg, model=m.id, measured=worst.clearance,
-                          required="wholly on the battlefield", margin=worst.clearance))
+                          required="wholly on the battlefield", margin=worst.clearance, failing=failing))
 
     def check_zone(self, placed: Placed, when: str) -> None:
         u = placed.unit
@@ -138,13 +152,14 @@ class HH2Checker:
         worst = (tight.clearance, tight.index)
         m = u.models[worst[1]]
         ok = tight.ok
+        also, failing = also_outside(placed, tight.outside, "outside")
         msg = (f"every model wholly within deployment zone {zone_id}{when}; tightest: model {m.id}, "
                f"{_f(worst[0])} from the zone edge" if ok
                else f"model {m.id} is not wholly within deployment zone {zone_id}{when}: "
-                    f"{_f(-worst[0])} outside")
+                    f"{_f(-worst[0])} outside{also}")
         self.add(_finding(rule, ok, u, msg, model=m.id, measured=worst[0],
                           required=f"wholly within deployment zone {zone_id}", margin=worst[0],
-                          evidence=Evidence(model=m.id)))
+                          evidence=Evidence(model=m.id), failing=failing))
 
     def check_impassable(self, placed: Placed, when: str) -> None:
         u = placed.unit
@@ -293,11 +308,16 @@ class HH2Checker:
         required = (f'more than {self.R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}" from every enemy unit (hidden) '
                     f'or more than {self.R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}"')
         if not far_enough:
+            # every model too close, not only the closest (a judge moves each one): the same predicate
+            close = each_too_close(placed, near, lambda p: self.table.nearest_unit(p, enemies),
+                                   lambda dk: infiltrate_distance(self.R, dk) is InfiltrateDistance.TOO_CLOSE)
+            also, failing = also_failing(placed, [(k, f"{_f(dk)} from {uid}") for k, dk, uid in close])
             self.add(_finding(self.R.rid("infiltrate.distance"), False, u,
                               f"model {u.models[i].id} is {_f(d)} from enemy unit {other.unit.id} (model "
                               f"{other.model_id(j)}){when}: needs more than "
-                              f"{self.R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\"", model=u.models[i].id, measured=d,
-                              required=required, margin=d - self.R.INFILTRATE_HIDDEN_MORE_THAN_IN, evidence=ev))
+                              f"{self.R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\"{also}", model=u.models[i].id, measured=d,
+                              required=required, margin=d - self.R.INFILTRATE_HIDDEN_MORE_THAN_IN, evidence=ev,
+                              failing=failing))
             return
         if not hidden_needed:
             self.add(_finding(self.R.rid("infiltrate.distance"), True, u,

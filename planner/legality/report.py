@@ -16,6 +16,7 @@ from planner.units import TOLERANCE_IN
 
 if TYPE_CHECKING:
     from planner.geometry.sight import Crossing
+    from planner.legality.table import Placed
     from planner.world import UnitInfo, World
 
 
@@ -71,6 +72,10 @@ class Finding(_R):
     margin: float | None = None
     message: str
     evidence: Evidence = Field(default_factory=Evidence)
+    failing_models: list[str] = Field(
+        default_factory=list, description="Every model of the unit that fails this rule, the worst first (the "
+                                          "finding's model is the first), where the rule is judged model by model "
+                                          "and more than one fails; empty otherwise.")
 
 
 class Violation(_R):
@@ -166,8 +171,27 @@ def inches(v: float) -> str:
 
 def make_finding(rule: str, passed: bool, unit: UnitInfo, message: str, *, model: str | None = None,
                  measured: float | None = None, required: str, margin: float | None = None,
-                 evidence: Evidence | None = None) -> Finding:
+                 evidence: Evidence | None = None, failing: list[str] | None = None) -> Finding:
     """One :class:`Finding` for ``unit`` (a :class:`planner.world.UnitInfo`): the checkers of
-    every ruleset build their findings here."""
+    every ruleset build their findings here. ``failing``: every model failing the rule, worst
+    first, when more than one does (:attr:`Finding.failing_models`)."""
     return Finding(rule=rule, passed=passed, unit=unit.id, model=model, measured=measured, required=required,
-                   margin=margin, message=message, evidence=evidence or Evidence())
+                   margin=margin, message=message, evidence=evidence or Evidence(),
+                   failing_models=failing if failing and len(failing) > 1 else [])
+
+
+def also_failing(placed: Placed, failing: list[tuple[int, str]]) -> tuple[str, list[str]]:
+    """For a finding whose worst model is ``failing[0]`` ((footprint index in ``placed``, its
+    measurement in words), worst first): the words naming the other models that fail too
+    (``'; also model 2 (5.130" outside)'``) and every failing model's id, worst first ('' and one
+    id for one model)."""
+    ids = [placed.model_id(i) for i, _ in failing]
+    if len(failing) < 2:
+        return "", ids
+    return "; also " + ", ".join(f"model {placed.model_id(i)} ({words})" for i, words in failing[1:]), ids
+
+
+def also_outside(placed: Placed, outside: tuple[tuple[int, float], ...], what: str) -> tuple[str, list[str]]:
+    """:func:`also_failing` for the bases not wholly within an area (:attr:`Clearance.outside`),
+    ``what`` the clearance's word (``outside``, ``over``)."""
+    return also_failing(placed, [(i, f"{inches(-c)} {what}") for i, c in outside])

@@ -40,6 +40,7 @@ from planner.geometry.shapes import (
     signed_distance,
 )
 from planner.legality.checks.coherency import coherency_shortfall
+from planner.legality.checks.distance import each_too_close
 from planner.legality.checks.placement import (
     closest_no_go,
     edge_gap,
@@ -48,7 +49,15 @@ from planner.legality.checks.placement import (
     wholly_within,
 )
 from planner.legality.checks.restriction import restriction_findings
-from planner.legality.report import Evidence, Finding, ModelCover, inches, make_finding
+from planner.legality.report import (
+    Evidence,
+    Finding,
+    ModelCover,
+    also_failing,
+    also_outside,
+    inches,
+    make_finding,
+)
 from planner.legality.table import Placed, Table, UnitSight
 from planner.rules.abilities import Ability
 from planner.rules.keywords import parse_selector
@@ -352,10 +361,11 @@ class WH40kChecker:
         worst = (tight.clearance, tight.index)
         m = u.models[worst[1]]
         ok = tight.ok
+        also, failing = also_outside(placed, tight.outside, "over")
         msg = (f"every model wholly on the battlefield{when}; closest to the edge: model {m.id}, {_f(worst[0])} inside"
-               if ok else f"model {m.id} overhangs the battlefield edge by {_f(-worst[0])}{when}")
+               if ok else f"model {m.id} overhangs the battlefield edge by {_f(-worst[0])}{when}{also}")
         self.add(_finding(self.P + "battlefield", ok, u, msg, model=m.id, measured=worst[0],
-                          required="wholly on the battlefield", margin=worst[0]))
+                          required="wholly on the battlefield", margin=worst[0], failing=failing))
 
     def check_terrain(self, placed: Placed, when: str) -> None:
         """No model in impassable terrain, inside a solid feature or on a wall (the one predicate
@@ -389,12 +399,13 @@ class WH40kChecker:
         worst = (tight.clearance, tight.index)
         m = u.models[worst[1]]
         ok = tight.ok
+        also, failing = also_outside(placed, tight.outside, "outside")
         msg = (f"every model wholly within deployment zone {zid}{when}; tightest: model {m.id}, "
                f"{_f(worst[0])} from the zone edge" if ok
-               else f"model {m.id} is not wholly within deployment zone {zid}{when}: {_f(-worst[0])} outside")
+               else f"model {m.id} is not wholly within deployment zone {zid}{when}: {_f(-worst[0])} outside{also}")
         self.add(_finding(rule, ok, u, msg, model=m.id, measured=worst[0],
                           required=f"wholly within deployment zone {zid}", margin=worst[0],
-                          evidence=Evidence(model=m.id)))
+                          evidence=Evidence(model=m.id), failing=failing))
 
     def check_coherency(self, u: UnitInfo) -> None:
         placed = self.placed_group(u)
@@ -422,6 +433,14 @@ class WH40kChecker:
             msg = f"model {who} is not within {R.COHERENCY_IN:g}\" of {k} other model(s) (short by {_f(-margin)})"
         self.add(_finding(self.P + "coherency", ok, u, msg, model=who, measured=None, required=req, margin=margin))
 
+    def _each_too_close(self, placed: Placed, near: tuple[object, ...], enemies: list[Placed], limit: float,
+                        **kw: float) -> tuple[str, list[str]]:
+        """The words and ids of every model of ``placed`` not more than ``limit`` from ``enemies``
+        (:func:`~planner.legality.checks.distance.each_too_close`), the closest first."""
+        close = each_too_close(placed, near, lambda p: self.table.nearest_unit(p, enemies, **kw),
+                               lambda dk: not is_more_than_distance(dk, limit))
+        return also_failing(placed, [(k, f"{_f(dk)} from {uid}") for k, dk, uid in close])
+
     def check_engagement(self, u: UnitInfo) -> None:
         """Set up unengaged: more than Engagement Range from every enemy model (where it was set up)."""
         stage = "first" if u.setup.from_ is not None else "final"
@@ -436,12 +455,16 @@ class WH40kChecker:
             return
         d, i, other, j = near
         ok = is_more_than_distance(d, er)
+        also, failing = "", list[str]()
+        if not ok:
+            also, failing = self._each_too_close(placed, near, self.enemies(u, "first"), er,
+                                                 vertical_within=self.R.COHERENCY_VERTICAL_IN)
         self.add(_finding(self.P + "engagement", ok, u,
                           f"set up {_f(d)} from enemy {other.unit.id}/{other.model_id(j)}: "
-                          + ("unengaged" if ok else f"within Engagement Range ({er:g}\")"),
+                          + ("unengaged" if ok else f"within Engagement Range ({er:g}\"){also}"),
                           model=u.models[i].id, measured=d, required=f"more than {er:g}\" from every enemy model",
                           margin=d - er, evidence=Evidence(nearest_enemy_unit=other.unit.id,
-                                                           nearest_enemy_model=other.model_id(j))))
+                                                           nearest_enemy_model=other.model_id(j)), failing=failing))
 
     def check_overlaps(self) -> None:
         """No base overlaps another: among the units on the battlefield (both units flagged), and
@@ -518,9 +541,10 @@ class WH40kChecker:
             return
         d, i, other, j = near
         ok = is_more_than_distance(d, limit)
+        also, failing = ("", []) if ok else self._each_too_close(group, near, self.enemies(u, "first"), limit)
         self.add(_finding(P + "infiltrators.distance", ok, u,
                           f"model {group.model_id(i)} is {_f(d)} from enemy {other.unit.id}/{other.model_id(j)}{when}"
-                          + ("" if ok else f": needs more than {limit:g}\""),
+                          + ("" if ok else f": needs more than {limit:g}\"{also}"), failing=failing,
                           model=group.model_id(i), measured=d, required=f"more than {limit:g}\" from all {what}",
                           margin=d - limit, evidence=Evidence(nearest_enemy_unit=other.unit.id,
                                                               nearest_enemy_model=other.model_id(j))))
@@ -599,9 +623,11 @@ class WH40kChecker:
             return
         d, i, other, j = near
         okm = is_more_than_distance(d, limit)
+        also, failing = ("", []) if okm else self._each_too_close(final, near, others, limit)
         self.add(_finding(P + "scouts.more_than", okm, u,
                           f"model {u.models[i].id} ends {_f(d)} from enemy {other.unit.id}/{other.model_id(j)}"
-                          + ("" if okm else f": needs more than {limit:g}\""), model=u.models[i].id, measured=d,
+                          + ("" if okm else f": needs more than {limit:g}\"{also}"), model=u.models[i].id, measured=d,
+                          failing=failing,
                           required=f"ends more than {limit:g}\" from every enemy", margin=d - limit,
                           evidence=Evidence(nearest_enemy_unit=other.unit.id, nearest_enemy_model=other.model_id(j))))
 
@@ -756,10 +782,11 @@ class WH40kChecker:
         if near is not None:
             d, i, other, j = near
             ok = is_more_than_distance(d, limit)
+            also, failing = ("", []) if ok else self._each_too_close(placed, near, self.enemies(u, "final"), limit)
             self.add(_finding(P + "deepstrike.distance", ok, u,
-                              f"model {u.models[i].id} arrives {_f(d)} from enemy {other.unit.id}/{other.model_id(j)}",
-                              model=u.models[i].id, measured=d, required=f"more than {limit:g}\" from every enemy",
-                              margin=d - limit))
+                              f"model {u.models[i].id} arrives {_f(d)} from enemy {other.unit.id}/{other.model_id(j)}"
+                              f"{also}", model=u.models[i].id, measured=d,
+                              required=f"more than {limit:g}\" from every enemy", margin=d - limit, failing=failing))
 
     def _edge_depth(self, f: Footprint) -> float:
         """How far from its nearest battlefield edge the farthest part of a base reaches, inches

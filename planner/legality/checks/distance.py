@@ -7,13 +7,15 @@ keeps it so that a player can reproduce the placement with a tape measure; the c
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from planner.geometry.measure import farthest_from, is_more_than_distance, is_within_distance
 from planner.geometry.shapes import Footprint
 
 if TYPE_CHECKING:
+    from planner.legality.table import Placed
     from planner.rules.base import Ruleset
 
 
@@ -93,3 +95,27 @@ def moved_within(before: Footprint, after: Footprint, limit_in: float) -> bool:
     """A move of "up to X"" / "entirely within X" of its position": no part of the base at
     ``after`` is more than ``limit_in`` from where it stood (its base at ``before``)."""
     return is_within_distance(farthest_from(before, after), limit_in)
+
+
+def each_too_close(placed: Placed, nearest: tuple[Any, ...], measure: Callable[[Placed], tuple[Any, ...] | None],
+                   fails: Callable[[float], bool]) -> list[tuple[int, float, str]]:
+    """Every model of ``placed`` (a :class:`planner.legality.table.Placed`) that fails a distance
+    rule, not only the closest one (a judge moves each), worst first: (footprint index, distance in
+    inches, the nearest other unit's id).
+
+    ``nearest`` is the unit's ``(d, i, other, j)`` already found (``Table.nearest_unit``);
+    ``measure(p)`` gives the same for one footprint ``p`` (the same call with the same enemies), and
+    ``fails(d)`` is the rule's verdict on a distance (True: too close). Called only when the
+    closest model fails, so a legal unit costs nothing more."""
+    from planner.legality.table import Placed
+
+    d, i, other, _ = nearest
+    out = [(i, d, other.unit.id)]
+    for k, fp in enumerate(placed.footprints):
+        if k == i:
+            continue
+        nk = measure(Placed(placed.unit, (fp,), (placed.model_id(k),)))
+        if nk is not None and fails(nk[0]):
+            out.append((k, nk[0], nk[2].unit.id))
+    out.sort(key=lambda t: t[1])
+    return out

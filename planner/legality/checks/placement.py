@@ -25,6 +25,9 @@ class Clearance:
 
     clearance: float
     index: int
+    outside: tuple[tuple[int, float], ...] = ()
+    """Every base not wholly within the area, (index, clearance), the worst first (a judge moves
+    each one); empty when :attr:`ok`."""
 
     @property
     def ok(self) -> bool:
@@ -34,7 +37,8 @@ class Clearance:
 
 def wholly_within(fps: Sequence[Footprint], area: Polygon, clearances: np.ndarray | None = None) -> Clearance:
     """Rules term "wholly within" an area (the battlefield, a deployment zone) for every base of
-    ``fps``: the tightest clearance and whose it is (the first on a tie). ``clearances``: the
+    ``fps``: the tightest clearance and whose it is (the first on a tie), and every base not
+    wholly within (:attr:`Clearance.outside`). ``clearances``: the
     clearance of each base (:func:`~planner.geometry.shapes.clearances_inside`) already made.
 
     Raises
@@ -47,7 +51,12 @@ def wholly_within(fps: Sequence[Footprint], area: Polygon, clearances: np.ndarra
     if clearances is None:
         clearances = clearances_inside(fps, area)
     i = int(np.argmin(clearances))
-    return Clearance(float(clearances[i]), i)
+    tight = Clearance(float(clearances[i]), i)
+    if tight.ok:
+        return tight
+    bad = [(int(k), float(clearances[k])) for k in np.argsort(clearances, kind="stable")
+           if not is_wholly_within_clearance(float(clearances[k]))]
+    return Clearance(tight.clearance, i, tuple(bad))
 
 
 def first_outside(fps: Sequence[Footprint], area: Polygon) -> int | None:
