@@ -460,3 +460,28 @@ def test_catalogue_files_are_inputs_too(tmp_path: Path):
 def test_deepstrike_aim_point_too_large_or_not_finite_is_named(value: str, words: str):
     r = run("deepstrike", LONG_EDGE, "--unit", "ih-assault", "--at", value)
     assert r.exit_code == 2 and "--at" in r.stderr and words in " ".join(r.stderr.split()), r.stderr
+
+
+def test_command_line_errors_also_write_the_json_error_report(tmp_path: Path):
+    """Session 6's fresh user: `--json PATH` held the error for a bad scenario but was not written for
+    a bad option (the console script's errors, exit 2); it is now, and never over an input."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "err.json"
+    p = subprocess.run([sys.executable, "-m", "planner", "plan", str(LONG_EDGE), "--time-limit", "0.01",
+                        "--json", str(out)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "--time-limit" in p.stderr and "Traceback" not in p.stderr
+    report = json.loads(out.read_text())
+    assert report["ok"] is False and report["exit_code"] == 2 and report["location"] == "--time-limit"
+    assert "0.1" in report["error"]
+    # --json naming the scenario itself: the error is shown, the scenario untouched
+    scen = tmp_path / "s.yaml"
+    shutil.copy(LONG_EDGE, scen)
+    before = scen.read_bytes()
+    p = subprocess.run([sys.executable, "-m", "planner", "check", "--bogus", "--json", str(scen), str(scen)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "--bogus" in p.stderr and scen.read_bytes() == before
+    p = subprocess.run([sys.executable, "-m", "planner", "check", "--bogus", "--json", "-"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and json.loads(p.stdout)["error"].startswith("No such option: --bogus")

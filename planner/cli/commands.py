@@ -941,12 +941,56 @@ def serve(
     _run(go)
 
 
+def _json_target(argv: list[str]) -> tuple[str | None, int | None]:
+    """The value of ``--json`` among command-line arguments ``argv`` and its position, or (None, None)."""
+    for k, a in enumerate(argv):
+        if a == "--json" and k + 1 < len(argv):
+            return argv[k + 1], k + 1
+        if a.startswith("--json="):
+            return a[len("--json="):], k
+    return None, None
+
+
+def _usage_error_report(exc: Exception, argv: list[str]) -> None:
+    """A command-line error (an unknown option, a value out of range) as the JSON error report at
+    the command's ``--json`` target, as for an input error: never over a file named elsewhere on
+    the command line (an input)."""
+    target, at = _json_target(argv)
+    if target is None:
+        return
+    inputs = [a for k, a in enumerate(argv) if k != at and not a.startswith("-") and Path(a).is_file()]
+    param = getattr(exc, "param", None)
+    where = getattr(exc, "param_hint", None) or (", ".join(getattr(param, "opts", []) or []) or None)
+    data = {"ok": False, "exit_code": getattr(exc, "exit_code", EXIT_INPUT), "error": exc.format_message()
+            if hasattr(exc, "format_message") else str(exc), "file": None,
+            "location": where if isinstance(where, str) else None, "value": None}
+    try:
+        _write_json(target, json_safe_report(data), inputs)
+    except (PlannerError, OSError, RuntimeError):
+        pass
+
+
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: the typer app, with command-line errors (exit 2) also written
+    to ``--json`` as the error report."""
     if hasattr(signal, "SIGPIPE"):
         # like cat or grep: when the reader goes away (`| head`), stop quietly
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    app()
+    try:
+        rv = app(standalone_mode=False)
+    except typer.Abort:
+        Console(stderr=True).print("Aborted!")
+        sys.exit(1)
+    except typer.TyperException as exc:  # click's command-line errors (exit 2), as typer shows them
+        try:
+            from typer.rich_utils import rich_format_error
+
+            rich_format_error(exc)  # type: ignore[arg-type]
+        except ImportError:
+            exc.show()  # type: ignore[attr-defined]
+        _usage_error_report(exc, sys.argv[1:])
+        sys.exit(getattr(exc, "exit_code", EXIT_INPUT))
+    sys.exit(rv if isinstance(rv, int) else 0)
 
 
 if __name__ == "__main__":
