@@ -150,7 +150,8 @@ def test_a_deep_strike_off_the_edge_has_the_checkers_id(ruleset):
     w = world(ruleset, [ds], [RED_LINE])
     land = judge_landing(make_setup(w, "ds"), x, 22.0)
     by_rule = {f.rule: f for f in land.findings}
-    assert set(by_rule) == {f"{ruleset}.battlefield", f"{ruleset}.deepstrike.distance"}
+    assert set(by_rule) == {f"{ruleset}.battlefield", f"{ruleset}.deepstrike.distance", f"{ruleset}.terrain.placement",
+                            f"{ruleset}.bases.overlap"}
     assert set(by_rule) <= _listed(ruleset)
     assert not by_rule[f"{ruleset}.battlefield"].passed and land.triggers == ["off_table"]
     # the checker says the same under the same id

@@ -112,3 +112,25 @@ def test_hh2_deep_strike_assault_followers_stay_out_of_a_solid_building():
             assert rock.distance(Point(cx, cy)) >= r - 1e-9, (disordered, cx, cy)
     # aimed at the building's roof, the first model itself is in Impassable Terrain (relocated)
     assert "rock" in st.impassable
+
+
+def test_hh2_first_model_keeps_1_inch_from_impassable_terrain_only():
+    """The Deep Strike Assault's first model is placed at least 1" from Impassable Terrain (the
+    trait); a solid feature without it is only not to be landed in: 0.5" from the rock is fine,
+    0.5" from the impassable pit is refused, inside the rock is refused."""
+    import numpy as np
+
+    from planner.deepstrike.assault import assault_odds
+    from planner.errors import ScenarioError
+
+    data = _scenario("hh2", n=1)
+    data["armies"][0]["units"][1] = {"id": "pod", "type": "Vehicle", "rules": ["Deep Strike"], "setup": {
+        "method": "reserves", "arrival": "deep_strike"}, "models": [{"profile": "legion-drop-pod"}]}
+    st = make_setup(resolve(Scenario.model_validate(data)), "pod")
+    below = float(st.shapes[0].support_many(np.array([0.0]), np.array([-1.0]))[0])  # the hull's reach down
+    assert st.impassable_terrain == frozenset({"pit"})
+    assault_odds(st, 15.0, 26.0 + below + 0.5)  # 0.5" above the rock: accepted
+    with pytest.raises(ScenarioError, match="impassable_within_1"):
+        assault_odds(st, 26.0, 24.0 + below + 0.5)  # 0.5" above the pit
+    with pytest.raises(ScenarioError, match="impassable_within_1"):
+        assault_odds(st, 15.0, 23.0)  # in the rock

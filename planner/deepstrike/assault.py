@@ -101,9 +101,11 @@ def assault_regions(st: DeepStrikeSetup, *, clear: bool = False, ellipse: str = 
         rs.add_rect(-_BIG, -_BIG, _BIG, e[2] + g, reg)
         rs.add_rect(-_BIG, st.depth - e[3] - g, _BIG, _BIG, reg)
     g = ids["igs_correction"]
-    for poly in st.impassable.values():
+    for tid, poly in st.impassable.items():
+        # Impassable Terrain: at least 1" away; a solid feature or wall: only not in it (stated)
+        keep = lim + T if st.impassable_terrain is None or tid in st.impassable_terrain else -TOLERANCE_IN
         for reg in (0, ids["impassable_within_1"]):
-            _add_sum(rs, poly, S, lim + T, reg, 0.0, 0.0, ellipse)
+            _add_sum(rs, poly, S, keep, reg, 0.0, 0.0, ellipse)
         _add_sum(rs, poly, S, -TOLERANCE_IN, g, 0.0, 0.0, ellipse)
     for o in st.obstacles:
         if o.enemy:

@@ -172,6 +172,9 @@ class DeepStrikeSetup:
     """Every model of the unit has a round base (the ring formation's spacing is then exact)."""
     obstacles: list[Obstacle] = field(default_factory=list)
     impassable: dict[str, Polygon] = field(default_factory=dict)
+    """Where no model may be set up or land (feature id -> shape): the checker's no-go terrain
+    (impassable and solid features, walls: ``Table.no_go_polys``) and, where the edition says so
+    (7th), buildings."""
     dangerous: dict[str, Polygon] = field(default_factory=dict)
     width: float = 72.0
     depth: float = 48.0
@@ -194,6 +197,11 @@ class DeepStrikeSetup:
     procedure (5th, 7th, Horus Heresy) has no restriction rule: said, not applied."""
     """10th/11th: some enemy unit's restriction forbids a Deep Strike arrival near it (checked in
     :func:`judge_landing` with :mod:`planner.legality.checks.restriction`)."""
+    impassable_terrain: frozenset[str] | None = None
+    """The ids of :attr:`impassable` that are Impassable Terrain in the text's sense (the trait
+    ``impassable``; 7th: buildings), for the rules that keep a distance from it (Horus Heresy Deep
+    Strike Assault: at least 1" away); a solid feature or a wall is only not to be stood in.
+    None: every one."""
     _forms: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -269,10 +277,12 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
     imp: dict[str, Polygon] = {tid: polys[0] if len(polys) == 1 else unary_union(polys)  # type: ignore[misc]
                                for tid, polys in nogo.items()}
     dang = {}
+    terrain_imp: set[str] = set()  # the features that are Impassable Terrain in the text's sense
     for t in world.scenario.terrain:
         poly = t.shape
-        if t.id not in imp and rules.buildings_impassable and t.building is not None:
-            imp[t.id] = poly
+        if t.is_impassable or (rules.buildings_impassable and t.building is not None):
+            terrain_imp.add(t.id)
+            imp.setdefault(t.id, poly)
         if TerrainTrait.DANGEROUS in t.traits or (rules.difficult_is_dangerous and TerrainTrait.DIFFICULT in t.traits):
             dang[t.id] = poly
     bf = world.scenario.battlefield
@@ -308,7 +318,7 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
     picked = frozenset(k for k in used if k in chosen or (k in world.scenario.rulings and rs.id == world.ruleset.id))
     st = DeepStrikeSetup(world, unit, rules, orientation_deg, radii, exact, obstacles, imp, dang, bf.width, bf.depth,
                            shapes, facing_deg, ring_spacing=spacing, rulings=used, rulings_chosen=picked,
-                           restricted=restricted, unapplied=unapplied)
+                           restricted=restricted, unapplied=unapplied, impassable_terrain=frozenset(terrain_imp))
     st._forms["table"] = table
     return st
 
