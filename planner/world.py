@@ -537,7 +537,9 @@ def _check_positioned(u: UnitInfo, file: str | None, require_positions: bool) ->
     missing = [i for i, m in enumerate(u.models) if m.x is None]
     if missing and (require_positions or not u.record.place):
         i = missing[0]
-        hint = "" if require_positions else " (or mark the unit 'place: true' for planner plan)"
+        hint = (" (or mark the unit 'place: true' for planner plan)" if not require_positions
+                else " (the unit is marked 'place: true': plan it first, planner plan, then check the planned file)"
+                if u.record.place else "")
         raise _err(f"model on the battlefield has no position: give x and y{hint}", file,
                    f"{u.path}.models[{i}].x")
 

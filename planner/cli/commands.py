@@ -234,6 +234,9 @@ def check(
         _check_writable(json_out, "--json")
         _check_writable(suggest_out, "--suggest-out")
         report = check_deployment(world, cover=True) if cover else check_deployment(world)
+        if not world.units:
+            Console(stderr=True, highlight=False).print(
+                "[yellow]warning:[/yellow] the scenario has no units: nothing to check (add armies with units)")
         suggestions = None
         if suggest or suggest_out is not None:
             from planner.solve.suggest import suggest_moves

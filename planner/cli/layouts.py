@@ -91,7 +91,7 @@ def new_scenario(ruleset: str, layout: str, map_id: str | None, rosters: list[st
                 imported, w = import_roster(rosters[i], rs.id, player, default_base_mm, id_prefix=f"{player}-",
                                             place=True)
             except ScenarioError as exc:
-                raise ScenarioError(f"cannot import the roster: {exc}", location="--roster", value=rosters[i]) from None
+                raise ScenarioError(f"cannot import the roster: {exc}", location="--roster") from None
             warnings += [f"{rosters[i]}: {x}" for x in w]
             army = army_to_data(imported)
         armies.append(army)
