@@ -23,7 +23,7 @@ WALL = {"id": "wall", "kind": "solid", "traits": ["blocks_line_of_sight"],
 
 
 def _data(ruleset: str) -> dict:
-    blue = unit("inf", [model(36, 18), model(50, 18), model(15, 18)], keywords=["INFANTRY"])
+    blue = unit("inf", [model(36, 18), model(50, 18), model(15, 18), model(20.2, 18.5)], keywords=["INFANTRY"])
     red = unit("foe", [model(15, 39), model(16.5, 39)], keywords=["INFANTRY"])
     return {"ruleset": ruleset, "battlefield": {"width": 60, "depth": 44}, "deployment_zones": dawn_of_war(12),
             "terrain": [RUIN, WALL],
@@ -41,13 +41,15 @@ def test_11th_cover_per_model_with_reasons():
     c = _cover("wh40k11")
     assert c["1"] == (True, "within terrain area ruin")  # INFANTRY within a terrain area
     assert c["2"] == (False, "in the open and fully visible")
-    assert c["3"] == (True, "not fully visible")  # behind the wall
+    assert c["3"] == (True, "not visible at all (so not fully visible)")  # wholly behind the wall
+    assert c["4"] == (True, "not fully visible")  # past the wall's end: partly seen
 
 
 def test_10th_needs_wholly_within_ruins():
     c = _cover("wh40k10")
     assert c["2"] == (False, "in the open and fully visible")
-    assert c["3"] == (True, "not fully visible")
+    assert c["3"] == (True, "not visible at all (so not fully visible)")
+    assert c["4"] == (True, "not fully visible")
     assert c["1"][0] is True  # wholly within the ruin (10th: ruins are area features that block sight)
 
 
@@ -69,7 +71,8 @@ def test_cli_text_and_json(tmp_path):
     assert r.exit_code in (0, 1), r.output
     assert "Benefit of cover" in r.output and "within terrain area ruin" in r.output
     rows = json.loads(j.read_text())["cover"]
-    assert {(x["model"], x["cover"]) for x in rows if x["unit"] == "inf"} == {("1", True), ("2", False), ("3", True)}
+    assert {(x["model"], x["cover"]) for x in rows if x["unit"] == "inf"} == {("1", True), ("2", False), ("3", True),
+                                                                          ("4", True)}
     r = CliRunner().invoke(app, ["check", str(f), "--json", str(j)])
     assert json.loads(j.read_text())["cover"] is None  # not asked: the report is as before
 

@@ -245,7 +245,10 @@ class WH40kTable(Table):
             return True, f"within terrain area {area}"
         if not self._clear_between(fp, attacker_fps) and \
                 not all(self.fully_visible(a, fp) for a in attacker_fps):
-            return True, "not fully visible"
+            from planner.geometry.sight import line_of_sight
+
+            seen = any(line_of_sight(a, fp, self.obstacles_for([a], targets=[fp])).visible for a in attacker_fps)
+            return True, "not fully visible" if seen else "not visible at all (so not fully visible)"
         return False, "in the open and fully visible"
 
     def _clear_between(self, fp: Footprint, others: list[Footprint]) -> bool:
