@@ -269,7 +269,8 @@ def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, se
         t.add_column("outcome")
         t.add_column("probability", justify="right")
         t.add_row("first model stays where it scattered", f"{o.p_stays:.4f}")
-        t.add_row('within 1" of enemy/edge/Impassable: the opponent relocates it (up to 18")', f"{o.p_relocated:.4f}")
+        t.add_row('within 1" of enemy/edge/Impassable' + (" or an enemy restriction" if st.restricted else "")
+                  + ': the opponent relocates it (up to 18")', f"{o.p_relocated:.4f}")
         for k, v in o.triggers.items():
             t.add_row(f"  trigger {k}", f"{v:.4f}")
         if o.p_igs_correction is not None:
@@ -317,5 +318,8 @@ def _print_followers(console: Console, fo) -> None:
                      if r["space"] else "no space found")
             first = f" (first model at ({r['positions'][0][0]:.2f}, {r['positions'][0][1]:.2f}))" if r["space"] else ""
             console.print(escape(f"  {title}: {r['label']}: {where}{first}"))
+            if r.get("restrictions"):
+                console.print(escape(f"    refused by the restriction {'; '.join(r['restrictions'])} at some "
+                                     "candidate place"))
     for note in fo.interpretations:
         console.print(f"  interpretation: {escape(note)}")

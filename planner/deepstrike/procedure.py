@@ -188,11 +188,12 @@ class DeepStrikeSetup:
     rulings_chosen: frozenset[str] = frozenset()
     """The keys of :attr:`rulings` chosen (in the scenario or by ``--ruling``) rather than defaults."""
     restricted: bool = False
+    """10th/11th and HH2 Deep Strike Assault: some enemy unit's restriction forbids a Deep Strike
+    arrival near it (checked in :func:`judge_landing`, and in :mod:`planner.deepstrike.assault`,
+    with :mod:`planner.legality.checks.restriction`)."""
     unapplied: tuple[str, ...] = ()
     """Enemy units whose restrictions name Deep Strike arrivals, in a ruleset whose Deep Strike
-    procedure (5th, 7th, Horus Heresy) has no restriction rule: said, not applied."""
-    """10th/11th: some enemy unit's restriction forbids a Deep Strike arrival near it (checked in
-    :func:`judge_landing` with :mod:`planner.legality.checks.restriction`)."""
+    procedure (the 5th/7th Mishap procedure) has no restriction rule: said, not applied."""
     _forms: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -292,8 +293,10 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
 
     held = held_against([u for u in world.units.values() if u.on_battlefield and u.is_positioned], unit,
                         SetupKind.DEEP_STRIKE)
-    restricted = bool(held) and not rules.scatter
-    unapplied = tuple(sorted({h.holder.id for h in held})) if rules.scatter else ()
+    # 10th/11th and the HH2 Deep Strike Assault apply them; the 5th/7th Mishap procedure has no such rule
+    applies = not rules.scatter or rules.procedure == "assault"
+    restricted = bool(held) and applies
+    unapplied = tuple(sorted({h.holder.id for h in held})) if not applies else ()
     picked = frozenset(k for k in used if k in chosen or (k in world.scenario.rulings and rs.id == world.ruleset.id))
     return DeepStrikeSetup(world, unit, rules, orientation_deg, radii, exact, obstacles, imp, dang, bf.width, bf.depth,
                            shapes, facing_deg, ring_spacing=spacing, rulings=used, rulings_chosen=picked,
