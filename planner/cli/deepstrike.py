@@ -233,7 +233,17 @@ def _print_best_formation(console: Console, b) -> None:
     for k, v in b.results.items():
         t.add_row(f"  mishap result: {k}", f"{v:.4f}")
     t.add_row("  lower bound: the first model itself cannot be placed", f"{b.p_mishap_lower:.4f}")
+    if b.bracket is not None:
+        t.add_row("  lower bound: a sure mishap (the first model, or a pocket too small for the unit)",
+                  f"{b.bracket[0]:.4f}")
     console.print(t)
+    if b.bracket is not None:
+        lo, hi = b.bracket
+        console.print(f"  P(mishap) for the text's best formation in [{lo:.4f}, {hi:.4f}], both ends proven"
+                      + (" (exact)" if hi - lo <= b.error_bound else ""))
+    if b.packing_estimate is not None:
+        console.print(f"  point estimate (per-landing packing, sampled; not a bound): "
+                      f"{b.packing_estimate['p_mishap']:.4f}")
     if b.on_target is not None:
         console.print(f"  on target: {escape(b.on_target['label'])}, rings of "
                       f"{', '.join(map(str, b.on_target['rings'])) or '-'}")
