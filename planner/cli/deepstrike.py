@@ -164,11 +164,22 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
             console.print(f"Simulation: {n_sim} replays (seed {seed}): P(mishap) = {s.p_mishap:.4f} "
                           f"+/- {s.se_mishap:.4f} (1 s.e.); exact {o.p_mishap:.4f}")
     if best:
+        from planner.deepstrike.formation import fixed_orientation_note
+
         b = best_landing(st, q, within, resolution)
         data["best"] = {"x": b.x, "y": b.y, "probability": b.probability, "goal": b.goal, "odds": asdict(b.odds)}
+        note = fixed_orientation_note(st)
         console.print(f"Best aim point for a {b.goal}: ({b.x:.2f}, {b.y:.2f}), P = {b.probability:.4f} "
                       f"(formation at the fixed orientation {orientation:g} deg)")
         _print_odds(console, b.odds, R.scatter, f"best ({b.x:.2f}, {b.y:.2f})")
+        if note:  # the search assumes the fixed orientation: the controller's best formation at the cell it picks
+            data["best"] |= {"orientation_deg": orientation, "orientation": "fixed", "note": note}
+            if R.scatter:
+                bb = best_formation_odds(st, b.x, b.y, formation_step)
+                data["best"]["best_formation"] = asdict(bb)
+                console.print(f"The search above assumes the {note}; at the aim point it picks, the "
+                              "controller's best formation:")
+                _print_best_formation(console, bb)
     if map_file is not None:
         data["map"] = _heat_map(st, resolution, map_file, "mishap", console)
     if st.unapplied:
@@ -193,13 +204,20 @@ def _print_rulings(console: Console, rulings: list[dict]) -> None:
 
 def _heat_map(st, resolution: float, map_file: str, outcome: str, console: Console) -> dict:
     """Write the heat map of P(``outcome``) over aim points to ``map_file``; its JSON record."""
+    from planner.deepstrike.formation import fixed_orientation_note
+
     t0 = time.perf_counter()
     xs, ys, P, bound = heat_map(st, resolution, with_bound=True)
     dt = time.perf_counter() - t0
-    write_map(map_file, xs, ys, P, f"P({outcome}): {st.unit.label}, {st.rules.ruleset}")
+    note = fixed_orientation_note(st)
+    write_map(map_file, xs, ys, P, f"P({outcome}): {st.unit.label}, {st.rules.ruleset}" + (f", {note}" if note else ""))
     console.print(f"Wrote the {outcome} heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s, error <= "
-                  f"{bound:.1g}) to {escape(map_file)}")
-    return {"file": map_file, "resolution": resolution, "cells": int(P.size), "seconds": dt, "error_bound": bound}
+                  f"{bound:.1g}) to {escape(map_file)}" + (f"; {note} (not the controller's best formation)"
+                                                           if note else ""))
+    out = {"file": map_file, "resolution": resolution, "cells": int(P.size), "seconds": dt, "error_bound": bound}
+    if note:
+        out |= {"orientation_deg": st.orientation_deg, "orientation": "fixed", "note": note}
+    return out
 
 
 def _print_odds(console: Console, o, scatter: bool, title: str) -> None:

@@ -367,3 +367,13 @@ def free_pockets(st, tolerance: float) -> list:
     from shapely.geometry import Polygon
 
     return [Polygon(p.exterior) for p in pieces if not p.is_empty and p.area < need]
+
+
+def fixed_orientation_note(st) -> str:
+    """What a heat map or ``--best`` of Deep Strike setup ``st`` assumes about the formation: the
+    rings at the fixed orientation ``st.orientation_deg`` (the controller's best orientation is
+    computed per aim point only: :func:`planner.deepstrike.procedure.best_formation_odds`); empty
+    for a unit of one model or the Deep Strike Assault (the first model alone)."""
+    if len(st.unit.models) < 2 or st.rules.procedure == "assault":
+        return ""
+    return f"formation at the fixed orientation {st.orientation_deg:g} deg"
