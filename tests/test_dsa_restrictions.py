@@ -183,3 +183,13 @@ def test_cli_names_the_restriction(tmp_path):
     x, y = _aim(X)
     r = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ds", "--at", f"{x!r},{y!r}"])
     assert r.exit_code == 2 and "Auspex Ward" in r.output and "Traceback" not in r.output
+
+
+def test_replay_agrees_with_the_exact_relocation_odds():
+    from planner.deepstrike.procedure import simulate
+
+    st = _setup([_unit("ds")])
+    x, y = _aim(X + 0.5)
+    o = assault_odds(st, x, y)
+    s = simulate(st, x, y, 20_000, seed=3)
+    assert o.triggers[TRIG] > 0.2 and abs(s.p_mishap - o.p_relocated) <= 4 * s.se_mishap

@@ -184,7 +184,7 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         data["map"] = _heat_map(st, resolution, map_file, "mishap", console)
     if st.unapplied:
         note = (f"Not applied: the restrictions on Deep Strike arrivals of {', '.join(st.unapplied)}; the "
-                f"{R.ruleset} Deep Strike procedure here has no restriction rule (40k 10th and 11th apply them).")
+                f"{R.ruleset} Deep Strike procedure here has no restriction rule (40k 10th and 11th, and the HH2 Deep Strike Assault, apply them).")
         data.setdefault("notes", []).append(note)
         console.print(escape(note), highlight=False)
     _print_rulings(console, data["rulings"])

@@ -37,6 +37,12 @@ Interpretations (labelled ``interpretation`` in the output):
   direction. Where the opponent relocates the first model is its choice: not computed.
 - A non-round first model (an oval, a hull such as a Drop Pod) keeps its true shape at its
   facing (``--facing``) in every test: the regions are Minkowski sums (no circumscribed disc).
+- Enemy restrictions on Deep Strike arrivals (scenario ``restrictions:``, issue #19 item 5), by
+  the one predicate (:func:`restriction_breach`): the first model may not be aimed within X"
+  (refused, naming the restriction); one that scatters within X" is relocated by the opponent as
+  for the 1" triggers (trigger ``restriction_within``: the set-up is forbidden and the opponent's
+  move is the only placing rule the sources give for a misplaced first model); the rest of the
+  first unit and the later units are placed only where no restriction forbids them.
 """
 
 from __future__ import annotations
