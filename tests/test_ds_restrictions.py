@@ -151,6 +151,69 @@ def test_scout_redeploy_is_checked_at_its_first_set_up(gap, legal):
     _ = copy
 
 
+def _plan_scout(data: dict):
+    from planner.solve.planner import SolverSettings, plan_deployment
+
+    return plan_deployment(resolve(Scenario.model_validate(data)),
+                           SolverSettings(time_limit_s=10, workers=1, seed=0, grid_in=1.0, candidates_per_unit=10))
+
+
+@pytest.mark.parametrize("gap, legal", [(14.0, False), (14.01, True)])
+def test_planner_judges_a_scouts_first_set_up_against_restrictions(gap, legal):
+    # HH2: first set up by Infiltrate at ``gap`` from the 14" Auspex Ward; the redeploy is planned
+    from planner.testing import assert_plan_legal
+
+    data = _scout(gap)
+    inf = data["armies"][0]["units"][0]
+    inf["place"] = True
+    for k in ("x", "y"):
+        inf["models"][0].pop(k)
+    data["goals"] = [{"kind": "near_point", "x": 36, "y": 26}]
+    result = _plan_scout(data)
+    if legal:
+        assert result.status == "optimal", result.message
+        assert_plan_legal(result)  # the checker accepts the plan, first set-up included
+        first = [f for u in result.legality.units if u.unit == "inf" for f in u.findings
+                 if f.rule == "hh2.restriction.within"]
+        assert len(first) == 1 and first[0].passed and first[0].measured == pytest.approx(14.01, abs=1e-9)
+    else:  # exactly 14": no redeploy can mend the first set-up, so no plan is returned
+        assert result.status == "infeasible" and result.exit_code == 1 and not result.placements
+        (c,) = result.conflicts
+        assert c.units == ["inf"] and "hh2.restriction.within" in c.rules and "warden" in c.message
+        assert "first set-up" in c.message
+
+
+@pytest.mark.parametrize("ruleset", ["wh40k10", "wh40k11"])
+@pytest.mark.parametrize("gap, legal", [(12.0, False), (12.01, True)])
+def test_planner_judges_a_40k_scouts_first_set_up_against_restrictions(ruleset, gap, legal):
+    from planner.testing import assert_plan_legal
+
+    # the Scouts unit was deployed in its zone ``gap`` from a ward forbidding deployment within 12"
+    first = [30.0, 22.0 - 2 * B32 / 2 - gap]
+    ward = {"id": "ward", "keywords": ["INFANTRY"], "abilities": ["Infiltrators"], "setup": "infiltrate",
+            "restrictions": [{"within_in": 12, "methods": ["deployment"], "source": "datasheet p.3", "name": "Ward"}],
+            "models": [{"base": {"diameter_mm": 32}, "x": 30, "y": 22}]}
+    scout = {"id": "scout", "keywords": ["INFANTRY"], "abilities": ['Scouts 6"'], "place": True,
+             "setup": {"method": "scout", "first": "deployment_zone", "from": [first]},
+             "models": [{"base": {"diameter_mm": 32}}]}
+    data = {"ruleset": ruleset, "battlefield": {"width": 60, "depth": 44},
+            "deployment_zones": [{"id": "blue-dz", "player": "blue", "polygon": [[0, 0], [60, 0], [60, 12], [0, 12]]},
+                                 {"id": "red-dz", "player": "red", "polygon": [[0, 32], [60, 32], [60, 44], [0, 44]]}],
+            "goals": [{"kind": "near_point", "x": 30, "y": 0}],
+            "armies": [{"player": "blue", "units": [scout]}, {"player": "red", "units": [ward]}]}
+    result = _plan_scout(data)
+    if legal:
+        assert result.status == "optimal", result.message
+        assert_plan_legal(result)
+        rs = [f for u in result.legality.units if u.unit == "scout" for f in u.findings
+              if f.rule == f"{ruleset}.restriction.within"]
+        assert len(rs) == 1 and rs[0].passed and rs[0].measured == pytest.approx(12.01, abs=1e-9)
+    else:
+        assert result.status == "infeasible" and result.exit_code == 1 and not result.placements
+        (c,) = result.conflicts
+        assert f"{ruleset}.restriction.within" in c.rules and "ward" in c.message and "first set-up" in c.message
+
+
 def test_a_deep_strike_ruleset_without_restrictions_says_it_does_not_apply_them(tmp_path):
     # the fresh user's finding: HH/7th Deep Strike odds ignored a ward in silence
     d = _w40k()

@@ -80,7 +80,7 @@ TEMPLATES: dict[str, set[str]] = {
     "R.rule_id(f'mishap.{trigger}')": {f"{rs}.deepstrike.mishap.{t}" for rs in SCATTER for t in procedure.TRIGGERS},
     "st.rules.rule_id(f'mishap.{t}')": {f"{rs}.deepstrike.mishap.{t}" for rs in SCATTER for t in procedure.TRIGGERS},
     # the HH2 Deep Strike Assault odds, one per trigger
-    "{RULE}.{t}": {f"hh2.{assault.RULE}.{t}" for t in assault.TRIGGERS},
+    "{RULE}.{t}": {f"hh2.{assault.RULE}.{t}" for t in assault.ALL_TRIGGERS},
     "{st.rules.ruleset}.{RULE}": set(),  # the same ids: the ruleset, then the two parts above
     # the 40k cover goal names the edition's sight rule
     "{sc.ruleset}.visibility.{R40.VISIBILITY}": {f"{rs}.visibility.{edition(rs).VISIBILITY}" for rs in FORTY_K},
@@ -286,6 +286,10 @@ def _deepstrike() -> set[str]:
         except ScenarioError:
             continue  # no Deep Strike procedure for this ruleset
         if st.rules.procedure == "assault":
+            out |= set(assault.assault_odds(st, 36, 24).triggers)
+            # a restriction on Deep Strike arrivals adds its relocation trigger
+            data["armies"][1]["units"][0]["restrictions"] = [{"within_in": 3, "methods": ["deep_strike"], "source": "t"}]
+            st = procedure.make_setup(resolve(Scenario.model_validate(data)), "ds")
             out |= set(assault.assault_odds(st, 36, 24).triggers)
             continue
         for x, y in ((0.2, 24), (53, 23), (36, 10), (37.5, 30), (15, 35), (36, 24)):

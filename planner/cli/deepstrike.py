@@ -168,16 +168,27 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
             console.print(f"Simulation: {n_sim} replays (seed {seed}): P(mishap) = {s.p_mishap:.4f} "
                           f"+/- {s.se_mishap:.4f} (1 s.e.); exact {o.p_mishap:.4f}")
     if best:
+        from planner.deepstrike.formation import fixed_orientation_note
+
         b = best_landing(st, q, within, resolution)
         data["best"] = {"x": b.x, "y": b.y, "probability": b.probability, "goal": b.goal, "odds": asdict(b.odds)}
+        note = fixed_orientation_note(st)
         console.print(f"Best aim point for a {b.goal}: ({b.x:.2f}, {b.y:.2f}), P = {b.probability:.4f} "
                       f"(formation at the fixed orientation {orientation:g} deg)")
         _print_odds(console, b.odds, R.scatter, f"best ({b.x:.2f}, {b.y:.2f})")
+        if note:  # the search assumes the fixed orientation: the controller's best formation at the cell it picks
+            data["best"] |= {"orientation_deg": orientation, "orientation": "fixed", "note": note}
+            if R.scatter:
+                bb = best_formation_odds(st, b.x, b.y, formation_step)
+                data["best"]["best_formation"] = asdict(bb)
+                console.print(f"The search above assumes the {note}; at the aim point it picks, the "
+                              "controller's best formation:")
+                _print_best_formation(console, bb)
     if map_file is not None:
         data["map"] = _heat_map(st, resolution, map_file, "mishap", console)
     if st.unapplied:
         note = (f"Not applied: the restrictions on Deep Strike arrivals of {', '.join(st.unapplied)}; the "
-                f"{R.ruleset} Deep Strike procedure here has no restriction rule (40k 10th and 11th apply them).")
+                f"{R.ruleset} Deep Strike procedure here has no restriction rule (40k 10th and 11th, and the HH2 Deep Strike Assault, apply them).")
         data.setdefault("notes", []).append(note)
         console.print(escape(note), highlight=False)
     _print_rulings(console, data["rulings"])
@@ -197,13 +208,20 @@ def _print_rulings(console: Console, rulings: list[dict]) -> None:
 
 def _heat_map(st, resolution: float, map_file: str, outcome: str, console: Console) -> dict:
     """Write the heat map of P(``outcome``) over aim points to ``map_file``; its JSON record."""
+    from planner.deepstrike.formation import fixed_orientation_note
+
     t0 = time.perf_counter()
     xs, ys, P, bound = heat_map(st, resolution, with_bound=True)
     dt = time.perf_counter() - t0
-    write_map(map_file, xs, ys, P, f"P({outcome}): {st.unit.label}, {st.rules.ruleset}")
+    note = fixed_orientation_note(st)
+    write_map(map_file, xs, ys, P, f"P({outcome}): {st.unit.label}, {st.rules.ruleset}" + (f", {note}" if note else ""))
     console.print(f"Wrote the {outcome} heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s, error <= "
-                  f"{bound:.1g}) to {escape(map_file)}")
-    return {"file": map_file, "resolution": resolution, "cells": int(P.size), "seconds": dt, "error_bound": bound}
+                  f"{bound:.1g}) to {escape(map_file)}" + (f"; {note} (not the controller's best formation)"
+                                                           if note else ""))
+    out = {"file": map_file, "resolution": resolution, "cells": int(P.size), "seconds": dt, "error_bound": bound}
+    if note:
+        out |= {"orientation_deg": st.orientation_deg, "orientation": "fixed", "note": note}
+    return out
 
 
 def _print_odds(console: Console, o, scatter: bool, title: str) -> None:
@@ -237,7 +255,17 @@ def _print_best_formation(console: Console, b) -> None:
     for k, v in b.results.items():
         t.add_row(f"  mishap result: {k}", f"{v:.4f}")
     t.add_row("  lower bound: the first model itself cannot be placed", f"{b.p_mishap_lower:.4f}")
+    if b.bracket is not None:
+        t.add_row("  lower bound: a sure mishap (the first model, or a pocket too small for the unit)",
+                  f"{b.bracket[0]:.4f}")
     console.print(t)
+    if b.bracket is not None:
+        lo, hi = b.bracket
+        console.print(f"  P(mishap) for the text's best formation in [{lo:.4f}, {hi:.4f}], both ends proven"
+                      + (" (exact)" if hi - lo <= b.error_bound else ""))
+    if b.packing_estimate is not None:
+        console.print(f"  point estimate (per-landing packing, sampled; not a bound): "
+                      f"{b.packing_estimate['p_mishap']:.4f}")
     if b.on_target is not None:
         console.print(f"  on target: {escape(b.on_target['label'])}, rings of "
                       f"{', '.join(map(str, b.on_target['rings'])) or '-'}")
@@ -273,7 +301,8 @@ def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, se
         t.add_column("outcome")
         t.add_column("probability", justify="right")
         t.add_row("first model stays where it scattered", f"{o.p_stays:.4f}")
-        t.add_row('within 1" of enemy/edge/Impassable: the opponent relocates it (up to 18")', f"{o.p_relocated:.4f}")
+        t.add_row('within 1" of enemy/edge/Impassable' + (" or an enemy restriction" if st.restricted else "")
+                  + ': the opponent relocates it (up to 18")', f"{o.p_relocated:.4f}")
         for k, v in o.triggers.items():
             t.add_row(f"  trigger {k}", f"{v:.4f}")
         if o.p_igs_correction is not None:
@@ -321,5 +350,8 @@ def _print_followers(console: Console, fo) -> None:
                      if r["space"] else "no space found")
             first = f" (first model at ({r['positions'][0][0]:.2f}, {r['positions'][0][1]:.2f}))" if r["space"] else ""
             console.print(escape(f"  {title}: {r['label']}: {where}{first}"))
+            if r.get("restrictions"):
+                console.print(escape(f"    refused by the restriction {'; '.join(r['restrictions'])} at some "
+                                     "candidate place"))
     for note in fo.interpretations:
         console.print(f"  interpretation: {escape(note)}")

@@ -37,9 +37,13 @@ def deepstrike_heat(world: World, unit: str, ruleset: str | None = None, orienta
 
     st = make_setup(world, unit, ruleset, orientation, rulings=rulings)
     xs, ys, P = heat_map(st, resolution)
-    label = (f"P(mishap) of {unit} ({st.rules.ruleset})" if st.rules.scatter
+    from planner.deepstrike.formation import fixed_orientation_note
+
+    label = (f"P(relocated) of the first model of {unit} ({st.rules.ruleset})" if st.rules.procedure == "assault"
+             else f"P(mishap) of {unit} ({st.rules.ruleset})" if st.rules.scatter
              else f"illegal set-up (1) / legal (0), {unit} ({st.rules.ruleset})")
-    return HeatMap(xs, ys, P, label)
+    note = fixed_orientation_note(st)
+    return HeatMap(xs, ys, P, label + (f", {note}" if note else ""))
 
 
 def run_render(world: World, out: str, *, exclusion: str | None, legal: str | None, sight_lines: bool,

@@ -37,6 +37,12 @@ Interpretations (labelled ``interpretation`` in the output):
   direction. Where the opponent relocates the first model is its choice: not computed.
 - A non-round first model (an oval, a hull such as a Drop Pod) keeps its true shape at its
   facing (``--facing``) in every test: the regions are Minkowski sums (no circumscribed disc).
+- Enemy restrictions on Deep Strike arrivals (scenario ``restrictions:``, issue #19 item 5), by
+  the one predicate (:func:`restriction_breach`): the first model may not be aimed within X"
+  (refused, naming the restriction); one that scatters within X" is relocated by the opponent as
+  for the 1" triggers (trigger ``restriction_within``: the set-up is forbidden and the opponent's
+  move is the only placing rule the sources give for a misplaced first model); the rest of the
+  first unit and the later units are placed only where no restriction forbids them.
 """
 
 from __future__ import annotations
@@ -64,6 +70,48 @@ from planner.units import TOLERANCE_IN
 
 _BIG = 1000.0
 TRIGGERS = ("edge_within_1", "impassable_within_1", "enemy_within_1")
+RESTRICTION_TRIGGER = "restriction_within"
+"""The first model ends within an enemy restriction on Deep Strike arrivals (a trigger only when
+some enemy unit holds one: :attr:`DeepStrikeSetup.restricted`)."""
+ALL_TRIGGERS = (*TRIGGERS, RESTRICTION_TRIGGER)
+
+
+def triggers_of(st: DeepStrikeSetup) -> tuple[str, ...]:
+    """The relocation triggers of this assault: :data:`TRIGGERS`, and the restriction one when an
+    enemy unit's restriction names Deep Strike arrivals."""
+    return ALL_TRIGGERS if st.restricted else TRIGGERS
+
+
+def held_restrictions(st: DeepStrikeSetup, unit=None) -> list:
+    """The enemy restrictions on Deep Strike arrivals against ``unit`` (default the assault's first
+    unit): :func:`planner.legality.checks.restriction.held_against` over the units on the table."""
+    from planner.legality.checks.restriction import held_against
+    from planner.schema import SetupKind
+
+    if not st.restricted:
+        return []
+    return held_against(list(st.table.on_table), unit or st.unit, SetupKind.DEEP_STRIKE)
+
+
+def restriction_breach(st: DeepStrikeSetup, unit, fps, ids: tuple[str, ...] = ()):
+    """The first enemy restriction on Deep Strike arrivals that ``unit`` set up at footprints
+    ``fps`` breaks (the one predicate, :func:`planner.legality.checks.restriction.first_breach`,
+    as the checker judges it: exactly X" is within), or None; None at once when no enemy unit
+    holds such a restriction. ``ids``: the model ids of ``fps`` when not the unit's models one
+    for one."""
+    if not st.restricted:
+        return None
+    from planner.legality.checks.restriction import first_breach
+    from planner.legality.table import Placed
+    from planner.schema import SetupKind
+
+    return first_breach(st.table, Placed(unit, tuple(fps), tuple(ids)), kind=SetupKind.DEEP_STRIKE)
+
+
+def restriction_words(held) -> str:
+    """A restriction in words with its holder and source: "Auspex Ward (warden, 14\", [test p.1])"."""
+    r = held.restriction
+    return f"{r.name or 'the restriction'} ({held.holder.id}, {r.within_in:g}\", [{r.source}])"
 def footprint_kind(st: DeepStrikeSetup) -> str:
     """The kind of the first model's footprint as the tests use it (``circle`` under the disc ruling)."""
     return st.shapes[0].kind
@@ -89,6 +137,8 @@ def assault_regions(st: DeepStrikeSetup, *, clear: bool = False, ellipse: str = 
     T = -TOLERANCE_IN if clear else TOLERANCE_IN
     lim = _assault_rules(st).DEEP_STRIKE_FIRST_MODEL_CLEAR_IN
     ids = {"relocated": 0, **{t: i + 1 for i, t in enumerate(TRIGGERS)}, "igs_correction": len(TRIGGERS) + 1}
+    if st.restricted:
+        ids[RESTRICTION_TRIGGER] = len(ids)
     rs = RegionSet(len(ids))
     # an edge: the centre within (extent of the shape towards that edge) + 1" of it
     left, right, low, high = S.support(-1, 0), S.support(1, 0), S.support(0, -1), S.support(0, 1)
@@ -111,6 +161,15 @@ def assault_regions(st: DeepStrikeSetup, *, clear: bool = False, ellipse: str = 
         if o.enemy:
             for reg in (0, ids["enemy_within_1"]):
                 _add_sum(rs, o.fp, S, lim + T, reg, 0.0, 0.0, ellipse)
+    # an enemy restriction on Deep Strike arrivals: the centres at which the first model is within
+    # X" of the holder (or its restricted models), the region where restriction_breach fails it
+    # (within X" plus the tolerance, as is_within_distance); relocated as for the 1" triggers
+    if not clear:
+        for h in held_restrictions(st):
+            fps = st.table.final(h.holder).footprints
+            for i in h.models:
+                for reg in (0, ids[RESTRICTION_TRIGGER]):
+                    _add_sum(rs, fps[i], S, h.restriction.within_in + TOLERANCE_IN, reg, 0.0, 0.0, ellipse)
     return rs, ids
 
 
@@ -142,10 +201,14 @@ def outcomes(st: DeepStrikeSetup, p_relocated: float, p_disordered: float) -> li
     ``first_model``, ``rest_placed_by``, ``rest_within_in`` (inches of the first model), ``probability``
     and ``text``."""
     H = _assault_rules(st)
+    held = held_restrictions(st)
+    # where a restriction forbids arrivals, the placing rules keep out of it too (named)
+    out_of = ("; none within " + ", ".join(f"{h.restriction.within_in:g}\" of {h.holder.id} "
+                                           f"({h.restriction.name or 'its restriction'})" for h in held)) if held else ""
     first = (("stays", 1.0 - p_relocated, "the first model stays where it scattered"),
              ("relocated", p_relocated, f"the opponent moves the first model up to {H.DEEP_STRIKE_OPPONENT_MOVE_IN:g}\" "
                                         f"to a spot more than {H.DEEP_STRIKE_FIRST_MODEL_CLEAR_IN:g}\" from every "
-                                        "enemy model, edge and Impassable Terrain"))
+                                        "enemy model, edge and Impassable Terrain" + out_of))
     rest = (("controller", H.DEEP_STRIKE_OTHERS_WITHIN_IN, 1.0 - p_disordered,
              f"not Disordered: the controller places the other units within {H.DEEP_STRIKE_OTHERS_WITHIN_IN:g}\" of the "
              f"first (a unit with no space within {H.DEEP_STRIKE_OTHERS_WITHIN_IN:g}\" is deployed by the opponent as "
@@ -153,7 +216,7 @@ def outcomes(st: DeepStrikeSetup, p_relocated: float, p_disordered: float) -> li
             ("opponent", H.DEEP_STRIKE_DISORDERED_WITHIN_IN, p_disordered,
              f"Disordered: the opponent places the other units within {H.DEEP_STRIKE_DISORDERED_WITHIN_IN:g}\" of the "
              f"first, no scatter, none within {H.DEEP_STRIKE_FIRST_MODEL_CLEAR_IN:g}\" of an enemy model or in "
-             "Impassable Terrain"))
+             "Impassable Terrain" + out_of))
     return [{"first_model": f, "rest_placed_by": who, "rest_within_in": dist, "probability": pf * pr,
              "text": f"{tf}; {tr}"} for f, pf, tf in first for who, dist, pr, tr in rest]
 
@@ -173,6 +236,13 @@ def assault_odds(st: DeepStrikeSetup, x: float, y: float, *, warlord_trait: bool
         why = [t for t in TRIGGERS if bad[ids[t]]]
         raise ScenarioError(f"the first model must be placed at least 1\" from every enemy model, battlefield edge "
                             f"and Impassable Terrain ({', '.join(why)})", location="--at", value=f"{x:g},{y:g}")
+    breach = restriction_breach(st, st.unit, [st.shapes[0].moved(x, y)], (st.unit.models[0].id,))
+    if breach is not None:
+        from planner.legality.checks.restriction import describe
+
+        raise ScenarioError(f"the first model may not be set up within {breach.held.restriction.within_in:g}\" of "
+                            f"{breach.held.holder.id}: it is {describe(breach)}", location="--at",
+                            value=f"{x:g},{y:g}")
     igs = st.rules.scale < 1.0
     vals = {}
     for side in (("outer", "inner") if _has_ovals(st) else ("outer",)):
@@ -204,13 +274,19 @@ def assault_odds(st: DeepStrikeSetup, x: float, y: float, *, warlord_trait: bool
                                                    else "any part of the base off the table"),
                   "the IGS re-roll of the Disordered roll is " + ("taken" if st.rulings.get("dsa-igs-reroll", "taken")
                                                                   == "taken" else "not taken")]
+    for h in held_restrictions(st):
+        notes.append(f"the restriction {restriction_words(h)} forbids a Deep Strike arrival within "
+                     f"{h.restriction.within_in:g}\" of {h.holder.id}: a first model that scatters within it is "
+                     f"relocated by the opponent as for the 1\" triggers (trigger {RESTRICTION_TRIGGER}; read "
+                     "here: the set-up is forbidden, and the only placing rule for a misplaced first model is the "
+                     "opponent's move), and no other model of the assault is placed within it")
     if st.unit.models and footprint_kind(st) != "circle":
         notes.append(f"a non-round first model keeps its true shape at facing {st.facing_deg:g} deg (the "
                      "facing is the controller's choice: --facing)")
     elif not st.exact_bases and st.rulings.get("dsa-first-model-shape") == "disc":
         notes.append("a non-round first model is judged as its circumscribed disc (dsa-first-model-shape=disc)")
     return AssaultOdds(x, y, igs, p_rel, 1 - p_rel,
-                       {f"{st.rules.ruleset}.{RULE}.{t}": float(p[ids[t]]) for t in TRIGGERS},
+                       {f"{st.rules.ruleset}.{RULE}.{t}": float(p[ids[t]]) for t in triggers_of(st)},
                        float(p[ids["igs_correction"]]) if igs else None, pd, on, bound, notes,
                        outcomes(st, p_rel, pd))
 
@@ -276,6 +352,19 @@ class _Space:
         self.enemies = [o.fp for o in near if o.enemy]
         self.models = [o.fp for o in near]
         self.lim = _assault_rules(st).DEEP_STRIKE_FIRST_MODEL_CLEAR_IN
+        self.refused: dict[str, str] = {}
+        """Enemy restrictions that refused some candidate (unit id -> the restriction in words)."""
+
+    def unrestricted(self, g: FollowerGroup, fps: list) -> bool:
+        """No enemy restriction on Deep Strike arrivals forbids group ``g`` at ``fps``
+        (:func:`restriction_breach`, the one predicate); a refusal is recorded in :attr:`refused`."""
+        unit = self.st.world.units[g.unit]
+        models = unit.models[1:] if g.rest_of_first else unit.models
+        breach = restriction_breach(self.st, unit, fps, tuple(m.id for m in models))
+        if breach is None:
+            return True
+        self.refused.setdefault(g.unit, restriction_words(breach.held))
+        return False
 
     def ok(self, f, placed: list) -> bool:
         from planner.geometry.measure import is_within, overlaps
@@ -320,7 +409,7 @@ def _formation(g: FollowerGroup, anchor, orientation: float, first=None):
 
 
 def place_group(st: DeepStrikeSetup, g: FollowerGroup, first, limit: float, placed: list, *,
-                worst: bool = False, space: _Space | None = None) -> list | None:
+                worst: bool = False, space: _Space | None = None, refused: dict | None = None) -> list | None:
     """A legal placement of group ``g`` with every model within ``limit`` inches (closest points) of
     the first model ``first`` (a Footprint), or None if no candidate is legal.
 
@@ -329,15 +418,19 @@ def place_group(st: DeepStrikeSetup, g: FollowerGroup, first, limit: float, plac
     rings' orientation towards the first model and away from it (the rest of the first unit: rings
     about the first model itself, in base contact, 24 orientations). The controller takes the
     nearest legal one; with ``worst`` (Disordered: the opponent) the farthest from the first model.
-    A placement returned is legal by the checker's predicates; None means none of the candidates
-    is (a lower bound on the space)."""
+    A placement returned is legal by the checker's predicates (enemy restrictions on Deep Strike
+    arrivals included: :func:`restriction_breach`); None means none of the candidates is (a lower
+    bound on the space). ``refused`` (a dict, filled): unit id -> the restriction that refused
+    one of its candidates."""
     from planner.geometry.measure import is_within
 
     space = space or _Space(st, (first.cx, first.cy), limit + 2 * sum(g.radii) + first.outer_radius + 2.0)
+    if refused is not None:  # the caller's record of the restrictions that refused a candidate
+        space.refused = refused
     if g.rest_of_first:
         for k in range(24):
             fps = _formation(g, None, 15.0 * k, first)
-            if all(space.ok(f, [first, *placed]) for f in fps):
+            if all(space.ok(f, [first, *placed]) for f in fps) and space.unrestricted(g, fps):
                 return fps
         return None
     r_min = first.inner_radius + min(S.inner_radius for S in g.shapes)
@@ -352,7 +445,8 @@ def place_group(st: DeepStrikeSetup, g: FollowerGroup, first, limit: float, plac
             for orient in ((math.degrees(th) + 180.0, math.degrees(th)) if worst else
                            (math.degrees(th), math.degrees(th) + 180.0)):
                 fps = _formation(g, a, orient)
-                if all(is_within(f, first, limit) for f in fps) and all(space.ok(f, [first, *placed]) for f in fps):
+                if all(is_within(f, first, limit) for f in fps) and all(space.ok(f, [first, *placed]) for f in fps) \
+                        and space.unrestricted(g, fps):
                     return fps
     return None
 
@@ -362,25 +456,31 @@ def place_assault(st: DeepStrikeSetup, first, *, disordered: bool = False) -> li
     not Disordered, the controller within 6" (a unit with no space there goes to the opponent,
     placed as if Disordered); Disordered, the opponent within 24", as far from the first model as
     the candidates allow (the worst legal place for me). Returns, per group, ``unit``, ``placed_by``,
-    ``within_in``, ``positions`` (centres) or None, and ``space`` (True: placed)."""
+    ``within_in``, ``positions`` (centres) or None, ``space`` (True: placed), and, when an enemy
+    unit holds a restriction on Deep Strike arrivals, ``restrictions``: those that refused one of
+    the unit's candidates (in words, :func:`restriction_words`)."""
     H = _assault_rules(st)
     near, far = H.DEEP_STRIKE_OTHERS_WITHIN_IN, H.DEEP_STRIKE_DISORDERED_WITHIN_IN
     placed: list = []
     out = []
     for g in assault_groups(st):
+        refused: dict[str, str] = {}
         if g.rest_of_first:
-            fps = place_group(st, g, first, 0.0, placed)
+            fps = place_group(st, g, first, 0.0, placed, refused=refused)
             who, lim = "controller", None
         elif not disordered:
-            fps, who, lim = place_group(st, g, first, near, placed), "controller", near
+            fps, who, lim = place_group(st, g, first, near, placed, refused=refused), "controller", near
             if fps is None:  # no space within 6": the opponent deploys it as if Disordered
-                fps, who, lim = place_group(st, g, first, far, placed, worst=True), "opponent", far
+                fps, who, lim = place_group(st, g, first, far, placed, worst=True, refused=refused), "opponent", far
         else:
-            fps, who, lim = place_group(st, g, first, far, placed, worst=True), "opponent", far
+            fps, who, lim = place_group(st, g, first, far, placed, worst=True, refused=refused), "opponent", far
         if fps is not None:
             placed += fps
-        out.append({"unit": g.unit, "label": g.label, "placed_by": who, "within_in": lim, "space": fps is not None,
-                    "positions": None if fps is None else [[float(f.cx), float(f.cy)] for f in fps]})
+        row: dict = {"unit": g.unit, "label": g.label, "placed_by": who, "within_in": lim, "space": fps is not None,
+               "positions": None if fps is None else [[float(f.cx), float(f.cy)] for f in fps]}
+        if st.restricted:  # the enemy restrictions that refused a candidate of this unit (none: [])
+            row["restrictions"] = sorted(set(refused.values()))
+        out.append(row)
     return out
 
 

@@ -319,3 +319,61 @@ def formation_radii(bases) -> tuple[list[float], bool]:
 def mm_radius(diameter_mm: float) -> float:
     """Radius in inches of a round base of ``diameter_mm``."""
     return mm_to_in(diameter_mm) / 2.0
+
+
+# --------------------------------------------------------------------------- sure mishaps (issue #19 item 1)
+
+
+def base_area(S) -> float:
+    """The area of footprint ``S`` (square inches): exact for a disc, an oval and a polygon."""
+    if S.kind == "circle":
+        return math.pi * S.a * S.a
+    if S.kind == "ellipse":
+        return math.pi * S.a * S.b
+    return float(S.polygon().area)
+
+
+def free_pockets(st, tolerance: float) -> list:
+    """Pockets of free space too small for the unit: where the first model's centre lands in one,
+    no formation whatever (any orientation, any ring shape, any packing) places every model, so the
+    landing is a sure mishap (5th/7th Deep Strike text: a mishap when some model cannot be placed).
+
+    The free space F is the table less Impassable Terrain, less every other model's base and the
+    enemy models' bases grown by the 1" of the mishap (``st.rules.enemy_within_in``). Every model
+    of a legal formation lies in F, and the bases touch in a chain, so they all lie in the connected
+    piece of F holding the first model: if that piece's area is less than the bases' total area
+    (:func:`base_area`), some model cannot be placed. The pieces are computed on a *larger* set than
+    F (curves by inscribed polygons, every forbidden shape shrunk (the Impassable Terrain, joined,
+    by twice) and the table grown by ``tolerance``; with the 'centre on the table' rule the table grown by the largest base), so a
+    piece found small is small in truth, and a centre in it, or in a hole of it (forbidden space:
+    the first model itself fails there), is a sure mishap. Returns shapely polygons without holes
+    (the pieces' outlines), the pockets; empty if none."""
+    from shapely.geometry import box
+    from shapely.ops import unary_union
+
+    R = st.rules
+    grow = tolerance + (max(S.outer_radius for S in st.shapes) if R.off_table_rule == "centre" else 0.0)
+    free = box(-grow, -grow, st.width + grow, st.depth + grow)
+    # walls that meet are one obstacle: joined before they are shrunk (no seams opened between them)
+    cut = [unary_union(list(st.impassable.values())).buffer(-2 * tolerance)] if st.impassable else []
+    for o in st.obstacles:
+        shape = o.fp.polygon(256)  # inscribed: inside the true base
+        cut.append(shape.buffer(R.enemy_within_in - tolerance, 64) if o.enemy else shape.buffer(-tolerance))
+    cut = [c for c in cut if not c.is_empty]
+    if cut:
+        free = free.difference(unary_union(cut))
+    need = sum(base_area(S) for S in st.shapes)
+    pieces = getattr(free, "geoms", [free])
+    from shapely.geometry import Polygon
+
+    return [Polygon(p.exterior) for p in pieces if not p.is_empty and p.area < need]
+
+
+def fixed_orientation_note(st) -> str:
+    """What a heat map or ``--best`` of Deep Strike setup ``st`` assumes about the formation: the
+    rings at the fixed orientation ``st.orientation_deg`` (the controller's best orientation is
+    computed per aim point only: :func:`planner.deepstrike.procedure.best_formation_odds`); empty
+    for a unit of one model or the Deep Strike Assault (the first model alone)."""
+    if len(st.unit.models) < 2 or st.rules.procedure == "assault":
+        return ""
+    return f"formation at the fixed orientation {st.orientation_deg:g} deg"

@@ -192,11 +192,12 @@ class DeepStrikeSetup:
     rulings_chosen: frozenset[str] = frozenset()
     """The keys of :attr:`rulings` chosen (in the scenario or by ``--ruling``) rather than defaults."""
     restricted: bool = False
+    """10th/11th and HH2 Deep Strike Assault: some enemy unit's restriction forbids a Deep Strike
+    arrival near it (checked in :func:`judge_landing`, and in :mod:`planner.deepstrike.assault`,
+    with :mod:`planner.legality.checks.restriction`)."""
     unapplied: tuple[str, ...] = ()
     """Enemy units whose restrictions name Deep Strike arrivals, in a ruleset whose Deep Strike
-    procedure (5th, 7th, Horus Heresy) has no restriction rule: said, not applied."""
-    """10th/11th: some enemy unit's restriction forbids a Deep Strike arrival near it (checked in
-    :func:`judge_landing` with :mod:`planner.legality.checks.restriction`)."""
+    procedure (the 5th/7th Mishap procedure) has no restriction rule: said, not applied."""
     impassable_terrain: frozenset[str] | None = None
     """The ids of :attr:`impassable` that are Impassable Terrain in the text's sense (the trait
     ``impassable``; 7th: buildings), for the rules that keep a distance from it (Horus Heresy Deep
@@ -313,8 +314,10 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
 
     held = held_against([u for u in world.units.values() if u.on_battlefield and u.is_positioned], unit,
                         SetupKind.DEEP_STRIKE)
-    restricted = bool(held) and not rules.scatter
-    unapplied = tuple(sorted({h.holder.id for h in held})) if rules.scatter else ()
+    # 10th/11th and the HH2 Deep Strike Assault apply them; the 5th/7th Mishap procedure has no such rule
+    applies = not rules.scatter or rules.procedure == "assault"
+    restricted = bool(held) and applies
+    unapplied = tuple(sorted({h.holder.id for h in held})) if not applies else ()
     picked = frozenset(k for k in used if k in chosen or (k in world.scenario.rulings and rs.id == world.ruleset.id))
     st = DeepStrikeSetup(world, unit, rules, orientation_deg, radii, exact, obstacles, imp, dang, bf.width, bf.depth,
                            shapes, facing_deg, ring_spacing=spacing, rulings=used, rulings_chosen=picked,
@@ -1097,6 +1100,14 @@ class BestFormationOdds:
     packing_estimate: dict | None = None
     """When the family and the lower bound differ: :func:`packing_estimate` (``p_mishap``, an
     estimate, with the landings tried and placed), else None."""
+    p_mishap_sure: float | None = None
+    """P(a sure mishap): the first model itself cannot be placed, or it lands in a pocket of free
+    space smaller than the unit's bases (:func:`planner.deepstrike.formation.free_pockets`): a
+    proven lower bound for any formation, at least ``p_mishap_lower``."""
+    bracket: tuple[float, float] | None = None
+    """The text's best formation over every orientation, ring shape and packing: P(mishap) in
+    [``p_mishap_sure``, ``p_mishap``], both ends proven (the upper end by the formations of the
+    family and the packing on target, each verified by the checker's predicates)."""
 
 
 def _variant(st: DeepStrikeSetup, c: FormationChoice) -> DeepStrikeSetup:
@@ -1142,6 +1153,8 @@ def best_formation_odds(st: DeepStrikeSetup, x: float, y: float,
     first = replace(st, radii=st.radii[:1], shapes=st.shapes[:1], ring_caps=None)
     lo_rs, _ = build_regions(first, dangerous=False, triggers=False, ellipse="inner")
     p_lo = float(region_probabilities(first, lo_rs, [x], [y])[0, 0])
+    p_sure, pockets, sure_rs = _sure_mishaps(st, first, lo_rs, x, y, p_lo)
+    sure_at_aim = bool(sure_rs.contains([x], [y])[0, 0])
     bound = NUMERIC_ERROR
     if _has_ovals(st):  # the outer polygons never understate a mishap; the gap to the inner ones is the bound,
         # and p_lo (inner polygons, the first model alone) is below the inner value: a small gap needs no inner run
@@ -1155,7 +1168,7 @@ def best_formation_odds(st: DeepStrikeSetup, x: float, y: float,
                       "rings": land.formation.ring_counts()[1:], "positions": [list(q) for q in land.formation.centres]}
             break
     packed = False
-    if chosen is None and pack and at_aim.all():
+    if chosen is None and pack and at_aim.all() and not sure_at_aim:  # (no formation fits a sure mishap)
         # no candidate fits on target: the per-landing packing search at the aim point (the HIT landing)
         form = pack_landing(st, x, y)
         if form is not None:
@@ -1175,15 +1188,22 @@ def best_formation_odds(st: DeepStrikeSetup, x: float, y: float,
               "equal to P(the first model itself cannot be placed): exact for the text's best formation over every "
               "orientation and ring shape"),
              "the heat map (--map, --render) is for the fixed orientation"]
+    if pockets:
+        notes.append(f"sure mishaps: P = {p_sure:.4f}, the first model cannot be placed ({p_lo:.4f}) or lands in one "
+                     f"of {pockets} pockets of free space smaller than the unit's bases (no formation fits there)")
+    notes.append(f"proven bracket for the text's best formation: P(mishap) in [{p_sure:.4f}, {p:.4f}]"
+                 + (" (exact)" if p - p_sure <= bound else ""))
     est = None
     if pack and p - p_lo > bound:
-        aim_gap = bool(at_aim.all()) and not packed and not bool(lo_rs.contains([x], [y])[0, 0])
-        e, tried, placed = packing_estimate(st, fam_rs, x, y, p, p_lo, aim_gap)
+        aim_gap = bool(at_aim.all()) and not packed and not sure_at_aim
+        e, tried, placed = packing_estimate(st, fam_rs, x, y, p, p_sure, aim_gap, sure_rs=sure_rs if pockets else None)
         if tried:
+            e = min(p, max(p_sure, e))  # within the proven bracket
             est = {"p_mishap": e, "landings_tried": tried, "landings_placed": placed, "angles": 72}
-            notes.append(f"estimate with a per-landing packing at the scatter landings too: P(mishap) about {e:.4f} "
-                         f"({placed} of {tried} sampled landings where every candidate mishaps but the first model "
-                         "fits were placed by the packing; a 72-direction midpoint rule: an estimate, not a bound)")
+            notes.append(f"point estimate with a per-landing packing at the scatter landings too: P(mishap) about "
+                         f"{e:.4f} ({placed} of {tried} sampled landings where every candidate mishaps but the first "
+                         "model fits were placed by the packing; a 72-direction midpoint rule: an estimate, not a "
+                         "bound, inside the proven bracket)")
         else:
             notes.append("no sampled scatter landing (72 directions per 2D6 total) fell where every candidate "
                          "mishaps but the first model fits: no packing estimate")
@@ -1195,7 +1215,30 @@ def best_formation_odds(st: DeepStrikeSetup, x: float, y: float,
                         "landing plus this formation on target)" if packed else
                         "not needed" if chosen is not None else "it does not place every model either"))
     res = {k: p * v for k, v in R.result_probabilities().items()}
-    return BestFormationOdds(x, y, p, 1 - p, p_lo, res, len(fam), step_deg, chosen, bound, notes, est)
+    return BestFormationOdds(x, y, p, 1 - p, p_lo, res, len(fam), step_deg, chosen, bound, notes, est,
+                             min(p_sure, p), (min(p_sure, p), p))
+
+
+def _sure_mishaps(st: DeepStrikeSetup, first: DeepStrikeSetup, lo_rs: RegionSet, x: float, y: float,
+                  p_lo: float) -> tuple[float, int, RegionSet]:
+    """(P(a sure mishap), the number of pockets, their region 0): the landings where the first model alone fails
+    (``lo_rs``) or lands in a pocket too small for the unit (:func:`free_pockets`), measured exactly
+    (closed-form arcs) over the scatter from (x, y); ``p_lo`` when there is no pocket."""
+    from planner.deepstrike.formation import free_pockets
+
+    reach = max(d for d, _ in st.rules.scatter_distances())  # a pocket out of the scatter's reach adds nothing
+    aim = Point(x, y)
+    pockets = [q for q in free_pockets(st, TOLERANCE_IN) if q.distance(aim) <= reach] if len(st.shapes) > 1 else []
+    if not pockets:
+        return p_lo, 0, lo_rs
+    rs = RegionSet(1)
+    rs.extend(lo_rs, {0: 0})
+    from planner.deepstrike.regions import ear_clip
+
+    for q in pockets:  # convex pieces kept whole (an aim point on a fan's diagonal would be missed)
+        for piece in ear_clip(list(q.exterior.coords)[:-1]):
+            rs.add_convex(piece, 0)
+    return max(p_lo, float(region_probabilities(first, rs, [x], [y])[0, 0])), len(pockets), rs
 
 
 def _p_all(st: DeepStrikeSetup, fam: list[FormationChoice], x: float, y: float, ellipse: str):
@@ -1215,14 +1258,15 @@ def _p_all(st: DeepStrikeSetup, fam: list[FormationChoice], x: float, y: float, 
 
 
 def packing_estimate(st: DeepStrikeSetup, fam_rs: RegionSet, x: float, y: float, p: float, p_lo: float,
-                     aim_gap: bool, angles: int = 72) -> tuple[float, int, int]:
+                     aim_gap: bool, angles: int = 72, sure_rs: RegionSet | None = None) -> tuple[float, int, int]:
     """An estimate of P(mishap) with a per-landing packing (:func:`pack_landing`) allowed at the
     scatter landings too: over the dice exactly and a ``angles``-direction midpoint rule, the
     landings where every candidate of the family mishaps but the first model alone does not are
     tried; the fraction the packing places (verified by :func:`judge_landing`) is taken off the
     exact measure of that gap (``aim_gap``: the aim point itself is in the gap, its HIT term is not
-    a scatter landing). Neither exact nor a bound: a quadrature estimate. Returns (estimate,
-    landings tried, landings placed)."""
+    a scatter landing). Neither exact nor a bound: a quadrature estimate. ``sure_rs`` (region 0):
+    the sure mishaps, not tried (``p_lo`` is then their probability). Returns (estimate, landings
+    tried, landings placed)."""
     R = st.rules
     one_rs: dict = {}
 
@@ -1243,6 +1287,8 @@ def packing_estimate(st: DeepStrikeSetup, fam_rs: RegionSet, x: float, y: float,
         for a, b, g in zip(px, py, gap, strict=True):
             if not g or not alone(0, float(a), float(b)):
                 continue
+            if sure_rs is not None and bool(sure_rs.contains([a], [b])[0, 0]):
+                continue  # a sure mishap: no formation places every model there
             w_gap += pd / angles
             tried += 1
             form = pack_landing(st, float(a), float(b), 3.0, 6, alone)

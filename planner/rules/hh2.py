@@ -166,6 +166,10 @@ class HorusHeresy2(Ruleset):
         RuleInfo("deepstrike_assault.enemy_within_1", "Deep Strike Assault: the first model ends within 1\" of an "
                  "enemy model after its scatter, so the opponent moves it (up to 18\")",
                  "HH2 rulebook p.310 [I]; Drop Pod Assault p.99, Subterranean Assault p.101; RULES.md §1.4"),
+        RuleInfo("deepstrike_assault.restriction_within", "Deep Strike Assault: the first model ends within an "
+                 "enemy unit's restriction on Deep Strike arrivals (X\", by the one restriction predicate) after its "
+                 "scatter, so the opponent moves it (up to 18\") as for the 1\" triggers (an interpretation)",
+                 "the ability's own source (scenario 'restrictions:'); issue #19 item 5; HH2 rulebook p.310 [I]"),
     )
 
     NIGHT_FIGHTING_SIGHT_IN: ClassVar[float] = 24.0

@@ -29,7 +29,7 @@ from planner.legality.checks.distance import (
     scout_far_enough,
 )
 from planner.legality.checks.placement import closest_no_go, first_outside
-from planner.legality.checks.restriction import first_breach
+from planner.legality.checks.restriction import first_breach, first_setup_breach
 from planner.legality.table import Placed
 from planner.schema import SetupMethod
 
@@ -132,8 +132,9 @@ def judge(builder: Any, group: Any, fps: list[Footprint], exact_sight: bool = Fa
 
 def static_reason(builder: Any, group: Any) -> Reason | None:
     """Why no placement of the group can be legal whatever its position, by the checker's own
-    predicates (cached per group): a unit set up by Infiltrate or Scout without the rule, or an
-    Independent Character that may not join its unit (Infiltrate, unit type, not an IC). Members in
+    predicates (cached per group): a unit set up by Infiltrate or Scout without the rule, a Scout
+    whose first set-up breaks an enemy restriction on that method (the one predicate,
+    :func:`first_setup_breach`), or an Independent Character that may not join its unit (Infiltrate, unit type, not an IC). Members in
     ``builder.waived`` are not asked."""
     cache = builder.__dict__.setdefault("_hh2_static", {})
     if group.id in cache:
@@ -148,6 +149,9 @@ def static_reason(builder: Any, group: Any) -> Reason | None:
             why = (rs.rid("infiltrate.eligible"), m.id)
         elif m.method is SetupMethod.SCOUT and not checks.has_scout_for_setup(world, m):
             why = (rs.rid("scout.eligible"), m.id)
+        elif (breach := first_setup_breach(builder.table, m)) is not None:
+            # the first set-up is given, not planned: judged as the checker does (no margin)
+            why = (rs.rid("restriction.within"), breach.held.holder.id)
         elif m.setup.joined:
             checker.check_ic(m)
             coherency = rs.rid("ic.coherency")  # the formation keeps the IC in coherency
@@ -196,7 +200,8 @@ def _describe(world: World, rs: HorusHeresy2, rule: str, detail: str | None, uni
     if name == "scout.more_than_9":
         return f"more than {rs.SCOUT_MORE_THAN_IN:g}\" from enemy unit {lab(detail)}"
     if name == "restriction.within":
-        return f"clear of the restriction of enemy unit {lab(detail)} (no enemy set-up within its distance)"
+        first = " at the Scout's first set-up or its redeploy" if getattr(unit, "method", None) is SetupMethod.SCOUT else ""
+        return f"clear of the restriction of enemy unit {lab(detail)} (no enemy set-up within its distance{first})"
     if name == "infiltrate.eligible":
         return f"set up by Infiltrate ({lab(detail)} has no model with Infiltrate)"
     if name == "scout.eligible":

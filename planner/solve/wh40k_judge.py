@@ -20,7 +20,7 @@ from planner.geometry.measure import farthest_from, is_more_than_distance, is_wi
 from planner.geometry.shapes import Footprint, distance_to_polygon
 from planner.legality.checks.coherency import is_coherent_40k
 from planner.legality.checks.placement import closest_no_go, first_outside
-from planner.legality.checks.restriction import first_breach
+from planner.legality.checks.restriction import first_breach, first_setup_breach
 from planner.legality.table import Placed
 from planner.legality.wh40k import WH40kChecker, edition
 from planner.schema import SetupMethod
@@ -69,7 +69,8 @@ def static_reason(builder, group) -> tuple[str, str | None] | None:
 
 def _scouts_before(builder, group) -> tuple[str, str | None] | None:
     """Why the group cannot make the Scouts move whatever its end (rule id, detail), or None:
-    not eligible, a position before the move that does not qualify, or engaged there. Cached."""
+    not eligible, a position before the move that does not qualify, engaged there, or set up there
+    against an enemy restriction on that method (:func:`first_setup_breach`). Cached."""
     cache = builder.__dict__.setdefault("_wh40k_scouts_before", {})
     if group.id in cache:
         return cache[group.id]
@@ -89,6 +90,10 @@ def _scouts_before(builder, group) -> tuple[str, str | None] | None:
         near = builder.table.nearest_unit(first, c.enemies(m, "first"))
         if near is not None and not is_more_than_distance(near[0], c.R.ENGAGEMENT_RANGE_IN):
             why = (P + "engagement", near[2].unit.id)
+            break
+        breach = first_setup_breach(builder.table, m)  # given, not planned: as the checker (no margin)
+        if breach is not None:
+            why = (P + "restriction.within", breach.held.holder.id)
             break
     cache[group.id] = why
     return why
@@ -237,7 +242,12 @@ def describe_all(world, unit, by_rule: dict[str, list[str | None]]) -> list[str]
         u = world.units[uid]
         return f"{u.label} ({uid})" if u.label != uid else uid
 
-    return [describe(world, rule, by_rule[rule], lab) for rule in sorted(by_rule, key=rule_rank)]
+    out = [describe(world, rule, by_rule[rule], lab) for rule in sorted(by_rule, key=rule_rank)]
+    if getattr(unit, "method", None) is SetupMethod.SCOUT:  # judged at the first set-up too
+        out = [p.replace("(no enemy set-up within their distance)",
+                         "(no enemy set-up within their distance at the first set-up or the Scouts move)")
+               for p in out]
+    return out
 
 
 OBJECTIVE_MISS_COST_IN = 20.0

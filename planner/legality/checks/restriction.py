@@ -155,6 +155,27 @@ def describe(v: Verdict) -> str:
     return words
 
 
+def first_setup(table: Table, unit: UnitInfo) -> tuple[Placed, SetupKind, list[Placed]] | None:
+    """A Scout redeploy's first set-up as restrictions judge it: (the unit at ``setup.from``, the
+    method of that set-up, the other units on the table where they were first set up); None for a
+    unit that is not a Scout redeploy."""
+    kind = first_setup_kind(unit)
+    if kind is None:
+        return None
+    return table.first(unit), kind, [table.first(u) for u in table.on_table if u.id != unit.id]
+
+
+def first_setup_breach(table: Table, unit: UnitInfo, margin: float = 0.0) -> Verdict | None:
+    """The first restriction a Scout redeploy's first set-up breaks (:func:`first_setup`, judged
+    by :func:`first_breach`), or None (also for a unit that is not a Scout redeploy). The
+    planner's judges ask this of a Scout group (its first set-up is given, not planned)."""
+    first = first_setup(table, unit)
+    if first is None:
+        return None
+    at, kind, holders = first
+    return first_breach(table, at, margin, holders=holders, kind=kind)
+
+
 def restriction_findings(rs: Ruleset, table: Table, placed: Placed) -> list[Finding]:
     """The checker's findings of rule ``<rs>.restriction.within`` for ``placed`` (one per
     restriction against it, passed or not; none when no restriction applies). A Scout redeploy is
@@ -164,10 +185,9 @@ def restriction_findings(rs: Ruleset, table: Table, placed: Placed) -> list[Find
     out = []
     unit = placed.unit
     passes: list[tuple[Placed, SetupKind | None, list[Placed] | None, str]] = []
-    first_kind = first_setup_kind(unit)
-    if first_kind is not None:
-        holders = [table.first(u) for u in table.on_table if u.id != unit.id]
-        passes.append((table.first(unit), first_kind, holders, " at its first set-up, before the Scout redeploy"))
+    first = first_setup(table, unit)
+    if first is not None:
+        passes.append((first[0], first[1], first[2], " at its first set-up, before the Scout redeploy"))
     passes.append((placed, None, None, ""))
     for at, kind, holders, when in passes:
         out += verdict_findings(rs, at, restriction_verdicts(table, at, holders=holders, kind=kind), kind or setup_kind(unit),
