@@ -730,11 +730,12 @@ def minkowski_convex(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
     ang = np.arctan2(e[:, 1], e[:, 0]) % (2 * math.pi)
     e = e[np.argsort(ang, kind="stable")]
     V = P[0] + Q[0] + np.concatenate([[[0.0, 0.0]], np.cumsum(e, axis=0)[:-1]])
-    # drop collinear vertices (consecutive edges of one direction)
+    # drop collinear vertices (consecutive edges of one direction): the sine of the turn, not the
+    # cross product, so a real corner next to a very short edge is kept
     prev, nxt = np.roll(V, 1, axis=0), np.roll(V, -1, axis=0)
     cross = (V[:, 0] - prev[:, 0]) * (nxt[:, 1] - V[:, 1]) - (V[:, 1] - prev[:, 1]) * (nxt[:, 0] - V[:, 0])
-    scale = max(1.0, float(np.max(np.abs(V))))
-    return V[np.abs(cross) > 1e-12 * scale * scale]
+    lengths = np.hypot(*(V - prev).T) * np.hypot(*(nxt - V).T)
+    return V[np.abs(cross) > 1e-12 * np.maximum(lengths, 1e-300)]
 
 
 def build_regions(st: DeepStrikeSetup, *, within: tuple[float, float, float] | None = None,
