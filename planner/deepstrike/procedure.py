@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 from shapely.geometry import Point, Polygon, box
@@ -1278,6 +1279,10 @@ def packing_estimate(st: DeepStrikeSetup, fam_rs: RegionSet, x: float, y: float,
             one_rs[S] = build_regions(one, dangerous=False, triggers=False)[0]
         return not bool(one_rs[S].contains([cx], [cy])[0, 0])
 
+    def alone_many(i: int, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        alone(i, float(xs[0]), float(ys[0]))  # builds model i's regions
+        return ~np.asarray(one_rs[st.shapes[i]].contains(xs, ys), dtype=bool)[:, 0]
+
     th = (np.arange(angles) + 0.5) * 2 * math.pi / angles
     tried = placed = 0
     w_gap = w_saved = 0.0
@@ -1292,7 +1297,7 @@ def packing_estimate(st: DeepStrikeSetup, fam_rs: RegionSet, x: float, y: float,
                 continue  # a sure mishap: no formation places every model there
             w_gap += pd / angles
             tried += 1
-            form = pack_landing(st, float(a), float(b), 3.0, 6, alone)
+            form = pack_landing(st, float(a), float(b), 3.0, 6, alone, alone_many)
             if form is not None and not judge_landing(st, float(a), float(b), form).mishap:
                 placed += 1
                 w_saved += pd / angles
@@ -1307,7 +1312,7 @@ PACK_STARTS = 12
 
 
 def pack_landing(st: DeepStrikeSetup, x: float, y: float, step_deg: float = PACK_STEP_DEG,
-                 starts: int = PACK_STARTS, alone=None) -> Formation | None:
+                 starts: int = PACK_STARTS, alone=None, alone_many=None) -> Formation | None:
     """A formation for a landing with the first model at (x, y), placed model by model: ring k
     holds the models a sweep round the envelope of ring k-1 (every ``step_deg`` degrees from the
     first model, from each of ``starts`` start directions; the sweep with the most models is kept)
@@ -1316,13 +1321,17 @@ def pack_landing(st: DeepStrikeSetup, x: float, y: float, step_deg: float = PACK
     model itself cannot be placed or a ring can hold none of the models left (a mishap). The rings
     are spaced as the setup's (``ring_spacing``). Not a ring of the family: models of a ring need
     not touch each other, only the ring inside. ``alone(i, x, y)``: a faster test of model i alone
-    (default: :func:`judge_landing`); callers verify the result with :func:`judge_landing`."""
+    (default: :func:`judge_landing`); callers verify the result with :func:`judge_landing`.
+    ``alone_many(i, xs, ys)``: the same verdicts for arrays of centres at once (faster)."""
     from planner.deepstrike.formation import _Bodies, _Discs
     from planner.geometry.measure import overlaps
 
     n = len(st.radii)
     geo: _Discs | _Bodies = (_Bodies(st.shapes) if st.ring_spacing == "true-shape" and not st.exact_bases
                              else _Discs(st.radii))
+    # models of one radius and shape take the same place in a direction: one class
+    kinds: dict[tuple[float, Any], int] = {}
+    klass = [kinds.setdefault((st.radii[i], st.shapes[i]), len(kinds)) for i in range(n)]
 
     def alone_exact(i: int, cx: float, cy: float) -> bool:
         one = replace(st, radii=[st.radii[i]], shapes=[st.shapes[i]], ring_caps=None, orientation_deg=0.0)
@@ -1338,23 +1347,63 @@ def pack_landing(st: DeepStrikeSetup, x: float, y: float, step_deg: float = PACK
     inner = [0]
     ring = 1
     nxt = 1
+    steps = round(360.0 / step_deg)
+    seen_deg: dict[float, float] = {}
+    for s0 in range(starts):
+        for k in range(steps):
+            deg = s0 * 360.0 / starts + k * step_deg
+            seen_deg.setdefault(round(deg % 360.0, 9), deg)
+    degrees = list(seen_deg.values())  # each direction of the sweeps once (its first spelling)
     while nxt < n:
         best: list[tuple[float, float]] = []
+        # each probe of this ring (a model's class and a direction) measured once: the sweeps from
+        # the start directions meet the same directions again; with ``alone_many`` every direction
+        # of a class is judged alone in one call (the same verdicts as ``alone``, point by point)
+        probes: dict[tuple[int, float], tuple[float, float, Any, bool] | None] = {}
+
+        def fill(i: int, probes: dict = probes, inner: list[int] = inner) -> None:
+            """Every direction of the sweeps for model i's class: its place and its verdict alone."""
+            places = []
+            for deg in degrees:
+                th = math.radians(deg)
+                ux, uy = math.cos(th), math.sin(th)
+                t = geo.envelope_radius(x, y, ux, uy, inner, centres, i)
+                places.append(None if not math.isfinite(t) else (x + t * ux, y + t * uy))
+            found = [p for p in places if p is not None]
+            if alone_many is not None and found:
+                oks: list[bool | None] = [bool(v) for v in alone_many(i, np.array([p[0] for p in found]),
+                                                                       np.array([p[1] for p in found]))]
+            else:
+                oks = [None] * len(found)  # judged when first needed (after the cheaper overlap test)
+            verdicts = iter(oks)
+            for deg, p in zip(degrees, places, strict=True):
+                probes[(klass[i], round(deg % 360.0, 9))] = None if p is None else (
+                    p[0], p[1], st.shapes[i].moved(*p), next(verdicts))
+
+        def probe(i: int, deg: float, probes: dict = probes) -> tuple[float, float, Any, bool | None] | None:
+            key = (klass[i], round(deg % 360.0, 9))
+            if key not in probes:
+                fill(i)
+            return probes[key]
+
+        def judged(i: int, deg: float, hit: tuple, probes: dict = probes) -> bool:
+            if hit[3] is None:
+                hit = probes[(klass[i], round(deg % 360.0, 9))] = (*hit[:3], alone(i, hit[0], hit[1]))
+            return bool(hit[3])
+
         for s0 in range(starts):
             got: list[tuple[float, float]] = []
             got_fp: list = []
-            for k in range(round(360.0 / step_deg)):
+            for k in range(steps):
                 i = nxt + len(got)
                 if i >= n:
                     break
-                th = math.radians(s0 * 360.0 / starts + k * step_deg)
-                ux, uy = math.cos(th), math.sin(th)
-                t = geo.envelope_radius(x, y, ux, uy, inner, centres, i)
-                if not math.isfinite(t):
+                deg = s0 * 360.0 / starts + k * step_deg
+                hit = probe(i, deg)
+                if hit is None:
                     continue
-                cx, cy = x + t * ux, y + t * uy
-                f = st.shapes[i].moved(cx, cy)
-                if any(overlaps(f, g) for g in fps + got_fp) or not alone(i, cx, cy):
+                cx, cy, f, ok = hit
+                if ok is False or any(overlaps(f, g) for g in fps + got_fp) or not judged(i, deg, hit):
                     continue
                 got.append((cx, cy))
                 got_fp.append(f)
