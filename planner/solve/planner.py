@@ -452,7 +452,7 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
            hint: dict[str, Candidate] | None, on_progress: ProgressCallback | None, outside: int | None,
            t0: float, ids: dict[str, str] | None = None, rest: dict[str, int] | None = None,
            found: dict | None = None, floor: int | None = None, hint_rest: frozenset[str] = frozenset(),
-           fixed: dict[str, Candidate] | None = None):
+           fixed: dict[str, Candidate] | None = None, memo: dict | None = None):
     """Build and solve the CP-SAT models of a round over the candidates so far, with overlaps
     ``overlapping`` and, for each unit in ``rest``, the option of a candidate not taken yet at
     that cost (:class:`_Rest`); one model per part of units that can interact (:func:`_parts`),
@@ -466,7 +466,8 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
     (when there is one part) so that it may stop there. ``hint_rest``: units hinted at their
     :class:`_Rest` option rather than at ``hint`` (the last round's optimum, where it used them).
     ``fixed``: units kept at these candidates (the others free over theirs; a neighbourhood of
-    :meth:`_Planning.lns`)."""
+    :meth:`_Planning.lns`). ``memo``: the parts solved to optimality by the last call, by their
+    units and options (an unchanged part is not solved again; replaced by this call's)."""
     ids = ids or rule_ids(DEFAULT_RULESET)
     rest = rest or {}
     found = {} if found is None else found
@@ -495,6 +496,20 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
             plans.append({g.id: fixed[g.id] for g in pg})
             continue
 
+        key = (tuple((g.id, tuple(c.icost if _is_rest(c) else id(c) for c in live[g.id])) for g in pg),
+               floor if len(parts) == 1 else None)
+        if memo is not None and key in memo.get("last", {}):
+            # the same units with the same options as in the last round, solved to optimality then
+            cp, xp, solver, plan = memo.setdefault("now", {})[key] = memo["last"][key]
+            out.models.append((cp, pg, xp))
+            out.statuses.append(int(cp_model.OPTIMAL))
+            for v in xp.values():
+                out.solvers[id(v)] = solver
+            x.update(xp)
+            out.objective_value += solver.objective_value
+            out.best_objective_bound += solver.objective_value
+            plans.append(plan)
+            continue
         pairs = [(groups[a].id, index[groups[a].id][ia], groups[b].id, index[groups[b].id][ib])
                  for (a, b), (ia, ib) in overlapping.items() if a in mine and b in mine]
         cp = cp_model.CpModel()
@@ -538,6 +553,10 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
         out.best_objective_bound += max(solver.best_objective_bound, least,
                                         floor if floor is not None and len(parts) == 1 else least)
         plans.append(mine_found.get("plan"))
+        if memo is not None and st == cp_model.OPTIMAL:
+            memo.setdefault("now", {})[key] = (cp, xp, solver, mine_found.get("plan"))
+    if memo is not None:
+        memo["last"] = memo.pop("now", {})
     if all(p is not None for p in plans):
         found["plan"] = {gid: c for p in plans if p is not None for gid, c in p.items()}
     if on_progress is not None and found.get("plan"):
@@ -566,6 +585,10 @@ optimum used untaken candidates (:meth:`_Planning.polish`)."""
 
 LNS_S = 1.5
 """At most this long, s, for the local search over the best real plan (:meth:`_Planning.lns`)."""
+
+SEARCH_MIN_S = 0.5
+"""The local search and the polish of a round get at least this long, s (their budget halves after
+each round in which they found no better plan, from ``POLISH_S``)."""
 
 LNS_UNITS = 5
 """Units freed together in one neighbourhood of :meth:`_Planning.lns` (the others stay)."""
@@ -906,6 +929,8 @@ class _Planning:
         self.todo_extra: dict[str, int | None] | None = None  # per unit: take candidates below this cost
         self.rested: frozenset[str] = frozenset()  # units whose untaken candidates the last optimum used
         self.floor: int | None = None  # the last round's optimum: no later round's model has a cheaper solution
+        self.memo: dict = {}  # the last round's parts solved to optimality (_solve)
+        self.search_s = POLISH_S  # the next round's time for the local search and the polish (s)
 
     def plan(self) -> PlanResult:
         """A greedy first plan, then rounds of more candidates and a CP-SAT solve until one answers."""
@@ -1116,15 +1141,15 @@ class _Planning:
                             self.t0, rule_ids(self.world.scenario.ruleset), rest={}, found=found, floor=floor)
         self.adopt(found.get("plan"))
 
-    def lns(self) -> None:
-        """A local search over the best real plan, within ``LNS_S``: the unit placed farthest above
+    def lns(self, budget: float = LNS_S) -> None:
+        """A local search over the best real plan, within ``budget`` s: the unit placed farthest above
         its cheapest candidate and the ``LNS_UNITS - 1`` units placed nearest that candidate are
         re-placed together over their candidates taken (CP-SAT, the other units fixed where they
         are), the next unit when nothing improves, again from the first after each improvement.
         Only a better real plan comes out of it (:meth:`adopt`); no bound."""
         if self.start is None or len(self.groups) < 2:
             return
-        until = min(self.builder.deadline, time.monotonic() + LNS_S)
+        until = min(self.builder.deadline, time.monotonic() + budget)
         if until - time.monotonic() < 0.2 or not self.measure_overlaps():
             return
         ids = rule_ids(self.world.scenario.ruleset)
@@ -1189,7 +1214,8 @@ class _Planning:
             status, solver, cp, x, tie, live = _solve(groups, self.cands, self.settings, self.deadline,
                                                       self.overlapping, self.start, self.on_progress, outside, t0,
                                                       rule_ids(self.world.scenario.ruleset), rest=offer,
-                                                      found=found, floor=self.floor, hint_rest=self.rested)
+                                                      found=found, floor=self.floor, hint_rest=self.rested,
+                                                      memo=self.memo)
         self.adopt(found.get("plan"))
         if _DEBUG:
             _log.debug("solve %s t=%.1f obj %s bound %s tie %s", solver.status_name(status) if solver else None,
@@ -1220,16 +1246,19 @@ class _Planning:
         rested = sorted(gid for gid, c in picked.items() if _is_rest(c))
         self.rested = frozenset(rested)
         if rested:
+            before = self.incumbent_cost()
             self.adopt(self.repair(picked))
             repaired = self.incumbent_cost()
-            t_lns = time.monotonic()
+            t_lns, budget = time.monotonic(), self.search_s
             if not r.out_of_time:
-                self.lns()
+                self.lns(min(LNS_S, budget))
             searched = self.incumbent_cost()
-            if r.status == cp_model.OPTIMAL and not r.out_of_time:
-                # the local search's time comes out of the polish's (a round takes no longer than before)
+            if r.status == cp_model.OPTIMAL and not r.out_of_time and searched == repaired:
+                # only when the local search found nothing better, in what is left of the budget
                 self.polish(int(round(solver.objective_value)) // r.tie if r.outside is None else None,
-                            POLISH_S - (time.monotonic() - t_lns))
+                            budget - (time.monotonic() - t_lns))
+            # a round whose repair, search and polish found no better plan halves the next one's budget
+            self.search_s = POLISH_S if self.incumbent_cost() != before else max(SEARCH_MIN_S, budget / 2)
             if _DEBUG:
                 _log.debug("rested %s: repaired %s, local search %s, polished %s, t=%.1f", rested, repaired,
                            searched, self.incumbent_cost(), time.monotonic() - self.t0)
