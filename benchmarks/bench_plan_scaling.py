@@ -190,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
         for v in versions:
             rs = sorted(got[v], key=lambda r: r.get("time_s", 0.0))
             runs[v][n] = rs[len(rs) // 2]
-            every[v][n] = [r.get("time_s") for r in got[v]]
+            every[v][n] = [{k: r.get(k) for k in ("time_s", "status", "objective", "bound", "gap", "rounds")}
+                           for r in got[v]]
     load1 = os.getloadavg()
     head = f"{'units':>5} {'load':>5} | {'status':>9} {'time s':>7} {'objective':>9} {'gap':>6} {'RSS MB':>7} {'legal':>5}"
     if "before" in runs:
@@ -208,12 +209,16 @@ def main(argv: list[str] | None = None) -> int:
             ratio = a.get("time_s", 0) / b["time_s"] if b.get("time_s") else float("nan")
             line += f" | {_fmt(b)} | {ratio:.2f}"
         print(line)
+        if args.repeat > 1:
+            for v in versions:
+                print(f"      {v} runs (gap): " + ", ".join(
+                    f"{r.get('status')} {'-' if r.get('gap') is None else format(r['gap'], '.1%')}" for r in every[v][n]))
         ok &= bool(a.get("legal"))
     print(f"load average (1, 5, 15 min): before the runs {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}, "
           f"after {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f} on {os.cpu_count()} CPUs")
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps({"sizes": sizes, "seed": args.seed, "time_limit_s": args.time_limit,
-                                       "load_average": [load0, load1], "runs": runs, "times": every}, indent=1))
+                                       "load_average": [load0, load1], "runs": runs, "every_run": every}, indent=1))
     print(f"wrote {args.output}")
     return 0 if ok else 1
 

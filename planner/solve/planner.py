@@ -451,7 +451,8 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
            deadline: float, overlapping: Overlaps,
            hint: dict[str, Candidate] | None, on_progress: ProgressCallback | None, outside: int | None,
            t0: float, ids: dict[str, str] | None = None, rest: dict[str, int] | None = None,
-           found: dict | None = None, floor: int | None = None, hint_rest: frozenset[str] = frozenset()):
+           found: dict | None = None, floor: int | None = None, hint_rest: frozenset[str] = frozenset(),
+           fixed: dict[str, Candidate] | None = None, memo: dict | None = None):
     """Build and solve the CP-SAT models of a round over the candidates so far, with overlaps
     ``overlapping`` and, for each unit in ``rest``, the option of a candidate not taken yet at
     that cost (:class:`_Rest`); one model per part of units that can interact (:func:`_parts`),
@@ -463,16 +464,22 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
     each round's model has no solution cheaper than the last round's optimum, since a candidate
     taken since then costs at least the :class:`_Rest` option it replaces), stated to CP-SAT
     (when there is one part) so that it may stop there. ``hint_rest``: units hinted at their
-    :class:`_Rest` option rather than at ``hint`` (the last round's optimum, where it used them)."""
+    :class:`_Rest` option rather than at ``hint`` (the last round's optimum, where it used them).
+    ``fixed``: units kept at these candidates (the others free over theirs; a neighbourhood of
+    :meth:`_Planning.lns`). ``memo``: the parts solved to optimality by the last call, by their
+    units and options (an unchanged part is not solved again; replaced by this call's)."""
     ids = ids or rule_ids(DEFAULT_RULESET)
     rest = rest or {}
     found = {} if found is None else found
     tie = _tie(groups, cands)
     opts: dict[str, list] = {g.id: list(cands[g.id]) + ([_Rest(-1, rest[g.id])] if g.id in rest else [])
                              for g in groups}
-    live = opts
+    alive = None if not fixed else [np.array([g.id not in fixed or c is fixed[g.id] for c in opts[g.id]], dtype=bool)
+                                     for g in groups]
+    live = opts if alive is None else {g.id: [c for c, k in zip(opts[g.id], alive[i], strict=True) if k]
+                                       for i, g in enumerate(groups)}
     if hint is not None and all(any(c is hint[g.id] for c in cands[g.id]) for g in groups):
-        live = _prune_idx(groups, opts, overlapping, sum(hint[g.id].icost for g in groups))
+        live = _prune_idx(groups, opts, overlapping, sum(hint[g.id].icost for g in groups), alive)
     index = {g.id: np.array([c.index for c in cands[g.id]], dtype=np.int64) for g in groups}
     parts = _parts(groups, cands, live, overlapping)
     if _DEBUG:
@@ -485,17 +492,28 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
     for k, part in enumerate(parts):
         mine = set(part)
         pg = [groups[i] for i in part]
+        if fixed and all(g.id in fixed for g in pg):  # nothing free here: the part's plan is as fixed
+            plans.append({g.id: fixed[g.id] for g in pg})
+            continue
 
-        def pairs(mine=mine):
-            for (a, b), (ia, ib) in overlapping.items():
-                if a not in mine or b not in mine:
-                    continue
-                ga, gb = groups[a].id, groups[b].id
-                for i, j in zip(index[ga][ia].tolist(), index[gb][ib].tolist(), strict=True):
-                    yield ga, i, gb, j
-
+        key = (tuple((g.id, tuple(c.icost if _is_rest(c) else id(c) for c in live[g.id])) for g in pg),
+               floor if len(parts) == 1 else None)
+        if memo is not None and key in memo.get("last", {}):
+            # the same units with the same options as in the last round, solved to optimality then
+            cp, xp, solver, plan = memo.setdefault("now", {})[key] = memo["last"][key]
+            out.models.append((cp, pg, xp))
+            out.statuses.append(int(cp_model.OPTIMAL))
+            for v in xp.values():
+                out.solvers[id(v)] = solver
+            x.update(xp)
+            out.objective_value += solver.objective_value
+            out.best_objective_bound += solver.objective_value
+            plans.append(plan)
+            continue
+        pairs = [(groups[a].id, index[groups[a].id][ia], groups[b].id, index[groups[b].id][ib])
+                 for (a, b), (ia, ib) in overlapping.items() if a in mine and b in mine]
         cp = cp_model.CpModel()
-        xp = add_placements(cp, pg, live, pairs(), ids)
+        xp = add_placements(cp, pg, live, (), ids, pairs)
         _add_point_cliques(cp, pg, live, xp, ids)
         # the cost alone: a tie-break term (candidate order) in the objective makes the optimality
         # proof much harder (equal-cost plans would no longer be equal); ties are broken afterwards
@@ -535,6 +553,10 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
         out.best_objective_bound += max(solver.best_objective_bound, least,
                                         floor if floor is not None and len(parts) == 1 else least)
         plans.append(mine_found.get("plan"))
+        if memo is not None and st == cp_model.OPTIMAL:
+            memo.setdefault("now", {})[key] = (cp, xp, solver, mine_found.get("plan"))
+    if memo is not None:
+        memo["last"] = memo.pop("now", {})
     if all(p is not None for p in plans):
         found["plan"] = {gid: c for p in plans if p is not None for gid, c in p.items()}
     if on_progress is not None and found.get("plan"):
@@ -560,6 +582,19 @@ def _full_subsolvers(solver: cp_model.CpSolver, workers: int) -> None:
 POLISH_S = 3.0
 """At most this long, s, for the best real plan over the candidates taken after a round whose
 optimum used untaken candidates (:meth:`_Planning.polish`)."""
+
+LNS_S = 1.5
+"""At most this long, s, for the local search over the best real plan (:meth:`_Planning.lns`)."""
+
+SEARCH_MIN_S = 0.5
+"""The local search and the polish of a round get at least this long, s (their budget halves after
+each round in which they found no better plan, from ``POLISH_S``)."""
+
+LNS_UNITS = 5
+"""Units freed together in one neighbourhood of :meth:`_Planning.lns` (the others stay)."""
+
+LNS_STEP_S = 0.5
+"""At most this long, s, for one neighbourhood's CP-SAT solve."""
 
 CLIQUE_STEP_IN = 0.5
 """Spacing of the lattice of points whose covering candidates form the clique cuts, inches."""
@@ -674,11 +709,13 @@ _PRUNE_HEAD = 32
 """Cheapest candidates of the other unit tried first for each candidate in :func:`_prune_idx`."""
 
 
-def _prune_idx(groups: list[Group], cands: dict[str, list], overlapping: Overlaps, ub: int) -> dict[str, list]:
+def _prune_idx(groups: list[Group], cands: dict[str, list], overlapping: Overlaps, ub: int,
+               alive: list[np.ndarray] | None = None) -> dict[str, list]:
     """:func:`_prune` with the overlaps as positions (``(a, b) -> (ia, ib)``) in the lists of
     ``cands`` (whose entries need only ``icost``). The minimum over the other unit's candidates
     clear of each candidate is first sought among its ``_PRUNE_HEAD`` cheapest, and over all of
-    them only where those all overlap it (the same minimum)."""
+    them only where those all overlap it (the same minimum). ``alive``: each unit's candidates
+    that may be chosen at all (a mask per unit, in the order of ``cands``; all if None)."""
     n = len(groups)
     big = np.int64(1) << 60
     cost = [np.array([c.icost for c in cands[g.id]], dtype=np.int64) for g in groups]
@@ -689,7 +726,8 @@ def _prune_idx(groups: list[Group], cands: dict[str, list], overlapping: Overlap
         m = np.zeros((len(cost[a]), len(cost[b])), dtype=bool)
         m[ia, ib] = True
         clash[a, b], clash[b, a] = m, m.T
-    alive = [np.ones(len(c), dtype=bool) for c in cost]
+    alive = [np.ones(len(c), dtype=bool) for c in cost] if alive is None else [a.copy() for a in alive]
+    start = [a.copy() for a in alive]
     changed = True
     while changed:
         changed = False
@@ -713,8 +751,8 @@ def _prune_idx(groups: list[Group], cands: dict[str, list], overlapping: Overlap
                     lb += best
                 np.minimum(lb, big, out=lb)  # no overflow: at most big + big per step
             keep = alive[u] & (lb <= ub)
-            if not keep.any():
-                return cands  # cannot happen with a plan of cost ub over cands; stay safe
+            if not keep.any():  # cannot happen with a plan of cost ub over cands; stay safe
+                return {g.id: [c for c, k in zip(cands[g.id], start[i], strict=True) if k] for i, g in enumerate(groups)}
             if (keep != alive[u]).any():
                 alive[u] = keep
                 changed = True
@@ -891,6 +929,8 @@ class _Planning:
         self.todo_extra: dict[str, int | None] | None = None  # per unit: take candidates below this cost
         self.rested: frozenset[str] = frozenset()  # units whose untaken candidates the last optimum used
         self.floor: int | None = None  # the last round's optimum: no later round's model has a cheaper solution
+        self.memo: dict = {}  # the last round's parts solved to optimality (_solve)
+        self.search_s = POLISH_S  # the next round's time for the local search and the polish (s)
 
     def plan(self) -> PlanResult:
         """A greedy first plan, then rounds of more candidates and a CP-SAT solve until one answers."""
@@ -1087,19 +1127,60 @@ class _Planning:
             return None
         return plan
 
-    def polish(self, floor: int | None = None) -> None:
+    def polish(self, floor: int | None = None, budget: float = POLISH_S) -> None:
         """The best real plan over the candidates taken (no :class:`_Rest` options), hinted with
-        the best known, within a short time: a better plan to keep (and a better hint). ``floor``:
+        the best known, within ``budget`` s: a better plan to keep (and a better hint). ``floor``:
         the optimum of the round's relaxation (no real plan costs less), so CP-SAT may stop there."""
         if self.start is None:
             return
-        until = min(self.builder.deadline, time.monotonic() + POLISH_S)
+        until = min(self.builder.deadline, time.monotonic() + budget)
         if until - time.monotonic() < 0.2 or not self.measure_overlaps():
             return
         found: dict = {}
         status, *_ = _solve(self.groups, self.cands, self.settings, until, self.overlapping, self.start, None, None,
                             self.t0, rule_ids(self.world.scenario.ruleset), rest={}, found=found, floor=floor)
         self.adopt(found.get("plan"))
+
+    def lns(self, budget: float = LNS_S) -> None:
+        """A local search over the best real plan, within ``budget`` s: the unit placed farthest above
+        its cheapest candidate and the ``LNS_UNITS - 1`` units placed nearest that candidate are
+        re-placed together over their candidates taken (CP-SAT, the other units fixed where they
+        are), the next unit when nothing improves, again from the first after each improvement.
+        Only a better real plan comes out of it (:meth:`adopt`); no bound."""
+        if self.start is None or len(self.groups) < 2:
+            return
+        until = min(self.builder.deadline, time.monotonic() + budget)
+        if until - time.monotonic() < 0.2 or not self.measure_overlaps():
+            return
+        ids = rule_ids(self.world.scenario.ruleset)
+        best = {g.id: min(self.cands[g.id], key=lambda c: c.icost) for g in self.groups}
+        tried: set[tuple[frozenset[str], int]] = set()
+        again = True
+        while again and time.monotonic() < until - 0.1:
+            again = False
+            inc = self.start
+            cost = self.incumbent_cost()
+            assert cost is not None
+            order = sorted((g for g in self.groups if inc[g.id].icost > best[g.id].icost),
+                           key=lambda g: (best[g.id].icost - inc[g.id].icost, g.id))
+            for g in order:
+                if time.monotonic() >= until - 0.1:
+                    return
+                cx, cy = best[g.id].anchor
+                near = sorted((h for h in self.groups if h.id != g.id),
+                              key=lambda h: (math.hypot(inc[h.id].anchor[0] - cx, inc[h.id].anchor[1] - cy), h.id))
+                hood = frozenset([g.id] + [h.id for h in near[:LNS_UNITS - 1]])
+                if (hood, cost) in tried:
+                    continue
+                tried.add((hood, cost))
+                found: dict = {}
+                _solve(self.groups, self.cands, self.settings, min(until, time.monotonic() + LNS_STEP_S),
+                       self.overlapping, inc, None, None, self.t0, ids, rest={}, found=found,
+                       fixed={gid: c for gid, c in inc.items() if gid not in hood})
+                self.adopt(found.get("plan"))
+                if self.incumbent_cost() != cost:
+                    again = True
+                    break
 
     def incumbent_cost(self) -> int | None:
         """The cost of the best real plan so far (integer units), or None."""
@@ -1133,7 +1214,8 @@ class _Planning:
             status, solver, cp, x, tie, live = _solve(groups, self.cands, self.settings, self.deadline,
                                                       self.overlapping, self.start, self.on_progress, outside, t0,
                                                       rule_ids(self.world.scenario.ruleset), rest=offer,
-                                                      found=found, floor=self.floor, hint_rest=self.rested)
+                                                      found=found, floor=self.floor, hint_rest=self.rested,
+                                                      memo=self.memo)
         self.adopt(found.get("plan"))
         if _DEBUG:
             _log.debug("solve %s t=%.1f obj %s bound %s tie %s", solver.status_name(status) if solver else None,
@@ -1164,13 +1246,22 @@ class _Planning:
         rested = sorted(gid for gid, c in picked.items() if _is_rest(c))
         self.rested = frozenset(rested)
         if rested:
+            before = self.incumbent_cost()
             self.adopt(self.repair(picked))
             repaired = self.incumbent_cost()
-            if r.status == cp_model.OPTIMAL and not r.out_of_time:
-                self.polish(int(round(solver.objective_value)) // r.tie if r.outside is None else None)
+            t_lns, budget = time.monotonic(), self.search_s
+            if not r.out_of_time:
+                self.lns(min(LNS_S, budget))
+            searched = self.incumbent_cost()
+            if r.status == cp_model.OPTIMAL and not r.out_of_time and searched == repaired:
+                # only when the local search found nothing better, in what is left of the budget
+                self.polish(int(round(solver.objective_value)) // r.tie if r.outside is None else None,
+                            budget - (time.monotonic() - t_lns))
+            # a round whose repair, search and polish found no better plan halves the next one's budget
+            self.search_s = POLISH_S if self.incumbent_cost() != before else max(SEARCH_MIN_S, budget / 2)
             if _DEBUG:
-                _log.debug("rested %s: repaired %s, polished %s, t=%.1f", rested, repaired, self.incumbent_cost(),
-                           time.monotonic() - self.t0)
+                _log.debug("rested %s: repaired %s, local search %s, polished %s, t=%.1f", rested, repaired,
+                           searched, self.incumbent_cost(), time.monotonic() - self.t0)
         else:
             self.adopt(picked)
         obj = int(round(solver.objective_value)) // r.tie
