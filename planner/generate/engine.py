@@ -44,12 +44,24 @@ def item_rng(seed: int, index: int) -> np.random.Generator:
 _PARAMS_CACHE: dict[str, GeneratorParams] = {}
 
 
-def make_line(job: Job, index: int) -> str:
-    """The JSON text (no newline) of item ``index``."""
+_LAST_JOB: list = [None, None]
+"""The last job seen and its parameters (a run asks for the same job's parameters line after line)."""
+
+
+def _params_of(job: Job) -> GeneratorParams:
+    if _LAST_JOB[0] is job:
+        return _LAST_JOB[1]
     key = json.dumps(job.params, sort_keys=True)
     p = _PARAMS_CACHE.get(key)
     if p is None:
         p = _PARAMS_CACHE[key] = GeneratorParams.model_validate(job.params)
+    _LAST_JOB[0], _LAST_JOB[1] = job, p
+    return p
+
+
+def make_line(job: Job, index: int) -> str:
+    """The JSON text (no newline) of item ``index``."""
+    p = _params_of(job)
     kind = job.kind_of(index)
     rng = item_rng(job.seed, index)
     if kind == "legality":

@@ -41,6 +41,7 @@ from planner.generate.scene import (
     nearest_distance,
     r4,
     ranks_for,
+    uniform,
     unit_models,
 )
 from planner.geometry.shapes import clearance_inside, footprint, signed_distance
@@ -111,7 +112,7 @@ def _infiltrate_distance(scene: Scene, rng, p, entries, legal_side: bool, off: f
     target = threshold + off if legal_side else threshold - off
     if threshold == R.INFILTRATE_HIDDEN_MORE_THAN_IN and legal_side:
         # just more than 9": legal only if hidden, so set it well behind a corner
-        info = _behind_corner(scene, rng, entries, float(rng.uniform(0.3, 1.0)), target, check_others=True)
+        info = _behind_corner(scene, rng, entries, uniform(rng, 0.3, 1.0), target, check_others=True)
         if info is not None:
             info.update({"rule": f"{scene.ruleset}.infiltrate.distance", "threshold": threshold})
         return info
@@ -126,7 +127,7 @@ def _infiltrate_distance(scene: Scene, rng, p, entries, legal_side: bool, off: f
     efs = [e[0] for e in enemies]
     for _ in range(12):
         ef, _, _ = enemies[int(rng.integers(len(enemies)))]
-        ang = rng.uniform(0, 2 * math.pi)
+        ang = uniform(rng, 0.0, 2 * math.pi)
         if threshold == R.INFILTRATE_HIDDEN_MORE_THAN_IN and blockers and rng.random() < 0.7:
             # aim behind a sight-blocking feature near that enemy model, to give "hidden" a chance
             q = min(blockers, key=lambda b: b.centroid.distance(_pt(ef)))
@@ -160,7 +161,7 @@ def _pt(f):
 def _infiltrate_hidden(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick: float) -> dict | None:
     R = cast("HorusHeresy2", find_ruleset(scene.ruleset))
     shift = off if legal_side else -off
-    d = float(rng.uniform(R.INFILTRATE_HIDDEN_MORE_THAN_IN + 0.5, R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN - 0.5))
+    d = uniform(rng, R.INFILTRATE_HIDDEN_MORE_THAN_IN + 0.5, R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN - 0.5)
     info = _behind_corner(scene, rng, entries, shift, d, check_others=legal_side)
     if info is not None:
         info.update({"rule": f"{scene.ruleset}.infiltrate.hidden", "threshold": None})
@@ -304,7 +305,7 @@ def _zone_edge(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick
             nx, ny = -nx, -ny
         # slide along the edge to a random spot, then towards it
         cen = np.mean(np.array(u.centres()), axis=0)
-        t_along = rng.uniform(0.2, 0.8)
+        t_along = uniform(rng, 0.2, 0.8)
         px, py = a[0] + ex * t_along, a[1] + ey * t_along
         proj = (cen[0] - px) * nx + (cen[1] - py) * ny  # negative: inside
         sx, sy = px + nx * proj - cen[0], py + ny * proj - cen[1]
@@ -385,7 +386,7 @@ def _overlap(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick: 
         offs = block_offsets(entry, n, ranks_for(n, rng))
         hf = host.footprints()
         cen = np.mean(np.array(host.centres()), axis=0)
-        ang = rng.uniform(0, 2 * math.pi)
+        ang = uniform(rng, 0.0, 2 * math.pi)
         ux, uy = math.cos(ang), math.sin(ang)
 
         def place(t, ux=ux, uy=uy, cen=cen, entry=entry, offs=offs):
@@ -421,7 +422,7 @@ def legality_item(rng: np.random.Generator, p: GeneratorParams, index: int, rule
     entries = catalogue_entries(ruleset, p)
     target = _pick_target(rng, p)
     legal_side = bool(rng.random() < 0.5)
-    off = float(rng.uniform(0.0, p.boundary_band))
+    off = uniform(rng, 0.0, p.boundary_band)
     pick = float(rng.random())
     info = None
     for attempt in range(1, 101):

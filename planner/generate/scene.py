@@ -37,6 +37,22 @@ def r4(v: float) -> float:
     return round(float(v), DECIMALS)
 
 
+def uniform(rng: np.random.Generator, low: float, high: float) -> float:
+    """``rng.uniform(low, high)`` for two floats, the same draw and the same float (numpy computes
+    ``low + (high - low) * next_double``), without numpy's per-call argument handling (about 5x
+    faster).
+
+    Raises
+    ------
+    ValueError
+        ``high - low`` is negative or not finite (numpy raises for these too).
+    """
+    span = high - low
+    if not 0.0 <= span < math.inf:
+        raise ValueError(f"uniform: high - low must be finite and >= 0, got {low!r}, {high!r}")
+    return float(low + span * rng.random())
+
+
 def base_half_extents(base) -> tuple[float, float]:
     """(half size along the facing, half size across), inches."""
     if isinstance(base, RoundBase):
@@ -149,17 +165,17 @@ def _r4(v: float) -> float:
 
 
 def _feature_points(rng: np.random.Generator, area: float, w: float, d: float) -> list[tuple[float, float]]:
-    aspect = rng.uniform(1.0, 3.0)
+    aspect = uniform(rng, 1.0, 3.0)
     fw = math.sqrt(area * aspect)
     fh = area / fw
-    cx, cy = rng.uniform(fw / 2 + 1, w - fw / 2 - 1), rng.uniform(fh / 2 + 1, d - fh / 2 - 1)
+    cx, cy = uniform(rng, fw / 2 + 1, w - fw / 2 - 1), uniform(rng, fh / 2 + 1, d - fh / 2 - 1)
     if rng.random() < 0.3:  # an L: a rectangle less one corner
-        cw, ch = fw * rng.uniform(0.35, 0.6), fh * rng.uniform(0.35, 0.6)
+        cw, ch = fw * uniform(rng, 0.35, 0.6), fh * uniform(rng, 0.35, 0.6)
         pts = [(-fw / 2, -fh / 2), (fw / 2, -fh / 2), (fw / 2, fh / 2 - ch), (fw / 2 - cw, fh / 2 - ch),
                (fw / 2 - cw, fh / 2), (-fw / 2, fh / 2)]
     else:
         pts = [(-fw / 2, -fh / 2), (fw / 2, -fh / 2), (fw / 2, fh / 2), (-fw / 2, fh / 2)]
-    ang = rng.uniform(0, math.pi) if rng.random() < 0.5 else float(rng.integers(0, 2)) * math.pi / 2
+    ang = uniform(rng, 0.0, math.pi) if rng.random() < 0.5 else float(rng.integers(0, 2)) * math.pi / 2
     c, s = math.cos(ang), math.sin(ang)
     return [(_r4(cx + x * c - y * s), _r4(cy + x * s + y * c)) for x, y in pts]
 
@@ -173,7 +189,7 @@ def add_terrain(scene: Scene, rng: np.random.Generator, p: GeneratorParams) -> N
     boxes: list[tuple[float, float, float, float]] = []
     for _ in range(n):
         for _attempt in range(25):
-            pts = _feature_points(rng, each * rng.uniform(0.6, 1.4), scene.width, scene.depth)
+            pts = _feature_points(rng, each * uniform(rng, 0.6, 1.4), scene.width, scene.depth)
             xs, ys = [q[0] for q in pts], [q[1] for q in pts]
             lo, hi = (min(xs), min(ys)), (max(xs), max(ys))
             if lo[0] <= 0 or lo[1] <= 0 or hi[0] >= scene.width or hi[1] >= scene.depth:
@@ -272,7 +288,7 @@ def free_spot(scene: Scene, rng: np.random.Generator, region: Polygon, entry: Ca
     if x1 - x0 <= ob[2] - ob[0] + 0.1 or y1 - y0 <= ob[3] - ob[1] + 0.1:
         return None
     for _ in range(tries):
-        ax, ay = rng.uniform(x0 - ob[0], x1 - ob[2]), rng.uniform(y0 - ob[1], y1 - ob[3])
+        ax, ay = uniform(rng, x0 - ob[0], x1 - ob[2]), uniform(rng, y0 - ob[1], y1 - ob[3])
         bb = (ax + ob[0], ay + ob[1], ax + ob[2], ay + ob[3])
         if bb[0] < x0 + 0.05 or bb[1] < y0 + 0.05 or bb[2] > x1 - 0.05 or bb[3] > y1 - 0.05:
             continue
