@@ -261,10 +261,11 @@ def _seen_by_others(x: float, y: float, rt: float, others, blockers) -> bool:
     lines = shapely.linestrings(ends)
     obs = shapely.points([(f.cx, f.cy) for f in others])
     rad = np.array([f.outer_radius for f in others])
-    blocked = np.zeros(len(ends), bool)
-    for b in blockers:
-        stands = np.repeat(shapely.distance(obs, b) <= rad, 3)
-        blocked |= shapely.intersects(lines, b) & ~stands
+    feats = np.array(blockers, dtype=object)
+    # one shapely call per predicate over every (line, feature) pair: line i is blocked if some
+    # feature it crosses is not one its observer stands in
+    stands = np.repeat(shapely.distance(obs[:, None], feats[None, :]) <= rad[:, None], 3, axis=0)
+    blocked = (shapely.intersects(lines[:, None], feats[None, :]) & ~stands).any(axis=1)
     return not bool(blocked.all())
 
 

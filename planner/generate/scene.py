@@ -22,7 +22,7 @@ from planner.generate.distributions import GeneratorParams
 from planner.geometry.shapes import footprint
 from planner.io.catalogue import load_catalogue
 from planner.rules.registry import DEFAULT_RULESET, find_ruleset
-from planner.schema import CatalogueEntry, HullBase, OvalBase, RoundBase, UnitType
+from planner.schema import CatalogueEntry, HullBase, OvalBase, RoundBase, UnitType, polygon_of
 from planner.units import mm_to_in
 
 DECIMALS = 4
@@ -197,7 +197,7 @@ def add_terrain(scene: Scene, rng: np.random.Generator, p: GeneratorParams) -> N
             g = p.terrain_gap
             if any(lo[0] - g < b[2] and b[0] < hi[0] + g and lo[1] - g < b[3] and b[1] < hi[1] + g for b in boxes):
                 continue
-            poly = Polygon(pts)
+            poly = polygon_of(pts)  # the polygon validation and the checker will ask for
             boxes.append((lo[0], lo[1], hi[0], hi[1]))
             break
         else:
