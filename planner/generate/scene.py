@@ -44,12 +44,16 @@ def uniform(rng: np.random.Generator, low: float, high: float) -> float:
 
     Raises
     ------
+    OverflowError
+        ``high - low`` is not finite (as numpy).
     ValueError
-        ``high - low`` is negative or not finite (numpy raises for these too).
+        ``high - low`` is negative (as numpy).
     """
     span = high - low
-    if not 0.0 <= span < math.inf:
-        raise ValueError(f"uniform: high - low must be finite and >= 0, got {low!r}, {high!r}")
+    if not math.isfinite(span):
+        raise OverflowError(f"uniform: high - low is not finite ({low!r}, {high!r})")
+    if span < 0.0:
+        raise ValueError(f"uniform: high - low < 0 ({low!r}, {high!r})")
     return float(low + span * rng.random())
 
 
