@@ -76,9 +76,14 @@ def _on_table(scene: Scene, fps) -> bool:
 
 def _clear_of_no_go(scene: Scene, fps) -> bool:
     from planner.geometry.shapes import distance_to_polygon
-    for q in scene.no_go():
-        for f in fps:
-            if q.distance(shapely.Point(f.cx, f.cy)) <= f.outer_radius + 0.05 and distance_to_polygon(f, q) < 0.05:
+    no_go = scene.no_go()
+    if not no_go or not fps:
+        return True
+    centres = shapely.points([(f.cx, f.cy) for f in fps])
+    for q in no_go:
+        near = shapely.distance(q, centres).tolist()  # each centre's distance, in one call
+        for f, d in zip(fps, near, strict=True):
+            if d <= f.outer_radius + 0.05 and distance_to_polygon(f, q) < 0.05:
                 return False
     return True
 
