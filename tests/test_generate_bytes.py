@@ -27,9 +27,9 @@ SMALL = {"units_min": 1, "units_max": 2, "infantry_models": [5, 8]}
 
 
 @pytest.mark.parametrize(("seed", "kinds", "params", "count", "digest"), [
-    (1, ("legality",), {}, 40, "e622fa154d1e2071e6250126d1ab31dc53be09a3924d9341911db8bc0b13b051"),
-    (7, ("legality",), SMALL, 24, "a9bc24d4621671ea1b740a8aee8e845f2e70037d8b2ea8e705ed0092db7c424c"),
-    (3, ("legality", "deepstrike"), {}, 12, "8b637d17d0e319a58383a4157748dd75cb3e3c63e0273f2a3ad1de57b9aa8622"),
+    (1, ("legality",), {}, 24, "d8b47a6ff8442a598fa6f1519326099b86b4eeea16ab3be57a09b651f72e59bf"),
+    (7, ("legality",), SMALL, 12, "007d163d74e247cc83095918b72f2b650791e4f703120a8089cc42bf6f786b07"),
+    (3, ("legality", "deepstrike"), {}, 6, "60d4d27d443e17752e150332bb933eaa49156eb49c7f6b9d38fa5d0e4061fbc8"),
 ])
 def test_lines_are_the_bytes_written_before_the_speed_ups(seed, kinds, params, count, digest):
     job = Job(seed, kinds, None, GeneratorParams(**params).model_dump(mode="json"))
@@ -37,7 +37,7 @@ def test_lines_are_the_bytes_written_before_the_speed_ups(seed, kinds, params, c
     assert hashlib.sha256(text).hexdigest() == digest
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(seed=st.integers(0, 2**32), low=st.floats(-200, 200), span=st.floats(0, 300))
 def test_uniform_is_numpys_draw_and_leaves_the_stream_where_numpy_does(seed, low, span):
     high = low + span
