@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from enum import StrEnum
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -469,9 +470,30 @@ class Catalogue(Record):
 # --------------------------------------------------------------------------- battlefield
 
 
-def _check_polygon(points: list[Point], what: str) -> list[Point]:
+@lru_cache(maxsize=1024)
+def _polygon_and_problem(points: tuple[tuple[float, float], ...]) -> tuple[Any, str | None]:
+    """The shapely polygon of ``points`` and why it is not a simple polygon of positive area (None
+    if it is), built once per point list: validating a scenario, the feature's :attr:`shape`, the
+    checker's zones and the generator's scenes ask for the same polygons (immutable, so shared)."""
     from shapely.geometry import Polygon
 
+    poly = Polygon(points)
+    if not poly.is_valid:
+        from shapely.validation import explain_validity
+
+        return poly, f"is not a simple polygon: {explain_validity(poly)}"
+    if poly.area <= 0:
+        return poly, "has zero area"
+    return poly, None
+
+
+def polygon_of(points: list[Point] | tuple[Point, ...]) -> Any:
+    """The shapely ``Polygon`` of a list of (x, y) points, inches; one shared object per distinct
+    point list (see :func:`_polygon_and_problem`). Raises nothing: validity is the validators' job."""
+    return _polygon_and_problem(tuple((x, y) for x, y in points))[0]
+
+
+def _check_polygon(points: list[Point], what: str) -> list[Point]:
     if len(points) < 3:
         raise ValueError(f"{what} needs at least 3 points, got {len(points)}")
     if len(points) > MAX_VERTICES:
@@ -479,13 +501,9 @@ def _check_polygon(points: list[Point], what: str) -> list[Point]:
     for i, (x, y) in enumerate(points):
         if not (math.isfinite(x) and math.isfinite(y)):
             raise ValueError(f"{what} point {i} must be finite numbers, got {[x, y]}")
-    poly = Polygon(points)
-    if not poly.is_valid:
-        from shapely.validation import explain_validity
-
-        raise ValueError(f"{what} is not a simple polygon: {explain_validity(poly)}")
-    if poly.area <= 0:
-        raise ValueError(f"{what} has zero area")
+    why = _polygon_and_problem(tuple((x, y) for x, y in points))[1]
+    if why:
+        raise ValueError(f"{what} {why}")
     return points
 
 
@@ -654,7 +672,8 @@ class TerrainFeature(Record):
         a piece without a height takes the feature's."""
         out = []
         if self.footprint is not None:
-            out.append(TerrainPiece(footprint=self.footprint, height_in=self.height_in))
+            # both fields were validated as this feature's (the same checks): no second validation
+            out.append(TerrainPiece.model_construct(footprint=self.footprint, height_in=self.height_in))
         out += [p if p.height_in is not None or self.height_in is None
                 else p.model_copy(update={"height_in": self.height_in}) for p in self.pieces]
         return out
@@ -666,6 +685,8 @@ class TerrainFeature(Record):
         from shapely import union_all
         from shapely.geometry import Polygon
 
+        if self.footprint is not None and not self.pieces:
+            return polygon_of(self.footprint)
         polys = [Polygon(p.footprint) for p in self.all_pieces()]
         return polys[0] if len(polys) == 1 else union_all(polys)
 

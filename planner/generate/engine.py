@@ -9,8 +9,10 @@ the scheduling.
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -44,12 +46,24 @@ def item_rng(seed: int, index: int) -> np.random.Generator:
 _PARAMS_CACHE: dict[str, GeneratorParams] = {}
 
 
-def make_line(job: Job, index: int) -> str:
-    """The JSON text (no newline) of item ``index``."""
+_LAST_JOB: list = [None, None]
+"""The last job seen and its parameters (a run asks for the same job's parameters line after line)."""
+
+
+def _params_of(job: Job) -> GeneratorParams:
+    if _LAST_JOB[0] is job:
+        return _LAST_JOB[1]
     key = json.dumps(job.params, sort_keys=True)
     p = _PARAMS_CACHE.get(key)
     if p is None:
         p = _PARAMS_CACHE[key] = GeneratorParams.model_validate(job.params)
+    _LAST_JOB[0], _LAST_JOB[1] = job, p
+    return p
+
+
+def make_line(job: Job, index: int) -> str:
+    """The JSON text (no newline) of item ``index``."""
+    p = _params_of(job)
     kind = job.kind_of(index)
     rng = item_rng(job.seed, index)
     if kind == "legality":
@@ -69,8 +83,30 @@ def make_line(job: Job, index: int) -> str:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
+GC_YOUNG_THRESHOLD = 10_000
+"""Allocations between young garbage collections while lines are made (Python's default is 700).
+
+An item allocates some tens of thousands of short-lived objects (records, footprints, findings);
+at the default the collector ran about once per item and took about a tenth of its CPU time
+(measured: 1.0 ms of 10-12 ms). Collection is only deferred, never skipped: memory stays bounded
+and the lines are the same."""
+
+
+@contextmanager
+def gc_relaxed() -> Iterator[None]:
+    """Raise the young-generation threshold of the garbage collector to at least
+    :data:`GC_YOUNG_THRESHOLD` for the block; the previous thresholds are restored after it."""
+    old = gc.get_threshold()
+    gc.set_threshold(max(old[0], GC_YOUNG_THRESHOLD), *old[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+
+
 def make_batch(job: Job, indices: list[int]) -> list[str]:
-    return [make_line(job, i) for i in indices]
+    with gc_relaxed():
+        return [make_line(job, i) for i in indices]
 
 
 def _batches(start: int, stop: int, size: int) -> Iterator[list[int]]:
@@ -189,8 +225,9 @@ def _in_order(workers: _Workers, job: Job, start: int, stop: int) -> Iterator[st
 def run_local(job: Job, start: int, stop: int, workers: int) -> Iterator[str]:
     """Lines ``start..stop-1`` in index order, made by ``workers`` local processes (1: this one)."""
     if workers <= 1:
-        for i in range(start, stop):
-            yield make_line(job, i)
+        with gc_relaxed():
+            for i in range(start, stop):
+                yield make_line(job, i)
         return
     pool = _LocalWorkers(workers)
     try:

@@ -41,6 +41,7 @@ from planner.generate.scene import (
     nearest_distance,
     r4,
     ranks_for,
+    uniform,
     unit_models,
 )
 from planner.geometry.shapes import clearance_inside, footprint, signed_distance
@@ -75,9 +76,14 @@ def _on_table(scene: Scene, fps) -> bool:
 
 def _clear_of_no_go(scene: Scene, fps) -> bool:
     from planner.geometry.shapes import distance_to_polygon
-    for q in scene.no_go():
-        for f in fps:
-            if q.distance(shapely.Point(f.cx, f.cy)) <= f.outer_radius + 0.05 and distance_to_polygon(f, q) < 0.05:
+    no_go = scene.no_go()
+    if not no_go or not fps:
+        return True
+    centres = shapely.points([(f.cx, f.cy) for f in fps])
+    for q in no_go:
+        near = shapely.distance(q, centres).tolist()  # each centre's distance, in one call
+        for f, d in zip(fps, near, strict=True):
+            if d <= f.outer_radius + 0.05 and distance_to_polygon(f, q) < 0.05:
                 return False
     return True
 
@@ -111,7 +117,7 @@ def _infiltrate_distance(scene: Scene, rng, p, entries, legal_side: bool, off: f
     target = threshold + off if legal_side else threshold - off
     if threshold == R.INFILTRATE_HIDDEN_MORE_THAN_IN and legal_side:
         # just more than 9": legal only if hidden, so set it well behind a corner
-        info = _behind_corner(scene, rng, entries, float(rng.uniform(0.3, 1.0)), target, check_others=True)
+        info = _behind_corner(scene, rng, entries, uniform(rng, 0.3, 1.0), target, check_others=True)
         if info is not None:
             info.update({"rule": f"{scene.ruleset}.infiltrate.distance", "threshold": threshold})
         return info
@@ -126,7 +132,7 @@ def _infiltrate_distance(scene: Scene, rng, p, entries, legal_side: bool, off: f
     efs = [e[0] for e in enemies]
     for _ in range(12):
         ef, _, _ = enemies[int(rng.integers(len(enemies)))]
-        ang = rng.uniform(0, 2 * math.pi)
+        ang = uniform(rng, 0.0, 2 * math.pi)
         if threshold == R.INFILTRATE_HIDDEN_MORE_THAN_IN and blockers and rng.random() < 0.7:
             # aim behind a sight-blocking feature near that enemy model, to give "hidden" a chance
             q = min(blockers, key=lambda b: b.centroid.distance(_pt(ef)))
@@ -160,7 +166,7 @@ def _pt(f):
 def _infiltrate_hidden(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick: float) -> dict | None:
     R = cast("HorusHeresy2", find_ruleset(scene.ruleset))
     shift = off if legal_side else -off
-    d = float(rng.uniform(R.INFILTRATE_HIDDEN_MORE_THAN_IN + 0.5, R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN - 0.5))
+    d = uniform(rng, R.INFILTRATE_HIDDEN_MORE_THAN_IN + 0.5, R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN - 0.5)
     info = _behind_corner(scene, rng, entries, shift, d, check_others=legal_side)
     if info is not None:
         info.update({"rule": f"{scene.ruleset}.infiltrate.hidden", "threshold": None})
@@ -260,10 +266,11 @@ def _seen_by_others(x: float, y: float, rt: float, others, blockers) -> bool:
     lines = shapely.linestrings(ends)
     obs = shapely.points([(f.cx, f.cy) for f in others])
     rad = np.array([f.outer_radius for f in others])
-    blocked = np.zeros(len(ends), bool)
-    for b in blockers:
-        stands = np.repeat(shapely.distance(obs, b) <= rad, 3)
-        blocked |= shapely.intersects(lines, b) & ~stands
+    feats = np.array(blockers, dtype=object)
+    # one shapely call per predicate over every (line, feature) pair: line i is blocked if some
+    # feature it crosses is not one its observer stands in
+    stands = np.repeat(shapely.distance(obs[:, None], feats[None, :]) <= rad[:, None], 3, axis=0)
+    blocked = (shapely.intersects(lines[:, None], feats[None, :]) & ~stands).any(axis=1)
     return not bool(blocked.all())
 
 
@@ -304,7 +311,7 @@ def _zone_edge(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick
             nx, ny = -nx, -ny
         # slide along the edge to a random spot, then towards it
         cen = np.mean(np.array(u.centres()), axis=0)
-        t_along = rng.uniform(0.2, 0.8)
+        t_along = uniform(rng, 0.2, 0.8)
         px, py = a[0] + ex * t_along, a[1] + ey * t_along
         proj = (cen[0] - px) * nx + (cen[1] - py) * ny  # negative: inside
         sx, sy = px + nx * proj - cen[0], py + ny * proj - cen[1]
@@ -385,7 +392,7 @@ def _overlap(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick: 
         offs = block_offsets(entry, n, ranks_for(n, rng))
         hf = host.footprints()
         cen = np.mean(np.array(host.centres()), axis=0)
-        ang = rng.uniform(0, 2 * math.pi)
+        ang = uniform(rng, 0.0, 2 * math.pi)
         ux, uy = math.cos(ang), math.sin(ang)
 
         def place(t, ux=ux, uy=uy, cen=cen, entry=entry, offs=offs):
@@ -421,7 +428,7 @@ def legality_item(rng: np.random.Generator, p: GeneratorParams, index: int, rule
     entries = catalogue_entries(ruleset, p)
     target = _pick_target(rng, p)
     legal_side = bool(rng.random() < 0.5)
-    off = float(rng.uniform(0.0, p.boundary_band))
+    off = uniform(rng, 0.0, p.boundary_band)
     pick = float(rng.random())
     info = None
     for attempt in range(1, 101):

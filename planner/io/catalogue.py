@@ -29,14 +29,17 @@ from planner.schema import BaseRule, CatalogueEntry, SubType, UnitType
 ENV_VAR = "PLANNER_MODELS"
 
 
+@lru_cache(maxsize=1)
 def _package_data_dir() -> Path | None:
-    """``planner/_models/`` of an installed wheel, if there is one on the file system."""
+    """``planner/_models/`` of an installed wheel, if there is one on the file system (looked up
+    once per process: every scenario resolved asks)."""
     res = resources.files("planner").joinpath("_models")
     return res if isinstance(res, Path) and res.is_dir() else None
 
 
+@lru_cache(maxsize=1)
 def _source_dir() -> Path:
-    """The top-level ``models/`` of a source checkout (or editable install)."""
+    """The top-level ``models/`` of a source checkout (or editable install); looked up once."""
     return Path(__file__).resolve().parents[2] / "models"
 
 

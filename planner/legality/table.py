@@ -37,7 +37,7 @@ from planner.geometry.sight import (
     outlines_separated,
     shrunk_union,
 )
-from planner.schema import SetupMethod, StandingIn, TerrainFeature, TerrainKind
+from planner.schema import SetupMethod, StandingIn, TerrainFeature, TerrainKind, polygon_of
 from planner.units import TOLERANCE_IN
 from planner.world import ModelInfo, UnitInfo, World
 
@@ -86,7 +86,7 @@ class Table:
         self.battlefield = box(0.0, 0.0, bf.width, bf.depth)
         self.terrain_key = tuple(t.model_dump_json() for t in world.scenario.terrain)
         self.terrain_polys: dict[str, Polygon] = _terrain_polys(self.terrain_key, world.scenario.terrain)
-        self.zone_polys: dict[str, Polygon] = {z.id: Polygon(z.polygon) for z in world.scenario.deployment_zones}
+        self.zone_polys: dict[str, Polygon] = {z.id: polygon_of(z.polygon) for z in world.scenario.deployment_zones}
         self.rules = world.ruleset
 
     # ------------------------------------------------------------------ heights

@@ -1,0 +1,105 @@
+"""The generator's speed-ups change no byte (issue 18 item 4): lines pinned by digest, and the
+exact rewrites they rest on (uniform draws, shared polygons, deferred garbage collection).
+
+The digests are those of ``planner generate`` at commit fc1734c (before the speed-ups), the first
+lines of ``--seed 1`` (default parameters), ``--seed 7 --params benchmarks/generate-small.yaml``
+and ``--seed 3 --kind legality,deepstrike``. A change that is meant to change the data set
+(another distribution, another draw order) updates them and says so in its commit message.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planner.generate.distributions import GeneratorParams
+from planner.generate.engine import GC_YOUNG_THRESHOLD, Job, gc_relaxed, run
+from planner.generate.scene import uniform
+from planner.schema import Scenario, polygon_of
+
+SMALL = {"units_min": 1, "units_max": 2, "infantry_models": [5, 8]}
+
+
+@pytest.mark.parametrize(("seed", "kinds", "params", "count", "digest"), [
+    (1, ("legality",), {}, 24, "d8b47a6ff8442a598fa6f1519326099b86b4eeea16ab3be57a09b651f72e59bf"),
+    (7, ("legality",), SMALL, 12, "007d163d74e247cc83095918b72f2b650791e4f703120a8089cc42bf6f786b07"),
+    (3, ("legality", "deepstrike"), {}, 6, "60d4d27d443e17752e150332bb933eaa49156eb49c7f6b9d38fa5d0e4061fbc8"),
+])
+def test_lines_are_the_bytes_written_before_the_speed_ups(seed, kinds, params, count, digest):
+    job = Job(seed, kinds, None, GeneratorParams(**params).model_dump(mode="json"))
+    text = "\n".join(run(job, 0, count, 1)).encode("utf-8")
+    assert hashlib.sha256(text).hexdigest() == digest
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32), low=st.floats(-200, 200), span=st.floats(0, 300))
+def test_uniform_is_numpys_draw_and_leaves_the_stream_where_numpy_does(seed, low, span):
+    high = low + span
+    ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+    got = uniform(ours, low, high)
+    want = theirs.uniform(low, high)
+    assert type(got) is float
+    assert got == want
+    assert ours.random() == theirs.random()  # the same state after the draw
+
+
+def test_uniform_refuses_what_numpy_refuses():
+    for low, high, error in ((2.0, 1.0, ValueError), (0.0, math.inf, OverflowError), (0.0, math.nan, OverflowError),
+                             (math.nan, 1.0, OverflowError)):
+        with pytest.raises(error):
+            np.random.default_rng(0).uniform(low, high)
+        with pytest.raises(error):
+            uniform(np.random.default_rng(0), low, high)
+
+
+def test_gc_thresholds_are_raised_for_the_run_and_restored_after():
+    before = gc.get_threshold()
+    with gc_relaxed():
+        assert gc.get_threshold()[0] == max(before[0], GC_YOUNG_THRESHOLD)
+        assert gc.get_threshold()[1:] == before[1:]
+    assert gc.get_threshold() == before
+    with pytest.raises(RuntimeError), gc_relaxed():
+        raise RuntimeError("boom")
+    assert gc.get_threshold() == before
+    lines = run(Job(1, ("legality",), None, {}), 0, 2, 1)
+    next(lines)
+    assert gc.get_threshold()[0] == max(before[0], GC_YOUNG_THRESHOLD)
+    lines.close()  # the consumer stops early: the thresholds come back
+    assert gc.get_threshold() == before
+
+
+def test_one_polygon_per_point_list_shared_by_validation_and_the_feature_shape():
+    pts = [(1.0, 1.0), (5.0, 1.0), (5.0, 4.0), (1.0, 4.0)]
+    a = polygon_of(pts)
+    assert polygon_of([list(p) for p in pts]) is a
+    assert a.area == 12.0
+    sc = Scenario.model_validate({
+        "ruleset": "hh2", "battlefield": {"width": 24, "depth": 24},
+        "terrain": [{"id": "t1", "kind": "solid", "footprint": [list(p) for p in pts]}],
+        "deployment_zones": [], "armies": []})
+    assert sc.terrain[0].shape is a
+    # a feature of pieces still gets the union of its pieces
+    sc2 = Scenario.model_validate({
+        "ruleset": "hh2", "battlefield": {"width": 24, "depth": 24},
+        "terrain": [{"id": "t1", "kind": "area", "pieces": [{"footprint": [list(p) for p in pts]},
+                                                            {"footprint": [[5, 1], [8, 1], [8, 4], [5, 4]]}]}],
+        "deployment_zones": [], "armies": []})
+    assert sc2.terrain[0].shape.area == pytest.approx(21.0)
+
+
+@pytest.mark.parametrize(("points", "words"), [
+    ([[0, 0], [4, 4], [4, 0], [0, 4]], "footprint is not a simple polygon: Self-intersection"),
+    ([[0, 0], [1, 1], [2, 2]], "footprint "),
+])
+def test_a_bad_footprint_is_refused_every_time_with_the_same_words(points, words):
+    data = {"ruleset": "hh2", "battlefield": {"width": 24, "depth": 24},
+            "terrain": [{"id": "t1", "kind": "solid", "footprint": points}], "deployment_zones": [], "armies": []}
+    for _ in range(2):  # the second time from the cache
+        with pytest.raises(ValueError, match=words):
+            Scenario.model_validate(data)
