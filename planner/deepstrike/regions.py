@@ -422,6 +422,73 @@ class RegionSet:
         return gs, ss, es
 
 
+def local_difference(outer: RegionSet, inner: RegionSet, region: int = 0) -> tuple[RegionSet, RegionSet, np.ndarray]:
+    """Where region ``region`` of two sets that share most primitives differs, as two small sets.
+
+    ``outer`` and ``inner`` hold the same primitives except some (e.g. the outer and the inner
+    polygons of ovals, :func:`planner.deepstrike.procedure.build_regions`), each piece of
+    ``inner`` inside the piece of ``outer`` it replaces, so that U_in <= U_out. With O the
+    pieces only in ``outer``, I those only in ``inner`` and L the shared ones whose box meets a
+    box of O, the returned one-region sets are A = O + L and B = I + L, and
+    U_out minus U_in = A minus B (inside O, a shared piece that covers a point is in L; outside
+    O the two unions are the same), with B inside A: so P(U_out) - P(U_in) = P(A) - P(B) for
+    any point or circle, and a circle that meets no box of O has none of the difference. The
+    third value is the boxes of O, (n, 4) inches (x0, y0, x1, y1). Pieces compare by value
+    (multisets: a repeated piece counts as often as it is added)."""
+    def pieces(rs: RegionSet):
+        caps = [(("c", c[:5]), c[:5]) for c in rs._caps if c[5] == region]
+        polys = [(("p", p.shape, p.tobytes()), p) for i, (p, r) in enumerate(rs._polys)
+                 if r == region and i not in rs._fans]
+        conv = [(("v", p.shape, p.tobytes()), p) for p, r in rs._convex if r == region]
+        return caps + polys + conv
+
+    po, pi = pieces(outer), pieces(inner)
+    left: dict = {}
+    for key, _ in pi:
+        left[key] = left.get(key, 0) + 1
+    only_out, shared = [], []
+    for key, v in po:
+        if left.get(key, 0) > 0:
+            left[key] -= 1
+            shared.append((key, v))
+        else:
+            only_out.append((key, v))
+    seen: dict = {}
+    for key, _ in po:
+        seen[key] = seen.get(key, 0) + 1
+    only_in = []
+    for key, v in pi:
+        if seen.get(key, 0) > 0:
+            seen[key] -= 1
+        else:
+            only_in.append((key, v))
+
+    def box(key, v) -> tuple[float, float, float, float]:
+        if key[0] == "c":
+            ax, ay, bx, by, R = v
+            return min(ax, bx) - R, min(ay, by) - R, max(ax, bx) + R, max(ay, by) + R
+        return float(v[:, 0].min()), float(v[:, 1].min()), float(v[:, 0].max()), float(v[:, 1].max())
+
+    obox = np.array([box(k, v) for k, v in only_out], float).reshape(-1, 4)
+    sbox = np.array([box(k, v) for k, v in shared], float).reshape(-1, 4)
+    meets = ((sbox[:, None, 0] <= obox[None, :, 2]) & (obox[None, :, 0] <= sbox[:, None, 2])
+             & (sbox[:, None, 1] <= obox[None, :, 3]) & (obox[None, :, 1] <= sbox[:, None, 3])).any(axis=1)
+    local = [kv for kv, m in zip(shared, meets, strict=True) if m]
+
+    def make(own) -> RegionSet:
+        rs = RegionSet(1)
+        for key, v in own + local:
+            if key[0] == "c":
+                rs._caps.append((*v, 0))
+            elif key[0] == "p":
+                rs._polys.append((v, 0))
+            else:
+                rs._convex.append((v, 0))
+        return rs
+
+    return make(only_out), make(only_in), obox
+
+
 def _circle_circle(X, Y, D, qx, qy, R) -> np.ndarray:
     """Angles (about (X, Y)) where circle (X, Y, D) meets circle (qx, qy, R): (n, 2), NaN if none."""
     dx, dy = qx - X, qy - Y
