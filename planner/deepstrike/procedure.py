@@ -843,7 +843,9 @@ def heat_map(st: DeepStrikeSetup, resolution: float = 1.0, *,
         if st.rules.procedure == "assault":  # P(the opponent relocates the first model)
             from planner.deepstrike.assault import assault_regions
 
-            return assault_regions(st, ellipse=ellipse)[0]
+            rs, one = assault_regions(st, ellipse=ellipse)[0], RegionSet(1)
+            one.extend(rs, {0: 0})  # the map reads region 0 only: its primitives, in their order
+            return one
         return build_regions(st, dangerous=False, triggers=False, ellipse=ellipse)[0]
 
     rs = regions_for("outer")
