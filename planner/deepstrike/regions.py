@@ -554,7 +554,7 @@ def local_difference(outer: RegionSet, inner: RegionSet, region: int = 0) -> tup
     sbox = np.array([box(k, v) for k, v in shared], float).reshape(-1, 4)
     meets = ((sbox[:, None, 0] <= obox[None, :, 2]) & (obox[None, :, 0] <= sbox[:, None, 2])
              & (sbox[:, None, 1] <= obox[None, :, 3]) & (obox[None, :, 1] <= sbox[:, None, 3])).any(axis=1)
-    local = [kv for kv, m in zip(shared, meets.tolist(), strict=True) if m]
+    local = [shared[j] for j in np.nonzero(meets)[0].tolist()]
 
     def make(own) -> RegionSet:
         rs = RegionSet(1)
