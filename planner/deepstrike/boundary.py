@@ -48,9 +48,10 @@ def _ranges(lo, hi):
     return np.repeat(lo, cnt) + np.arange(tot) - np.repeat(np.cumsum(cnt) - cnt, cnt), r
 
 
-def circle_box_pairs(cx, cy, d, box, row: float = 1.0):
+def circle_box_pairs(cx, cy, d, box, row: float = 1.0, ordered: bool = True):
     """(circle, box) index pairs where circle i crosses box k or lies inside it
-    (dist(C, box) <= d <= distance to the farthest corner, :func:`box_test`): arrays (m,), (m,).
+    (dist(C, box) <= d <= distance to the farthest corner, :func:`box_test`): arrays (m,), (m,),
+    ordered by (circle, box) (with ``ordered=False`` in no stated order: the same pairs).
 
     A row sweep, with work in proportion to the pairs found: the circles are sorted by (radius,
     row of ``row`` inches, x). For a box, a radius d and a row of centres (y in [ya, yb]), a centre can
@@ -118,6 +119,8 @@ def circle_box_pairs(cx, cy, d, box, row: float = 1.0):
     ci = order[np.concatenate([p1, p2])]
     k = kb[np.concatenate([t1, t2])]
     keep = box_test(cx[ci], cy[ci], d[ci], d[ci], box[k], paired=True)
+    if not ordered:
+        return ci[keep], k[keep]
     pk = np.sort(ci[keep].astype(np.int64) * nb + k[keep])
     return pk // nb, pk % nb
 
@@ -665,8 +668,14 @@ class Boundary:
         loc = self.locator((float((cx - d).min()), float((cy - d).min())), (float((cx + d).max()),
                                                                              float((cy + d).max())))
         gs, ths = [], []
+        # the circles' pairs with the arcs' and the segments' boxes in one search (the sum below
+        # does not depend on the order of the crossings: they are sorted by circle and angle, and
+        # crossings of one angle are equal)
+        na = len(self.abox)
+        ci_all, k_all = circle_box_pairs(cx, cy, d, np.vstack([self.abox, self.sbox]), ordered=False)
+        arc = k_all < na
         # crossings with the arcs
-        ci, k = circle_box_pairs(cx, cy, d, self.abox)
+        ci, k = ci_all[arc], k_all[arc]
         if len(ci):
             A = self.arcs[k]
             X, Y = _circle_circle_pts(A[:, 0], A[:, 1], A[:, 2], cx[ci], cy[ci], d[ci])
@@ -677,7 +686,7 @@ class Boundary:
             g = np.repeat(ci, 2).reshape(-1, 2)
             gs.append(g[ok])
             ths.append(th[ok])
-        ci, k = circle_box_pairs(cx, cy, d, self.sbox)
+        ci, k = ci_all[~arc], k_all[~arc] - na
         if len(ci):
             S = self.segs[k]
             t = _segment_circle_t(S[:, 0], S[:, 1], S[:, 2], S[:, 3], cx[ci], cy[ci], d[ci])

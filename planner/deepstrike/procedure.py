@@ -890,8 +890,9 @@ def heat_map(st: DeepStrikeSetup, resolution: float = 1.0, *,
 
     With ``with_bound`` a fourth value: the error bound of every cell (``NUMERIC_ERROR``, plus,
     with oval obstacle models, the largest gap between the outer and inner polygon maps; P is
-    the outer map, never below the true value). The inner map is computed only for the cells
-    whose scatter can reach an oval (elsewhere the two maps are the same)."""
+    the outer map, never below the true value). With oval obstacles the gap is measured without
+    an inner map, on the small sets where the two differ (:func:`_inner_gap`); with oval models
+    in the unit the inner map is computed whole."""
     xs = np.arange(resolution / 2, st.width, resolution)
     ys = np.arange(resolution / 2, st.depth, resolution)
     X, Y = np.meshgrid(xs, ys)
@@ -902,7 +903,9 @@ def heat_map(st: DeepStrikeSetup, resolution: float = 1.0, *,
         if st.rules.procedure == "assault":  # P(the opponent relocates the first model)
             from planner.deepstrike.assault import assault_regions
 
-            return assault_regions(st, ellipse=ellipse)[0]
+            rs, one = assault_regions(st, ellipse=ellipse)[0], RegionSet(1)
+            one.extend(rs, {0: 0})  # the map reads region 0 only: its primitives, in their order
+            return one
         return build_regions(st, dangerous=False, triggers=False, ellipse=ellipse)[0]
 
     rs = regions_for("outer")
@@ -910,18 +913,53 @@ def heat_map(st: DeepStrikeSetup, resolution: float = 1.0, *,
     if not with_bound:
         return xs, ys, P
     bound = NUMERIC_ERROR
-    if _has_ovals(st):
-        reach = (max(d for d, _ in st.rules.scatter_distances()) + st.formation(0.0, 0.0).extent
-                 + st.rules.enemy_within_in + 0.1)
-        near = np.full(X.shape, any(S.kind == "ellipse" for S in st.shapes))
-        for o in st.obstacles:
-            if o.fp.kind == "ellipse":
-                near |= np.hypot(X - o.fp.cx, Y - o.fp.cy) <= reach + o.fp.outer_radius
-        if near.any():
-            rs_in = regions_for("inner")
-            Pin = region_probabilities(st, rs_in, X[near], Y[near])[:, 0]
-            bound += float(np.max(P[near] - Pin))
+    if _has_ovals(st) and any(S.kind == "ellipse" for S in st.shapes):
+        # oval models in the unit: every piece of the regions differs, the inner map is rebuilt
+        Pin = region_probabilities(st, regions_for("inner"), X.ravel(), Y.ravel())[:, 0]
+        bound += float(np.max(P.ravel() - Pin))
+    elif _has_ovals(st):  # oval obstacles: the gap measured where the two region sets differ
+        bound += _inner_gap(st, rs, regions_for("inner"), X.ravel(), Y.ravel())
     return xs, ys, P, bound
+
+
+def _inner_gap(st: DeepStrikeSetup, outer: RegionSet, inner: RegionSet, x: np.ndarray, y: np.ndarray) -> float:
+    """max over the aim points (x_i, y_i) of P(region 0 of ``outer``) - P(region 0 of ``inner``)
+    (every region ``inner`` <= ``outer``), without the inner map: the difference is that of the
+    two small sets of :func:`planner.deepstrike.regions.local_difference`, measured only on the
+    scatter circles (and HIT points) that meet a piece of ``outer`` not in ``inner``. 0.0 if none."""
+    from planner.deepstrike.boundary import box_test, circle_box_pairs
+    from planner.deepstrike.regions import local_difference
+
+    A, B, obox = local_difference(outer, inner)
+    if not len(obox):
+        return 0.0
+    R = st.rules
+    dist = R.scatter_distances()
+    rmax = max(r for r, _ in dist)
+    # aim points whose farthest circle reaches the boxes' hull, then their circles that meet a box
+    lo, hi = obox[:, :2].min(axis=0), obox[:, 2:].max(axis=0)
+    near = np.nonzero(np.hypot(np.maximum(np.maximum(lo[0] - x, x - hi[0]), 0.0),
+                               np.maximum(np.maximum(lo[1] - y, y - hi[1]), 0.0)) <= rmax + 1e-9)[0]
+    if not len(near):
+        return 0.0
+    x, y, m = x[near], y[near], len(near)
+    cx, cy = np.tile(x, len(dist)), np.tile(y, len(dist))
+    d = np.repeat([r for r, _ in dist], m)
+    ci = np.unique(circle_box_pairs(cx, cy, d, obox)[0])
+    hit = np.nonzero(box_test(x, y, np.zeros(m), np.zeros(m), obox).any(axis=1))[0]
+    gap = np.zeros(m)
+    if len(ci) or len(hit):
+        qx, qy, qd = cx[ci], cy[ci], d[ci]
+        box = ((float(min((qx - qd).min(initial=np.inf), x.min())), float(min((qy - qd).min(initial=np.inf), y.min()))),
+               (float(max((qx + qd).max(initial=-np.inf), x.max())), float(max((qy + qd).max(initial=-np.inf), y.max()))))
+        bA, bB = A.boundary(0, box), B.boundary(0, box)
+        if len(hit):
+            gap[hit] += R.p_hit * (bA.contains(x[hit], y[hit]).astype(float) - bB.contains(x[hit], y[hit]).astype(float))
+        if len(ci):
+            f = bA.arc_fraction(qx, qy, qd) - bB.arc_fraction(qx, qy, qd)
+            w = np.array([(1 - R.p_hit) * pd for _, pd in dist])[ci // m]
+            gap += np.bincount(ci % m, weights=w * f, minlength=m)
+    return float(gap.max())
 
 
 @dataclass

@@ -91,6 +91,79 @@ def ear_clip(verts) -> list[np.ndarray]:
     return out
 
 
+def _flat(polys: list[tuple[np.ndarray, int]]):
+    """Polygons as pieces of one vertex array: (vertices (N, 2), and per piece its first vertex
+    ``o``, start ``a``, step, the count ``m`` it wraps at, its vertex count ``k`` and region):
+    piece vertex j is vertex o + (a + step j) mod m. Here each polygon is one piece, all of it."""
+    F = np.concatenate([p for p, _ in polys]).astype(float)
+    k = np.array([len(p) for p, _ in polys], dtype=np.int64)
+    zero = np.zeros(len(k), dtype=np.int64)
+    return F, np.cumsum(k) - k, zero, zero + 1, k, k, np.array([r for _, r in polys], dtype=np.int64)
+
+
+def _fan_pieces(convex: list[tuple[np.ndarray, int]]):
+    """The reference engine's pieces of convex polygons, as :func:`_flat` gives them: a polygon
+    of at most 32 vertices whole; a larger one as a core polygon through every 16th vertex, then
+    the convex caps between consecutive core vertices (each vertices a .. b, at most 17), in
+    that order (small pieces with small boxes)."""
+    F, o, _, _, n, _, reg = _flat(convex)
+    ncut = (n + 15) // 16
+    big = ncut >= 3
+    nc = np.where(big, ncut, 0)
+    # the caps of the large ones: vertices a = 16 t .. b = min(a + 16, n) (mod n), if b - a >= 2
+    cp = np.repeat(np.arange(len(n)), nc)
+    a = 16 * (np.arange(len(cp)) - np.repeat(np.cumsum(nc) - nc, nc))
+    b = np.minimum(a + 16, n[cp])
+    keep = b - a >= 2
+    cp, a, c_len = cp[keep], a[keep], (b - a + 1)[keep]
+    # each polygon's first piece (its core, every 16th vertex, or the whole of it), then its caps
+    poly = np.concatenate([np.arange(len(n)), cp])
+    order = np.argsort(poly, kind="stable")
+    poly = poly[order]
+    first = np.concatenate([np.zeros(len(n), np.int64), a])[order]
+    step = np.concatenate([np.where(big, 16, 1), np.ones(len(cp), np.int64)])[order]
+    k = np.concatenate([np.where(big, ncut, n), c_len])[order]
+    return F, o[poly], first, step, n[poly], k, reg[poly]
+
+
+class _Polys:
+    """Convex counter-clockwise polygons of one vertex count: (m, k, 2) vertices and boxes; the
+    edges (each to the next vertex, the last to the first; a zero-length one not valid) and
+    their outward normals are made for the polygons asked for."""
+
+    def __init__(self, V: np.ndarray):
+        self.V = V
+        self.box = np.column_stack([V[..., 0].min(1), V[..., 1].min(1), V[..., 0].max(1), V[..., 1].max(1)])
+
+    def edges(self, k):
+        """(V, W, valid) of polygons k: each (len(k), vertices[, 2])."""
+        V = self.V[k]
+        W = np.roll(V, -1, axis=1)
+        E = W - V
+        return V, W, np.hypot(E[..., 0], E[..., 1]) > 0
+
+    def normals(self, k):
+        """(nx, ny, c, valid) of polygons k: a point p is inside edge j when nx p_x + ny p_y < c."""
+        V, W, _ = self.edges(k)
+        E = W - V
+        ln = np.hypot(E[..., 0], E[..., 1])
+        valid = ln > 0
+        ln = np.where(valid, ln, 1.0)
+        nx, ny = E[..., 1] / ln, -E[..., 0] / ln
+        return nx, ny, nx * V[..., 0] + ny * V[..., 1], valid
+
+    @staticmethod
+    def test(nrm, px, py, rows) -> np.ndarray:
+        """Is point i strictly inside polygon rows_i of the polygons of ``nrm`` (:meth:`normals`)?"""
+        nx, ny, c, valid = nrm
+        s = nx[rows] * px[:, None] + ny[rows] * py[:, None] - c[rows]
+        return np.all((s < 0) | ~valid[rows], axis=-1)
+
+    def inside(self, px, py, k) -> np.ndarray:
+        """Is point i strictly inside polygon k_i (arrays (m,))?"""
+        return self.test(self.normals(k), px, py, np.arange(len(k)))
+
+
 class RegionSet:
     """Primitives labelled by region id (0 .. n_regions-1)."""
 
@@ -100,8 +173,9 @@ class RegionSet:
         self._polys: list[tuple[np.ndarray, int]] = []
         self._done = False
         self._boundaries: dict[int, Boundary] = {}
-        self._fans: set[int] = set()  # indices in _polys of the triangles of an add_convex polygon
         self._convex: list[tuple[np.ndarray, int]] = []
+        # the reference engine's pieces of the add_convex polygons: (place among _polys, polygons)
+        self._fanblocks: list[tuple[int, list[tuple[np.ndarray, int]]]] = []
         self._fanned = 0
 
     # ------------------------------------------------------------------ building
@@ -134,21 +208,10 @@ class RegionSet:
         self._boundaries = {}
 
     def _make_fans(self) -> None:
-        """The reference engine's triangles of every add_convex polygon (made when first needed)."""
-        for v, region in self._convex[self._fanned:]:
-            # a core polygon through every 16th vertex and the convex caps between its vertices
-            # (small pieces with small boxes, at most 17 vertices each)
-            n = len(v)
-            cut = list(range(0, n, 16))
-            pieces = [v[cut]] if len(cut) >= 3 else []
-            for a, b in zip(cut, cut[1:] + [n], strict=True):
-                if b - a >= 2:
-                    pieces.append(v[np.arange(a, b + 1) % n])
-            if len(cut) < 3:
-                pieces = [v]
-            first = len(self._polys)
-            self._polys.extend((pc, region) for pc in pieces)
-            self._fans.update(range(first, len(self._polys)))
+        """The reference engine's pieces of every add_convex polygon not yet cut (made when first
+        needed, :func:`_fan_pieces`), placed after the polygons added so far."""
+        if self._fanned < len(self._convex):
+            self._fanblocks.append((len(self._polys), self._convex[self._fanned:]))
         self._fanned = len(self._convex)
 
     def add_rect(self, x0: float, y0: float, x1: float, y1: float, region: int) -> None:
@@ -171,8 +234,8 @@ class RegionSet:
         for c in other._caps:
             if c[5] in region_map:
                 self._caps.append((*c[:5], region_map[c[5]]))
-        for i, (p, r) in enumerate(other._polys):
-            if r in region_map and i not in other._fans:
+        for p, r in other._polys:
+            if r in region_map:
                 self._polys.append((p, region_map[r]))
         for p, r in other._convex:
             if r in region_map:
@@ -189,28 +252,34 @@ class RegionSet:
         self.creg = c[:, 5].astype(int)
         self.cbox = np.column_stack([np.minimum(self.cax, self.cbx) - self.cR, np.minimum(self.cay, self.cby) - self.cR,
                                      np.maximum(self.cax, self.cbx) + self.cR, np.maximum(self.cay, self.cby) + self.cR])
-        kmax = max([len(p) for p, _ in self._polys], default=3)
-        n = len(self._polys)
-        V = np.zeros((n, kmax, 2))
-        valid = np.zeros((n, kmax), dtype=bool)
-        for i, (p, _) in enumerate(self._polys):
-            k = len(p)
-            V[i, :k] = p
-            V[i, k:] = p[0]
-            valid[i, :k] = True
-        W = np.roll(V, -1, axis=1)
-        for i, (p, _) in enumerate(self._polys):  # close every polygon: its last edge ends at its first vertex
-            W[i, len(p) - 1] = p[0]
-        E = W - V
-        ln = np.hypot(E[..., 0], E[..., 1])
-        valid &= ln > 0
-        ln = np.where(ln > 0, ln, 1.0)
-        self.pV, self.pW, self.pvalid = V, W, valid
-        self.pnx, self.pny = E[..., 1] / ln, -E[..., 0] / ln  # outward normals (ccw polygons)
-        self.pc = self.pnx * V[..., 0] + self.pny * V[..., 1]
-        self.preg = np.array([r for _, r in self._polys], dtype=int)
-        self.pbox = (np.column_stack([V[..., 0].min(1), V[..., 1].min(1), V[..., 0].max(1), V[..., 1].max(1)])
-                     if n else np.zeros((0, 4)))
+        # every polygon in order (those added, the pieces of the add_convex ones where they were
+        # cut), grouped by vertex count (no padding: the per-edge values of one padded array)
+        parts, pos = [], 0
+        for at, block in self._fanblocks:
+            if at > pos:
+                parts.append(_flat(self._polys[pos:at]))
+                pos = at
+            parts.append(_fan_pieces(block))
+        if pos < len(self._polys):
+            parts.append(_flat(self._polys[pos:]))
+        shift = np.cumsum([0] + [len(q[0]) for q in parts])
+        F = np.concatenate([q[0] for q in parts]) if parts else np.zeros((0, 2))
+        o, a, step, m, nv, reg = (np.concatenate([q[j] + (shift[i] if j == 1 else 0) for i, q in enumerate(parts)])
+                                  if parts else np.zeros(0, np.int64) for j in range(1, 7))
+        self.preg = reg.astype(int)
+        n = len(nv)
+        self.pbox = np.zeros((n, 4))
+        self.pgrp = np.zeros(n, dtype=int)
+        self.ploc = np.zeros(n, dtype=int)
+        self._pgroups: list[_Polys] = []
+        for gi, k in enumerate(np.unique(nv).tolist()):
+            idx = np.nonzero(nv == k)[0]
+            j = np.arange(k)
+            grp = _Polys(F[o[idx, None] + (a[idx, None] + step[idx, None] * j) % m[idx, None]])
+            self._pgroups.append(grp)
+            self.pgrp[idx] = gi
+            self.ploc[idx] = np.arange(len(idx))
+            self.pbox[idx] = grp.box
         self._done = True
 
     # ------------------------------------------------------------------ membership
@@ -224,8 +293,14 @@ class RegionSet:
         return dx * dx + dy * dy < R * R
 
     def _in_polys(self, px, py, k) -> np.ndarray:
-        s = self.pnx[k] * px[..., None] + self.pny[k] * py[..., None] - self.pc[k]
-        return np.all((s < 0) | ~self.pvalid[k], axis=-1)
+        """Is point i strictly inside polygon k_i (arrays (m,))?"""
+        out = np.zeros(len(k), dtype=bool)
+        g = self.pgrp[k]
+        for gi, grp in enumerate(self._pgroups):
+            sel = np.nonzero(g == gi)[0]
+            if len(sel):
+                out[sel] = grp.inside(px[sel], py[sel], self.ploc[k[sel]])
+        return out
 
     def contains(self, px, py) -> np.ndarray:
         """(n, n_regions) booleans: is point i inside region r (only primitives whose box holds it are tested)."""
@@ -262,7 +337,7 @@ class RegionSet:
                     nx, ny = -(by - ay) / ln * R, (bx - ax) / ln * R
                     polys.append(np.array([[ax - nx, ay - ny], [bx - nx, by - ny], [bx + nx, by + ny],
                                            [ax + nx, ay + ny]]))
-            polys += [p for i, (p, reg) in enumerate(self._polys) if reg == region and i not in self._fans]
+            polys += [p for p, reg in self._polys if reg == region]
             polys += [p for p, reg in self._convex if reg == region]
             self._boundaries[region] = Boundary(np.array(discs, float).reshape(-1, 3), polys, queries)
         return self._boundaries[region]
@@ -396,30 +471,103 @@ class RegionSet:
                 _circle_segment(X, Y, D, ax - nx, ay - ny, bx - nx, by - ny, seg),
             ]
             A = np.concatenate(angs, axis=1)
-
-            def inside(px, py):
-                return self._in_caps(px, py, k[:, None])
-
-            g, s0, e0 = _arcs(A, X, Y, D, inside)
+            g, s0, e0 = _arcs(A, X, Y, D, lambda px, py, rows: self._in_caps(px, py, k[rows]))
             gs.append(ci[g] * self.n_regions + self.creg[k][g])
             ss.append(s0)
             es.append(e0)
-        # ---- convex polygons
+        # ---- convex polygons, a group of one vertex count at a time, the arcs then in pair order
         ci, k = self._pairs(cx, cy, d, self.pbox)
         if len(ci):
-            X, Y, D = cx[ci], cy[ci], d[ci]
-            V, W, valid = self.pV[k], self.pW[k], self.pvalid[k]
-            A = _circle_segment(X[:, None], Y[:, None], D[:, None], V[..., 0], V[..., 1], W[..., 0], W[..., 1], valid)
-            A = A.reshape(len(ci), -1)
-
-            def inside(px, py):
-                return self._in_polys(px, py, k[:, None])
-
-            g, s0, e0 = _arcs(A, X, Y, D, inside)
+            grp_of = self.pgrp[k]
+            pg, ps, pe = [], [], []
+            for gi, grp in enumerate(self._pgroups):
+                sel = np.nonzero(grp_of == gi)[0]
+                if not len(sel):
+                    continue
+                kk = self.ploc[k[sel]]
+                X, Y, D = cx[ci[sel]], cy[ci[sel]], d[ci[sel]]
+                V, W, valid = grp.edges(kk)
+                A = _circle_segment(X[:, None], Y[:, None], D[:, None], V[..., 0], V[..., 1], W[..., 0], W[..., 1],
+                                    valid)
+                nrm = grp.normals(kk)
+                g, s0, e0 = _arcs(A.reshape(len(sel), -1), X, Y, D,
+                                  lambda px, py, rows, nrm=nrm: _Polys.test(nrm, px, py, rows))
+                pg.append(sel[g])
+                ps.append(s0)
+                pe.append(e0)
+            g = np.concatenate(pg)
+            o = np.argsort(g, kind="stable")  # by pair, each pair's arcs in angle order: as one padded array gave
+            g = g[o]
             gs.append(ci[g] * self.n_regions + self.preg[k][g])
-            ss.append(s0)
-            es.append(e0)
+            ss.append(np.concatenate(ps)[o])
+            es.append(np.concatenate(pe)[o])
         return gs, ss, es
+
+
+def local_difference(outer: RegionSet, inner: RegionSet, region: int = 0) -> tuple[RegionSet, RegionSet, np.ndarray]:
+    """Where region ``region`` of two sets that share most primitives differs, as two small sets.
+
+    ``outer`` and ``inner`` hold the same primitives except some (e.g. the outer and the inner
+    polygons of ovals, :func:`planner.deepstrike.procedure.build_regions`), each piece of
+    ``inner`` inside the piece of ``outer`` it replaces, so that U_in <= U_out. With O the
+    pieces only in ``outer``, I those only in ``inner`` and L the shared ones whose box meets a
+    box of O, the returned one-region sets are A = O + L and B = I + L, and
+    U_out minus U_in = A minus B (inside O, a shared piece that covers a point is in L; outside
+    O the two unions are the same), with B inside A: so P(U_out) - P(U_in) = P(A) - P(B) for
+    any point or circle, and a circle that meets no box of O has none of the difference. The
+    third value is the boxes of O, (n, 4) inches (x0, y0, x1, y1). Pieces compare by value
+    (multisets: a repeated piece counts as often as it is added)."""
+    def pieces(rs: RegionSet):
+        caps = [(("c", c[:5]), c[:5]) for c in rs._caps if c[5] == region]
+        polys = [(("p", p.shape, p.tobytes()), p) for p, r in rs._polys if r == region]
+        conv = [(("v", p.shape, p.tobytes()), p) for p, r in rs._convex if r == region]
+        return caps + polys + conv
+
+    po, pi = pieces(outer), pieces(inner)
+    left: dict = {}
+    for key, _ in pi:
+        left[key] = left.get(key, 0) + 1
+    only_out, shared = [], []
+    for key, v in po:
+        if left.get(key, 0) > 0:
+            left[key] -= 1
+            shared.append((key, v))
+        else:
+            only_out.append((key, v))
+    seen: dict = {}
+    for key, _ in po:
+        seen[key] = seen.get(key, 0) + 1
+    only_in = []
+    for key, v in pi:
+        if seen.get(key, 0) > 0:
+            seen[key] -= 1
+        else:
+            only_in.append((key, v))
+
+    def box(key, v) -> tuple[float, float, float, float]:
+        if key[0] == "c":
+            ax, ay, bx, by, R = v
+            return min(ax, bx) - R, min(ay, by) - R, max(ax, bx) + R, max(ay, by) + R
+        return float(v[:, 0].min()), float(v[:, 1].min()), float(v[:, 0].max()), float(v[:, 1].max())
+
+    obox = np.array([box(k, v) for k, v in only_out], float).reshape(-1, 4)
+    sbox = np.array([box(k, v) for k, v in shared], float).reshape(-1, 4)
+    meets = ((sbox[:, None, 0] <= obox[None, :, 2]) & (obox[None, :, 0] <= sbox[:, None, 2])
+             & (sbox[:, None, 1] <= obox[None, :, 3]) & (obox[None, :, 1] <= sbox[:, None, 3])).any(axis=1)
+    local = [shared[j] for j in np.nonzero(meets)[0].tolist()]
+
+    def make(own) -> RegionSet:
+        rs = RegionSet(1)
+        for key, v in own + local:
+            if key[0] == "c":
+                rs._caps.append((*v, 0))
+            elif key[0] == "p":
+                rs._polys.append((v, 0))
+            else:
+                rs._convex.append((v, 0))
+        return rs
+
+    return make(only_out), make(only_in), obox
 
 
 def _circle_circle(X, Y, D, qx, qy, R) -> np.ndarray:
@@ -453,7 +601,8 @@ def _circle_segment(X, Y, D, px, py, qx, qy, valid) -> np.ndarray:
 
 
 def _arcs(A, X, Y, D, inside):
-    """From crossing angles A (pairs x m, NaN = none) to the arcs inside each pair's primitive.
+    """From crossing angles A (pairs x m, NaN = none) to the arcs inside each pair's primitive
+    (``inside(px, py, rows)``: are the points, of pairs ``rows``, inside their pair's primitive).
 
     Returns (pair index, start, end) of every inside arc, angles in [0, 2 pi]."""
     A = np.mod(A, TWO_PI)
@@ -463,9 +612,10 @@ def _arcs(A, X, Y, D, inside):
     # replace NaN bounds by 2 pi so that they give empty arcs
     B = np.where(np.isnan(B), TWO_PI, B)
     lo, hi = B[:, :-1], B[:, 1:]
+    g, j = np.nonzero(hi > lo)  # the midpoint test only on arcs that are not empty
+    lo, hi = lo[g, j], hi[g, j]
     mid = 0.5 * (lo + hi)
-    px = X[:, None] + D[:, None] * np.cos(mid)
-    py = Y[:, None] + D[:, None] * np.sin(mid)
-    ins = inside(px, py) & (hi > lo)
-    g, j = np.nonzero(ins)
-    return g, lo[g, j], hi[g, j]
+    px = X[g] + D[g] * np.cos(mid)
+    py = Y[g] + D[g] * np.sin(mid)
+    ins = inside(px, py, g)
+    return g[ins], lo[ins], hi[ins]
