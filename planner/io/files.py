@@ -229,6 +229,7 @@ def _check_expansion(root: yaml.Node) -> None:
             check_number(node, path)
         else:
             active.add(key)
+            kids: list[tuple[yaml.Node, tuple[Any, ...]]]
             if isinstance(node, yaml.SequenceNode):
                 kids = [(kid, (path, i)) for i, kid in enumerate(node.value)]
             else:
