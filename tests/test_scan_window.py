@@ -34,9 +34,9 @@ near = st.tuples(curved, st.floats(-3, 3), st.floats(-3, 3)).map(
     lambda t: Footprint(t[0].kind, t[0].cx + t[1], t[0].cy + t[2], t[0].a, t[0].b, t[0].angle))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.lists(st.one_of(st.tuples(curved, curved), st.tuples(curved, near), st.tuples(near, curved)),
-                min_size=1, max_size=40))
+                min_size=1, max_size=30))
 def test_the_window_finds_the_full_scans_maximum_and_its_first_direction(pairs):
     fa, fb = [a for a, _ in pairs], [b for _, b in pairs]
     top, first = S._scan_many(fa, fb)
