@@ -569,11 +569,13 @@ def load_scenario(path: str | Path, *, require_positions: bool = False) -> World
         For any problem with the file; the message names the file, the field path and the value.
     """
     from planner.io.files import parse_record, read_data
-    from planner.io.roster import expand_rosters
 
     raw = read_data(path)
     rec = parse_record(Scenario, raw, str(path))
-    rec, raw = expand_rosters(rec, str(path), raw)
+    if any(a.roster is not None for a in rec.armies):  # the roster reader only when a roster is named
+        from planner.io.roster import expand_rosters
+
+        rec, raw = expand_rosters(rec, str(path), raw)
     world = resolve(rec, str(path), require_positions=require_positions)
     world.raw = raw
     return world

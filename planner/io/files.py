@@ -186,52 +186,76 @@ def _child_loc(loc: str, key: Any) -> str:
 def _check_expansion(root: yaml.Node) -> None:
     """Refuse a node graph whose aliases expand past :data:`MAX_NODES` nodes or :data:`MAX_DEPTH`
     levels, that refers to itself, or that holds a number longer than :data:`MAX_NUMBER_CHARS`
-    (counted on the shared graph, never expanded). Errors name the field path."""
+    (counted on the shared graph, never expanded). Errors name the field path (made only for an
+    error: the walk carries each node's path as a chain of keys)."""
     memo: dict[int, tuple[int, int]] = {}
     active: set[int] = set()
     int_tag, float_tag = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+    scalar = yaml.ScalarNode
 
-    def deep(loc: str, node: yaml.Node) -> ScenarioError:
+    def loc_of(path: tuple[Any, ...]) -> str:
+        keys = []
+        while path:
+            path, key = path
+            keys.append(key)
+        loc = ""
+        for key in reversed(keys):
+            loc = _child_loc(loc, key)
+        return loc
+
+    def deep(path: tuple[Any, ...], node: yaml.Node) -> ScenarioError:
         return ScenarioError(f"the document (with its aliases expanded) nests more than {MAX_DEPTH} levels deep "
-                             f"(at {_where(node)})", location=loc)
+                             f"(at {_where(node)})", location=loc_of(path))
 
-    def walk(node: yaml.Node, level: int, loc: str) -> tuple[int, int]:
+    def check_number(node: yaml.ScalarNode, path: tuple[Any, ...]) -> None:
+        if node.tag in (int_tag, float_tag) and len(str(node.value)) > MAX_NUMBER_CHARS:
+            raise ScenarioError(f"a number of {len(str(node.value))} characters; at most {MAX_NUMBER_CHARS} are "
+                                f"allowed (at {_where(node)})", location=loc_of(path),
+                                value=str(node.value)[:20] + "...")
+
+    def walk(node: yaml.Node, level: int, path: tuple[Any, ...]) -> tuple[int, int]:
         key = id(node)
         if key in memo:
             if level + memo[key][1] - 1 > MAX_DEPTH:
-                raise deep(loc, node)
+                raise deep(path, node)
             return memo[key]
         if key in active:
             raise ScenarioError(f"an alias refers to the node that holds it (a recursive document, at "
-                                f"{_where(node)})", location=loc)
+                                f"{_where(node)})", location=loc_of(path))
         if level > MAX_DEPTH:
-            raise deep(loc, node)
+            raise deep(path, node)
         size, depth = 1, 1
-        if isinstance(node, yaml.ScalarNode):
-            if node.tag in (int_tag, float_tag) and len(str(node.value)) > MAX_NUMBER_CHARS:
-                raise ScenarioError(f"a number of {len(str(node.value))} characters; at most {MAX_NUMBER_CHARS} are "
-                                    f"allowed (at {_where(node)})", location=loc, value=str(node.value)[:20] + "...")
+        if isinstance(node, scalar):
+            check_number(node, path)
         else:
             active.add(key)
+            kids: list[tuple[yaml.Node, tuple[Any, ...]]]
             if isinstance(node, yaml.SequenceNode):
-                kids = [(kid, _child_loc(loc, i)) for i, kid in enumerate(node.value)]
+                kids = [(kid, (path, i)) for i, kid in enumerate(node.value)]
             else:
                 kids = []
                 for k, v in node.value:
-                    name = k.value if isinstance(k, yaml.ScalarNode) else "<key>"
-                    kids += [(k, _child_loc(loc, name)), (v, _child_loc(loc, name))]
-            for kid, kid_loc in kids:
-                s, d = walk(kid, level + 1, kid_loc)
-                size += s
-                depth = max(depth, d + 1)
+                    kid_path = (path, k.value if isinstance(k, scalar) else "<key>")
+                    kids += [(k, kid_path), (v, kid_path)]
+            for kid, kid_path in kids:
+                if isinstance(kid, scalar):  # a leaf: what walk(kid) does for one, without the call
+                    if level + 1 > MAX_DEPTH:
+                        raise deep(kid_path, kid)
+                    check_number(kid, kid_path)
+                    size += 1
+                    depth = max(depth, 2)
+                else:
+                    s, d = walk(kid, level + 1, kid_path)
+                    size += s
+                    depth = max(depth, d + 1)
                 if size > MAX_NODES:
                     raise ScenarioError(f"the document's aliases expand to more than {MAX_NODES} values (the limit; "
-                                        f"at {_where(node)})", location=loc or "(top level)")
+                                        f"at {_where(node)})", location=loc_of(path) or "(top level)")
             active.discard(key)
         memo[key] = (size, depth)
         return size, depth
 
-    walk(root, 1, "")
+    walk(root, 1, ())
 
 
 def _mapping_without_duplicates(loader: _CheckedComposer, node: yaml.MappingNode, deep: bool = False) -> dict:

@@ -217,15 +217,16 @@ class HH2Checker:
 
     def check_overlaps(self) -> None:
         placed, items, close = self._close_bases
-        worst: dict[str, tuple[float, int, str]] = {}
+        # the closest pair of each unit: (distance, its model, the other side's item), named at the end
+        closest: dict[str, tuple[float, int, int]] = {}
         bad: dict[str, list[tuple[int, str, float]]] = defaultdict(list)
         dists = self.table.pair_distances([(items[a][2], items[b][2]) for a, b in close]).tolist()
         for (a, b), d in zip(close, dists, strict=True):
             ua, ia, fa = items[a]
             ub, ib, fb = items[b]
-            for u, i, other in ((ua, ia, f"{ub.id}/{ub.models[ib].id}"), (ub, ib, f"{ua.id}/{ua.models[ia].id}")):
-                if u.id not in worst or d < worst[u.id][0]:
-                    worst[u.id] = (d, i, other)
+            for u, i, other_item in ((ua, ia, b), (ub, ib, a)):
+                if u.id not in closest or d < closest[u.id][0]:
+                    closest[u.id] = (d, i, other_item)
             if is_overlap_distance(d):
                 bad[ua.id].append((ia, f"{ub.id}/{ub.models[ib].id}", d))
                 bad[ub.id].append((ib, f"{ua.id}/{ua.models[ia].id}", d))
@@ -237,8 +238,9 @@ class HH2Checker:
                                       f"model {u.models[i].id} overlaps {other} by {_f(-d)}", model=u.models[i].id,
                                       measured=d, required="bases do not overlap", margin=d,
                                       evidence=Evidence(model=u.models[i].id, other_model=other)))
-            elif u.id in worst:
-                d, i, other = worst[u.id]
+            elif u.id in closest:
+                d, i, k = closest[u.id]
+                other = f"{items[k][0].id}/{items[k][0].models[items[k][1]].id}"
                 self.add(_finding(self.R.rid("bases.no_overlap"), True, u,
                                   f"no overlapping bases; closest: model {u.models[i].id}, {_f(d)} from {other}",
                                   model=u.models[i].id, measured=d, required="bases do not overlap", margin=d,

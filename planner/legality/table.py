@@ -494,12 +494,16 @@ class Table:
         return hit[1], hit[2]
 
     def _outline_polys(self, fps: tuple[Footprint, ...]) -> list[BaseGeometry]:
-        """The circumscribed outlines of ``fps`` (those of :meth:`_outline_parts`, without the hull)."""
+        """The circumscribed outlines of ``fps`` (those of :meth:`_outline_parts`, without the
+        hull), kept for this table: every hidden target measures to the same observer units."""
         key = tuple(id(f) for f in fps)
         hit = self._parts_cache.get(key)
         if hit is not None and all(a is b for a, b in zip(hit[0], fps, strict=True)):
             return hit[1]
-        return [f.polygon(64, circumscribed=True) for f in fps]
+        kept = self._polys_cache.get(key)
+        if kept is None or any(a is not b for a, b in zip(kept[0], fps, strict=True)):
+            kept = self._polys_cache[key] = (fps, [f.polygon(64, circumscribed=True) for f in fps])
+        return kept[1]
 
     def _group_hull(self, observers: list[Placed]) -> BaseGeometry:
         """The convex hull of the circumscribed outlines of every base of ``observers`` (the hull
@@ -514,6 +518,10 @@ class Table:
 
     @cached_property
     def _group_hulls(self) -> dict[tuple[str, tuple[int, ...]], tuple[tuple[Placed, ...], BaseGeometry]]:
+        return {}
+
+    @cached_property
+    def _polys_cache(self) -> dict[tuple[int, ...], tuple[tuple[Footprint, ...], list[BaseGeometry]]]:
         return {}
 
     @cached_property

@@ -43,25 +43,30 @@ def check_output(world, report, fmt: str, render_path: str | None, console: Cons
     """Write the picture (if asked) and the check report in ``fmt``; with ``suggestions`` (a
     :class:`planner.solve.suggest.SuggestReport`) the suggested moves follow the report (in JSON:
     the key ``suggestions``)."""
-    from planner.render import render_bytes, render_file
-    from planner.report import suggest as sg
-    from planner.report.text import print_check_report
-
+    # the picture and the suggestions modules only when asked for (a plain check imports neither)
     if render_path is not None:
+        from planner.render import render_file
+
         render_file(world, render_path, report)
+    if suggestions is not None:
+        from planner.report import suggest as sg
     if fmt == "text":
+        from planner.report.text import print_check_report
+
         print_check_report(report, console, verbose=verbose)
         if suggestions is not None:
             sg.print_suggestions(suggestions, console)
     elif fmt == "json":
         sys.stdout.write(json.dumps(check_json(report, suggestions), indent=2, allow_nan=False) + "\n")
     elif fmt == "markdown":
+        from planner.render import render_bytes
         from planner.report.markdown import check_markdown
 
         png = None if render_path else render_bytes(world, "png", report)[0]
         text = check_markdown(report, picture_ref=render_path, png=png, title=_title(world))
         sys.stdout.write(text + ("\n" + sg.suggestions_markdown(suggestions) if suggestions is not None else ""))
     else:
+        from planner.render import render_bytes
         from planner.report.html import check_html
 
         svg = render_bytes(world, "svg", report)[0]
