@@ -134,3 +134,41 @@ def test_hh2_first_model_keeps_1_inch_from_impassable_terrain_only():
         assault_odds(st, 26.0, 24.0 + below + 0.5)  # 0.5" above the pit
     with pytest.raises(ScenarioError, match="impassable_within_1"):
         assault_odds(st, 15.0, 23.0)  # in the rock
+
+
+def _corridor(ruleset: str) -> dict:
+    """Five 32 mm models to arrive in a 1.4" corridor between two solid blocks (session 6's fresh
+    user: the fixed ring did not fit, so the arrival was called illegal where a column is legal)."""
+    blocks = [{"id": "west", "kind": "solid", "footprint": [[20, 10], [29.3, 10], [29.3, 30], [20, 30]]},
+              {"id": "east", "kind": "solid", "footprint": [[30.7, 10], [40, 10], [40, 30], [30.7, 30]]}]
+    kw = {"keywords": ["INFANTRY"]}
+    return {"ruleset": ruleset, "battlefield": {"width": 60, "depth": 44}, "terrain": blocks,
+            "deployment_zones": [{"id": "b", "player": "blue", "polygon": [[0, 0], [60, 0], [60, 12], [0, 12]]},
+                                 {"id": "r", "player": "red", "polygon": [[0, 32], [60, 32], [60, 44], [0, 44]]}],
+            "armies": [{"player": "blue", "units": [{"id": "foe", **kw, "models": [{"base": B32, "x": 58, "y": 2}]}]},
+                       {"player": "red", "units": [{"id": "ds", **kw, "abilities": ["Deep Strike"],
+                                                    "setup": {"method": "reserves", "arrival": "deep_strike",
+                                                              "battle_round": 2},
+                                                    "models": [{"base": B32} for _ in range(5)]}]}]}
+
+
+@pytest.mark.parametrize("ruleset", ["wh40k10", "wh40k11"])
+def test_40k_arrival_takes_a_legal_formation_when_the_fixed_ring_does_not_fit(ruleset):
+    from planner.deepstrike.procedure import best_setup
+
+    data = _corridor(ruleset)
+    st = make_setup(resolve(Scenario.model_validate(data)), "ds")
+    assert judge_landing(st, 30.0, 20.0).mishap  # the ring at orientation 0 meets a block
+    land = best_setup(st, 30.0, 20.0)
+    assert not land.mishap
+    assert odds(st, 30.0, 20.0).p_mishap == 0.0 and odds(st, 30.0, 20.0, fixed=True).p_mishap == 1.0
+    # the checker accepts the unit set up where the controller's formation puts it
+    d = copy.deepcopy(data)
+    for m, (cx, cy) in zip(d["armies"][1]["units"][0]["models"], land.formation.centres, strict=True):
+        m.update(x=cx, y=cy)
+    assert check_deployment(resolve(Scenario.model_validate(d), "c.yaml", require_positions=True)).legal
+    # in a 1.2" gap no formation fits (a 32 mm base is 1.26" across): illegal whatever the formation
+    narrow = copy.deepcopy(data)
+    narrow["terrain"][1]["footprint"] = [[30.5, 10], [40, 10], [40, 30], [30.5, 30]]
+    st2 = make_setup(resolve(Scenario.model_validate(narrow)), "ds")
+    assert best_setup(st2, 29.9, 20.0).mishap

@@ -54,7 +54,7 @@ def deepstrike_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in:
         A sight goal (``--goal``), or a unit that cannot Deep Strike (see
         :func:`planner.deepstrike.procedure.make_setup`).
     """
-    from planner.deepstrike.procedure import judge_landing, make_setup
+    from planner.deepstrike.procedure import best_setup, judge_landing, make_setup
 
     if goal.kind not in ("near_point", "near_units"):
         raise ScenarioError("Deep Strike arrivals (10th/11th) take the goals near_units, near_point:X,Y and "
@@ -69,22 +69,23 @@ def deepstrike_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in:
     for j in range(ny):
         for i in range(nx):
             x, y = i * g, j * g
-            if judge_landing(st, x, y).mishap:
+            land = best_setup(st, x, y)  # as the controller would set it up there (any legal formation)
+            if land.mishap:
                 continue
             legal.append((x, y))
-            fps = tuple(S.moved(cx, cy) for (cx, cy), S in zip(st.formation(x, y).centres, st.shapes, strict=True))
+            fps = tuple(S.moved(cx, cy) for (cx, cy), S in zip(land.formation.centres, st.shapes, strict=True))
             if goal.kind == "near_point":
                 v = point_distance(fps, goal.point)  # type: ignore[arg-type]
             else:
                 v = min((max(0.0, signed_distance(f, m)) for f in fps for m in mine), default=math.inf)
             if best is None or v < best[0] - 1e-9:
-                best = (v, x, y, fps)
+                best = (v, x, y, fps, land.formation)
     placement = None
     if best is not None:
-        v, x, y, fps = best
+        v, x, y, fps, form = best
         placement = EnemyPlacement(unit=enemy_unit, formation="deep strike ring", anchor=(x, y), value=v,
                                    models={enemy_unit: [(f.cx, f.cy, st.facing_deg) for f in fps]},
-                                   legal=not judge_landing(st, x, y).mishap)
+                                   legal=not judge_landing(st, x, y, form).mishap)
     limit = st.rules.more_than_in
     base = _deployment_report(world, enemy_unit)
     msg = (f"best Deep Strike arrival for the enemy ({goal.label}): {best[0]:g}" if best is not None

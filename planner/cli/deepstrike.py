@@ -17,6 +17,7 @@ from planner.deepstrike.procedure import (
     applied_rulings,
     best_formation_odds,
     best_landing,
+    best_setup,
     heat_map,
     judge_landing,
     make_setup,
@@ -140,15 +141,20 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         if not (0.0 <= x <= bf.width and 0.0 <= y <= bf.depth):
             raise ScenarioError(f"the aim point must be on the {bf.width:g}\" x {bf.depth:g}\" battlefield",
                                 location="--at", value=at)
-        o = odds(st, x, y, within=wgoal)
+        chosen = not R.scatter and not asked  # 10th/11th: the controller's legal formation, if any
+        o = odds(st, x, y, within=wgoal, fixed=not chosen)
         data["odds"] = asdict(o)
-        land = judge_landing(st, x, y)
+        land = best_setup(st, x, y) if chosen else judge_landing(st, x, y)
         data["landing_on_target"] = {"mishap": land.mishap, "triggers": land.triggers,
                                      "findings": [f.model_dump(mode="json") for f in land.findings],
                                      "positions": [list(c) for c in land.formation.centres]}
-        _print_odds(console, o, R.scatter, f"aim ({x:g}, {y:g}), fixed orientation {orientation:g} deg"
-                    + (" (as asked)" if asked else " (for comparison)"))
-        data["formation_drawn"] = [f"formation, orientation {orientation:g} deg (on target)",
+        what = (f"aim ({x:g}, {y:g}), the controller's formation (the fixed orientation {orientation:g} deg if legal, "
+                "else the first legal of every 15 deg and ring shape, else a per-landing packing)" if chosen
+                else f"aim ({x:g}, {y:g}), fixed orientation {orientation:g} deg"
+                + (" (as asked)" if asked else " (for comparison)"))
+        _print_odds(console, o, R.scatter, what)
+        data["formation_drawn"] = [("the controller's formation" if chosen else
+                                    f"formation, orientation {orientation:g} deg") + " (on target)",
                                    [list(c) for c in land.formation.centres]]
         if R.scatter:
             bfo = best_formation_odds(st, x, y, formation_step)

@@ -859,8 +859,10 @@ def _odds_from(st: DeepStrikeSetup, x: float, y: float, within, ellipse: str) ->
     return Odds(x, y, pm, 1 - pm, res, trig, dang, w)
 
 
-def odds(st: DeepStrikeSetup, x: float, y: float, within: tuple[float, float, float] | None = None) -> Odds:
-    """Exact odds for aiming the first model at (x, y).
+def odds(st: DeepStrikeSetup, x: float, y: float, within: tuple[float, float, float] | None = None, *,
+         fixed: bool = False) -> Odds:
+    """Exact odds for aiming the first model at (x, y). 10th/11th (no scatter): legal or not as the
+    controller sets the unit up (:func:`best_setup`), or in the setup's own formation with ``fixed``.
 
     With oval obstacle models the odds are computed for the outer and the inner bounding polygons
     (:func:`grown_ellipse_bounds`); the outer values are reported (the mishap odds are never
@@ -868,8 +870,8 @@ def odds(st: DeepStrikeSetup, x: float, y: float, within: tuple[float, float, fl
     if st.rules.procedure == "assault":
         raise ScenarioError("HH2 Deep Strike Assault has its own odds: planner.deepstrike.assault.assault_odds",
                             location="ruleset", value=st.rules.ruleset)
-    if not st.rules.scatter:
-        land = judge_landing(st, x, y)
+    if not st.rules.scatter:  # the controller sets the unit up in the formation that is legal, if any
+        land = judge_landing(st, x, y) if fixed else best_setup(st, x, y)
         pm = 1.0 if land.mishap else 0.0
         return Odds(x, y, pm, 1 - pm, {}, {t: (1.0 if t in land.triggers else 0.0)
                                               for t in ("off_table", "distance", "impassable", "on_model")
@@ -1152,6 +1154,41 @@ class BestFormationOdds:
 
 def _variant(st: DeepStrikeSetup, c: FormationChoice) -> DeepStrikeSetup:
     return replace(st, orientation_deg=c.orientation_deg, ring_caps=c.ring_caps)
+
+
+def best_setup(st: DeepStrikeSetup, x: float, y: float, step_deg: float = ORIENTATION_STEP_DEG) -> Landing:
+    """10th/11th (no scatter): the set-up the controller chooses with the first model at (x, y):
+    the setup's own formation if it is legal, else the first legal one of :func:`formation_family`
+    (orientations every ``step_deg`` degrees, ring 1 full or cut short), else the per-landing
+    packing (:func:`pack_landing`), each judged by :func:`judge_landing` (the checker's
+    predicates); the setup's own formation's (illegal) landing when none is legal. The text places
+    the unit wholly within the limits in any formation, so "illegal" here means no formation of
+    that family (nor the packing) is legal, a lower bound of where the unit can arrive.
+
+    Raises
+    ------
+    ScenarioError
+        For a ruleset with scatter (the Mishap procedures: :func:`best_formation_odds`).
+    """
+    if st.rules.scatter:
+        raise ScenarioError("best_setup is for the 10th/11th-edition arrival (no scatter)", location="ruleset",
+                            value=st.rules.ruleset)
+    land = judge_landing(st, x, y)
+    if not land.mishap or len(st.shapes) == 1:
+        return land
+    first = replace(st, radii=st.radii[:1], shapes=st.shapes[:1], ring_caps=None)
+    if judge_landing(first, x, y).mishap:
+        return land  # the first model itself cannot be set up there: no formation helps
+    for c in formation_family(st, step_deg):
+        other = judge_landing(_variant(st, c), x, y)
+        if not other.mishap:
+            return other
+    form = pack_landing(st, x, y)
+    if form is not None:
+        packed = judge_landing(st, x, y, form)
+        if not packed.mishap:
+            return packed
+    return land
 
 
 def best_formation_odds(st: DeepStrikeSetup, x: float, y: float,

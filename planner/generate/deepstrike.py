@@ -66,7 +66,7 @@ def deepstrike_item(rng: np.random.Generator, p: GeneratorParams, index: int, ru
     data = scene.data(name=f"deepstrike-{index}", description=f"generated Deep Strike: aim point {how}")
     world = resolve(Scenario.model_validate(data))
     st = make_setup(world, SUBJECT, None, 0.0)
-    o = odds(st, x, y)
+    o = odds(st, x, y, fixed=True)  # the label is for the formation at orientation 0 (its positions)
     data["label"] = {"kind": "deepstrike", "index": index, "unit": SUBJECT, "ruleset": st.rules.ruleset,
                      "at": [x, y], "orientation_deg": 0.0, "aim": how, "exact_bases": st.exact_bases,
                      "odds": asdict(o)}
