@@ -172,3 +172,28 @@ def test_40k_arrival_takes_a_legal_formation_when_the_fixed_ring_does_not_fit(ru
     narrow["terrain"][1]["footprint"] = [[30.5, 10], [40, 10], [40, 30], [30.5, 30]]
     st2 = make_setup(resolve(Scenario.model_validate(narrow)), "ds")
     assert best_setup(st2, 29.9, 20.0).mishap
+
+
+def test_hh2_first_model_scattering_onto_a_friendly_model_is_relocated():
+    """Session 6's fresh user: a Drop Pod could land on a model of its own side (stays, no trigger).
+    Now an aim point on it is refused and a scatter onto it is relocated (trigger on_model)."""
+    from planner.deepstrike.assault import assault_odds
+    from planner.errors import ScenarioError
+
+    def setup(with_friend: bool):
+        data = _scenario("hh2", n=1)
+        data["terrain"] = []
+        red = data["armies"][0]["units"]
+        red[0]["models"] = [{"base": B32, "x": 30.0, "y": 38.0}] if with_friend else [{"base": B32, "x": 2, "y": 2}]
+        red[1] = {"id": "pod", "type": "Vehicle", "rules": ["Deep Strike"], "setup": {
+            "method": "reserves", "arrival": "deep_strike"}, "models": [{"profile": "legion-drop-pod"}]}
+        return make_setup(resolve(Scenario.model_validate(data)), "pod")
+
+    with pytest.raises(ScenarioError, match="on_model"):
+        assault_odds(setup(True), 30.0, 38.0)
+    far = assault_odds(setup(False), 30.0, 30.0)
+    near = assault_odds(setup(True), 30.0, 30.0)
+    on = near.triggers["hh2.deepstrike_assault.on_model"]
+    assert 0 < on < 2 / 3 and far.triggers["hh2.deepstrike_assault.on_model"] == 0.0
+    # relocated: the union of the friend's region with the edge's (they meet near the far edge)
+    assert max(far.p_relocated, on) < near.p_relocated <= far.p_relocated + on + 1e-9

@@ -73,13 +73,24 @@ TRIGGERS = ("edge_within_1", "impassable_within_1", "enemy_within_1")
 RESTRICTION_TRIGGER = "restriction_within"
 """The first model ends within an enemy restriction on Deep Strike arrivals (a trigger only when
 some enemy unit holds one: :attr:`DeepStrikeSetup.restricted`)."""
-ALL_TRIGGERS = (*TRIGGERS, RESTRICTION_TRIGGER)
+ON_MODEL_TRIGGER = "on_model"
+"""The first model ends on a model of its own side (no model stands on another; the sources name
+only enemy models, edges and Impassable Terrain: a stated ruling, relocated as for those). A
+trigger only when a model of its own side is on the table."""
+ALL_TRIGGERS = (*TRIGGERS, ON_MODEL_TRIGGER, RESTRICTION_TRIGGER)
+
+
+def has_friends(st: DeepStrikeSetup) -> bool:
+    """A model of the assault's own side is on the table (the ``on_model`` trigger applies)."""
+    return any(not o.enemy for o in st.obstacles)
 
 
 def triggers_of(st: DeepStrikeSetup) -> tuple[str, ...]:
-    """The relocation triggers of this assault: :data:`TRIGGERS`, and the restriction one when an
-    enemy unit's restriction names Deep Strike arrivals."""
-    return ALL_TRIGGERS if st.restricted else TRIGGERS
+    """The relocation triggers of this assault: :data:`TRIGGERS`, ``on_model`` when a model of its
+    own side is on the table, and the restriction one when an enemy unit's restriction names Deep
+    Strike arrivals."""
+    return (*TRIGGERS, *((ON_MODEL_TRIGGER,) if has_friends(st) else ()),
+            *((RESTRICTION_TRIGGER,) if st.restricted else ()))
 
 
 def held_restrictions(st: DeepStrikeSetup, unit=None) -> list:
@@ -139,6 +150,8 @@ def assault_regions(st: DeepStrikeSetup, *, clear: bool = False, ellipse: str = 
     ids = {"relocated": 0, **{t: i + 1 for i, t in enumerate(TRIGGERS)}, "igs_correction": len(TRIGGERS) + 1}
     if st.restricted:
         ids[RESTRICTION_TRIGGER] = len(ids)
+    if has_friends(st):
+        ids[ON_MODEL_TRIGGER] = len(ids)
     rs = RegionSet(len(ids))
     # an edge: the centre within (extent of the shape towards that edge) + 1" of it
     left, right, low, high = S.support(-1, 0), S.support(1, 0), S.support(0, -1), S.support(0, 1)
@@ -161,6 +174,9 @@ def assault_regions(st: DeepStrikeSetup, *, clear: bool = False, ellipse: str = 
         if o.enemy:
             for reg in (0, ids["enemy_within_1"]):
                 _add_sum(rs, o.fp, S, lim + T, reg, 0.0, 0.0, ellipse)
+        else:  # a model of its own side: only not on it (touching is fine)
+            for reg in (0, ids[ON_MODEL_TRIGGER]):
+                _add_sum(rs, o.fp, S, -TOLERANCE_IN, reg, 0.0, 0.0, ellipse)
     # an enemy restriction on Deep Strike arrivals: the centres at which the first model is within
     # X" of the holder (or its restricted models), the region where restriction_breach fails it
     # (within X" plus the tolerance, as is_within_distance); relocated as for the 1" triggers
@@ -233,9 +249,10 @@ def assault_odds(st: DeepStrikeSetup, x: float, y: float, *, warlord_trait: bool
     rs_clear, ids = assault_regions(st, clear=True)
     bad = rs_clear.contains([x], [y])[0]
     if bad[0]:
-        why = [t for t in TRIGGERS if bad[ids[t]]]
+        why = [t for t in (*TRIGGERS, ON_MODEL_TRIGGER) if t in ids and bad[ids[t]]]
         raise ScenarioError(f"the first model must be placed at least 1\" from every enemy model, battlefield edge "
-                            f"and Impassable Terrain ({', '.join(why)})", location="--at", value=f"{x:g},{y:g}")
+                            f"and Impassable Terrain, and not in a solid feature or wall nor on a model "
+                            f"({', '.join(why)})", location="--at", value=f"{x:g},{y:g}")
     breach = restriction_breach(st, st.unit, [st.shapes[0].moved(x, y)], (st.unit.models[0].id,))
     if breach is not None:
         from planner.legality.checks.restriction import describe
@@ -280,6 +297,12 @@ def assault_odds(st: DeepStrikeSetup, x: float, y: float, *, warlord_trait: bool
                      f"relocated by the opponent as for the 1\" triggers (trigger {RESTRICTION_TRIGGER}; read "
                      "here: the set-up is forbidden, and the only placing rule for a misplaced first model is the "
                      "opponent's move), and no other model of the assault is placed within it")
+    if has_friends(st):
+        notes.append("a first model that scatters onto a model of its own side is relocated by the opponent as for "
+                     f"the 1\" triggers (trigger {ON_MODEL_TRIGGER}: no model stands on another; the sources name "
+                     "only enemy models, edges and Impassable Terrain)")
+    notes.append("Impassable Terrain (the trait) is kept 1\" away; a solid feature, building or wall is only not to be "
+                 "landed in (counted in impassable_within_1)")
     if st.unit.models and footprint_kind(st) != "circle":
         notes.append(f"a non-round first model keeps its true shape at facing {st.facing_deg:g} deg (the "
                      "facing is the controller's choice: --facing)")

@@ -166,6 +166,10 @@ class HorusHeresy2(Ruleset):
         RuleInfo("deepstrike_assault.enemy_within_1", "Deep Strike Assault: the first model ends within 1\" of an "
                  "enemy model after its scatter, so the opponent moves it (up to 18\")",
                  "HH2 rulebook p.310 [I]; Drop Pod Assault p.99, Subterranean Assault p.101; RULES.md §1.4"),
+        RuleInfo("deepstrike_assault.on_model", "Deep Strike Assault: the first model ends on a model of its own "
+                 "side, so the opponent moves it as for the 1\" triggers (a stated ruling: no model stands on "
+                 "another; the sources name enemy models, edges and Impassable Terrain)",
+                 "HH2 rulebook p.310 [I]; RULES.md §1.4 step 3"),
         RuleInfo("deepstrike_assault.restriction_within", "Deep Strike Assault: the first model ends within an "
                  "enemy unit's restriction on Deep Strike arrivals (X\", by the one restriction predicate) after its "
                  "scatter, so the opponent moves it (up to 18\") as for the 1\" triggers (an interpretation)",
