@@ -291,3 +291,23 @@ def test_every_failing_model_is_named_not_only_the_worst(tmp_path):
     rep = check_deployment(resolve(Scenario.model_validate(w40), "w.yaml", require_positions=True))
     (v,) = [v for v in rep.violations if v.rule == "wh40k10.deepstrike.distance"]
     assert v.model == "3" and "also model 1 (9.000\" from foe)" in v.message and "model 2" not in v.message, v.message
+
+
+def test_hh2_check_says_it_does_not_judge_positions_of_units_in_reserve(tmp_path):
+    """Session 6's fresh user: a Deep Striking unit with positions in terrain passed check in
+    silence (the HH2 check judges the deployment; the landing is planner deepstrike's). Said now."""
+    data = {"ruleset": "hh2", "deployment_zones": [
+        {"id": "z", "player": "red", "polygon": [[0, 0], [72, 0], [72, 12], [0, 12]]}],
+        "armies": [{"player": "red", "units": [
+            {"id": "tac", "type": "Infantry", "models": [{"base": {"diameter_mm": 32}, "x": 10, "y": 6}]},
+            {"id": "ds", "type": "Infantry", "rules": ["Deep Strike"],
+             "setup": {"method": "reserves", "arrival": "deep_strike"},
+             "models": [{"base": {"diameter_mm": 32}, "x": 10, "y": 6}]}]}]}
+    res = runner.invoke(app, ["check", str(_write(tmp_path, data, "reserve.yaml"))])
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())
+    assert "positions of units not deployed (in reserve or embarked: ds) are not checked" in text
+    data["armies"][0]["units"][1]["models"][0].pop("x")
+    data["armies"][0]["units"][1]["models"][0].pop("y")
+    res = runner.invoke(app, ["check", str(_write(tmp_path, data, "reserve2.yaml"))])
+    assert res.exit_code == 0 and "not checked" not in res.output
