@@ -113,9 +113,12 @@ def enemy_group(world: World, unit_id: str, option: str = "--enemy-unit") -> Gro
         raise ScenarioError(f"{unit_id!r} is an Independent Character joined to {u.setup.joined!r}: name that unit",
                             file=world.file, location=option, value=unit_id)
     if world.ruleset.INFILTRATE_HIDDEN_MORE_THAN_IN is None:
-        raise ScenarioError(f"ruleset {world.ruleset.id} has no Infiltrate arrival to map (its Infiltrators set up "
-                            "in the deployment step); threats covers its Deep Strike arrivals: a unit in reserves "
-                            "with arrival deep_strike", file=world.file, location=option, value=unit_id)
+        ds = ("the older Deep Strike rulesets (wh40k5, wh40k7) scatter: their odds are planner deepstrike's"
+              if not world.ruleset.HAS_DEEP_STRIKE_ARRIVAL else
+              "threats covers its Deep Strike arrivals: a unit in reserves with arrival deep_strike")
+        raise ScenarioError(f"ruleset {world.ruleset.id} has no Infiltrate arrival to map"
+                            + (" (its Infiltrators set up in the deployment step)" if world.ruleset.HAS_DEEP_STRIKE_ARRIVAL
+                               else "") + f"; {ds}", file=world.file, location=option, value=unit_id)
     if not has_infiltrate_for_setup(world, u):
         raise ScenarioError("this unit cannot Infiltrate (no model with Infiltrate, HH2 p.242); threats and denial "
                             "cover Infiltrate arrivals (and a Scout's Infiltrate set-up)", file=world.file,
