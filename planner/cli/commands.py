@@ -237,13 +237,13 @@ def check(
         if not world.units:
             Console(stderr=True, highlight=False).print(
                 "[yellow]warning:[/yellow] the scenario has no units: nothing to check (add armies with units)")
-        waiting = [u.id for u in world.units.values() if world.ruleset.id == "hh2" and not u.on_battlefield
-                   and any(m.x is not None for m in u.models)]
-        if waiting:  # HH2 judges deployment; a Deep Strike or other arrival is planner deepstrike's
+        waiting = [u.id for u in world.units.values() if not world.ruleset.HAS_DEEP_STRIKE_ARRIVAL
+                   and not u.on_battlefield and any(m.x is not None for m in u.models)]
+        if waiting:  # HH2 judges the deployment; a Deep Strike landing is planner deepstrike's
             Console(stderr=True, highlight=False).print(
                 f"[yellow]warning:[/yellow] positions of units not deployed (in reserve or embarked: "
                 f"{escape(', '.join(waiting[:5]))}{' ...' if len(waiting) > 5 else ''}) are not checked: the "
-                "Horus Heresy check judges the deployment; a Deep Strike Assault's landing is planner deepstrike's")
+                f"{world.ruleset.id} check judges the deployment; a Deep Strike landing is planner deepstrike's")
         suggestions = None
         if suggest or suggest_out is not None:
             from planner.solve.suggest import suggest_moves
