@@ -42,6 +42,7 @@ from planner.geometry.shapes import (
 from planner.legality.checks.coherency import coherency_shortfall
 from planner.legality.checks.distance import each_too_close
 from planner.legality.checks.placement import (
+    NoGo,
     closest_no_go,
     edge_gap,
     minimum_width,
@@ -383,11 +384,18 @@ class WH40kChecker:
         t = self.world.terrain[tid]
         where = (f"stands on a wall of {tid}" if t not in self.table.no_go_features
                  else f"stands in {tid} ({t.kind.value}{', impassable' if t.is_impassable else ''})")
+        # every model in no-go terrain, the deepest first (a judge moves each one)
+        also, failing = also_failing(placed, [(g.index, self._in_no_go_words(g)) for g in best.inside])
         msg = (f"no model in impassable terrain, a solid feature or a wall{when}; closest: model {m.id}, "
-               f"{_f(max(best.distance, 0))} from {tid}" if best.ok else f"model {m.id} {where}{when}")
+               f"{_f(max(best.distance, 0))} from {tid}" if best.ok else f"model {m.id} {where}{when}{also}")
         self.add(_finding(self.P + "terrain.placement", best.ok, u, msg, model=m.id, measured=best.distance,
                           required="not in impassable terrain, solid features or walls", margin=best.distance,
-                          evidence=Evidence(model=m.id, terrain_feature=tid)))
+                          evidence=Evidence(model=m.id, terrain_feature=tid), failing=failing))
+
+    def _in_no_go_words(self, g: NoGo) -> str:
+        """A base standing in no-go terrain in words: ``in wB, 1.190" deep`` (or on a wall of it)."""
+        on = "on a wall of" if self.world.terrain[g.feature] not in self.table.no_go_features else "in"
+        return f"{on} {g.feature}, {_f(-g.distance)} deep"
 
     def check_zone(self, placed: Placed, when: str) -> None:
         u = placed.unit
