@@ -35,6 +35,7 @@ from planner.legality.report import (
     inches,
     make_finding,
     sight_passes,
+    worst_first,
 )
 from planner.legality.table import Placed, Table
 from planner.schema import SetupMethod, SpecialRule
@@ -433,16 +434,21 @@ class HH2Checker:
                           else "the position before the redeploy was not a legal set-up (see the findings above)",
                           required="a legal first set-up"))
         limit = scout_limit(u, self.R)
-        worst = max((farthest_from(a, b), i) for i, (a, b) in enumerate(zip(first.footprints, final.footprints,
-                                                                              strict=True)))
+        moved = [farthest_from(a, b) for a, b in zip(first.footprints, final.footprints, strict=True)]
+        worst = max((dk, k) for k, dk in enumerate(moved))
         ok = is_within_distance(worst[0], limit)
         m = u.models[worst[1]]
+        # every model moved too far, the farthest first (a judge moves each one)
+        far = worst_first(((k, dk) for k, dk in enumerate(moved) if not is_within_distance(dk, limit)), worst[1],
+                          larger_is_worse=True)
+        also, failing = also_failing(final, [(k, f"{_f(dk)} from where it stood") for k, dk in far])
         self.add(_finding(self.R.rid("scout.distance"), ok, u,
                           f"each model entirely within {limit:g}\" of its position; farthest: model {m.id}, "
                           f"{_f(worst[0])} from where it stood" if ok
-                          else f"model {m.id} redeployed to {_f(worst[0])} from where it stood: more than {limit:g}\"",
+                          else f"model {m.id} redeployed to {_f(worst[0])} from where it stood: more than {limit:g}\""
+                               f"{also}",
                           model=m.id, measured=worst[0], required=f"entirely within {limit:g}\" of its position",
-                          margin=limit - worst[0]))
+                          margin=limit - worst[0], failing=failing))
         enemies = self.table.enemy_presence(u.player, "final")
         near = self.table.nearest_unit(final, enemies)
         if near is None:
