@@ -25,7 +25,7 @@ from planner.legality.checks.distance import (
     infiltrate_distance,
     scout_far_enough,
 )
-from planner.legality.checks.placement import closest_no_go, wholly_within
+from planner.legality.checks.placement import NoGo, closest_no_go, wholly_within
 from planner.legality.checks.restriction import restriction_findings
 from planner.legality.report import (
     Evidence,
@@ -35,6 +35,7 @@ from planner.legality.report import (
     inches,
     make_finding,
     sight_passes,
+    worst_first,
 )
 from planner.legality.table import Placed, Table
 from planner.schema import SetupMethod, SpecialRule
@@ -171,15 +172,22 @@ class HH2Checker:
         d, i, tid = best.distance, best.index, best.feature
         ok = best.ok
         m = u.models[i]
+        # every model in no-go terrain, the deepest first (a judge moves each one)
+        also, failing = also_failing(placed, [(g.index, self._in_no_go_words(g)) for g in best.inside])
         msg = (f"no model in impassable terrain or inside a building or wall{when}; closest: model {m.id}, "
                f"{_f(max(d, 0))} from {tid}" if ok
                else f"model {m.id} stands in {tid} ({self.world.terrain[tid].kind.value}"
-                    f"{', impassable' if self.world.terrain[tid].is_impassable else ''}){when}"
+                    f"{', impassable' if self.world.terrain[tid].is_impassable else ''}){when}{also}"
                if self.world.terrain[tid] in self.table.no_go_features
-               else f"model {m.id} stands on a wall of {tid}{when}")
+               else f"model {m.id} stands on a wall of {tid}{when}{also}")
         self.add(_finding(self.R.rid("terrain.impassable"), ok, u, msg, model=m.id, measured=d,
                           required="not in impassable terrain, buildings or walls", margin=d,
-                          evidence=Evidence(model=m.id, terrain_feature=tid)))
+                          evidence=Evidence(model=m.id, terrain_feature=tid), failing=failing))
+
+    def _in_no_go_words(self, g: NoGo) -> str:
+        """A base standing in no-go terrain in words: ``in t-wall, 0.500" deep`` (or on a wall of it)."""
+        on = "on a wall of" if self.world.terrain[g.feature] not in self.table.no_go_features else "in"
+        return f"{on} {g.feature}, {_f(-g.distance)} deep"
 
     @cached_property
     def _close_bases(self) -> tuple[list[Placed], list[tuple[UnitInfo, int, Footprint]], list[tuple[int, int]]]:
@@ -426,16 +434,21 @@ class HH2Checker:
                           else "the position before the redeploy was not a legal set-up (see the findings above)",
                           required="a legal first set-up"))
         limit = scout_limit(u, self.R)
-        worst = max((farthest_from(a, b), i) for i, (a, b) in enumerate(zip(first.footprints, final.footprints,
-                                                                              strict=True)))
+        moved = [farthest_from(a, b) for a, b in zip(first.footprints, final.footprints, strict=True)]
+        worst = max((dk, k) for k, dk in enumerate(moved))
         ok = is_within_distance(worst[0], limit)
         m = u.models[worst[1]]
+        # every model moved too far, the farthest first (a judge moves each one)
+        far = worst_first(((k, dk) for k, dk in enumerate(moved) if not is_within_distance(dk, limit)), worst[1],
+                          larger_is_worse=True)
+        also, failing = also_failing(final, [(k, f"{_f(dk)} from where it stood") for k, dk in far])
         self.add(_finding(self.R.rid("scout.distance"), ok, u,
                           f"each model entirely within {limit:g}\" of its position; farthest: model {m.id}, "
                           f"{_f(worst[0])} from where it stood" if ok
-                          else f"model {m.id} redeployed to {_f(worst[0])} from where it stood: more than {limit:g}\"",
+                          else f"model {m.id} redeployed to {_f(worst[0])} from where it stood: more than {limit:g}\""
+                               f"{also}",
                           model=m.id, measured=worst[0], required=f"entirely within {limit:g}\" of its position",
-                          margin=limit - worst[0]))
+                          margin=limit - worst[0], failing=failing))
         enemies = self.table.enemy_presence(u.player, "final")
         near = self.table.nearest_unit(final, enemies)
         if near is None:
@@ -444,11 +457,16 @@ class HH2Checker:
             return
         d, i, other, j = near
         ok = scout_far_enough(self.R, d)
+        also, failing = "", list[str]()
+        if not ok:  # every model too close, the closest first (the same predicate)
+            close = each_too_close(final, near, lambda p: self.table.nearest_unit(p, enemies),
+                                   lambda dk: not scout_far_enough(self.R, dk))
+            also, failing = also_failing(final, [(k, f"{_f(dk)} from {uid}") for k, dk, uid in close])
         self.add(_finding(self.R.rid("scout.more_than_9"), ok, u,
                           f"model {u.models[i].id} ends {_f(d)} from enemy unit {other.unit.id} (model "
-                          f"{other.model_id(j)}); needs more than {self.R.SCOUT_MORE_THAN_IN:g}\"",
+                          f"{other.model_id(j)}); needs more than {self.R.SCOUT_MORE_THAN_IN:g}\"{also}",
                           model=u.models[i].id, measured=d, required=f'more than {self.R.SCOUT_MORE_THAN_IN:g}" from every enemy unit',
-                          margin=d - self.R.SCOUT_MORE_THAN_IN,
+                          margin=d - self.R.SCOUT_MORE_THAN_IN, failing=failing,
                           evidence=Evidence(nearest_enemy_unit=other.unit.id,
                                             nearest_enemy_model=other.model_id(j), model=u.models[i].id)))
 

@@ -8,11 +8,13 @@ threshold (negative: by how much the rule is broken).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner.units import TOLERANCE_IN
+
+T = TypeVar("T", bound=tuple[Any, ...])
 
 if TYPE_CHECKING:
     from planner.geometry.sight import Crossing
@@ -189,6 +191,14 @@ def also_failing(placed: Placed, failing: list[tuple[int, str]]) -> tuple[str, l
     if len(failing) < 2:
         return "", ids
     return "; also " + ", ".join(f"model {placed.model_id(i)} ({words})" for i, words in failing[1:]), ids
+
+
+def worst_first(failing: Iterable[T], worst: int, *, larger_is_worse: bool) -> list[T]:
+    """``failing`` (tuples of a footprint index and a measurement in inches, then anything) with
+    the finding's model ``worst`` first, then the worst measurement first (equal to a millionth
+    of an inch: the lower index first), for :func:`also_failing`."""
+    sign = -1.0 if larger_is_worse else 1.0
+    return sorted(failing, key=lambda t: (t[0] != worst, sign * round(t[1], 6), t[0]))
 
 
 def also_outside(placed: Placed, outside: tuple[tuple[int, float], ...], what: str) -> tuple[str, list[str]]:

@@ -42,6 +42,7 @@ from planner.geometry.shapes import (
 from planner.legality.checks.coherency import coherency_shortfall
 from planner.legality.checks.distance import each_too_close
 from planner.legality.checks.placement import (
+    NoGo,
     closest_no_go,
     edge_gap,
     minimum_width,
@@ -57,6 +58,7 @@ from planner.legality.report import (
     also_outside,
     inches,
     make_finding,
+    worst_first,
 )
 from planner.legality.table import Placed, Table, UnitSight
 from planner.rules.abilities import Ability
@@ -383,11 +385,18 @@ class WH40kChecker:
         t = self.world.terrain[tid]
         where = (f"stands on a wall of {tid}" if t not in self.table.no_go_features
                  else f"stands in {tid} ({t.kind.value}{', impassable' if t.is_impassable else ''})")
+        # every model in no-go terrain, the deepest first (a judge moves each one)
+        also, failing = also_failing(placed, [(g.index, self._in_no_go_words(g)) for g in best.inside])
         msg = (f"no model in impassable terrain, a solid feature or a wall{when}; closest: model {m.id}, "
-               f"{_f(max(best.distance, 0))} from {tid}" if best.ok else f"model {m.id} {where}{when}")
+               f"{_f(max(best.distance, 0))} from {tid}" if best.ok else f"model {m.id} {where}{when}{also}")
         self.add(_finding(self.P + "terrain.placement", best.ok, u, msg, model=m.id, measured=best.distance,
                           required="not in impassable terrain, solid features or walls", margin=best.distance,
-                          evidence=Evidence(model=m.id, terrain_feature=tid)))
+                          evidence=Evidence(model=m.id, terrain_feature=tid), failing=failing))
+
+    def _in_no_go_words(self, g: NoGo) -> str:
+        """A base standing in no-go terrain in words: ``in wB, 1.190" deep`` (or on a wall of it)."""
+        on = "on a wall of" if self.world.terrain[g.feature] not in self.table.no_go_features else "in"
+        return f"{on} {g.feature}, {_f(-g.distance)} deep"
 
     def check_zone(self, placed: Placed, when: str) -> None:
         u = placed.unit
@@ -522,18 +531,25 @@ class WH40kChecker:
         group = self.placed_group(u, "first") if u.joined_by else placed
         # the enemy deployment zone
         best = None
+        nearest: dict[int, tuple[float, str]] = {}  # each model's closest enemy zone
         for zid, poly in self.enemy_zones(u):
             for i, f in enumerate(group.footprints):
                 d = max(0.0, distance_to_polygon(f, poly))
+                if i not in nearest or d < nearest[i][0]:
+                    nearest[i] = (d, zid)
                 if best is None or d < best[0]:
                     best = (d, i, zid)
         if best is not None:
             d, i, zid = best
             ok = is_more_than_distance(d, limit)
+            # every model too close, the closest first (a judge moves each one)
+            close = worst_first(((k, dk, z) for k, (dk, z) in nearest.items() if not is_more_than_distance(dk, limit)),
+                                i, larger_is_worse=False)
+            also, failing = also_failing(group, [(k, f"{_f(dk)} from {z}") for k, dk, z in close])
             self.add(_finding(P + "infiltrators.zone_distance", ok, u,
                               f"model {group.model_id(i)} is {_f(d)} from the enemy deployment zone {zid}{when}"
-                              + ("" if ok else f": needs more than {limit:g}\""),
-                              model=group.model_id(i), measured=d,
+                              + ("" if ok else f": needs more than {limit:g}\"{also}"),
+                              model=group.model_id(i), measured=d, failing=failing,
                               required=f"more than {limit:g}\" from the enemy deployment zone", margin=d - limit))
         # enemy models / units on the battlefield, where they were set up
         near = self.table.nearest_unit(group, self.enemies(u, "first"))
@@ -610,13 +626,18 @@ class WH40kChecker:
                           "the position before the move qualifies" if first_ok
                           else f"the position before the move does not qualify: {req}", required=req))
         if x is not None:
-            worst = max((farthest_from(a, b), i) for i, (a, b) in enumerate(zip(first.footprints, final.footprints,
-                                                                                  strict=True)))
+            moved = [farthest_from(a, b) for a, b in zip(first.footprints, final.footprints, strict=True)]
+            worst = max((dk, k) for k, dk in enumerate(moved))
             okd = is_within_distance(worst[0], x)
             m = u.models[worst[1]]
+            # every model moved too far, the farthest first (a judge moves each one)
+            far = worst_first(((k, dk) for k, dk in enumerate(moved) if not is_within_distance(dk, x)), worst[1],
+                              larger_is_worse=True)
+            also, failing = also_failing(final, [(k, f"moved {_f(dk)}") for k, dk in far])
             self.add(_finding(P + "scouts.distance", okd, u,
-                              f"model {m.id} moved {_f(worst[0])} of up to {x:g}\"", model=m.id, measured=worst[0],
-                              required=f"a move of up to {x:g}\"", margin=x - worst[0]))
+                              f"model {m.id} moved {_f(worst[0])} of up to {x:g}\"{also}", model=m.id,
+                              measured=worst[0], required=f"a move of up to {x:g}\"", margin=x - worst[0],
+                              failing=failing))
         limit = R.SCOUTS_MORE_THAN_IN
         others = [self.table.final(e) for e in self.table.enemy_units(u.player)]
         near = self.table.nearest_unit(final, others)
@@ -764,20 +785,29 @@ class WH40kChecker:
             if rest:
                 depth, i = max(rest)
                 okb = is_within_distance(depth, R.RESERVES_EDGE_IN)
+                # every model not wholly within, the deepest first (a judge moves each one)
+                deep = worst_first(((k, dk) for dk, k in rest if not is_within_distance(dk, R.RESERVES_EDGE_IN)), i,
+                                   larger_is_worse=True)
+                also, failing = also_failing(placed, [(k, _f(dk)) for k, dk in deep])
                 self.add(_finding(P + "reserves.edge", okb, u,
                                   f"every model wholly within {R.RESERVES_EDGE_IN:g}\" of a battlefield edge (deepest: "
                                   f"model {u.models[i].id}, {_f(depth)})" if okb
                                   else f"model {u.models[i].id} is not wholly within {R.RESERVES_EDGE_IN:g}\" of a "
-                                       f"battlefield edge ({_f(depth)})", model=u.models[i].id, measured=depth,
+                                       f"battlefield edge ({_f(depth)}){also}", model=u.models[i].id, measured=depth,
                                   required=f"wholly within {R.RESERVES_EDGE_IN:g}\" of a battlefield edge",
-                                  margin=R.RESERVES_EDGE_IN - depth))
+                                  margin=R.RESERVES_EDGE_IN - depth, failing=failing))
             if rnd < R.RESERVES_ENEMY_ZONE_FROM_ROUND:
                 hits = [(zid, i) for zid, poly in self.enemy_zones(u) for i, f in enumerate(placed.footprints)
                         if distance_to_polygon(f, poly) <= TOLERANCE_IN]
+                # every model within an enemy zone, as found (the finding's model first; a judge moves each one)
+                zone_of: dict[int, str] = {}
+                for zid, i in hits:
+                    zone_of.setdefault(i, zid)
+                also, failing = also_failing(placed, [(i, f"within {zid}") for i, zid in zone_of.items()])
                 self.add(_finding(P + "reserves.enemy_zone", not hits, u,
                                   "not within the enemy deployment zone" if not hits
                                   else f"model {u.models[hits[0][1]].id} is within enemy deployment zone {hits[0][0]} "
-                                       f"in battle round {rnd}",
+                                       f"in battle round {rnd}{also}", failing=failing,
                                   required=f"not within the enemy deployment zone before battle round "
                                            f"{R.RESERVES_ENEMY_ZONE_FROM_ROUND}"))
         limit = R.RESERVES_MORE_THAN_IN

@@ -75,11 +75,33 @@ class NoGo:
     distance: float
     index: int
     feature: str
+    inside: tuple[NoGo, ...] = ()
+    """Every base standing in a no-go feature (each with its deepest feature), the deepest first
+    and this one first (a judge moves each one); empty when :attr:`ok` or with ``first_hit``."""
 
     @property
     def ok(self) -> bool:
         """The base does not stand in the feature (touching its edge is allowed)."""
         return self.distance >= -TOLERANCE_IN
+
+
+def every_in_no_go(fps: Sequence[Footprint], features: Sequence[tuple[str, Polygon]], lower_bounds: np.ndarray,
+                   measure: Callable[[list[tuple[Footprint, Footprint]]], np.ndarray] | None = None
+                   ) -> tuple[NoGo, ...]:
+    """Every base of ``fps`` standing in one of ``features`` (the predicate of :attr:`NoGo.ok`),
+    each with its deepest feature (the first on a tie), the deepest first (the lower index on a
+    tie). Exact distances only for the pairs whose lower bound (``lower_bounds``, features x
+    bases, :func:`no_go_lower_bounds`) is below ``-TOLERANCE_IN``: no other pair can overlap (a
+    bound is exact or smaller wherever the base's centre is outside the feature, and minus the
+    outer radius where it is inside)."""
+    deepest: dict[int, NoGo] = {}
+    for k, i in zip(*np.nonzero(lower_bounds < -TOLERANCE_IN), strict=True):
+        fid, poly = features[int(k)]
+        d = distance_to_polygon(fps[int(i)], poly, measure)
+        hit = NoGo(d, int(i), fid)
+        if not hit.ok and (int(i) not in deepest or d < deepest[int(i)].distance):
+            deepest[int(i)] = hit
+    return tuple(sorted(deepest.values(), key=lambda g: (g.distance, g.index)))
 
 
 def no_go_lower_bounds(fps: Sequence[Footprint], features: Sequence[tuple[str, Polygon]]) -> np.ndarray:
@@ -106,7 +128,9 @@ def closest_no_go(fps: Sequence[Footprint], features: Sequence[tuple[str, Polygo
                   first_hit: bool = False, lower_bounds: np.ndarray | None = None,
                   measure: Callable[[list[tuple[Footprint, Footprint]]], np.ndarray] | None = None) -> NoGo | None:
     """Rule "no model in impassable terrain or inside a solid feature": the closest base/feature
-    pair over ``features`` ((id, polygon) pairs), exact, or None if there are no features.
+    pair over ``features`` ((id, polygon) pairs), exact, or None if there are no features. When a
+    base stands in a feature (and not ``first_hit``): the deepest such pair, with every base
+    standing in one (:attr:`NoGo.inside`, :func:`every_in_no_go`).
 
     Exact distances are taken in order of a cheap lower bound (:func:`no_go_lower_bounds`;
     ``lower_bounds``: those bounds already made, features x bases), stopping when no pair can be
@@ -134,6 +158,10 @@ def closest_no_go(fps: Sequence[Footprint], features: Sequence[tuple[str, Polygo
             best = NoGo(d, i, fid)
             if first_hit and not best.ok:
                 return best
+    if best is not None and not best.ok and not first_hit:
+        inside = every_in_no_go(fps, features, lb, measure)
+        if inside:  # the deepest first (the search above stops at the first bound past the closest found)
+            return NoGo(inside[0].distance, inside[0].index, inside[0].feature, inside)
     return best
 
 

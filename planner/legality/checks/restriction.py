@@ -97,6 +97,9 @@ class Verdict:
     """Index of the closest model of the unit being set up."""
     holder_model: str
     beaten: tuple[Permission, ...]
+    within: tuple[tuple[int, float], ...] = ()
+    """With ``every``: every model within the distance, (index, inches), the closest first (this
+    verdict's model first; a judge moves each one); empty when :attr:`ok`."""
 
 
 def _holder_placed(p: Placed, held: Held) -> Placed:
@@ -107,13 +110,27 @@ def _holder_placed(p: Placed, held: Held) -> Placed:
     return Placed(p.unit, tuple(p.footprints[i] for i in held.models), tuple(p.model_id(i) for i in held.models))
 
 
+def _every_within(table: Table, placed: Placed, nearest: tuple[float, int, Placed, int], holder: Placed,
+                  limit: float) -> tuple[tuple[int, float], ...]:
+    """Every model of ``placed`` not more than ``limit`` from ``holder`` (``nearest``: the closest
+    pair, already measured), (index, inches), the closest first
+    (:func:`~planner.legality.checks.distance.each_too_close`)."""
+    from planner.legality.checks.distance import each_too_close
+
+    return tuple((k, dk) for k, dk, _ in each_too_close(placed, nearest, lambda p: table.nearest_unit(p, [holder]),
+                                                       lambda dk: not is_more_than_distance(dk, limit)))
+
+
 def restriction_verdicts(table: Table, placed: Placed, margin: float = 0.0,
-                         holders: list[Placed] | None = None, kind: SetupKind | None = None) -> list[Verdict]:
+                         holders: list[Placed] | None = None, kind: SetupKind | None = None, *,
+                         every: bool = False) -> list[Verdict]:
     """Every restriction against ``placed`` (the unit being set up at these footprints) held by
     an enemy unit on the table, measured. ``holders``: the units that may hold one, at their
     footprints (default: every unit on the table but this one, where it stands); ``margin``
     (inches): the planner's tape-measure margin ("more than X" plus the margin); the checker
-    uses 0; ``kind``: the set-up method judged (default :func:`setup_kind` of the unit)."""
+    uses 0; ``kind``: the set-up method judged (default :func:`setup_kind` of the unit);
+    ``every``: a breached verdict also lists every model within (:attr:`Verdict.within`, the
+    checker's report; the judges need only the verdict)."""
     unit = placed.unit
     if holders is None:
         # only the units that hold some restriction can forbid anything (found once per table)
@@ -125,8 +142,12 @@ def restriction_verdicts(table: Table, placed: Placed, margin: float = 0.0,
         if n is None:
             continue
         d, i, other, j = n
-        ok = is_more_than_distance(d, h.restriction.within_in + margin)
-        out.append(Verdict(h, d, ok, i, other.model_id(j), tuple(permissions_of(unit, h.restriction, kind))))
+        limit = h.restriction.within_in + margin
+        ok = is_more_than_distance(d, limit)
+        within: tuple[tuple[int, float], ...] = ()
+        if every and not ok:
+            within = _every_within(table, placed, n, _holder_placed(at[h.holder.id], h), limit)
+        out.append(Verdict(h, d, ok, i, other.model_id(j), tuple(permissions_of(unit, h.restriction, kind)), within))
     return out
 
 
@@ -190,8 +211,8 @@ def restriction_findings(rs: Ruleset, table: Table, placed: Placed) -> list[Find
         passes.append((first[0], first[1], first[2], " at its first set-up, before the Scout redeploy"))
     passes.append((placed, None, None, ""))
     for at, kind, holders, when in passes:
-        out += verdict_findings(rs, at, restriction_verdicts(table, at, holders=holders, kind=kind), kind or setup_kind(unit),
-                         when)
+        out += verdict_findings(rs, at, restriction_verdicts(table, at, holders=holders, kind=kind, every=True),
+                                kind or setup_kind(unit), when)
     return out
 
 
@@ -199,16 +220,18 @@ def verdict_findings(rs: Ruleset, placed: Placed, verdicts: list[Verdict], kind:
                      when: str = "") -> list[Finding]:
     """The findings of rule ``<rs>.restriction.within`` for ``verdicts`` of ``placed`` set up by
     ``kind`` (``when``: words after the model, e.g. "at its first set-up")."""
-    from planner.legality.report import Evidence, make_finding
+    from planner.legality.report import Evidence, also_failing, inches, make_finding
 
     out = []
     unit = placed.unit
     for v in verdicts:
         r = v.held.restriction
         model = placed.model_id(v.model)
+        # every model within (Verdict.within, when measured), the closest first
+        also, failing = also_failing(placed, [(k, f"{inches(dk)} from {v.held.holder.id}") for k, dk in v.within])
         out.append(make_finding(
-            rs.rid("restriction.within"), v.ok, unit, f"model {model}{when} is {describe(v)}", model=model,
-            measured=v.distance,
+            rs.rid("restriction.within"), v.ok, unit, f"model {model}{when} is {describe(v)}{also}", model=model,
+            measured=v.distance, failing=failing,
             required=f"more than {r.within_in:g}\" from {v.held.holder.id} (set-up by {kind})",
             margin=v.distance - r.within_in,
             evidence=Evidence(nearest_enemy_unit=v.held.holder.id, nearest_enemy_model=v.holder_model, model=model,
