@@ -39,6 +39,7 @@ def test_minkowski_sum_is_the_hull_of_vertex_sums(a, b, flip):
 
 @settings(max_examples=80, deadline=None)
 @given(pts, st.floats(0.05, 3.0))
+@example([(0.0, 0.0), (0.0, 9.633185360716952e-212), (1.0, 0.0), (0.25, 2.0)], 1.0)  # a 1e-212" edge (hypothesis)
 def test_grown_convex_brackets_the_grown_set(a, g):
     A = _hull(a)
     if A is None:

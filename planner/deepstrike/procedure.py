@@ -642,6 +642,11 @@ def grown_convex(V: np.ndarray, grow: float, side: str = "outer", n: int = ELLIP
     x, y = V[:, 0], V[:, 1]
     if float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)) < 0:
         V = V[::-1]
+    # a vertex within 1e-9" of the next adds no corner worth an arc, and its edge's normal is noise
+    # (hypothesis: a 1e-212" edge made the grown polygon cross itself); the others are untouched
+    short = np.hypot(*(np.roll(V, -1, axis=0) - V).T) <= 1e-9 * max(1.0, float(np.max(np.abs(V))))
+    if short.any() and (~short).sum() >= 3:
+        V = V[~short]
     e = np.roll(V, -1, axis=0) - V
     a_out = np.arctan2(-e[:, 0], e[:, 1])  # outward normal angle of edge i (V_i -> V_i+1)
     a_in = np.roll(a_out, 1)  # of the edge into vertex i
