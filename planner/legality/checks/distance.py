@@ -107,6 +107,7 @@ def each_too_close(placed: Placed, nearest: tuple[Any, ...], measure: Callable[[
     ``measure(p)`` gives the same for one footprint ``p`` (the same call with the same enemies), and
     ``fails(d)`` is the rule's verdict on a distance (True: too close). Called only when the
     closest model fails, so a legal unit costs nothing more."""
+    from planner.legality.report import worst_first
     from planner.legality.table import Placed
 
     d, i, other, _ = nearest
@@ -117,5 +118,4 @@ def each_too_close(placed: Placed, nearest: tuple[Any, ...], measure: Callable[[
         nk = measure(Placed(placed.unit, (fp,), (placed.model_id(k),)))
         if nk is not None and fails(nk[0]):
             out.append((k, nk[0], nk[2].unit.id))
-    out.sort(key=lambda t: t[1])
-    return out
+    return worst_first(out, i, larger_is_worse=False)  # the one order of every "also model ..." list
