@@ -352,7 +352,9 @@ def plan(
             plan_output(result, world, form, render_out, console)
         if wrote:
             console.print(f"Wrote the planned scenario to {escape(str(out))}")
-        _write_json(json_out, result.model_dump(mode="json", exclude={"scenario", "scenario_data"}), [scenario])
+        from planner.report.ruling import plan_json
+
+        _write_json(json_out, plan_json(result, {"scenario", "scenario_data"}), [scenario])
         return result.exit_code
 
     _run(go, json_out)
