@@ -666,3 +666,30 @@ def test_deepstrike_render_draws_the_chosen_formation(tmp_path):
     assert r.exit_code == 0 and "fixed orientation 90 deg (as asked)" in r.output
     data = json.loads(js.read_text())
     assert data["formation_drawn"][1] == data["landing_on_target"]["positions"]
+
+
+def test_walls_closing_a_courtyard_leave_the_courtyard_free():
+    """A wall drawn as a closed line is a ring with a hole: the courtyard inside is not terrain.
+    Before, the landing regions took the ring's outline only (the courtyard a mishap, P = 1), and
+    a feature whose walls and pieces joined into several polygons was an internal error
+    (``hh2-fortified-line`` Deep Strike Assault). Oracle: the 7th-edition scatter (HIT 1/3, else
+    2D6 in a uniform direction) over 20,000 directions, shapely's distance to the wall."""
+    import shapely
+
+    ring = [[31, 19], [41, 19], [41, 29], [31, 29], [31, 19]]
+    feature = {"id": "yard", "kind": "area", "footprint": [[31, 19], [41, 19], [41, 29], [31, 29]],
+               "walls": [{"points": ring, "thickness_in": 0.5, "height_in": 3}]}
+    world = _world("wh40k7", terrain=[feature])
+    o = odds(make_setup(world, "ds"), 36, 24)
+    from planner.legality.table import Table
+
+    (wall,) = [p for _, p in Table(world).no_go_polys]
+    assert len(wall.interiors) == 1  # the case under test: a polygon with a hole
+    theta = (np.arange(20_000) + 0.5) * (2 * math.pi / 20_000)
+    p = 0.0
+    for a, b in itertools.product(range(1, 7), repeat=2):
+        d = a + b
+        pts = shapely.points(36 + d * np.cos(theta), 24 + d * np.sin(theta))
+        p += (2 / 3) / 36 * float(np.mean(shapely.distance(pts, wall) < R25))
+    assert 0.1 < p < 0.2
+    assert o.p_mishap == pytest.approx(p, abs=2e-4)

@@ -382,12 +382,15 @@ def test_plan_refuses_an_illegal_table_before_planning(illegal_plan: Path, tmp_p
     assert time.monotonic() - t < 5  # before any solving
 
 
-def test_plan_of_an_illegal_table_with_allow_is_reported_illegal(illegal_plan: Path):
-    r = run("plan", illegal_plan, "--time-limit", "30", "--allow-illegal-table")
+def test_plan_of_an_illegal_table_with_allow_is_reported_illegal(illegal_plan: Path, tmp_path: Path):
+    r = run("plan", illegal_plan, "--time-limit", "30", "--allow-illegal-table", "--json", tmp_path / "p.json")
     assert r.exit_code == 1, r.stderr
     out = one_line(r.stdout)
     assert "warning: the table is already illegal" in out
     assert "Solver status: ILLEGAL" in out and "Solver status: optimal" not in out
+    # the JSON says it as the text does (a fresh user read "status": "optimal" beside "legal": false)
+    report = json.loads((tmp_path / "p.json").read_text(encoding="utf-8"))
+    assert (report["status"], report["solver_status"], report["legal"]) == ("illegal", "optimal", False)
 
 
 # --------------------------------------------------------------------------- the CLI's own words

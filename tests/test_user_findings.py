@@ -155,11 +155,14 @@ def test_every_bundled_scenario_validates_against_planner_schema():
     root = Path(__file__).resolve().parents[1]
     files = sorted((root / "scenarios").rglob("*.yaml")) + sorted((root / "tests" / "assets").glob("*.yaml"))
     assert len(files) >= 10
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    validator = cls(schema)  # the schema checked once, not once per file
     for f in files:
-        jsonschema.validate(yaml.safe_load(f.read_text(encoding="utf-8")), schema)
+        validator.validate(yaml.load(f.read_bytes(), Loader=yaml.CSafeLoader))
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({"ruleset": "hh2", "armies": [{"player": "a", "units": [
-            {"id": "u", "setup": "teleport", "models": [{"profile": "x"}]}]}]}, schema)
+        validator.validate({"ruleset": "hh2", "armies": [{"player": "a", "units": [
+            {"id": "u", "setup": "teleport", "models": [{"profile": "x"}]}]}]})
 
 
 def test_the_readme_scenario_example_plans_and_checks(tmp_path):

@@ -266,7 +266,7 @@ def check(
 def plan(
     scenario: Annotated[str, typer.Argument(help="Scenario file; units with 'place: true' are placed.")],
     out: Annotated[str | None, typer.Option("--out", help="Write the planned scenario here (YAML or JSON).")] = None,
-    time_limit: Annotated[float, typer.Option("--time-limit", min=0.1, max=86400, help="Solver time limit, seconds.")] = 20.0,
+    time_limit: Annotated[float, typer.Option("--time-limit", min=0.1, max=86400, help="Time limit of the planning, wall-clock seconds (the independent check and the report come after it).")] = 20.0,
     workers: Annotated[int, typer.Option("--workers", min=1, max=64, help="CP-SAT worker threads.")] = 2,
     seed: Annotated[int, typer.Option("--seed", min=0, max=2**31 - 1, help="CP-SAT random seed (0 to 2147483647).")] = 0,
     next_step: Annotated[bool, typer.Option("--next", metavar="",
@@ -352,7 +352,9 @@ def plan(
             plan_output(result, world, form, render_out, console)
         if wrote:
             console.print(f"Wrote the planned scenario to {escape(str(out))}")
-        _write_json(json_out, result.model_dump(mode="json", exclude={"scenario", "scenario_data"}), [scenario])
+        from planner.report.ruling import plan_json
+
+        _write_json(json_out, plan_json(result, {"scenario", "scenario_data"}), [scenario])
         return result.exit_code
 
     _run(go, json_out)

@@ -604,7 +604,13 @@ def _add_sum(rs: RegionSet, A, S: Footprint, grow: float, region: int, ox: float
     shape: :func:`_sum_hulls`); an oval ``S`` or ``A`` enters by its outer or inner 256-gon
     (:func:`grown_ellipse_bounds`) and, grown by a positive distance, as one outer or inner convex
     polygon (:func:`grown_convex`: the odds are then bracketed by the two runs, as for the ovals);
-    a negative ``grow`` (the -T of "overlapping") is taken as 0 (a 1e-6" difference)."""
+    a negative ``grow`` (the -T of "overlapping") is taken as 0 (a 1e-6" difference). A terrain
+    ``A`` of several pieces (a feature's walls joined) or with holes (walls closing a courtyard) is
+    taken piece by piece (:func:`_simple_pieces`: the sum of a union is the union of the sums)."""
+    if not isinstance(A, Footprint) and (A.geom_type != "Polygon" or A.interiors):
+        for piece in _simple_pieces(A):
+            _add_sum(rs, piece, S, grow, region, ox, oy, ellipse)
+        return
     if S.kind == "circle":
         if isinstance(A, Footprint):
             if S.a + grow + (A.a if A.kind == "circle" else 0.0) > 0:
@@ -627,6 +633,25 @@ def _add_sum(rs: RegionSet, A, S: Footprint, grow: float, region: int, ox: float
             rs.add_convex(_grown_cached(hull, g, ellipse) - shift, region)
         else:
             _convex_band(rs, hull - shift, g, region)
+
+
+def _simple_pieces(A) -> list[Polygon]:
+    """Hole-free polygons whose union is the terrain geometry ``A`` (a Polygon, MultiPolygon or
+    collection): each part as it is, a part with holes as its constrained Delaunay triangles
+    (shapely; exact, the triangles cover the part and nothing else)."""
+    import shapely
+
+    out: list[Polygon] = []
+    for part in shapely.get_parts(A):
+        if part.geom_type != "Polygon" or part.is_empty:
+            if part.geom_type in ("MultiPolygon", "GeometryCollection"):
+                out += _simple_pieces(part)
+            continue  # a line or point left by a union has no area: no base stands "in" it
+        if part.interiors:
+            out += [t for t in shapely.get_parts(shapely.constrained_delaunay_triangles(part)) if t.area > 0]
+        else:
+            out.append(part)
+    return out
 
 
 _SUMS: dict = {}

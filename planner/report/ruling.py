@@ -193,6 +193,17 @@ def status_words(result) -> str:
     return result.status
 
 
+def plan_json(result, exclude: set[str]) -> dict:
+    """A plan's JSON report (``result.model_dump``, without the fields in ``exclude``) with the
+    status said as :func:`status_words` says it: ``"illegal"`` for a plan the independent checker
+    refuses, never ``optimal`` or ``feasible``; ``solver_status`` is always the solver's own."""
+    data = result.model_dump(mode="json", exclude=exclude)
+    data["solver_status"] = result.status
+    if result.legal is False and result.status in ("optimal", "feasible"):
+        data["status"] = "illegal"
+    return data
+
+
 def plan_lines(result) -> list[str]:
     """The solver's account of a plan (status, objective, bound, gap, time, each goal term, and
     the conflicts of an infeasibility proof), one statement a line."""

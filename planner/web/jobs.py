@@ -51,7 +51,9 @@ def _worker(data: dict, file: str | None, units: list[str] | None, time_limit: f
 
         settings = SolverSettings(time_limit_s=time_limit, workers=workers, seed=seed)
         result = plan_deployment(world, settings, units=units, on_progress=progress)
-        payload = result.model_dump(mode="json", exclude={"scenario"})
+        from planner.report.ruling import plan_json
+
+        payload = plan_json(result, {"scenario"})
         from planner.web.board import json_safe
 
         out.put(("result", json_safe(payload)))
