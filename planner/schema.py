@@ -515,6 +515,11 @@ class Battlefield(Record):
     width: Num = Field(default=72.0, gt=0, le=1000)
     depth: Num = Field(default=48.0, gt=0, le=1000)
 
+    def holds(self, x: float, y: float) -> bool:
+        """The point (x, y), inches, is on the battlefield (its edge counts): where an aim point,
+        a goal point or a contested point may be."""
+        return 0.0 <= x <= self.width and 0.0 <= y <= self.depth
+
 
 class TerrainKind(StrEnum):
     """How a terrain feature blocks sight.

@@ -545,11 +545,19 @@ def _check_positioned(u: UnitInfo, file: str | None, require_positions: bool) ->
 
 
 def _check_goals(scenario: Scenario, rs: Ruleset, units: dict[str, UnitInfo], file: str | None) -> None:
-    """Each goal is of a kind the ruleset has, and names an existing objective or unit."""
+    """Each goal is of a kind the ruleset has, names an existing objective or unit, and its point
+    (``near_point``, a deny goal's ``protect``) is on the battlefield."""
     from planner.rules.registry import ruleset_goal_kinds, rulesets_with_goal
 
     objective_ids = {o.id for o in scenario.objectives}
+    bf = scenario.battlefield
     for gi, g in enumerate(scenario.goals):
+        off = f"the goal point must be on the {bf.width:g}\" x {bf.depth:g}\" battlefield"
+        if g.kind == "near_point" and not bf.holds(g.x, g.y):
+            axis = "x" if not bf.holds(g.x, 0.0) else "y"
+            raise _err(off, file, f"goals[{gi}].{axis}", getattr(g, axis))
+        if g.kind == "deny" and g.protect is not None and not bf.holds(*g.protect):
+            raise _err(off, file, f"goals[{gi}].protect", list(g.protect))
         if g.kind not in rs.GOAL_KINDS and g.kind in ruleset_goal_kinds():
             raise _err(f"{g.kind} goals are for {rulesets_with_goal(g.kind)}, not {rs.id}",
                        file, f"goals[{gi}].kind", g.kind)

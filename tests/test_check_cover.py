@@ -91,3 +91,24 @@ def test_hh2_has_no_cover_rule_exit_2():
     hh2 = Path(__file__).resolve().parent / "data" / "rulings" / "ic-joins-infiltrate-unit.yaml"
     r = CliRunner().invoke(app, ["check", str(hh2), "--cover"])
     assert r.exit_code == 2 and "benefit of cover" in r.output
+
+
+def test_a_deep_striker_arrived_in_round_2_is_listed_from_its_arrival():
+    """A 10th/11th unit set up by Deep Strike in battle round 2 (positions, ``battle_round: 2``) is on
+    the battlefield once it arrives: check --cover lists its models against the enemy and the
+    enemy's models against it, the reason saying from which round; a unit still in reserves
+    (no positions) is not listed."""
+    data = _data("wh40k11")
+    ds = unit("ds", [model(55, 25), model(56.5, 25)], keywords=["INFANTRY"])
+    ds.update(abilities=["Deep Strike"], setup={"method": "reserves", "arrival": "deep_strike", "battle_round": 2})
+    data["armies"][1]["units"] += [ds, {"id": "waiting", "keywords": ["INFANTRY"], "setup": "reserves",
+                                        "models": [{"base": {"diameter_mm": 32}}]}]
+    world = resolve(Scenario.model_validate(data), "c.yaml", require_positions=True)
+    rep = check_deployment(world, cover=True)
+    assert rep.cover is not None
+    rows = {(c.unit, c.model, c.against): (c.cover, c.reason) for c in rep.cover}
+    after = " (from battle round 2, once ds has arrived)"
+    assert rows[("ds", "1", "inf")] == (False, "in the open and fully visible" + after)
+    assert rows[("inf", "1", "ds")] == (True, "within terrain area ruin" + after)
+    assert rows[("inf", "1", "foe")] == (True, "within terrain area ruin")  # the deployed units as before
+    assert {k[0] for k in rows} == {"inf", "foe", "ds"} and not any("waiting" in k for k in rows)

@@ -49,6 +49,7 @@ def test_40k_landing_agrees_with_the_checker_around_terrain_and_a_friendly_model
     st = make_setup(resolve(Scenario.model_validate(data)), "ds")
     seen = {True: 0, False: 0}
     rules_fired = set()
+    named = 0
     for x in (12.0, 15.0, 19.5, 21.0, 22.0, 23.5, 26.0, 29.0, 33.0, 36.0):
         for y in (16.5, 17.0, 18.2, 19.0, 21.0, 23.0):
             land = judge_landing(st, x, y)
@@ -63,10 +64,20 @@ def test_40k_landing_agrees_with_the_checker_around_terrain_and_a_friendly_model
             rules_fired |= {v.rule for v in rep.violations}
             assert {v.rule for v in rep.violations} <= {f.rule for f in land.findings if not f.passed} | {
                 f"{ruleset}.reserves.distance"}, (x, y)
-    assert seen[True] and seen[False]
+            # every failing model named, worst first, as the checker names them (battlefield, terrain)
+            mine = {f.rule: (f.model, f.failing_models) for f in land.findings if not f.passed}
+            for f in (f for u in rep.units if u.unit == "ds" for f in u.findings if not f.passed):
+                if f.rule in (f"{ruleset}.battlefield", f"{ruleset}.terrain.placement"):
+                    assert mine[f.rule] == (f.model, f.failing_models), (x, y, f.rule)
+                    named += len(f.failing_models)
+    assert seen[True] and seen[False] and named
     assert {f"{ruleset}.terrain.placement", f"{ruleset}.bases.overlap"} <= rules_fired
-    # inside the solid rock, in the impassable pit, on the friendly model: each named
-    assert judge_landing(st, 15.0, 23.0).findings[-2].message == "model 1 would be set up in rock"
+    # inside the solid rock, in the impassable pit, on the friendly model: each named, every model
+    # in the rock named (the deepest first; 3.630" = 3" to the rock's edge + the 16 mm radius)
+    rock = judge_landing(st, 15.0, 23.0).findings[-2]
+    assert rock.message == ('model 1 would be set up in rock; also model 2 (in rock, 3.630" deep), '
+                            'model 3 (in rock, 2.539" deep)')
+    assert rock.failing_models == ["1", "2", "3"]
     assert "impassable" in judge_landing(st, 26.0, 22.0).triggers
     on = judge_landing(st, 22.0, 17.0)
     assert on.triggers == ["on_model"] and odds(st, 22.0, 17.0).triggers["on_model"] == 1.0
@@ -197,3 +208,37 @@ def test_hh2_first_model_scattering_onto_a_friendly_model_is_relocated():
     assert 0 < on < 2 / 3 and far.triggers["hh2.deepstrike_assault.on_model"] == 0.0
     # relocated: the union of the friend's region with the edge's (they meet near the far edge)
     assert max(far.p_relocated, on) < near.p_relocated <= far.p_relocated + on + 1e-9
+
+
+def test_the_landing_names_every_failing_model_in_its_text_and_json(tmp_path):
+    """`planner deepstrike --at` on a friendly model: the landing's finding names every model set up
+    on another (text and JSON, ``failing_models``), not only the first."""
+    import json
+
+    import yaml
+    from typer.testing import CliRunner
+
+    from planner.cli.commands import app
+
+    src, js = tmp_path / "s.yaml", tmp_path / "s.json"
+    src.write_text(yaml.safe_dump(_scenario("wh40k10", 6)), encoding="utf-8")
+    r = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ds", "--at", "21,16.5", "--json", str(js)])
+    assert r.exit_code == 1, r.output
+    assert ("[wh40k10.bases.overlap] model 1 would be set up on intercessors/1; also model 2 (on intercessors/1), "
+            "model 3 (on intercessors/1)") in " ".join(r.output.split())
+    (bad,) = [f for f in json.loads(js.read_text())["landing_on_target"]["findings"] if not f["passed"]]
+    assert (bad["rule"], bad["model"], bad["failing_models"]) == ("wh40k10.bases.overlap", "1", ["1", "2", "3"])
+
+
+def test_7th_edition_mishap_findings_name_every_failing_model_closest_first():
+    """7th edition, six models aimed beside the enemy model: the enemy_within_1 finding names the
+    closest model first (model 2, on it) and every other model within 1" after it, closest first;
+    off the table at the corner: every model over the edge, the farthest over first."""
+    st = make_setup(resolve(Scenario.model_validate(_scenario("wh40k7", n=6))), "ds")
+    near = next(f for f in judge_landing(st, 48.0, 39.0).findings if f.rule == "wh40k7.deepstrike.mishap.enemy_within_1")
+    assert not near.passed and near.model == "2" and near.failing_models == ["2", "3", "1"]
+    assert near.message == ('model 2 would land 0.000" from enemy model enemy/1; also model 3 (0.113" from enemy '
+                            'model enemy/1), model 1 (0.976" from enemy model enemy/1)')
+    off = judge_landing(st, 0.0, 0.0).findings[0]
+    assert not off.passed and off.failing_models == ["5", "6", "4", "1", "2"]
+    assert off.message.startswith('model 5 would land off the table (1.890" over the edge); also model 6 (1.721" over)')

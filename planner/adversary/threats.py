@@ -78,6 +78,10 @@ def parse_goal(text: str | None, world: World) -> ThreatGoal:
                                 value=text) from None
         if not (math.isfinite(x) and math.isfinite(y)):
             raise ScenarioError("the point must be finite numbers", location="--goal", value=text)
+        bf = world.scenario.battlefield
+        if not bf.holds(x, y):
+            raise ScenarioError(f"the goal point must be on the {bf.width:g}\" x {bf.depth:g}\" battlefield",
+                                location="--goal", value=text)
         words = "closest to" if kind == "near_point" else f'hidden and within {HIDDEN_NEAR_IN:g}" of, closest to'
         return ThreatGoal(kind, (x, y), f"{words} ({x:g}, {y:g})")
     if kind == "near_objective":

@@ -199,7 +199,7 @@ def run_alternate(world: World, winner: str, point_text: str, grid_in: float, to
 
     point = parse_point(point_text, "--point")  # two finite numbers, as every X,Y option
     bf = world.scenario.battlefield
-    if not (0.0 <= point[0] <= bf.width and 0.0 <= point[1] <= bf.depth):
+    if not bf.holds(*point):
         raise ScenarioError(f"the contested point must be on the {bf.width:g}\" x {bf.depth:g}\" battlefield",
                             location="--point", value=point_text)
     r = alternate(world, winner, point, grid_in, top_k)

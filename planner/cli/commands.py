@@ -963,6 +963,40 @@ def _json_target(argv: list[str]) -> tuple[str | None, int | None]:
     return None, None
 
 
+def _typed_value(exc: Exception, argv: list[str]) -> object:
+    """What the user typed for the option a command-line error is about, from the raw ``argv``
+    (click's errors carry the parameter, not its text): the value after its last ``--opt VALUE``
+    or ``--opt=VALUE`` (every one, a list, for a repeatable option), or the unknown option's name
+    itself; None where the command line holds none (a missing option, a positional argument)."""
+    name = getattr(exc, "option_name", None)
+    param = getattr(exc, "param", None)
+    opts = [o for o in (getattr(param, "opts", None) or []) + (getattr(param, "secondary_opts", None) or [])
+            if isinstance(o, str) and o.startswith("-")]
+    if not opts:  # an unknown option: its name (an option missing its value: nothing typed)
+        return name if isinstance(name, str) and type(exc).__name__ == "NoSuchOption" else None
+    if getattr(param, "is_flag", False) or getattr(param, "count", False):
+        return None  # a flag takes no value
+    seen: list[str] = []
+    k = 0
+    while k < len(argv):
+        a = argv[k]
+        if a == "--":
+            break
+        if a in opts and k + 1 < len(argv):
+            seen.append(argv[k + 1])
+            k += 2
+            continue
+        hit = next((a.split("=", 1)[1] for o in opts if o.startswith("--") and a.startswith(o + "=")), None)
+        if hit is None:  # a short option with its value attached: -t5
+            hit = next((a[len(o):] for o in opts if not o.startswith("--") and a.startswith(o) and a != o), None)
+        if hit is not None:
+            seen.append(hit)
+        k += 1
+    if not seen:
+        return None
+    return seen if getattr(param, "multiple", False) else seen[-1]
+
+
 def _usage_error_report(exc: Exception, argv: list[str]) -> None:
     """A command-line error (an unknown option, a value out of range) as the JSON error report at
     the command's ``--json`` target, as for an input error: never over a file named elsewhere on
@@ -972,10 +1006,11 @@ def _usage_error_report(exc: Exception, argv: list[str]) -> None:
         return
     inputs = [a for k, a in enumerate(argv) if k != at and not a.startswith("-") and Path(a).is_file()]
     param = getattr(exc, "param", None)
-    where = getattr(exc, "param_hint", None) or (", ".join(getattr(param, "opts", []) or []) or None)
+    where = getattr(exc, "param_hint", None) or (", ".join(getattr(param, "opts", []) or []) or None) \
+        or getattr(exc, "option_name", None)  # an unknown option: itself
     data = {"ok": False, "exit_code": getattr(exc, "exit_code", EXIT_INPUT), "error": exc.format_message()
             if hasattr(exc, "format_message") else str(exc), "file": None,
-            "location": where if isinstance(where, str) else None, "value": None}
+            "location": where if isinstance(where, str) else None, "value": _typed_value(exc, argv)}
     try:
         _write_json(target, json_safe_report(data), inputs)
     except (PlannerError, OSError, RuntimeError):

@@ -118,6 +118,10 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         _print_rulings(console, data["rulings"])
         return data, code
     q = parse_point(near, "--near") if near is not None else None
+    bf = world.scenario.battlefield
+    if q is not None and not bf.holds(*q):
+        raise ScenarioError(f"the goal point must be on the {bf.width:g}\" x {bf.depth:g}\" battlefield",
+                            location="--near", value=near)
     wgoal = (q[0], q[1], within if within is not None else 0.0) if q is not None else None
     if within is not None and q is None:
         raise ScenarioError("--within needs --near X,Y (the point to be within range of)", location="--within",
@@ -138,7 +142,7 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
     if at is not None:
         x, y = parse_point(at, "--at")
         bf = world.scenario.battlefield
-        if not (0.0 <= x <= bf.width and 0.0 <= y <= bf.depth):
+        if not bf.holds(x, y):
             raise ScenarioError(f"the aim point must be on the {bf.width:g}\" x {bf.depth:g}\" battlefield",
                                 location="--at", value=at)
         chosen = not R.scatter and not asked  # 10th/11th: the controller's legal formation, if any
@@ -298,7 +302,7 @@ def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, se
     if at is not None:
         x, y = parse_point(at, "--at")
         bf = st.world.scenario.battlefield
-        if not (0.0 <= x <= bf.width and 0.0 <= y <= bf.depth):
+        if not bf.holds(x, y):
             raise ScenarioError(f"the aim point must be on the {bf.width:g}\" x {bf.depth:g}\" battlefield",
                                 location="--at", value=at)
         o = assault_odds(st, x, y)

@@ -48,6 +48,7 @@ Interpretations (labelled ``interpretation`` in the output):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
@@ -359,6 +360,11 @@ def assault_groups(st: DeepStrikeSetup) -> list[FollowerGroup]:
     return out
 
 
+_SCREEN_SLACK_IN = 1e-8
+"""Slack (inches) of the certificates of :func:`_within_screen` and :meth:`_Space.ok`, far above the rounding of the bounds
+and the error of the searched oval distance (below 1e-9"): a pair that close to the limit is measured."""
+
+
 class _Space:
     """The legal-placement predicates of the later units (RULES.md §1.4 step 4: on the battlefield,
     none within 1" of an enemy model or in Impassable Terrain, on no other model), with the
@@ -377,6 +383,11 @@ class _Space:
         self.lim = _assault_rules(st).DEEP_STRIKE_FIRST_MODEL_CLEAR_IN
         self.refused: dict[str, str] = {}
         """Enemy restrictions that refused some candidate (unit id -> the restriction in words)."""
+        # per-space constants of the screens in :meth:`ok`: bounding boxes of the terrain, centres and
+        # outer radii of the models (a pair the bounding discs keep apart is not measured)
+        self._imp_boxes = [q.bounds for q in self.imp]
+        self._enemy_xyr = np.array([(e.cx, e.cy, e.outer_radius) for e in self.enemies]).reshape(-1, 3)
+        self._model_xyr = np.array([(m.cx, m.cy, m.outer_radius) for m in self.models]).reshape(-1, 3)
 
     def unrestricted(self, g: FollowerGroup, fps: list) -> bool:
         """No enemy restriction on Deep Strike arrivals forbids group ``g`` at ``fps``
@@ -389,28 +400,60 @@ class _Space:
         self.refused.setdefault(g.unit, restriction_words(breach.held))
         return False
 
+    def surely_not_ok(self, shapes: list, centres: np.ndarray, placed: list) -> np.ndarray:
+        """Candidates that :meth:`ok` refuses for sure, for candidate centres ``centres`` (K x M x 2
+        inches of the M models of ``shapes``): a K-array, True where some model's centre is off the
+        battlefield by more than its inscribed radius, or its inscribed disc overlaps that of a model
+        on the table or of ``placed`` (the certificates :func:`planner.geometry.measure.overlaps` and
+        :func:`planner.geometry.shapes.clearance_inside` would reach; never one they would not)."""
+        ri = np.array([S.inner_radius for S in shapes])
+        x, y = centres[..., 0], centres[..., 1]
+        slack = TOLERANCE_IN + _SCREEN_SLACK_IN
+        off = (np.minimum(np.minimum(x, self.st.width - x), np.minimum(y, self.st.depth - y)) < ri - slack)
+        bad = off.any(axis=1)
+        others = [*self.models, *placed]
+        if others:
+            o = np.array([(q.cx, q.cy, q.inner_radius) for q in others])
+            d = np.hypot(x[..., None] - o[:, 0], y[..., None] - o[:, 1])
+            bad |= (d < ri[None, :, None] + o[:, 2] - slack).any(axis=(1, 2))
+        return bad
+
     def ok(self, f, placed: list) -> bool:
+        """Model footprint ``f`` may be placed: on the battlefield, in no Impassable Terrain, not within
+        1" of an enemy model, overlapping no model on the table nor of ``placed``. The exact measures
+        decide; a pair whose bounding box or discs keep it apart by more than the distance in question
+        (plus a slack above rounding) is not measured, as the exact answer is then known."""
         from planner.geometry.measure import is_within, overlaps
         from planner.geometry.shapes import clearance_inside, distance_to_polygon
 
         if clearance_inside(f, self.table) < -TOLERANCE_IN:
             return False
-        for q in self.imp:
+        r, x, y = f.outer_radius, f.cx, f.cy
+        for q, (x0, y0, x1, y1) in zip(self.imp, self._imp_boxes, strict=True):
+            if math.hypot(max(x0 - x, 0.0, x - x1), max(y0 - y, 0.0, y - y1)) > r + _SCREEN_SLACK_IN:
+                continue  # the base is clear of the feature's bounding box
             if distance_to_polygon(f, q) < -TOLERANCE_IN:
                 return False
-        for e in self.enemies:
-            if is_within(f, e, self.lim):
+        if len(self.enemies):
+            e = self._enemy_xyr
+            near = np.hypot(e[:, 0] - x, e[:, 1] - y) - e[:, 2] - r <= self.lim + TOLERANCE_IN + _SCREEN_SLACK_IN
+            if any(is_within(f, self.enemies[i], self.lim) for i in np.flatnonzero(near).tolist()):
                 return False
-        return not any(overlaps(f, o) for o in self.models + placed)
+        if len(self.models):
+            m = self._model_xyr
+            near = np.hypot(m[:, 0] - x, m[:, 1] - y) - m[:, 2] - r <= _SCREEN_SLACK_IN
+            if any(overlaps(f, self.models[i]) for i in np.flatnonzero(near).tolist()):
+                return False
+        return not any(overlaps(f, o) for o in placed)
 
 
 _FORMS: dict = {}
 
 
-def _formation(g: FollowerGroup, anchor, orientation: float, first=None):
-    """The group in rings about ``anchor`` (its own first model there), or, for the rest of the
-    first unit, about the first model ``first`` (a Footprint) in base contact with it. The ring
-    offsets are computed once per group shape and orientation (cached), then moved."""
+def _offsets(g: FollowerGroup, orientation: float, first=None) -> Sequence[tuple[float, float]]:
+    """The centres of group ``g`` in its rings relative to the anchor (``first``: relative to the first
+    model ``first``, a Footprint, in base contact with it), computed once per group shape and
+    orientation (cached)."""
     from planner.deepstrike.formation import ring_formation
 
     key = (tuple((S.kind, S.a, S.b, S.angle, S.verts) for S in g.shapes), round(orientation % 360.0, 9),
@@ -427,8 +470,57 @@ def _formation(g: FollowerGroup, anchor, orientation: float, first=None):
         if len(_FORMS) > 4096:
             _FORMS.clear()
         _FORMS[key] = offs
+    return offs
+
+
+def _formation(g: FollowerGroup, anchor, orientation: float, first=None, offs=None):
+    """The group in rings about ``anchor`` (its own first model there), or, for the rest of the
+    first unit, about the first model ``first`` (a Footprint) in base contact with it. The ring
+    offsets are computed once per group shape and orientation (cached; ``offs``: the caller's
+    :func:`_offsets` of them), then moved."""
+    offs = _offsets(g, orientation, first) if offs is None else offs
     ax, ay = (first.cx, first.cy) if first is not None else anchor
     return [S.moved(ax + dx, ay + dy) for (dx, dy), S in zip(offs, g.shapes, strict=True)]
+
+
+def _extents(S, ux: np.ndarray, uy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Of footprint ``S`` along unit vectors u (arrays), relative to its centre: its support (the
+    farthest extent, so ``d - ext_a - ext_b`` along the centre line bounds the gap from below) and a
+    radial extent (``centre + r u`` lies in ``S``; exact for a disc and an ellipse, the inscribed
+    radius for a hull, 0 for a segment)."""
+    if S.kind == "circle":
+        r = np.full_like(ux, S.a)
+        return r, r
+    if S.kind == "ellipse":
+        c, s = math.cos(S.angle), math.sin(S.angle)
+        ua, ub = ux * c + uy * s, -ux * s + uy * c
+        return np.hypot(S.a * ua, S.b * ub), S.a * S.b / np.hypot(S.b * ua, S.a * ub)
+    v = np.asarray(S.verts) - (S.cx, S.cy)
+    return np.max(v[:, 0:1] * ux[None, :] + v[:, 1:2] * uy[None, :], axis=0), np.full_like(ux, S.inner_radius)
+
+
+def _within_screen(shapes: list, centres: np.ndarray, first, limit: float) -> np.ndarray:
+    """Which of :func:`planner.geometry.measure.is_within` (model, ``first``, ``limit``) the centre-line
+    bounds decide, for candidate centres ``centres`` (K x M x 2 inches: K candidates of the M models of
+    ``shapes``): +1 within for sure, -1 beyond for sure, 0 to measure exactly. Sound both ways: the gap
+    along the centre line (d minus both supports) is a lower bound of the distance, and two points of
+    the bases on the centre line (d minus both radial extents) give an upper bound; the exact measure
+    lies between them, so a decided pair gets the exact measure's answer (a screen, not another copy of
+    the rule)."""
+    from planner.units import TOLERANCE_IN as tol
+
+    out = np.zeros(centres.shape[:2], dtype=np.int8)
+    for j, S in enumerate(shapes):
+        dx, dy = centres[:, j, 0] - first.cx, centres[:, j, 1] - first.cy
+        d = np.hypot(dx, dy)
+        safe = np.where(d > 0, d, 1.0)
+        ux, uy = np.where(d > 0, dx / safe, 1.0), np.where(d > 0, dy / safe, 0.0)
+        h1, r1 = _extents(first, ux, uy)
+        h2, r2 = _extents(S, -ux, -uy)
+        lower, upper = d - h1 - h2, np.maximum(0.0, d - r1 - r2)
+        out[:, j] = np.where(lower > limit + tol + _SCREEN_SLACK_IN, -1,
+                             np.where(upper <= limit + tol - _SCREEN_SLACK_IN, 1, 0))
+    return out
 
 
 def place_group(st: DeepStrikeSetup, g: FollowerGroup, first, limit: float, placed: list, *,
@@ -461,16 +553,33 @@ def place_group(st: DeepStrikeSetup, g: FollowerGroup, first, limit: float, plac
     rings = np.arange(r_min, r_max + 1e-9, ANCHOR_STEP_IN)
     if worst:
         rings = rings[::-1]
+    cands = []  # (anchor, orientation) in search order
     for rho in rings:
         for k in range(ANCHOR_DIRECTIONS):
             th = 2 * math.pi * k / ANCHOR_DIRECTIONS
             a = (first.cx + rho * math.cos(th), first.cy + rho * math.sin(th))
             for orient in ((math.degrees(th) + 180.0, math.degrees(th)) if worst else
                            (math.degrees(th), math.degrees(th) + 180.0)):
-                fps = _formation(g, a, orient)
-                if all(is_within(f, first, limit) for f in fps) and all(space.ok(f, [first, *placed]) for f in fps) \
-                        and space.unrestricted(g, fps):
-                    return fps
+                cands.append((a, orient))
+    if not cands:
+        return None
+    # the distance to the first model, screened for every candidate at once (:func:`_within_screen`):
+    # a candidate with a model beyond the limit for sure is passed over unbuilt, and only the pairs the
+    # bounds leave open are measured exactly, after the cheaper legality tests (the same first legal
+    # candidate: each test is a pure predicate, only the order of the conjunction's terms changed)
+    offsets = {orient: _offsets(g, orient) for orient in dict.fromkeys(o for _, o in cands)}  # in search order
+    centres = np.array([[(a[0] + dx, a[1] + dy) for dx, dy in offsets[orient]] for a, orient in cands])
+    screen = _within_screen(g.shapes, centres, first, limit)
+    others = [first, *placed]
+    beyond = (screen < 0).any(axis=1) | space.surely_not_ok(g.shapes, centres, others)
+    for (a, orient), sure, out in zip(cands, screen, beyond, strict=True):
+        if out:
+            continue
+        fps = _formation(g, a, orient, offs=offsets[orient])
+        if all(space.ok(f, others) for f in fps) \
+                and all(s > 0 or is_within(f, first, limit) for f, s in zip(fps, sure, strict=True)) \
+                and space.unrestricted(g, fps):
+            return fps
     return None
 
 

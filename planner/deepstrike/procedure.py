@@ -49,7 +49,12 @@ from shapely.ops import unary_union
 from planner.deepstrike.formation import Formation, formation_radii, ring_formation
 from planner.deepstrike.regions import RegionSet
 from planner.errors import ScenarioError, UnknownRulesetError
-from planner.geometry.measure import is_more_than, is_within, overlaps
+from planner.geometry.measure import (
+    is_more_than,
+    is_more_than_distance,
+    is_within_distance,
+    overlaps,
+)
 from planner.geometry.shapes import (
     Footprint,
     clearance_inside,
@@ -375,19 +380,29 @@ def _fmt(v: float) -> str:
 
 def judge_landing(st: DeepStrikeSetup, x: float, y: float, form: Formation | None = None) -> Landing:
     """The mishap test for one landing with the checker's exact predicates (first model at (x, y));
-    ``form``: a formation other than the setup's rings (e.g. :func:`pack_landing`'s)."""
+    ``form``: a formation other than the setup's rings (e.g. :func:`pack_landing`'s).
+
+    A failing finding names every model that fails its rule, as the checker's do: the worst model
+    is the finding's ``model``, the others follow in its message ("; also model 3 (...)") and
+    :attr:`~planner.legality.report.Finding.failing_models` lists them all, worst first
+    (:func:`planner.legality.report.also_failing`, :func:`~planner.legality.report.worst_first`)."""
+    from planner.legality.checks.placement import wholly_within
+    from planner.legality.report import also_failing, also_outside, inches, make_finding, worst_first
+    from planner.legality.table import Placed
+
     form = form if form is not None else st.formation(x, y)
     fps = [S.moved(cx, cy) for (cx, cy), S in zip(form.centres, st.shapes, strict=True)]
     unit, R = st.unit, st.rules
     labels = [m.id for m in unit.models]
+    placed = Placed(unit, tuple(fps))
     findings: list[Finding] = []
     fired: list[str] = []
 
     def add(trigger: str, passed: bool, msg: str, *, model=None, measured=None, required: str, margin=None,
-            evidence=None, rule=None):
+            evidence=None, rule=None, failing=None):
         rid = rule or R.rule_id(f"mishap.{trigger}")
-        findings.append(Finding(rule=rid, passed=passed, unit=unit.id, model=model, measured=measured,
-                                required=required, margin=margin, message=msg, evidence=evidence or Evidence()))
+        findings.append(make_finding(rid, passed, unit, msg, model=model, measured=measured, required=required,
+                                     margin=margin, evidence=evidence, failing=failing))
         if not passed and trigger in TRIGGERS:
             fired.append(trigger)
 
@@ -399,36 +414,47 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float, form: Formation | Non
     else:
         vals = [clearance_inside(f, table) for f in fps]
         req = "no part of the base off the table"
-    i = int(np.argmin(vals))
-    ok = vals[i] >= -TOLERANCE_IN
+    # the checker's "wholly on the battlefield" (its clearances: of the base, or of the centre), every
+    # model over the edge named, the worst first
+    tight = wholly_within(fps, table, np.asarray(vals, dtype=float))
+    i, ok = tight.index, tight.ok
+    also, failing = also_outside(placed, tight.outside, "over")
     add("off_table", ok, (f"every model on the table; closest to an edge: model {labels[i]}, {_fmt(vals[i])}" if ok
-                          else f"model {labels[i]} would land off the table ({_fmt(-vals[i])} over the edge)"),
-        model=labels[i], measured=vals[i], required=req, margin=vals[i], evidence=Evidence(model=labels[i]))
+                          else f"model {labels[i]} would land off the table ({_fmt(-vals[i])} over the edge){also}"),
+        model=labels[i], measured=vals[i], required=req, margin=vals[i], evidence=Evidence(model=labels[i]),
+        failing=failing)
     # --- 10th/11th: more than X" from every enemy model, wholly on the battlefield
     if not R.scatter:
         enemies = [o for o in st.obstacles if o.enemy]
         best = (math.inf, 0, None)
+        nearest: dict[int, tuple[float, str]] = {}  # each model's closest enemy model
         for j, f in enumerate(fps):
             for o in enemies:
                 d = max(0.0, signed_distance(f, o.fp))
+                if j not in nearest or d < nearest[j][0]:
+                    nearest[j] = (d, o.ref)
                 if d < best[0]:
                     best = (d, j, o.ref)
         d, j, ref = best
         more = R.more_than_in or 0.0
         ok = ref is None or is_more_than(fps[j], next(o.fp for o in enemies if o.ref == ref), more)
-        findings.append(Finding(rule=R.rule_id("distance"), passed=ok, unit=unit.id, model=labels[j],
-                                measured=None if ref is None else d, required=f'more than {more:g}" from every enemy',
-                                margin=None if ref is None else d - more,
-                                message=(f"closest enemy model {ref} at {_fmt(d)}" if ref else "no enemy model"),
-                                evidence=Evidence(model=labels[j], nearest_enemy_model=ref)))
+        also, failing = "", None
+        if not ok:  # every model not more than X" from an enemy model, the closest first
+            close = worst_first(((k, dk, rk) for k, (dk, rk) in nearest.items() if not is_more_than_distance(dk, more)),
+                                j, larger_is_worse=False)
+            also, failing = also_failing(placed, [(k, f"{inches(dk)} from {rk}") for k, dk, rk in close])
+        findings.append(make_finding(R.rule_id("distance"), ok, unit,
+                                     (f"closest enemy model {ref} at {_fmt(d)}{also}" if ref else "no enemy model"),
+                                     model=labels[j], measured=None if ref is None else d,
+                                     required=f'more than {more:g}" from every enemy',
+                                     margin=None if ref is None else d - more, failing=failing,
+                                     evidence=Evidence(model=labels[j], nearest_enemy_model=ref)))
         if not ok:
             fired.append("distance")
         if st.restricted:  # enemy abilities forbidding a Deep Strike arrival within X" (the one predicate)
             from planner.legality.checks.restriction import restriction_verdicts, verdict_findings
-            from planner.legality.table import Placed
             from planner.schema import SetupKind
 
-            placed = Placed(unit, tuple(fps))
             vs = restriction_verdicts(st.table, placed, kind=SetupKind.DEEP_STRIKE)
             findings += verdict_findings(find_ruleset(R.ruleset), placed, vs, SetupKind.DEEP_STRIKE)
             if any(not v.ok for v in vs):
@@ -437,7 +463,10 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float, form: Formation | Non
         # checker's predicates and rule ids: terrain.placement, bases.overlap)
         from planner.legality.checks.placement import closest_no_go, first_overlap
 
-        hit = closest_no_go(fps, list(st.impassable.items()), first_hit=True)
+        no_go = list(st.impassable.items())
+        hit = closest_no_go(fps, no_go, first_hit=True)
+        if hit is not None and not hit.ok:  # the deepest first, every model standing in one (as the checker)
+            hit = closest_no_go(fps, no_go)
         if hit is None or hit.ok:
             findings.append(Finding(rule=f"{R.ruleset}.terrain.placement", passed=True, unit=unit.id,
                                     required="not in impassable terrain or inside a solid feature",
@@ -445,76 +474,89 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float, form: Formation | Non
             ok = True
         else:
             ok = False
-            findings.append(Finding(rule=f"{R.ruleset}.terrain.placement", passed=False, unit=unit.id,
-                                    model=labels[hit.index], measured=hit.distance,
-                                    required="not in impassable terrain or inside a solid feature",
-                                    message=f"model {labels[hit.index]} would be set up in {hit.feature}",
-                                    evidence=Evidence(model=labels[hit.index], terrain_feature=hit.feature)))
+            also, failing = also_failing(placed, [(g.index, f"in {g.feature}, {inches(-g.distance)} deep")
+                                                  for g in hit.inside])
+            findings.append(make_finding(f"{R.ruleset}.terrain.placement", False, unit,
+                                         f"model {labels[hit.index]} would be set up in {hit.feature}{also}",
+                                         model=labels[hit.index], measured=hit.distance, failing=failing,
+                                         required="not in impassable terrain or inside a solid feature",
+                                         evidence=Evidence(model=labels[hit.index], terrain_feature=hit.feature)))
         if not ok:
             fired.append("impassable")
-        on = None
-        for j, f in enumerate(fps):
-            on = first_overlap([f], [(o.ref, o.fp) for o in st.obstacles])
-            if on is not None:
-                findings.append(Finding(rule=f"{R.ruleset}.bases.overlap", passed=False, unit=unit.id,
-                                        model=labels[j], required="bases do not overlap",
-                                        message=f"model {labels[j]} would be set up on {on}",
-                                        evidence=Evidence(model=labels[j], other_model=on)))
-                fired.append("on_model")
-                break
-        if on is None:
+        others = [(o.ref, o.fp) for o in st.obstacles]
+        ons = [(j, on) for j, f in enumerate(fps) if (on := first_overlap([f], others)) is not None]
+        if ons:  # every model set up on another, in model order (the rule has no measure to order by)
+            j, on = ons[0]
+            also, failing = also_failing(placed, [(k, f"on {rk}") for k, rk in ons])
+            findings.append(make_finding(f"{R.ruleset}.bases.overlap", False, unit,
+                                         f"model {labels[j]} would be set up on {on}{also}", model=labels[j],
+                                         required="bases do not overlap", failing=failing,
+                                         evidence=Evidence(model=labels[j], other_model=on)))
+            fired.append("on_model")
+        else:
             findings.append(Finding(rule=f"{R.ruleset}.bases.overlap", passed=True, unit=unit.id,
                                     required="bases do not overlap", message="no model is set up on another model"))
         findings[0] = findings[0].model_copy(update={"rule": f"{R.ruleset}.battlefield"})  # the checker's id
         return Landing(x, y, form, fired, [], findings)
     # --- impassable terrain
     worst = (math.inf, 0, None)
+    deepest: dict[int, tuple[float, str]] = {}  # each model's deepest (or closest) impassable feature
     for j, f in enumerate(fps):
         for tid, poly in st.impassable.items():
             if poly.distance(Point(f.cx, f.cy)) > f.outer_radius + 1.0:
                 continue
             d = distance_to_polygon(f, poly)
+            if j not in deepest or d < deepest[j][0]:
+                deepest[j] = (d, tid)
             if d < worst[0]:
                 worst = (d, j, tid)
     d, j, tid = worst
     ok = tid is None or d >= -TOLERANCE_IN
-    add("impassable", ok, ("no model in impassable terrain" if ok else f"model {labels[j]} would land in {tid}"),
+    also, failing = "", None
+    if not ok:  # every model in impassable terrain, the deepest first
+        inside = worst_first(((k, dk, t) for k, (dk, t) in deepest.items() if dk < -TOLERANCE_IN), j,
+                             larger_is_worse=False)
+        also, failing = also_failing(placed, [(k, f"in {t}, {inches(-dk)} deep") for k, dk, t in inside])
+    add("impassable", ok, ("no model in impassable terrain" if ok else f"model {labels[j]} would land in {tid}{also}"),
         model=labels[j] if tid else None, measured=None if tid is None else d, required="not in impassable terrain",
-        margin=None if tid is None else d, evidence=Evidence(model=labels[j], terrain_feature=tid))
+        margin=None if tid is None else d, evidence=Evidence(model=labels[j], terrain_feature=tid), failing=failing)
     # --- on a model / within 1" of an enemy model
-    hit_model, hit_enemy = None, None
+    hit_model: dict[int, str] = {}  # each model landing on another: the first it is on
+    hit_enemy: dict[int, tuple[float, str]] = {}  # each model within 1" of an enemy model: the closest
     near = (math.inf, 0, None)
     for j, f in enumerate(fps):
         for o in st.obstacles:
             if math.hypot(f.cx - o.fp.cx, f.cy - o.fp.cy) > f.outer_radius + o.fp.outer_radius + R.enemy_within_in + 1.0:
                 continue
-            if hit_model is None and overlaps(f, o.fp):
-                hit_model = (j, o.ref)
+            if j not in hit_model and overlaps(f, o.fp):
+                hit_model[j] = o.ref
             if o.enemy:
                 d = max(0.0, signed_distance(f, o.fp))
                 if d < near[0]:
                     near = (d, j, o.ref)
-                if hit_enemy is None and is_within(f, o.fp, R.enemy_within_in):
-                    hit_enemy = (j, o.ref)
-    if hit_model is None:
+                if is_within_distance(d, R.enemy_within_in) and (j not in hit_enemy or d < hit_enemy[j][0]):
+                    hit_enemy[j] = (d, o.ref)
+    if not hit_model:
         add("on_model", True, "no model lands on another model", required="bases do not overlap")
-    else:
-        j, ref = hit_model
-        add("on_model", False, f"model {labels[j]} would land on {ref}", model=labels[j], required="bases do not overlap",
-            evidence=Evidence(model=labels[j], other_model=ref))
+    else:  # every model landing on another, in model order (the rule has no measure to order by)
+        j, ref = next(iter(hit_model.items()))
+        also, failing = also_failing(placed, [(k, f"on {rk}") for k, rk in hit_model.items()])
+        add("on_model", False, f"model {labels[j]} would land on {ref}{also}", model=labels[j],
+            required="bases do not overlap", evidence=Evidence(model=labels[j], other_model=ref), failing=failing)
     d, j, ref = near
     lim = R.enemy_within_in
-    if hit_enemy is None:
+    if not hit_enemy:
         add("enemy_within_1", True, (f"closest enemy model {ref} at {_fmt(d)}" if ref else "no enemy model"),
             model=labels[j] if ref else None, measured=None if ref is None else d,
             required=f'more than {lim:g}" from every enemy model', margin=None if ref is None else d - lim,
             evidence=Evidence(model=labels[j] if ref else None, nearest_enemy_model=ref))
-    else:
-        j, ref = hit_enemy
-        dd = max(0.0, signed_distance(fps[j], next(o.fp for o in st.obstacles if o.ref == ref)))
-        add("enemy_within_1", False, f"model {labels[j]} would land {_fmt(dd)} from enemy model {ref}",
+    else:  # every model within 1" of an enemy model, the closest first (the nearest pair's model)
+        close = worst_first(((k, dk, rk) for k, (dk, rk) in hit_enemy.items()), j, larger_is_worse=False)
+        j, dd, ref = close[0]
+        also, failing = also_failing(placed, [(k, f"{inches(dk)} from enemy model {rk}") for k, dk, rk in close])
+        add("enemy_within_1", False, f"model {labels[j]} would land {_fmt(dd)} from enemy model {ref}{also}",
             model=labels[j], measured=dd, required=f'more than {lim:g}" from every enemy model', margin=dd - lim,
-            evidence=Evidence(model=labels[j], nearest_enemy_model=ref))
+            evidence=Evidence(model=labels[j], nearest_enemy_model=ref), failing=failing)
     # --- dangerous terrain (not a mishap)
     dang = []
     for j, f in enumerate(fps):

@@ -893,17 +893,25 @@ def setup_label_40k(unit: UnitInfo) -> str:
 def cover_report(world: World, R: Warhammer40k) -> list[ModelCover]:
     """Per model of every unit on the battlefield, against every enemy unit on the battlefield:
     the benefit of cover and why (:meth:`WH40kTable.model_cover`, the predicate of the planner's
-    ``cover`` goal). Units embarked or in reserves neither have nor deny cover (RULES.md §3.2)."""
+    ``cover`` goal). A unit arriving from reserves (positions and a ``battle_round``,
+    :meth:`WH40kChecker.arriving`: a Deep Strike in battle round 2) is on the battlefield once it
+    has arrived: it is listed too, each pair with an arrival judged as the table stands after it,
+    the reason saying from which battle round. Units embarked or still in reserves neither have
+    nor deny cover (RULES.md §3.2)."""
     t = WH40kTable(world, R)
     out = []
-    units = t.on_table
+    units = t.on_table + [u for u in world.units.values() if WH40kChecker.arriving(u) and u not in t.on_table]
     for u in units:
         fps = list(t.final(u).footprints)
         for e in units:
             if e.player == u.player:
                 continue
             attackers = list(t.final(e).footprints)
+            came = [x for x in (u, e) if WH40kChecker.arriving(x)]
+            when = "" if not came else (f" (from battle round {max(x.setup.battle_round or 0 for x in came)}, "
+                                        f"once {' and '.join(x.id for x in came)} "
+                                        f"{'has' if len(came) == 1 else 'have'} arrived)")
             for m, fp in zip(u.models, fps, strict=True):
                 ok, why = t.model_cover(m, fp, attackers)
-                out.append(ModelCover(unit=u.id, model=m.id, against=e.id, cover=ok, reason=why))
+                out.append(ModelCover(unit=u.id, model=m.id, against=e.id, cover=ok, reason=why + when))
     return out
