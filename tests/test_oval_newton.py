@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.geometry import shapes as S
-from planner.geometry.measure import is_more_than, is_within
+from planner.geometry.measure import is_more_than, is_overlap_distance, is_within
 from planner.geometry.shapes import Footprint, footprint, segment, signed_distance, signed_distances
 from planner.schema import HullBase, OvalBase
 from planner.units import TOLERANCE_IN
@@ -33,7 +33,7 @@ def _agrees(a: Footprint, b: Footprint) -> float | None:
     ref = S._searched(a, b)
     if fast is None:
         return None
-    assert ref > 0  # only pairs apart take the solve
+    assert ref > 0 or b.kind == "circle" or a.kind == "circle"  # pairs apart take the solve (and discs)
     assert fast >= ref - 1e-12  # the search's value is a gap along a direction too: at most the distance
     assert fast - ref < 1e-9  # and within 1e-9" of it (the search's own accuracy)
     assert signed_distance(a, b) == fast
@@ -66,9 +66,20 @@ def test_thousands_of_pairs_and_most_of_them_solved():
     assert solved > 1000  # the search is left to touching, overlapping and very close pairs
 
 
+def test_a_disc_overlapping_an_oval_is_its_centre_distance_less_its_radius():
+    o = Footprint("ellipse", 0.0, 0.0, 1.5, 0.8, 0.0)
+    for c, want in ((Footprint("circle", 2.5, 0.0, 1.0), 0.0), (Footprint("circle", 2.0, 0.0, 0.6), -0.1),
+                    (Footprint("circle", 0.0, 1.3, 0.7), -0.2)):
+        got = _agrees(o, c)
+        assert got == pytest.approx(want, abs=1e-12)
+        assert is_within(o, c, 0.0)
+        assert is_overlap_distance(got) is (want < 0)
+
+
 def test_touching_and_overlapping_pairs_take_the_search():
     o = Footprint("ellipse", 0.0, 0.0, 1.5, 0.8, 0.0)
-    for b in (Footprint("circle", 2.5, 0.0, 1.0),           # touching end to end
+    for b in (Footprint("circle", 1.0, 0.2, 1.0),            # a disc whose centre is inside the oval
+              Footprint("ellipse", 2.5, 0.0, 1.0, 0.5, 0.0),  # touching end to end
               Footprint("ellipse", 2.9, 0.0, 1.5, 0.8, 0.0),  # overlapping by 0.1"
               segment((-3.0, 0.5), (3.0, 0.5)),               # an edge across the oval
               footprint(HullBase(length_in=1.0, width_in=1.0), 0.5, 0.0, 0.0)):  # a hull inside it

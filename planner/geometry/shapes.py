@@ -486,23 +486,29 @@ def _oval_apart(a: Footprint, b: Footprint) -> float | None:
     safeguarded Newton solve (bisection when a step leaves the bracket). The value returned is
     the largest ``g`` evaluated: never above the distance, below it by rounding only.
 
+    An oval and a round base: the distance of the base's centre (a point: a round base of radius 0
+    above) less its radius, also when they overlap if the centre lies outside the oval.
+
     An oval and a segment (a polygon edge): the distance is the gap to the segment's line where
     the oval's nearest point to the line projects inside the segment, else the nearer end's
-    distance (a point: a round base of radius 0 above), once the segment is shown to miss the
+    distance (a point, as above), once the segment is shown to miss the
     oval. A hull: the least over its edges, when the oval's centre lies outside it and every edge
     misses the oval; an end's distance is solved only when its bounds (centre distance less the
     outer and the inner radius) let it be the least."""
     ka, kb = a.kind, b.kind
     if ka == "ellipse":
-        if kb in ("ellipse", "circle"):
+        if kb == "ellipse":
             return _curved_gap(a, b.cx - a.cx, b.cy - a.cy, b)
         e, o = a, b
     elif kb == "ellipse":
-        if ka == "circle":
-            return _curved_gap(b, a.cx - b.cx, a.cy - b.cy, a)
         e, o = b, a
     else:
         return None
+    if o.kind == "circle":
+        # a disc's signed distance is its centre's less its radius: exact also when the two
+        # overlap, as long as the centre lies outside the oval (the point's gap is positive)
+        g = _curved_gap(e, o.cx - e.cx, o.cy - e.cy, None)
+        return None if g is None else g - o.a
     vs = o.verts
     if o.kind == "segment":
         edges = [(vs[0], vs[1])]
@@ -570,25 +576,21 @@ def _segment_side(e: Footprint, p: tuple[float, float], q: tuple[float, float]) 
 
 
 def _curved_gap(a: Footprint, dx: float, dy: float, b: Footprint | None) -> float | None:
-    """The maximum over directions of the gap between the oval ``a`` and a round or oval base
-    ``b`` (``None``: a point) whose centre is ``(dx, dy)`` from ``a``'s, as :func:`_oval_apart`
-    describes; ``None`` when no positive maximum is certified."""
+    """The maximum over directions of the gap between the oval ``a`` and an oval ``b`` (``None``:
+    a point) whose centre is ``(dx, dy)`` from ``a``'s, as :func:`_oval_apart` describes; ``None``
+    when no positive maximum is certified."""
     ca, sa = a._cs
     a2, b2 = a.a * a.a, a.b * a.b
-    r = 0.0
     two: tuple[float, float, float, float] | None = None
     if b is not None:
-        if b.kind == "circle":
-            r = b.a
-        else:
-            cb, sb = b._cs
-            two = (cb, sb, b.a * b.a, b.b * b.b)
+        cb, sb = b._cs
+        two = (cb, sb, b.a * b.a, b.b * b.b)
 
     def terms(t: float) -> tuple[float, float, float]:
         """g(t), g'(t), g''(t)."""
         ux, uy = math.cos(t), math.sin(t)
         along = dx * ux + dy * uy
-        g, d1, d2 = along - r, dy * ux - dx * uy, -along
+        g, d1, d2 = along, dy * ux - dx * uy, -along
         for c, s, p2, q2 in ((ca, sa, a2, b2),) if two is None else ((ca, sa, a2, b2), two):
             ua, ub = ux * c + uy * s, uy * c - ux * s
             sq = math.sqrt(p2 * ua * ua + q2 * ub * ub)
@@ -610,16 +612,16 @@ def _curved_gap(a: Footprint, dx: float, dy: float, b: Footprint | None) -> floa
                 return best
             break
         t += max(-0.5, min(0.5, step))
-    return _bracketed_gap(terms, dx, dy, r, ((ca, sa, a2, b2),) if two is None else ((ca, sa, a2, b2), two))
+    return _bracketed_gap(terms, dx, dy, ((ca, sa, a2, b2),) if two is None else ((ca, sa, a2, b2), two))
 
 
-def _bracketed_gap(terms: Callable[[float], tuple[float, float, float]], dx: float, dy: float, r: float,
+def _bracketed_gap(terms: Callable[[float], tuple[float, float, float]], dx: float, dy: float,
                    ells: tuple[tuple[float, float, float, float], ...]) -> float | None:
     """The fallback of :func:`_curved_gap`: the best of :data:`_COARSE` directions brackets the
     maximum when it and both its neighbours are positive; a safeguarded Newton solve in it."""
     vals = []
     for ux, uy in _COARSE_U:
-        g = dx * ux + dy * uy - r
+        g = dx * ux + dy * uy
         for c, s, p2, q2 in ells:
             ua, ub = ux * c + uy * s, uy * c - ux * s
             g -= math.sqrt(p2 * ua * ua + q2 * ub * ub)
