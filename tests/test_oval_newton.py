@@ -118,3 +118,20 @@ def test_boundary_9_inches_with_ovals(gap, facing):
         assert signed_distances([(o, other), (other, o)]).tolist() == [got, signed_distance(other, o)]
         assert is_within(o, other, 9.0) is (gap < 9.005) is not is_more_than(o, other, 9.0)
         assert (S._searched(o, other) <= 9.0 + TOLERANCE_IN) is is_within(o, other, 9.0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(oval, st.floats(-5, 5), st.floats(-5, 5), st.floats(1, 9), st.floats(1, 9), st.floats(0, 3), st.booleans())
+def test_oval_edge_pairs_hold_the_nearest_edge(o, x0, y0, w, h, turn, ell):
+    """The closed-form bounds keep the edge that is nearest (the same least distance as every edge
+    measured), for a rectangle or an L-shaped feature."""
+    from shapely.geometry import Polygon
+
+    from planner.geometry.shapes import oval_edge_pairs, polygon_edges
+
+    pts = [(0, 0), (w, 0), (w, h / 2), (w / 2, h / 2), (w / 2, h), (0, h)] if ell else [(0, 0), (w, 0), (w, h), (0, h)]
+    c, s = math.cos(turn), math.sin(turn)
+    poly = Polygon([(x0 + x * c - y * s, y0 + x * s + y * c) for x, y in pts])
+    pairs = oval_edge_pairs(o, poly)
+    every = [signed_distance(o, e) for e in polygon_edges(poly)]
+    assert min(signed_distance(a, b) for a, b in pairs) == min(every)

@@ -808,17 +808,50 @@ def clearances_inside(fps: Sequence[Footprint], poly: Polygon) -> np.ndarray:
 
 def oval_edge_pairs(fp: Footprint, poly: Polygon) -> list[tuple[Footprint, Footprint]]:
     """The (oval, edge) pairs whose signed distances give an oval's least distance to the edges
-    of ``poly`` (:func:`distance_to_polygon`): the inscribed polygon lies in the oval, so its
-    distance to an edge is an upper bound, and the closest edge is among those whose lower bound
-    (the circumscribed polygon's distance, or the centre's less the outer radius) is not above
-    the least upper bound. Empty for a footprint that is not an oval."""
+    of ``poly`` (:func:`distance_to_polygon`): the closest edge is among those whose lower bound
+    is not above the least upper bound (plus 1e-9", for rounding), with the closed-form bounds of
+    :func:`_edge_bounds`. Empty for a footprint that is not an oval."""
     if fp.kind != "ellipse":
         return []
-    edges, lines = _per_polygon("edges", poly, _edges_and_lines)
-    lbs = np.maximum(shapely.distance(lines, shapely.Point(fp.cx, fp.cy)) - fp.outer_radius,
-                     circumscribed_gap(fp, lines))
-    ub = float(np.min(shapely.distance(lines, fp.polygon())))
-    return [(fp, edges[k]) for k in np.nonzero(lbs <= ub)[0].tolist()]
+    edges, _ = _per_polygon("edges", poly, _edges_and_lines)
+    bounds = [_edge_bounds(fp, *e.verts) for e in edges]
+    ub = min(hi for _, hi in bounds) + _BOUND_SLACK
+    return [(fp, e) for e, (lo, _) in zip(edges, bounds, strict=True) if lo <= ub]
+
+
+_BOUND_SLACK = 1e-9
+"""Inches added to the least upper bound of :func:`oval_edge_pairs`: a bound that equals the
+distance (an edge facing the oval) must not drop its edge by a rounding."""
+
+
+def _edge_bounds(fp: Footprint, p: tuple[float, float], q: tuple[float, float]) -> tuple[float, float]:
+    """A lower and an upper bound of the signed distance from the oval ``fp`` to the segment
+    ``pq``, inches: below, the centre's distance to the segment less the outer radius, and the
+    gap to the segment's line along its normal; above, the centre's distance less the inner
+    radius (the disc the oval contains), and the distance from the oval's nearest point to the
+    line (a point of the oval) to the segment."""
+    ex, ey = q[0] - p[0], q[1] - p[1]
+    ln2 = ex * ex + ey * ey
+
+    def to_segment(x: float, y: float) -> float:
+        lam = 0.0 if ln2 == 0.0 else min(1.0, max(0.0, ((x - p[0]) * ex + (y - p[1]) * ey) / ln2))
+        return math.hypot(x - p[0] - lam * ex, y - p[1] - lam * ey)
+
+    dc = to_segment(fp.cx, fp.cy)
+    lo, hi = dc - fp.outer_radius, dc - fp.inner_radius
+    if ln2 > 0.0:
+        ln = math.sqrt(ln2)
+        nx, ny = -ey / ln, ex / ln
+        t = nx * (p[0] - fp.cx) + ny * (p[1] - fp.cy)
+        if t < 0.0:
+            nx, ny, t = -nx, -ny, -t
+        c, s = fp._cs
+        na, nb = nx * c + ny * s, ny * c - nx * s
+        h = math.hypot(fp.a * na, fp.b * nb)
+        lo = max(lo, t - h)
+        mx, my = fp.a * fp.a * na / h, fp.b * fp.b * nb / h
+        hi = min(hi, to_segment(fp.cx + mx * c - my * s, fp.cy + mx * s + my * c))
+    return lo, hi
 
 
 def _min_edge_distance(fp: Footprint, poly: Polygon, measure: _Measure | None = None) -> float:
