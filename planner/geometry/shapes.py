@@ -15,9 +15,11 @@ pair through the support-function formula
 
 which is the gap between A and B along the best direction when they are apart (the distance)
 and minus the penetration depth when they overlap. Support functions of discs, ellipses and
-polygons are closed-form; the maximum over u is found by a 512-direction scan refined by
-vectorised zooming to about 1e-11 rad (error below 1e-9"). Polygons (``shapely``) are used for drawing, for
-terrain and zones, and as inscribed/circumscribed bounds where a proof needs a polygon.
+polygons are closed-form. For an oval apart from another base (or a round base whose centre lies
+outside the oval) the maximum over u is a certified Newton solve (:func:`_oval_apart`: exact to
+rounding); otherwise it is found by a 512-direction scan refined by vectorised zooming to about
+1e-11 rad (error below 1e-9"). Polygons (``shapely``) are used for drawing, for terrain and
+zones, and as inscribed/circumscribed bounds where a proof needs a polygon.
 """
 
 from __future__ import annotations
@@ -305,8 +307,9 @@ def _zoom_max(a: Footprint, b: Footprint, t0: float, half: float) -> float:
 
 def signed_distances(pairs: Sequence[tuple[Footprint, Footprint]]) -> np.ndarray:
     """:func:`signed_distance` of every pair ``(a, b)`` (inches; negative: overlapping), the same
-    values: the pairs that take the support-function search (an oval in the pair, apart) are
-    searched together, each round one numpy pass over all of them, the others one by one.
+    values: the pairs with an oval that the Newton solve (:func:`_oval_apart`) leaves to the
+    support-function search are searched together, each round one numpy pass over all of them,
+    the others one by one.
 
     Returns an array of ``len(pairs)`` floats."""
     out = np.empty(len(pairs))
