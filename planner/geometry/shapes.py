@@ -611,7 +611,7 @@ def _curved_gap(a: Footprint, dx: float, dy: float, b: Footprint | None) -> floa
         best = max(best, g)
         step = -d1 / d2 if d2 < 0.0 else math.copysign(0.25, d1)
         if abs(step) < _NEWTON_STEP:
-            if best > 0.0 and terms(t - _CERTIFY)[1] > 0.0 > terms(t + _CERTIFY)[1]:
+            if g > 0.0 and terms(t - _CERTIFY)[1] > 0.0 > terms(t + _CERTIFY)[1]:
                 return best
             break
         t += max(-0.5, min(0.5, step))
