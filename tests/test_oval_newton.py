@@ -85,6 +85,10 @@ def test_touching_and_overlapping_pairs_take_the_search():
               footprint(HullBase(length_in=1.0, width_in=1.0), 0.5, 0.0, 0.0)):  # a hull inside it
         assert S._oval_apart(o, b) is None
     assert signed_distance(o, Footprint("ellipse", 2.9, 0.0, 1.5, 0.8, 0.0)) == pytest.approx(-0.1, abs=1e-9)
+    # a hull around the oval, its corners listed either way round
+    big = footprint(HullBase(length_in=6.0, width_in=4.0), 0.0, 0.0, 0.0)
+    for verts in (big.verts, big.verts[::-1]):
+        assert S._oval_apart(o, Footprint("polygon", 0.0, 0.0, 3.0, 2.0, 0.0, verts)) is None
 
 
 A = 60 / 25.4 / 2  # a 60 x 35 mm oval (bikes): semi-axes in inches

@@ -517,8 +517,10 @@ def _oval_apart(a: Footprint, b: Footprint) -> float | None:
         edges = [(vs[0], vs[1])]
     elif o.kind == "polygon":
         edges = list(zip(vs, vs[1:] + vs[:1], strict=True))
-        # the oval's centre must lie outside the convex (counter-clockwise) hull
-        if all((q[0] - p[0]) * (e.cy - p[1]) - (q[1] - p[1]) * (e.cx - p[0]) >= 0.0 for p, q in edges):
+        # the oval's centre must lie outside the convex hull (on the outer side of some edge,
+        # whichever way the vertices turn)
+        sides = [(q[0] - p[0]) * (e.cy - p[1]) - (q[1] - p[1]) * (e.cx - p[0]) for p, q in edges]
+        if min(sides) >= 0.0 or max(sides) <= 0.0:
             return None
     else:
         return None
