@@ -191,14 +191,19 @@ def _behind_corner(scene: Scene, rng, entries, shift: float, distance: float, *,
     # corners near enough the enemy to hide a model the given distance away, with their observer:
     # the enemy model nearest the corner
     exy = np.array([(f.cx, f.cy) for f in efs])
+    outlines = [(q, list(q.exterior.coords)[:-1]) for q in blockers]
+    cxy = np.array([c for _, verts in outlines for c in verts])
+    # every corner against every enemy model in one pass (the same floats as corner by corner)
+    dd = np.hypot(exy[None, :, 0] - cxy[:, 0:1], exy[None, :, 1] - cxy[:, 1:2])
+    ks = np.argmin(dd, axis=1)
+    near = dd[np.arange(len(cxy)), ks]
     corners = []
-    for q in blockers:
-        verts = list(q.exterior.coords)[:-1]
+    row = 0
+    for q, verts in outlines:
         for c in verts:
-            dd = np.hypot(exy[:, 0] - c[0], exy[:, 1] - c[1])
-            k = int(np.argmin(dd))
-            if 2.0 < dd[k] < distance + 1.0:
-                corners.append((q, verts, c, k, float(dd[k])))
+            if 2.0 < near[row] < distance + 1.0:
+                corners.append((q, verts, c, int(ks[row]), float(near[row])))
+            row += 1
     if not corners:
         return None
     for _ in range(tries):

@@ -15,9 +15,11 @@ pair through the support-function formula
 
 which is the gap between A and B along the best direction when they are apart (the distance)
 and minus the penetration depth when they overlap. Support functions of discs, ellipses and
-polygons are closed-form; the maximum over u is found by a 512-direction scan refined by
-vectorised zooming to about 1e-11 rad (error below 1e-9"). Polygons (``shapely``) are used for drawing, for
-terrain and zones, and as inscribed/circumscribed bounds where a proof needs a polygon.
+polygons are closed-form. For an oval apart from another base (or a round base whose centre lies
+outside the oval) the maximum over u is a certified Newton solve (:func:`_oval_apart`: exact to
+rounding); otherwise it is found by a 512-direction scan refined by vectorised zooming to about
+1e-11 rad (error below 1e-9"). Polygons (``shapely``) are used for drawing, for terrain and
+zones, and as inscribed/circumscribed bounds where a proof needs a polygon.
 """
 
 from __future__ import annotations
@@ -262,6 +264,16 @@ def signed_distance(a: Footprint, b: Footprint) -> float:
         return _circle_poly(a, b)
     if b.kind == "circle" and a.kind in ("polygon", "segment"):
         return _circle_poly(b, a)
+    if a.kind == "ellipse" or b.kind == "ellipse":
+        apart = _oval_apart(a, b)
+        if apart is not None:
+            return apart
+    return _searched(a, b)
+
+
+def _searched(a: Footprint, b: Footprint) -> float:
+    """The support-function search of :func:`signed_distance`: a scan of :data:`_SCAN` directions,
+    the best one (apart) or three (overlapping) refined by :func:`_zoom_max`."""
     ux, uy = _UX, _UY
     vals = -b.support_many(-ux, -uy) - a.support_many(ux, uy)
     # refine the best local maximum (the gap is unimodal where positive, so one suffices when the
@@ -295,26 +307,31 @@ def _zoom_max(a: Footprint, b: Footprint, t0: float, half: float) -> float:
 
 def signed_distances(pairs: Sequence[tuple[Footprint, Footprint]]) -> np.ndarray:
     """:func:`signed_distance` of every pair ``(a, b)`` (inches; negative: overlapping), the same
-    values: the pairs that take the support-function search (an oval in the pair, apart) are
-    searched together, each round one numpy pass over all of them, the others one by one.
+    values: the pairs with an oval that the Newton solve (:func:`_oval_apart`) leaves to the
+    support-function search are searched together, each round one numpy pass over all of them,
+    the others one by one.
 
     Returns an array of ``len(pairs)`` floats."""
     out = np.empty(len(pairs))
     batch: list[int] = []
     for k, (a, b) in enumerate(pairs):
         if a.kind == "ellipse" or b.kind == "ellipse":
-            batch.append(k)
+            apart = _oval_apart(a, b)
+            if apart is None:
+                batch.append(k)
+            else:
+                out[k] = apart
         else:
             out[k] = signed_distance(a, b)
     if len(batch) == 1:
-        out[batch[0]] = signed_distance(*pairs[batch[0]])
+        out[batch[0]] = _searched(*pairs[batch[0]])
     elif batch:
         fa = [pairs[k][0] for k in batch]
         fb = [pairs[k][1] for k in batch]
         top, idx = _scan_many(fa, fb)
         apart = np.nonzero(top > 0)[0]
         for r in np.nonzero(~(top > 0))[0].tolist():  # overlapping: the search of the best three, one by one
-            out[batch[r]] = signed_distance(fa[r], fb[r])
+            out[batch[r]] = _searched(fa[r], fb[r])
         if len(apart):
             best = _zoom_many([fa[r] for r in apart.tolist()], [fb[r] for r in apart.tolist()],
                               _THETAS[idx[apart]], 2.0 * math.pi / _SCAN)
@@ -440,6 +457,202 @@ def _zoom_many(fa: Sequence[Footprint], fb: Sequence[Footprint], t0: np.ndarray,
         t0 = t[rows, k]
         half /= 16.0
     return best
+
+
+# ---------------------------------------------------------------- ovals apart: a Newton solve
+
+_COARSE = 32
+_COARSE_U = tuple((math.cos(2.0 * math.pi * k / _COARSE), math.sin(2.0 * math.pi * k / _COARSE)) for k in range(_COARSE))
+_NEWTON_STEP = 1e-13
+"""Newton stops once its step is below this (radians): the gap is then exact to rounding (its
+error is second order in the angle)."""
+_CERTIFY = 1e-9
+"""Half-width (radians) of the interval across which ``g'`` must change sign from + to -."""
+_MEETS_EPS = 1e-9
+"""Margin of the scaled test "the segment misses the oval" (squared unit-disc radius): closer
+segments take the search."""
+
+
+def _oval_apart(a: Footprint, b: Footprint) -> float | None:
+    """:func:`signed_distance` of a pair with an oval (ellipse) in it when the two are apart;
+    ``None`` when that cannot be shown quickly (touching, overlapping, or too close to tell: the
+    caller's support-function search takes those).
+
+    Two round or oval bases: the gap ``g(t) = (c_b - c_a).u(t) - s_a(t) - s_b(t)`` along the
+    direction ``u(t)`` (``s``: a base's support radius, ``sqrt(a^2 ua^2 + b^2 ub^2)`` for an
+    ellipse) is a lower bound of the distance for every ``t``, and its maximum is the distance.
+    Where it is positive its superlevel sets are arcs (``g(u) - c|u|`` is concave in the plane), so
+    a local maximum with a positive value is the maximum. Newton's method on ``g'(t) = 0`` from
+    the centre line finds it in a few steps; it is accepted only with that certificate (``g > 0``
+    and ``g'`` changing sign from + to - across :data:`_CERTIFY` of it). Otherwise the best of 32
+    directions, when positive and above two positive neighbours, brackets the maximum for a
+    safeguarded Newton solve (bisection when a step leaves the bracket). The value returned is
+    the largest ``g`` evaluated: never above the distance, below it by rounding only.
+
+    An oval and a round base: the distance of the base's centre (a point: a round base of radius 0
+    above) less its radius, also when they overlap if the centre lies outside the oval.
+
+    An oval and a segment (a polygon edge): the distance is the gap to the segment's line where
+    the oval's nearest point to the line projects inside the segment, else the nearer end's
+    distance (a point, as above), once the segment is shown to miss the
+    oval. A hull: the least over its edges, when the oval's centre lies outside it and every edge
+    misses the oval; an end's distance is solved only when its bounds (centre distance less the
+    outer and the inner radius) let it be the least."""
+    ka, kb = a.kind, b.kind
+    if ka == "ellipse":
+        if kb == "ellipse":
+            return _curved_gap(a, b.cx - a.cx, b.cy - a.cy, b)
+        e, o = a, b
+    elif kb == "ellipse":
+        e, o = b, a
+    else:
+        return None
+    if o.kind == "circle":
+        # a disc's signed distance is its centre's less its radius: exact also when the two
+        # overlap, as long as the centre lies outside the oval (the point's gap is positive)
+        g = _curved_gap(e, o.cx - e.cx, o.cy - e.cy, None)
+        return None if g is None else g - o.a
+    vs = o.verts
+    if o.kind == "segment":
+        edges = [(vs[0], vs[1])]
+    elif o.kind == "polygon":
+        edges = list(zip(vs, vs[1:] + vs[:1], strict=True))
+        # the oval's centre must lie outside the convex hull (on the outer side of some edge,
+        # whichever way the vertices turn)
+        sides = [(q[0] - p[0]) * (e.cy - p[1]) - (q[1] - p[1]) * (e.cx - p[0]) for p, q in edges]
+        if min(sides) >= 0.0 or max(sides) <= 0.0:
+            return None
+    else:
+        return None
+    best = math.inf
+    ends: set[tuple[float, float]] = set()
+    for p, q in edges:
+        side = _segment_side(e, p, q)
+        if side is None:
+            return None
+        if side >= 0.0:
+            best = min(best, side)
+        else:
+            ends.update((p, q))
+    if not ends:
+        return best
+    radial = sorted((math.hypot(v[0] - e.cx, v[1] - e.cy), v) for v in ends)
+    best = min(best, radial[0][0] - e.inner_radius)  # an upper bound of the nearest end's distance
+    for rho, v in radial:
+        if rho - e.outer_radius > best:
+            break
+        d = _curved_gap(e, v[0] - e.cx, v[1] - e.cy, None)
+        if d is None:
+            return None
+        best = min(best, d)
+    return best
+
+
+def _segment_side(e: Footprint, p: tuple[float, float], q: tuple[float, float]) -> float | None:
+    """For the oval ``e`` and the segment ``pq``: the distance between them (>= 0) when it is the
+    gap to the segment's line; -1.0 when the segment misses the oval and the distance is that of
+    the nearer end; ``None`` when the segment may meet the oval."""
+    ex, ey = q[0] - p[0], q[1] - p[1]
+    ln2 = ex * ex + ey * ey
+    c, s = e._cs
+    px, py = p[0] - e.cx, p[1] - e.cy
+    if ln2 > 0.0:
+        ln = math.sqrt(ln2)
+        nx, ny = -ey / ln, ex / ln
+        t = nx * px + ny * py
+        if t < 0.0:
+            nx, ny, t = -nx, -ny, -t
+        na, nb = nx * c + ny * s, ny * c - nx * s
+        h = math.hypot(e.a * na, e.b * nb)  # the oval's reach towards the line
+        if t - h > 0.0:
+            # the oval's nearest point to the line (its support point along n), projected on it
+            mx, my = e.a * e.a * na / h, e.b * e.b * nb / h
+            lam = ((mx * c - my * s - px) * ex + (mx * s + my * c - py) * ey) / ln2
+            return t - h if 0.0 <= lam <= 1.0 else -1.0
+    # the line meets the oval: in the oval's frame scaled to a unit disc, the segment misses the
+    # disc if its nearest point to the centre lies outside it
+    pa, pb = (px * c + py * s) / e.a, (py * c - px * s) / e.b
+    da, db = (ex * c + ey * s) / e.a, (ey * c - ex * s) / e.b
+    dd = da * da + db * db
+    lam = min(1.0, max(0.0, -(pa * da + pb * db) / dd)) if dd > 0.0 else 0.0
+    if (pa + lam * da) ** 2 + (pb + lam * db) ** 2 <= 1.0 + _MEETS_EPS:
+        return None
+    return -1.0
+
+
+def _curved_gap(a: Footprint, dx: float, dy: float, b: Footprint | None) -> float | None:
+    """The maximum over directions of the gap between the oval ``a`` and an oval ``b`` (``None``:
+    a point) whose centre is ``(dx, dy)`` from ``a``'s, as :func:`_oval_apart` describes; ``None``
+    when no positive maximum is certified."""
+    ca, sa = a._cs
+    a2, b2 = a.a * a.a, a.b * a.b
+    two: tuple[float, float, float, float] | None = None
+    if b is not None:
+        cb, sb = b._cs
+        two = (cb, sb, b.a * b.a, b.b * b.b)
+
+    def terms(t: float) -> tuple[float, float, float]:
+        """g(t), g'(t), g''(t)."""
+        ux, uy = math.cos(t), math.sin(t)
+        along = dx * ux + dy * uy
+        g, d1, d2 = along, dy * ux - dx * uy, -along
+        for c, s, p2, q2 in ((ca, sa, a2, b2),) if two is None else ((ca, sa, a2, b2), two):
+            ua, ub = ux * c + uy * s, uy * c - ux * s
+            sq = math.sqrt(p2 * ua * ua + q2 * ub * ub)
+            k = q2 - p2
+            s1 = k * ua * ub / sq
+            g -= sq
+            d1 -= s1
+            d2 -= (k * (ua * ua - ub * ub) - s1 * s1) / sq
+        return g, d1, d2
+
+    t = math.atan2(dy, dx)
+    best = -math.inf
+    for _ in range(16):
+        g, d1, d2 = terms(t)
+        best = max(best, g)
+        step = -d1 / d2 if d2 < 0.0 else math.copysign(0.25, d1)
+        if abs(step) < _NEWTON_STEP:
+            if g > 0.0 and terms(t - _CERTIFY)[1] > 0.0 > terms(t + _CERTIFY)[1]:
+                return best
+            break
+        t += max(-0.5, min(0.5, step))
+    return _bracketed_gap(terms, dx, dy, ((ca, sa, a2, b2),) if two is None else ((ca, sa, a2, b2), two))
+
+
+def _bracketed_gap(terms: Callable[[float], tuple[float, float, float]], dx: float, dy: float,
+                   ells: tuple[tuple[float, float, float, float], ...]) -> float | None:
+    """The fallback of :func:`_curved_gap`: the best of :data:`_COARSE` directions brackets the
+    maximum when it and both its neighbours are positive; a safeguarded Newton solve in it."""
+    vals = []
+    for ux, uy in _COARSE_U:
+        g = dx * ux + dy * uy
+        for c, s, p2, q2 in ells:
+            ua, ub = ux * c + uy * s, uy * c - ux * s
+            g -= math.sqrt(p2 * ua * ua + q2 * ub * ub)
+        vals.append(g)
+    k = max(range(_COARSE), key=vals.__getitem__)
+    best = vals[k]
+    lo_v, hi_v = vals[k - 1], vals[(k + 1) % _COARSE]
+    if not (lo_v > 0.0 and hi_v > 0.0 and best > lo_v and best > hi_v):
+        return None
+    step = 2.0 * math.pi / _COARSE
+    lo, hi = step * k - step, step * k + step
+    t = step * k
+    for _ in range(100):
+        g, d1, d2 = terms(t)
+        best = max(best, g)
+        if d1 > 0.0:
+            lo = t
+        else:
+            hi = t
+        nt = t - d1 / d2 if d2 < 0.0 else lo - 1.0
+        if not lo < nt < hi:
+            nt = 0.5 * (lo + hi)
+        if abs(nt - t) < _NEWTON_STEP or hi - lo < _NEWTON_STEP:
+            return max(best, terms(nt)[0])
+        t = nt
+    return None
 
 
 def _straight(f: Footprint) -> LineString | Polygon:
@@ -600,17 +813,50 @@ def clearances_inside(fps: Sequence[Footprint], poly: Polygon) -> np.ndarray:
 
 def oval_edge_pairs(fp: Footprint, poly: Polygon) -> list[tuple[Footprint, Footprint]]:
     """The (oval, edge) pairs whose signed distances give an oval's least distance to the edges
-    of ``poly`` (:func:`distance_to_polygon`): the inscribed polygon lies in the oval, so its
-    distance to an edge is an upper bound, and the closest edge is among those whose lower bound
-    (the circumscribed polygon's distance, or the centre's less the outer radius) is not above
-    the least upper bound. Empty for a footprint that is not an oval."""
+    of ``poly`` (:func:`distance_to_polygon`): the closest edge is among those whose lower bound
+    is not above the least upper bound (plus 1e-9", for rounding), with the closed-form bounds of
+    :func:`_edge_bounds`. Empty for a footprint that is not an oval."""
     if fp.kind != "ellipse":
         return []
-    edges, lines = _per_polygon("edges", poly, _edges_and_lines)
-    lbs = np.maximum(shapely.distance(lines, shapely.Point(fp.cx, fp.cy)) - fp.outer_radius,
-                     circumscribed_gap(fp, lines))
-    ub = float(np.min(shapely.distance(lines, fp.polygon())))
-    return [(fp, edges[k]) for k in np.nonzero(lbs <= ub)[0].tolist()]
+    edges, _ = _per_polygon("edges", poly, _edges_and_lines)
+    bounds = [_edge_bounds(fp, *e.verts) for e in edges]
+    ub = min(hi for _, hi in bounds) + _BOUND_SLACK
+    return [(fp, e) for e, (lo, _) in zip(edges, bounds, strict=True) if lo <= ub]
+
+
+_BOUND_SLACK = 1e-9
+"""Inches added to the least upper bound of :func:`oval_edge_pairs`: a bound that equals the
+distance (an edge facing the oval) must not drop its edge by a rounding."""
+
+
+def _edge_bounds(fp: Footprint, p: tuple[float, float], q: tuple[float, float]) -> tuple[float, float]:
+    """A lower and an upper bound of the signed distance from the oval ``fp`` to the segment
+    ``pq``, inches: below, the centre's distance to the segment less the outer radius, and the
+    gap to the segment's line along its normal; above, the centre's distance less the inner
+    radius (the disc the oval contains), and the distance from the oval's nearest point to the
+    line (a point of the oval) to the segment."""
+    ex, ey = q[0] - p[0], q[1] - p[1]
+    ln2 = ex * ex + ey * ey
+
+    def to_segment(x: float, y: float) -> float:
+        lam = 0.0 if ln2 == 0.0 else min(1.0, max(0.0, ((x - p[0]) * ex + (y - p[1]) * ey) / ln2))
+        return math.hypot(x - p[0] - lam * ex, y - p[1] - lam * ey)
+
+    dc = to_segment(fp.cx, fp.cy)
+    lo, hi = dc - fp.outer_radius, dc - fp.inner_radius
+    if ln2 > 0.0:
+        ln = math.sqrt(ln2)
+        nx, ny = -ey / ln, ex / ln
+        t = nx * (p[0] - fp.cx) + ny * (p[1] - fp.cy)
+        if t < 0.0:
+            nx, ny, t = -nx, -ny, -t
+        c, s = fp._cs
+        na, nb = nx * c + ny * s, ny * c - nx * s
+        h = math.hypot(fp.a * na, fp.b * nb)
+        lo = max(lo, t - h)
+        mx, my = fp.a * fp.a * na / h, fp.b * fp.b * nb / h
+        hi = min(hi, to_segment(fp.cx + mx * c - my * s, fp.cy + mx * s + my * c))
+    return lo, hi
 
 
 def _min_edge_distance(fp: Footprint, poly: Polygon, measure: _Measure | None = None) -> float:
