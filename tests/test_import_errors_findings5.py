@@ -73,3 +73,29 @@ def test_a_duplicate_unit_id_across_armies_names_both_and_the_prefix_way_out(tmp
         load_scenario(path)
     assert exc.value.location == "armies[1].units[0].id" and "also armies[0].units[0].id" in str(exc.value)
     assert "id_prefix" in str(exc.value)
+
+
+def test_a_finished_plan_job_unlinks_its_queue_semaphores():
+    """``planner serve`` stopped by SIGTERM warned of 6 leaked semaphores after two plans: each
+    job's queue (3 semaphores) lived until the interpreter's exit, which SIGTERM skips. The job's
+    reader, as it ends, frees them (a job whose process has ended without a word, not spawned here)."""
+    import _multiprocessing
+    import multiprocessing as mp
+    import threading
+    from types import SimpleNamespace
+
+    from planner.web.jobs import Job
+
+    job = Job.__new__(Job)
+    job.queue = mp.get_context("spawn").Queue()
+    job.process = SimpleNamespace(is_alive=lambda: False, exitcode=-15)
+    job.status, job.events, job.lock = "running", [], threading.Lock()
+    q = job.queue
+    names = [lock._semlock.name for lock in (q._rlock, q._wlock, q._sem)]
+    del q
+    job._read()
+    assert job.status == "error" and "exit code -15" in job.events[0][1]["error"]
+    assert job.queue is None
+    for name in names:  # already unlinked: the tracker has nothing left to warn about
+        with pytest.raises(FileNotFoundError):
+            _multiprocessing.sem_unlink(name)
