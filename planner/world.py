@@ -334,11 +334,16 @@ def _check_outlines_near_table(scenario: Scenario, file: str | None) -> None:
 def _resolve_units(scenario: Scenario, catalogue, file: str | None) -> dict[str, UnitInfo]:
     """Every army's units with their resolved models, by unique unit id."""
     units: dict[str, UnitInfo] = {}
+    where: dict[str, tuple[int, str]] = {}
     for ai, army in enumerate(scenario.armies):
         for ui, unit in enumerate(army.units):
             upath = f"armies[{ai}].units[{ui}]"
             if unit.id in units:
-                raise _err("duplicate unit id", file, f"{upath}.id", unit.id)
+                fa, fpath = where[unit.id]
+                raise _err(f"duplicate unit id (also {fpath}.id" + (
+                    "; armies imported from rosters need different id prefixes: import one again with another "
+                    "id_prefix, e.g. its player's name and '-')" if fa != ai else ")"), file, f"{upath}.id", unit.id)
+            where[unit.id] = (ai, upath)
             units[unit.id] = _resolve_unit(scenario, unit, army.player, upath, catalogue, file)
     return units
 

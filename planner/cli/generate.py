@@ -157,7 +157,7 @@ def summarise(lines: list[bytes]) -> dict:
             band += m is not None and abs(m) <= 0.25 + 1e-9
         elif kind == "puzzle":
             puz_status[lab["status"]] += 1
-            puz_unique[{True: "unique", False: "not_unique", None: "unknown"}[lab["unique"]]] += 1
+            puz_unique[{True: "unique", False: "not_unique", None: "unknown"}[lab["unique_on_grid"]]] += 1
         else:
             ds_rulesets[lab["ruleset"]] += 1
             p = lab["odds"]["p_mishap"]
@@ -173,7 +173,7 @@ def summarise(lines: list[bytes]) -> dict:
             "target_margin_within_0.25in": band,
         }
     if by_kind["puzzle"]:
-        out["puzzle"] = {"status": dict(sorted(puz_status.items())), "unique": dict(sorted(puz_unique.items()))}
+        out["puzzle"] = {"status": dict(sorted(puz_status.items())), "unique_on_grid": dict(sorted(puz_unique.items()))}
     if by_kind["deepstrike"]:
         out["deepstrike"] = {"rulesets": dict(sorted(ds_rulesets.items())), "odds": dict(sorted(ds_mishap_bins.items()))}
     return out

@@ -45,12 +45,19 @@ class PuzzleLabel(_L):
     unit: str
     setup: Literal["infiltrate", "deployment_zone"]
     goal: tuple[float, float]
-    status: Literal["optimal", "feasible", "infeasible", "unknown"]
-    optimal: bool
+    status: Literal["optimal", "feasible", "infeasible", "unknown"] = Field(
+        description="The solver's proof status over the candidate placements (see optimal_on_grid).")
+    grid_in: float = Field(description="The planner's candidate grid step, inches.")
+    margin_in: float = Field(description="The planner's margin kept on 'more than' distances, inches.")
+    optimal_on_grid: bool = Field(
+        description="No better answer among the candidate placements on the grid_in grid (proved by CP-SAT); "
+                    "not a claim about every legal placement: one off the grid may be nearer the goal.")
     objective: float | None = Field(description="Sum over models of centre distance to the goal, inches.")
     legal: bool | None = Field(description="The checker's verdict on the planned scenario.")
     answer: list[tuple[float, float, float]] | None = Field(description="[x, y, facing] per model.")
-    unique: bool | None = Field(description="No other candidate placement reaches the objective.")
+    unique_on_grid: bool | None = Field(
+        description="No other candidate placement on the grid reaches the objective (placements off the grid "
+                    "not counted).")
     ties: int | None = None
     better_candidates: int | None = None
     message: str = ""

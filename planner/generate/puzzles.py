@@ -10,6 +10,12 @@ first; a candidate at anchor distance ``d`` costs at least ``n * d - S``, ``S`` 
 model offsets of a formation) is costed, and the ties at the objective (to the planner's integer
 scale, 1/``COST_SCALE`` inch) are counted.
 
+Both are claims about the candidate grid, and the label's fields say so: ``optimal_on_grid``
+(CP-SAT proved no better answer among the candidate placements, formations on the ``grid_in``
+grid keeping the planner's ``margin_in`` margin on "more than" distances) and ``unique_on_grid``.
+Neither is a claim about every legal placement: one off the grid may be nearer the goal (the
+labels before had ``optimal``/``unique``, which read as that claim and are gone).
+
 Determinism: CP-SAT runs with one worker and a fixed seed; a puzzle solved to optimality within
 ``puzzle_time_limit_s`` gives the same answer every run (the planner breaks cost ties by candidate
 order). A puzzle stopped by the time limit (status ``feasible``/``unknown``) may differ between runs
@@ -92,11 +98,15 @@ def puzzle_item(rng: np.random.Generator, p: GeneratorParams, index: int, rulese
         "setup": "infiltrate" if infiltrate else "deployment_zone",
         "goal": [r4(gx), r4(gy)],
         "status": result.status,
-        "optimal": result.status == "optimal",
+        # on the planner's candidate grid only: a placement off the grid may be better (fresh user:
+        # an answer labelled optimal and unique moved 0.6" off the grid was legal and nearer)
+        "grid_in": settings.grid_in,
+        "margin_in": settings.margin_in,
+        "optimal_on_grid": result.status == "optimal",
         "objective": result.objective,
         "legal": result.legal,
         "answer": answer,
-        "unique": (uniq["ties"] == 1 and uniq["better_candidates"] == 0) if uniq else None,
+        "unique_on_grid": (uniq["ties"] == 1 and uniq["better_candidates"] == 0) if uniq else None,
         "ties": uniq.get("ties"),
         "better_candidates": uniq.get("better_candidates"),
         "message": result.message,

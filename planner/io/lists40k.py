@@ -129,6 +129,21 @@ def _is_battlescribe(data: bytes) -> bool:
     return head.startswith(b"<") or head.startswith(b"PK")
 
 
+def _looks_battlescribe(path: Path) -> bool:
+    """A ``.ros``/``.rosz`` name goes to the BattleScribe reader unless it is a regular file whose
+    first bytes are neither XML nor zip (then it is read as a list, so a text list named
+    ``roster.ros``, as the web page's upload is by default, gets the same words as the command
+    line: none of the formats recognised it); an empty file, a pipe or a device: the roster reader."""
+    try:
+        if not path.is_file():
+            return True
+        with path.open("rb") as fh:
+            head = fh.read(512)
+    except OSError:
+        return True  # the roster reader names the problem
+    return not head.strip() or _is_battlescribe(head)
+
+
 def is_40k_ruleset(ruleset: str) -> bool:
     """Whether ``ruleset`` names a Warhammer 40,000 10th/11th edition ruleset (lists are read for those)."""
     from planner.errors import UnknownRulesetError
@@ -163,7 +178,7 @@ def read_if_list(path: str | Path, ruleset: str, list_format: str = "auto") -> A
             raise ScenarioError(f"40k list formats are read for the rulesets wh40k10 and wh40k11, not {ruleset!r}",
                                 location="--list-format", value=list_format)
         return None
-    if fmt == "auto" and Path(path).suffix.lower() in _BATTLESCRIBE_SUFFIXES:
+    if fmt == "auto" and Path(path).suffix.lower() in _BATTLESCRIBE_SUFFIXES and _looks_battlescribe(Path(path)):
         return None
     from planner.io.files import read_input
 

@@ -1313,7 +1313,32 @@ def expand_rosters(scenario, file: str | None, raw: dict | None = None):
             new_raw = [raw_units.pop(u.id, None) or army_to_data_unit(u) for u in imported.units]
             new_raw += [u for u in raw_armies[ai].get("units") or [] if isinstance(u, dict) and u.get("id") in raw_units]
             raw_armies[ai] = {k: v for k, v in raw_armies[ai].items() if k != "roster"} | {"units": new_raw}
+    _refuse_shared_ids(scenario, armies, file)
     return scenario.model_copy(update={"armies": armies}), raw
+
+
+def _refuse_shared_ids(scenario, armies: list, file: str | None) -> None:
+    """A unit id in two armies where one came from a roster: refused at that roster's
+    ``id_prefix``, suggesting another (the resolver would only say "duplicate unit id")."""
+    rosters = {ai: a.roster for ai, a in enumerate(scenario.armies) if a.roster is not None}
+    owner: dict[str, int] = {}
+    for ai, army in enumerate(armies):
+        for u in army.units:
+            first = owner.setdefault(u.id, ai)
+            if first == ai or not (ai in rosters or first in rosters):
+                continue
+            at, other = (ai, first) if ai in rosters else (first, ai)
+            prefix = rosters[at].id_prefix
+            same = other in rosters and rosters[other].id_prefix == prefix
+            hint = f"{armies[at].player}-"
+            if hint == prefix:
+                hint = f"{armies[at].player}-{at}-"
+            why = (f"the rosters of armies[{other}] and armies[{at}] have the same id_prefix {prefix!r}" if same
+                   else f"the roster of armies[{at}] (id_prefix {prefix!r}) gives an id of armies[{other}]")
+            raise ScenarioError(
+                f"duplicate unit id {u.id!r} in armies[{first}] and armies[{ai}]: {why}; give the roster of "
+                f"armies[{at}] another id_prefix, e.g. id_prefix: {hint!r}", file=file,
+                location=f"armies[{at}].roster.id_prefix", value=prefix)
 
 
 def army_to_data_unit(unit: Unit) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from planner.geometry.measure import (
     is_within_distance,
 )
 from planner.geometry.shapes import Footprint, distance_to_polygon, signed_distance
-from planner.legality.checks.coherency import coherency_gap, coherency_range
+from planner.legality.checks.coherency import coherency_range, cut_off
 from planner.legality.checks.distance import (
     InfiltrateDistance,
     each_too_close,
@@ -37,7 +37,7 @@ from planner.legality.report import (
     sight_passes,
     worst_first,
 )
-from planner.legality.table import Placed, Table
+from planner.legality.table import Placed, Table, UnitSight
 from planner.schema import SetupMethod, SpecialRule
 from planner.world import UnitInfo, World
 
@@ -267,15 +267,22 @@ class HH2Checker:
             return
         fps = [f for g in group for f in self.table.final(g).footprints]
         rng = coherency_range(models, self.R)
-        gap, i, j = coherency_gap(fps, self.table.pair_distances)
-        ok = is_within_distance(gap, rng)
+        (gap, i, j), apart = cut_off(fps, rng, self.table.pair_distances)
+        ok = not apart
         names = [f"{m.unit_id}/{m.id}" for m in models]
+        if apart and j not in {k for k, _, _ in apart}:
+            i, j = j, i  # name the end of the longest link that is cut off from the largest group
+        # every model cut off from the largest group, the farthest first (a judge moves each one)
+        far = worst_first(((k, dk, o) for k, dk, o in apart), j, larger_is_worse=True)
+        also, _ = also_failing(Placed(u, tuple(fps), tuple(names)),
+                               [(k, f"{_f(dk)} from {names[o]}") for k, dk, o in far])
         rule = self.R.rid("coherency")
         msg = (f"in unit coherency ({rng:g}\"): every model linked, longest link {_f(gap)}" if ok
-               else f"out of unit coherency ({rng:g}\"): {names[j]} is {_f(gap)} from the rest of the unit")
+               else f"out of unit coherency ({rng:g}\"): {names[j]} is {_f(gap)} from the rest of the unit{also}")
         self.add(_finding(rule, ok, u, msg, model=models[j].id, measured=gap,
                           required=f"within {rng:g}\" of another model, one group", margin=rng - gap,
-                          evidence=Evidence(model=names[j], other_model=names[i])))
+                          evidence=Evidence(model=names[j], other_model=names[i]),
+                          failing=[models[k].id for k, _, _ in far]))
 
     # ------------------------------------------------------------------ Infiltrate
     def _observers(self, u: UnitInfo) -> list[Placed]:
@@ -352,12 +359,13 @@ class HH2Checker:
         if o is not None:
             if s.visible:
                 seg = [s.segment[0], s.segment[1]] if s.segment else None
+                also, failing = self._also_seen(placed, observers, o, s)
                 self.add(_finding(self.R.rid("infiltrate.hidden"), False, u,
                                   f"enemy unit {o.unit.id} can draw line of sight to model {s.target_model} "
                                   f"(from its model {s.observer_model}"
                                   + (f", clear line ({seg[0][0]:.2f}, {seg[0][1]:.2f})-({seg[1][0]:.2f}, "
-                                     f"{seg[1][1]:.2f})" if seg else "") + f"){when}", model=s.target_model,
-                                  required="no deployed enemy unit can draw line of sight",
+                                     f"{seg[1][1]:.2f})" if seg else "") + f"){when}{also}", model=s.target_model,
+                                  required="no deployed enemy unit can draw line of sight", failing=failing,
                                   evidence=Evidence(observer_units=ids, seen_by=f"{o.unit.id}/{s.observer_model}",
                                                     sight_line=seg, model=s.target_model,
                                                     sight_passes=sight_passes(s.passes))))
@@ -378,6 +386,28 @@ class HH2Checker:
                           required="no deployed enemy unit can draw line of sight",
                           evidence=Evidence(observer_units=ids, blocking_features=sorted(blocking),
                                             sight_passes=sight_passes(s.passes))))
+
+    def _also_seen(self, placed: Placed, observers: list[Placed], o: Placed, s: UnitSight) -> tuple[str, list[str]]:
+        """Every model of ``placed`` that some of the ``observers`` can see, not only ``s``'s
+        (seen by ``o``): each model asked of :meth:`Table.sight_from_any` alone, the nearest
+        to the unit that sees it first (:func:`worst_first`); the words and ids of
+        :func:`also_failing`."""
+        tops = self.table.tops_of(placed)
+        seen: list[tuple[int, float, str]] = []
+        for k, fp in enumerate(placed.footprints):
+            mid = placed.model_id(k)
+            one = Placed(placed.unit, (fp,), (mid,), (tops[k],))
+            if mid == s.target_model:
+                by, sk = o, s
+            else:
+                found, sk = self.table.sight_from_any(observers, one)
+                if found is None or not sk.visible:
+                    continue
+                by = found
+            near = self.table.nearest_unit(one, [by])
+            seen.append((k, near[0] if near else 0.0, f"seen by {by.unit.id}/{sk.observer_model}"))
+        first = next((k for k, _, _ in seen if placed.model_id(k) == s.target_model), 0)
+        return also_failing(placed, [(k, words) for k, _, words in worst_first(seen, first, larger_is_worse=False)])
 
     def check_building_infiltrate(self, u: UnitInfo) -> None:
         tid = u.setup.in_

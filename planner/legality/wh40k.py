@@ -39,7 +39,7 @@ from planner.geometry.shapes import (
     footprint,
     signed_distance,
 )
-from planner.legality.checks.coherency import coherency_shortfall
+from planner.legality.checks.coherency import coherency_shortfalls
 from planner.legality.checks.distance import each_too_close
 from planner.legality.checks.placement import (
     NoGo,
@@ -425,8 +425,13 @@ class WH40kChecker:
         if len(models) < 2:
             return
         levels = self.table.levels_of(placed) if self.table.off_the_table else None
-        margin, i, part = coherency_shortfall(list(placed.footprints), self.R, levels)
+        each = coherency_shortfalls(list(placed.footprints), self.R, levels)
+        margin, i, part, other = min(each, key=lambda t: t[0])  # coherency_shortfall's worst
         ok = margin >= -TOLERANCE_IN
+        worst_part: dict[int, tuple[float, int, str, int]] = {}  # each model's lower margin of the parts
+        for t in each:
+            if t[0] < -TOLERANCE_IN and (t[1] not in worst_part or t[0] < worst_part[t[1]][0]):
+                worst_part[t[1]] = t
         R = self.R
         n = len(models)
         large = R.COHERENCY_LARGE_UNIT_MODELS is not None and n >= R.COHERENCY_LARGE_UNIT_MODELS
@@ -436,14 +441,25 @@ class WH40kChecker:
             req += f" and within {R.COHERENCY_ALL_WITHIN_IN:g}\" of every other model"
         who = placed.model_id(i)
         unit_word = "attached unit" if u.joined_by else "unit"
+        nearest = "its nearest" if k == 1 else f"the {k}th nearest" if k > 2 else "the second nearest"
+
+        def words(m: float, prt: str, o: int) -> str:
+            return (f"more than {R.COHERENCY_ALL_WITHIN_IN:g}\" from {placed.model_id(o)} by {_f(-m)}" if prt == "every"
+                    else f"short by {_f(-m)}; {nearest}: {placed.model_id(o)}")
+        # every model out of coherency, the worst first (a judge moves each one)
+        bad = worst_first(((t[1], t[0], t[2], t[3]) for t in worst_part.values()), i, larger_is_worse=False)
+        also, failing = also_failing(placed, [(j, words(m, prt, o)) for j, m, prt, o in bad])
         if ok:
             msg = f"{unit_word} of {n} models in coherency; tightest: model {who}, margin {_f(margin)}"
         elif part == "every":
-            msg = (f"model {who} is more than {R.COHERENCY_ALL_WITHIN_IN:g}\" from another model of its {unit_word} "
-                   f"(by {_f(-margin)})")
+            msg = (f"model {who} is more than {R.COHERENCY_ALL_WITHIN_IN:g}\" from model {placed.model_id(other)} of "
+                   f"its {unit_word} (by {_f(-margin)}){also}")
         else:
-            msg = f"model {who} is not within {R.COHERENCY_IN:g}\" of {k} other model(s) (short by {_f(-margin)})"
-        self.add(_finding(self.P + "coherency", ok, u, msg, model=who, measured=None, required=req, margin=margin))
+            msg = (f"model {who} is not within {R.COHERENCY_IN:g}\" of {k} other model(s) (short by {_f(-margin)}; "
+                   f"{nearest}: model {placed.model_id(other)}){also}")
+        self.add(_finding(self.P + "coherency", ok, u, msg, model=who, measured=None, required=req, margin=margin,
+                          evidence=None if ok else Evidence(model=who, other_model=placed.model_id(other)),
+                          failing=failing))
 
     def _each_too_close(self, placed: Placed, near: tuple[object, ...], enemies: list[Placed], limit: float,
                         **kw: float) -> tuple[str, list[str]]:

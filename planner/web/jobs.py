@@ -79,7 +79,7 @@ class Job:
                  seed: int):
         self.id = uuid.uuid4().hex[:12]
         ctx = mp.get_context("spawn")
-        self.queue = ctx.Queue()
+        self.queue: Any = ctx.Queue()  # None once the job has ended (:meth:`_release`)
         self.process = ctx.Process(target=_worker, args=(data, file, units, time_limit, workers, seed, self.queue),
                                    daemon=True)
         self.events: list[tuple[str, dict]] = []
@@ -91,6 +91,20 @@ class Job:
         self.reader.start()
 
     def _read(self) -> None:
+        try:
+            self._read_events()
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        """Drop the queue once the job has ended: its three semaphores are unlinked (and leave the
+        resource tracker) as it is freed, not left for the interpreter's exit, which a server
+        stopped by SIGTERM never reaches (it warned of "leaked semaphore objects", 3 per plan)."""
+        q, self.queue = self.queue, None
+        if q is not None:
+            q.close()
+
+    def _read_events(self) -> None:
         while True:
             try:
                 kind, payload = self.queue.get(timeout=0.2)
@@ -177,3 +191,5 @@ class Jobs:
     def stop_all(self) -> None:
         for job in list(self.jobs.values()):
             job.cancel()
+        for job in list(self.jobs.values()):
+            job.reader.join(timeout=2)  # each reader releases its job's queue as it returns

@@ -39,15 +39,10 @@ def coherency_range(models: Sequence[ModelInfo], R: HorusHeresy2) -> float:
     return R.COHERENCY_IN
 
 
-def coherency_gap(fps: Sequence[Footprint],
-                  measure: Callable[[list[tuple[Footprint, Footprint]]], np.ndarray] = signed_distances
-                  ) -> tuple[float, int, int]:
-    """The smallest range that links every model into one group: the longest edge of a minimum
-    spanning tree over closest-point distances (Prim). Returns (inches, i, j) of that edge.
-    ``measure``: :func:`~planner.geometry.shapes.signed_distances`, or a caller's cache of it."""
+def _distance_matrix(fps: Sequence[Footprint],
+                     measure: Callable[[list[tuple[Footprint, Footprint]]], np.ndarray]) -> list[list[float]]:
+    """Closest-point distances between every two of ``fps`` (inches, 0 for touching or overlapping)."""
     n = len(fps)
-    if n < 2:
-        return 0.0, 0, 0
     dist = [[0.0] * n for _ in range(n)]
     hypot = math.hypot
     other: list[tuple[int, int]] = []
@@ -62,6 +57,24 @@ def coherency_gap(fps: Sequence[Footprint],
     # the other pairs (ovals, hulls) measured together: the same values, one vectorised search
     for (i, j), d in zip(other, measure([(fps[i], fps[j]) for i, j in other]).tolist(), strict=True):
         dist[i][j] = dist[j][i] = max(0.0, d)
+    return dist
+
+
+def coherency_gap(fps: Sequence[Footprint],
+                  measure: Callable[[list[tuple[Footprint, Footprint]]], np.ndarray] = signed_distances
+                  ) -> tuple[float, int, int]:
+    """The smallest range that links every model into one group: the longest edge of a minimum
+    spanning tree over closest-point distances (Prim). Returns (inches, i, j) of that edge.
+    ``measure``: :func:`~planner.geometry.shapes.signed_distances`, or a caller's cache of it."""
+    n = len(fps)
+    if n < 2:
+        return 0.0, 0, 0
+    return _tree_gap(_distance_matrix(fps, measure))
+
+
+def _tree_gap(dist: list[list[float]]) -> tuple[float, int, int]:
+    """:func:`coherency_gap` of a distance matrix (Prim from model 0)."""
+    n = len(dist)
     in_tree = [False] * n
     best = [math.inf] * n
     link = [0] * n
@@ -76,6 +89,40 @@ def coherency_gap(fps: Sequence[Footprint],
             if not in_tree[i] and dist[k][i] < best[i]:
                 best[i], link[i] = dist[k][i], k
     return worst
+
+
+def cut_off(fps: Sequence[Footprint], rng: float,
+            measure: Callable[[list[tuple[Footprint, Footprint]]], np.ndarray] = signed_distances
+            ) -> tuple[tuple[float, int, int], list[tuple[int, float, int]]]:
+    """:func:`coherency_gap` of ``fps``, and every model not linked (within ``rng`` inches, link
+    by link) to the largest group of the unit (on a tie, the group of the lowest model index):
+    (its index, its distance to the nearest model of that group in inches, that model's index),
+    in model order; empty when the unit is coherent (:func:`is_coherent`)."""
+    n = len(fps)
+    if n < 2:
+        return (0.0, 0, 0), []
+    dist = _distance_matrix(fps, measure)
+    gap = _tree_gap(dist)
+    if is_within_distance(gap[0], rng):
+        return gap, []
+    group = [-1] * n  # the linked groups: the same within-the-range predicate as the tree's gap
+    for s in range(n):
+        if group[s] < 0:
+            group[s], todo = s, [s]
+            while todo:
+                k = todo.pop()
+                for i in range(n):
+                    if group[i] < 0 and is_within_distance(dist[k][i], rng):
+                        group[i] = s
+                        todo.append(i)
+    main = max(set(group), key=lambda g: (group.count(g), -g))
+    members = [i for i in range(n) if group[i] == main]
+    out = []
+    for k in range(n):
+        if group[k] != main:
+            j = min(members, key=lambda i: dist[k][i])
+            out.append((k, dist[k][j], j))
+    return gap, out
 
 
 def is_coherent(models: Sequence[ModelInfo], fps: list[Footprint], R: HorusHeresy2) -> bool:
@@ -100,6 +147,20 @@ def coherency_shortfall(fps: list[Footprint], R: Warhammer40k,
     n = len(fps)
     if n < 2:
         return math.inf, 0, "neighbours"
+    m, i, part, _ = min(coherency_shortfalls(fps, R, levels), key=lambda t: t[0])  # the first of the lowest
+    return m, i, part
+
+
+def coherency_shortfalls(fps: list[Footprint], R: Warhammer40k,
+                         levels: Sequence[tuple[float, float]] | None = None) -> list[tuple[float, int, str, int]]:
+    """Each model's margin in each part of :func:`coherency_shortfall` (the same arguments):
+    (margin in inches, model index, part, index of the model it is measured to: its
+    ``k``-th nearest for 'neighbours', its farthest for 'every'), every model's 'neighbours'
+    first, then every model's 'every' (11th edition); empty for fewer than two models. A
+    margin below ``-TOLERANCE_IN`` is a model out of coherency in that part."""
+    n = len(fps)
+    if n < 2:
+        return []
     d = [[0.0] * n for _ in range(n)]
     for i in range(n):
         for j in range(i + 1, n):
@@ -116,19 +177,15 @@ def coherency_shortfall(fps: list[Footprint], R: Warhammer40k,
     large = R.COHERENCY_LARGE_UNIT_MODELS is not None and n >= R.COHERENCY_LARGE_UNIT_MODELS
     k = R.COHERENCY_NEIGHBOURS_LARGE if large else R.COHERENCY_NEIGHBOURS
     k = min(k, n - 1)
-    worst = (math.inf, 0, "neighbours")
+    out = []
     for i in range(n):
-        kth = sorted(within(i, j, R.COHERENCY_IN) for j in range(n) if j != i)[k - 1]
-        m = R.COHERENCY_IN - kth
-        if m < worst[0]:
-            worst = (m, i, "neighbours")
+        kth, j = sorted((within(i, j, R.COHERENCY_IN), j) for j in range(n) if j != i)[k - 1]
+        out.append((R.COHERENCY_IN - kth, i, "neighbours", j))
     if R.COHERENCY_ALL_WITHIN_IN is not None:
         for i in range(n):
-            far = max(within(i, j, R.COHERENCY_ALL_WITHIN_IN) for j in range(n) if j != i)
-            m = R.COHERENCY_ALL_WITHIN_IN - far
-            if m < worst[0]:
-                worst = (m, i, "every")
-    return worst
+            far, j = max((within(i, j, R.COHERENCY_ALL_WITHIN_IN), -j) for j in range(n) if j != i)
+            out.append((R.COHERENCY_ALL_WITHIN_IN - far, i, "every", -j))
+    return out
 
 
 def is_coherent_40k(fps: list[Footprint], R: Warhammer40k,
