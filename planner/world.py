@@ -342,7 +342,9 @@ def _resolve_units(scenario: Scenario, catalogue, file: str | None) -> dict[str,
                 fa, fpath = where[unit.id]
                 raise _err(f"duplicate unit id (also {fpath}.id" + (
                     "; armies imported from rosters need different id prefixes: import one again with another "
-                    "id_prefix, e.g. its player's name and '-')" if fa != ai else ")"), file, f"{upath}.id", unit.id)
+                    "id_prefix, e.g. its player's name and '-')"
+                    if fa != ai and (scenario.armies[fa].roster is not None or army.roster is not None) else ")"),
+                    file, f"{upath}.id", unit.id)
             where[unit.id] = (ai, upath)
             units[unit.id] = _resolve_unit(scenario, unit, army.player, upath, catalogue, file)
     return units

@@ -72,7 +72,18 @@ def test_a_duplicate_unit_id_across_armies_names_both_and_the_prefix_way_out(tmp
     with pytest.raises(ScenarioError) as exc:
         load_scenario(path)
     assert exc.value.location == "armies[1].units[0].id" and "also armies[0].units[0].id" in str(exc.value)
-    assert "id_prefix" in str(exc.value)
+    assert "id_prefix" not in str(exc.value)  # no roster here: the prefix is no way out
+    # an army from a roster and a hand-written one: the prefix is the way out
+    data["armies"][0] = {"player": "red", "roster": {"file": str(ROOT / "scenarios" / "rosters" / "wh40k11-necrons.ros"),
+                                                     "id_prefix": "m-", "place": True}}
+    data["ruleset"] = "wh40k11"
+    path.write_text(yaml.safe_dump({**data, "armies": data["armies"][:1]}), encoding="utf-8")
+    taken = next(iter(load_scenario(path).units))
+    data["armies"][1]["units"] = [{**one, "id": taken}]
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(path)
+    assert exc.value.location == "armies[0].roster.id_prefix" and "another id_prefix" in str(exc.value), str(exc.value)
 
 
 def test_a_finished_plan_job_unlinks_its_queue_semaphores():
