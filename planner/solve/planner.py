@@ -802,6 +802,18 @@ def _outside_bound(groups: list[Group], cands: dict[str, list[Candidate]],
     return (min(lbs) if lbs else None), rest
 
 
+def _packing_icost(builder: CandidateBuilder, groups: list[Group], terms: list[Term]) -> int | None:
+    """The packing bound by area (:func:`planner.solve.packing.plan_packing_bound`) in integer
+    cost units, or None where it does not apply. Each candidate's integer cost is its cost rounded
+    to the nearest unit, so a plan's integer cost is at least ``COST_SCALE * cost - len(groups) / 2``."""
+    from planner.solve.packing import plan_packing_bound
+
+    b = plan_packing_bound(builder, groups, terms)
+    if b is None:
+        return None
+    return max(0, math.floor(b * COST_SCALE - 0.5 * len(groups)))
+
+
 EXTRA_GROWTH = 2
 """A unit whose "not taken yet" option a round's optimum used takes at most this many times the
 candidates it has (all those below :func:`_below`, if fewer)."""
@@ -931,6 +943,7 @@ class _Planning:
         self.floor: int | None = None  # the last round's optimum: no later round's model has a cheaper solution
         self.memo: dict = {}  # the last round's parts solved to optimality (_solve)
         self.search_s = POLISH_S  # the next round's time for the local search and the polish (s)
+        self._packing: tuple[int | None] | None = None  # the packing bound by area, when first asked
 
     def plan(self) -> PlanResult:
         """A greedy first plan, then rounds of more candidates and a CP-SAT solve until one answers."""
@@ -1337,7 +1350,7 @@ class _Planning:
                     "the greedy placement (biggest units first, each at its cheapest place clear of the others)")
             bound = self.proven
             kept = (f"the bound {bound / COST_SCALE:.3f} proven in an earlier round is kept" if bound is not None
-                    else "so there is no bound")
+                    else "no round proved a bound" if self.packing is not None else "so there is no bound")
             why = f"the time ran out while {step}" if step else "the CP-SAT model found no plan"
             return self.done(self.start, "feasible", bound, f"feasible: {what}; {why}; {kept}", None)
         if step is None:
@@ -1351,9 +1364,29 @@ class _Planning:
                                   f"round(s) of candidates: {why}. This is not a proof that no legal plan exists; "
                                   "try a longer --time-limit.")
 
+    @property
+    def packing(self) -> int | None:
+        """The packing bound by area (integer cost units; None where it does not apply), measured
+        when first asked (only a feasible answer needs it)."""
+        if self._packing is None:
+            self._packing = (_packing_icost(self.builder, self.groups, self.terms),)
+        return self._packing[0]
+
     def done(self, chosen: dict[str, Candidate], status: Literal["optimal", "feasible"], bound: int | None,
              message: str, solver: cp_model.CpSolver | _Parts | None) -> PlanResult:
-        """The plan result for ``chosen``, re-checked by the checker (:func:`_result`)."""
+        """The plan result for ``chosen``, re-checked by the checker (:func:`_result`). A feasible
+        plan's bound is the larger of ``bound`` (the rounds') and the packing bound by area
+        (:mod:`planner.solve.packing`), and the message says which one it is."""
+        if status == "feasible" and self.packing is not None:
+            if bound is None or self.packing > bound:
+                rounds = "none" if bound is None else f"{bound / COST_SCALE:.3f}"
+                message += (f"; the bound is the packing bound by area ({self.packing / COST_SCALE:.3f}: the bases, "
+                            f"which do not overlap, cannot all stand nearer the goal point; the rounds' CP-SAT "
+                            f"bound: {rounds})")
+                bound = self.packing
+            else:
+                message += (f"; the bound is the rounds' CP-SAT bound (the packing bound by area is "
+                            f"{self.packing / COST_SCALE:.3f})")
         return _result(self.world, self.groups, self.cands, chosen, self.terms, self.t0, status=status, bound=bound,
                        message=message, solver_time=solver.wall_time if solver is not None else 0.0,
                        rounds=self.rounds)
