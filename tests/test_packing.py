@@ -146,3 +146,45 @@ def test_packing_bound_does_not_apply_to_other_goals():
     groups = _groups(world)
     run = _Planning(world, SolverSettings(), groups, None, time.monotonic())
     assert run.packing is None
+
+
+def _two_parts() -> dict:
+    """Three squads, one pulled to each end of the zone's edge (two parts that cannot interact)."""
+    data = _crowd(3)
+    data["goals"] = [{"kind": "near_point", "x": 2, "y": 12, "units": ["squad-0"]},
+                     {"kind": "near_point", "x": 22, "y": 12, "units": ["squad-1", "squad-2"]}]
+    return data
+
+
+def test_a_part_cut_short_keeps_the_bounds_of_the_round(monkeypatch):
+    """A round whose last part runs out of time without a solution still proves a bound: the parts
+    solved at their optima, the one cut short at CP-SAT's bound or its units' least costs (never
+    above the true optimum), and the report names the part."""
+    from ortools.sat.python import cp_model
+
+    from planner.solve import planner as P
+
+    world = resolve(Scenario.model_validate(_two_parts()), "<two parts>")
+    optimal = P.plan_deployment(world, SolverSettings(time_limit_s=20))
+    assert optimal.status == "optimal"
+    real = cp_model.CpSolver
+
+    class CutShort(real):  # type: ignore[misc, valid-type]
+        def solve(self, model, callback=None):
+            if len(model.proto.constraints) > 10:  # the two-squad part (no-overlap pairs): out of time at once,
+                super().solve(cp_model.CpModel())  # with no solution and a bound of 0
+                return cp_model.UNKNOWN
+            return super().solve(model, callback)
+
+    monkeypatch.setattr(cp_model, "CpSolver", CutShort)
+    res = P.plan_deployment(world, SolverSettings(time_limit_s=20))
+    assert res.status == "feasible" and res.legal
+    # parts smallest first: the two squads (pruned to a few options) are part 1, cut short
+    assert "while solving part 1 of 2 (2 units, " in res.message and "is this round's, from its parts" in res.message
+    assert res.best_bound is not None and optimal.objective is not None
+    assert 0 < res.best_bound <= optimal.objective + 1e-9
+    # the cut part at its units' least costs, squad-0 (not solved yet) at its own: each squad at its
+    # nearest place alone (the three are mirror images: squad-0's optimum, 37.816)
+    squad0 = next(p.cost for p in optimal.placements if p.unit == "squad-0")
+    assert squad0 == pytest.approx(37.816, abs=1e-3)
+    assert res.best_bound == pytest.approx(3 * squad0, abs=2e-3)

@@ -410,6 +410,12 @@ class _Parts:
         self.best_objective_bound = 0.0
         self.wall_time = 0.0
         self.statuses: list[int] = []
+        self.partial_bound: float | None = None
+        """When a part's solve ran out of time without a solution: a bound of the round's whole model
+        all the same (the parts solved before it at their bounds, it at CP-SAT's bound so far or its
+        units' least option costs, the parts not solved yet at their units' least option costs)."""
+        self.stopped: str | None = None
+        """The part whose solve ran out of time (FEASIBLE or UNKNOWN), e.g. "part 2 of 2 (15 units, 930 options)"."""
 
     def boolean_value(self, var: cp_model.IntVar) -> bool:
         return self.solvers[id(var)].boolean_value(var)
@@ -542,7 +548,18 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
         for v in xp.values():
             out.solvers[id(v)] = solver
         x.update(xp)
+        if st in (cp_model.FEASIBLE, cp_model.UNKNOWN):
+            out.stopped = (f"part {k + 1} of {len(parts)} ({len(pg)} unit{'s' if len(pg) > 1 else ''}, "
+                           f"{sum(len(live[g.id]) for g in pg)} options)")
         if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            if st == cp_model.UNKNOWN and not fixed:
+                # out of time in this part: each part's optimum is at least its bound, so the round's
+                # model's optimum is at least their sum (a valid bound of this round's relaxation alone;
+                # another round's parts are of another model, pruned against another plan: not mixed)
+                least = sum(min(c.icost for c in live[g.id]) for g in pg)
+                here = max(solver.best_objective_bound, least, floor if floor is not None and len(parts) == 1 else least)
+                later = sum(min(c.icost for c in live[groups[i].id]) for p in parts[k + 1:] for i in p)
+                out.partial_bound = out.best_objective_bound + here + later
             return st, out, out, x, tie, live
         if st == cp_model.FEASIBLE:
             status = cp_model.FEASIBLE
@@ -1302,7 +1319,9 @@ class _Planning:
         inc = self.incumbent_cost()
         assert inc is not None
         bound = self.prove(_true_bound(solver.best_objective_bound, r.tie, inc, r.outside))
-        return self.done(self.start, "feasible", bound, "feasible: time limit reached before a proof", solver)
+        where = f" (while solving {solver.stopped} of round {self.rounds}'s CP-SAT model)" \
+            if isinstance(solver, _Parts) and solver.stopped else ""
+        return self.done(self.start, "feasible", bound, f"feasible: time limit reached before a proof{where}", solver)
 
     def prove(self, bound: int | None) -> int | None:
         """Keep the best lower bound over the grid proven so far (a later round may prove less
@@ -1344,12 +1363,22 @@ class _Planning:
         elif status == cp_model.INFEASIBLE:
             step = None
         else:
-            step = f"solving round {self.rounds}'s CP-SAT model ({n} candidates; status {solver.status_name(status)})"
+            part = f"{solver.stopped} of " if isinstance(solver, _Parts) and solver.stopped else ""
+            step = (f"solving {part}round {self.rounds}'s CP-SAT model ({n} candidates; status "
+                    f"{solver.status_name(status)})")
+        raised = False
+        if self.start is not None and isinstance(solver, _Parts) and solver.partial_bound is not None:
+            inc, before = self.incumbent_cost(), self.proven
+            assert inc is not None
+            raised = self.prove(_true_bound(solver.partial_bound, r.tie, inc, r.outside)) != before
         if self.start is not None:
             what = ("the plan of an earlier round" if self.rounds > 1 and self.proven is not None else
                     "the greedy placement (biggest units first, each at its cheapest place clear of the others)")
             bound = self.proven
-            kept = (f"the bound {bound / COST_SCALE:.3f} proven in an earlier round is kept" if bound is not None
+            kept = (f"the bound {bound / COST_SCALE:.3f} is this round's, from its parts (those solved at their "
+                    "bounds, the one cut short at CP-SAT's bound so far, the others at their units' least costs)"
+                    if raised and bound is not None else
+                    f"the bound {bound / COST_SCALE:.3f} proven in an earlier round is kept" if bound is not None
                     else "no round proved a bound" if self.packing is not None else "so there is no bound")
             why = f"the time ran out while {step}" if step else "the CP-SAT model found no plan"
             return self.done(self.start, "feasible", bound, f"feasible: {what}; {why}; {kept}", None)
