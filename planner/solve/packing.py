@@ -68,13 +68,16 @@ class PackModel:
 
 
 def pack_model(fp: Footprint, weight: float) -> PackModel:
-    """The :class:`PackModel` of a base footprint (circle, ellipse, convex polygon), shrunk by
-    half of ``TOLERANCE_IN``: area of the shrunk base, inscribed polygon for curves (smaller)."""
+    """The :class:`PackModel` of a base footprint (circle, ellipse, convex polygon): the area of
+    the base shrunk by half of ``TOLERANCE_IN`` (every point that far inside; a lower bound of it for
+    an ellipse), so that bases overlapping by up to the tolerance shrink to disjoint ones."""
     t = TOLERANCE_IN / 2
     if fp.kind == "circle":
         area = math.pi * max(0.0, fp.a - t) ** 2
     elif fp.kind == "ellipse":
-        area = math.pi * max(0.0, fp.a - t) * max(0.0, fp.b - t)
+        # the points within t of the boundary of a convex shape hold at most t * its perimeter, and
+        # the ellipse's perimeter is at most that of the circle about it
+        area = max(0.0, math.pi * fp.a * fp.b - t * 2 * math.pi * max(fp.a, fp.b))
     elif fp.kind == "segment":
         area = 0.0
     else:

@@ -610,8 +610,8 @@ def _part_floor(pg: list[Group], prior: Sequence[tuple[frozenset[str], int]], li
     unit with candidates left offered "one not taken yet", so cost(X) <= the grid optimum <= the
     incumbent). X maps unit by unit onto the last round's relaxation R': a candidate taken then stays,
     one taken since then, or this round's "not taken yet", becomes R''s "not taken yet" option, which
-    costs at most as much (its stream's bound then; ``solve_round`` checks each unit was offered then,
-    at no more than now). The image Z is a solution of R' with cost(Z) <= cost(X) <= the incumbent
+    costs at most as much (its stream's bound then; :meth:`_Planning.prior_parts` checks that every
+    unit was offered then, at no more than now, or has taken nothing since and is not offered now). The image Z is a solution of R' with cost(Z) <= cost(X) <= the incumbent
     then, so the pruning of R' (which keeps every solution no dearer than the incumbent) kept it, and
     Z restricted to each of R''s parts Q costs at least Q's proven bound. X restricted to this part
     is optimal for the part (the parts do not interact), so the part's optimum is at least the sum
@@ -1317,8 +1317,8 @@ class _Planning:
     def prior_parts(self, offer: dict[str, int], outside: int | None) -> list[tuple[frozenset[str], int]]:
         """The last round's parts and bounds that floor this round's parts (:func:`_part_floor`):
         only when both rounds are relaxations (every unit with candidates left offered "one not taken
-        yet"), and only parts each of whose units either was offered then, at no more than now, or
-        has taken no candidate since and is not offered now."""
+        yet"), and only if every unit either was offered then, at no more than now, or has taken no
+        candidate since and is not offered now."""
         if self.last_parts is None or outside is not None:
             return []
         bounds, before, counts = self.last_parts
@@ -1328,7 +1328,8 @@ class _Planning:
                 return gid not in offer or offer[gid] >= before[gid]
             return counts.get(gid) == len(self.cands[gid]) and gid not in offer
 
-        return [(units, c) for units, c in bounds if all(mapped(u) for u in units)]
+        # every unit must map (the image of this round's optimum is a whole solution of the last round's)
+        return list(bounds) if all(mapped(g.id) for g in self.groups) else []
 
     def solution_answer(self, r: _Round) -> PlanResult | None:
         """CP-SAT found a solution of the round's model: optimal or feasible, or None to take more
