@@ -410,6 +410,14 @@ class _Parts:
         self.best_objective_bound = 0.0
         self.wall_time = 0.0
         self.statuses: list[int] = []
+        self.partial_bound: float | None = None
+        """When a part's solve ran out of time without a solution: a bound of the round's whole model
+        all the same (the parts solved before it at their bounds, it at CP-SAT's bound so far or its
+        units' least option costs, the parts not solved yet at their units' least option costs)."""
+        self.part_bounds: list[tuple[frozenset[str], int]] = []
+        """Each part solved (its units) with the bound proven for it (its optimum, if solved to optimality)."""
+        self.stopped: str | None = None
+        """The part whose solve ran out of time (FEASIBLE or UNKNOWN), e.g. "part 2 of 2 (15 units, 930 options)"."""
 
     def boolean_value(self, var: cp_model.IntVar) -> bool:
         return self.solvers[id(var)].boolean_value(var)
@@ -452,7 +460,8 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
            hint: dict[str, Candidate] | None, on_progress: ProgressCallback | None, outside: int | None,
            t0: float, ids: dict[str, str] | None = None, rest: dict[str, int] | None = None,
            found: dict | None = None, floor: int | None = None, hint_rest: frozenset[str] = frozenset(),
-           fixed: dict[str, Candidate] | None = None, memo: dict | None = None):
+           fixed: dict[str, Candidate] | None = None, memo: dict | None = None,
+           prior: Sequence[tuple[frozenset[str], int]] = ()):
     """Build and solve the CP-SAT models of a round over the candidates so far, with overlaps
     ``overlapping`` and, for each unit in ``rest``, the option of a candidate not taken yet at
     that cost (:class:`_Rest`); one model per part of units that can interact (:func:`_parts`),
@@ -467,7 +476,11 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
     :class:`_Rest` option rather than at ``hint`` (the last round's optimum, where it used them).
     ``fixed``: units kept at these candidates (the others free over theirs; a neighbourhood of
     :meth:`_Planning.lns`). ``memo``: the parts solved to optimality by the last call, by their
-    units and options (an unchanged part is not solved again; replaced by this call's)."""
+    units and options (an unchanged part is not solved again; replaced by this call's).
+    ``prior``: the last round's parts (their units) with the bounds proven for them, where
+    :meth:`_Planning.solve_round` found that valid (:func:`_part_floor`): each part of this round
+    costs at least the sum of the last round's parts inside it (plus its other units' least costs),
+    a floor stated to CP-SAT and counted in the bound, also for a part cut short by the time."""
     ids = ids or rule_ids(DEFAULT_RULESET)
     rest = rest or {}
     found = {} if found is None else found
@@ -488,6 +501,15 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
     out = _Parts()
     x: dict[tuple[str, int], cp_model.IntVar] = {}
     plans: list[dict | None] = []
+
+    def least_of(pg: list[Group]) -> int:
+        return sum(min(c.icost for c in live[g.id]) for g in pg)
+
+    def floor_of(pg: list[Group]) -> int:
+        # the whole model's floor (one part), the last round's parts inside this one, the least costs
+        out_ = max(least_of(pg), _part_floor(pg, prior, live))
+        return max(out_, floor) if floor is not None and len(parts) == 1 else out_
+
     status = cp_model.OPTIMAL
     for k, part in enumerate(parts):
         mine = set(part)
@@ -508,6 +530,7 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
             x.update(xp)
             out.objective_value += solver.objective_value
             out.best_objective_bound += solver.objective_value
+            out.part_bounds.append((frozenset(g.id for g in pg), int(round(solver.objective_value))))
             plans.append(plan)
             continue
         pairs = [(groups[a].id, index[groups[a].id][ia], groups[b].id, index[groups[b].id][ib])
@@ -520,8 +543,9 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
         # by _tie_break
         objective = sum(c.icost * xp[g.id, c.index] for g in pg for c in live[g.id])
         cp.minimize(objective)
-        if floor is not None and len(parts) == 1:
-            cp.add(objective >= floor)
+        pf = floor_of(pg)
+        if pf > least_of(pg):
+            cp.add(objective >= pf)
         if hint is not None:
             for g in pg:
                 at_rest = g.id in hint_rest and (g.id, -1) in xp
@@ -542,16 +566,27 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
         for v in xp.values():
             out.solvers[id(v)] = solver
         x.update(xp)
+        if st in (cp_model.FEASIBLE, cp_model.UNKNOWN):
+            out.stopped = (f"part {k + 1} of {len(parts)} ({len(pg)} unit{'s' if len(pg) > 1 else ''}, "
+                           f"{sum(len(live[g.id]) for g in pg)} options)")
         if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            if st == cp_model.UNKNOWN and not fixed:
+                # out of time in this part: each part's optimum is at least its bound, so the round's
+                # model's optimum is at least their sum (the parts not solved yet at their floors)
+                here = max(solver.best_objective_bound, pf)
+                later = sum(floor_of([groups[i] for i in p]) for p in parts[k + 1:])
+                out.partial_bound = out.best_objective_bound + here + later
             return st, out, out, x, tie, live
         if st == cp_model.FEASIBLE:
             status = cp_model.FEASIBLE
         out.objective_value += solver.objective_value
         # each unit takes one of its options: their least costs bound the part too (CP-SAT's own
         # bound may still be far below when the time ran out early)
-        least = sum(min(c.icost for c in live[g.id]) for g in pg)
-        out.best_objective_bound += max(solver.best_objective_bound, least,
-                                        floor if floor is not None and len(parts) == 1 else least)
+        bound_here = max(solver.best_objective_bound, pf)
+        out.best_objective_bound += bound_here
+        out.part_bounds.append((frozenset(g.id for g in pg),
+                                int(round(solver.objective_value)) if st == cp_model.OPTIMAL
+                                else int(math.ceil(bound_here - 1e-6))))
         plans.append(mine_found.get("plan"))
         if memo is not None and st == cp_model.OPTIMAL:
             memo.setdefault("now", {})[key] = (cp, xp, solver, mine_found.get("plan"))
@@ -564,6 +599,27 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
         on_progress(obj / COST_SCALE, _true_bound(out.best_objective_bound, tie, obj, outside) / COST_SCALE,
                     time.monotonic() - t0)
     return status, out, out, x, tie, live
+
+
+def _part_floor(pg: list[Group], prior: Sequence[tuple[frozenset[str], int]], live: dict[str, list]) -> int:
+    """A floor of the optimum of one part (units ``pg``) of a round's model: the bounds of the last
+    round's parts (``prior``, filtered by :meth:`_Planning.solve_round`) that lie inside it, plus the
+    least option cost of each of its units in none of them.
+
+    Why (issue 18, ``planscale4``). Let X be an optimal solution of this round's relaxation R (every
+    unit with candidates left offered "one not taken yet", so cost(X) <= the grid optimum <= the
+    incumbent). X maps unit by unit onto the last round's relaxation R': a candidate taken then stays,
+    one taken since then, or this round's "not taken yet", becomes R''s "not taken yet" option, which
+    costs at most as much (its stream's bound then; :meth:`_Planning.prior_parts` checks that every
+    unit was offered then, at no more than now, or has taken nothing since and is not offered now). The image Z is a solution of R' with cost(Z) <= cost(X) <= the incumbent
+    then, so the pruning of R' (which keeps every solution no dearer than the incumbent) kept it, and
+    Z restricted to each of R''s parts Q costs at least Q's proven bound. X restricted to this part
+    is optimal for the part (the parts do not interact), so the part's optimum is at least the sum
+    over the Q inside it, plus its other units' least costs."""
+    ids = {g.id for g in pg}
+    inside = [(units, c) for units, c in prior if units <= ids]
+    covered: set[str] = set().union(*[units for units, _ in inside]) if inside else set()
+    return sum(c for _, c in inside) + sum(min(c.icost for c in live[g.id]) for g in pg if g.id not in covered)
 
 
 FULL_SUBSOLVERS = ("max_lp", "default_lp")
@@ -802,6 +858,18 @@ def _outside_bound(groups: list[Group], cands: dict[str, list[Candidate]],
     return (min(lbs) if lbs else None), rest
 
 
+def _packing_icost(builder: CandidateBuilder, groups: list[Group], terms: list[Term]) -> int | None:
+    """The packing bound by area (:func:`planner.solve.packing.plan_packing_bound`) in integer
+    cost units, or None where it does not apply. Each candidate's integer cost is its cost rounded
+    to the nearest unit, so a plan's integer cost is at least ``COST_SCALE * cost - len(groups) / 2``."""
+    from planner.solve.packing import plan_packing_bound
+
+    b = plan_packing_bound(builder, groups, terms)
+    if b is None:
+        return None
+    return max(0, math.floor(b * COST_SCALE - 0.5 * len(groups)))
+
+
 EXTRA_GROWTH = 2
 """A unit whose "not taken yet" option a round's optimum used takes at most this many times the
 candidates it has (all those below :func:`_below`, if fewer)."""
@@ -930,7 +998,10 @@ class _Planning:
         self.rested: frozenset[str] = frozenset()  # units whose untaken candidates the last optimum used
         self.floor: int | None = None  # the last round's optimum: no later round's model has a cheaper solution
         self.memo: dict = {}  # the last round's parts solved to optimality (_solve)
+        self.last_parts: tuple[list[tuple[frozenset[str], int]], dict[str, int], dict[str, int]] | None = None
+        # the last round's parts with their bounds, offers and candidate counts (prior_parts)
         self.search_s = POLISH_S  # the next round's time for the local search and the polish (s)
+        self._packing: tuple[int | None] | None = None  # the packing bound by area, when first asked
 
     def plan(self) -> PlanResult:
         """A greedy first plan, then rounds of more candidates and a CP-SAT solve until one answers."""
@@ -1208,6 +1279,8 @@ class _Planning:
             _log.debug("round %d t=%.1f candidates %s offered %s", self.rounds, time.monotonic() - t0,
                        [len(self.cands[g.id]) for g in groups], len(offer))
         found: dict = {}
+        prior = self.prior_parts(offer, outside)
+        counts = {g.id: len(self.cands[g.id]) for g in groups}
         if not self.measure_overlaps():
             status, solver, cp, x, tie, live = cp_model.UNKNOWN, None, None, {}, 1, self.cands
         else:
@@ -1215,8 +1288,12 @@ class _Planning:
                                                       self.overlapping, self.start, self.on_progress, outside, t0,
                                                       rule_ids(self.world.scenario.ruleset), rest=offer,
                                                       found=found, floor=self.floor, hint_rest=self.rested,
-                                                      memo=self.memo)
+                                                      memo=self.memo, prior=prior)
         self.adopt(found.get("plan"))
+        # this round's parts and their bounds, for the next round's floors (only from a relaxation)
+        self.last_parts = (solver.part_bounds, offer, counts) \
+            if isinstance(solver, _Parts) and outside is None and status in (cp_model.OPTIMAL, cp_model.FEASIBLE) \
+            else None
         if _DEBUG:
             _log.debug("solve %s t=%.1f obj %s bound %s tie %s", solver.status_name(status) if solver else None,
                        time.monotonic() - t0, solver.objective_value if solver else None,
@@ -1236,6 +1313,23 @@ class _Planning:
                 self.todo_extra = None
                 return None
         return self.no_solution_answer(r)
+
+    def prior_parts(self, offer: dict[str, int], outside: int | None) -> list[tuple[frozenset[str], int]]:
+        """The last round's parts and bounds that floor this round's parts (:func:`_part_floor`):
+        only when both rounds are relaxations (every unit with candidates left offered "one not taken
+        yet"), and only if every unit either was offered then, at no more than now, or has taken no
+        candidate since and is not offered now."""
+        if self.last_parts is None or outside is not None:
+            return []
+        bounds, before, counts = self.last_parts
+
+        def mapped(gid: str) -> bool:
+            if gid in before:
+                return gid not in offer or offer[gid] >= before[gid]
+            return counts.get(gid) == len(self.cands[gid]) and gid not in offer
+
+        # every unit must map (the image of this round's optimum is a whole solution of the last round's)
+        return list(bounds) if all(mapped(g.id) for g in self.groups) else []
 
     def solution_answer(self, r: _Round) -> PlanResult | None:
         """CP-SAT found a solution of the round's model: optimal or feasible, or None to take more
@@ -1289,7 +1383,9 @@ class _Planning:
         inc = self.incumbent_cost()
         assert inc is not None
         bound = self.prove(_true_bound(solver.best_objective_bound, r.tie, inc, r.outside))
-        return self.done(self.start, "feasible", bound, "feasible: time limit reached before a proof", solver)
+        where = f" (while solving {solver.stopped} of round {self.rounds}'s CP-SAT model)" \
+            if isinstance(solver, _Parts) and solver.stopped else ""
+        return self.done(self.start, "feasible", bound, f"feasible: time limit reached before a proof{where}", solver)
 
     def prove(self, bound: int | None) -> int | None:
         """Keep the best lower bound over the grid proven so far (a later round may prove less
@@ -1331,13 +1427,23 @@ class _Planning:
         elif status == cp_model.INFEASIBLE:
             step = None
         else:
-            step = f"solving round {self.rounds}'s CP-SAT model ({n} candidates; status {solver.status_name(status)})"
+            part = f"{solver.stopped} of " if isinstance(solver, _Parts) and solver.stopped else ""
+            step = (f"solving {part}round {self.rounds}'s CP-SAT model ({n} candidates; status "
+                    f"{solver.status_name(status)})")
+        raised = False
+        if self.start is not None and isinstance(solver, _Parts) and solver.partial_bound is not None:
+            inc, before = self.incumbent_cost(), self.proven
+            assert inc is not None
+            raised = self.prove(_true_bound(solver.partial_bound, r.tie, inc, r.outside)) != before
         if self.start is not None:
             what = ("the plan of an earlier round" if self.rounds > 1 and self.proven is not None else
                     "the greedy placement (biggest units first, each at its cheapest place clear of the others)")
             bound = self.proven
-            kept = (f"the bound {bound / COST_SCALE:.3f} proven in an earlier round is kept" if bound is not None
-                    else "so there is no bound")
+            kept = (f"the bound {bound / COST_SCALE:.3f} is this round's, from its parts (those solved at their "
+                    "bounds, the one cut short at CP-SAT's bound so far, the others at their units' least costs)"
+                    if raised and bound is not None else
+                    f"the bound {bound / COST_SCALE:.3f} proven in an earlier round is kept" if bound is not None
+                    else "no round proved a bound" if self.packing is not None else "so there is no bound")
             why = f"the time ran out while {step}" if step else "the CP-SAT model found no plan"
             return self.done(self.start, "feasible", bound, f"feasible: {what}; {why}; {kept}", None)
         if step is None:
@@ -1351,9 +1457,29 @@ class _Planning:
                                   f"round(s) of candidates: {why}. This is not a proof that no legal plan exists; "
                                   "try a longer --time-limit.")
 
+    @property
+    def packing(self) -> int | None:
+        """The packing bound by area (integer cost units; None where it does not apply), measured
+        when first asked (only a feasible answer needs it)."""
+        if self._packing is None:
+            self._packing = (_packing_icost(self.builder, self.groups, self.terms),)
+        return self._packing[0]
+
     def done(self, chosen: dict[str, Candidate], status: Literal["optimal", "feasible"], bound: int | None,
              message: str, solver: cp_model.CpSolver | _Parts | None) -> PlanResult:
-        """The plan result for ``chosen``, re-checked by the checker (:func:`_result`)."""
+        """The plan result for ``chosen``, re-checked by the checker (:func:`_result`). A feasible
+        plan's bound is the larger of ``bound`` (the rounds') and the packing bound by area
+        (:mod:`planner.solve.packing`), and the message says which one it is."""
+        if status == "feasible" and self.packing is not None:
+            if bound is None or self.packing > bound:
+                rounds = "none" if bound is None else f"{bound / COST_SCALE:.3f}"
+                message += (f"; the bound is the packing bound by area ({self.packing / COST_SCALE:.3f}: the bases, "
+                            f"which do not overlap, cannot all stand nearer the goal point; the rounds' CP-SAT "
+                            f"bound: {rounds})")
+                bound = self.packing
+            else:
+                message += (f"; the bound is the rounds' CP-SAT bound (the packing bound by area is "
+                            f"{self.packing / COST_SCALE:.3f})")
         return _result(self.world, self.groups, self.cands, chosen, self.terms, self.t0, status=status, bound=bound,
                        message=message, solver_time=solver.wall_time if solver is not None else 0.0,
                        rounds=self.rounds)
