@@ -134,5 +134,8 @@ def test_ten_units_of_the_scaling_instance_plan_legally_with_a_bound():
     res = plan_deployment(world, SolverSettings(time_limit_s=20))
     assert res.status in ("optimal", "feasible") and res.legal
     assert res.best_bound is not None and res.best_bound <= res.objective + 1e-9
+    # CP-SAT's time over every solve of the run (was the last solve's only, and 0.0 after a
+    # round that built no model although earlier rounds had solved)
+    assert 0 < res.solver_time_s <= res.wall_time_s
     planned = resolve(Scenario.model_validate(res.scenario_data), None, require_positions=True)
     assert check_deployment(planned).legal

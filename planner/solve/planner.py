@@ -141,7 +141,8 @@ class PlanResult(BaseModel):
     goals: list[GoalValue] = Field(default_factory=list)
     conflicts: list[Conflict] = Field(default_factory=list, description="Why no plan exists (infeasible).")
     wall_time_s: float
-    solver_time_s: float = 0.0
+    solver_time_s: float = Field(default=0.0, description="CP-SAT's own time, seconds, over every solve of "
+                                 "the run (rounds, local search, polish).")
     rounds: int = 0
     placements: list[UnitPlacement] = Field(default_factory=list)
     legal: bool | None = None
@@ -563,6 +564,8 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
         out.models.append((cp, pg, xp))
         out.statuses.append(int(st))
         out.wall_time += solver.wall_time
+        if found is not None:  # the run's total CP-SAT time (PlanResult.solver_time_s)
+            found["cp_s"] = found.get("cp_s", 0.0) + solver.wall_time
         for v in xp.values():
             out.solvers[id(v)] = solver
         x.update(xp)
@@ -1001,6 +1004,7 @@ class _Planning:
         self.last_parts: tuple[list[tuple[frozenset[str], int]], dict[str, int], dict[str, int]] | None = None
         # the last round's parts with their bounds, offers and candidate counts (prior_parts)
         self.search_s = POLISH_S  # the next round's time for the local search and the polish (s)
+        self.cp_s = 0.0  # CP-SAT's time over every solve so far (s)
         self._packing: tuple[int | None] | None = None  # the packing bound by area, when first asked
 
     def plan(self) -> PlanResult:
@@ -1210,6 +1214,7 @@ class _Planning:
         found: dict = {}
         status, *_ = _solve(self.groups, self.cands, self.settings, until, self.overlapping, self.start, None, None,
                             self.t0, rule_ids(self.world.scenario.ruleset), rest={}, found=found, floor=floor)
+        self.cp_s += found.get("cp_s", 0.0)
         self.adopt(found.get("plan"))
 
     def lns(self, budget: float = LNS_S) -> None:
@@ -1248,6 +1253,7 @@ class _Planning:
                 _solve(self.groups, self.cands, self.settings, min(until, time.monotonic() + LNS_STEP_S),
                        self.overlapping, inc, None, None, self.t0, ids, rest={}, found=found,
                        fixed={gid: c for gid, c in inc.items() if gid not in hood})
+                self.cp_s += found.get("cp_s", 0.0)
                 self.adopt(found.get("plan"))
                 if self.incumbent_cost() != cost:
                     again = True
@@ -1289,6 +1295,7 @@ class _Planning:
                                                       rule_ids(self.world.scenario.ruleset), rest=offer,
                                                       found=found, floor=self.floor, hint_rest=self.rested,
                                                       memo=self.memo, prior=prior)
+        self.cp_s += found.get("cp_s", 0.0)
         self.adopt(found.get("plan"))
         # this round's parts and their bounds, for the next round's floors (only from a relaxation)
         self.last_parts = (solver.part_bounds, offer, counts) \
@@ -1383,8 +1390,9 @@ class _Planning:
         inc = self.incumbent_cost()
         assert inc is not None
         bound = self.prove(_true_bound(solver.best_objective_bound, r.tie, inc, r.outside))
-        where = f" (while solving {solver.stopped} of round {self.rounds}'s CP-SAT model)" \
-            if isinstance(solver, _Parts) and solver.stopped else ""
+        where = (f" (while solving {solver.stopped} of round {self.rounds}'s CP-SAT model)"
+                 if isinstance(solver, _Parts) and solver.stopped else
+                 f" (while solving round {self.rounds}'s CP-SAT model)")
         return self.done(self.start, "feasible", bound, f"feasible: time limit reached before a proof{where}", solver)
 
     def prove(self, bound: int | None) -> int | None:
@@ -1452,7 +1460,7 @@ class _Planning:
         else:
             why = f"the time ran out while {step}"
         return PlanResult(status="unknown", wall_time_s=time.monotonic() - self.t0, rounds=self.rounds,
-                          solver_time_s=solver.wall_time if solver is not None else 0.0,
+                          solver_time_s=self.cp_s,
                           message=f"no plan found within {self.settings.time_limit_s:g} s after {self.rounds} "
                                   f"round(s) of candidates: {why}. This is not a proof that no legal plan exists; "
                                   "try a longer --time-limit.")
@@ -1481,7 +1489,7 @@ class _Planning:
                 message += (f"; the bound is the rounds' CP-SAT bound (the packing bound by area is "
                             f"{self.packing / COST_SCALE:.3f})")
         return _result(self.world, self.groups, self.cands, chosen, self.terms, self.t0, status=status, bound=bound,
-                       message=message, solver_time=solver.wall_time if solver is not None else 0.0,
+                       message=message, solver_time=self.cp_s,
                        rounds=self.rounds)
 
 
