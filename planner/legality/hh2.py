@@ -96,6 +96,7 @@ class HH2Checker:
         self.R = cast("HorusHeresy2", ruleset or world.ruleset)
         self.table = Table(world)
         self.findings: dict[str, list[Finding]] = defaultdict(list)
+        self._observer_lists: dict[tuple[str, int | None], list[Placed]] = {}
 
     def add(self, f: Finding) -> None:
         self.findings[f.unit].append(f)
@@ -198,7 +199,8 @@ class HH2Checker:
         xy = np.array([[f.cx, f.cy] for _, _, f in items]).reshape(-1, 2)
         rad = np.array([f.outer_radius for _, _, f in items])
         lb = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1]) - rad[:, None] - rad[None, :]
-        close = [(int(a), int(b)) for a, b in zip(*np.nonzero(np.triu(lb <= 1.0, k=1)), strict=True)]
+        rows, cols = np.nonzero(np.triu(lb <= 1.0, k=1))
+        close = list(zip(rows.tolist(), cols.tolist(), strict=True))
         return placed, items, close
 
     def _measure_ovals(self) -> None:
@@ -285,13 +287,17 @@ class HH2Checker:
         it is neither measured to nor an observer for ``u``; it answers for the distance itself
         when it is placed (case 3).
         """
-        out = []
-        for e in self.table.enemy_presence(u.player, "first"):
-            if infiltrates(e.unit) and u.setup.order is not None and e.unit.setup.order is not None \
-                    and e.unit.setup.order > u.setup.order:
-                continue
-            out.append(e)
-        return out
+        key = (u.player, u.setup.order)  # all that the answer depends on: kept per checker
+        hit = self._observer_lists.get(key)
+        if hit is None:
+            hit = []
+            for e in self.table.enemy_presence(u.player, "first"):
+                if infiltrates(e.unit) and u.setup.order is not None and e.unit.setup.order is not None \
+                        and e.unit.setup.order > u.setup.order:
+                    continue
+                hit.append(e)
+            self._observer_lists[key] = hit
+        return list(hit)
 
     def check_infiltrate(self, placed: Placed, when: str) -> None:
         u = placed.unit
