@@ -197,10 +197,16 @@ class HH2Checker:
         placed = [self.table.final(u) for u in self.table.on_table]
         items = [(p.unit, i, f) for p in placed for i, f in enumerate(p.footprints)]
         xy = np.array([[f.cx, f.cy] for _, _, f in items]).reshape(-1, 2)
+        x, y = xy[:, 0], xy[:, 1]
         rad = np.array([f.outer_radius for _, _, f in items])
-        lb = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1]) - rad[:, None] - rad[None, :]
-        rows, cols = np.nonzero(np.triu(lb <= 1.0, k=1))
-        close = list(zip(rows.tolist(), cols.tolist(), strict=True))
+        # a squared-distance screen with a little slack first (no square root), then the bound
+        # itself (centre distance less both radii, the same floats as over the whole matrix)
+        dx, dy = x[:, None] - x[None, :], y[:, None] - y[None, :]
+        reach = (1.0 + rad[:, None] + rad[None, :]) * (1.0 + 1e-9) + 1e-9
+        rows, cols = np.nonzero(np.triu(dx * dx + dy * dy <= reach * reach, k=1))
+        lb = np.hypot(x[rows] - x[cols], y[rows] - y[cols]) - rad[rows] - rad[cols]
+        keep = lb <= 1.0
+        close = list(zip(rows[keep].tolist(), cols[keep].tolist(), strict=True))
         return placed, items, close
 
     def _measure_ovals(self) -> None:

@@ -852,13 +852,7 @@ class Table:
         # the target's outlines as a collection (a proof measures to them, no union needed)
         tgt_parts, tgt_hull = self._outline_parts(tgt)
         tgt_outline = tgt_parts[0] if len(tgt_parts) == 1 else shapely.GeometryCollection(tgt_parts)
-        cx = sum(f.cx for f in tgt) / len(tgt)
-        cy = sum(f.cy for f in tgt) / len(tgt)
-        polys = [self._outline_polys(o.footprints) for o in observers]
-
-        bearings = [math.atan2(sum(f.cy for f in o.footprints) / len(o.footprints) - cy,
-                               sum(f.cx for f in o.footprints) / len(o.footprints) - cx) for o in observers]
-        bearing = bearings.__getitem__
+        polys: list[list[BaseGeometry]] = []  # each observer unit's outlines, made for the first part group
 
         def attempt(ks: list[int], known_open: bool = False) -> None:
             if known_open:
@@ -879,6 +873,8 @@ class Table:
                 outlines, group_hull, tree = self._group_outlines(observers)
                 hulls = [group_hull, tgt_hull]
             else:
+                if not polys:
+                    polys.extend(self._outline_polys(o.footprints) for o in observers)
                 outlines = [p for k in ks for p in polys[k]]
                 hulls = [*(self._outline_parts(observers[k].footprints)[1] for k in ks), tgt_hull]
             if obstacles and outlines_separated(outlines, tgt_outline, obstacles, self._blocked_union(skip, high),
@@ -890,6 +886,15 @@ class Table:
                 attempt(ks[:len(ks) // 2])
                 attempt(ks[len(ks) // 2:])
 
+        if whole_only:  # one proof for the group: no halves, so no order by bearing
+            if observers:
+                attempt(list(range(len(observers))))
+            return proven, tried
+        cx = sum(f.cx for f in tgt) / len(tgt)
+        cy = sum(f.cy for f in tgt) / len(tgt)
+        bearings = [math.atan2(sum(f.cy for f in o.footprints) / len(o.footprints) - cy,
+                               sum(f.cx for f in o.footprints) / len(o.footprints) - cx) for o in observers]
+        bearing = bearings.__getitem__
         order = sorted(range(len(observers)), key=bearing)
         if order:
             # the bearings wrap round at pi: start the circle at the widest gap between neighbours
