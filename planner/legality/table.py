@@ -280,16 +280,35 @@ class Table:
 
     def clearances_in(self, zone: str | None, fps: tuple[Footprint, ...]) -> np.ndarray | None:
         """:func:`planner.geometry.shapes.clearances_inside` of bases ``fps`` in deployment zone
-        ``zone`` (None: the battlefield), from one pass over every model on the table; None if
-        some base of ``fps`` is not one of them."""
+        ``zone`` (None: the battlefield), from one pass over every model on the table (a zone:
+        over every base of the player whose bases are asked for, the first time; each base's
+        clearance is its own, whatever else is measured with it); None if some base of ``fps``
+        is not one of them."""
         cols = self._columns(fps)
         if cols is None:
             return None
+        table_fps = self._near_area[0]
         hit = self._clearances.get(zone)
         if hit is None:
-            poly = self.battlefield if zone is None else self.zone_polys[zone]
-            hit = self._clearances[zone] = clearances_inside(self._near_area[0], poly)
-        return hit[cols]
+            n = len(table_fps)
+            hit = self._clearances[zone] = (np.empty(n), np.full(n, zone is None, dtype=np.bool_))
+            if zone is None:
+                hit[0][:] = clearances_inside(table_fps, self.battlefield)
+        values, done = hit
+        if zone is not None and not done[cols].all():
+            players = self._column_players
+            batch = np.nonzero(~done & (players == players[cols[0]]))[0]
+            batch = np.union1d(batch, cols[~done[cols]])
+            values[batch] = clearances_inside([table_fps[c] for c in batch.tolist()], self.zone_polys[zone])
+            done[batch] = True
+        return values[cols]
+
+    @cached_property
+    def _column_players(self) -> np.ndarray:
+        """The player of each base of :attr:`_near_area` (its unit's), as an array."""
+        players = [u.player for u in self.on_table for _ in self.final(u).footprints]
+        players += [u.player for u in self.on_table if u.setup.from_ is not None for _ in self.first(u).footprints]
+        return np.array(players, dtype=object)
 
     def _columns(self, fps: tuple[Footprint, ...]) -> np.ndarray | None:
         """The index of each of ``fps`` among the models on the table (:attr:`_near_area`), or
@@ -315,7 +334,7 @@ class Table:
         return {}
 
     @cached_property
-    def _clearances(self) -> dict[str | None, np.ndarray]:
+    def _clearances(self) -> dict[str | None, tuple[np.ndarray, np.ndarray]]:
         return {}
 
     def pair_distances(self, pairs: list[tuple[Footprint, Footprint]]) -> np.ndarray:
