@@ -301,7 +301,7 @@ class Table:
             batch = np.union1d(batch, cols[~done[cols]])
             values[batch] = clearances_inside([table_fps[c] for c in batch.tolist()], self.zone_polys[zone])
             done[batch] = True
-        return values[cols]
+        return cast(np.ndarray, values[cols])
 
     @cached_property
     def _column_players(self) -> np.ndarray:
@@ -318,14 +318,15 @@ class Table:
         if kept is not None and kept[0] is fps:
             return kept[1]
         table_fps, index, _, _ = self._near_area
-        found = []
+        found: list[int] = []
+        cols: np.ndarray | None = None
         for f in fps:
             c = index.get(id(f))
             if c is None or table_fps[c] is not f:
-                found = None
                 break
             found.append(c)
-        cols = None if found is None else np.array(found, dtype=np.intp)
+        else:
+            cols = np.array(found, dtype=np.intp)
         self._columns_kept[id(fps)] = (fps, cols)
         return cols
 
