@@ -1,7 +1,8 @@
 """The fourth pass of the checker's fast paths (issue #18 item 3) gives the same values as the
 code it replaces: the blocker screen's Booleans (axis-parallel and zero-length segments too),
 the coherency spanning tree's longest link and its models (ties: the first model), and the
-closest no-go feature of a round base whose bound is taken as its distance."""
+closest no-go feature of a round base whose bound is taken as its distance, and the close base
+pairs of the sweep (those of the whole matrix, in its order)."""
 
 from __future__ import annotations
 
@@ -95,3 +96,21 @@ def test_round_bases_clear_of_a_feature_have_its_exact_distance(centres, mm):
     got = closest_no_go(fps, features)
     want = min((distance_to_polygon(f, p), i, k) for i, f in enumerate(fps) for k, (_, p) in enumerate(features))
     assert got is not None and got.distance == want[0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.one_of(grid, free), st.one_of(grid, free), st.sampled_from([0.0, 0.63, 0.79, 2.5])),
+                max_size=25))
+def test_close_pairs_by_sweep_are_those_of_the_whole_matrix(discs):
+    from planner.legality.hh2 import _pairs_within_reach
+
+    x, y, rad = (np.array([d[k] for d in discs], dtype=float) for k in range(3))
+    rows, cols = _pairs_within_reach(x, y, rad, 1.0)
+    lb = np.hypot(x[rows] - x[cols], y[rows] - y[cols]) - rad[rows] - rad[cols]
+    keep = lb <= 1.0
+    if len(discs):
+        full = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :]) - rad[:, None] - rad[None, :]
+        want = np.nonzero(np.triu(full <= 1.0, k=1))
+    else:
+        want = (np.zeros(0, dtype=int), np.zeros(0, dtype=int))
+    assert rows[keep].tolist() == want[0].tolist() and cols[keep].tolist() == want[1].tolist()

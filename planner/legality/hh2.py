@@ -88,6 +88,33 @@ def scout_limit(unit: UnitInfo, R: HorusHeresy2) -> float:
     return R.SCOUT_LONG_IN
 
 
+def _pairs_within_reach(x: np.ndarray, y: np.ndarray, rad: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs (i < j, row-major order) of the discs (centres ``x``, ``y``, radii ``rad``,
+    inches) that may come within ``gap`` of each other: a superset of those whose centre
+    distance less both radii is at most ``gap``, with a little slack against rounding. A sweep
+    along x (each disc meets only the discs within the widest reach of it), then a squared
+    centre distance: no square root, and no n x n matrix."""
+    n = len(x)
+    if n < 2:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    slack = 1e-9
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    widest = (gap + 2.0 * float(rad.max())) * (1.0 + slack) + slack
+    ends = np.searchsorted(xs, xs + widest, side="right")
+    counts = ends - np.arange(n) - 1
+    first = np.repeat(np.arange(n), counts)
+    offset = np.arange(len(first)) - np.repeat(np.cumsum(counts) - counts, counts)
+    a, b = order[first], order[first + 1 + offset]
+    i, j = np.minimum(a, b), np.maximum(a, b)
+    dx, dy = x[i] - x[j], y[i] - y[j]
+    reach = (gap + rad[i] + rad[j]) * (1.0 + slack) + slack
+    near = dx * dx + dy * dy <= reach * reach
+    i, j = i[near], j[near]
+    k = np.lexsort((j, i))
+    return i[k], j[k]
+
+
 class HH2Checker:
     """Runs every HH2 deployment check over a resolved scenario."""
 
@@ -199,11 +226,9 @@ class HH2Checker:
         xy = np.array([[f.cx, f.cy] for _, _, f in items]).reshape(-1, 2)
         x, y = xy[:, 0], xy[:, 1]
         rad = np.array([f.outer_radius for _, _, f in items])
-        # a squared-distance screen with a little slack first (no square root), then the bound
-        # itself (centre distance less both radii, the same floats as over the whole matrix)
-        dx, dy = x[:, None] - x[None, :], y[:, None] - y[None, :]
-        reach = (1.0 + rad[:, None] + rad[None, :]) * (1.0 + 1e-9) + 1e-9
-        rows, cols = np.nonzero(np.triu(dx * dx + dy * dy <= reach * reach, k=1))
+        rows, cols = _pairs_within_reach(x, y, rad, 1.0)
+        # the bound itself on those pairs (centre distance less both radii: the same floats as
+        # over the whole matrix), in the order of the matrix's upper triangle
         lb = np.hypot(x[rows] - x[cols], y[rows] - y[cols]) - rad[rows] - rad[cols]
         keep = lb <= 1.0
         close = list(zip(rows[keep].tolist(), cols[keep].tolist(), strict=True))
