@@ -126,17 +126,19 @@ def _convex_parts(fp: Footprint, circumscribed: bool) -> Polygon:
     return fp.polygon(_N_POLY, circumscribed=circumscribed)
 
 
-def _separated(hull: BaseGeometry, a_poly: BaseGeometry, b_poly: BaseGeometry, blocked: BaseGeometry) -> bool:
+def _separated(hull: BaseGeometry, a_poly: BaseGeometry, b_poly: BaseGeometry, blocked: BaseGeometry,
+               a_tree: shapely.STRtree | None = None) -> bool:
     """True if every path inside ``hull`` from ``a_poly`` to ``b_poly`` meets ``blocked``.
 
     The free parts of the hull and their contacts are found with shapely's vectorised queries
-    (one tree query, one distance call per side)."""
+    (one tree query, one distance call per side). ``a_tree``: :func:`outline_tree` of the
+    members of ``a_poly`` (a collection), already built."""
     free = hull.difference(blocked)
     if free.is_empty:
         return True
     parts = np.asarray(getattr(free, "geoms", [free]), dtype=object)
     n = len(parts)
-    ta = _touching(parts, a_poly)
+    ta = _touching(parts, a_poly, a_tree)
     tb = _touching(parts, b_poly)
     if not ta.any() or not tb.any():
         return True
@@ -158,13 +160,27 @@ def _separated(hull: BaseGeometry, a_poly: BaseGeometry, b_poly: BaseGeometry, b
     return not any(find(i) in roots_a for i in np.nonzero(tb)[0].tolist())
 
 
-def _touching(parts: np.ndarray, geom: BaseGeometry) -> np.ndarray:
+_TREE_MIN = 8
+"""Outlines in a collection above which contacts are found through a tree over its members."""
+
+
+def outline_tree(members: Sequence[BaseGeometry]) -> shapely.STRtree | None:
+    """The tree :func:`_touching` measures a collection of ``members`` through (None for
+    ``_TREE_MIN`` or fewer: measured directly); a caller proving many targets against one
+    group of outlines builds it once and passes it to :func:`outlines_separated`."""
+    return shapely.STRtree(list(members)) if len(members) > _TREE_MIN else None
+
+
+def _touching(parts: np.ndarray, geom: BaseGeometry, tree: shapely.STRtree | None = None) -> np.ndarray:
     """For each of ``parts``: is it within 1e-9" of ``geom``? For a collection of many
-    geometries (a group of observer units), through a tree over its members."""
+    geometries (a group of observer units), through a tree over its members (``tree``: that
+    tree, :func:`outline_tree`, already built)."""
     members = getattr(geom, "geoms", None)
-    if isinstance(geom, shapely.GeometryCollection) and members is not None and len(members) > 8:
+    if tree is None and isinstance(geom, shapely.GeometryCollection) and members is not None:
+        tree = outline_tree(members)
+    if tree is not None:
         hit = np.zeros(len(parts), dtype=np.bool_)
-        idx = shapely.STRtree(list(members)).query(parts, predicate="dwithin", distance=1e-9)[0]
+        idx = tree.query(parts, predicate="dwithin", distance=1e-9)[0]
         hit[idx] = True
         return hit
     return np.asarray(shapely.distance(parts, geom) <= 1e-9, dtype=np.bool_)
@@ -624,7 +640,7 @@ def outline_union(group: Sequence[Footprint]) -> BaseGeometry:
 
 def outlines_separated(a_union: BaseGeometry | Sequence[BaseGeometry], b_union: BaseGeometry,
                        obstacles: Sequence[Obstacle], blocked: BaseGeometry | None = None,
-                       hulls: Sequence[BaseGeometry] | None = None) -> bool:
+                       hulls: Sequence[BaseGeometry] | None = None, tree: shapely.STRtree | None = None) -> bool:
     """:func:`group_separated` for outlines already made by :func:`outline_union`.
 
     ``a_union`` may also be a sequence of such outlines (several observer units at once: True
@@ -633,7 +649,8 @@ def outlines_separated(a_union: BaseGeometry | Sequence[BaseGeometry], b_union: 
     the same obstacles already merged and shrunk (as :func:`shrunk_union` makes it), which saves
     recomputing it. ``hulls``, if given, are the convex hulls of the outlines (the parts of
     ``a_union`` and ``b_union``): the hull of the pair is built from their vertices only, the
-    same polygon from fewer points.
+    same polygon from fewer points. ``tree``, if given, is :func:`outline_tree` of the parts of
+    ``a_union`` (a collection), kept by a caller that proves many targets against one group.
     """
     if not obstacles:
         return False
@@ -650,4 +667,4 @@ def outlines_separated(a_union: BaseGeometry | Sequence[BaseGeometry], b_union: 
         blocked = unary_union(blockers)
     elif not blocked.intersects(hull):
         return False
-    return _separated(hull, a_union, b_union, blocked)
+    return _separated(hull, a_union, b_union, blocked, tree)

@@ -88,6 +88,33 @@ def scout_limit(unit: UnitInfo, R: HorusHeresy2) -> float:
     return R.SCOUT_LONG_IN
 
 
+def _pairs_within_reach(x: np.ndarray, y: np.ndarray, rad: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs (i < j, row-major order) of the discs (centres ``x``, ``y``, radii ``rad``,
+    inches) that may come within ``gap`` of each other: a superset of those whose centre
+    distance less both radii is at most ``gap``, with a little slack against rounding. A sweep
+    along x (each disc meets only the discs within the widest reach of it), then a squared
+    centre distance: no square root, and no n x n matrix."""
+    n = len(x)
+    if n < 2:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    slack = 1e-9
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    widest = (gap + 2.0 * float(rad.max())) * (1.0 + slack) + slack
+    ends = np.searchsorted(xs, xs + widest, side="right")
+    counts = ends - np.arange(n) - 1
+    first = np.repeat(np.arange(n), counts)
+    offset = np.arange(len(first)) - np.repeat(np.cumsum(counts) - counts, counts)
+    a, b = order[first], order[first + 1 + offset]
+    i, j = np.minimum(a, b), np.maximum(a, b)
+    dx, dy = x[i] - x[j], y[i] - y[j]
+    reach = (gap + rad[i] + rad[j]) * (1.0 + slack) + slack
+    near = dx * dx + dy * dy <= reach * reach
+    i, j = i[near], j[near]
+    k = np.lexsort((j, i))
+    return i[k], j[k]
+
+
 class HH2Checker:
     """Runs every HH2 deployment check over a resolved scenario."""
 
@@ -96,6 +123,7 @@ class HH2Checker:
         self.R = cast("HorusHeresy2", ruleset or world.ruleset)
         self.table = Table(world)
         self.findings: dict[str, list[Finding]] = defaultdict(list)
+        self._observer_lists: dict[tuple[str, int | None], list[Placed]] = {}
 
     def add(self, f: Finding) -> None:
         self.findings[f.unit].append(f)
@@ -196,9 +224,14 @@ class HH2Checker:
         placed = [self.table.final(u) for u in self.table.on_table]
         items = [(p.unit, i, f) for p in placed for i, f in enumerate(p.footprints)]
         xy = np.array([[f.cx, f.cy] for _, _, f in items]).reshape(-1, 2)
+        x, y = xy[:, 0], xy[:, 1]
         rad = np.array([f.outer_radius for _, _, f in items])
-        lb = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1]) - rad[:, None] - rad[None, :]
-        close = [(int(a), int(b)) for a, b in zip(*np.nonzero(np.triu(lb <= 1.0, k=1)), strict=True)]
+        rows, cols = _pairs_within_reach(x, y, rad, 1.0)
+        # the bound itself on those pairs (centre distance less both radii: the same floats as
+        # over the whole matrix), in the order of the matrix's upper triangle
+        lb = np.hypot(x[rows] - x[cols], y[rows] - y[cols]) - rad[rows] - rad[cols]
+        keep = lb <= 1.0
+        close = list(zip(rows[keep].tolist(), cols[keep].tolist(), strict=True))
         return placed, items, close
 
     def _measure_ovals(self) -> None:
@@ -292,13 +325,17 @@ class HH2Checker:
         it is neither measured to nor an observer for ``u``; it answers for the distance itself
         when it is placed (case 3).
         """
-        out = []
-        for e in self.table.enemy_presence(u.player, "first"):
-            if infiltrates(e.unit) and u.setup.order is not None and e.unit.setup.order is not None \
-                    and e.unit.setup.order > u.setup.order:
-                continue
-            out.append(e)
-        return out
+        key = (u.player, u.setup.order)  # all that the answer depends on: kept per checker
+        hit = self._observer_lists.get(key)
+        if hit is None:
+            hit = []
+            for e in self.table.enemy_presence(u.player, "first"):
+                if infiltrates(e.unit) and u.setup.order is not None and e.unit.setup.order is not None \
+                        and e.unit.setup.order > u.setup.order:
+                    continue
+                hit.append(e)
+            self._observer_lists[key] = hit
+        return list(hit)
 
     def check_infiltrate(self, placed: Placed, when: str) -> None:
         u = placed.unit

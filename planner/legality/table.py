@@ -33,6 +33,7 @@ from planner.geometry.sight import (
     Sight,
     crossings,
     line_of_sight,
+    outline_tree,
     outline_union,
     outlines_separated,
     shrunk_union,
@@ -279,31 +280,62 @@ class Table:
 
     def clearances_in(self, zone: str | None, fps: tuple[Footprint, ...]) -> np.ndarray | None:
         """:func:`planner.geometry.shapes.clearances_inside` of bases ``fps`` in deployment zone
-        ``zone`` (None: the battlefield), from one pass over every model on the table; None if
-        some base of ``fps`` is not one of them."""
+        ``zone`` (None: the battlefield), from one pass over every model on the table (a zone:
+        over every base of the player whose bases are asked for, the first time; each base's
+        clearance is its own, whatever else is measured with it); None if some base of ``fps``
+        is not one of them."""
         cols = self._columns(fps)
         if cols is None:
             return None
+        table_fps = self._near_area[0]
         hit = self._clearances.get(zone)
         if hit is None:
-            poly = self.battlefield if zone is None else self.zone_polys[zone]
-            hit = self._clearances[zone] = clearances_inside(self._near_area[0], poly)
-        return hit[cols]
+            n = len(table_fps)
+            hit = self._clearances[zone] = (np.empty(n), np.full(n, zone is None, dtype=np.bool_))
+            if zone is None:
+                hit[0][:] = clearances_inside(table_fps, self.battlefield)
+        values, done = hit
+        if zone is not None and not done[cols].all():
+            players = self._column_players
+            batch = np.nonzero(~done & (players == players[cols[0]]))[0]
+            batch = np.union1d(batch, cols[~done[cols]])
+            values[batch] = clearances_inside([table_fps[c] for c in batch.tolist()], self.zone_polys[zone])
+            done[batch] = True
+        return cast(np.ndarray, values[cols])
 
-    def _columns(self, fps: tuple[Footprint, ...]) -> list[int] | None:
+    @cached_property
+    def _column_players(self) -> np.ndarray:
+        """The player of each base of :attr:`_near_area` (its unit's), as an array."""
+        players = [u.player for u in self.on_table for _ in self.final(u).footprints]
+        players += [u.player for u in self.on_table if u.setup.from_ is not None for _ in self.first(u).footprints]
+        return np.array(players, dtype=object)
+
+    def _columns(self, fps: tuple[Footprint, ...]) -> np.ndarray | None:
         """The index of each of ``fps`` among the models on the table (:attr:`_near_area`), or
-        None if some base is not one of them."""
+        None if some base is not one of them; kept by the identity of ``fps`` (a unit's
+        footprints are asked for by several checks)."""
+        kept = self._columns_kept.get(id(fps))
+        if kept is not None and kept[0] is fps:
+            return kept[1]
         table_fps, index, _, _ = self._near_area
-        cols = []
+        found: list[int] = []
+        cols: np.ndarray | None = None
         for f in fps:
             c = index.get(id(f))
             if c is None or table_fps[c] is not f:
-                return None
-            cols.append(c)
+                break
+            found.append(c)
+        else:
+            cols = np.array(found, dtype=np.intp)
+        self._columns_kept[id(fps)] = (fps, cols)
         return cols
 
     @cached_property
-    def _clearances(self) -> dict[str | None, np.ndarray]:
+    def _columns_kept(self) -> dict[int, tuple[tuple[Footprint, ...], np.ndarray | None]]:
+        return {}
+
+    @cached_property
+    def _clearances(self) -> dict[str | None, tuple[np.ndarray, np.ndarray]]:
         return {}
 
     def pair_distances(self, pairs: list[tuple[Footprint, Footprint]]) -> np.ndarray:
@@ -508,16 +540,25 @@ class Table:
     def _group_hull(self, observers: list[Placed]) -> BaseGeometry:
         """The convex hull of the circumscribed outlines of every base of ``observers`` (the hull
         of their units' hulls, from every vertex at once), kept for this group of units."""
-        key = ("group-hull", tuple(id(o) for o in observers))
+        return self._group_outlines(observers)[1]
+
+    def _group_outlines(self, observers: list[Placed]) -> tuple[BaseGeometry, BaseGeometry, shapely.STRtree | None]:
+        """The circumscribed outlines of every base of ``observers`` as one collection, its
+        convex hull, and a tree over the outlines (None for a few: the separation proof measures
+        to them directly, :func:`planner.geometry.sight.outlines_separated`), kept for this group
+        of units: every hidden target of one player is proven against the same group."""
+        key = ("group", tuple(id(o) for o in observers))
         hit = self._group_hulls.get(key)
         if hit is None or any(a is not b for a, b in zip(hit[0], observers, strict=True)):
             polys = [p for o in observers for p in self._outline_polys(o.footprints)]
-            hit = (tuple(observers), shapely.GeometryCollection(polys).convex_hull)
+            group = shapely.GeometryCollection(polys)
+            hit = (tuple(observers), group, group.convex_hull, outline_tree(polys))
             self._group_hulls[key] = hit
-        return hit[1]
+        return hit[1], hit[2], hit[3]
 
     @cached_property
-    def _group_hulls(self) -> dict[tuple[str, tuple[int, ...]], tuple[tuple[Placed, ...], BaseGeometry]]:
+    def _group_hulls(self) -> dict[tuple[str, tuple[int, ...]], tuple[tuple[Placed, ...], BaseGeometry, BaseGeometry,
+                                                                     shapely.STRtree | None]]:
         return {}
 
     @cached_property
@@ -603,10 +644,10 @@ class Table:
         if min(sizes) == 0 or not placed.footprints:
             return self._nearest_in_order(placed, others)
         a = self._discs(placed)
-        b = np.vstack([self._discs(o) for o in others])
+        b, starts = self._stacked_discs(others, sizes)
         gap = (np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])
                - a[:, None, 2] - b[None, :, 2]).min(axis=0)
-        lb = np.minimum.reduceat(gap, np.cumsum([0, *sizes[:-1]]))
+        lb = np.minimum.reduceat(gap, starts)
         best: tuple[float, int, Placed, int] | None = None
         best_k = -1
         for k in np.argsort(lb, kind="stable").tolist():
@@ -639,6 +680,20 @@ class Table:
         for k in np.nonzero(lbs <= ub + 1e-9)[0].tolist():
             out += nearest_candidates(list(placed.footprints), list(others[k].footprints))
         return out
+
+    def _stacked_discs(self, others: list[Placed], sizes: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_discs` of every unit of ``others`` stacked, and where each unit's rows start,
+        kept for this list of units (every Infiltrator of a player measures to the same one)."""
+        key = tuple(id(o) for o in others)
+        hit = self._stacks.get(key)
+        if hit is None or any(a is not b for a, b in zip(hit[0], others, strict=True)):
+            hit = (tuple(others), np.vstack([self._discs(o) for o in others]), np.cumsum([0, *sizes[:-1]]))
+            self._stacks[key] = hit
+        return hit[1], hit[2]
+
+    @cached_property
+    def _stacks(self) -> dict[tuple[int, ...], tuple[tuple[Placed, ...], np.ndarray, np.ndarray]]:
+        return {}
 
     def _discs(self, placed: Placed) -> np.ndarray:
         """The centre and outer radius of each base of ``placed`` (n x 3, inches), kept."""
@@ -775,8 +830,10 @@ class Table:
                                                      observers[kij[0]].footprints[kij[1]].cy - tgt[kij[2]].cy))
             a = observers[k].footprints[i]
             passes = self._passes(observers[k], i, target, j, ((a.cx, a.cy), (tgt[j].cx, tgt[j].cy)))
-        return None, UnitSight(False, blocking=self._blockers_between(all_obs, tgt,
-                                                                      self.obstacles_for(all_obs, low, tgt)),
+        # obstacles_for(all_obs, low, tgt), from each observer unit's standing-in features (kept)
+        skip = frozenset().union(*(self._standing_union(o) for o in observers),
+                                 *(self.target_standing_in(f) for f in tgt))
+        return None, UnitSight(False, blocking=self._blockers_between(all_obs, tgt, self._obstacles_skipping(skip, low)),
                                passes=passes)
 
     def _passes(self, observer: Placed, i: int, target: Placed, j: int,
@@ -815,13 +872,7 @@ class Table:
         # the target's outlines as a collection (a proof measures to them, no union needed)
         tgt_parts, tgt_hull = self._outline_parts(tgt)
         tgt_outline = tgt_parts[0] if len(tgt_parts) == 1 else shapely.GeometryCollection(tgt_parts)
-        cx = sum(f.cx for f in tgt) / len(tgt)
-        cy = sum(f.cy for f in tgt) / len(tgt)
-        polys = [self._outline_polys(o.footprints) for o in observers]
-
-        bearings = [math.atan2(sum(f.cy for f in o.footprints) / len(o.footprints) - cy,
-                               sum(f.cx for f in o.footprints) / len(o.footprints) - cx) for o in observers]
-        bearing = bearings.__getitem__
+        polys: list[list[BaseGeometry]] = []  # each observer unit's outlines, made for the first part group
 
         def attempt(ks: list[int], known_open: bool = False) -> None:
             if known_open:
@@ -837,10 +888,17 @@ class Table:
             obstacles = self._obstacles_skipping(skip, high)
             # the hull of the group: of every observer at once (kept for the observers), or of
             # the units' hulls
-            hulls = ([self._group_hull(observers), tgt_hull] if len(ks) == len(observers)
-                     else [*(self._outline_parts(observers[k].footprints)[1] for k in ks), tgt_hull])
-            if obstacles and outlines_separated([p for k in ks for p in polys[k]], tgt_outline, obstacles,
-                                                self._blocked_union(skip, high), hulls=hulls):
+            tree = None
+            if len(ks) == len(observers):
+                outlines, group_hull, tree = self._group_outlines(observers)
+                hulls = [group_hull, tgt_hull]
+            else:
+                if not polys:
+                    polys.extend(self._outline_polys(o.footprints) for o in observers)
+                outlines = [p for k in ks for p in polys[k]]
+                hulls = [*(self._outline_parts(observers[k].footprints)[1] for k in ks), tgt_hull]
+            if obstacles and outlines_separated(outlines, tgt_outline, obstacles, self._blocked_union(skip, high),
+                                                hulls=hulls, tree=tree):
                 proven.update(ks)
             elif len(ks) == 1:
                 tried.add(ks[0])
@@ -848,6 +906,15 @@ class Table:
                 attempt(ks[:len(ks) // 2])
                 attempt(ks[len(ks) // 2:])
 
+        if whole_only:  # one proof for the group: no halves, so no order by bearing
+            if observers:
+                attempt(list(range(len(observers))))
+            return proven, tried
+        cx = sum(f.cx for f in tgt) / len(tgt)
+        cy = sum(f.cy for f in tgt) / len(tgt)
+        bearings = [math.atan2(sum(f.cy for f in o.footprints) / len(o.footprints) - cy,
+                               sum(f.cx for f in o.footprints) / len(o.footprints) - cx) for o in observers]
+        bearing = bearings.__getitem__
         order = sorted(range(len(observers)), key=bearing)
         if order:
             # the bearings wrap round at pi: start the circle at the widest gap between neighbours
@@ -990,23 +1057,32 @@ def _prepared_terrain(key: tuple[object, ...]) -> dict[str, object]:
 def _segments_meet_box(start: np.ndarray, end: np.ndarray, bounds: np.ndarray, margin: float) -> np.ndarray:
     """For segments ``start[i]`` -> ``end[i]`` (n x 2 arrays, inches) and boxes ``bounds[b]``
     (m x 4: minx, miny, maxx, maxy): does segment i meet box b widened by ``margin``? An m x n
-    Boolean array; Liang-Barsky clipping, vectorised."""
-    minx, miny, maxx, maxy = (bounds[:, c:c + 1] for c in range(4))
-    sx, sy = start[None, :, 0], start[None, :, 1]
-    dx, dy = end[None, :, 0] - sx, end[None, :, 1] - sy
+    Boolean array; Liang-Barsky clipping, vectorised (per axis, the entry and exit parameters
+    are the lesser and the greater of the two edge parameters; a segment parallel to an axis
+    meets the slab only from inside it)."""
     shape = (len(bounds), len(start))
     t0 = np.zeros(shape)
     t1 = np.ones(shape)
     ok = np.ones(shape, dtype=np.bool_)
-    for pp, qq in ((-dx, sx - (minx - margin)), (dx, (maxx + margin) - sx),
-                   (-dy, sy - (miny - margin)), (dy, (maxy + margin) - sy)):
-        pp = np.broadcast_to(pp, shape)
-        par = pp == 0
-        ok &= ~(par & (qq < 0))
+    for axis in (0, 1):
+        lo = bounds[:, axis:axis + 1] - margin
+        hi = bounds[:, axis + 2:axis + 3] + margin
+        s = start[None, :, axis]
+        d = end[:, axis] - start[:, axis]
+        par = d == 0
         with np.errstate(divide="ignore", invalid="ignore"):
-            r = qq / pp
-        t0 = np.where(~par & (pp < 0), np.maximum(t0, r), t0)
-        t1 = np.where(~par & (pp > 0), np.minimum(t1, r), t1)
+            r1 = (lo - s) / d
+            r2 = (hi - s) / d
+        enter = np.minimum(r1, r2)
+        leave = np.maximum(r1, r2)
+        if par.any():
+            cols = np.nonzero(par)[0]
+            sp = start[None, cols, axis]
+            ok[:, cols] &= (sp - lo >= 0) & (hi - sp >= 0)
+            enter[:, cols] = -np.inf
+            leave[:, cols] = np.inf
+        np.maximum(t0, enter, out=t0)
+        np.minimum(t1, leave, out=t1)
     return ok & (t0 <= t1)
 
 

@@ -55,8 +55,9 @@ def _distance_matrix(fps: Sequence[Footprint],
             else:
                 other.append((i, j))
     # the other pairs (ovals, hulls) measured together: the same values, one vectorised search
-    for (i, j), d in zip(other, measure([(fps[i], fps[j]) for i, j in other]).tolist(), strict=True):
-        dist[i][j] = dist[j][i] = max(0.0, d)
+    if other:
+        for (i, j), d in zip(other, measure([(fps[i], fps[j]) for i, j in other]).tolist(), strict=True):
+            dist[i][j] = dist[j][i] = max(0.0, d)
     return dist
 
 
@@ -75,19 +76,23 @@ def coherency_gap(fps: Sequence[Footprint],
 def _tree_gap(dist: list[list[float]]) -> tuple[float, int, int]:
     """:func:`coherency_gap` of a distance matrix (Prim from model 0)."""
     n = len(dist)
-    in_tree = [False] * n
+    left = list(range(n))  # the models not in the tree yet, in index order
     best = [math.inf] * n
     link = [0] * n
     best[0] = 0.0
     worst = (0.0, 0, 0)
     for _ in range(n):
-        k = min((i for i in range(n) if not in_tree[i]), key=lambda i: best[i])
-        in_tree[k] = True
+        k = left[0]  # the first of the least ``best`` (min's tie rule)
+        for i in left:
+            if best[i] < best[k]:
+                k = i
+        left.remove(k)
         if k != 0 and best[k] > worst[0]:
             worst = (best[k], link[k], k)
-        for i in range(n):
-            if not in_tree[i] and dist[k][i] < best[i]:
-                best[i], link[i] = dist[k][i], k
+        row = dist[k]
+        for i in left:
+            if row[i] < best[i]:
+                best[i], link[i] = row[i], k
     return worst
 
 

@@ -104,6 +104,11 @@ def every_in_no_go(fps: Sequence[Footprint], features: Sequence[tuple[str, Polyg
     return tuple(sorted(deepest.values(), key=lambda g: (g.distance, g.index)))
 
 
+_CENTRE_CLEAR_IN = 1e-9
+"""A round base's centre this far outside a feature is outside it for every predicate (no
+rounding of the centre's distance can put it inside): its lower bound is its exact distance."""
+
+
 def no_go_lower_bounds(fps: Sequence[Footprint], features: Sequence[tuple[str, Polygon]]) -> np.ndarray:
     """The lower bounds :func:`closest_no_go` orders its exact distances by, for every base of
     ``fps`` against every feature: an array (features x bases) of inches (centre distance less
@@ -134,7 +139,9 @@ def closest_no_go(fps: Sequence[Footprint], features: Sequence[tuple[str, Polygo
 
     Exact distances are taken in order of a cheap lower bound (:func:`no_go_lower_bounds`;
     ``lower_bounds``: those bounds already made, features x bases), stopping when no pair can be
-    closer. With ``first_hit`` the search stops at the first base standing in a feature (what a
+    closer. For a round base whose centre is more than ``_CENTRE_CLEAR_IN`` outside the
+    feature the bound is the exact distance (the centre's distance less the radius, the same
+    floats as :func:`~planner.geometry.shapes.distance_to_polygon`), so it is taken as it is. With ``first_hit`` the search stops at the first base standing in a feature (what a
     judge needs: the verdict, not the closest pair). ``measure``: passed to
     :func:`~planner.geometry.shapes.distance_to_polygon` (a caller's cache of oval distances).
     """
@@ -153,7 +160,11 @@ def closest_no_go(fps: Sequence[Footprint], features: Sequence[tuple[str, Polygo
         if first_hit and bound > TOLERANCE_IN:
             break  # no later pair can overlap either
         fid, poly = features[k]
-        d = distance_to_polygon(fps[i], poly, measure)
+        f = fps[i]
+        if f.kind == "circle" and bound > _CENTRE_CLEAR_IN - f.a:
+            d = bound  # the centre clear of the feature: the bound is distance_to_polygon's value
+        else:
+            d = distance_to_polygon(f, poly, measure)
         if best is None or d < best.distance:
             best = NoGo(d, i, fid)
             if first_hit and not best.ok:

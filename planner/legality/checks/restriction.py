@@ -203,6 +203,8 @@ def restriction_findings(rs: Ruleset, table: Table, placed: Placed) -> list[Find
     judged twice: its first set-up (``setup.first`` at ``setup.from``, against the holders where
     they were first set up) by the restrictions on that method, then its redeploy by those on
     ``scout``."""
+    if not table.restriction_holders:
+        return []  # no unit on the table holds a restriction: none applies (held_against)
     out = []
     unit = placed.unit
     passes: list[tuple[Placed, SetupKind | None, list[Placed] | None, str]] = []
