@@ -115,7 +115,7 @@ while its entry stands."""
 
 def shrunk_union(polygons: Sequence[Polygon]) -> list[Polygon]:
     """Union of blocking footprints, shrunk by the grazing margin, as a list of polygons
-    (cached per tuple of polygons; a new list each call, the polygons shared)."""
+    (cached per tuple of polygons; a new list each call, the polygons shared and prepared)."""
     if not polygons:
         return []
     key = tuple(id(p) for p in polygons)
@@ -124,10 +124,30 @@ def shrunk_union(polygons: Sequence[Polygon]) -> list[Polygon]:
         return list(hit[1])
     merged = unary_union(list(polygons)).buffer(-_SHRINK, join_style="mitre")
     parts = [] if merged.is_empty else [g for g in getattr(merged, "geoms", [merged]) if not g.is_empty]
+    for g in parts:
+        shapely.prepare(g)  # the same answers, faster where the part comes first in a predicate
     if len(_SHRUNK_CACHE) >= _SHRUNK_CACHE_MAX:
         _SHRUNK_CACHE.pop(next(iter(_SHRUNK_CACHE)))
     _SHRUNK_CACHE[key] = (tuple(polygons), parts)
     return list(parts)
+
+
+_MERGED_CACHE: dict[tuple[int, ...], tuple[tuple[Polygon, ...], BaseGeometry]] = {}
+
+
+def _merged(blockers: list[Polygon]) -> BaseGeometry:
+    """``unary_union(blockers)``, prepared, cached per tuple of (shrunk, cached) parts like
+    :func:`shrunk_union` (each entry keeps its parts alive)."""
+    key = tuple(id(b) for b in blockers)
+    hit = _MERGED_CACHE.get(key)
+    if hit is not None:
+        return hit[1]
+    union = unary_union(blockers)
+    shapely.prepare(union)
+    if len(_MERGED_CACHE) >= _SHRUNK_CACHE_MAX:
+        _MERGED_CACHE.pop(next(iter(_MERGED_CACHE)))
+    _MERGED_CACHE[key] = (tuple(blockers), union)
+    return union
 
 
 def _segment_clear(p: tuple[float, ...], q: tuple[float, ...], blockers: list[Polygon]) -> bool:
@@ -135,9 +155,16 @@ def _segment_clear(p: tuple[float, ...], q: tuple[float, ...], blockers: list[Po
     return not any(b.intersects(line) for b in blockers)
 
 
-def _first_clear(P: np.ndarray, Q: np.ndarray, blockers: list[Polygon]) -> int | None:
+def _first_clear(P: np.ndarray, Q: np.ndarray, blockers: list[Polygon], chunk: int = 0) -> int | None:
     """Index of the first segment P[i] -> Q[i] that meets none of ``blockers`` (None: all
-    blocked): :func:`_segment_clear` for many segments in one vectorised call."""
+    blocked): :func:`_segment_clear` for many segments in vectorised calls, the first
+    ``chunk`` segments alone first (a clear one there saves testing the others)."""
+    if 0 < chunk < len(P):
+        k = _first_clear(P[:chunk], Q[:chunk], blockers)
+        if k is not None:
+            return k
+        k = _first_clear(P[chunk:], Q[chunk:], blockers)
+        return None if k is None else k + chunk
     lines = shapely.linestrings(np.stack([P, Q], axis=1))
     same = (P == Q).all(axis=1)
     if same.any():
@@ -150,7 +177,7 @@ def _first_clear(P: np.ndarray, Q: np.ndarray, blockers: list[Polygon]) -> int |
     li, bi = np.nonzero(near)
     hit = np.zeros(len(lines), dtype=np.bool_)
     if len(li):
-        hit[li[shapely.intersects(lines[li], polys[bi])]] = True
+        hit[li[shapely.intersects(polys[bi], lines[li])]] = True  # the prepared blocker first
     free = np.nonzero(~hit)[0]
     return int(free[0]) if len(free) else None
 
@@ -348,7 +375,7 @@ def _critical_search(a_poly: Polygon, b_poly: Polygon, blockers: list[Polygon], 
     x1, y1 = px + e * dx, py + e * dy
     coords = np.stack([np.column_stack([x0, y0]), np.column_stack([x1, y1])], axis=1)
     lines = shapely.linestrings(coords)
-    hits = shapely.intersects(lines, blocked_union)
+    hits = shapely.intersects(blocked_union, lines)  # a prepared union is used where it comes first
     free = np.nonzero(~hits)[0]
     if len(free) == 0:
         return None
@@ -393,11 +420,11 @@ def _line_of_sight_2d(a: Footprint, b: Footprint, obstacles: Sequence[Obstacle])
     av = np.asarray(a_in.exterior.coords)[:-1:8]
     bv = np.asarray(b_in.exterior.coords)[:-1:8]
     ii, jj = np.divmod(np.arange(len(av) * len(bv)), len(bv))  # the order of itertools.product
-    k = _first_clear(av[ii], bv[jj], blockers)
+    k = _first_clear(av[ii], bv[jj], blockers, chunk=len(bv))
     if k is not None:
         p, q = av[ii[k]], bv[jj[k]]
         return Sight(True, ((float(p[0]), float(p[1])), (float(q[0]), float(q[1]))))
-    blocked_union = unary_union(blockers)
+    blocked_union = _merged(blockers)
     ids = tuple(dict.fromkeys(o.id for o in relevant))
     # 3. separation proof
     if _separated(hull, a_out, b_out, blocked_union):
