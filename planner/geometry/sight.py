@@ -165,7 +165,7 @@ def _first_clear(P: np.ndarray, Q: np.ndarray, blockers: list[Polygon], chunk: i
             return k
         k = _first_clear(P[chunk:], Q[chunk:], blockers)
         return None if k is None else k + chunk
-    lines = shapely.linestrings(np.stack([P, Q], axis=1))
+    lines = np.asarray(shapely.linestrings(np.stack([P, Q], axis=1)), dtype=object)
     same = (P == Q).all(axis=1)
     if same.any():
         lines[same] = shapely.points(P[same])
