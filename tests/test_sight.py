@@ -360,3 +360,20 @@ def test_regression_vertex_to_vertex_line_between_hulls():
         "11.088642262016377 13.922113969666812))"])]
     assert _sampled_clear_segment(a, b, obs)
     _assert_evidence(line_of_sight(a, b, obs), a, b, obs)
+
+
+def test_first_clear_is_the_first_segment_clear_one_by_one():
+    """The vectorised direct-segment test picks the same first clear segment as the loop."""
+    from planner.geometry.sight import _first_clear, _segment_clear, shrunk_union
+
+    walls = [box(2, -1, 3, 1), box(2, 1, 3, 3), box(5, -3, 6, 0)]
+    blockers = shrunk_union(walls)
+    assert shrunk_union(walls) is not blockers and shrunk_union(walls) == blockers  # cached, a new list
+    rng = np.random.default_rng(7)
+    P = rng.uniform(-1, 1, (40, 2))
+    Q = rng.uniform(7, 9, (40, 2)) - [0, 4]
+    Q[5] = P[5]  # a degenerate segment is a point
+    loop = next((i for i in range(len(P)) if _segment_clear(tuple(P[i]), tuple(Q[i]), blockers)), None)
+    assert loop is not None and loop > 0  # some segments before it are blocked
+    assert _first_clear(P, Q, blockers) == loop
+    assert _first_clear(P[:5], Q[:5] * 0 + [2.5, 0.0], blockers) is None  # every one ends in a wall

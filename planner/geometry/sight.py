@@ -48,7 +48,6 @@ For one pair of bases A, B with obstacles O (open sets):
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -107,19 +106,88 @@ def _shrunk(obstacles: Sequence[Obstacle]) -> list[Polygon]:
     return shrunk_union([o.polygon for o in obstacles])
 
 
+_SHRUNK_CACHE: dict[tuple[int, ...], tuple[tuple[Polygon, ...], list[Polygon]]] = {}
+_SHRUNK_CACHE_MAX = 512
+"""Shrunk unions by the identities of their polygons (the same table pieces come back for
+every pair of a check); each entry keeps its polygons alive, so an identity is never reused
+while its entry stands."""
+
+
 def shrunk_union(polygons: Sequence[Polygon]) -> list[Polygon]:
-    """Union of blocking footprints, shrunk by the grazing margin, as a list of polygons."""
+    """Union of blocking footprints, shrunk by the grazing margin, as a list of polygons
+    (cached per tuple of polygons; a new list each call, the polygons shared and prepared)."""
     if not polygons:
         return []
+    key = tuple(id(p) for p in polygons)
+    hit = _SHRUNK_CACHE.get(key)
+    if hit is not None:
+        return list(hit[1])
     merged = unary_union(list(polygons)).buffer(-_SHRINK, join_style="mitre")
-    if merged.is_empty:
-        return []
-    return [g for g in getattr(merged, "geoms", [merged]) if not g.is_empty]
+    parts = [] if merged.is_empty else [g for g in getattr(merged, "geoms", [merged]) if not g.is_empty]
+    for g in parts:
+        shapely.prepare(g)  # the same answers, faster where the part comes first in a predicate
+    if len(_SHRUNK_CACHE) >= _SHRUNK_CACHE_MAX:
+        _SHRUNK_CACHE.pop(next(iter(_SHRUNK_CACHE)))
+    _SHRUNK_CACHE[key] = (tuple(polygons), parts)
+    return list(parts)
+
+
+_MERGED_CACHE: dict[tuple[int, ...], tuple[tuple[Polygon, ...], BaseGeometry]] = {}
+
+
+def _merged(blockers: list[Polygon]) -> BaseGeometry:
+    """``unary_union(blockers)``, prepared, cached per tuple of (shrunk, cached) parts like
+    :func:`shrunk_union` (each entry keeps its parts alive)."""
+    key = tuple(id(b) for b in blockers)
+    hit = _MERGED_CACHE.get(key)
+    if hit is not None:
+        return hit[1]
+    union = unary_union(blockers)
+    shapely.prepare(union)
+    if len(_MERGED_CACHE) >= _SHRUNK_CACHE_MAX:
+        _MERGED_CACHE.pop(next(iter(_MERGED_CACHE)))
+    _MERGED_CACHE[key] = (tuple(blockers), union)
+    return union
 
 
 def _segment_clear(p: tuple[float, ...], q: tuple[float, ...], blockers: list[Polygon]) -> bool:
     line = LineString([p, q]) if p != q else shapely.Point(p)
     return not any(b.intersects(line) for b in blockers)
+
+
+def _first_clear(P: np.ndarray, Q: np.ndarray, blockers: list[Polygon], chunk: int = 0) -> int | None:
+    """Index of the first segment P[i] -> Q[i] that meets none of ``blockers`` (None: all
+    blocked): :func:`_segment_clear` for many segments in vectorised calls, the first
+    ``chunk`` segments alone first (a clear one there saves testing the others)."""
+    if 0 < chunk < len(P):
+        k = _first_clear(P[:chunk], Q[:chunk], blockers)
+        if k is not None:
+            return k
+        k = _first_clear(P[chunk:], Q[chunk:], blockers)
+        return None if k is None else k + chunk
+    lines = np.asarray(shapely.linestrings(np.stack([P, Q], axis=1)), dtype=object)
+    same = (P == Q).all(axis=1)
+    if same.any():
+        lines[same] = shapely.points(P[same])
+    polys = np.asarray(blockers, dtype=object)
+    lb, bb = shapely.bounds(lines), shapely.bounds(polys)
+    # only pairs whose bounding boxes meet can intersect: the predicate runs on those alone
+    near = ((lb[:, None, 0] <= bb[None, :, 2]) & (bb[None, :, 0] <= lb[:, None, 2])
+            & (lb[:, None, 1] <= bb[None, :, 3]) & (bb[None, :, 1] <= lb[:, None, 3]))
+    li, bi = np.nonzero(near)
+    hit = np.zeros(len(lines), dtype=np.bool_)
+    if len(li):
+        hit[li[shapely.intersects(polys[bi], lines[li])]] = True  # the prepared blocker first
+    free = np.nonzero(~hit)[0]
+    return int(free[0]) if len(free) else None
+
+
+def _meeting(obstacles: Sequence[Obstacle], geom: BaseGeometry) -> list[Obstacle]:
+    """The obstacles whose polygons intersect ``geom``, in order (one vectorised predicate)."""
+    if not obstacles:
+        return []
+    hit = shapely.intersects(np.asarray([o.polygon for o in obstacles], dtype=object), geom)
+    return [o for o, h in zip(obstacles, hit.tolist(), strict=True) if h]
 
 
 def _convex_parts(fp: Footprint, circumscribed: bool) -> Polygon:
@@ -307,7 +375,7 @@ def _critical_search(a_poly: Polygon, b_poly: Polygon, blockers: list[Polygon], 
     x1, y1 = px + e * dx, py + e * dy
     coords = np.stack([np.column_stack([x0, y0]), np.column_stack([x1, y1])], axis=1)
     lines = shapely.linestrings(coords)
-    hits = shapely.intersects(lines, blocked_union)
+    hits = shapely.intersects(blocked_union, lines)  # a prepared union is used where it comes first
     free = np.nonzero(~hits)[0]
     if len(free) == 0:
         return None
@@ -334,7 +402,7 @@ def _line_of_sight_2d(a: Footprint, b: Footprint, obstacles: Sequence[Obstacle])
     a_out = _convex_parts(a, True)
     b_out = _convex_parts(b, True)
     hull = _points_hull(a_out, b_out)
-    relevant = [o for o in obstacles if o.polygon.intersects(hull)]
+    relevant = _meeting(obstacles, hull)
     centre = ((a.cx, a.cy), (b.cx, b.cy))
     if not relevant:
         return Sight(True, centre)
@@ -351,10 +419,12 @@ def _line_of_sight_2d(a: Footprint, b: Footprint, obstacles: Sequence[Obstacle])
     b_in = _convex_parts(b, False)
     av = np.asarray(a_in.exterior.coords)[:-1:8]
     bv = np.asarray(b_in.exterior.coords)[:-1:8]
-    for p, q in itertools.product(av, bv):
-        if _segment_clear(tuple(p), tuple(q), blockers):
-            return Sight(True, ((float(p[0]), float(p[1])), (float(q[0]), float(q[1]))))
-    blocked_union = unary_union(blockers)
+    ii, jj = np.divmod(np.arange(len(av) * len(bv)), len(bv))  # the order of itertools.product
+    k = _first_clear(av[ii], bv[jj], blockers, chunk=len(bv))
+    if k is not None:
+        p, q = av[ii[k]], bv[jj[k]]
+        return Sight(True, ((float(p[0]), float(p[1])), (float(q[0]), float(q[1]))))
+    blocked_union = _merged(blockers)
     ids = tuple(dict.fromkeys(o.id for o in relevant))
     # 3. separation proof
     if _separated(hull, a_out, b_out, blocked_union):
