@@ -248,6 +248,25 @@ def test_armies_from_a_given_roster(tmp_path):
     assert res.exit_code == 2 and "missing.ros" in res.output
 
 
+def test_a_roster_path_in_params_is_relative_to_the_params_file(tmp_path, monkeypatch):
+    folder = tmp_path / "setup"
+    folder.mkdir()
+    (folder / "army.ros").write_bytes((Path(__file__).parent / "assets" / "newrecruit-hh2.ros").read_bytes())
+    params = folder / "params.yaml"
+    params.write_text("rosters: [army.ros, nowhere.rosz]\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # not the params file's folder
+    res = CliRunner().invoke(app, ["generate", "--count", "1", "--out", str(tmp_path / "o"),
+                                   "--params", "setup/params.yaml", "--json", "-"])
+    assert res.exit_code == 2
+    err = json.loads(res.stdout[res.stdout.index("{"):])
+    assert err["file"] == "setup/params.yaml" and err["location"] == "rosters[1]" and err["value"] == "nowhere.rosz"
+    assert str(folder / "nowhere.rosz") in err["error"]
+    params.write_text("rosters: [army.ros]\n", encoding="utf-8")
+    from planner.cli.generate import load_params
+
+    assert load_params("setup/params.yaml").rosters == [str(folder.resolve() / "army.ros")]
+
+
 def test_cli_writes_the_manifest_as_json(tmp_path):
     res = CliRunner().invoke(app, ["generate", "--count", "3", "--seed", "7", "--out", str(tmp_path / "o"),
                                    "--json", "-"])
