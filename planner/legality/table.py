@@ -418,9 +418,10 @@ class Table:
         """Where a base stands that stands in no-go feature ``tid`` of :attr:`no_go_polys`, in
         words (the one place a message names it): ``in tid`` (with ``kind``: ``in tid (solid,
         impassable)``) for one of :attr:`no_go_features`, else ``on a wall of tid`` (a feature
-        whose walls alone are no-go, e.g. the walls of an area ruin)."""
+        whose walls alone are no-go, e.g. the walls of an area ruin; a feature without walls that a
+        caller holds no-go by its own rules, e.g. a 7th-edition building for Deep Strike: ``in tid``)."""
         t = self.world.terrain[tid]
-        if t not in self.no_go_features:
+        if t not in self.no_go_features and t.walls:
             return f"on a wall of {tid}"
         return f"in {tid} ({t.kind.value}{', impassable' if t.is_impassable else ''})" if kind else f"in {tid}"
 
