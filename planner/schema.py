@@ -609,8 +609,10 @@ class Wall(Record):
 
     @model_validator(mode="after")
     def _one_form(self) -> Wall:
-        if (self.points is None) == (self.footprint is None):
+        if self.points is not None and self.footprint is not None:
             raise ValueError("give a wall either points (a polyline with thickness_in) or a footprint, not both")
+        if self.points is None and self.footprint is None:
+            raise ValueError("a wall needs points (a polyline with thickness_in) or a footprint; neither was given")
         return self
 
     def polygon(self) -> Any:

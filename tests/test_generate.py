@@ -16,7 +16,7 @@ from planner.cli import app
 from planner.cli.generate import run_generate
 from planner.deepstrike.procedure import make_setup, odds
 from planner.errors import ScenarioError
-from planner.generate.lines import ScenarioLine
+from planner.generate.lines import ScenarioLine, line_schema
 from planner.generate.scene import roster_units
 from planner.legality.checker import check_deployment
 from planner.world import load_scenario
@@ -246,6 +246,44 @@ def test_armies_from_a_given_roster(tmp_path):
     params.write_text(json.dumps({"rosters": [str(tmp_path / "missing.ros")]}), encoding="utf-8")
     res = CliRunner().invoke(app, ["generate", "--count", "2", "--out", str(tmp_path / "o"), "--params", str(params)])
     assert res.exit_code == 2 and "missing.ros" in res.output
+
+
+def test_a_roster_path_in_params_is_relative_to_the_params_file(tmp_path, monkeypatch):
+    folder = tmp_path / "setup"
+    folder.mkdir()
+    (folder / "army.ros").write_bytes((Path(__file__).parent / "assets" / "newrecruit-hh2.ros").read_bytes())
+    params = folder / "params.yaml"
+    params.write_text("rosters: [army.ros, nowhere.rosz]\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # not the params file's folder
+    res = CliRunner().invoke(app, ["generate", "--count", "1", "--out", str(tmp_path / "o"),
+                                   "--params", "setup/params.yaml", "--json", "-"])
+    assert res.exit_code == 2
+    err = json.loads(res.stdout[res.stdout.index("{"):])
+    assert err["file"] == "setup/params.yaml" and err["location"] == "rosters[1]" and err["value"] == "nowhere.rosz"
+    assert str(folder / "nowhere.rosz") in err["error"]
+    params.write_text("rosters: [army.ros]\n", encoding="utf-8")
+    from planner.cli.generate import load_params
+
+    assert load_params("setup/params.yaml").rosters == [str(folder.resolve() / "army.ros")]
+
+
+def test_the_line_schema_documents_every_label_field(tmp_path):
+    schema = json.loads(json.dumps(line_schema()))
+    for name in ("LegalityLabel", "PuzzleLabel", "DeepStrikeLabel", "DeepStrikeOdds"):
+        props = schema["$defs"][name]["properties"]
+        assert [k for k, v in props.items() if not v.get("description")] == [], name
+    puzzle = schema["$defs"]["PuzzleLabel"]["properties"]
+    assert "order of the unit's models" in puzzle["answer"]["description"]
+    assert "answer included" in puzzle["ties"]["description"]
+    # a 10th-edition Deep Strike with a restriction has its positions and findings: the schema holds them
+    params = tmp_path / "p.yaml"
+    params.write_text("deepstrike_restriction: 1.0\ndeepstrike_models: [1, 2]\n", encoding="utf-8")
+    out = _gen(tmp_path, "ds", 1, ruleset="wh40k10", kinds_text="deepstrike", params_file=str(params))
+    written = json.loads((out / "scenario-line.schema.json").read_text(encoding="utf-8"))
+    lines = _lines(out)
+    assert any("restriction" in ln["label"] for ln in lines)
+    for line in lines:
+        jsonschema.validate(line, written)
 
 
 def test_cli_writes_the_manifest_as_json(tmp_path):

@@ -42,6 +42,7 @@ def test_walls_floors_roof_and_category():
     ({"id": "x", "footprint": HALF_A, "height_in": "3"}, "valid number"),
     ({"id": "x", "footprint": HALF_A, "walls": [{"points": [[0, 0]]}]}, "2 to"),
     ({"id": "x", "footprint": HALF_A, "walls": [{"points": [[0, 0], [1, 1]], "footprint": HALF_B}]}, "not both"),
+    ({"id": "x", "footprint": HALF_A, "walls": [{}]}, "neither was given"),
     ({"id": "x", "footprint": HALF_A, "floors": [{"height_in": -1}]}, "greater than or equal to 0"),
     ({"id": "x", "footprint": HALF_A, "category": "thick"}, "dense"),
     ({"id": "x", "pieces": [{"footprint": [[0, 0], [1, 1], [0, 1], [1, 0]]}]}, "not a simple polygon"),

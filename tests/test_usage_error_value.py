@@ -39,3 +39,10 @@ def test_the_json_error_report_holds_the_typed_value(monkeypatch, capsys, args, 
 def test_a_missing_argument_has_no_value(monkeypatch, capsys):
     r = _report(monkeypatch, capsys, "plan")
     assert r["location"] == "scenario" and r["value"] is None and "Missing argument" in r["error"]
+
+
+@pytest.mark.parametrize("typed", ["nan", "-inf"])
+def test_nan_for_a_number_option_says_it_must_be_finite(monkeypatch, capsys, typed):
+    r = _report(monkeypatch, capsys, "deepstrike", SCEN, "--unit", "x", f"--facing={typed}")
+    assert (r["location"], r["value"]) == ("--facing", typed)
+    assert "must be a finite number" in r["error"] and "less than" not in r["error"]

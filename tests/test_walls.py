@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from planner.legality.checker import check_deployment
+from planner.legality.table import Table
 from planner.schema import Scenario
 from planner.world import load_scenario, resolve
 
@@ -41,7 +42,12 @@ def test_a_model_on_a_wall_of_an_area_feature_is_illegal(path, rule):
     report = check_deployment(resolve(Scenario.model_validate(data), None, require_positions=True))
     hits = [v for v in report.violations if v.rule == rule and v.unit == unit["id"]]
     assert hits and hits[0].measured < 0
-    assert "wall" in hits[0].message and t.id in hits[0].message
+    assert hits[0].message.startswith(f"model {hits[0].model} stands on a wall of {t.id}")
+    table = Table(world)  # the one place a message names a no-go feature, also for Deep Strike's messages
+    assert table.no_go_place(t.id) == f"on a wall of {t.id}"
+    for f in table.no_go_features:
+        assert table.no_go_place(f.id) == f"in {f.id}"
+        assert table.no_go_place(f.id, kind=True).startswith(f"in {f.id} ({f.kind.value}")
 
 
 def test_the_planner_places_no_model_on_a_wall():

@@ -9,6 +9,7 @@ holds the traceback). Outputs never land on an input (:mod:`planner.io.outputs`)
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import sys
@@ -1017,6 +1018,20 @@ def _usage_error_report(exc: Exception, argv: list[str]) -> None:
         pass
 
 
+def _say_finite(exc: Exception, argv: list[str]) -> None:
+    """A number option given nan or inf: say it must be a finite number (the range check's own
+    words, e.g. "Input should be less than or equal to 360", do not say why nan is refused)."""
+    if not isinstance(exc, typer.BadParameter) or not getattr(exc, "param", None):
+        return
+    typed = _typed_value(exc, argv)
+    try:
+        number = float(typed) if isinstance(typed, str) else None
+    except ValueError:
+        return
+    if number is not None and not math.isfinite(number):
+        exc.message = f"must be a finite number, got {typed}"
+
+
 def main() -> None:
     """Console-script entry point: the typer app, with command-line errors (exit 2) also written
     to ``--json`` as the error report."""
@@ -1029,6 +1044,7 @@ def main() -> None:
         Console(stderr=True).print("Aborted!")
         sys.exit(1)
     except typer.TyperException as exc:  # click's command-line errors (exit 2), as typer shows them
+        _say_finite(exc, sys.argv[1:])
         try:
             from typer.rich_utils import rich_format_error
 

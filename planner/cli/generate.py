@@ -113,7 +113,17 @@ def _labelled_deepstrike(deepstrike_rules, ruleset: str) -> None:
 
 
 def load_params(path: str | None) -> GeneratorParams:
-    """Generator parameters from a YAML/JSON file (defaults if None); errors name the file and field."""
+    """Generator parameters from a YAML/JSON file (defaults if None); errors name the file and field.
+
+    A relative path in ``rosters`` is relative to the parameter file (as a scenario's ``roster:``
+    is relative to the scenario); the parameters returned hold the resolved paths.
+
+    Raises
+    ------
+    ScenarioError
+        A bad parameter, or a roster that cannot be read (naming the parameter file, ``rosters[i]``
+        and the path as written).
+    """
     if path is None:
         return GeneratorParams()
     from planner.generate.scene import roster_units
@@ -123,11 +133,19 @@ def load_params(path: str | None) -> GeneratorParams:
     if params.rosters:
         from planner.io.outputs import note_read
 
-        for r in params.rosters:  # inputs of the run, even when the rosters are cached
+        base_dir = Path(path).resolve().parent
+        written = params.rosters
+        params = params.model_copy(update={"rosters": [str(base_dir / r) for r in written]})
+        for i, r in enumerate(params.rosters):  # inputs of the run, even when the rosters are cached
             note_read(r)
-        roster_units(tuple(params.rosters))  # read them here: a bad roster is an input error, not a worker's
-        if not all(roster_units(tuple(params.rosters))):
-            raise ScenarioError("a roster has no unit to set up on the battlefield", file=path, location="rosters")
+            try:  # read them here: a bad roster is an input error, not a worker's
+                (units,) = roster_units((r,))
+            except ScenarioError as exc:
+                raise ScenarioError(f"cannot import the roster: {exc}", file=path, location=f"rosters[{i}]",
+                                    value=written[i]) from None
+            if not units:
+                raise ScenarioError("the roster has no unit to set up on the battlefield", file=path,
+                                    location=f"rosters[{i}]", value=written[i])
     return params
 
 

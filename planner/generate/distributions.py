@@ -79,8 +79,8 @@ class GeneratorParams(BaseModel):
     units_max: int = Field(default=4, ge=1, le=20)
     rosters: list[str] = Field(
         default_factory=list,
-        description="BattleScribe/New Recruit roster files (.ros/.rosz); if given, each player's units are "
-                    "drawn from one of them (hh2 scenes) instead of the catalogue.")
+        description="BattleScribe/New Recruit roster files (.ros/.rosz), relative to the parameter file; if "
+                    "given, each player's units are drawn from one of them (hh2 scenes) instead of the catalogue.")
     unit_types: list[str] = Field(default=["Infantry", "Cavalry", "Dreadnought", "Vehicle"], min_length=1)
     infantry_models: tuple[int, int] = Field(default=(5, 10))
     other_models: tuple[int, int] = Field(default=(1, 3))

@@ -204,18 +204,14 @@ class HH2Checker:
         also, failing = also_failing(placed, [(g.index, self._in_no_go_words(g)) for g in best.inside])
         msg = (f"no model in impassable terrain or inside a building or wall{when}; closest: model {m.id}, "
                f"{_f(max(d, 0))} from {tid}" if ok
-               else f"model {m.id} stands in {tid} ({self.world.terrain[tid].kind.value}"
-                    f"{', impassable' if self.world.terrain[tid].is_impassable else ''}){when}{also}"
-               if self.world.terrain[tid] in self.table.no_go_features
-               else f"model {m.id} stands on a wall of {tid}{when}{also}")
+               else f"model {m.id} stands {self.table.no_go_place(tid, kind=True)}{when}{also}")
         self.add(_finding(self.R.rid("terrain.impassable"), ok, u, msg, model=m.id, measured=d,
                           required="not in impassable terrain, buildings or walls", margin=d,
                           evidence=Evidence(model=m.id, terrain_feature=tid), failing=failing))
 
     def _in_no_go_words(self, g: NoGo) -> str:
         """A base standing in no-go terrain in words: ``in t-wall, 0.500" deep`` (or on a wall of it)."""
-        on = "on a wall of" if self.world.terrain[g.feature] not in self.table.no_go_features else "in"
-        return f"{on} {g.feature}, {_f(-g.distance)} deep"
+        return f"{self.table.no_go_place(g.feature)}, {_f(-g.distance)} deep"
 
     @cached_property
     def _close_bases(self) -> tuple[list[Placed], list[tuple[UnitInfo, int, Footprint]], list[tuple[int, int]]]:

@@ -414,6 +414,17 @@ class Table:
         which models can only occupy by embarking."""
         return [t for t in self.world.scenario.terrain if t.is_impassable or t.kind is TerrainKind.SOLID]
 
+    def no_go_place(self, tid: str, kind: bool = False) -> str:
+        """Where a base stands that stands in no-go feature ``tid`` of :attr:`no_go_polys`, in
+        words (the one place a message names it): ``in tid`` (with ``kind``: ``in tid (solid,
+        impassable)``) for one of :attr:`no_go_features`, else ``on a wall of tid`` (a feature
+        whose walls alone are no-go, e.g. the walls of an area ruin; a feature without walls that a
+        caller holds no-go by its own rules, e.g. a 7th-edition building for Deep Strike: ``in tid``)."""
+        t = self.world.terrain[tid]
+        if t not in self.no_go_features and t.walls:
+            return f"on a wall of {tid}"
+        return f"in {tid} ({t.kind.value}{', impassable' if t.is_impassable else ''})" if kind else f"in {tid}"
+
     # ------------------------------------------------------------------ terrain
     def stands_in(self, fp: Footprint, feature: TerrainFeature) -> bool:
         """True if a model with footprint ``fp`` stands in area terrain ``feature`` (per its trait)."""

@@ -382,9 +382,7 @@ class WH40kChecker:
         if best is None:
             return
         m, tid = u.models[best.index], best.feature
-        t = self.world.terrain[tid]
-        where = (f"stands on a wall of {tid}" if t not in self.table.no_go_features
-                 else f"stands in {tid} ({t.kind.value}{', impassable' if t.is_impassable else ''})")
+        where = f"stands {self.table.no_go_place(tid, kind=True)}"
         # every model in no-go terrain, the deepest first (a judge moves each one)
         also, failing = also_failing(placed, [(g.index, self._in_no_go_words(g)) for g in best.inside])
         msg = (f"no model in impassable terrain, a solid feature or a wall{when}; closest: model {m.id}, "
@@ -395,8 +393,7 @@ class WH40kChecker:
 
     def _in_no_go_words(self, g: NoGo) -> str:
         """A base standing in no-go terrain in words: ``in wB, 1.190" deep`` (or on a wall of it)."""
-        on = "on a wall of" if self.world.terrain[g.feature] not in self.table.no_go_features else "in"
-        return f"{on} {g.feature}, {_f(-g.distance)} deep"
+        return f"{self.table.no_go_place(g.feature)}, {_f(-g.distance)} deep"
 
     def check_zone(self, placed: Placed, when: str) -> None:
         u = placed.unit
