@@ -181,10 +181,14 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         from planner.deepstrike.formation import fixed_orientation_note
 
         b = best_landing(st, q, within, resolution)
-        data["best"] = {"x": b.x, "y": b.y, "probability": b.probability, "goal": b.goal, "odds": asdict(b.odds)}
+        search = (f"the best cell of the {resolution:g}\" grid (--resolution), refined locally to 0.01\": "
+                  "not proven best, a finer grid may find a better point")
+        data["best"] = {"x": b.x, "y": b.y, "probability": b.probability, "goal": b.goal, "odds": asdict(b.odds),
+                        "grid_in": resolution, "search": search}
         note = fixed_orientation_note(st)
-        console.print(f"Best aim point for a {b.goal}: ({b.x:.2f}, {b.y:.2f}), P = {b.probability:.4f} "
-                      f"(formation at the fixed orientation {orientation:g} deg)")
+        console.print(f"Best aim point over the {resolution:g}\" grid (--resolution) for a {b.goal}: "
+                      f"({b.x:.2f}, {b.y:.2f}), P = {b.probability:.4f} "
+                      f"(formation at the fixed orientation {orientation:g} deg); {search}")
         _print_odds(console, b.odds, R.scatter, f"best ({b.x:.2f}, {b.y:.2f})")
         if note:  # the search assumes the fixed orientation: the controller's best formation at the cell it picks
             data["best"] |= {"orientation_deg": orientation, "orientation": "fixed", "note": note}
