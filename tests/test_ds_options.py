@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 from typer.testing import CliRunner
 
@@ -25,3 +26,23 @@ def test_best_says_it_is_over_the_grid(tmp_path):
     assert r.exit_code == 0, r.output
     assert 'Best aim point over the 6" grid (--resolution)' in " ".join(r.output.split())
     assert data["best"]["grid_in"] == 6.0 and "grid" in data["best"]["search"]
+
+
+@pytest.mark.parametrize(("ruleset", "args", "option"), [
+    ("hh2", ["--at", "36,30", "--within", "3"], "--within"),
+    ("hh2", ["--at", "36,30", "--orientation", "45"], "--orientation"),
+    ("hh2", ["--at", "36,30", "--formation-step", "5"], "--formation-step"),
+    ("wh40k10", ["--at", "36,30", "--near", "40,24", "--within", "3"], "--near"),
+    ("wh40k11", ["--at", "36,30", "--within", "3"], "--within"),
+    ("wh40k7", ["--at", "36,30", "--near", "40,24"], "--near"),
+])
+def test_an_option_the_procedure_would_ignore_is_refused(tmp_path, ruleset, args, option):
+    src = tmp_path / "ds.yaml"
+    src.write_text(yaml.safe_dump(scene_data("hh2" if ruleset == "hh2" else "wh40k7", n=1, ovals=False)),
+                   encoding="utf-8")
+    r = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ds", "--ruleset", ruleset, *args, "--json", "-"])
+    assert r.exit_code == 2, r.output
+    err = json.loads(r.stdout)
+    given = args[args.index(option) + 1]
+    assert err["location"] == option and str(err["value"]) in (given, str(float(given)) if "," not in given else given)
+    assert f"{option} does not apply" in err["error"] or "needs --within" in err["error"]

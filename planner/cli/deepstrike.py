@@ -97,7 +97,7 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
                    resolution: float, best: bool, near: str | None, within: float | None, n_sim: int | None,
                    seed: int, console: Console, inertial_guidance: bool = False,
                    facing: float | None = None, rulings: dict[str, str] | None = None,
-                   formation_step: float = 15.0) -> tuple[dict, int]:
+                   formation_step: float | None = None) -> tuple[dict, int]:
     """Compute and print; return the JSON data and the exit code.
 
     ``orientation`` None: the rings' orientation is the controller's choice (5th/7th: the odds of the
@@ -105,11 +105,18 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
     0 for comparison); a number: that fixed orientation as well. ``data["formation_drawn"]`` is the
     formation ``--render`` draws: (label, model centres). ``rulings``: ``--ruling KEY=VALUE`` for the
     Deep Strike rulings (over the scenario's ``rulings:``); the readings applied are printed and in
-    ``data["rulings"]``. ``formation_step``: the best formation's orientation step (degrees)."""
+    ``data["rulings"]``. ``formation_step``: the best formation's orientation step (degrees; None: 15).
+
+    Raises
+    ------
+    ScenarioError
+        For an option the ruleset's procedure would ignore (:func:`_refuse_unused`), or bad input."""
     asked = orientation is not None
     orientation = float(orientation) if orientation is not None else 0.0
     st = make_setup(world, unit, ruleset, orientation, inertial_guidance, facing, rulings)
     R = st.rules
+    _refuse_unused(R, near, within, orientation if asked else None, formation_step)
+    formation_step = 15.0 if formation_step is None else formation_step
     data: dict = {"ruleset": R.ruleset, "scenario": world.file, "unit": unit, "models": len(st.unit.models),
                   "orientation_deg": orientation, "facing_deg": st.facing_deg, "exact_bases": st.exact_bases,
                   "error_bound": ERROR_BOUND, "rulings": applied_rulings(st)}
@@ -126,6 +133,9 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
     if within is not None and q is None:
         raise ScenarioError("--within needs --near X,Y (the point to be within range of)", location="--within",
                             value=within)
+    if q is not None and within is None:
+        raise ScenarioError("--near needs --within D (the goal: a model within D inches of the point)",
+                            location="--near", value=near)
     if at is None and not best and map_file is None:
         raise ScenarioError("give --at X,Y (the aim point), or --best, or --map FILE", location="--at")
     if at is not None:
@@ -146,14 +156,15 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
             raise ScenarioError(f"the aim point must be on the {bf.width:g}\" x {bf.depth:g}\" battlefield",
                                 location="--at", value=at)
         chosen = not R.scatter and not asked  # 10th/11th: the controller's legal formation, if any
-        o = odds(st, x, y, within=wgoal, fixed=not chosen)
+        o = odds(st, x, y, within=wgoal, fixed=not chosen, step_deg=formation_step)
         data["odds"] = asdict(o)
-        land = best_setup(st, x, y) if chosen else judge_landing(st, x, y)
+        land = best_setup(st, x, y, formation_step) if chosen else judge_landing(st, x, y)
         data["landing_on_target"] = {"mishap": land.mishap, "triggers": land.triggers,
                                      "findings": [f.model_dump(mode="json") for f in land.findings],
                                      "positions": [list(c) for c in land.formation.centres]}
         what = (f"aim ({x:g}, {y:g}), the controller's formation (the fixed orientation {orientation:g} deg if legal, "
-                "else the first legal of every 15 deg and ring shape, else a per-landing packing)" if chosen
+                f"else the first legal of every {formation_step:g} deg and ring shape, else a per-landing packing)"
+                if chosen
                 else f"aim ({x:g}, {y:g}), fixed orientation {orientation:g} deg"
                 + (" (as asked)" if asked else " (for comparison)"))
         _print_odds(console, o, R.scatter, what)
@@ -207,6 +218,33 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         console.print(escape(note), highlight=False)
     _print_rulings(console, data["rulings"])
     return data, code
+
+
+def _refuse_unused(R, near: str | None, within: float | None, orientation: float | None,
+                   formation_step: float | None) -> None:
+    """Refuse an option the ruleset's Deep Strike procedure would silently ignore (exit 2, naming it).
+
+    Raises
+    ------
+    ScenarioError
+        HH2 (Deep Strike Assault): ``--within``, ``--orientation``, ``--formation-step`` (the first model
+        lands alone, the controller places the rest: no goal point, no rings); 10th/11th (no scatter):
+        ``--near``, ``--within`` (the unit is set up where it is aimed: no chance of a goal to weigh)."""
+    if R.procedure == "assault":
+        why = {"--within": ("the HH2 Deep Strike Assault has no goal point (--near and --best are for wh40k5, "
+                            "wh40k7)", within),
+               "--orientation": ("the HH2 Deep Strike Assault scatters the first model alone and the controller "
+                                 "places the rest: no ring orientation (--facing turns the models)", orientation),
+               "--formation-step": ("the HH2 Deep Strike Assault has no ring formation to choose", formation_step)}
+        for option, (msg, value) in why.items():
+            if value is not None:
+                raise ScenarioError(f"{option} does not apply under {R.ruleset}: {msg}", location=option, value=value)
+    elif not R.scatter:
+        for option, value in (("--near", near), ("--within", within)):
+            if value is not None:
+                raise ScenarioError(f"{option} does not apply under {R.ruleset}: the unit does not scatter, it is set "
+                                    "up where --at aims (or it is illegal there); --near/--within weigh the chance of "
+                                    "a scattered landing near a point (wh40k5, wh40k7)", location=option, value=value)
 
 
 def _print_rulings(console: Console, rulings: list[dict]) -> None:

@@ -932,9 +932,10 @@ def _odds_from(st: DeepStrikeSetup, x: float, y: float, within, ellipse: str) ->
 
 
 def odds(st: DeepStrikeSetup, x: float, y: float, within: tuple[float, float, float] | None = None, *,
-         fixed: bool = False) -> Odds:
+         fixed: bool = False, step_deg: float | None = None) -> Odds:
     """Exact odds for aiming the first model at (x, y). 10th/11th (no scatter): legal or not as the
-    controller sets the unit up (:func:`best_setup`), or in the setup's own formation with ``fixed``.
+    controller sets the unit up (:func:`best_setup`, orientations every ``step_deg`` degrees, default 15), or in
+    the setup's own formation with ``fixed``.
 
     With oval obstacle models the odds are computed for the outer and the inner bounding polygons
     (:func:`grown_ellipse_bounds`); the outer values are reported (the mishap odds are never
@@ -943,7 +944,7 @@ def odds(st: DeepStrikeSetup, x: float, y: float, within: tuple[float, float, fl
         raise ScenarioError("HH2 Deep Strike Assault has its own odds: planner.deepstrike.assault.assault_odds",
                             location="ruleset", value=st.rules.ruleset)
     if not st.rules.scatter:  # the controller sets the unit up in the formation that is legal, if any
-        land = judge_landing(st, x, y) if fixed else best_setup(st, x, y)
+        land = judge_landing(st, x, y) if fixed else best_setup(st, x, y, ORIENTATION_STEP_DEG if step_deg is None else step_deg)
         pm = 1.0 if land.mishap else 0.0
         return Odds(x, y, pm, 1 - pm, {}, {t: (1.0 if t in land.triggers else 0.0)
                                               for t in ("off_table", "distance", "impassable", "on_model")
