@@ -46,3 +46,12 @@ def test_an_option_the_procedure_would_ignore_is_refused(tmp_path, ruleset, args
     given = args[args.index(option) + 1]
     assert err["location"] == option and str(err["value"]) in (given, str(float(given)) if "," not in given else given)
     assert f"{option} does not apply" in err["error"] or "needs --within" in err["error"]
+
+
+@pytest.mark.parametrize(("ruleset", "column"), [("hh2", "p_relocated"), ("wh40k7", "p_mishap")])
+def test_heat_map_column_names_what_it_holds(tmp_path, ruleset, column):
+    csv = tmp_path / "m.csv"
+    r, data = _run(tmp_path, ruleset, "--map", str(csv), "--resolution", "12")
+    assert r.exit_code == 0, r.output
+    lines = csv.read_text().splitlines()
+    assert lines[0] == f"x,y,{column}" and len(lines) == 1 + 6 * 4

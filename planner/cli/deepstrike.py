@@ -47,8 +47,9 @@ def parse_point(text: str, option: str) -> tuple[float, float]:
     return x, y
 
 
-def write_map(path: str, xs, ys, P, title: str) -> None:
-    """Write the heat map as CSV (x, y, p_mishap) or PNG (needs matplotlib).
+def write_map(path: str, xs, ys, P, title: str, outcome: str = "mishap") -> None:
+    """Write the heat map of P(``outcome``) as CSV (x, y, p_OUTCOME: p_mishap, HH2 p_relocated) or PNG
+    (needs matplotlib).
 
     Raises
     ------
@@ -62,7 +63,7 @@ def write_map(path: str, xs, ys, P, title: str) -> None:
     if low.endswith(".csv"):
         buf = io.StringIO(newline="")
         w = csv.writer(buf)
-        w.writerow(["x", "y", "p_mishap"])
+        w.writerow(["x", "y", f"p_{outcome}"])
         for j, y in enumerate(ys):
             for i, x in enumerate(xs):
                 w.writerow([f"{x:g}", f"{y:g}", f"{P[j, i]:.6f}"])
@@ -80,7 +81,7 @@ def write_map(path: str, xs, ys, P, title: str) -> None:
         fig, ax = plt.subplots(figsize=(9, 6))
         im = ax.imshow(P, origin="lower", extent=(xs[0] - step / 2, xs[-1] + step / 2, ys[0] - step / 2,
                                                   ys[-1] + step / 2), vmin=0, vmax=1, cmap="magma_r")
-        fig.colorbar(im, ax=ax, label="P(mishap)")
+        fig.colorbar(im, ax=ax, label=f"P({outcome})")
         ax.set_title(title)
         png = io.BytesIO()
         try:
@@ -266,7 +267,9 @@ def _heat_map(st, resolution: float, map_file: str, outcome: str, console: Conso
     xs, ys, P, bound = heat_map(st, resolution, with_bound=True)
     dt = time.perf_counter() - t0
     note = fixed_orientation_note(st)
-    write_map(map_file, xs, ys, P, f"P({outcome}): {st.unit.label}, {st.rules.ruleset}" + (f", {note}" if note else ""))
+    write_map(map_file, xs, ys, P, f"P({outcome}): {st.unit.label}, {st.rules.ruleset}"
+              + (f", {note}" if note else ""),
+              outcome)
     console.print(f"Wrote the {outcome} heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s, error <= "
                   f"{bound:.1g}) to {escape(map_file)}" + (f"; {note} (not the controller's best formation)"
                                                            if note else ""))
