@@ -55,3 +55,20 @@ def test_heat_map_column_names_what_it_holds(tmp_path, ruleset, column):
     assert r.exit_code == 0, r.output
     lines = csv.read_text().splitlines()
     assert lines[0] == f"x,y,{column}" and len(lines) == 1 + 6 * 4
+
+
+def test_controller_formation_at_is_named(tmp_path):
+    """10th/11th --at where the 0 deg rings are illegal: the formation set up is named, text and JSON."""
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[1] / "scenarios" / "hh2-fortified-line-chogorian-vs-berserkers.yaml"
+    js = tmp_path / "w.json"
+    r = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ws-assault", "--at", "26.6,24", "--ruleset",
+                                 "wh40k10", "--json", str(js)])
+    assert r.exit_code == 0, r.output
+    data = json.loads(js.read_text())
+    land = data["landing_on_target"]
+    assert land["formation"] and land["formation"] != "orientation 0 deg"
+    assert data["orientation_deg"] == land["orientation_deg"] and data["orientation_deg"] != 0.0
+    assert f"Formation set up: {land['formation']}" in r.output
+    assert land["formation"] in data["formation_drawn"][0]

@@ -163,13 +163,16 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         data["landing_on_target"] = {"mishap": land.mishap, "triggers": land.triggers,
                                      "findings": [f.model_dump(mode="json") for f in land.findings],
                                      "positions": [list(c) for c in land.formation.centres]}
+        if chosen:  # which formation the controller sets up (the orientation asked for is none)
+            data["landing_on_target"] |= {"formation": land.formation_label, "orientation_deg": land.orientation_deg}
+            data["orientation_deg"] = land.orientation_deg
         what = (f"aim ({x:g}, {y:g}), the controller's formation (the fixed orientation {orientation:g} deg if legal, "
                 f"else the first legal of every {formation_step:g} deg and ring shape, else a per-landing packing)"
                 if chosen
                 else f"aim ({x:g}, {y:g}), fixed orientation {orientation:g} deg"
                 + (" (as asked)" if asked else " (for comparison)"))
         _print_odds(console, o, R.scatter, what)
-        data["formation_drawn"] = [("the controller's formation" if chosen else
+        data["formation_drawn"] = [(f"the controller's formation, {land.formation_label}" if chosen else
                                     f"formation, orientation {orientation:g} deg") + " (on target)",
                                    [list(c) for c in land.formation.centres]]
         if R.scatter:
@@ -181,6 +184,10 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
                                            bfo.on_target["positions"]]
         if not R.scatter:
             code = 1 if land.mishap else 0
+            if chosen:
+                console.print(escape(f"Formation set up: {land.formation_label}"
+                                     + (" (none legal: the first tried, shown illegal)" if land.mishap else "")),
+                              highlight=False)
             for f in land.findings:
                 if not f.passed:
                     console.print(f"  [red]x[/red] {escape(f'[{f.rule}] {f.message}')}")

@@ -368,6 +368,10 @@ class Landing:
     triggers: list[str]
     dangerous_models: list[str]
     findings: list[Finding]
+    formation_label: str = ""
+    """Which formation :func:`best_setup` chose ("" for the setup's own formation)."""
+    orientation_deg: float | None = None
+    """The chosen formation's ring orientation (degrees; None for a per-landing packing)."""
 
     @property
     def mishap(self) -> bool:
@@ -1246,7 +1250,8 @@ def best_setup(st: DeepStrikeSetup, x: float, y: float, step_deg: float = ORIENT
     if st.rules.scatter:
         raise ScenarioError("best_setup is for the 10th/11th-edition arrival (no scatter)", location="ruleset",
                             value=st.rules.ruleset)
-    land = judge_landing(st, x, y)
+    own = f"orientation {st.orientation_deg:g} deg"
+    land = replace(judge_landing(st, x, y), formation_label=own, orientation_deg=st.orientation_deg)
     if not land.mishap or len(st.shapes) == 1:
         return land
     first = replace(st, radii=st.radii[:1], shapes=st.shapes[:1], ring_caps=None)
@@ -1255,12 +1260,13 @@ def best_setup(st: DeepStrikeSetup, x: float, y: float, step_deg: float = ORIENT
     for c in formation_family(st, step_deg):
         other = judge_landing(_variant(st, c), x, y)
         if not other.mishap:
-            return other
+            return replace(other, formation_label=c.label, orientation_deg=c.orientation_deg)
     form = pack_landing(st, x, y)
     if form is not None:
         packed = judge_landing(st, x, y, form)
         if not packed.mishap:
-            return packed
+            return replace(packed, formation_label="per-landing packing (models placed one by one)",
+                           orientation_deg=None)
     return land
 
 
