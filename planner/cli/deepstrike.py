@@ -405,12 +405,16 @@ def _print_followers(console: Console, fo) -> None:
     for oc in fo.outcomes:
         t.add_row(escape(oc["text"]), f"{oc['probability']:.4f}")
     console.print(t)
+    console.print(escape(f"P(every later unit finds space within 6\" of the first model, which stays) = "
+                         f"{fo.p_space:.4f} (a lower bound; JSON p_space); it is used when not Disordered: "
+                         f"P(the controller places every unit) = {fo.p_controller_places_all:.4f}"), highlight=False)
     for title, rows in (("on target, not Disordered", fo.on_target), ("on target, Disordered", fo.on_target_disordered)):
         for r in rows:
             where = (f"placed by the {r['placed_by']}" + (f" within {r['within_in']:g}\"" if r["within_in"] else
                                                           " in base contact with the first model")
                      if r["space"] else "no space found")
-            first = f" (first model at ({r['positions'][0][0]:.2f}, {r['positions'][0][1]:.2f}))" if r["space"] else ""
+            first = (f"; its models start at ({r['positions'][0][0]:.2f}, {r['positions'][0][1]:.2f})"
+                     if r["space"] else "")
             console.print(escape(f"  {title}: {r['label']}: {where}{first}"))
             if r.get("restrictions"):
                 console.print(escape(f"    refused by the restriction {'; '.join(r['restrictions'])} at some "
