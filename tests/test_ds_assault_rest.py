@@ -143,6 +143,13 @@ def test_cli_reports_the_rest_of_the_assault(tmp_path):
     assert "the rest of the assault" in r.output and "every later unit finds space within 6" in r.output
     assert "interpretation: Disordered: the opponent's worst legal place" in r.output
     assert "on target, Disordered: pod2 (1 models): placed by the opponent within 24" in r.output
+    # P(space) printed as in the JSON; the controller places them only when not Disordered (outcome 0)
+    text = " ".join(r.output.split())
+    assert f"which stays) = {data['p_space']:.4f}" in text
+    assert data["p_controller_places_all"] == pytest.approx(data["outcomes"][0]["probability"], abs=1e-12)
+    assert data["p_controller_places_all"] < data["p_space"]
+    assert f"P(the controller places every unit) = {data['p_controller_places_all']:.4f}" in text
+    assert "its models start at (" in text and "(first model at" not in text
 
 
 _SHAPES = {"circle": {"diameter_mm": 32}, "oval": OVAL, "hull": HULL, "small-oval": {"length_mm": 60, "width_mm": 35}}

@@ -598,10 +598,10 @@ def deepstrike(
     render_out: Annotated[str | None, typer.Option("--render", help="Draw the battlefield with the heat map to "
                                                                      "FILE.svg or FILE.png.")] = None,
     ruling: RulingOpt = None,
-    formation_step: Annotated[float, typer.Option("--formation-step", min=1.0, max=90.0,
+    formation_step: Annotated[float | None, typer.Option("--formation-step", min=1.0, max=90.0,
                                                   help="Best formation: ring orientations every DEG degrees "
                                                        "(default 15; a divisor of 15 gives a larger candidate set, "
-                                                       "never worse odds).")] = 15.0,
+                                                       "never worse odds).")] = None,
 ) -> None:
     """Deep Strike odds: clean landing, each mishap result and trigger, dangerous terrain, a goal point.
 

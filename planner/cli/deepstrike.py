@@ -47,8 +47,9 @@ def parse_point(text: str, option: str) -> tuple[float, float]:
     return x, y
 
 
-def write_map(path: str, xs, ys, P, title: str) -> None:
-    """Write the heat map as CSV (x, y, p_mishap) or PNG (needs matplotlib).
+def write_map(path: str, xs, ys, P, title: str, outcome: str = "mishap") -> None:
+    """Write the heat map of P(``outcome``) as CSV (x, y, p_OUTCOME: p_mishap, HH2 p_relocated) or PNG
+    (needs matplotlib).
 
     Raises
     ------
@@ -62,7 +63,7 @@ def write_map(path: str, xs, ys, P, title: str) -> None:
     if low.endswith(".csv"):
         buf = io.StringIO(newline="")
         w = csv.writer(buf)
-        w.writerow(["x", "y", "p_mishap"])
+        w.writerow(["x", "y", f"p_{outcome}"])
         for j, y in enumerate(ys):
             for i, x in enumerate(xs):
                 w.writerow([f"{x:g}", f"{y:g}", f"{P[j, i]:.6f}"])
@@ -80,7 +81,7 @@ def write_map(path: str, xs, ys, P, title: str) -> None:
         fig, ax = plt.subplots(figsize=(9, 6))
         im = ax.imshow(P, origin="lower", extent=(xs[0] - step / 2, xs[-1] + step / 2, ys[0] - step / 2,
                                                   ys[-1] + step / 2), vmin=0, vmax=1, cmap="magma_r")
-        fig.colorbar(im, ax=ax, label="P(mishap)")
+        fig.colorbar(im, ax=ax, label=f"P({outcome})")
         ax.set_title(title)
         png = io.BytesIO()
         try:
@@ -97,7 +98,7 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
                    resolution: float, best: bool, near: str | None, within: float | None, n_sim: int | None,
                    seed: int, console: Console, inertial_guidance: bool = False,
                    facing: float | None = None, rulings: dict[str, str] | None = None,
-                   formation_step: float = 15.0) -> tuple[dict, int]:
+                   formation_step: float | None = None) -> tuple[dict, int]:
     """Compute and print; return the JSON data and the exit code.
 
     ``orientation`` None: the rings' orientation is the controller's choice (5th/7th: the odds of the
@@ -105,11 +106,18 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
     0 for comparison); a number: that fixed orientation as well. ``data["formation_drawn"]`` is the
     formation ``--render`` draws: (label, model centres). ``rulings``: ``--ruling KEY=VALUE`` for the
     Deep Strike rulings (over the scenario's ``rulings:``); the readings applied are printed and in
-    ``data["rulings"]``. ``formation_step``: the best formation's orientation step (degrees)."""
+    ``data["rulings"]``. ``formation_step``: the best formation's orientation step (degrees; None: 15).
+
+    Raises
+    ------
+    ScenarioError
+        For an option the ruleset's procedure would ignore (:func:`_refuse_unused`), or bad input."""
     asked = orientation is not None
     orientation = float(orientation) if orientation is not None else 0.0
     st = make_setup(world, unit, ruleset, orientation, inertial_guidance, facing, rulings)
     R = st.rules
+    _refuse_unused(R, near, within, orientation if asked else None, formation_step)
+    formation_step = 15.0 if formation_step is None else formation_step
     data: dict = {"ruleset": R.ruleset, "scenario": world.file, "unit": unit, "models": len(st.unit.models),
                   "orientation_deg": orientation, "facing_deg": st.facing_deg, "exact_bases": st.exact_bases,
                   "error_bound": ERROR_BOUND, "rulings": applied_rulings(st)}
@@ -126,6 +134,9 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
     if within is not None and q is None:
         raise ScenarioError("--within needs --near X,Y (the point to be within range of)", location="--within",
                             value=within)
+    if q is not None and within is None:
+        raise ScenarioError("--near needs --within D (the goal: a model within D inches of the point)",
+                            location="--near", value=near)
     if at is None and not best and map_file is None:
         raise ScenarioError("give --at X,Y (the aim point), or --best, or --map FILE", location="--at")
     if at is not None:
@@ -146,18 +157,22 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
             raise ScenarioError(f"the aim point must be on the {bf.width:g}\" x {bf.depth:g}\" battlefield",
                                 location="--at", value=at)
         chosen = not R.scatter and not asked  # 10th/11th: the controller's legal formation, if any
-        o = odds(st, x, y, within=wgoal, fixed=not chosen)
+        o = odds(st, x, y, within=wgoal, fixed=not chosen, step_deg=formation_step)
         data["odds"] = asdict(o)
-        land = best_setup(st, x, y) if chosen else judge_landing(st, x, y)
+        land = best_setup(st, x, y, formation_step) if chosen else judge_landing(st, x, y)
         data["landing_on_target"] = {"mishap": land.mishap, "triggers": land.triggers,
                                      "findings": [f.model_dump(mode="json") for f in land.findings],
                                      "positions": [list(c) for c in land.formation.centres]}
+        if chosen:  # which formation the controller sets up (the orientation asked for is none)
+            data["landing_on_target"] |= {"formation": land.formation_label, "orientation_deg": land.orientation_deg}
+            data["orientation_deg"] = land.orientation_deg
         what = (f"aim ({x:g}, {y:g}), the controller's formation (the fixed orientation {orientation:g} deg if legal, "
-                "else the first legal of every 15 deg and ring shape, else a per-landing packing)" if chosen
+                f"else the first legal of every {formation_step:g} deg and ring shape, else a per-landing packing)"
+                if chosen
                 else f"aim ({x:g}, {y:g}), fixed orientation {orientation:g} deg"
                 + (" (as asked)" if asked else " (for comparison)"))
         _print_odds(console, o, R.scatter, what)
-        data["formation_drawn"] = [("the controller's formation" if chosen else
+        data["formation_drawn"] = [(f"the controller's formation, {land.formation_label}" if chosen else
                                     f"formation, orientation {orientation:g} deg") + " (on target)",
                                    [list(c) for c in land.formation.centres]]
         if R.scatter:
@@ -169,6 +184,10 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
                                            bfo.on_target["positions"]]
         if not R.scatter:
             code = 1 if land.mishap else 0
+            if chosen:
+                console.print(escape(f"Formation set up: {land.formation_label}"
+                                     + (" (none legal: the first tried, shown illegal)" if land.mishap else "")),
+                              highlight=False)
             for f in land.findings:
                 if not f.passed:
                     console.print(f"  [red]x[/red] {escape(f'[{f.rule}] {f.message}')}")
@@ -181,10 +200,14 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         from planner.deepstrike.formation import fixed_orientation_note
 
         b = best_landing(st, q, within, resolution)
-        data["best"] = {"x": b.x, "y": b.y, "probability": b.probability, "goal": b.goal, "odds": asdict(b.odds)}
+        search = (f"the best cell of the {resolution:g}\" grid (--resolution), refined locally to 0.01\": "
+                  "not proven best, a finer grid may find a better point")
+        data["best"] = {"x": b.x, "y": b.y, "probability": b.probability, "goal": b.goal, "odds": asdict(b.odds),
+                        "grid_in": resolution, "search": search}
         note = fixed_orientation_note(st)
-        console.print(f"Best aim point for a {b.goal}: ({b.x:.2f}, {b.y:.2f}), P = {b.probability:.4f} "
-                      f"(formation at the fixed orientation {orientation:g} deg)")
+        console.print(f"Best aim point over the {resolution:g}\" grid (--resolution) for a {b.goal}: "
+                      f"({b.x:.2f}, {b.y:.2f}), P = {b.probability:.4f} "
+                      f"(formation at the fixed orientation {orientation:g} deg); {search}")
         _print_odds(console, b.odds, R.scatter, f"best ({b.x:.2f}, {b.y:.2f})")
         if note:  # the search assumes the fixed orientation: the controller's best formation at the cell it picks
             data["best"] |= {"orientation_deg": orientation, "orientation": "fixed", "note": note}
@@ -203,6 +226,33 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         console.print(escape(note), highlight=False)
     _print_rulings(console, data["rulings"])
     return data, code
+
+
+def _refuse_unused(R, near: str | None, within: float | None, orientation: float | None,
+                   formation_step: float | None) -> None:
+    """Refuse an option the ruleset's Deep Strike procedure would silently ignore (exit 2, naming it).
+
+    Raises
+    ------
+    ScenarioError
+        HH2 (Deep Strike Assault): ``--within``, ``--orientation``, ``--formation-step`` (the first model
+        lands alone, the controller places the rest: no goal point, no rings); 10th/11th (no scatter):
+        ``--near``, ``--within`` (the unit is set up where it is aimed: no chance of a goal to weigh)."""
+    if R.procedure == "assault":
+        why = {"--within": ("the HH2 Deep Strike Assault has no goal point (--near and --best are for wh40k5, "
+                            "wh40k7)", within),
+               "--orientation": ("the HH2 Deep Strike Assault scatters the first model alone and the controller "
+                                 "places the rest: no ring orientation (--facing turns the models)", orientation),
+               "--formation-step": ("the HH2 Deep Strike Assault has no ring formation to choose", formation_step)}
+        for option, (msg, value) in why.items():
+            if value is not None:
+                raise ScenarioError(f"{option} does not apply under {R.ruleset}: {msg}", location=option, value=value)
+    elif not R.scatter:
+        for option, value in (("--near", near), ("--within", within)):
+            if value is not None:
+                raise ScenarioError(f"{option} does not apply under {R.ruleset}: the unit does not scatter, it is set "
+                                    "up where --at aims (or it is illegal there); --near/--within weigh the chance of "
+                                    "a scattered landing near a point (wh40k5, wh40k7)", location=option, value=value)
 
 
 def _print_rulings(console: Console, rulings: list[dict]) -> None:
@@ -224,7 +274,9 @@ def _heat_map(st, resolution: float, map_file: str, outcome: str, console: Conso
     xs, ys, P, bound = heat_map(st, resolution, with_bound=True)
     dt = time.perf_counter() - t0
     note = fixed_orientation_note(st)
-    write_map(map_file, xs, ys, P, f"P({outcome}): {st.unit.label}, {st.rules.ruleset}" + (f", {note}" if note else ""))
+    write_map(map_file, xs, ys, P, f"P({outcome}): {st.unit.label}, {st.rules.ruleset}"
+              + (f", {note}" if note else ""),
+              outcome)
     console.print(f"Wrote the {outcome} heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s, error <= "
                   f"{bound:.1g}) to {escape(map_file)}" + (f"; {note} (not the controller's best formation)"
                                                            if note else ""))
@@ -353,12 +405,16 @@ def _print_followers(console: Console, fo) -> None:
     for oc in fo.outcomes:
         t.add_row(escape(oc["text"]), f"{oc['probability']:.4f}")
     console.print(t)
+    console.print(escape(f"P(every later unit finds space within 6\" of the first model, which stays) = "
+                         f"{fo.p_space:.4f} (a lower bound; JSON p_space); it is used when not Disordered: "
+                         f"P(the controller places every unit) = {fo.p_controller_places_all:.4f}"), highlight=False)
     for title, rows in (("on target, not Disordered", fo.on_target), ("on target, Disordered", fo.on_target_disordered)):
         for r in rows:
             where = (f"placed by the {r['placed_by']}" + (f" within {r['within_in']:g}\"" if r["within_in"] else
                                                           " in base contact with the first model")
                      if r["space"] else "no space found")
-            first = f" (first model at ({r['positions'][0][0]:.2f}, {r['positions'][0][1]:.2f}))" if r["space"] else ""
+            first = (f"; its models start at ({r['positions'][0][0]:.2f}, {r['positions'][0][1]:.2f})"
+                     if r["space"] else "")
             console.print(escape(f"  {title}: {r['label']}: {where}{first}"))
             if r.get("restrictions"):
                 console.print(escape(f"    refused by the restriction {'; '.join(r['restrictions'])} at some "

@@ -625,11 +625,15 @@ class AssaultFollowers:
     on_target_disordered: list[dict]
     p_space: float
     """P(the first model stays and every later unit finds space within 6" of it, and the rest of the first
-    unit fits in base contact), over the scatter (angle quadrature)."""
+    unit fits in base contact), over the scatter (angle quadrature). Whether the Disordered roll comes
+    up or not: Disordered, the space is not used (the opponent places them), so the outcome "the
+    controller places every unit" is ``p_controller_places_all`` = ``p_space`` x P(not Disordered)."""
     p_stays: float
     outcomes: list[dict]
     angles: int
     interpretations: list[str] = field(default_factory=list)
+    p_controller_places_all: float = 0.0
+    """P(the first model stays, not Disordered, and the controller places every later unit within 6")."""
 
 
 def assault_followers(st: DeepStrikeSetup, x: float, y: float, o: AssaultOdds | None = None,
@@ -708,4 +712,4 @@ def assault_followers(st: DeepStrikeSetup, x: float, y: float, o: AssaultOdds | 
              "within 24\" among the candidates (the assault split up)",
              "a relocated first model: the opponent chooses its spot, so whether the others find space then is "
              "the opponent's choice (not computed)"]
-    return AssaultFollowers([g.label for g in groups], on_t, on_d, p, o.p_stays, outs, angles, notes)
+    return AssaultFollowers([g.label for g in groups], on_t, on_d, p, o.p_stays, outs, angles, notes, nd * p)

@@ -368,6 +368,10 @@ class Landing:
     triggers: list[str]
     dangerous_models: list[str]
     findings: list[Finding]
+    formation_label: str = ""
+    """Which formation :func:`best_setup` chose ("" for the setup's own formation)."""
+    orientation_deg: float | None = None
+    """The chosen formation's ring orientation (degrees; None for a per-landing packing)."""
 
     @property
     def mishap(self) -> bool:
@@ -932,9 +936,10 @@ def _odds_from(st: DeepStrikeSetup, x: float, y: float, within, ellipse: str) ->
 
 
 def odds(st: DeepStrikeSetup, x: float, y: float, within: tuple[float, float, float] | None = None, *,
-         fixed: bool = False) -> Odds:
+         fixed: bool = False, step_deg: float | None = None) -> Odds:
     """Exact odds for aiming the first model at (x, y). 10th/11th (no scatter): legal or not as the
-    controller sets the unit up (:func:`best_setup`), or in the setup's own formation with ``fixed``.
+    controller sets the unit up (:func:`best_setup`, orientations every ``step_deg`` degrees, default 15), or in
+    the setup's own formation with ``fixed``.
 
     With oval obstacle models the odds are computed for the outer and the inner bounding polygons
     (:func:`grown_ellipse_bounds`); the outer values are reported (the mishap odds are never
@@ -943,7 +948,7 @@ def odds(st: DeepStrikeSetup, x: float, y: float, within: tuple[float, float, fl
         raise ScenarioError("HH2 Deep Strike Assault has its own odds: planner.deepstrike.assault.assault_odds",
                             location="ruleset", value=st.rules.ruleset)
     if not st.rules.scatter:  # the controller sets the unit up in the formation that is legal, if any
-        land = judge_landing(st, x, y) if fixed else best_setup(st, x, y)
+        land = judge_landing(st, x, y) if fixed else best_setup(st, x, y, ORIENTATION_STEP_DEG if step_deg is None else step_deg)
         pm = 1.0 if land.mishap else 0.0
         return Odds(x, y, pm, 1 - pm, {}, {t: (1.0 if t in land.triggers else 0.0)
                                               for t in ("off_table", "distance", "impassable", "on_model")
@@ -1245,7 +1250,8 @@ def best_setup(st: DeepStrikeSetup, x: float, y: float, step_deg: float = ORIENT
     if st.rules.scatter:
         raise ScenarioError("best_setup is for the 10th/11th-edition arrival (no scatter)", location="ruleset",
                             value=st.rules.ruleset)
-    land = judge_landing(st, x, y)
+    own = f"orientation {st.orientation_deg:g} deg"
+    land = replace(judge_landing(st, x, y), formation_label=own, orientation_deg=st.orientation_deg)
     if not land.mishap or len(st.shapes) == 1:
         return land
     first = replace(st, radii=st.radii[:1], shapes=st.shapes[:1], ring_caps=None)
@@ -1254,12 +1260,13 @@ def best_setup(st: DeepStrikeSetup, x: float, y: float, step_deg: float = ORIENT
     for c in formation_family(st, step_deg):
         other = judge_landing(_variant(st, c), x, y)
         if not other.mishap:
-            return other
+            return replace(other, formation_label=c.label, orientation_deg=c.orientation_deg)
     form = pack_landing(st, x, y)
     if form is not None:
         packed = judge_landing(st, x, y, form)
         if not packed.mishap:
-            return packed
+            return replace(packed, formation_label="per-landing packing (models placed one by one)",
+                           orientation_deg=None)
     return land
 
 
