@@ -693,3 +693,31 @@ def test_walls_closing_a_courtyard_leave_the_courtyard_free():
         p += (2 / 3) / 36 * float(np.mean(shapely.distance(pts, wall) < R25))
     assert 0.1 < p < 0.2
     assert o.p_mishap == pytest.approx(p, abs=2e-4)
+
+
+def test_a_7th_edition_building_with_walls_is_impassable_as_a_whole():
+    """7th edition: a building is impassable terrain for a Deep Strike, its walls or not. Before, a
+    building whose walls are no-go to the checker was only its walls (the interior a safe landing).
+    Oracle as for the courtyard: the building's footprint and walls by shapely's distance."""
+    import shapely
+
+    ring = [[31, 19], [41, 19], [41, 29], [31, 29], [31, 19]]
+    feature = {"id": "keep", "kind": "area", "footprint": [[31, 19], [41, 19], [41, 29], [31, 29]],
+               "building": {"capacity": 10}, "walls": [{"points": ring, "thickness_in": 0.5, "height_in": 3}]}
+    world = _world("wh40k7", terrain=[feature])
+    st = make_setup(world, "ds")
+    o = odds(st, 36, 24)
+    from planner.legality.table import Table
+
+    (wall,) = [p for _, p in Table(world).no_go_polys]
+    solid = shapely.union(wall, shapely.Polygon(feature["footprint"]))
+    theta = (np.arange(20_000) + 0.5) * (2 * math.pi / 20_000)
+    p = 1 / 3  # the HIT lands in the building
+    for a, b in itertools.product(range(1, 7), repeat=2):
+        d = a + b
+        pts = shapely.points(36 + d * np.cos(theta), 24 + d * np.sin(theta))
+        p += (2 / 3) / 36 * float(np.mean(shapely.distance(pts, solid) < R25))
+    assert o.p_mishap == pytest.approx(p, abs=2e-4) and p > 0.5
+    landing = judge_landing(st, 36, 24)
+    bad = [f for f in landing.findings if not f.passed]
+    assert any("would land in keep" in f.message for f in bad), [f.message for f in bad]

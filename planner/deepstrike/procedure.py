@@ -39,6 +39,7 @@ outer odds are reported and the measured gap to the inner ones is added to ``err
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -289,7 +290,8 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
         poly = t.shape
         if t.is_impassable or (rules.buildings_impassable and t.building is not None):
             terrain_imp.add(t.id)
-            imp.setdefault(t.id, poly)
+            # the whole feature (a 7th-edition building with walls: its footprint, not only the walls)
+            imp[t.id] = poly if t.id not in imp else unary_union([imp[t.id], poly])  # type: ignore[assignment]
         if TerrainTrait.DANGEROUS in t.traits or (rules.difficult_is_dangerous and TerrainTrait.DIFFICULT in t.traits):
             dang[t.id] = poly
     bf = world.scenario.battlefield
@@ -478,10 +480,11 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float, form: Formation | Non
             ok = True
         else:
             ok = False
-            also, failing = also_failing(placed, [(g.index, f"in {g.feature}, {inches(-g.distance)} deep")
+            place = _no_go_place(st)
+            also, failing = also_failing(placed, [(g.index, f"{place(g.feature)}, {inches(-g.distance)} deep")
                                                   for g in hit.inside])
             findings.append(make_finding(f"{R.ruleset}.terrain.placement", False, unit,
-                                         f"model {labels[hit.index]} would be set up in {hit.feature}{also}",
+                                         f"model {labels[hit.index]} would be set up {place(hit.feature)}{also}",
                                          model=labels[hit.index], measured=hit.distance, failing=failing,
                                          required="not in impassable terrain or inside a solid feature",
                                          evidence=Evidence(model=labels[hit.index], terrain_feature=hit.feature)))
@@ -520,8 +523,10 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float, form: Formation | Non
     if not ok:  # every model in impassable terrain, the deepest first
         inside = worst_first(((k, dk, t) for k, (dk, t) in deepest.items() if dk < -TOLERANCE_IN), j,
                              larger_is_worse=False)
-        also, failing = also_failing(placed, [(k, f"in {t}, {inches(-dk)} deep") for k, dk, t in inside])
-    add("impassable", ok, ("no model in impassable terrain" if ok else f"model {labels[j]} would land in {tid}{also}"),
+        also, failing = also_failing(placed, [(k, f"{_no_go_place(st)(t)}, {inches(-dk)} deep")
+                                              for k, dk, t in inside])
+    add("impassable", ok, ("no model in impassable terrain" if ok else
+                           f"model {labels[j]} would land {_no_go_place(st)(str(tid))}{also}"),
         model=labels[j] if tid else None, measured=None if tid is None else d, required="not in impassable terrain",
         margin=None if tid is None else d, evidence=Evidence(model=labels[j], terrain_feature=tid), failing=failing)
     # --- on a model / within 1" of an enemy model
@@ -679,6 +684,14 @@ def _add_sum(rs: RegionSet, A, S: Footprint, grow: float, region: int, ox: float
             rs.add_convex(_grown_cached(hull, g, ellipse) - shift, region)
         else:
             _convex_band(rs, hull - shift, g, region)
+
+
+def _no_go_place(st: DeepStrikeSetup) -> Callable[[str], str]:
+    """Where a landing base stands in no-go feature ``tid``, in the checker's words
+    (:meth:`Table.no_go_place`), except that a feature the edition makes Impassable Terrain as a
+    whole (a 7th-edition building) is ``in`` it even where only its walls are no-go to the checker."""
+    whole = st.impassable_terrain or frozenset()
+    return lambda tid: f"in {tid}" if tid in whole else st.table.no_go_place(tid)
 
 
 def _simple_pieces(A) -> list[Polygon]:
