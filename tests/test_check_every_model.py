@@ -97,7 +97,7 @@ def test_hh2_scout_more_than_9_names_every_model_not_more_than_9():
     r = _hh2(red, blue)
     f = _one(r, "sc", "hh2.scout.more_than_9")
     assert f.model == "2" and f.measured == pytest.approx(8.5)
-    assert f.message.endswith('needs more than 9"; also model 1 (9.000" from red-a)'), f.message
+    assert f.message.endswith('needs more than 9"; also model 1 (9.000" from red-a/1)'), f.message
     assert f.failing_models == ["2", "1"]
     assert finding(r, "sc", "hh2.scout.distance").passed  # 5.5" of 6"
 

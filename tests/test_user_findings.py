@@ -293,7 +293,7 @@ def test_every_failing_model_is_named_not_only_the_worst(tmp_path):
                                                             {"base": b, "x": 30 + 2 * r, "y": 6 + 2 * r + 8.5}]}]}]}
     rep = check_deployment(resolve(Scenario.model_validate(w40), "w.yaml", require_positions=True))
     (v,) = [v for v in rep.violations if v.rule == "wh40k10.deepstrike.distance"]
-    assert v.model == "3" and "also model 1 (9.000\" from foe)" in v.message and "model 2" not in v.message, v.message
+    assert v.model == "3" and "also model 1 (9.000\" from foe/1)" in v.message and "model 2" not in v.message, v.message
 
 
 def test_hh2_check_says_it_does_not_judge_positions_of_units_in_reserve(tmp_path):

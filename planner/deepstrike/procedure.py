@@ -424,7 +424,7 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float, form: Formation | Non
     # model over the edge named, the worst first
     tight = wholly_within(fps, table, np.asarray(vals, dtype=float))
     i, ok = tight.index, tight.ok
-    also, failing = also_outside(placed, tight.outside, "over")
+    also, failing = also_outside(placed, tight.outside, "over", "table edge")
     add("off_table", ok, (f"every model on the table; closest to an edge: model {labels[i]}, {_fmt(vals[i])}" if ok
                           else f"model {labels[i]} would land off the table ({_fmt(-vals[i])} over the edge){also}"),
         model=labels[i], measured=vals[i], required=req, margin=vals[i], evidence=Evidence(model=labels[i]),
@@ -448,9 +448,10 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float, form: Formation | Non
         if not ok:  # every model not more than X" from an enemy model, the closest first
             close = worst_first(((k, dk, rk) for k, (dk, rk) in nearest.items() if not is_more_than_distance(dk, more)),
                                 j, larger_is_worse=False)
-            also, failing = also_failing(placed, [(k, f"{inches(dk)} from {rk}") for k, dk, rk in close])
+            also, failing = also_failing(placed, [(k, f"{inches(dk)} from {rk}", dk, rk) for k, dk, rk in close])
         findings.append(make_finding(R.rule_id("distance"), ok, unit,
-                                     (f"closest enemy model {ref} at {_fmt(d)}{also}" if ref else "no enemy model"),
+                                     (f"closest enemy model {ref} at {_fmt(d)} from model {labels[j]}{also}" if ref
+                                      else "no enemy model"),
                                      model=labels[j], measured=None if ref is None else d,
                                      required=f'more than {more:g}" from every enemy',
                                      margin=None if ref is None else d - more, failing=failing,
@@ -481,8 +482,8 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float, form: Formation | Non
         else:
             ok = False
             place = _no_go_place(st)
-            also, failing = also_failing(placed, [(g.index, f"{place(g.feature)}, {inches(-g.distance)} deep")
-                                                  for g in hit.inside])
+            also, failing = also_failing(placed, [(g.index, f"{place(g.feature)}, {inches(-g.distance)} deep",
+                                                   g.distance, g.feature) for g in hit.inside])
             findings.append(make_finding(f"{R.ruleset}.terrain.placement", False, unit,
                                          f"model {labels[hit.index]} would be set up {place(hit.feature)}{also}",
                                          model=labels[hit.index], measured=hit.distance, failing=failing,
@@ -494,7 +495,7 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float, form: Formation | Non
         ons = [(j, on) for j, f in enumerate(fps) if (on := first_overlap([f], others)) is not None]
         if ons:  # every model set up on another, in model order (the rule has no measure to order by)
             j, on = ons[0]
-            also, failing = also_failing(placed, [(k, f"on {rk}") for k, rk in ons])
+            also, failing = also_failing(placed, [(k, f"on {rk}", None, rk) for k, rk in ons])
             findings.append(make_finding(f"{R.ruleset}.bases.overlap", False, unit,
                                          f"model {labels[j]} would be set up on {on}{also}", model=labels[j],
                                          required="bases do not overlap", failing=failing,
@@ -523,7 +524,7 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float, form: Formation | Non
     if not ok:  # every model in impassable terrain, the deepest first
         inside = worst_first(((k, dk, t) for k, (dk, t) in deepest.items() if dk < -TOLERANCE_IN), j,
                              larger_is_worse=False)
-        also, failing = also_failing(placed, [(k, f"{_no_go_place(st)(t)}, {inches(-dk)} deep")
+        also, failing = also_failing(placed, [(k, f"{_no_go_place(st)(t)}, {inches(-dk)} deep", dk, t)
                                               for k, dk, t in inside])
     add("impassable", ok, ("no model in impassable terrain" if ok else
                            f"model {labels[j]} would land {_no_go_place(st)(str(tid))}{also}"),
@@ -549,20 +550,22 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float, form: Formation | Non
         add("on_model", True, "no model lands on another model", required="bases do not overlap")
     else:  # every model landing on another, in model order (the rule has no measure to order by)
         j, ref = next(iter(hit_model.items()))
-        also, failing = also_failing(placed, [(k, f"on {rk}") for k, rk in hit_model.items()])
+        also, failing = also_failing(placed, [(k, f"on {rk}", None, rk) for k, rk in hit_model.items()])
         add("on_model", False, f"model {labels[j]} would land on {ref}{also}", model=labels[j],
             required="bases do not overlap", evidence=Evidence(model=labels[j], other_model=ref), failing=failing)
     d, j, ref = near
     lim = R.enemy_within_in
     if not hit_enemy:
-        add("enemy_within_1", True, (f"closest enemy model {ref} at {_fmt(d)}" if ref else "no enemy model"),
+        add("enemy_within_1", True, (f"closest enemy model {ref} at {_fmt(d)} from model {labels[j]}" if ref
+                                     else "no enemy model"),
             model=labels[j] if ref else None, measured=None if ref is None else d,
             required=f'more than {lim:g}" from every enemy model', margin=None if ref is None else d - lim,
             evidence=Evidence(model=labels[j] if ref else None, nearest_enemy_model=ref))
     else:  # every model within 1" of an enemy model, the closest first (the nearest pair's model)
         close = worst_first(((k, dk, rk) for k, (dk, rk) in hit_enemy.items()), j, larger_is_worse=False)
         j, dd, ref = close[0]
-        also, failing = also_failing(placed, [(k, f"{inches(dk)} from enemy model {rk}") for k, dk, rk in close])
+        also, failing = also_failing(placed, [(k, f"{inches(dk)} from enemy model {rk}", dk, rk)
+                                              for k, dk, rk in close])
         add("enemy_within_1", False, f"model {labels[j]} would land {_fmt(dd)} from enemy model {ref}{also}",
             model=labels[j], measured=dd, required=f'more than {lim:g}" from every enemy model', margin=dd - lim,
             evidence=Evidence(model=labels[j], nearest_enemy_model=ref), failing=failing)

@@ -29,6 +29,7 @@ from planner.legality.checks.placement import NoGo, closest_no_go, wholly_within
 from planner.legality.checks.restriction import restriction_findings
 from planner.legality.report import (
     Evidence,
+    FailingModel,
     Finding,
     also_failing,
     also_outside,
@@ -161,7 +162,7 @@ class HH2Checker:
                               self.table.clearances_in(None, placed.footprints))
         m = u.models[worst.index]
         ok = worst.ok
-        also, failing = also_outside(placed, worst.outside, "over")
+        also, failing = also_outside(placed, worst.outside, "over", "battlefield edge")
         msg = (f"every model wholly on the battlefield{when}; closest to the edge: model {m.id}, "
                f"{_f(worst.clearance)} inside" if ok
                else f"model {m.id} is {_f(-worst.clearance)} over the battlefield edge{when}{also}")
@@ -181,7 +182,7 @@ class HH2Checker:
         worst = (tight.clearance, tight.index)
         m = u.models[worst[1]]
         ok = tight.ok
-        also, failing = also_outside(placed, tight.outside, "outside")
+        also, failing = also_outside(placed, tight.outside, "outside", zone_id)
         msg = (f"every model wholly within deployment zone {zone_id}{when}; tightest: model {m.id}, "
                f"{_f(worst[0])} from the zone edge" if ok
                else f"model {m.id} is not wholly within deployment zone {zone_id}{when}: "
@@ -201,7 +202,8 @@ class HH2Checker:
         ok = best.ok
         m = u.models[i]
         # every model in no-go terrain, the deepest first (a judge moves each one)
-        also, failing = also_failing(placed, [(g.index, self._in_no_go_words(g)) for g in best.inside])
+        also, failing = also_failing(placed, [(g.index, self._in_no_go_words(g), g.distance, g.feature)
+                                              for g in best.inside])
         msg = (f"no model in impassable terrain or inside a building or wall{when}; closest: model {m.id}, "
                f"{_f(max(d, 0))} from {tid}" if ok
                else f"model {m.id} stands {self.table.no_go_place(tid, kind=True)}{when}{also}")
@@ -303,15 +305,16 @@ class HH2Checker:
             i, j = j, i  # name the end of the longest link that is cut off from the largest group
         # every model cut off from the largest group, the farthest first (a judge moves each one)
         far = worst_first(((k, dk, o) for k, dk, o in apart), j, larger_is_worse=True)
-        also, _ = also_failing(Placed(u, tuple(fps), tuple(names)),
-                               [(k, f"{_f(dk)} from {names[o]}") for k, dk, o in far])
+        also, failing = also_failing(Placed(u, tuple(fps), tuple(names)),
+                                     [(k, f"{_f(dk)} from {names[o]}", dk, names[o]) for k, dk, o in far])
         rule = self.R.rid("coherency")
         msg = (f"in unit coherency ({rng:g}\"): every model linked, longest link {_f(gap)}" if ok
                else f"out of unit coherency ({rng:g}\"): {names[j]} is {_f(gap)} from the rest of the unit{also}")
         self.add(_finding(rule, ok, u, msg, model=models[j].id, measured=gap,
                           required=f"within {rng:g}\" of another model, one group", margin=rng - gap,
                           evidence=Evidence(model=names[j], other_model=names[i]),
-                          failing=[models[k].id for k, _, _ in far]))
+                          failing=[f.model_copy(update={"model": models[k].id})
+                                   for f, (k, _, _) in zip(failing, far, strict=True)]))
 
     # ------------------------------------------------------------------ Infiltrate
     def _observers(self, u: UnitInfo) -> list[Placed]:
@@ -361,7 +364,7 @@ class HH2Checker:
             # every model too close, not only the closest (a judge moves each one): the same predicate
             close = each_too_close(placed, near, lambda p: self.table.nearest_unit(p, enemies),
                                    lambda dk: infiltrate_distance(self.R, dk) is InfiltrateDistance.TOO_CLOSE)
-            also, failing = also_failing(placed, [(k, f"{_f(dk)} from {uid}") for k, dk, uid in close])
+            also, failing = also_failing(placed, [(k, f"{_f(dk)} from {mid}", dk, mid) for k, dk, mid in close])
             self.add(_finding(self.R.rid("infiltrate.distance"), False, u,
                               f"model {u.models[i].id} is {_f(d)} from enemy unit {other.unit.id} (model "
                               f"{other.model_id(j)}){when}: needs more than "
@@ -420,7 +423,7 @@ class HH2Checker:
                           evidence=Evidence(observer_units=ids, blocking_features=sorted(blocking),
                                             sight_passes=sight_passes(s.passes))))
 
-    def _also_seen(self, placed: Placed, observers: list[Placed], o: Placed, s: UnitSight) -> tuple[str, list[str]]:
+    def _also_seen(self, placed: Placed, observers: list[Placed], o: Placed, s: UnitSight) -> tuple[str, list[FailingModel]]:
         """Every model of ``placed`` that some of the ``observers`` can see, not only ``s``'s
         (seen by ``o``): each model asked of :meth:`Table.sight_from_any` alone, the nearest
         to the unit that sees it first (:func:`worst_first`); the words and ids of
@@ -438,9 +441,10 @@ class HH2Checker:
                     continue
                 by = found
             near = self.table.nearest_unit(one, [by])
-            seen.append((k, near[0] if near else 0.0, f"seen by {by.unit.id}/{sk.observer_model}"))
+            seen.append((k, near[0] if near else 0.0, f"{by.unit.id}/{sk.observer_model}"))
         first = next((k for k, _, _ in seen if placed.model_id(k) == s.target_model), 0)
-        return also_failing(placed, [(k, words) for k, _, words in worst_first(seen, first, larger_is_worse=False)])
+        return also_failing(placed, [(k, f"seen by {by}", None, by)
+                                     for k, _, by in worst_first(seen, first, larger_is_worse=False)])
 
     def check_building_infiltrate(self, u: UnitInfo) -> None:
         tid = u.setup.in_
@@ -504,7 +508,8 @@ class HH2Checker:
         # every model moved too far, the farthest first (a judge moves each one)
         far = worst_first(((k, dk) for k, dk in enumerate(moved) if not is_within_distance(dk, limit)), worst[1],
                           larger_is_worse=True)
-        also, failing = also_failing(final, [(k, f"{_f(dk)} from where it stood") for k, dk in far])
+        also, failing = also_failing(final, [(k, f"{_f(dk)} from where it stood", dk, "its position before the move")
+                                             for k, dk in far])
         self.add(_finding(self.R.rid("scout.distance"), ok, u,
                           f"each model entirely within {limit:g}\" of its position; farthest: model {m.id}, "
                           f"{_f(worst[0])} from where it stood" if ok
@@ -520,11 +525,11 @@ class HH2Checker:
             return
         d, i, other, j = near
         ok = scout_far_enough(self.R, d)
-        also, failing = "", list[str]()
+        also, failing = "", list[FailingModel]()
         if not ok:  # every model too close, the closest first (the same predicate)
             close = each_too_close(final, near, lambda p: self.table.nearest_unit(p, enemies),
                                    lambda dk: not scout_far_enough(self.R, dk))
-            also, failing = also_failing(final, [(k, f"{_f(dk)} from {uid}") for k, dk, uid in close])
+            also, failing = also_failing(final, [(k, f"{_f(dk)} from {mid}", dk, mid) for k, dk, mid in close])
         self.add(_finding(self.R.rid("scout.more_than_9"), ok, u,
                           f"model {u.models[i].id} ends {_f(d)} from enemy unit {other.unit.id} (model "
                           f"{other.model_id(j)}); needs more than {self.R.SCOUT_MORE_THAN_IN:g}\"{also}",

@@ -7,7 +7,7 @@ threshold (negative: by how much the rule is broken).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -62,6 +62,21 @@ class Evidence(_R):
     note: str | None = None
 
 
+class FailingModel(_R):
+    """One model failing a rule judged model by model (:attr:`Finding.failing_details`)."""
+
+    model: str
+    measured: float | None = Field(
+        default=None, description="Its measured value, as the finding's 'measured' (inches; negative: over an edge "
+                                  "or into terrain by that much); null: the rule has no measure (on a model, "
+                                  "seen, within a zone).")
+    measured_to: str | None = Field(
+        default=None, description="What it was measured to: the enemy unit/model, the model of its own unit, the "
+                                  "deployment zone, the terrain feature, 'battlefield edge', 'its position before "
+                                  "the move'.")
+    detail: str = Field(description="The measurement in words, as in the message ('5.130\" outside').")
+
+
 class Finding(_R):
     """One rule checked for one unit."""
 
@@ -78,6 +93,10 @@ class Finding(_R):
         default_factory=list, description="Every model of the unit that fails this rule, the worst first (the "
                                           "finding's model is the first), where the rule is judged model by model "
                                           "and more than one fails; empty otherwise.")
+    failing_details: list[FailingModel] = Field(
+        default_factory=list, description="The models of failing_models in its order, each with its own measure "
+                                          "and what it was measured to (the first: the finding's model, as "
+                                          "'measured'); empty when failing_models is.")
 
 
 class Violation(_R):
@@ -173,24 +192,32 @@ def inches(v: float) -> str:
 
 def make_finding(rule: str, passed: bool, unit: UnitInfo, message: str, *, model: str | None = None,
                  measured: float | None = None, required: str, margin: float | None = None,
-                 evidence: Evidence | None = None, failing: list[str] | None = None) -> Finding:
+                 evidence: Evidence | None = None, failing: list[FailingModel] | None = None) -> Finding:
     """One :class:`Finding` for ``unit`` (a :class:`planner.world.UnitInfo`): the checkers of
     every ruleset build their findings here. ``failing``: every model failing the rule, worst
-    first, when more than one does (:attr:`Finding.failing_models`)."""
+    first, with its measure (:func:`also_failing`), kept when more than one model fails
+    (:attr:`Finding.failing_models`, :attr:`Finding.failing_details`)."""
+    many = list(failing) if failing and len(failing) > 1 else []
     return Finding(rule=rule, passed=passed, unit=unit.id, model=model, measured=measured, required=required,
                    margin=margin, message=message, evidence=evidence or Evidence(),
-                   failing_models=failing if failing and len(failing) > 1 else [])
+                   failing_models=[f.model for f in many], failing_details=many)
 
 
-def also_failing(placed: Placed, failing: list[tuple[int, str]]) -> tuple[str, list[str]]:
-    """For a finding whose worst model is ``failing[0]`` ((footprint index in ``placed``, its
-    measurement in words), worst first): the words naming the other models that fail too
-    (``'; also model 2 (5.130" outside)'``) and every failing model's id, worst first ('' and one
-    id for one model)."""
-    ids = [placed.model_id(i) for i, _ in failing]
+Failing = tuple[int, str] | tuple[int, str, float | None, str | None]
+"""A failing model for :func:`also_failing`: (footprint index, its measurement in words) and,
+optionally, the measured value (inches, as the finding's ``measured``) and what it was measured to."""
+
+
+def also_failing(placed: Placed, failing: Sequence[Failing]) -> tuple[str, list[FailingModel]]:
+    """For a finding whose worst model is ``failing[0]`` (worst first, :data:`Failing`): the words
+    naming the other models that fail too (``'; also model 2 (5.130" outside)'``) and every failing
+    model with its measure (:class:`FailingModel`), worst first ('' and one for one model)."""
+    out = [FailingModel(model=placed.model_id(t[0]), detail=t[1], measured=t[2] if len(t) > 2 else None,
+                        measured_to=t[3] if len(t) > 3 else None)
+           for t in failing]
     if len(failing) < 2:
-        return "", ids
-    return "; also " + ", ".join(f"model {placed.model_id(i)} ({words})" for i, words in failing[1:]), ids
+        return "", out
+    return "; also " + ", ".join(f"model {f.model} ({f.detail})" for f in out[1:]), out
 
 
 def worst_first(failing: Iterable[T], worst: int, *, larger_is_worse: bool) -> list[T]:
@@ -201,7 +228,9 @@ def worst_first(failing: Iterable[T], worst: int, *, larger_is_worse: bool) -> l
     return sorted(failing, key=lambda t: (t[0] != worst, sign * round(t[1], 6), t[0]))
 
 
-def also_outside(placed: Placed, outside: tuple[tuple[int, float], ...], what: str) -> tuple[str, list[str]]:
+def also_outside(placed: Placed, outside: tuple[tuple[int, float], ...], what: str,
+                 to: str | None = None) -> tuple[str, list[FailingModel]]:
     """:func:`also_failing` for the bases not wholly within an area (:attr:`Clearance.outside`),
-    ``what`` the clearance's word (``outside``, ``over``)."""
-    return also_failing(placed, [(i, f"{inches(-c)} {what}") for i, c in outside])
+    ``what`` the clearance's word (``outside``, ``over``), ``to`` the area's edge (each measure:
+    the clearance, negative)."""
+    return also_failing(placed, [(i, f"{inches(-c)} {what}", c, to) for i, c in outside])

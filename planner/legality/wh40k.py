@@ -52,6 +52,7 @@ from planner.legality.checks.placement import (
 from planner.legality.checks.restriction import restriction_findings
 from planner.legality.report import (
     Evidence,
+    FailingModel,
     Finding,
     ModelCover,
     also_failing,
@@ -366,7 +367,7 @@ class WH40kChecker:
         worst = (tight.clearance, tight.index)
         m = u.models[worst[1]]
         ok = tight.ok
-        also, failing = also_outside(placed, tight.outside, "over")
+        also, failing = also_outside(placed, tight.outside, "over", "battlefield edge")
         msg = (f"every model wholly on the battlefield{when}; closest to the edge: model {m.id}, {_f(worst[0])} inside"
                if ok else f"model {m.id} overhangs the battlefield edge by {_f(-worst[0])}{when}{also}")
         self.add(_finding(self.P + "battlefield", ok, u, msg, model=m.id, measured=worst[0],
@@ -384,7 +385,8 @@ class WH40kChecker:
         m, tid = u.models[best.index], best.feature
         where = f"stands {self.table.no_go_place(tid, kind=True)}"
         # every model in no-go terrain, the deepest first (a judge moves each one)
-        also, failing = also_failing(placed, [(g.index, self._in_no_go_words(g)) for g in best.inside])
+        also, failing = also_failing(placed, [(g.index, self._in_no_go_words(g), g.distance, g.feature)
+                                              for g in best.inside])
         msg = (f"no model in impassable terrain, a solid feature or a wall{when}; closest: model {m.id}, "
                f"{_f(max(best.distance, 0))} from {tid}" if best.ok else f"model {m.id} {where}{when}{also}")
         self.add(_finding(self.P + "terrain.placement", best.ok, u, msg, model=m.id, measured=best.distance,
@@ -408,7 +410,7 @@ class WH40kChecker:
         worst = (tight.clearance, tight.index)
         m = u.models[worst[1]]
         ok = tight.ok
-        also, failing = also_outside(placed, tight.outside, "outside")
+        also, failing = also_outside(placed, tight.outside, "outside", zid)
         msg = (f"every model wholly within deployment zone {zid}{when}; tightest: model {m.id}, "
                f"{_f(worst[0])} from the zone edge" if ok
                else f"model {m.id} is not wholly within deployment zone {zid}{when}: {_f(-worst[0])} outside{also}")
@@ -425,11 +427,17 @@ class WH40kChecker:
         each = coherency_shortfalls(list(placed.footprints), self.R, levels)
         margin, i, part, other = min(each, key=lambda t: t[0])  # coherency_shortfall's worst
         ok = margin >= -TOLERANCE_IN
-        worst_part: dict[int, tuple[float, int, str, int]] = {}  # each model's lower margin of the parts
-        for t in each:
-            if t[0] < -TOLERANCE_IN and (t[1] not in worst_part or t[0] < worst_part[t[1]][0]):
-                worst_part[t[1]] = t
         R = self.R
+
+        def limit(prt: str) -> float:
+            return R.COHERENCY_ALL_WITHIN_IN if prt == "every" and R.COHERENCY_ALL_WITHIN_IN is not None \
+                else R.COHERENCY_IN
+        parts: dict[int, list[tuple[float, int, str, int]]] = defaultdict(list)  # each model's failing parts
+        for t in each:
+            if t[0] < -TOLERANCE_IN:
+                parts[t[1]].append(t)
+        for ps in parts.values():
+            ps.sort(key=lambda t: t[0])  # its worst part first (the lower margin; a tie: neighbours first)
         n = len(models)
         large = R.COHERENCY_LARGE_UNIT_MODELS is not None and n >= R.COHERENCY_LARGE_UNIT_MODELS
         k = R.COHERENCY_NEIGHBOURS_LARGE if large else R.COHERENCY_NEIGHBOURS
@@ -443,28 +451,31 @@ class WH40kChecker:
         def words(m: float, prt: str, o: int) -> str:
             return (f"more than {R.COHERENCY_ALL_WITHIN_IN:g}\" from {placed.model_id(o)} by {_f(-m)}" if prt == "every"
                     else f"short by {_f(-m)}; {nearest}: {placed.model_id(o)}")
-        # every model out of coherency, the worst first (a judge moves each one)
-        bad = worst_first(((t[1], t[0], t[2], t[3]) for t in worst_part.values()), i, larger_is_worse=False)
-        also, failing = also_failing(placed, [(j, words(m, prt, o)) for j, m, prt, o in bad])
+        # every model out of coherency, the worst first (a judge moves each one), with every part it fails
+        bad = worst_first(((j, ps[0][0], ps) for j, ps in parts.items()), i, larger_is_worse=False)
+        also, failing = also_failing(placed, [(j, "; ".join(words(m, prt, o) for m, _, prt, o in ps),
+                                               limit(ps[0][2]) - ps[0][0], placed.model_id(ps[0][3]))
+                                              for j, _, ps in bad])
+        both = "".join(f"; it is also {words(m, prt, o)}" for m, _, prt, o in parts.get(i, [])[1:])
         if ok:
             msg = f"{unit_word} of {n} models in coherency; tightest: model {who}, margin {_f(margin)}"
         elif part == "every":
             msg = (f"model {who} is more than {R.COHERENCY_ALL_WITHIN_IN:g}\" from model {placed.model_id(other)} of "
-                   f"its {unit_word} (by {_f(-margin)}){also}")
+                   f"its {unit_word} (by {_f(-margin)}){both}{also}")
         else:
             msg = (f"model {who} is not within {R.COHERENCY_IN:g}\" of {k} other model(s) (short by {_f(-margin)}; "
-                   f"{nearest}: model {placed.model_id(other)}){also}")
-        self.add(_finding(self.P + "coherency", ok, u, msg, model=who, measured=None, required=req, margin=margin,
-                          evidence=None if ok else Evidence(model=who, other_model=placed.model_id(other)),
+                   f"{nearest}: model {placed.model_id(other)}){both}{also}")
+        self.add(_finding(self.P + "coherency", ok, u, msg, model=who, measured=limit(part) - margin, required=req,
+                          margin=margin, evidence=None if ok else Evidence(model=who, other_model=placed.model_id(other)),
                           failing=failing))
 
     def _each_too_close(self, placed: Placed, near: tuple[object, ...], enemies: list[Placed], limit: float,
-                        **kw: float) -> tuple[str, list[str]]:
+                        **kw: float) -> tuple[str, list[FailingModel]]:
         """The words and ids of every model of ``placed`` not more than ``limit`` from ``enemies``
         (:func:`~planner.legality.checks.distance.each_too_close`), the closest first."""
         close = each_too_close(placed, near, lambda p: self.table.nearest_unit(p, enemies, **kw),
                                lambda dk: not is_more_than_distance(dk, limit))
-        return also_failing(placed, [(k, f"{_f(dk)} from {uid}") for k, dk, uid in close])
+        return also_failing(placed, [(k, f"{_f(dk)} from {mid}", dk, mid) for k, dk, mid in close])
 
     def check_engagement(self, u: UnitInfo) -> None:
         """Set up unengaged: more than Engagement Range from every enemy model (where it was set up)."""
@@ -480,7 +491,7 @@ class WH40kChecker:
             return
         d, i, other, j = near
         ok = is_more_than_distance(d, er)
-        also, failing = "", list[str]()
+        also, failing = "", list[FailingModel]()
         if not ok:
             also, failing = self._each_too_close(placed, near, self.enemies(u, "first"), er,
                                                  vertical_within=self.R.COHERENCY_VERTICAL_IN)
@@ -558,7 +569,7 @@ class WH40kChecker:
             # every model too close, the closest first (a judge moves each one)
             close = worst_first(((k, dk, z) for k, (dk, z) in nearest.items() if not is_more_than_distance(dk, limit)),
                                 i, larger_is_worse=False)
-            also, failing = also_failing(group, [(k, f"{_f(dk)} from {z}") for k, dk, z in close])
+            also, failing = also_failing(group, [(k, f"{_f(dk)} from {z}", dk, z) for k, dk, z in close])
             self.add(_finding(P + "infiltrators.zone_distance", ok, u,
                               f"model {group.model_id(i)} is {_f(d)} from the enemy deployment zone {zid}{when}"
                               + ("" if ok else f": needs more than {limit:g}\"{also}"),
@@ -646,7 +657,8 @@ class WH40kChecker:
             # every model moved too far, the farthest first (a judge moves each one)
             far = worst_first(((k, dk) for k, dk in enumerate(moved) if not is_within_distance(dk, x)), worst[1],
                               larger_is_worse=True)
-            also, failing = also_failing(final, [(k, f"moved {_f(dk)}") for k, dk in far])
+            also, failing = also_failing(final, [(k, f"moved {_f(dk)}", dk, "its position before the move")
+                                                 for k, dk in far])
             self.add(_finding(P + "scouts.distance", okd, u,
                               f"model {m.id} moved {_f(worst[0])} of up to {x:g}\"{also}", model=m.id,
                               measured=worst[0], required=f"a move of up to {x:g}\"", margin=x - worst[0],
@@ -801,7 +813,7 @@ class WH40kChecker:
                 # every model not wholly within, the deepest first (a judge moves each one)
                 deep = worst_first(((k, dk) for dk, k in rest if not is_within_distance(dk, R.RESERVES_EDGE_IN)), i,
                                    larger_is_worse=True)
-                also, failing = also_failing(placed, [(k, _f(dk)) for k, dk in deep])
+                also, failing = also_failing(placed, [(k, _f(dk), dk, "battlefield edge") for k, dk in deep])
                 self.add(_finding(P + "reserves.edge", okb, u,
                                   f"every model wholly within {R.RESERVES_EDGE_IN:g}\" of a battlefield edge (deepest: "
                                   f"model {u.models[i].id}, {_f(depth)})" if okb
@@ -816,7 +828,7 @@ class WH40kChecker:
                 zone_of: dict[int, str] = {}
                 for zid, i in hits:
                     zone_of.setdefault(i, zid)
-                also, failing = also_failing(placed, [(i, f"within {zid}") for i, zid in zone_of.items()])
+                also, failing = also_failing(placed, [(i, f"within {zid}", None, zid) for i, zid in zone_of.items()])
                 self.add(_finding(P + "reserves.enemy_zone", not hits, u,
                                   "not within the enemy deployment zone" if not hits
                                   else f"model {u.models[hits[0][1]].id} is within enemy deployment zone {hits[0][0]} "

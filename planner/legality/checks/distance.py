@@ -101,7 +101,7 @@ def each_too_close(placed: Placed, nearest: tuple[Any, ...], measure: Callable[[
                    fails: Callable[[float], bool]) -> list[tuple[int, float, str]]:
     """Every model of ``placed`` (a :class:`planner.legality.table.Placed`) that fails a distance
     rule, not only the closest one (a judge moves each), worst first: (footprint index, distance in
-    inches, the nearest other unit's id).
+    inches, the nearest other model as ``unit/model``).
 
     ``nearest`` is the unit's ``(d, i, other, j)`` already found (``Table.nearest_unit``);
     ``measure(p)`` gives the same for one footprint ``p`` (the same call with the same enemies), and
@@ -110,12 +110,12 @@ def each_too_close(placed: Placed, nearest: tuple[Any, ...], measure: Callable[[
     from planner.legality.report import worst_first
     from planner.legality.table import Placed
 
-    d, i, other, _ = nearest
-    out = [(i, d, other.unit.id)]
+    d, i, other, j = nearest
+    out = [(i, d, f"{other.unit.id}/{other.model_id(j)}")]
     for k, fp in enumerate(placed.footprints):
         if k == i:
             continue
         nk = measure(Placed(placed.unit, (fp,), (placed.model_id(k),)))
         if nk is not None and fails(nk[0]):
-            out.append((k, nk[0], nk[2].unit.id))
+            out.append((k, nk[0], f"{nk[2].unit.id}/{nk[2].model_id(nk[3])}"))
     return worst_first(out, i, larger_is_worse=False)  # the one order of every "also model ..." list

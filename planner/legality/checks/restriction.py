@@ -230,7 +230,8 @@ def verdict_findings(rs: Ruleset, placed: Placed, verdicts: list[Verdict], kind:
         r = v.held.restriction
         model = placed.model_id(v.model)
         # every model within (Verdict.within, when measured), the closest first
-        also, failing = also_failing(placed, [(k, f"{inches(dk)} from {v.held.holder.id}") for k, dk in v.within])
+        also, failing = also_failing(placed, [(k, f"{inches(dk)} from {v.held.holder.id}", dk, v.held.holder.id)
+                                              for k, dk in v.within])
         out.append(make_finding(
             rs.rid("restriction.within"), v.ok, unit, f"model {model}{when} is {describe(v)}{also}", model=model,
             measured=v.distance, failing=failing,

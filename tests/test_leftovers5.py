@@ -1,0 +1,162 @@
+"""Last session's leftovers (a fresh user's findings): each failing model's measure as data
+(``failing_details``), the HH2 Infiltrate "also" entries naming the enemy model, the 10th/11th
+Deep Strike distance naming the closest landing model, a 40k model failing both coherency parts
+showing both, and the coherency row's measured value."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from planner.cli.commands import app
+from tests.test_check_every_model import _hh2, _m, _one
+from tests.wh40k_helpers import R32, RED_LINE, check, model, unit
+
+ROOT = Path(__file__).resolve().parents[1]
+SHORT_EDGE = ROOT / "scenarios" / "short-edge-chogorian-vs-berserkers.yaml"
+
+
+# ------------------------------------------------------------------ 1, 2: each failing model's measure, as data
+def test_check_json_gives_each_failing_model_its_measure_and_the_enemy_model_measured_to(tmp_path):
+    """The short-edge scenario's Infiltrators: two models 8.5" from two different enemy models."""
+    out = tmp_path / "r.json"
+    before = SHORT_EDGE.read_bytes()
+    res = CliRunner().invoke(app, ["check", str(SHORT_EDGE), "--json", str(out)])
+    assert res.exit_code == 1, res.output
+    (f,) = [f for u in json.loads(out.read_text())["units"] for f in u["findings"]
+            if f["rule"] == "hh2.infiltrate.distance" and u["unit"] == "ws-falcons-claws"]
+    assert f["failing_models"] == ["2", "3"]
+    assert [(d["model"], d["measured_to"]) for d in f["failing_details"]] == [("2", "we-tactical-1/1"),
+                                                                               ("3", "we-tactical-1/6")]
+    assert [d["measured"] for d in f["failing_details"]] == pytest.approx([8.5, 8.5], abs=1e-3)
+    assert f["failing_details"][0]["measured"] == f["measured"]  # the first: the finding's own model
+    assert f["failing_details"][1]["detail"] == '8.500" from we-tactical-1/6'
+    # the "also" words name the enemy model, not only its unit
+    assert f["message"].endswith('; also model 3 (8.500" from we-tactical-1/6)'), f["message"]
+    assert SHORT_EDGE.read_bytes() == before
+
+
+def test_report_schema_describes_the_failing_details():
+    res = CliRunner().invoke(app, ["schema", "report"])
+    assert res.exit_code == 0, res.output
+    schema = json.loads(res.output)
+    finding = schema["$defs"]["Finding"]["properties"]
+    assert "failing_details" in finding and "failing_models" in finding["failing_details"]["description"]
+    fm = schema["$defs"]["FailingModel"]["properties"]
+    assert {"model", "measured", "measured_to", "detail"} <= set(fm)
+
+
+def test_a_zone_finding_gives_each_model_its_clearance_and_the_zone():
+    # two models out of the zone (by 1" and 0.5"), one inside: the clearances are negative, as 'measured'
+    u = unit("u", [model(10, 12 - R32 + 1.0), model(11.5, 12 - R32 + 0.5), model(13, 6)])
+    f = _one(check("wh40k10", [u], [RED_LINE]), "u", "wh40k10.deployment.wholly_within_zone")
+    assert [(d.model, d.measured_to) for d in f.failing_details] == [("1", "blue-dz"), ("2", "blue-dz")]
+    assert [d.measured for d in f.failing_details] == pytest.approx([-1.0, -0.5])
+    assert f.failing_details[0].measured == f.measured
+    assert f.failing_details[1].detail == '0.500" outside'
+
+
+def test_a_single_failing_model_has_no_details_as_it_has_no_failing_models():
+    u = unit("u", [model(10, 12 - R32 + 1.0), model(14, 6)])
+    f = _one(check("wh40k10", [u], [RED_LINE]), "u", "wh40k10.deployment.wholly_within_zone")
+    assert f.failing_models == [] and f.failing_details == []
+
+
+def test_hh2_infiltrate_also_entries_name_the_enemy_model():
+    # model 1 is 8" from red-a/1, model 3 8.5" from red-a/2 (both too close), model 2 far enough
+    red = [{"id": "red-a", "models": [_m(20, 30), _m(50, 30)]}]
+    blue = [{"id": "inf", "rules": ["Infiltrate"], "setup": "infiltrate",
+             "models": [_m(20, 21.0), _m(35, 14.0), _m(50, 20.5)]}]
+    f = _one(_hh2(red, blue), "inf", "hh2.infiltrate.distance")
+    assert f.model == "1" and f.failing_models == ["1", "3"]
+    assert f.message.endswith('; also model 3 (8.500" from red-a/2)'), f.message
+    assert [d.measured_to for d in f.failing_details] == ["red-a/1", "red-a/2"]
+    assert [d.measured for d in f.failing_details] == pytest.approx([8.0, 8.5])
+
+
+# ------------------------------------------------------------------ 4, 5: 40k coherency
+def _chain(*gaps: float) -> list[dict]:
+    """32 mm models in a row, ``gaps`` inches between neighbouring bases."""
+    xs = [10.0]
+    for g in gaps:
+        xs.append(xs[-1] + 2 * R32 + g)
+    return [model(x, 6) for x in xs]
+
+
+def test_40k_11th_model_failing_both_coherency_parts_shows_both():
+    # tac/1-tac/2 1" apart; tac/3 8" from tac/2 (2" short by 6") and 8 + 1 + 2R from tac/1 (9" exceeded)
+    f = _one(check("wh40k11", [unit("tac", _chain(1.0, 8.0))], [RED_LINE]), "tac", "wh40k11.coherency")
+    over = 8.0 + 1.0 + 2 * R32 - 9.0
+    assert f.model == "tac/3" and f.margin == pytest.approx(-6.0)
+    assert f.message == ('model tac/3 is not within 2" of 1 other model(s) (short by 6.000"; its nearest: model '
+                         f'tac/2); it is also more than 9" from tac/1 by {over:.3f}"; also model tac/1 (more than '
+                         f'9" from tac/3 by {over:.3f}")'), f.message
+    assert f.failing_models == ["tac/3", "tac/1"]
+    # measured: the distance of the worst part (to its nearest), as for every other distance rule
+    assert f.measured == pytest.approx(8.0)
+    assert [(d.measured, d.measured_to) for d in f.failing_details] == [(pytest.approx(8.0), "tac/2"),
+                                                                         (pytest.approx(9.0 + over), "tac/3")]
+
+
+def test_40k_11th_also_entry_of_a_model_failing_both_parts_shows_both():
+    # tac/3 fails both parts (8" from tac/2, 10.26" from tac/1), tac/4 too (10" further); tac/1 and
+    # tac/4 are equally far over 9" from each other: the first in model order is the finding's model
+    f = _one(check("wh40k11", [unit("tac", _chain(1.0, 8.0, 10.0))], [RED_LINE]), "tac", "wh40k11.coherency")
+    over3 = 8.0 + 1.0 + 2 * R32 - 9.0
+    over4 = 10.0 + 8.0 + 1.0 + 4 * R32 - 9.0
+    assert f.model == "tac/1" and f.margin == pytest.approx(-over4)
+    assert f.message.startswith(f'model tac/1 is more than 9" from model tac/4 of its unit (by {over4:.3f}"); '
+                                f'also model tac/4 (more than 9" from tac/1 by {over4:.3f}"; short by 8.000"; its '
+                                'nearest: tac/3), '), f.message
+    (d3,) = [d for d in f.failing_details if d.model == "tac/3"]
+    assert d3.detail == f'short by 6.000"; its nearest: tac/2; more than 9" from tac/1 by {over3:.3f}"', d3.detail
+    assert f"model tac/3 ({d3.detail})" in f.message
+    assert d3.measured == pytest.approx(8.0) and d3.measured_to == "tac/2"
+    assert f.failing_models[:2] == ["tac/1", "tac/4"] and sorted(f.failing_models) == ["tac/1", "tac/2", "tac/3",
+                                                                                        "tac/4"]
+
+
+def test_40k_10th_coherency_is_unchanged_by_the_9_inch_part():
+    f = _one(check("wh40k10", [unit("tac", _chain(1.0, 8.0))], [RED_LINE]), "tac", "wh40k10.coherency")
+    assert f.message == 'model tac/3 is not within 2" of 1 other model(s) (short by 6.000"; its nearest: model tac/2)'
+
+
+def test_40k_coherency_row_has_its_measured_value_in_the_markdown_report():
+    from planner.report.markdown import check_markdown
+
+    u = unit("tac", [model(10, 6), model(10 + 2 * R32 + 1.5, 6)])
+    r = check("wh40k10", [u], [RED_LINE])
+    (f,) = [f for x in r.units if x.unit == "tac" for f in x.findings if f.rule == "wh40k10.coherency"]
+    assert f.passed and f.measured == pytest.approx(1.5) and f.margin == pytest.approx(0.5)
+    rows = [line for line in check_markdown(r).splitlines() if line.startswith("| wh40k10.coherency | passed |")]
+    # the measured cell of each unit's row: tac's 1.5" gap, red-line's 2" spacing of 32 mm bases
+    assert sorted(row.split(" | ")[3] for row in rows) == ['0.740"', '1.500"'], rows
+
+
+# ------------------------------------------------------------------ 3: the 10th/11th Deep Strike distance
+@pytest.mark.parametrize("ruleset", ["wh40k10", "wh40k11"])
+def test_deepstrike_distance_finding_names_the_closest_landing_model(tmp_path, ruleset):
+    """`planner deepstrike --at` (a legal landing): the distance finding says which landing model
+    is the closest to the enemy, the one of its ``model`` field, as the positions show."""
+    import math
+
+    import yaml
+
+    from tests.test_ds_terrain import _scenario
+
+    src, js = tmp_path / "s.yaml", tmp_path / "s.json"
+    src.write_text(yaml.safe_dump(_scenario(ruleset, 3)), encoding="utf-8")
+    r = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ds", "--at", "34,28", "--json", str(js)])
+    assert r.exit_code == 0, r.output
+    land = json.loads(js.read_text())["landing_on_target"]
+    (f,) = [f for f in land["findings"] if f["rule"] == f"{ruleset}.deepstrike.distance"]
+    # the enemy model stands at (50, 40); every base is 32 mm
+    gaps = [math.hypot(50 - x, 40 - y) - 2 * R32 for x, y in land["positions"]]
+    closest = min(range(3), key=gaps.__getitem__)
+    assert f["passed"] and f["model"] == str(closest + 1)
+    assert f["message"] == f'closest enemy model enemy/1 at {gaps[closest]:.3f}" from model {closest + 1}', f["message"]
+    assert f["measured"] == pytest.approx(gaps[closest])
+
