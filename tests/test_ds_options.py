@@ -72,3 +72,37 @@ def test_controller_formation_at_is_named(tmp_path):
     assert data["orientation_deg"] == land["orientation_deg"] and data["orientation_deg"] != 0.0
     assert f"Formation set up: {land['formation']}" in r.output
     assert land["formation"] in data["formation_drawn"][0]
+
+
+@pytest.mark.parametrize(("ruleset", "args"), [
+    ("wh40k7", ["--map", "MAP", "--resolution", "12"]),
+    ("wh40k5", ["--map", "MAP", "--resolution", "12"]),
+    ("wh40k10", ["--map", "MAP", "--resolution", "12"]),
+    ("wh40k10", ["--at", "36,30", "--orientation", "30"]),
+])
+def test_formation_step_where_nothing_uses_it_is_refused(tmp_path, ruleset, args):
+    """The heat map judges the formation at the fixed orientation (and a 10th/11th --at with
+    --orientation sets up that one): --formation-step would be ignored, so it is refused (exit 2,
+    naming it), no map written."""
+    src = tmp_path / "ds.yaml"
+    src.write_text(yaml.safe_dump(scene_data("wh40k7", n=3, ovals=False)), encoding="utf-8")
+    out = tmp_path / "m.csv"
+    args = [str(out) if a == "MAP" else a for a in args]
+    r = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ds", "--ruleset", ruleset, *args,
+                                 "--formation-step", "5", "--json", "-"])
+    assert r.exit_code == 2, r.output
+    err = json.loads(r.stdout)
+    assert err["location"] == "--formation-step" and float(err["value"]) == 5.0
+    assert "--formation-step does not apply" in err["error"]
+    assert not out.exists()
+
+
+def test_formation_step_is_taken_where_the_best_formation_uses_it(tmp_path):
+    """5th/7th --at with --map: the best-formation odds at the aim point use the step (reported)."""
+    src = tmp_path / "ds.yaml"
+    src.write_text(yaml.safe_dump(scene_data("wh40k7", n=3, ovals=False)), encoding="utf-8")
+    out, js = tmp_path / "m.csv", tmp_path / "r.json"
+    r = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ds", "--at", "36,30", "--map", str(out),
+                                 "--resolution", "12", "--formation-step", "5", "--json", str(js)])
+    assert r.exit_code == 0, r.output
+    assert json.loads(js.read_text())["best_formation"]["step_deg"] == 5.0 and out.exists()

@@ -117,6 +117,8 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
     st = make_setup(world, unit, ruleset, orientation, inertial_guidance, facing, rulings)
     R = st.rules
     _refuse_unused(R, near, within, orientation if asked else None, formation_step)
+    if formation_step is not None and R.procedure != "assault":
+        _refuse_unused_step(R, at is not None, best, asked, len(st.unit.models) >= 2, formation_step)
     formation_step = 15.0 if formation_step is None else formation_step
     data: dict = {"ruleset": R.ruleset, "scenario": world.file, "unit": unit, "models": len(st.unit.models),
                   "orientation_deg": orientation, "facing_deg": st.facing_deg, "exact_bases": st.exact_bases,
@@ -253,6 +255,28 @@ def _refuse_unused(R, near: str | None, within: float | None, orientation: float
                 raise ScenarioError(f"{option} does not apply under {R.ruleset}: the unit does not scatter, it is set "
                                     "up where --at aims (or it is illegal there); --near/--within weigh the chance of "
                                     "a scattered landing near a point (wh40k5, wh40k7)", location=option, value=value)
+
+
+def _refuse_unused_step(R, at: bool, best: bool, asked: bool, many: bool, formation_step: float) -> None:
+    """Refuse ``--formation-step`` where no part of the run uses it (exit 2, naming it): it is the
+    orientation step of the controller's formation at ``--at`` (10th/11th: the one set up, unless
+    ``--orientation`` fixes it; 5th/7th: the best-formation odds), and of 5th/7th ``--best``'s
+    best formation at the point it picks (``many``: a unit of two models or more); ``--map`` (and
+    10th/11th ``--best``) judge the formation at the fixed orientation.
+
+    Raises
+    ------
+    ScenarioError
+        When ``--formation-step`` would be ignored."""
+    if (at and (R.scatter or not asked)) or (best and R.scatter and many):
+        return
+    why = ("with --orientation the formation set up at --at is that fixed one" if at
+           else "the heat map (--map) and the aim point search (--best) judge the formation at the fixed orientation "
+                "(--orientation, default 0)" + ("" if many else ", and a unit of one model has no formation")
+                + "; it is the orientation step of the controller's formation at --at"
+                + (" and of the best formation at --best's point" if R.scatter else ""))
+    raise ScenarioError(f"--formation-step does not apply here under {R.ruleset}: {why}", location="--formation-step",
+                        value=formation_step)
 
 
 def _print_rulings(console: Console, rulings: list[dict]) -> None:
