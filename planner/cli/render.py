@@ -75,6 +75,7 @@ def render_deepstrike(world: World, unit: str, ruleset: str | None, orientation:
 
         st = make_setup(world, unit, ruleset, orientation, facing_deg=facing, rulings=rulings)
         drawn = (formation[0], [S.moved(float(x), float(y)) for (x, y), S in zip(formation[1], st.shapes, strict=True)])
-    summary = render_file(world, out, report_if_complete(world), RenderOptions(heat=heat, formation=drawn))
+    summary = render_file(world, out, report_if_complete(world),
+                          RenderOptions(heat=heat, formation=drawn, formation_player=world.units[unit].player))
     console.print(f"Wrote the battlefield with the Deep Strike heat map to {escape(out)}")
     return {"file": out, "counts": summary.counts}

@@ -114,6 +114,8 @@ class RenderOptions:
     exposure: ExposureOverlay | None = None
     formation: tuple[str, list] | None = None
     """A Deep Strike formation to draw: (legend label, footprints of its models, inches)."""
+    formation_player: str | None = None
+    """The player whose unit the formation is: drawn in that player's colour (None: grey)."""
     title: str | None = None
     dpi: int = 110
 
@@ -276,11 +278,14 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
         _draw_losses(ax, world, opts.exposure, summary, legend)
     if opts.formation is not None:
         label, fps = opts.formation
+        # the controller's colour (its models still to land: dashed outlines, as none stands there yet)
+        fc = colours.get(opts.formation_player, "#777777") if opts.formation_player is not None else "#777777"
         for i, fp in enumerate(fps):
-            if _add_geom(ax, outline(fp, DRAW_POINTS), f"formation-{i}", facecolor="#2c7fb8", alpha=0.8,
-                         edgecolor="#000000", linewidth=0.6, zorder=4.5):
+            if _add_geom(ax, outline(fp, DRAW_POINTS), f"formation-{i}", facecolor=fc, alpha=0.8,
+                         edgecolor="#000000", linewidth=0.8, linestyle="--", zorder=4.5):
                 summary.add("formation base")
-        legend(Patch(facecolor="#2c7fb8", alpha=0.8), label)
+        legend(Patch(facecolor=fc, alpha=0.8, edgecolor="#000000", linestyle="--"),
+               label + (f" ({opts.formation_player})" if opts.formation_player is not None else ""))
     if report is not None:
         _draw_evidence(ax, world, report, opts, summary, legend)
     if opts.heat is not None:
