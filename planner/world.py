@@ -334,18 +334,13 @@ def _check_outlines_near_table(scenario: Scenario, file: str | None) -> None:
 def _resolve_units(scenario: Scenario, catalogue, file: str | None) -> dict[str, UnitInfo]:
     """Every army's units with their resolved models, by unique unit id."""
     units: dict[str, UnitInfo] = {}
-    where: dict[str, tuple[int, str]] = {}
+    where: dict[str, str] = {}
     for ai, army in enumerate(scenario.armies):
         for ui, unit in enumerate(army.units):
             upath = f"armies[{ai}].units[{ui}]"
-            if unit.id in units:
-                fa, fpath = where[unit.id]
-                raise _err(f"duplicate unit id (also {fpath}.id" + (
-                    "; armies imported from rosters need different id prefixes: import one again with another "
-                    "id_prefix, e.g. its player's name and '-')"
-                    if fa != ai and (scenario.armies[fa].roster is not None or army.roster is not None) else ")"),
-                    file, f"{upath}.id", unit.id)
-            where[unit.id] = (ai, upath)
+            if unit.id in units:  # a clash with a roster's unit is refused before, at its id_prefix (expand_rosters)
+                raise _err(f"duplicate unit id (also {where[unit.id]}.id)", file, f"{upath}.id", unit.id)
+            where[unit.id] = upath
             units[unit.id] = _resolve_unit(scenario, unit, army.player, upath, catalogue, file)
     return units
 

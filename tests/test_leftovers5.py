@@ -187,3 +187,34 @@ def test_deepstrike_render_draws_the_formation_in_the_controllers_colour(tmp_pat
     assert fills == [NAMED_COLOURS[controller]] * 3, fills
     other = "blue" if controller == "red" else "red"
     assert NAMED_COLOURS[other] not in fills
+
+
+# ------------------------------------------------------------------ 8: the duplicate unit id hint
+def test_a_roster_clash_is_refused_at_the_id_prefix_by_resolve_too_and_a_plain_one_gets_no_prefix_hint(tmp_path):
+    """The resolver's duplicate-id error no longer has a roster branch: every army from a roster is
+    expanded (its ``roster`` dropped) and a clash with it refused at ``roster.id_prefix`` before the
+    resolver sees the units, by :func:`planner.world.resolve` as by the file loader."""
+    from planner.errors import ScenarioError
+    from planner.schema import Scenario
+    from planner.world import resolve
+
+    ros = ROOT / "scenarios" / "rosters" / "wh40k11-necrons.ros"
+    if not ros.exists():
+        pytest.skip("no example roster")
+    one = {"id": "x", "keywords": ["INFANTRY"], "place": True, "models": [{"base": {"diameter_mm": 32}}]}
+    base = {"ruleset": "wh40k11", "battlefield": {"width": 60, "depth": 44}, "deployment_zones": [], "terrain": []}
+    alone = resolve(Scenario.model_validate(
+        {**base, "armies": [{"player": "red", "roster": {"file": str(ros), "id_prefix": "m-", "place": True}}]}),
+        str(tmp_path / "s.yaml"))
+    taken = next(iter(alone.units))
+    data = {**base, "armies": [{"player": "red", "roster": {"file": str(ros), "id_prefix": "m-", "place": True}},
+                               {"player": "blue", "units": [{**one, "id": taken}]}]}
+    with pytest.raises(ScenarioError) as exc:
+        resolve(Scenario.model_validate(data), str(tmp_path / "s.yaml"))
+    assert exc.value.location == "armies[0].roster.id_prefix" and exc.value.value == "m-", str(exc.value)
+    # two hand-written units of one id in the roster's own army: the resolver's words, no prefix hint
+    data["armies"] = [{**data["armies"][0], "units": [{**one, "id": "extra"}, {**one, "id": "extra"}]}]
+    with pytest.raises(ScenarioError) as exc:
+        resolve(Scenario.model_validate(data), str(tmp_path / "s.yaml"))
+    assert exc.value.location.startswith("armies[0].units[") and exc.value.value == "extra", str(exc.value)
+    assert "duplicate unit id (also armies[0].units[" in str(exc.value) and "id_prefix" not in str(exc.value)
