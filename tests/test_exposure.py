@@ -241,9 +241,17 @@ def test_a_unit_without_a_profile_is_an_input_error_naming_the_unit_and_field():
 # --------------------------------------------------------------------------- CLI on real files
 
 
+PLAN_CEILING_S = {"plain": 60.0, "exposure": 150.0}
+"""Ceilings, not budgets: both plans end at their proof (plain 0.8 s, exposure 23.6 s at load 5,
+measured), so a loaded machine (load 5-7 cut the exposure plan short at its old 40 s) only takes
+longer. The comparison below holds between optima only (a plan cut short may lose more than the
+plain one), so the fixture records each status and the test asserts both proven before comparing."""
+
+
 @pytest.fixture(scope="module")
-def planned(tmp_path_factory) -> tuple[Path, Path, float]:
-    """The bundled scenario planned twice: near_objective only, and with its exposure goal."""
+def planned(tmp_path_factory) -> tuple[Path, Path, float, dict[str, str]]:
+    """The bundled scenario planned twice: near_objective only, and with its exposure goal; the
+    planned files, the exposure goal's value and each plan's status."""
     from planner.solve.planner import SolverSettings, plan_deployment
 
     out = tmp_path_factory.mktemp("exposure")
@@ -253,26 +261,28 @@ def planned(tmp_path_factory) -> tuple[Path, Path, float]:
     plain = resolve(Scenario.model_validate(data), BUNDLED.as_posix())
     paths = []
     term = math.nan
-    # limits with room for a loaded machine: both end at their proof (plain 1 s, exposure 19.6 s at load 5;
-    # cut short at 15 s, the exposure plan could lose more than the plain one)
-    for name, w, limit in (("plain", plain, 20.0), ("exposure", world, 40.0)):
-        r = plan_deployment(w, SolverSettings(time_limit_s=limit))
+    status: dict[str, str] = {}
+    for name, w in (("plain", plain), ("exposure", world)):
+        r = plan_deployment(w, SolverSettings(time_limit_s=PLAN_CEILING_S[name]))
         assert r.scenario_data is not None, r.message
+        status[name] = f"{r.status}: {r.message}"
         p = out / f"{name}.yaml"
         p.write_text(yaml.safe_dump(r.scenario_data, sort_keys=False), encoding="utf-8")
         paths.append(p)
         term = next((g.value for g in r.goals if g.kind == "exposure"), term)
-    return paths[0], paths[1], term
+    return paths[0], paths[1], term, status
 
 
 @pytest.mark.slow
 def test_exposure_planned_deployment_loses_no_more_than_the_near_objective_plan_and_is_legal(planned):
-    plain, planned_exp, term = planned
+    plain, planned_exp, term, status = planned
     a = exposure(load_scenario(plain, require_positions=True), "marines")
     b = exposure(load_scenario(planned_exp, require_positions=True), "marines")
-    assert a.expected_models_lost > 0  # the plain plan stands where the Immortals can shoot it
-    assert b.expected_models_lost <= a.expected_models_lost + 1e-9
-    assert b.expected_models_lost <= term + 1e-9  # the goal's measure is an upper bound of the report's
+    # what holds at any status: the goal's measure is an upper bound of the report's; the plan is legal
+    assert b.expected_models_lost <= term + 1e-9
+    assert check_deployment(load_scenario(planned_exp, require_positions=True)).legal
+    r = CliRunner().invoke(app, ["check", str(planned_exp)])
+    assert r.exit_code == 0, r.output
     # every 40k volley in the report is the dice maths' own for that attacker, target and mode
     from planner.combat import wh40k
     from planner.combat.exposure import lookup_of
@@ -288,9 +298,10 @@ def test_exposure_planned_deployment_loses_no_more_than_the_near_objective_plan_
                                         attached=bool(w.units[th.target].joined_by), lookup=lookup),
                              cover="bs", ruleset="wh40k11")
         assert th.result.models_lost == pytest.approx(direct.models_lost)
-    assert check_deployment(load_scenario(planned_exp, require_positions=True)).legal
-    r = CliRunner().invoke(app, ["check", str(planned_exp)])
-    assert r.exit_code == 0, r.output
+    # between optima (both proven: the ceilings are far above the proof times, PLAN_CEILING_S)
+    assert all(s.startswith("optimal") for s in status.values()), status
+    assert a.expected_models_lost > 0  # the plain plan stands where the Immortals can shoot it
+    assert b.expected_models_lost <= a.expected_models_lost + 1e-9
 
 
 @pytest.mark.slow
