@@ -95,14 +95,6 @@ def test_formation_step_where_nothing_uses_it_is_refused(tmp_path, ruleset, args
     assert err["location"] == "--formation-step" and float(err["value"]) == 5.0
     assert "--formation-step does not apply" in err["error"]
     assert not out.exists()
+    # where it is used (5th/7th --best and --map, 10th/11th --at): tests/test_ds_fixed_orientation.py,
+    # tests/test_ds_bracket.py
 
-
-def test_formation_step_is_taken_where_the_best_formation_uses_it(tmp_path):
-    """5th/7th --at with --map: the best-formation odds at the aim point use the step (reported)."""
-    src = tmp_path / "ds.yaml"
-    src.write_text(yaml.safe_dump(scene_data("wh40k7", n=3, ovals=False)), encoding="utf-8")
-    out, js = tmp_path / "m.csv", tmp_path / "r.json"
-    r = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ds", "--at", "36,30", "--map", str(out),
-                                 "--resolution", "12", "--formation-step", "5", "--json", str(js)])
-    assert r.exit_code == 0, r.output
-    assert json.loads(js.read_text())["best_formation"]["step_deg"] == 5.0 and out.exists()
