@@ -990,7 +990,11 @@ class Table:
         Cheap, and any clear line is a proof (it misses every piece higher than ``low``, the
         lowest top of the models, so it passes above the others); outline points are tried per
         pair later by :func:`planner.geometry.sight.line_of_sight` when it comes to that. Returns
-        (observer index, observer model index, target model index, segment).
+        (observer index, observer model index, target model index, segment): the first clear
+        line in (observer, model, target model) order within the first group of lines (by the
+        area features skipped) that has one. The lines are screened in numpy
+        (:func:`planner.geometry.segment_screen.first_clear`; ``shapely.intersects`` decides only
+        those the screen leaves open), which gives the same first clear line.
         """
         st = [self.target_standing_in(f) for f in tgt]
         ct = np.array([[f.cx, f.cy] for f in tgt])
