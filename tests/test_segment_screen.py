@@ -64,7 +64,7 @@ def test_screen_decisions_are_shapely_answers():
         assert (cls == MEETS).sum() > 1000 and (cls == CLEAR).sum() > 1000
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(seed=st.integers(0, 5), pts=st.lists(st.tuples(st.floats(-5, 50), st.floats(-5, 50), st.floats(-5, 50),
                                                        st.floats(-5, 50)), min_size=1, max_size=80),
        chunk=st.integers(1, 60))
@@ -119,7 +119,7 @@ def _reference_quick_visible(t, observers, tgt, low=None):
 
 def test_quick_visible_same_as_the_shapely_loop_on_random_candidates():
     """The 20-unit planning instance with some enemy models moved into the area ruins (so the
-    lines fall into several groups by the features skipped): 600 random 5-model placements,
+    lines fall into several groups by the features skipped): 400 random 5-model placements,
     some in the ruins, against every enemy unit or one to three of them, give the same (observer, model, target model, segment) or None."""
     from bench_plan_scaling import instance
 
@@ -137,7 +137,7 @@ def test_quick_visible_same_as_the_shapely_loop_on_random_candidates():
     rng = np.random.default_rng(7)
     base = RoundBase(diameter_mm=32)
     seen = hidden = in_ruin = 0
-    for n in range(600):
+    for n in range(400):
         if n % 3 == 0:  # in or at a ruin
             r = ruins[n % len(ruins)]["footprint"]
             cx, cy = rng.uniform(r[0][0] - 1, r[2][0] + 1), rng.uniform(r[0][1] - 1, r[2][1] + 1)
@@ -150,4 +150,4 @@ def test_quick_visible_same_as_the_shapely_loop_on_random_candidates():
         in_ruin += any(t.target_standing_in(f) for f in tgt)
         seen += want is not None
         hidden += want is None
-    assert seen > 100 and hidden > 20 and in_ruin > 50
+    assert seen > 100 and hidden > 20 and in_ruin > 30
