@@ -17,6 +17,7 @@ from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
 from planner.geometry.measure import nearest, nearest_candidates
+from planner.geometry.segment_screen import SegmentScreen, first_clear
 from planner.geometry.shapes import (
     Footprint,
     clearance_inside,
@@ -466,7 +467,17 @@ class Table:
         k = index.get(id(fp))
         if k is not None and fps[k] is fp:
             return near[k]
-        return [t for t in self.blocking_features if t.kind is TerrainKind.AREA]
+        # elsewhere (a planner's candidate): every feature whose bounding box comes within the
+        # base's reach of its centre; the others are farther than :meth:`_stands_in`'s nearness
+        # test (``distance <= outer radius + 1e-3``), so it would say False for them
+        reach = fp.outer_radius + 1e-3 + 1e-9
+        return [t for t, (x0, y0, x1, y1) in self._area_bounds
+                if max(x0 - fp.cx, fp.cx - x1, y0 - fp.cy, fp.cy - y1) <= reach]
+
+    @cached_property
+    def _area_bounds(self) -> list[tuple[TerrainFeature, tuple[float, float, float, float]]]:
+        """The blocking area features and the bounds of their shapes (inches)."""
+        return [(t, self.terrain_polys[t.id].bounds) for t in self.blocking_features if t.kind is TerrainKind.AREA]
 
     @cached_property
     def _near_area(self) -> tuple[list[Footprint], dict[int, int], dict[str, np.ndarray], list[list[TerrainFeature]]]:
@@ -979,33 +990,72 @@ class Table:
         Cheap, and any clear line is a proof (it misses every piece higher than ``low``, the
         lowest top of the models, so it passes above the others); outline points are tried per
         pair later by :func:`planner.geometry.sight.line_of_sight` when it comes to that. Returns
-        (observer index, observer model index, target model index, segment).
+        (observer index, observer model index, target model index, segment): the first clear
+        line in (observer, model, target model) order within the first group of lines (by the
+        area features skipped) that has one. The lines are screened in numpy
+        (:func:`planner.geometry.segment_screen.first_clear`; ``shapely.intersects`` decides only
+        those the screen leaves open), which gives the same first clear line.
         """
         st = [self.target_standing_in(f) for f in tgt]
         ct = np.array([[f.cx, f.cy] for f in tgt])
-        by_key: dict[frozenset[str], list[tuple[int, int, int]]] = {}
-        centres: list[list[tuple[float, float]]] = []
-        for k, o in enumerate(observers):
-            centres.append([(f.cx, f.cy) for f in o.footprints])
-            for i, f in enumerate(o.footprints):
-                so = self.standing_in(f)
-                for j in range(len(tgt)):
-                    by_key.setdefault(so | st[j], []).append((k, i, j))
-        for key, triples in by_key.items():
+        centres, who, so = self._observer_bases(observers)
+        # every (observer base, target base) pair in (k, i, j) order, grouped by the features
+        # skipped (in order of first appearance): usually one group
+        n_t = len(tgt)
+        keys: dict[frozenset[str], int] = {}
+        so_ids = {s_: n for n, s_ in enumerate(dict.fromkeys(so))}
+        st_ids = {s_: n for n, s_ in enumerate(dict.fromkeys(st))}
+        combo = np.array([[keys.setdefault(a | b, len(keys)) for b in st_ids] for a in so_ids], dtype=np.int64)
+        flat = combo[np.array([so_ids[s_] for s_ in so])[:, None], np.array([st_ids[s_] for s_ in st])[None, :]].ravel()
+        if len(keys) == 1:
+            groups = [(next(iter(keys)), np.arange(flat.size))]
+        else:
+            uniq, first = np.unique(flat, return_index=True)
+            by_id = {v: k for k, v in keys.items()}
+            groups = [(by_id[int(g)], np.nonzero(flat == g)[0]) for g in uniq[np.argsort(first)]]
+        for key, idx in groups:
             union = self._blocked_union(key, low)
-            kij = np.array(triples)
-            starts = np.array([centres[k][i] for k, i, _ in triples])
+            b, j = idx // n_t, idx % n_t
             if union is None:
-                m = 0
+                m: int | None = 0
             else:
-                segs = shapely.linestrings(np.stack([starts, ct[kij[:, 2]]], axis=1))
-                free = np.nonzero(~shapely.intersects(segs, union))[0]
-                if not len(free):
+                m = first_clear(self._segment_screen(union), centres[b], ct[j], union)
+                if m is None:
                     continue
-                m = int(free[0])
-            k, i, j = (int(v) for v in kij[m])
-            return k, i, j, (centres[k][i], (tgt[j].cx, tgt[j].cy))
+            k, i = (int(v) for v in who[b[m]])
+            jj = int(j[m])
+            return k, i, jj, ((observers[k].footprints[i].cx, observers[k].footprints[i].cy), (tgt[jj].cx, tgt[jj].cy))
         return None
+
+    def _observer_bases(self, observers: list[Placed]) -> tuple[np.ndarray, np.ndarray, list[frozenset[str]]]:
+        """Every base of ``observers`` in order: centres (n x 2, inches), (unit index, model
+        index) (n x 2) and the area features each stands in (:meth:`standing_in`), kept for
+        this list of units (the planner asks about many targets against the same observers)."""
+        key = tuple(id(o) for o in observers)
+        hit = self._observer_cache.get(key)
+        if hit is None or any(a is not b for a, b in zip(hit[0], observers, strict=True)):
+            fps = [(k, i, f) for k, o in enumerate(observers) for i, f in enumerate(o.footprints)]
+            hit = (tuple(observers), np.array([[f.cx, f.cy] for _, _, f in fps]).reshape(-1, 2),
+                   np.array([[k, i] for k, i, _ in fps], dtype=np.int64).reshape(-1, 2),
+                   [self.standing_in(f) for _, _, f in fps])
+            self._observer_cache[key] = hit
+        return hit[1], hit[2], hit[3]
+
+    @cached_property
+    def _observer_cache(self) -> dict[tuple[int, ...], tuple[tuple[Placed, ...], np.ndarray, np.ndarray,
+                                                            list[frozenset[str]]]]:
+        return {}
+
+    def _segment_screen(self, union: BaseGeometry) -> SegmentScreen:
+        """The vectorised segment screen of a blocked union (:mod:`planner.geometry.segment_screen`), kept."""
+        hit = self._screens.get(id(union))
+        if hit is None or hit[0] is not union:
+            hit = self._screens[id(union)] = (union, SegmentScreen(union))
+        return hit[1]
+
+    @cached_property
+    def _screens(self) -> dict[int, tuple[BaseGeometry, SegmentScreen]]:
+        return {}
 
     def _blockers_between(self, obs: list[Footprint], tgt: list[Footprint], obstacles: list[Obstacle]) -> tuple[str, ...]:
         """The obstacles that cross some centre-to-centre line between the two groups (the

@@ -116,7 +116,8 @@ def judge(builder: Any, group: Any, fps: list[Footprint], exact_sight: bool = Fa
             verdict = infiltrate_distance(rs, near, builder.margin)
             if verdict is InfiltrateDistance.TOO_CLOSE:
                 return (rs.rid("infiltrate.distance"), n[2].unit.id), near
-    breach = first_breach(t, placed, builder.margin, holders=builder._enemies(u))
+    holders = _holders(builder, builder._enemies(u))
+    breach = first_breach(t, placed, builder.margin, holders=holders) if holders else None
     if breach is not None:
         return (rs.rid("restriction.within"), breach.held.holder.id), near if near is not None else breach.distance
     # after the distance to the enemy (a base on an enemy base is also too close to it)
@@ -128,6 +129,18 @@ def judge(builder: Any, group: Any, fps: list[Footprint], exact_sight: bool = Fa
         if seen_by is not None:
             return (rs.rid("infiltrate.hidden"), seen_by.unit.id), near
     return None, near
+
+
+def _holders(builder: Any, enemies: list[Placed]) -> list[Placed]:
+    """The ``enemies`` that hold a restriction (:attr:`planner.legality.table.Table.restriction_holders`),
+    in order, kept per list: the others add no verdict to :func:`first_breach`, so the verdicts
+    are the same."""
+    cache = builder.__dict__.setdefault("_hh2_holders", {})
+    hit = cache.get(id(enemies))
+    if hit is None or hit[0] is not enemies:
+        held = {h.id for h in builder.table.restriction_holders}
+        hit = cache[id(enemies)] = (enemies, [e for e in enemies if e.unit.id in held])
+    return cast("list[Placed]", hit[1])
 
 
 def static_reason(builder: Any, group: Any) -> Reason | None:
