@@ -267,16 +267,46 @@ def _seen_by_others(x: float, y: float, rt: float, others, blockers) -> bool:
         nx, ny = -dy / ln, dx / ln
         ro, rr = 0.98 * f.inner_radius, 0.98 * rt
         for k in (-1.0, 0.0, 1.0):
-            ends.append([(f.cx + k * nx * ro, f.cy + k * ny * ro), (x + k * nx * rr, y + k * ny * rr)])
-    lines = shapely.linestrings(ends)
-    obs = shapely.points([(f.cx, f.cy) for f in others])
-    rad = np.array([f.outer_radius for f in others])
+            ends.append((f.cx + k * nx * ro, f.cy + k * ny * ro, x + k * nx * rr, y + k * ny * rr))
+    if not blockers:
+        return True
+    seg = np.array(ends)  # one row (x0, y0, x1, y1) per line, three lines per observer
+    fb = _bounds_of(blockers)  # (features, 4): x0, y0, x1, y1
+    lo_x, hi_x = np.minimum(seg[:, 0], seg[:, 2]), np.maximum(seg[:, 0], seg[:, 2])
+    lo_y, hi_y = np.minimum(seg[:, 1], seg[:, 3]), np.maximum(seg[:, 1], seg[:, 3])
+    # a line can only cross a feature whose bounding box meets its own (exact: a segment lies in
+    # its box, a polygon in its box); a line that meets no box is clear: the model is seen
+    cand = ((lo_x[:, None] <= fb[None, :, 2]) & (fb[None, :, 0] <= hi_x[:, None])
+            & (lo_y[:, None] <= fb[None, :, 3]) & (fb[None, :, 1] <= hi_y[:, None]))
+    if not cand.any(axis=1).all():
+        return True
+    li, bi = np.nonzero(cand)
     feats = np.array(blockers, dtype=object)
-    # one shapely call per predicate over every (line, feature) pair: line i is blocked if some
-    # feature it crosses is not one its observer stands in
-    stands = np.repeat(shapely.distance(obs[:, None], feats[None, :]) <= rad[:, None], 3, axis=0)
-    blocked = (shapely.intersects(lines[:, None], feats[None, :]) & ~stands).any(axis=1)
+    ul, inv = np.unique(li, return_inverse=True)
+    lines = shapely.linestrings(seg[ul].reshape(-1, 2, 2))
+    hit = shapely.intersects(lines[inv], feats[bi])
+    # line i is blocked if some feature it crosses is not one its observer stands in
+    li, bi = li[hit], bi[hit]
+    if len(li):
+        ob = li // 3
+        obs = shapely.points([(others[k].cx, others[k].cy) for k in ob.tolist()])
+        rad = np.array([others[k].outer_radius for k in ob.tolist()])
+        li = li[~(shapely.distance(obs, feats[bi]) <= rad)]
+    blocked = np.zeros(len(seg), dtype=bool)
+    blocked[li] = True
     return not bool(blocked.all())
+
+
+def _bounds_of(polys) -> np.ndarray:
+    """[[x0, y0, x1, y1], ...] of a list of polygons (kept for the last list seen: a builder asks
+    again and again for the same scene's blockers)."""
+    if _BOUNDS[0] is not polys or len(_BOUNDS[1]) != len(polys) \
+            or any(a is not b for a, b in zip(_BOUNDS[2], polys, strict=True)):
+        _BOUNDS[0], _BOUNDS[1], _BOUNDS[2] = polys, shapely.bounds(np.array(polys, dtype=object)), list(polys)
+    return _BOUNDS[1]
+
+
+_BOUNDS: list = [None, np.empty((0, 4)), []]
 
 
 def _feature_id(scene: Scene, q) -> str:
