@@ -282,16 +282,23 @@ def _seen_by_others(x: float, y: float, rt: float, others, blockers) -> bool:
         return True
     li, bi = np.nonzero(cand)
     feats = np.array(blockers, dtype=object)
-    ul, inv = np.unique(li, return_inverse=True)
-    lines = shapely.linestrings(seg[ul].reshape(-1, 2, 2))
-    hit = shapely.intersects(lines[inv], feats[bi])
-    # line i is blocked if some feature it crosses is not one its observer stands in
+    lines = shapely.linestrings(seg.reshape(-1, 2, 2))
+    hit = shapely.intersects(lines[li], feats[bi])
+    # line i is blocked if some feature it crosses is not one its observer stands in (within its
+    # outer radius of the feature); an observer whose centre is clearly farther than that from
+    # the feature's box is clearly farther from the feature (the margin keeps this exact)
     li, bi = li[hit], bi[hit]
     if len(li):
         ob = li // 3
-        obs = shapely.points([(others[k].cx, others[k].cy) for k in ob.tolist()])
-        rad = np.array([others[k].outer_radius for k in ob.tolist()])
-        li = li[~(shapely.distance(obs, feats[bi]) <= rad)]
+        oxy = np.array([(others[k].cx, others[k].cy, others[k].outer_radius) for k in ob.tolist()]).reshape(-1, 3)
+        gx = np.maximum(np.maximum(fb[bi, 0] - oxy[:, 0], oxy[:, 0] - fb[bi, 2]), 0.0)
+        gy = np.maximum(np.maximum(fb[bi, 1] - oxy[:, 1], oxy[:, 1] - fb[bi, 3]), 0.0)
+        maybe = gx * gx + gy * gy <= (oxy[:, 2] * (1.0 + 1e-9) + 1e-9) ** 2
+        if maybe.any():
+            stands = np.zeros(len(li), dtype=bool)
+            m = np.nonzero(maybe)[0]
+            stands[m] = shapely.distance(shapely.points(oxy[m, :2]), feats[bi[m]]) <= oxy[m, 2]
+            li = li[~stands]
     blocked = np.zeros(len(seg), dtype=bool)
     blocked[li] = True
     return not bool(blocked.all())
