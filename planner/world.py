@@ -351,28 +351,43 @@ def _resolve_unit(scenario: Scenario, unit: Unit, player: str, upath: str, catal
     unit_rules = [parse_rule(r) for r in unit.rules]
     models: list[ModelInfo] = []
     seen_model_ids: set[str] = set()
+    traits: dict[str, tuple] = {}
     for mi, m in enumerate(unit.models):
         models.append(_resolve_model(scenario, unit, unit_rules, m, mi, f"{upath}.models[{mi}]", seen_model_ids,
-                                     catalogue, file))
+                                     catalogue, file, traits))
     cap = _transport_capacity(unit, catalogue)
     return UnitInfo(unit.id, unit.label, player, unit, models, upath, cap)
 
 
 def _resolve_model(scenario: Scenario, unit: Unit, unit_rules: list, m, mi: int, mpath: str,
-                   seen_model_ids: set[str], catalogue, file: str | None) -> ModelInfo:
-    """One model: catalogue entry, base, type and keywords, sub-types, rules, id and position."""
-    entry = None
-    if m.profile is not None:
-        entry = catalogue.get(m.profile)
-        if entry is None:
-            raise _err(f"no catalogue entry with this id or name for ruleset {scenario.ruleset!r}",
-                       file, f"{mpath}.profile", m.profile)
+                   seen_model_ids: set[str], catalogue, file: str | None, traits: dict | None = None) -> ModelInfo:
+    """One model: catalogue entry, base, type and keywords, sub-types, rules, id and position.
+
+    ``traits``: the unit's models resolved so far, by profile, for models that give nothing of
+    their own (type, keywords, sub-types, rules, abilities): those traits depend only on the
+    unit and the catalogue entry, so a unit of ten such models derives them once."""
+    plain = traits is not None and m.profile is not None and m.type is None and m.keywords is None \
+        and m.subtypes is None and not m.rules and not m.abilities
+    hit = traits.get(m.profile) if plain and traits is not None else None
+    if hit is not None:
+        entry, mtype, kws, subs, rules, bulky, abilities = hit
+    else:
+        entry = None
+        if m.profile is not None:
+            entry = catalogue.get(m.profile)
+            if entry is None:
+                raise _err(f"no catalogue entry with this id or name for ruleset {scenario.ruleset!r}",
+                           file, f"{mpath}.profile", m.profile)
     base = m.base or (entry.base if entry else None)
     if base is None:
         raise _err("model has no base: give 'base' or a catalogue 'profile'", file, f"{mpath}.base")
-    mtype, kws = _model_type(m, unit, entry, mpath, file)
-    subs = _model_subtypes(m, unit, entry)
-    rules, bulky = _model_rules(m, unit_rules, entry)
+    if hit is None:
+        mtype, kws = _model_type(m, unit, entry, mpath, file)
+        subs = frozenset(_model_subtypes(m, unit, entry))
+        rules, bulky = _model_rules(m, unit_rules, entry)
+        abilities = _abilities_of(m, unit, entry)
+        if plain and traits is not None:
+            traits[m.profile] = (entry, mtype, kws, subs, rules, bulky, abilities)
     mid = m.id or str(mi + 1)
     if mid in seen_model_ids:
         raise _err("duplicate model id within the unit", file, f"{mpath}.id", mid)
@@ -380,8 +395,8 @@ def _resolve_model(scenario: Scenario, unit: Unit, unit_rules: list, m, mi: int,
     _check_model_position(m, mpath, scenario.battlefield, file)
     _check_model_floor(m, base, mpath, scenario, file)
     label = m.name or (entry.name if entry else "") or unit.name or unit.id
-    return ModelInfo(unit.id, mi, mid, label, base, mtype, frozenset(subs), rules, bulky,
-                     m.x, m.y, m.facing, kws, _abilities_of(m, unit, entry), m.z or 0.0,
+    return ModelInfo(unit.id, mi, mid, label, base, mtype, subs, rules, bulky,
+                     m.x, m.y, m.facing, kws, abilities, m.z or 0.0,
                      m.height_in if m.height_in is not None else (entry.height_in if entry else None))
 
 

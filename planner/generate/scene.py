@@ -78,6 +78,7 @@ class GenUnit:
     bases: list | None = None
     """Each model's base, when they differ (units from rosters); else every model has ``entry.base``."""
     _fps: list | None = None
+    _bounds: tuple | None = None
 
     @property
     def id(self) -> str:
@@ -94,8 +95,17 @@ class GenUnit:
                          for b, m in zip(bases, self.data["models"], strict=True)]
         return self._fps
 
+    def block_bounds(self) -> tuple[float, float, float, float] | None:
+        """:func:`footprint_bounds` of the unit's positioned models (None: none is), kept until
+        :meth:`moved`."""
+        if self._bounds is None:
+            c = self.centres()
+            self._bounds = (footprint_bounds(self.entry, c) if c else None,)
+        return self._bounds[0]
+
     def moved(self) -> None:
         self._fps = None
+        self._bounds = None
 
 
 @dataclass
@@ -113,8 +123,10 @@ class Scene:
     units: list[GenUnit] = field(default_factory=list)
     use_profiles: bool = True
     _no_go: tuple | None = None
+    _no_go_boxes: tuple | None = None
     rulings: dict[str, str] = field(default_factory=dict)
     """The rulings every scenario of the run states (``GeneratorParams.rulings``)."""
+    _region_bounds: dict = field(default_factory=dict)
 
     @cached_property
     def table(self) -> Polygon:
@@ -126,6 +138,20 @@ class Scene:
             self._no_go = (len(self.terrain), [p for t, p in zip(self.terrain, self.terrain_polys, strict=True)
                                                if t["kind"] == "solid" or "impassable" in t["traits"]])
         return self._no_go[1]
+
+    def no_go_boxes(self) -> list[tuple[tuple[float, float, float, float], Polygon]]:
+        """(bounds, polygon) of each of :meth:`no_go`, kept while the terrain is unchanged."""
+        polys = self.no_go()
+        if self._no_go_boxes is None or self._no_go_boxes[0] is not polys:
+            self._no_go_boxes = (polys, [(q.bounds, q) for q in polys])
+        return self._no_go_boxes[1]
+
+    def zone_bounds(self, region: Polygon) -> tuple[float, float, float, float]:
+        """``region.bounds`` (kept per polygon of the scene: the zones are asked for again and again)."""
+        hit = self._region_bounds.get(id(region))
+        if hit is None or hit[0] is not region:
+            hit = self._region_bounds[id(region)] = (region, region.bounds)
+        return hit[1]
 
     def blocking(self) -> list[tuple[dict, Polygon]]:
         return [(t, p) for t, p in zip(self.terrain, self.terrain_polys, strict=True)
@@ -151,14 +177,21 @@ class Scene:
 
 
 def zones_for(kind: str, w: float, d: float, p: GeneratorParams) -> dict[str, Polygon]:
-    """The two players' deployment zones of a deployment map (red first)."""
+    """The two players' deployment zones of a deployment map (red first): a new dict of shared
+    polygons (shapely geometries are immutable; a run asks for the same few maps again and again)."""
+    return dict(_zones(kind, float(w), float(d), p.zone_depth, p.short_edge_depth, p.quarter_gap))
+
+
+@lru_cache(maxsize=64)
+def _zones(kind: str, w: float, d: float, zone_depth: float, short_edge_depth: float,
+           quarter_gap: float) -> dict[str, Polygon]:
     if kind == "long_edge":
-        z = min(p.zone_depth, d / 3)
+        z = min(zone_depth, d / 3)
         return {"red": box(0, 0, w, z), "blue": box(0, d - z, w, d)}
     if kind == "short_edge":
-        z = min(p.short_edge_depth, w / 3)
+        z = min(short_edge_depth, w / 3)
         return {"red": box(0, 0, z, d), "blue": box(w - z, 0, w, d)}
-    g = p.quarter_gap
+    g = quarter_gap
     return {"red": box(0, 0, w / 2 - g, d / 2 - g), "blue": box(w / 2 + g, d / 2 + g, w, d)}
 
 
@@ -285,9 +318,9 @@ def free_spot(scene: Scene, rng: np.random.Generator, region: Polygon, entry: Ca
     """Centres for a block at a random anchor wholly within ``region`` (a rectangle), clear of
     no-go terrain and (``avoid_units``) of every other unit by ``clearance`` inches; None if no
     spot was found in ``tries`` draws."""
-    x0, y0, x1, y1 = region.bounds
-    no_go = [(q.bounds, q) for q in scene.no_go()]
-    others = [footprint_bounds(u.entry, u.centres()) for u in scene.units if u.centres()] if avoid_units else []
+    x0, y0, x1, y1 = scene.zone_bounds(region)
+    no_go = scene.no_go_boxes()
+    others = [b for u in scene.units if (b := u.block_bounds()) is not None] if avoid_units else []
     ob = footprint_bounds(entry, offsets)
     if x1 - x0 <= ob[2] - ob[0] + 0.1 or y1 - y0 <= ob[3] - ob[1] + 0.1:
         return None
