@@ -649,11 +649,11 @@ SEARCH_MIN_S = 0.5
 """The local search and the polish of a round get at least this long, s (their budget halves after
 each round in which they found no better plan, from ``POLISH_S``)."""
 
-LAGRANGE_S = 8.0
+LAGRANGE_S = 12.0
 """At most this long, s, for the Lagrangian bound over every candidate before round 1's CP-SAT
 solve (:meth:`_Planning.lagrange`), and at most :data:`LAGRANGE_SHARE` of the time left."""
 
-LAGRANGE_SHARE = 0.35
+LAGRANGE_SHARE = 0.5
 """The Lagrangian bound's share of the time left before round 1's CP-SAT solve, at most."""
 
 LNS_UNITS = 5
