@@ -58,7 +58,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from ortools.linear_solver import pywraplp
+from ortools.linear_solver import pywraplp  # type: ignore[import-untyped]
 
 from planner.solve.candidates import COST_SCALE, Candidate, CandidateStream, Group
 from planner.solve.planner import _deep_points
@@ -311,7 +311,7 @@ class LagrangeBound:
                 cand = np.flatnonzero(pr < mu - 1e-6 * max(1.0, abs(mu)))
                 if not len(cand):
                     continue
-                pick = []
+                pick: list[int] = []
                 for i in cand[np.argsort(pr[cand], kind="stable")].tolist():
                     if len(pick) >= per_unit:
                         break
