@@ -347,37 +347,3 @@ def check_translation(lb: LagrangeBound, streams: dict[str, CandidateStream], h:
             bad += not np.array_equal(np.sort(lb.lattice.flat(pi, pj)), np.sort(u.points(i)))
     return n, bad
 
-
-def take_columns(lb: LagrangeBound, streams: dict[str, CandidateStream], cands: dict[str, list[Candidate]],
-                 tol: float = 1e-6) -> int:
-    """Take out of each unit's stream the placements the last master LP uses (value above ``tol``),
-    judged legal and measured exactly (their key is their integer cost), as candidates appended to
-    ``cands``; returns how many. They leave the heap, so the stream's bound stays a bound of the
-    placements not yielded (candidates then come out of cost order, as with ``take_measured``)."""
-    import heapq
-
-    n = 0
-    for k, u in enumerate(lb.units):
-        s = streams[u.gid]
-        want = {(int(u.ai[i]), int(u.fi[i])) for i in lb.columns(k, tol) if u.known[i] > 0}
-        if not want:
-            continue
-        keep, got = [], []
-        for item in s.heap:
-            if (item[1], item[2]) in want and item[3] == 1:
-                got.append(item)
-            else:
-                keep.append(item)
-        if not got:
-            continue
-        heapq.heapify(keep)
-        s.heap = keep
-        group = lb.groups_by_id[u.gid]
-        for key, ai, fi, _ in sorted(got):
-            s.measured.pop((ai, fi), None)
-            fps = s.positions(ai, fi)
-            reason, near = s.b.judge(group, fps)
-            if reason is None:  # judged legal when priced (the judge's verdict is cached)
-                cands[u.gid].append(s._make(ai, fi, key, fps, near))
-                n += 1
-    return n

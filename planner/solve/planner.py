@@ -656,8 +656,6 @@ solve (:meth:`_Planning.lagrange`), and at most :data:`LAGRANGE_SHARE` of the ti
 LAGRANGE_SHARE = 0.5
 """The Lagrangian bound's share of the time left before round 1's CP-SAT solve, at most."""
 
-LAGRANGE_COLUMNS = bool(os.environ.get("PLANNER_LAGRANGE_COLUMNS"))
-
 LNS_UNITS = 5
 """Units freed together in one neighbourhood of :meth:`_Planning.lns` (the others stay)."""
 
@@ -1050,7 +1048,7 @@ class _Planning:
         :attr:`lagrange_bound` (integer cost units, over the same candidate grid as the rounds'
         bound; its docstring has the proof). Run before round 1's CP-SAT solve where units crowd
         (:meth:`crowded`); it stops early once it cannot beat the rounds' bound proven so far."""
-        from planner.solve.lagrange import LagrangeBound, take_columns
+        from planner.solve.lagrange import LagrangeBound
 
         if budget < 0.5 or self.start is None:
             return
@@ -1063,10 +1061,6 @@ class _Planning:
                        lb.judged, time.monotonic() - self.t0)
         if b is not None and (self.lagrange_bound is None or b > self.lagrange_bound):
             self.lagrange_bound = b
-        if LAGRANGE_COLUMNS:
-            n = take_columns(lb, self.streams, self.cands)
-            if _DEBUG:
-                _log.debug("took %d columns of the LP as candidates", n)
 
     def progress(self, obj: float | None, bound: float | None) -> None:
         """Report an objective and bound (objective units) to ``on_progress``, if given."""
