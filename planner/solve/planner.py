@@ -1047,7 +1047,8 @@ class _Planning:
         the point cliques relaxed, multipliers by column generation), within ``budget`` s; kept in
         :attr:`lagrange_bound` (integer cost units, over the same candidate grid as the rounds'
         bound; its docstring has the proof). Run before round 1's CP-SAT solve where units crowd
-        (:meth:`crowded`); it stops early once it cannot beat the rounds' bound proven so far."""
+        (:meth:`crowded`), so no rounds' bound is proven yet; were it called later, it would stop
+        once the master LP shows it cannot beat the one proven so far."""
         from planner.solve.lagrange import LagrangeBound
 
         if budget < 0.5 or self.start is None:
