@@ -30,6 +30,7 @@ def test_the_bound_of_round_1_is_kept_when_round_2_runs_out_building(monkeypatch
         return cp_model.UNKNOWN, None, None, {}, 1, cands  # "out of time while building the model"
 
     monkeypatch.setattr(P, "_solve", solve)
+    monkeypatch.setattr(P, "LAGRANGE_S", 0.0)  # the rounds' bound alone (no Lagrangian bound above it)
     world = load_scenario(SCENARIO)
     result = P.plan_deployment(world, SETTINGS, on_progress=lambda obj, bound, t: seen.append((obj, bound)))
     assert len(calls) == 2 and result.rounds == 2

@@ -1,0 +1,349 @@
+"""A Lagrangian bound over every candidate of every unit, by column generation (issue 18, item 1).
+
+Measured in ``benchmarks/bench_lagrange.py`` (``benchmarks/README.md``, "Fifth pass"); the
+planner reports it where it beats the rounds' CP-SAT bound (:meth:`planner.solve.planner._Planning.lagrange`).
+
+The problem bounded: one candidate per unit, over the *whole* candidate grid (every (anchor,
+formation) pair of each unit's stream, taken or not), minimising the sum of the integer costs,
+with no two bases of different units overlapping. Every cross-unit rule except non-overlap is
+dropped (a relaxation), and non-overlap is stated only through the point cliques of
+:func:`planner.solve.planner._add_point_cliques`: for a point ``p`` of the ``h`` lattice, at most
+one base holds ``p`` at least ``TOLERANCE_IN`` deep (two such bases overlap by more than the
+tolerance; see that docstring). With ``a(c, p) = 1`` when candidate ``c`` holds ``p`` deep (the
+points of one candidate counted once), every legal plan ``(c_u)`` has ``sum_u a(c_u, p) <= 1``.
+
+**The bound.** For any multipliers ``pi_p <= 0`` every legal plan satisfies (weak Lagrangian
+duality: each ``pi_p (1 - sum_u a(c_u, p))`` is at most 0)::
+
+    sum_u cost(c_u) >= sum_u cost(c_u) + sum_p pi_p (1 - sum_u a(c_u, p))
+                     = sum_p pi_p + sum_u [cost(c_u) - sum_{p held by c_u} pi_p]
+                    >= sum_p pi_p + sum_u min_{c in stream(u)} [cost(c) - sum_{p held by c} pi_p] = LB(pi)
+
+No LP optimality is needed: ``LB(pi)`` is valid for every ``pi <= 0``; the LP only finds good
+ones. The minimum is over a *superset* of each unit's legal candidates: those taken, at their
+integer costs, plus every placement still in the stream at its key (a lower bound of its integer
+cost), less those judged illegal by the stream's judge (:meth:`CandidateBuilder.judge
+<planner.solve.candidates.CandidateBuilder.judge>`, the verdict that defines the candidate grid).
+A unit's minimum is judged until it is legal; once the time is out the placements not judged
+yet count as legal. A superset only lowers the minimum, so the bound holds either way; judging
+matters for its strength (the cheapest placements of a zone's units are mostly off the zone,
+towards the goal point: measured, chogorian-brotherhood 1150.5 unjudged against 1461.8 judged). A plan's cost is an integer, so the bound is
+``ceil(LB(pi) - eps)``, ``eps`` covering the float error of the sums (:data:`EPS_REL`). The
+subproblem (one candidate per unit, free) has the integrality property, so the best ``LB(pi)``
+over all ``pi`` equals the LP relaxation's optimum over every candidate: column generation that
+stops with no column pricing out has reached the best this relaxation can give.
+
+**Good multipliers by column generation.** A master LP (GLOP, ``ortools.linear_solver``) over the
+columns so far: ``sum_c x_{u,c} = 1`` per unit, ``sum a(c, p) x_{u,c} <= 1`` per point, ``x >= 0``,
+plus a dear "phantom" column per unit holding no point, so that the LP is always feasible (it only
+makes the LP dearer, never the bound invalid). Its point duals (clipped to ``<= 0``) are priced
+over each unit's whole stream, vectorised: one formation's points are the same lattice offsets
+about every anchor of the same lattice phase, so a candidate's price is a gather from a dense array
+over the lattice. Each unit's cheapest columns of negative reduced cost are added and the LP is
+solved again; the best ``LB`` seen is kept. Stop rule (time only, the bound's validity does not
+depend on it): the master's value over fewer columns is at least the LP's over all of them, the
+most ``LB`` can reach (phantoms aside), so once it is no more than a known bound, the run stops.
+
+Translating a formation's points by whole lattice steps rather than measuring them at each anchor
+moves a point's depth by float rounding only (about 1e-14"), far below the margin of the clique
+argument (two bases each holding ``p`` at depth ``TOLERANCE_IN - 1e-14`` still overlap by more than
+``TOLERANCE_IN``); :func:`check_translation` compares the two (a test and the benchmark's ``--check``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from ortools.linear_solver import pywraplp  # type: ignore[import-untyped]
+
+from planner.solve.candidates import COST_SCALE, Candidate, CandidateStream, Group
+from planner.solve.planner import _deep_points
+
+EPS_REL = 1e-9
+"""Relative float error allowed for in ``LB(pi)`` (sums of about 1e5 float64 terms of integer
+magnitudes below 1e8 err by far less); the bound is taken ``EPS_REL * (sum of |terms|) + 1e-6``
+lower before it is rounded up to the integer cost unit."""
+
+LATTICE_IN = 0.5
+"""Spacing of the lattice of clique points, inches (that of the rounds' clique cuts)."""
+
+
+@dataclass
+class UnitItems:
+    """Every placement of one unit that may be legal: integer cost (a lower bound of it), the
+    flat lattice index of its anchor's cell and its point class (formation and lattice phase)."""
+
+    gid: str
+    key: np.ndarray  # int64, integer cost units
+    base: np.ndarray  # int64, flat index of the anchor's lattice point
+    cls: np.ndarray  # int32, index into deltas
+    deltas: list[np.ndarray]  # per class: flat offsets of the points held deep (unique)
+    ai: np.ndarray  # int64, the stream's anchor index
+    fi: np.ndarray  # int64, the stream's formation index
+    known: np.ndarray  # int8 per item: 1 judged legal (or taken), -1 judged illegal, 0 not judged here
+    by_cls: list[np.ndarray] = field(default_factory=list)  # item positions per class
+
+    def __post_init__(self) -> None:
+        order = np.argsort(self.cls, kind="stable")
+        bounds = np.searchsorted(self.cls[order], np.arange(len(self.deltas) + 1))
+        self.by_cls = [order[bounds[k]:bounds[k + 1]] for k in range(len(self.deltas))]
+
+    def price(self, pi: np.ndarray) -> np.ndarray:
+        """``key - sum_{p held} pi_p`` for every item (float64, integer cost units); ``pi`` flat, <= 0."""
+        out = self.key.astype(np.float64)
+        for k, rows in enumerate(self.by_cls):
+            d = self.deltas[k]
+            if len(rows) and len(d):
+                out[rows] -= pi[self.base[rows][:, None] + d[None, :]].sum(axis=1)
+        out[self.known < 0] = np.inf  # judged illegal: not a candidate
+        return out
+
+    def points(self, i: int) -> np.ndarray:
+        """The flat lattice indices held deep by item ``i``."""
+        return self.base[i] + self.deltas[self.cls[i]]
+
+
+class Lattice:
+    """The flat index of lattice points ``(i, j)`` (point ``(i h, j h)``) over a box."""
+
+    def __init__(self, i0: int, i1: int, j0: int, j1: int):
+        self.i0, self.j0 = i0, j0
+        self.width = j1 - j0 + 1
+        self.size = (i1 - i0 + 1) * self.width
+
+    def flat(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        return (i - self.i0) * self.width + (j - self.j0)
+
+
+def _decode(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(i, j)`` from ``_deep_points``' keys ``i * 2**32 + j``."""
+    i = (key + (1 << 31)) >> 32
+    return i, key - (i << 32)
+
+
+def unit_items(stream: CandidateStream, taken: Sequence[Candidate], h: float = LATTICE_IN):
+    """The placements of ``stream``'s unit that may be legal: ``taken`` (its candidates taken, at
+    their integer costs) and every item still in the stream's heap (at its key), as raw arrays
+    ``(key, ai, fi, i, j, deltas_ij, cls)`` with lattice indices not yet flattened."""
+    anchors = stream.anchors
+    where = {(float(a[0]), float(a[1])): k for k, a in enumerate(anchors)}
+    fnames = {f.name: k for k, f in enumerate(stream.forms)}
+    heap = np.array([(k, ai, fi) for k, ai, fi, _ in stream.heap], dtype=np.int64).reshape(-1, 3)
+    tk = np.array([(c.icost, where[c.anchor], fnames[c.formation]) for c in taken], dtype=np.int64).reshape(-1, 3)
+    rows = np.concatenate([heap, tk])
+    key, ai, fi = rows[:, 0], rows[:, 1], rows[:, 2]
+    ax, ay = anchors[ai, 0] / h, anchors[ai, 1] / h
+    bi, bj = np.round(ax).astype(np.int64), np.round(ay).astype(np.int64)
+    phase = np.stack([fi, np.round((ax - bi) * 1e6).astype(np.int64), np.round((ay - bj) * 1e6).astype(np.int64)],
+                     axis=1)
+    classes, first, cls = np.unique(phase, axis=0, return_index=True, return_inverse=True)
+    cls = cls.reshape(-1)
+    deltas = []
+    for k in range(len(classes)):
+        r = first[k]
+        fps = stream.positions(int(ai[r]), int(fi[r]))
+        keys = [_deep_points([f], h)[1] for f in fps]
+        pts = np.unique(np.concatenate(keys)) if keys else np.zeros(0, dtype=np.int64)
+        pi, pj = _decode(pts)
+        deltas.append((pi - bi[r], pj - bj[r]))
+    known = np.r_[np.zeros(len(heap), dtype=np.int8), np.ones(len(tk), dtype=np.int8)]  # taken: legal
+    return key, ai, fi, bi, bj, deltas, cls.astype(np.int32), known
+
+
+class LagrangeBound:
+    """Column generation for ``LB(pi)`` (module docstring) over the streams of ``groups`` and
+    their candidates taken ``cands``, on the ``h`` lattice (inches)."""
+
+    def __init__(self, groups: Sequence[Group], streams: dict[str, CandidateStream],
+                 cands: dict[str, list[Candidate]], h: float = LATTICE_IN, judge: bool = True):
+        raw = [unit_items(streams[g.id], cands[g.id], h) for g in groups]
+        self.streams = streams
+        self.judge = judge
+        """Judge (the stream's exact judge, :meth:`CandidateBuilder.judge`) each placement not judged yet
+        that a unit's minimum or a new column would use; without, the bound is over the heap items
+        unjudged (valid, but the cheapest are often illegal: off the zone towards the goal point)."""
+        self.judged = 0
+        self.until = math.inf  # judging stops here (run's ``until``)
+        self.trace: list[tuple[float, int, float]] = []  # (time.monotonic, iteration, LB) at each better LB
+        lo_i = min((int((bi + d[0].min()).min()) for _, _, _, bi, _, ds, _, _ in raw for d in ds if len(d[0])),
+                   default=0)
+        hi_i = max((int((bi + d[0].max()).max()) for _, _, _, bi, _, ds, _, _ in raw for d in ds if len(d[0])),
+                   default=0)
+        lo_j = min((int((bj + d[1].min()).min()) for _, _, _, _, bj, ds, _, _ in raw for d in ds if len(d[1])),
+                   default=0)
+        hi_j = max((int((bj + d[1].max()).max()) for _, _, _, _, bj, ds, _, _ in raw for d in ds if len(d[1])),
+                   default=0)
+        # margins so that base + delta stays inside for every item (anchors beyond the points' box)
+        all_bi = [r[3] for r in raw if len(r[3])]
+        all_bj = [r[4] for r in raw if len(r[4])]
+        if all_bi:
+            lo_i, hi_i = min(lo_i, int(min(a.min() for a in all_bi))), max(hi_i, int(max(a.max() for a in all_bi)))
+            lo_j, hi_j = min(lo_j, int(min(a.min() for a in all_bj))), max(hi_j, int(max(a.max() for a in all_bj)))
+        self.lattice = lat = Lattice(lo_i, hi_i, lo_j, hi_j)
+        self.groups = list(groups)
+        self.units: list[UnitItems] = []
+        self.groups_by_id = {g.id: g for g in groups}
+        for g, (key, ai, fi, bi, bj, ds, cls, known) in zip(groups, raw, strict=True):
+            base = lat.flat(bi, bj)
+            deltas = [(d[0] * lat.width + d[1]).astype(np.int64) for d in ds]
+            self.units.append(UnitItems(g.id, key, base, cls, deltas, ai, fi, known))
+        self.best = -math.inf  # the best LB(pi) so far, float, integer cost units (before rounding)
+        self.best_pi: np.ndarray | None = None
+        self.iterations = 0
+        self.lp_value: float | None = None
+        self._cols: list[dict[int, pywraplp.Variable]] = [{} for _ in self.units]
+        self._rows: dict[int, pywraplp.Constraint] = {}
+        self._solver = pywraplp.Solver.CreateSolver("GLOP")
+        if self._solver is None:  # pragma: no cover - GLOP ships with ortools
+            raise RuntimeError("GLOP is not available in this OR-Tools build")
+        # each master differs from the last by a few columns: GLOP's presolve costs more than it saves
+        # (chogorian-brotherhood: 2.5 s of GLOP against 4.6 s with it, same 25 iterations)
+        self._solver.SetSolverSpecificParametersAsString("use_preprocessing: false")
+        big = 10.0 * max((float(u.key.max()) for u in self.units if len(u.key)), default=1.0) / COST_SCALE + 1.0
+        obj = self._solver.Objective()
+        self._convex = []
+        for u in self.units:
+            row = self._solver.Constraint(1.0, 1.0, f"one[{u.gid}]")
+            ph = self._solver.NumVar(0.0, 1.0, f"phantom[{u.gid}]")
+            row.SetCoefficient(ph, 1.0)
+            obj.SetCoefficient(ph, big)
+            self._convex.append(row)
+        obj.SetMinimization()
+
+    # -- the bound -------------------------------------------------------------------------------
+
+    def legal(self, k: int, i: int) -> bool:
+        """Is unit ``k``'s item ``i`` legal (judged once, by the stream's judge)?"""
+        u = self.units[k]
+        if u.known[i] == 0:
+            s = self.streams[u.gid]
+            reason, _ = s.b.judge(self.groups_by_id[u.gid], s.positions(int(u.ai[i]), int(u.fi[i])))
+            u.known[i] = 1 if reason is None else -1
+            self.judged += 1
+        return bool(u.known[i] > 0)
+
+    def _least(self, k: int, price: np.ndarray) -> float:
+        """Unit ``k``'s least price over its items not judged illegal, judging (with :attr:`judge`)
+        the cheapest until it is legal; ``price`` is updated in place."""
+        while True:
+            i = int(price.argmin())
+            # past the time: the unjudged count as legal (a superset: the minimum stays a bound)
+            if not np.isfinite(price[i]) or not self.judge or time.monotonic() > self.until or self.legal(k, i):
+                return float(price[i])
+            price[i] = np.inf
+
+    def lower_bound(self, pi: np.ndarray) -> tuple[float, list[np.ndarray]]:
+        """``LB(pi)`` (float, integer cost units) and each unit's prices; ``pi`` flat over the lattice, <= 0."""
+        prices = [u.price(pi) for u in self.units]
+        mins = [self._least(k, p) for k, p in enumerate(prices) if len(p)]
+        if len(mins) < len(prices):
+            return math.inf, prices  # a unit without any placement: no plan at all
+        return float(pi.sum()) + sum(mins), prices
+
+    def integer_bound(self) -> int | None:
+        """The best bound so far as an integer cost: ``ceil(LB - eps)`` (see :data:`EPS_REL`), or None."""
+        if self.best_pi is None or not math.isfinite(self.best):
+            return None
+        # every term of LB is sum(pi) or a unit's key less a sum of pi: all at most this in magnitude
+        mag = float(np.abs(self.best_pi).sum()) * (1 + len(self.units)) + sum(
+            float(np.abs(u.key).max()) for u in self.units if len(u.key))
+        return max(0, math.ceil(self.best - EPS_REL * mag - 1e-6))
+
+    # -- column generation -----------------------------------------------------------------------
+
+    def add_column(self, k: int, i: int) -> bool:
+        """Column of unit ``k``'s item ``i`` in the master LP (False if it is there already)."""
+        if i in self._cols[k]:
+            return False
+        u = self.units[k]
+        s = self._solver
+        v = s.NumVar(0.0, 1.0, "")
+        s.Objective().SetCoefficient(v, float(u.key[i]) / COST_SCALE)
+        self._convex[k].SetCoefficient(v, 1.0)
+        for p in u.points(i).tolist():
+            row = self._rows.get(p)
+            if row is None:
+                row = self._rows[p] = s.Constraint(-s.infinity(), 1.0, "")
+            row.SetCoefficient(v, 1.0)
+        self._cols[k][i] = v
+        return True
+
+    def run(self, until: float, per_unit: int = 8, max_iter: int = 10_000, target: float | None = None) -> float:
+        """Column generation until ``until`` (time.monotonic), no column prices out, or the master's
+        value is at most ``target`` (integer cost units: a bound known already, which this one then
+        cannot beat); returns the best ``LB`` (float). Starts from each unit's ``per_unit`` cheapest
+        items (judged)."""
+        self.until = until
+        if not self.iterations:
+            for k, u in enumerate(self.units):
+                n = 0
+                for i in np.argsort(u.key, kind="stable").tolist():
+                    if n >= per_unit:
+                        break
+                    if not self.judge or time.monotonic() > until or self.legal(k, i):
+                        n += self.add_column(k, i)
+        pi = np.zeros(self.lattice.size)
+        while self.iterations < max_iter and time.monotonic() < until:
+            self.iterations += 1
+            status = self._solver.Solve()
+            if status != pywraplp.Solver.OPTIMAL:
+                break
+            self.lp_value = self._solver.Objective().Value() * COST_SCALE
+            if target is not None and self.lp_value <= target:
+                break
+            pi[:] = 0.0
+            for p, row in self._rows.items():
+                d = row.dual_value() * COST_SCALE
+                if d < 0:
+                    pi[p] = d
+            lb, prices = self.lower_bound(pi)
+            if lb > self.best:
+                self.best, self.best_pi = lb, pi.copy()
+                self.trace.append((time.monotonic(), self.iterations, lb))
+            mus = [row.dual_value() * COST_SCALE for row in self._convex]  # before the model changes
+            added = 0
+            for k, pr in enumerate(prices):
+                mu = mus[k]
+                cand = np.flatnonzero(pr < mu - 1e-6 * max(1.0, abs(mu)))
+                if not len(cand):
+                    continue
+                pick: list[int] = []
+                for i in cand[np.argsort(pr[cand], kind="stable")].tolist():
+                    if len(pick) >= per_unit:
+                        break
+                    if not self.judge or time.monotonic() > until or self.legal(k, i):
+                        pick.append(i)
+                added += sum(self.add_column(k, i) for i in pick)
+            if not added:
+                break
+        return self.best
+
+    def columns(self, k: int, tol: float = 0.0) -> list[int]:
+        """Unit ``k``'s items whose LP value is above ``tol`` in the last master solve."""
+        return [i for i, v in self._cols[k].items() if v.solution_value() > tol]
+
+
+    def fractional_units(self) -> int:
+        """How many units no column of the last master solve takes at 1 (split over several)."""
+        return sum(1 for cols in self._cols if not any(v.solution_value() > 1 - 1e-6 for v in cols.values()))
+
+
+def check_translation(lb: LagrangeBound, streams: dict[str, CandidateStream], h: float, per_unit: int = 40,
+                      seed: int = 0) -> tuple[int, int]:
+    """``(sampled, differing)``: placements whose points by translation differ from ``_deep_points``
+    measured at the placement itself."""
+    rng = np.random.default_rng(seed)
+    n = bad = 0
+    for u in lb.units:
+        s = streams[u.gid]
+        for i in rng.choice(len(u.key), size=min(per_unit, len(u.key)), replace=False).tolist():
+            keys = np.unique(np.concatenate([_deep_points([f], h)[1] for f in s.positions(int(u.ai[i]), int(u.fi[i]))]))
+            pi, pj = _decode(keys)
+            n += 1
+            bad += not np.array_equal(np.sort(lb.lattice.flat(pi, pj)), np.sort(u.points(i)))
+    return n, bad
+
