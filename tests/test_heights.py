@@ -457,3 +457,18 @@ def test_11th_edition_area_categories_make_obscuring_areas(category, edition, se
         area["category"] = category
     w = world(edition, [unit("tgt", [model(40, 20)])], [unit("obs", [model(20, 20)])], terrain=[area], zones=[])
     assert w.ruleset.table(w).visible(w.units["obs"], w.units["tgt"]).visible is seen
+
+
+def test_a_seen_model_names_the_low_wall_its_clear_line_passes_over():
+    """A judge sees a wall between the models: the finding and the ruling's evidence say the clear
+    line passes over it and how high (a fresh user's finding: they said only "clear line")."""
+    from planner.report.ruling import evidence_text
+
+    report = _hh2([_vehicle()], [ENEMY], [_wall(1.0)])
+    seen = next(f for u in report.units if u.unit == "rhino" for f in u.findings if f.rule == "hh2.infiltrate.hidden")
+    (sp,) = seen.evidence.sight_passes
+    words = f'passes over wall (top 1") at {sp.line_in:.2f}"'
+    assert words in seen.message
+    assert f'passing over wall (top 1") at {sp.line_in:.2f}"' in evidence_text(seen.evidence)
+    hidden = _hh2([_vehicle()], [ENEMY], [_wall(4.0)])
+    assert not any("passes over" in f.message for u in hidden.units for f in u.findings)

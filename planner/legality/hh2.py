@@ -49,6 +49,14 @@ _f = inches
 _finding = make_finding
 
 
+def _passes_over(passes) -> str:
+    """The pieces with a height that a clear sight line passes over, in words ("; it passes over
+    wall (top 1\") at 1.25\""), so a judge looking at a wall between the models reads why it does
+    not hide them; empty when there are none (``passes``: :class:`planner.geometry.sight.Crossing`)."""
+    return "".join(f"; it passes over {c.id}{' ' + c.piece if c.piece else ''} (top {c.top:g}\") at "
+                   f"{c.line_height:.2f}\"" for c in passes if not c.blocks and c.top is not None)
+
+
 def infiltrates(unit: UnitInfo) -> bool:
     """True if the unit's (first) set-up is by Infiltrate."""
     s = unit.setup
@@ -400,7 +408,8 @@ class HH2Checker:
                                   f"enemy unit {o.unit.id} can draw line of sight to model {s.target_model} "
                                   f"(from its model {s.observer_model}"
                                   + (f", clear line ({seg[0][0]:.2f}, {seg[0][1]:.2f})-({seg[1][0]:.2f}, "
-                                     f"{seg[1][1]:.2f})" if seg else "") + f"){when}{also}", model=s.target_model,
+                                     f"{seg[1][1]:.2f})" if seg else "") + _passes_over(s.passes) + f"){when}{also}",
+                                  model=s.target_model,
                                   required="no deployed enemy unit can draw line of sight", failing=failing,
                                   evidence=Evidence(observer_units=ids, seen_by=f"{o.unit.id}/{s.observer_model}",
                                                     sight_line=seg, model=s.target_model,

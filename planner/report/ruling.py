@@ -80,7 +80,10 @@ def evidence_text(ev: Evidence) -> str:
         parts.append(f"seen by {ev.seen_by}")
     if ev.sight_line:
         (x0, y0), (x1, y1) = ev.sight_line[0], ev.sight_line[-1]
-        parts.append(f"clear line ({x0:.2f}, {y0:.2f}) to ({x1:.2f}, {y1:.2f})")
+        parts.append(f"clear line ({x0:.2f}, {y0:.2f}) to ({x1:.2f}, {y1:.2f})"
+                     + "".join(f", passing over {sp.feature}{' ' + sp.piece if sp.piece else ''} (top {sp.top_in:g}\")"
+                               f" at {sp.line_in:.2f}\"" for sp in ev.sight_passes
+                               if not sp.blocks and sp.top_in is not None))
     if ev.blocking_features:
         parts.append("sight blocked by " + ", ".join(ev.blocking_features))
     if ev.note:
