@@ -215,3 +215,20 @@ def test_a_roster_clash_is_refused_at_the_id_prefix_by_resolve_too_and_a_plain_o
         resolve(Scenario.model_validate(data), str(tmp_path / "s.yaml"))
     assert exc.value.location.startswith("armies[0].units[") and exc.value.value == "extra", str(exc.value)
     assert "duplicate unit id (also armies[0].units[" in str(exc.value) and "id_prefix" not in str(exc.value)
+
+
+@pytest.mark.parametrize("ruleset", ["wh40k10", "wh40k11"])
+def test_a_failing_deepstrike_arrival_line_says_what_the_rule_needs(tmp_path, ruleset):
+    """`planner deepstrike --at` too close to the enemy: the failure line gives the measure and what
+    the rule needs ('needs more than 9" from every enemy'), not the bare distance (a fresh user's finding)."""
+    import yaml
+
+    from tests.test_ds_terrain import _scenario
+
+    src = tmp_path / "s.yaml"
+    src.write_text(yaml.safe_dump(_scenario(ruleset, 3)), encoding="utf-8")
+    r = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ds", "--at", "50,35"])
+    assert r.exit_code == 1, r.output
+    line = next(ln for ln in r.output.splitlines() if f"[{ruleset}.deepstrike.distance]" in ln)
+    more = 9 if ruleset == "wh40k10" else 8
+    assert line.strip().startswith("x [") and line.endswith(f'(needs more than {more}" from every enemy)'), line
