@@ -232,3 +232,18 @@ def test_a_failing_deepstrike_arrival_line_says_what_the_rule_needs(tmp_path, ru
     line = next(ln for ln in r.output.splitlines() if f"[{ruleset}.deepstrike.distance]" in ln)
     more = 9 if ruleset == "wh40k10" else 8
     assert line.strip().startswith("x [") and line.endswith(f'(needs more than {more}" from every enemy)'), line
+
+
+def test_the_odds_table_says_its_trigger_rows_can_overlap(tmp_path):
+    """7th edition: a landing can be on a model and within 1" of it at once, so the trigger rows may
+    add up to more than P(mishap); the table says so under them (a fresh user added them up)."""
+    import yaml
+
+    from planner.cli.deepstrike import TRIGGERS_NOTE
+    from tests.test_ds_terrain import _scenario
+
+    src = tmp_path / "s.yaml"
+    src.write_text(yaml.safe_dump(_scenario("wh40k7", 3)), encoding="utf-8")
+    r = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ds", "--at", "2,24"], terminal_width=400)
+    assert r.exit_code == 0, r.output
+    assert TRIGGERS_NOTE in r.output and "can add up to more than the mishap" in TRIGGERS_NOTE

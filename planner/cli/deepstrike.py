@@ -311,6 +311,11 @@ def _heat_map(st, resolution: float, map_file: str, outcome: str, console: Conso
     return out
 
 
+TRIGGERS_NOTE = ("a trigger row is P(the landing meets that trigger); one landing can meet several (on a model and "
+                 "within 1\" of it), so the rows can add up to more than the mishap")
+"""The words under an odds table's trigger rows (a fresh user added them up and found more than the mishap)."""
+
+
 def _print_odds(console: Console, o, scatter: bool, title: str) -> None:
     t = RichTable(title=escape(f"Deep Strike odds, {title}"))
     t.add_column("outcome")
@@ -327,6 +332,8 @@ def _print_odds(console: Console, o, scatter: bool, title: str) -> None:
     if o.within is not None:
         t.add_row("clean landing within range of the point", f"{o.within:.4f}")
     console.print(t)
+    if o.triggers:
+        console.print(TRIGGERS_NOTE)
     if scatter:
         console.print(f"exact over the scatter die and 2D6; direction: closed-form arcs, error <= {o.error_bound:g}")
 
@@ -397,6 +404,8 @@ def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, se
         t.add_row(f"Disordered (D6 {'/'.join(map(str, o.disordered_on))}{', re-rolled' if igs else ''})",
                   f"{o.p_disordered:.4f}")
         console.print(t)
+        if o.triggers:
+            console.print(TRIGGERS_NOTE)
         t2 = RichTable(title="Deep Strike Assault: the first model, then the other units")
         t2.add_column("outcome")
         t2.add_column("probability", justify="right")
