@@ -368,6 +368,26 @@ def _check(world) -> dict[str, Any]:
     return data
 
 
+def _verdict(report: dict[str, Any]) -> dict[str, Any]:
+    """What ``legal`` (the checker's verdict, for the units on the table) covers, in words:
+    ``to_place`` (the ids of the units still to place, not checked) and ``message``."""
+    waiting = [u["unit"] for u in report["units"] if u.get("to_place")]
+    n_bad, n = len(report["violations"]), len(waiting)
+    if not report["units"]:
+        message = "no units to check: the scenario has no units, so no rule was checked"
+    elif not report["legal"]:
+        message = f"illegal: {n_bad} violation{'s' if n_bad != 1 else ''}"
+    elif n == len(report["units"]):
+        message = (f"nothing placed yet: all {n} unit{'s are' if n != 1 else ' is'} still to place (marked place: "
+                   "true, no positions), so no rule was checked")
+    elif n:
+        message = (f"legal so far: every rule checked passed; {n} unit{'s' if n != 1 else ''} still to place, "
+                   "not checked")
+    else:
+        message = "legal: every rule checked passed"
+    return {"to_place": waiting, "message": message}
+
+
 # ----------------------------------------------------------------------------- the app
 
 def create_app(scenario: str | None = None, root: str | Path | None = None,
@@ -493,7 +513,8 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
     @app.post("/api/check")
     def check(body: ScenarioBody) -> dict[str, Any]:
         """The checker's verdict (:func:`planner.check_deployment`) and the board. Units without
-        positions are not checked (listed with no findings)."""
+        positions are not checked (listed with no findings): ``to_place`` names them, and
+        ``message`` says what ``report.legal`` covers."""
         from planner.web.board import board
 
         t0 = time.perf_counter()
@@ -502,7 +523,7 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
         report = _check(world)
         t2 = time.perf_counter()
         # a JSONResponse skips FastAPI's jsonable_encoder (50 ms on the 2 x 100 model report)
-        response = JSONResponse({"report": report, "board": board(world)})
+        response = JSONResponse({"report": report, "board": board(world), **_verdict(report)})
         t3 = time.perf_counter()
         response.headers["Server-Timing"] = (f"resolve;dur={(t1 - t0) * 1000:.1f}, check;dur={(t2 - t1) * 1000:.1f}, "
                                              f"encode;dur={(t3 - t2) * 1000:.1f}")
