@@ -276,7 +276,7 @@ def _confined(root: Path, data: Any, file: str | None, base: Path) -> tuple[Any,
     for ai, army in enumerate(armies):
         ref = army.get("roster") if isinstance(army, dict) else None
         name = ref.get("file") if isinstance(ref, dict) else None
-        if not isinstance(name, str) or not name:
+        if not isinstance(ref, dict) or not isinstance(name, str) or not name:
             continue  # the schema reports it
         field = f"armies[{ai}].roster.file"
         real = _inside(root, name, field, ROSTER_SUFFIXES + LIST_SUFFIXES, base=base, file=file)
