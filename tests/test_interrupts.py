@@ -36,12 +36,12 @@ s.parameters.num_workers = 1
 solve(s, model())
 try:  # after a solve: Python's handler is still the one
     os.kill(os.getpid(), signal.SIGINT)
-    time.sleep(0.5)
+    time.sleep(0.2)
     print("no KeyboardInterrupt")
 except KeyboardInterrupt:
     print("after: KeyboardInterrupt")
 s.parameters.max_time_in_seconds = 30
-threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGINT)).start()
 t0 = time.monotonic()
 try:  # during a solve: the search stops at once and Python raises
     solve(s, model())
