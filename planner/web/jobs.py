@@ -30,7 +30,12 @@ def _worker(data: dict, file: str | None, units: list[str] | None, time_limit: f
             out: Any, raw: dict | None = None) -> None:
     """The job's process: validate, check the table, plan; every outcome is one message on ``out``.
     ``raw``: the scenario data as the page sent it, when ``data`` is it with its file references
-    made real paths inside the server's folder (the result's ``scenario_data`` is ``raw``)."""
+    made real paths inside the server's folder (the result's ``scenario_data`` is ``raw``).
+    A Ctrl-C of the server's terminal is ignored here: the server ends its jobs (cancel, stop_all),
+    and a plan cut by it is not an error of the planner."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         from planner.cli.plan import table_violations, units_to_place
         from planner.io.files import parse_record
