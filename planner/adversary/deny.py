@@ -40,6 +40,7 @@ from planner.legality.checker import check_deployment
 from planner.legality.report import LegalityReport
 from planner.legality.table import Placed, Table
 from planner.schema import Scenario, SetupMethod
+from planner.solve import cpsat
 from planner.solve.candidates import Candidate, CandidateBuilder, Group
 from planner.solve.goals import point_term
 from planner.solve.placement_model import add_placements
@@ -444,7 +445,7 @@ def deny(world: World, enemy_unit: str, settings: DenySettings | None = None,
         solver.parameters.max_time_in_seconds = max(0.2, deadline - time.monotonic())
         solver.parameters.num_workers = settings.workers
         solver.parameters.random_seed = settings.seed
-        st = solver.solve(cp)
+        st = cpsat.solve(solver, cp)
         solve_s += solver.wall_time
         if st == cp_model.MODEL_INVALID:
             raise SolverError(f"CP-SAT model invalid: {cp.validate()}")

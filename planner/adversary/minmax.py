@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from planner.adversary.deny import DenySettings, Screen, _base_model, build_screen, greedy, killed_var
 from planner.adversary.threats import EnemyPlacement, check_with, point_distance
 from planner.errors import SolverError
+from planner.solve import cpsat
 from planner.solve.candidates import Candidate
 from planner.world import World
 
@@ -115,7 +116,7 @@ def minmax(world: World, enemy_units: list[str], point: tuple[float, float], set
         solver.parameters.max_time_in_seconds = max(0.2, deadline - time.monotonic())
         solver.parameters.num_workers = settings.workers
         solver.parameters.random_seed = settings.seed
-        st = solver.solve(cp)
+        st = cpsat.solve(solver, cp)
         if st == cp_model.MODEL_INVALID:
             raise SolverError(f"CP-SAT model invalid: {cp.validate()}")
         if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

@@ -399,6 +399,7 @@ def rules(
         from rich.table import Table as RichTable
 
 
+        _check_writable(json_out, "--json")
         rs = _ruleset_option(ruleset)
         console = _console(json_out == "-")
         if list_rulings:

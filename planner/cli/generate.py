@@ -129,7 +129,12 @@ def load_params(path: str | None) -> GeneratorParams:
     from planner.generate.scene import roster_units
     from planner.io.files import parse_record, read_data
 
-    params = parse_record(GeneratorParams, read_data(path), path)
+    try:
+        raw = read_data(path, "parameter")
+    except ScenarioError as exc:  # the file itself (missing, a folder, malformed): name the option too
+        raise ScenarioError(exc.detail, file=exc.file, location=exc.location or "--params",
+                            value=exc.value if exc.location else path) from None
+    params = parse_record(GeneratorParams, raw, path)
     if params.rosters:
         from planner.io.outputs import note_read
 

@@ -94,9 +94,31 @@ def validation_error(exc: ValidationError, data: Any, file: str | None) -> Scena
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, ") :]
     more = len(exc.errors()) - 1
+    typo = _typo_of(exc.errors())
+    if typo is not None:  # 'modles:' for 'models:': both errors are the one mistake
+        wanted, key, close = typo
+        msg += f"; the key {key!r} here is not a field" + (f" (did you mean {wanted!r}?)" if close else "")
+        more -= 1
     if more:
         msg += f" (and {more} more problem{'s' if more > 1 else ''})"
     return ScenarioError(msg, file=file, location=_loc_to_str(loc), value=value)
+
+
+def _typo_of(errors: list[Any]) -> tuple[str, str, bool] | None:
+    """When the first error is a missing field and another is an unknown key of the same mapping
+    (a typo: ``modles`` for ``models``): the field, the key, and whether they are close."""
+    import difflib
+
+    first = errors[0]
+    if first.get("type") != "missing" or not first.get("loc"):
+        return None
+    parent, wanted = tuple(first["loc"][:-1]), str(first["loc"][-1])
+    keys = [str(e["loc"][-1]) for e in errors[1:] if e.get("type") == "extra_forbidden" and e.get("loc")
+            and tuple(e["loc"][:-1]) == parent]
+    if not keys:
+        return None
+    close = difflib.get_close_matches(wanted, keys, n=1, cutoff=0.6)
+    return wanted, (close[0] if close else keys[0]), bool(close)
 
 
 class _PythonEvents(Reader, Scanner, Parser):
@@ -580,10 +602,11 @@ def read_text(path: str | Path, what: str, max_bytes: int, *, bom: bool = False)
         raise ScenarioError("not a UTF-8 text file", file=str(path)) from None
 
 
-def read_data(path: str | Path) -> Any:
+def read_data(path: str | Path, what: str = "scenario") -> Any:
     """Read a YAML or JSON file into plain Python data, with the limits of :func:`read_input` and
     of the YAML loader (nesting depth, alias expansion, number length); JSON refuses duplicate
-    keys, NaN and Infinity, and numbers too long or too large.
+    keys, NaN and Infinity, and numbers too long or too large. ``what``: the kind of file, for
+    messages ("is a folder, not a scenario file").
 
     Raises
     ------
@@ -592,7 +615,7 @@ def read_data(path: str | Path) -> Any:
     """
     p = Path(path)
     name = str(path)
-    text = read_text(p, "scenario", MAX_FILE_BYTES)
+    text = read_text(p, what, MAX_FILE_BYTES)
     if p.suffix.lower() == ".json":
         return parse_json(text, name)
     try:

@@ -24,6 +24,7 @@ explicit inputs given to :func:`claim` are protected.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
@@ -167,12 +168,22 @@ def claim(target: str | None, option: str, *, inputs: Sequence[str | Path] = (),
 
 
 def _check_writable(given: str, option: str) -> None:
+    """Refuse (naming ``option``, the path and why) an output that cannot be written the way
+    :func:`write_output` will write it: a regular or new file is written through a temporary file
+    in its folder, so the folder (or, for a new folder, the nearest one that exists) must accept a
+    new file, which is tried (:func:`_probe_folder`: permission bits say nothing to root, nor of
+    a read-only file system or of ``/proc``)."""
     try:
         st = os.stat(given)
     except FileNotFoundError:
         st = None
     except OSError as exc:
-        raise ScenarioError(f"cannot write there: {exc.strerror}", location=option, value=given) from None
+        reason = exc.strerror
+        if exc.errno == errno.ENOTDIR:
+            parent = Path(os.path.abspath(given)).parent
+            blocker = next((a for a in [parent, *parent.parents] if a.exists() and not a.is_dir()), None)
+            reason = f"{blocker} is not a folder" if blocker is not None else reason
+        raise ScenarioError(f"cannot write there: {reason}", location=option, value=given) from None
     if st is not None:
         if stat.S_ISDIR(st.st_mode):
             raise ScenarioError("is a folder; give a file name", location=option, value=given)
@@ -180,14 +191,33 @@ def _check_writable(given: str, option: str) -> None:
             raise ScenarioError("is a socket, not a file", location=option, value=given)
         if not os.access(given, os.W_OK):
             raise ScenarioError("cannot write there: permission denied", location=option, value=given)
-        if stat.S_ISREG(st.st_mode) and not os.access(os.path.dirname(_real(given)) or ".", os.W_OK):
-            raise ScenarioError("cannot write there: the folder is not writable (the file is replaced "
-                                "atomically)", location=option, value=given)
+        if stat.S_ISREG(st.st_mode):
+            _probe_folder(Path(_real(given)).parent, given, option, "the file is replaced atomically")
         return
     parent = Path(_real(given)).parent
     existing = next((a for a in [parent, *parent.parents] if a.exists()), Path("/"))
-    if not existing.is_dir() or not os.access(existing, os.W_OK):
-        raise ScenarioError("cannot write there", location=option, value=given)
+    if not existing.is_dir():
+        raise ScenarioError(f"cannot write there: {existing} is not a folder", location=option, value=given)
+    _probe_folder(existing, given, option, "a new file is made there")
+
+
+def _probe_folder(folder: Path, given: str, option: str, why: str) -> None:
+    """Make and remove a temporary file in ``folder``: it accepts new files, or an error naming
+    the reason the system gave (``why``: what the output needs a new file there for)."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".planner-probe-", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        if exc.errno in (errno.ENOENT, errno.EACCES, errno.EPERM, errno.EROFS):
+            reason = {errno.ENOENT: "it does not take new files", errno.EROFS: "it is on a read-only file system"}.get(
+                exc.errno, "permission denied")
+        raise ScenarioError(f"cannot write there: the folder {folder} does not accept a new file ({reason}; "
+                            f"{why})", location=option, value=given) from None
+    os.close(fd)
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
 
 
 def write_output(target: str | Path, data: str | bytes, option: str, *, what: str = "output",

@@ -422,7 +422,8 @@ class HH2Checker:
                 f"; {len(observers) - len(in_range)} more than {limit:g}\" away cannot draw line of sight "
                 "(Night Fighting, ruling night-fighting-deployment=24in)")
         self.add(_finding(self.R.rid("infiltrate.hidden"), True, u,
-                          (f"hidden from all {len(observers)} deployed enemy units" if observers
+                          ((f"hidden from all {len(observers)} deployed enemy units" if len(observers) > 1
+                            else "hidden from the one deployed enemy unit") if observers
                            else "no deployed enemy unit to see it") + dark
                           + (f", sight blocked by {', '.join(sorted(blocking))}" if blocking else "")
                           + "".join(f"; the centre line passes {c.id}{' ' + c.piece if c.piece else ''} (top {c.top:g}\") at "

@@ -175,6 +175,8 @@ def build_ruling(report: LegalityReport, title: str | None = None) -> Ruling:
     waiting = sum(u.to_place for u in report.units)
     verdict = (f"LEGAL SO FAR: every rule checked passed; {waiting} unit{'s' if waiting != 1 else ''} still to place, "
                "not checked." if report.legal and waiting else
+               "NO UNITS TO CHECK: the scenario has no units, so no rule was checked." if report.legal and
+               not report.units else
                "LEGAL: every rule checked for every unit passed." if report.legal else
                f"ILLEGAL: {n} violation{'s' if n != 1 else ''}.")
     rules = [(r, known[r].meaning if r in known else "", known[r].source if r in known else "") for r in used]

@@ -61,5 +61,8 @@ def print_check_report(report: LegalityReport, console: Console, *, verbose: boo
         if n:
             console.print(f"[green]Legal so far:[/green] every rule checked passed; {n} unit{'s' if n != 1 else ''} "
                           "still to place (marked place: true, no positions), not checked.")
+        elif not report.units:
+            console.print("[yellow]No units to check:[/yellow] the scenario has no units, so no rule was checked "
+                          "(nothing breaks a rule).")
         else:
             console.print("[green]Legal deployment:[/green] every rule checked passed.")

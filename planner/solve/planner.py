@@ -52,6 +52,7 @@ from planner.legality.checker import check_deployment
 from planner.legality.report import LegalityReport
 from planner.rules.registry import DEFAULT_RULESET
 from planner.schema import Scenario, SetupMethod
+from planner.solve import cpsat
 from planner.solve.candidates import (
     COST_SCALE,
     REPAIR_MAX_MODELS,
@@ -560,7 +561,7 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
         solver.parameters.random_seed = settings.seed
         solver.parameters.log_search_progress = _DEBUG and len(pg) > 1
         mine_found: dict = {}
-        st = solver.solve(cp, _Watch(pg, live, xp, mine_found, None, tie, None, t0))
+        st = cpsat.solve(solver, cp, _Watch(pg, live, xp, mine_found, None, tie, None, t0))
         out.models.append((cp, pg, xp))
         out.statuses.append(int(st))
         out.wall_time += solver.wall_time
@@ -847,7 +848,7 @@ def _tie_break(cp: cp_model.CpModel, x, groups: list[Group], cands: dict[str, li
     solver.parameters.max_time_in_seconds = budget
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = settings.seed
-    if solver.solve(cp) == cp_model.OPTIMAL:
+    if cpsat.solve(solver, cp) == cp_model.OPTIMAL:
         return {g.id: next(c for c in cands[g.id] if solver.boolean_value(x[g.id, c.index])) for g in groups}
     return chosen
 
@@ -1724,7 +1725,7 @@ class _Assumptions:
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.max_time_in_seconds = 10.0
-        st = solver.solve(cp)
+        st = cpsat.solve(solver, cp)
         if st == cp_model.INFEASIBLE:
             core_idx = set(solver.sufficient_assumptions_for_infeasibility())
             self.core = [k for k in subset if lits[k].index in core_idx]

@@ -135,7 +135,10 @@ def _error_body(exc: ScenarioError) -> dict[str, Any]:
 class JsonBodyRoute(APIRoute):
     """A route whose JSON body is read by :func:`planner.io.files.parse_json` first, with the limits
     of every input (duplicate keys, nesting depth, number length, NaN): HTTP 400 naming the
-    ``body`` (and the key), before FastAPI reads it."""
+    ``body`` (and the key), before FastAPI reads it. The body is read with the size limit of a
+    JSON file (:data:`planner.io.files.MAX_FILE_BYTES`, or ``PLANNER_MAX_INPUT_MB``): a larger
+    ``Content-Length`` is refused before reading, a longer stream as soon as it passes the limit
+    (HTTP 413 naming the limit)."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
@@ -143,9 +146,25 @@ class JsonBodyRoute(APIRoute):
             return handler  # raw uploads (import-roster) are read by their own reader
 
         async def parse_first(request: Request) -> Response:
-            from planner.io.files import parse_json
+            from planner.io.files import MAX_FILE_BYTES, input_limit, parse_json
 
-            raw = await request.body()  # kept by the request: FastAPI reads the same bytes next
+            limit = input_limit(MAX_FILE_BYTES)
+            declared = request.headers.get("content-length")
+            if declared is not None:
+                if not declared.strip().isdigit():
+                    raise ScenarioError("the Content-Length header is not a number of bytes",
+                                        location="Content-Length", value=declared)
+                if int(declared) > limit:
+                    return _too_large(limit, int(declared))
+            size = 0
+            chunks: list[bytes] = []
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    return _too_large(limit, None)
+                chunks.append(chunk)
+            raw = b"".join(chunks)
+            request._body = raw  # FastAPI reads these bytes next (Request.body() keeps them here)
             if raw.strip():
                 try:
                     text = raw.decode("utf-8")
@@ -159,6 +178,15 @@ class JsonBodyRoute(APIRoute):
             return await handler(request)
 
         return parse_first
+
+
+def _too_large(limit: int, declared: int | None) -> JSONResponse:
+    """HTTP 413: the body is larger than ``limit`` bytes (``declared``: its Content-Length)."""
+    value = f"{declared} bytes" if declared is not None else f"more than {limit} bytes"
+    return JSONResponse(status_code=413, headers={"Connection": "close"}, content={
+        "error": f"the request body is larger than the limit of a JSON file, {limit / 1048576:.3g} MB "
+                 f"(the environment variable PLANNER_MAX_INPUT_MB sets another) (value: {value!r})",
+        "field": "body", "value": value, "detail": "too large"})
 
 
 def _internal(exc: BaseException) -> JSONResponse:
@@ -177,30 +205,108 @@ def _internal(exc: BaseException) -> JSONResponse:
         "error": f"internal error: a bug in the planner, please report it{where}", "field": None, "value": None})
 
 
-def _world(body: ScenarioBody, *, require_positions: bool = False):
-    """Validate the scenario data as a file is validated, and resolve it."""
+def _world(body: ScenarioBody, root: Path, *, require_positions: bool = False):
+    """Validate the scenario data as a file is validated, and resolve it; every file it refers to
+    (its rosters) must be inside ``root`` (:func:`_confined`)."""
     from planner.io.files import parse_record
     from planner.schema import Scenario
     from planner.world import resolve
 
-    rec = parse_record(Scenario, body.scenario, body.file)
-    world = resolve(rec, body.file, require_positions=require_positions)
+    data, given = _confined(root, body.scenario, body.file, _base_dir(root, body.file))
+    rec = parse_record(Scenario, data, body.file)
+    try:
+        world = resolve(rec, body.file, require_positions=require_positions)
+    except ScenarioError as exc:
+        raise _as_given(exc, given) from None
     world.raw = body.scenario
     return world
 
 
-def _inside(root: Path, given: str, field: str, suffixes: tuple[str, ...]) -> Path:
-    """``given`` (relative to ``root``, or absolute) as a path inside ``root``, with one of ``suffixes``."""
+def _load_world(root: Path, path: Path, *, confine: bool):
+    """A scenario file as :func:`planner.world.load_scenario` reads it; with ``confine`` (a file of
+    the server's folder, not a bundled one) the rosters it refers to must be inside ``root``."""
+    from planner.io.files import parse_record, read_data
+    from planner.schema import Scenario
+    from planner.world import load_scenario, resolve
+
+    if not confine:
+        return load_scenario(path)
+    raw = read_data(path)
+    data, given = _confined(root, raw, str(path), path.parent)
+    rec = parse_record(Scenario, data, str(path))
+    try:
+        if any(a.roster is not None for a in rec.armies):
+            from planner.io.roster import expand_rosters
+
+            rec, data = expand_rosters(rec, str(path), data)  # the units replace the 'roster:' references
+        world = resolve(rec, str(path))
+    except ScenarioError as exc:
+        raise _as_given(exc, given) from None
+    world.raw = data
+    return world
+
+
+def _base_dir(root: Path, file: str | None) -> Path:
+    """The folder a scenario's relative file references are read from: that of ``file`` when it is
+    inside ``root``, else ``root`` (never the server's working folder)."""
+    if file and "\x00" not in file:
+        real = Path(os.path.realpath(root / file))  # an absolute ``file`` stays itself
+        if root in real.parents:
+            return real.parent
+    return root
+
+
+def _confined(root: Path, data: Any, file: str | None, base: Path) -> tuple[Any, dict[str, str]]:
+    """``data`` with every file reference of the scenario schema (``armies[i].roster.file``, the
+    only one) resolved against ``base`` by :func:`_inside` (the check of ``/api/load``: inside
+    ``root`` after symlinks and ``..``, a roster or army-list suffix) and replaced by that real
+    path; and the values as given, by field. ``data`` itself is not changed.
+
+    Raises
+    ------
+    ScenarioError
+        A reference outside ``root`` (HTTP 400 naming the field and the value; whether such a file
+        exists is not said).
+    """
+    armies = data.get("armies") if isinstance(data, dict) else None
+    if not isinstance(armies, list):
+        return data, {}
+    given: dict[str, str] = {}
+    out = list(armies)
+    for ai, army in enumerate(armies):
+        ref = army.get("roster") if isinstance(army, dict) else None
+        name = ref.get("file") if isinstance(ref, dict) else None
+        if not isinstance(ref, dict) or not isinstance(name, str) or not name:
+            continue  # the schema reports it
+        field = f"armies[{ai}].roster.file"
+        real = _inside(root, name, field, ROSTER_SUFFIXES + LIST_SUFFIXES, base=base, file=file)
+        given[field] = name
+        out[ai] = {**army, "roster": {**ref, "file": str(real)}}
+    return ({**data, "armies": out}, given) if given else (data, given)
+
+
+def _as_given(exc: ScenarioError, given: dict[str, str]) -> ScenarioError:
+    """``exc`` naming the value the user gave at its field (not the real path :func:`_confined` put there)."""
+    if exc.location in given:
+        return ScenarioError(exc.detail, file=exc.file, location=exc.location, value=given[exc.location])
+    return exc
+
+
+def _inside(root: Path, given: str, field: str, suffixes: tuple[str, ...], *, base: Path | None = None,
+            file: str | None = None) -> Path:
+    """``given`` (relative to ``base``, default ``root``, or absolute) as a real path inside
+    ``root`` (symlinks and ``..`` followed), with one of ``suffixes``: the one check of every file a
+    request names. ``file``: the scenario named in the error."""
     if not given or "\x00" in given:
-        raise ScenarioError("give a file name", location=field, value=given)
+        raise ScenarioError("give a file name", file=file, location=field, value=given)
     p = Path(given)
     if not p.is_absolute():
-        p = root / p
+        p = (base or root) / p
     real = Path(os.path.realpath(p))
     if real != root and root not in real.parents:
-        raise ScenarioError(f"the page may only use files inside {root}", location=field, value=given)
+        raise ScenarioError(f"the page may only use files inside {root}", file=file, location=field, value=given)
     if real.suffix.lower() not in suffixes:
-        raise ScenarioError(f"the file must end in {', '.join(suffixes)}", location=field, value=given)
+        raise ScenarioError(f"the file must end in {', '.join(suffixes)}", file=file, location=field, value=given)
     return real
 
 
@@ -260,6 +366,26 @@ def _check(world) -> dict[str, Any]:
         for f, fd in zip(u.findings, ud["findings"], strict=True):
             fd["measured_text"], fd["margin_text"] = fmt_measured(f), fmt_margin_of(f)
     return data
+
+
+def _verdict(report: dict[str, Any]) -> dict[str, Any]:
+    """What ``legal`` (the checker's verdict, for the units on the table) covers, in words:
+    ``to_place`` (the ids of the units still to place, not checked) and ``message``."""
+    waiting = [u["unit"] for u in report["units"] if u.get("to_place")]
+    n_bad, n = len(report["violations"]), len(waiting)
+    if not report["units"]:
+        message = "no units to check: the scenario has no units, so no rule was checked"
+    elif not report["legal"]:
+        message = f"illegal: {n_bad} violation{'s' if n_bad != 1 else ''}"
+    elif n == len(report["units"]):
+        message = (f"nothing placed yet: all {n} unit{'s are' if n != 1 else ' is'} still to place (marked place: "
+                   "true, no positions), so no rule was checked")
+    elif n:
+        message = (f"legal so far: every rule checked passed; {n} unit{'s' if n != 1 else ''} still to place, "
+                   "not checked")
+    else:
+        message = "legal: every rule checked passed"
+    return {"to_place": waiting, "message": message}
 
 
 # ----------------------------------------------------------------------------- the app
@@ -362,14 +488,13 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
     @app.post("/api/load")
     def load(body: LoadBody) -> dict[str, Any]:
         """Open a scenario file: its data (rosters it references imported), the board, the check."""
-        from planner.world import load_scenario
-
         bundled = {b["path"] for b in _bundled()}
-        if body.path in bundled or body.path == app.state.initial:
+        trusted = body.path in bundled or body.path == app.state.initial
+        if trusted:
             path = Path(os.path.realpath(body.path))
         else:
             path = _inside(root_dir, body.path, "path", SCENARIO_SUFFIXES)
-        world = load_scenario(path)
+        world = _load_world(root_dir, path, confine=not trusted)
         app.state.opened.add(str(path))
         from planner.web.board import board
 
@@ -383,21 +508,22 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
         from planner.web.board import board
 
         data = new_scenario(body)
-        return {"file": None, "scenario": data, "board": board(_world(ScenarioBody(scenario=data))), "report": None}
+        return {"file": None, "scenario": data, "board": board(_world(ScenarioBody(scenario=data), root_dir)), "report": None}
 
     @app.post("/api/check")
     def check(body: ScenarioBody) -> dict[str, Any]:
         """The checker's verdict (:func:`planner.check_deployment`) and the board. Units without
-        positions are not checked (listed with no findings)."""
+        positions are not checked (listed with no findings): ``to_place`` names them, and
+        ``message`` says what ``report.legal`` covers."""
         from planner.web.board import board
 
         t0 = time.perf_counter()
-        world = _world(body)
+        world = _world(body, root_dir)
         t1 = time.perf_counter()
         report = _check(world)
         t2 = time.perf_counter()
         # a JSONResponse skips FastAPI's jsonable_encoder (50 ms on the 2 x 100 model report)
-        response = JSONResponse({"report": report, "board": board(world)})
+        response = JSONResponse({"report": report, "board": board(world), **_verdict(report)})
         t3 = time.perf_counter()
         response.headers["Server-Timing"] = (f"resolve;dur={(t1 - t0) * 1000:.1f}, check;dur={(t2 - t1) * 1000:.1f}, "
                                              f"encode;dur={(t3 - t2) * 1000:.1f}")
@@ -408,7 +534,7 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
         """An overlay: Infiltrate distances, a unit's legal area, a Deep Strike heat map, a threat area."""
         from planner.web.board import overlay as make
 
-        data = make(_world(body), body.kind, body.unit, resolution=body.resolution, grid=body.grid)
+        data = make(_world(body, root_dir), body.kind, body.unit, resolution=body.resolution, grid=body.grid)
         return JSONResponse(json_safe(data))  # type: ignore[return-value]
 
     @app.post("/api/render")
@@ -417,7 +543,7 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
         from planner.cli.render import deepstrike_heat, report_if_complete
         from planner.render import RenderOptions, render_bytes
 
-        world = _world(body)
+        world = _world(body, root_dir)
         heat = deepstrike_heat(world, body.heat) if body.heat else None
         opts = RenderOptions(exclusion_for=body.exclusion, legal_area=body.legal_area, sight_lines=body.sight_lines,
                              heat=heat)
@@ -432,7 +558,7 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
         from planner.legality.checker import check_deployment
         from planner.render import RenderOptions, render_bytes
 
-        world = _world(body, require_positions=True)
+        world = _world(body, root_dir, require_positions=True)
         report = check_deployment(world)
         title = f"Deployment ruling: {world.scenario.name or body.file or 'scenario'}"
         if body.format == "html":
@@ -454,7 +580,7 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
         (HTTP 409 asks)."""
         from planner.io.files import dump_data
 
-        _world(body)  # the same validation as a file: never save what cannot be opened again
+        _world(body, root_dir)  # the same validation as a file: never save what cannot be opened again
         target = _inside(root_dir, body.path, "path", SCENARIO_SUFFIXES)
         if target.exists() and not body.overwrite:
             opened = str(target) in app.state.opened
@@ -530,7 +656,7 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
         except ImportError:
             return JSONResponse(status_code=501, content={  # type: ignore[return-value]
                 "error": "this planner has no suggest engine (planner.solve.suggest)", "field": None, "value": None})
-        world = _world(body, require_positions=True)
+        world = _world(body, root_dir, require_positions=True)
         report = suggest_moves(world, body.units, time_limit_s=body.time_limit)
         return report.model_dump(mode="json")
 
@@ -539,7 +665,7 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
         """Start planning (in its own process, so the page stays responsive): returns the job id.
         Follow it with ``GET /api/plan/{id}/events`` (server-sent events) and stop it with
         ``POST /api/plan/{id}/cancel``."""
-        world = _world(body)  # input errors now, as HTTP 400, not later in the job
+        world = _world(body, root_dir)  # input errors now, as HTTP 400, not later in the job
         from planner.solve.planner import _groups
 
         units = body.units
@@ -558,7 +684,8 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
             _groups(world, units)  # unknown or unmarked units: HTTP 400 naming them
         except ScenarioError as exc:
             raise ScenarioError(exc.detail, location="units", value=exc.value) from None
-        job = app.state.jobs.start(body.scenario, body.file, units, body.time_limit, body.workers, body.seed)
+        data, _ = _confined(root_dir, body.scenario, body.file, _base_dir(root_dir, body.file))
+        job = app.state.jobs.start(data, body.file, units, body.time_limit, body.workers, body.seed, body.scenario)
         return {"job": job.id, "events": f"/api/plan/{job.id}/events", "cancel": f"/api/plan/{job.id}/cancel"}
 
     @app.get("/api/plan/{job_id}")
