@@ -24,6 +24,7 @@ from planner.geometry.shapes import (
     distance_to_polygon,
     footprint,
     oval_edge_pairs,
+    point_distances,
     signed_distance,
     signed_distances,
 )
@@ -368,10 +369,47 @@ class Table:
 
     def no_go_bounds(self, fps: tuple[Footprint, ...]) -> np.ndarray | None:
         """The lower bounds of :func:`planner.legality.checks.placement.no_go_lower_bounds` for
-        bases ``fps`` against :attr:`no_go_polys` (features x bases), taken from one vectorised
-        pass over every model on the table; None if some base of ``fps`` is not one of them."""
+        bases ``fps`` against :attr:`no_go_polys` (features x bases), from one vectorised pass
+        over every model on the table; None if some base of ``fps`` is not one of them.
+
+        An oval's bound is tightened by its circumscribed polygon's distance only where the
+        centre's bound is not above the group's least upper bound (:meth:`_no_go_upper`): a
+        pair above it is never measured by
+        :func:`~planner.legality.checks.placement.closest_no_go` (the nearest pair's bound is
+        below it, so the search stops first) nor by :meth:`no_go_oval_pairs`, and the tightened
+        bound is only larger, so every pair that is measured has the same bound, in the same
+        order. Kept by the identity of ``fps``."""
         cols = self._columns(fps)
-        return None if cols is None else self._no_go_bounds[:, cols]
+        if cols is None:
+            return None
+        kept = self._no_go_kept.get(id(fps))
+        if kept is not None and kept[0] is fps:
+            return kept[1]
+        dc, lbc = self._no_go_centres
+        lb = lbc[:, cols]
+        table_fps = self._near_area[0]
+        ovals = [j for j, c in enumerate(cols.tolist()) if table_fps[c].kind == "ellipse"]
+        if ovals and lb.size:
+            ub = self._no_go_upper(fps, cols)
+            for j in ovals:
+                ks = np.nonzero(lb[:, j] <= ub)[0]
+                if len(ks):
+                    shell = table_fps[int(cols[j])].polygon(circumscribed=True)
+                    d = shapely.distance(np.asarray([self.no_go_polys[k][1] for k in ks.tolist()], dtype=object), shell)
+                    lb[ks, j] = np.maximum(lb[ks, j], np.where(d > 0, d, -np.inf))
+        self._no_go_kept[id(fps)] = (fps, lb)
+        return lb
+
+    def _no_go_upper(self, fps: tuple[Footprint, ...], cols: np.ndarray) -> float:
+        """The least upper bound of the no-go distances of bases ``fps`` (columns ``cols``): each
+        base's centre distance less the radius of the disc it contains, or 0 (inches)."""
+        dc, _ = self._no_go_centres
+        inner = np.array([f.inner_radius for f in fps])
+        return float(np.min(np.maximum(dc[:, cols] - inner, 0.0)))
+
+    @cached_property
+    def _no_go_kept(self) -> dict[int, tuple[tuple[Footprint, ...], np.ndarray]]:
+        return {}
 
     def no_go_oval_pairs(self) -> list[tuple[Footprint, Footprint]]:
         """The (oval, edge) pairs :func:`planner.legality.checks.placement.closest_no_go` can
@@ -389,10 +427,7 @@ class Table:
             lb = self.no_go_bounds(fps)
             if lb is None:
                 continue
-            centres = shapely.points([(f.cx, f.cy) for f in fps])
-            inner = np.array([f.inner_radius for f in fps])
-            ub = min(float(np.min(np.maximum(shapely.distance(poly, centres) - inner, 0.0)))
-                     for _, poly in self.no_go_polys)
+            ub = self._no_go_upper(fps, cast(np.ndarray, self._columns(fps)))
             for k, (_, poly) in enumerate(self.no_go_polys):
                 for i, f in enumerate(fps):
                     if f.kind == "ellipse" and lb[k, i] <= ub:
@@ -400,13 +435,23 @@ class Table:
         return out
 
     @cached_property
-    def _no_go_bounds(self) -> np.ndarray:
-        from planner.legality.checks.placement import no_go_lower_bounds
-
+    def _no_go_centres(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distance of every table base's centre to each of :attr:`no_go_polys` (features x
+        bases, inches: shapely's floats, :func:`~planner.geometry.shapes.point_distances`) and
+        that less the base's outer radius (the bound of a round base)."""
         fps = self._near_area[0]
         if not fps or not self.no_go_polys:
-            return np.zeros((len(self.no_go_polys), len(fps)))
-        return no_go_lower_bounds(fps, self.no_go_polys)
+            z = np.zeros((len(self.no_go_polys), len(fps)))
+            return z, z
+        x, y = self._table_xy
+        dc = point_distances([poly for _, poly in self.no_go_polys], x, y)
+        return dc, dc - np.array([f.outer_radius for f in fps])
+
+    @cached_property
+    def _table_xy(self) -> tuple[np.ndarray, np.ndarray]:
+        """The centres of the bases of :attr:`_near_area` (x and y arrays, inches)."""
+        fps = self._near_area[0]
+        return np.array([f.cx for f in fps]), np.array([f.cy for f in fps])
 
     @cached_property
     def no_go_features(self) -> list[TerrainFeature]:
@@ -480,14 +525,15 @@ class Table:
         near: list[list[TerrainFeature]] = [[] for _ in fps]
         if not fps:
             return fps, index, close, near
-        centres = shapely.points([(f.cx, f.cy) for f in fps])
         radii = np.array([f.outer_radius for f in fps])
-        for t in self.blocking_features:
-            if t.kind is TerrainKind.AREA:
-                c = shapely.distance(self.terrain_polys[t.id], centres) <= radii + 1e-3
-                close[t.id] = c
-                for k in np.nonzero(c)[0].tolist():
-                    near[k].append(t)
+        areas = [t for t in self.blocking_features if t.kind is TerrainKind.AREA]
+        dist = point_distances([self.terrain_polys[t.id] for t in areas], np.array([f.cx for f in fps]),
+                               np.array([f.cy for f in fps]))
+        for t, d in zip(areas, dist, strict=True):
+            c = d <= radii + 1e-3
+            close[t.id] = c
+            for k in np.nonzero(c)[0].tolist():
+                near[k].append(t)
         return fps, index, close, near
 
     @cached_property
@@ -844,7 +890,8 @@ class Table:
         # obstacles_for(all_obs, low, tgt), from each observer unit's standing-in features (kept)
         skip = frozenset().union(*(self._standing_union(o) for o in observers),
                                  *(self.target_standing_in(f) for f in tgt))
-        return None, UnitSight(False, blocking=self._blockers_between(all_obs, tgt, self._obstacles_skipping(skip, low)),
+        obs_xy = self._stacked_discs(observers, [len(o.footprints) for o in observers])[0][:, :2]
+        return None, UnitSight(False, blocking=self._blockers_between(all_obs, tgt, self._obstacles_skipping(skip, low), obs_xy),
                                passes=passes)
 
     def _passes(self, observer: Placed, i: int, target: Placed, j: int,
@@ -1007,30 +1054,37 @@ class Table:
             return k, i, j, (centres[k][i], (tgt[j].cx, tgt[j].cy))
         return None
 
-    def _blockers_between(self, obs: list[Footprint], tgt: list[Footprint], obstacles: list[Obstacle]) -> tuple[str, ...]:
+    def _blockers_between(self, obs: list[Footprint], tgt: list[Footprint], obstacles: list[Obstacle],
+                          obs_xy: np.ndarray | None = None) -> tuple[str, ...]:
         """The obstacles that cross some centre-to-centre line between the two groups (the
-        features a judge would point at); all obstacles in the way if none does alone."""
+        features a judge would point at); all obstacles in the way if none does alone.
+        ``obs_xy``: the centres of ``obs`` (n x 2), when the caller keeps them.
+
+        Only the lines that meet a piece's bounding box (widened: a screen, never a verdict)
+        are tested, exactly, a few at a time until one crosses the piece: the first 4 of every
+        piece, then the next 60 of the pieces not named yet, then the rest, each round one
+        vectorised predicate over every piece still open."""
         named: set[str] = set()
         if obstacles and obs and tgt:
-            p = np.array([[a.cx, a.cy] for a in obs])
+            p = np.array([[a.cx, a.cy] for a in obs]) if obs_xy is None else obs_xy
             q = np.array([[b.cx, b.cy] for b in tgt])
             start, end = np.repeat(p, len(q), axis=0), np.tile(q, (len(p), 1))
-            # only lines that meet a piece's bounding box (widened: a screen, never a verdict),
-            # tested exactly a few at a time until one crosses it
-            meets = _segments_meet_box(start, end, np.array([o.polygon.bounds for o in obstacles]), 1e-6)
-            for o, row in zip(obstacles, meets, strict=True):
-                if o.id in named:
-                    continue
-                idx = np.nonzero(row)[0]
-                for c0, c1 in ((0, 4), (4, 64), (64, len(idx))):
-                    k = idx[c0:c1]
-                    if not len(k):
-                        break
-                    if shapely.intersects(shapely.linestrings(np.stack([start[k], end[k]], axis=1)), o.polygon).any():
-                        named.add(o.id)
-                        break
+            polys = np.asarray([o.polygon for o in obstacles], dtype=object)
+            meets = _segments_meet_box(start, end, shapely.bounds(polys), 1e-6)
+            rows = [np.nonzero(row)[0] for row in meets]
+            open_ = [k for k in range(len(obstacles)) if len(rows[k])]
+            for c0, c1 in ((0, 4), (4, 64), (64, None)):
+                chunks = [(k, rows[k][c0:c1]) for k in open_ if obstacles[k].id not in named]
+                chunks = [(k, idx) for k, idx in chunks if len(idx)]
+                if not chunks:
+                    break
+                idx = np.concatenate([i for _, i in chunks])
+                which = np.repeat([k for k, _ in chunks], [len(i) for _, i in chunks])
+                hit = shapely.intersects(polys[which], shapely.linestrings(np.stack([start[idx], end[idx]], axis=1)))
+                crossed = set(which[hit].tolist())
+                named.update(obstacles[k].id for k in crossed)
+                open_ = [k for k, _ in chunks if k not in crossed]
         return tuple(sorted(named)) if named else tuple(sorted({o.id for o in obstacles}))
-
 
 _PREPARED_MAX = 16
 _PREPARED: dict[tuple[object, ...], dict[str, object]] = {}

@@ -1,0 +1,55 @@
+"""Issue 18 item 3, fifth pass: the vectorised measures give the same floats as shapely."""
+
+from __future__ import annotations
+
+import numpy as np
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from shapely.geometry import Polygon, box
+
+from planner.geometry.shapes import point_distances
+
+
+def _star(cx: float, cy: float, radii: list[float]) -> Polygon:
+    t = np.linspace(0.0, 2.0 * np.pi, len(radii), endpoint=False)
+    r = np.asarray(radii)
+    return Polygon(np.column_stack([cx + r * np.cos(t), cy + r * np.sin(t)]))
+
+
+def _probe(poly: Polygon, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Random points about the polygon, its vertices, its edges' midpoints and rounded points."""
+    x0, y0, x1, y1 = poly.bounds
+    x = rng.uniform(x0 - 4, x1 + 4, 300)
+    y = rng.uniform(y0 - 4, y1 + 4, 300)
+    c = shapely.get_coordinates(poly)
+    return (np.concatenate([x, c[:, 0], (c[:-1, 0] + c[1:, 0]) / 2, np.round(x[:40], 1)]),
+            np.concatenate([y, c[:, 1], (c[:-1, 1] + c[1:, 1]) / 2, np.round(y[:40], 1)]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0.5, 9.0), min_size=3, max_size=11), st.floats(-30, 30), st.floats(-30, 30),
+       st.booleans(), st.integers(0, 2**31))
+def test_point_distances_are_shapely_floats(radii: list[float], cx: float, cy: float, hole: bool, seed: int) -> None:
+    poly = _star(cx, cy, radii)
+    if hole:
+        poly = poly.difference(shapely.Point(cx, cy).buffer(0.3))
+    polys = [poly, box(cx - 1, cy + 2, cx + 3.5, cy + 2.5), poly.buffer(0.7)]
+    rng = np.random.default_rng(seed)
+    x, y = _probe(poly, rng)
+    got = point_distances(polys, x, y)
+    want = np.array([shapely.distance(p, shapely.points(x, y)) for p in polys])
+    assert np.array_equal(got, want)  # bit for bit, inside points 0.0
+
+
+def test_point_distances_edge_cases() -> None:
+    square = box(0, 0, 4, 4)
+    bow = Polygon([(0, 0), (2, 2), (2, 0), (0, 2)])  # invalid: shapely measures it
+    multi = shapely.MultiPolygon([box(0, 0, 1, 1), box(3, 3, 5, 5)])
+    x = np.array([2.0, 4.0, 4.0 + 1e-9, -3.0, 1.0, 2.0, 0.5])
+    y = np.array([2.0, 2.0, 2.0, -4.0, 1.5, 4.0, 0.5])
+    got = point_distances([square, bow, multi], x, y)
+    want = np.array([shapely.distance(p, shapely.points(x, y)) for p in (square, bow, multi)])
+    assert np.array_equal(got, want)
+    assert got[0, 0] == 0.0 and got[0, 3] == 5.0
+    assert point_distances([square], np.zeros(0), np.zeros(0)).shape == (1, 0)
