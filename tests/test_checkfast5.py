@@ -53,3 +53,35 @@ def test_point_distances_edge_cases() -> None:
     assert np.array_equal(got, want)
     assert got[0, 0] == 0.0 and got[0, 3] == 5.0
     assert point_distances([square], np.zeros(0), np.zeros(0)).shape == (1, 0)
+
+
+def _bases(draw_xy: list[tuple[float, float]], kinds: list[int]) -> list:
+    from planner.geometry.shapes import footprint
+    from planner.schema import HullBase, OvalBase, RoundBase
+
+    bases = [RoundBase(diameter_mm=32), RoundBase(diameter_mm=40), OvalBase(length_mm=75, width_mm=42),
+             HullBase(length_in=4.6, width_in=3.0)]
+    return [footprint(bases[k % 4], x, y, 37.0 * k) for (x, y), k in zip(draw_xy, kinds, strict=True)]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 30), st.floats(0, 12)), min_size=1, max_size=60),
+       st.lists(st.integers(0, 11), min_size=60, max_size=60), st.booleans())
+def test_outlines_hull_is_the_collections_hull(xy: list[tuple[float, float]], kinds: list[int], grid: bool) -> None:
+    from planner.geometry.sight import outlines_hull
+
+    if grid:  # formations: bases in rows, many wholly inside the hull
+        xy = [(round(x / 1.5) * 1.5, round(y / 1.5) * 1.5) for x, y in xy]
+    fps = _bases(xy, kinds[:len(xy)])
+    want = shapely.GeometryCollection([f.polygon(64, circumscribed=True) for f in fps]).convex_hull
+    got = outlines_hull(fps)
+    assert np.array_equal(shapely.get_coordinates(got), shapely.get_coordinates(want))
+
+
+def test_new_footprint_is_a_footprint() -> None:
+    from planner.geometry.shapes import Footprint, _new_footprint
+
+    a = _new_footprint("ellipse", 1.0, 2.0, 1.5, 0.8, 0.3)
+    b = Footprint("ellipse", 1.0, 2.0, 1.5, 0.8, 0.3)
+    assert a == b and hash(a) == hash(b) and repr(a) == repr(b)
+    assert a.outer_radius == 1.5 and a.polygon(64).equals_exact(b.polygon(64), 0)

@@ -203,23 +203,33 @@ def segment(p: tuple[float, float], q: tuple[float, float]) -> Footprint:
     return Footprint("segment", (p[0] + q[0]) / 2, (p[1] + q[1]) / 2, verts=(p, q))
 
 
+def _new_footprint(kind: str, cx: float, cy: float, a: float = 0.0, b: float = 0.0, angle: float = 0.0,
+                   verts: tuple[tuple[float, float], ...] = ()) -> Footprint:
+    """``Footprint(kind, cx, cy, a, b, angle, verts)``, the same (equal, hashed alike) object,
+    made without the frozen dataclass's field-by-field ``object.__setattr__`` (about half the
+    cost; the checker makes a footprint per model per check)."""
+    fp = object.__new__(Footprint)
+    fp.__dict__.update(kind=kind, cx=cx, cy=cy, a=a, b=b, angle=angle, verts=verts)
+    return fp
+
+
 def footprint(base: RoundBase | OvalBase | HullBase, x: float, y: float, facing_deg: float = 0.0) -> Footprint:
     """The footprint of ``base`` with centre (x, y) inches and facing in degrees."""
     if isinstance(base, RoundBase):
-        return Footprint("circle", x, y, mm_to_in(base.diameter_mm) / 2.0)
+        return _new_footprint("circle", x, y, mm_to_in(base.diameter_mm) / 2.0)
     ang = math.radians(facing_deg)
     if isinstance(base, OvalBase):
         a = mm_to_in(base.length_mm) / 2.0
         b = mm_to_in(base.width_mm) / 2.0
         if a == b:
-            return Footprint("circle", x, y, a)
-        return Footprint("ellipse", x, y, a, b, ang)
+            return _new_footprint("circle", x, y, a)
+        return _new_footprint("ellipse", x, y, a, b, ang)
     hl, hw = base.length_in / 2.0, base.width_in / 2.0
     c, s = math.cos(ang), math.sin(ang)
     corners = [(hl, hw), (-hl, hw), (-hl, -hw), (hl, -hw)]
     verts = tuple((x + px * c - py * s, y + px * s + py * c) for px, py in corners)
     # counter-clockwise order for corners listed (+,+), (-,+), (-,-), (+,-)
-    return Footprint("polygon", x, y, hl, hw, ang, verts)
+    return _new_footprint("polygon", x, y, hl, hw, ang, verts)
 
 
 def footprint_of_shape(fp: Footprint, x: float, y: float, facing_deg: float | None) -> Footprint:

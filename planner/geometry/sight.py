@@ -702,6 +702,40 @@ def _points_hull(*geoms: BaseGeometry) -> BaseGeometry:
     return cast(MultiPoint, points).convex_hull
 
 
+_HULL_DIRECTIONS = np.linspace(0.0, 2.0 * math.pi, 16, endpoint=False)
+
+
+def outlines_hull(group: Sequence[Footprint], outlines: Sequence[BaseGeometry] | None = None) -> BaseGeometry:
+    """The convex hull of the circumscribed outlines of ``group`` (``outlines``: those outlines,
+    ``f.polygon(_N_POLY, circumscribed=True)`` of each, already made), the same polygon as
+    ``GeometryCollection(outlines).convex_hull``, from fewer points: a base whose outline lies
+    strictly inside the convex polygon of the extreme centres in 16 directions (a polygon inside
+    the hull: every centre lies in its outline) holds no vertex of the hull, and GEOS's hull
+    depends only on the points that are (``tests/test_checkfast5.py`` compares the two)."""
+    polys = list(outlines) if outlines is not None else [f.polygon(_N_POLY, circumscribed=True) for f in group]
+    if len(group) > 8:
+        xy = np.array([[f.cx, f.cy] for f in group])
+        # every vertex of an outline is within this of its centre (a circumscribed n-gon's corner)
+        reach = np.array([f.outer_radius for f in group]) / math.cos(math.pi / _N_POLY) * (1.0 + 1e-9) + 1e-9
+        along = xy[:, 0:1] * np.cos(_HULL_DIRECTIONS) + xy[:, 1:2] * np.sin(_HULL_DIRECTIONS)
+        corners = xy[np.argmax(along, axis=0)]  # in order of direction: counter-clockwise
+        keep = np.r_[True, np.any(corners[1:] != corners[:-1], axis=1)]
+        corners = corners[keep]
+        if len(corners) > 1 and (corners[0] == corners[-1]).all():
+            corners = corners[:-1]
+        p, q = corners, np.roll(corners, -1, axis=0)
+        ex, ey = q[:, 0] - p[:, 0], q[:, 1] - p[:, 1]
+        turns = ex * np.roll(ey, -1) - ey * np.roll(ex, -1)
+        if len(corners) >= 3 and (turns > 0).all():  # a convex polygon, counter-clockwise
+            ln = np.hypot(ex, ey)
+            # the distance of each centre inside each edge line (positive: on the inner side)
+            inside = ((xy[:, 0:1] - p[:, 0]) * -ey + (xy[:, 1:2] - p[:, 1]) * ex) / ln
+            deep = inside.min(axis=1) > reach + 1e-6
+            if deep.any():
+                polys = [g for g, d in zip(polys, deep.tolist(), strict=True) if not d]
+    return shapely.GeometryCollection(polys).convex_hull
+
+
 def outline_union(group: Sequence[Footprint]) -> BaseGeometry:
     """Union of the circumscribed polygons of a group of bases (contains every true base)."""
     polys = [f.polygon(_N_POLY, circumscribed=True) for f in group]

@@ -36,6 +36,7 @@ from planner.geometry.sight import (
     line_of_sight,
     outline_tree,
     outline_union,
+    outlines_hull,
     outlines_separated,
     shrunk_union,
 )
@@ -609,7 +610,8 @@ class Table:
         if hit is None or any(a is not b for a, b in zip(hit[0], observers, strict=True)):
             polys = [p for o in observers for p in self._outline_polys(o.footprints)]
             group = shapely.GeometryCollection(polys)
-            hit = (tuple(observers), group, group.convex_hull, outline_tree(polys))
+            hull = outlines_hull([f for o in observers for f in o.footprints], polys)
+            hit = (tuple(observers), group, hull, outline_tree(polys))
             self._group_hulls[key] = hit
         return hit[1], hit[2], hit[3]
 
@@ -726,11 +728,10 @@ class Table:
         if not any(f.kind == "ellipse" for p in (placed, *others) for f in p.footprints):
             return []
         a = self._discs(placed)
-        b = np.vstack([self._discs(o) for o in others])
+        b, starts = self._stacked_discs(others, [len(o.footprints) for o in others])
         ia = np.array([f.inner_radius for f in placed.footprints])
-        ib = np.array([f.inner_radius for o in others for f in o.footprints])
+        ib = self._stacked_inner(others)
         centre = np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])
-        starts = np.cumsum([0, *(len(o.footprints) for o in others[:-1])])
         lbs = np.minimum.reduceat((centre - a[:, None, 2] - b[None, :, 2]).min(axis=0), starts)
         ub = float(np.maximum(centre - ia[:, None] - ib[None, :], 0.0).min())
         out: list[tuple[Footprint, Footprint]] = []
@@ -750,6 +751,20 @@ class Table:
 
     @cached_property
     def _stacks(self) -> dict[tuple[int, ...], tuple[tuple[Placed, ...], np.ndarray, np.ndarray]]:
+        return {}
+
+    def _stacked_inner(self, others: list[Placed]) -> np.ndarray:
+        """The inner radius of every base of ``others`` in the order of :meth:`_stacked_discs`,
+        kept for this list of units."""
+        key = tuple(id(o) for o in others)
+        hit = self._inner_stacks.get(key)
+        if hit is None or any(a is not b for a, b in zip(hit[0], others, strict=True)):
+            hit = (tuple(others), np.array([f.inner_radius for o in others for f in o.footprints]))
+            self._inner_stacks[key] = hit
+        return hit[1]
+
+    @cached_property
+    def _inner_stacks(self) -> dict[tuple[int, ...], tuple[tuple[Placed, ...], np.ndarray]]:
         return {}
 
     def _discs(self, placed: Placed) -> np.ndarray:
