@@ -85,3 +85,33 @@ def test_new_footprint_is_a_footprint() -> None:
     b = Footprint("ellipse", 1.0, 2.0, 1.5, 0.8, 0.3)
     assert a == b and hash(a) == hash(b) and repr(a) == repr(b)
     assert a.outer_radius == 1.5 and a.polygon(64).equals_exact(b.polygon(64), 0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.booleans(), st.one_of(st.none(), st.floats(allow_nan=False), st.integers(-5, 5)),
+       st.one_of(st.none(), st.floats(-1e6, 1e6)), st.lists(st.text(max_size=3), max_size=3),
+       st.one_of(st.none(), st.text(max_size=4)), st.booleans())
+def test_make_finding_is_the_validated_finding(passed: bool, measured: float | int | None, margin: float | None,
+                                                failing: list[str], model: str | None, np_values: bool) -> None:
+    from types import SimpleNamespace
+
+    from planner.legality.report import Evidence, Finding, make_finding
+
+    unit = SimpleNamespace(id="u-1")
+    if np_values:  # what numpy hands back: numpy Booleans and floats
+        passed = np.bool_(passed)  # type: ignore[assignment]
+        margin = None if margin is None else np.float64(margin)  # type: ignore[assignment]
+    for ev in (None, Evidence(model="m", blocking_features=["t1"])):
+        got = make_finding("hh2.rule", passed, unit, "words", model=model, measured=measured, required="r",  # type: ignore[arg-type]
+                           margin=margin, evidence=ev, failing=failing)
+        want = Finding(rule="hh2.rule", passed=passed, unit="u-1", model=model, measured=measured, required="r",
+                       margin=margin, message="words", evidence=ev or Evidence(),
+                       failing_models=failing if len(failing) > 1 else [])
+        assert got == want
+        assert got.model_dump_json() == want.model_dump_json()
+        assert got.model_fields_set == want.model_fields_set
+        assert got.evidence.model_fields_set == want.evidence.model_fields_set
+        assert type(got.passed) is bool and all(type(v) in (float, type(None)) for v in (got.measured, got.margin))
+    a, b = make_finding("r", True, unit, "m", required="r"), make_finding("r", True, unit, "m", required="r")  # type: ignore[arg-type]
+    a.evidence.blocking_features.append("x")
+    assert b.evidence.blocking_features == []  # no list shared between records

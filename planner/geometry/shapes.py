@@ -936,7 +936,7 @@ def point_distances(polys: Sequence[BaseGeometry], x: np.ndarray, y: np.ndarray)
     rows: list[int] = []
     at = 0
     for k, poly in enumerate(polys):
-        s = _per_polygon("segments", poly, _segments_of)
+        s = _per_polygon("segments", cast(Polygon, poly), _segments_of)
         if s is None:
             out[k] = shapely.distance(poly, shapely.points(x, y))
             continue

@@ -194,9 +194,10 @@ def _convex_parts(fp: Footprint, circumscribed: bool) -> Polygon:
     return fp.polygon(_N_POLY, circumscribed=circumscribed)
 
 
-def _separated(hull: BaseGeometry, a_poly: BaseGeometry, b_poly: BaseGeometry, blocked: BaseGeometry,
-               a_tree: shapely.STRtree | None = None) -> bool:
-    """True if every path inside ``hull`` from ``a_poly`` to ``b_poly`` meets ``blocked``.
+def _separated(hull: BaseGeometry, a_poly: BaseGeometry | Sequence[BaseGeometry], b_poly: BaseGeometry,
+               blocked: BaseGeometry, a_tree: shapely.STRtree | None = None) -> bool:
+    """True if every path inside ``hull`` from ``a_poly`` to ``b_poly`` meets ``blocked``
+    (``a_poly`` may be the members of a collection when ``a_tree``, their tree, is given).
 
     The free parts of the hull and their contacts are found with shapely's vectorised queries
     (one tree query, one distance call per side). ``a_tree``: :func:`outline_tree` of the
@@ -239,7 +240,8 @@ def outline_tree(members: Sequence[BaseGeometry]) -> shapely.STRtree | None:
     return shapely.STRtree(list(members)) if len(members) > _TREE_MIN else None
 
 
-def _touching(parts: np.ndarray, geom: BaseGeometry, tree: shapely.STRtree | None = None) -> np.ndarray:
+def _touching(parts: np.ndarray, geom: BaseGeometry | Sequence[BaseGeometry], tree: shapely.STRtree | None = None
+              ) -> np.ndarray:
     """For each of ``parts``: is it within 1e-9" of ``geom``? For a collection of many
     geometries (a group of observer units), through a tree over its members (``tree``: that
     tree, :func:`outline_tree`, already built)."""
@@ -760,8 +762,9 @@ def outlines_separated(a_union: BaseGeometry | Sequence[BaseGeometry], b_union: 
         return False
     if not isinstance(a_union, BaseGeometry):
         parts = list(a_union)
-        a_union = parts[0] if len(parts) == 1 else shapely.geometrycollections(parts)
-    hull = (_points_hull(a_union, b_union) if hulls is None
+        if tree is None or hulls is None:  # else measured through the tree only: no collection needed
+            a_union = parts[0] if len(parts) == 1 else shapely.geometrycollections(parts)
+    hull = (_points_hull(cast(BaseGeometry, a_union), b_union) if hulls is None
             else shapely.GeometryCollection(list(hulls)).convex_hull)
     if blocked is None:
         blockers = [bl for bl in _shrunk([o for o in obstacles if o.polygon.intersects(hull)])

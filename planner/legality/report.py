@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner.units import TOLERANCE_IN
 
 T = TypeVar("T", bound=tuple[Any, ...])
+_M = TypeVar("_M", bound=BaseModel)
 
 if TYPE_CHECKING:
     from planner.geometry.sight import Crossing
@@ -171,15 +173,56 @@ def inches(v: float) -> str:
     return f'{v:.3f}"'
 
 
+_FINDING_FIELDS = frozenset(Finding.model_fields)
+
+
+def _trusted(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
+    """An instance of ``cls`` holding ``values`` (every field, already of its type), as
+    validation would leave it (``model_fields_set`` ``fields_set``), without validating: for
+    records the checker builds from its own measurements (:func:`make_finding`), a few
+    thousand a second. ``tests/test_checkfast5.py`` compares them with validated ones."""
+    obj = cls.__new__(cls)
+    object.__setattr__(obj, "__dict__", values)
+    object.__setattr__(obj, "__pydantic_fields_set__", fields_set)
+    object.__setattr__(obj, "__pydantic_extra__", None)
+    object.__setattr__(obj, "__pydantic_private__", None)
+    return obj
+
+
+def _no_evidence() -> Evidence:
+    """``Evidence()``: every field its default (the lists new), none set."""
+    return _trusted(Evidence, {"nearest_enemy_unit": None, "nearest_enemy_model": None, "model": None,
+                               "observer_units": [], "seen_by": None, "sight_line": None, "blocking_features": [],
+                               "sight_passes": [], "other_model": None, "terrain_feature": None, "note": None}, set())
+
+
+def _real(v: float | None) -> float | None:
+    """A measurement as a float field holds it (an int or a numpy float made a Python float)."""
+    return v if v is None or type(v) is float else float(v)
+
+
 def make_finding(rule: str, passed: bool, unit: UnitInfo, message: str, *, model: str | None = None,
                  measured: float | None = None, required: str, margin: float | None = None,
                  evidence: Evidence | None = None, failing: list[str] | None = None) -> Finding:
     """One :class:`Finding` for ``unit`` (a :class:`planner.world.UnitInfo`): the checkers of
     every ruleset build their findings here. ``failing``: every model failing the rule, worst
-    first, when more than one does (:attr:`Finding.failing_models`)."""
-    return Finding(rule=rule, passed=passed, unit=unit.id, model=model, measured=measured, required=required,
-                   margin=margin, message=message, evidence=evidence or Evidence(),
-                   failing_models=failing if failing and len(failing) > 1 else [])
+    first, when more than one does (:attr:`Finding.failing_models`).
+
+    The record is the one ``Finding(rule=..., ...)`` validates to (the same fields, values and
+    JSON), made without pydantic's validation: its values are the checker's own (text, a
+    Boolean, measurements made floats here)."""
+    failing_models = list(failing) if failing and len(failing) > 1 else []
+    if not (type(rule) is str and type(message) is str and type(required) is str and type(unit.id) is str
+            and (model is None or type(model) is str) and isinstance(passed, (bool, np.bool_))
+            and all(type(m) is str for m in failing_models)
+            and (evidence is None or type(evidence) is Evidence)):  # anything else: validated
+        return Finding(rule=rule, passed=passed, unit=unit.id, model=model, measured=measured, required=required,
+                       margin=margin, message=message, evidence=evidence or Evidence(), failing_models=failing_models)
+    return _trusted(Finding, {"rule": rule, "passed": bool(passed), "unit": unit.id, "model": model,
+                              "measured": _real(measured), "required": required, "margin": _real(margin),
+                              "message": message, "evidence": evidence if evidence is not None else _no_evidence(),
+                              "failing_models": failing_models},
+                    set(_FINDING_FIELDS))
 
 
 def also_failing(placed: Placed, failing: list[tuple[int, str]]) -> tuple[str, list[str]]:

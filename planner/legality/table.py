@@ -600,8 +600,10 @@ class Table:
         of their units' hulls, from every vertex at once), kept for this group of units."""
         return self._group_outlines(observers)[1]
 
-    def _group_outlines(self, observers: list[Placed]) -> tuple[BaseGeometry, BaseGeometry, shapely.STRtree | None]:
-        """The circumscribed outlines of every base of ``observers`` as one collection, its
+    def _group_outlines(self, observers: list[Placed]
+                        ) -> tuple[BaseGeometry | list[BaseGeometry], BaseGeometry, shapely.STRtree | None]:
+        """The circumscribed outlines of every base of ``observers`` as one collection (a list
+        when there is a tree), its
         convex hull, and a tree over the outlines (None for a few: the separation proof measures
         to them directly, :func:`planner.geometry.sight.outlines_separated`), kept for this group
         of units: every hidden target of one player is proven against the same group."""
@@ -609,14 +611,17 @@ class Table:
         hit = self._group_hulls.get(key)
         if hit is None or any(a is not b for a, b in zip(hit[0], observers, strict=True)):
             polys = [p for o in observers for p in self._outline_polys(o.footprints)]
-            group = shapely.GeometryCollection(polys)
+            tree = outline_tree(polys)
+            # with a tree the proof measures through it: the outlines themselves, no collection
+            group: BaseGeometry | list[BaseGeometry] = shapely.GeometryCollection(polys) if tree is None else polys
             hull = outlines_hull([f for o in observers for f in o.footprints], polys)
-            hit = (tuple(observers), group, hull, outline_tree(polys))
+            hit = (tuple(observers), group, hull, tree)
             self._group_hulls[key] = hit
         return hit[1], hit[2], hit[3]
 
     @cached_property
-    def _group_hulls(self) -> dict[tuple[str, tuple[int, ...]], tuple[tuple[Placed, ...], BaseGeometry, BaseGeometry,
+    def _group_hulls(self) -> dict[tuple[str, tuple[int, ...]], tuple[tuple[Placed, ...],
+                                                                     BaseGeometry | list[BaseGeometry], BaseGeometry,
                                                                      shapely.STRtree | None]]:
         return {}
 

@@ -123,8 +123,8 @@ def no_go_lower_bounds(fps: Sequence[Footprint], features: Sequence[tuple[str, P
     floats), one distance call per feature for the ovals. A caller checking many groups of the same bases (the
     checker, every unit on the table) makes it once and passes its columns."""
     radii = np.array([f.outer_radius for f in fps])
-    out = point_distances([poly for _, poly in features], np.array([f.cx for f in fps]),
-                          np.array([f.cy for f in fps])) - radii
+    out: np.ndarray = point_distances([poly for _, poly in features], np.array([f.cx for f in fps]),
+                                      np.array([f.cy for f in fps])) - radii
     ovals = [i for i, f in enumerate(fps) if f.kind == "ellipse"]
     if ovals:  # an oval's outer radius is a weak bound: use a circumscribing polygon
         shells = [fps[i].polygon(circumscribed=True) for i in ovals]
