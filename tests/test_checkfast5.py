@@ -115,3 +115,17 @@ def test_make_finding_is_the_validated_finding(passed: bool, measured: float | i
     a, b = make_finding("r", True, unit, "m", required="r"), make_finding("r", True, unit, "m", required="r")  # type: ignore[arg-type]
     a.evidence.blocking_features.append("x")
     assert b.evidence.blocking_features == []  # no list shared between records
+
+
+def test_make_unit_report_is_the_validated_report() -> None:
+    from types import SimpleNamespace
+
+    from planner.legality.report import UnitReport, make_finding, make_unit_report
+
+    fs = [make_finding("r", False, SimpleNamespace(id="u"), "m", required="x", margin=-1)]  # type: ignore[arg-type]
+    for margin in (None, -1, np.float64(-0.25)):
+        got = make_unit_report("u", "Unit", "p", "deployment zone", False, margin, "r", fs, False)
+        want = UnitReport(unit="u", name="Unit", player="p", setup="deployment zone", legal=False,
+                          tightest_margin=margin, tightest_rule="r", findings=fs, to_place=False)
+        assert got == want and got.model_dump_json() == want.model_dump_json()
+        assert got.model_fields_set == want.model_fields_set and got.findings is not fs

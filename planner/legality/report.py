@@ -201,6 +201,27 @@ def _real(v: float | None) -> float | None:
     return v if v is None or type(v) is float else float(v)
 
 
+def make_unit_report(unit: str, name: str, player: str, setup: str, legal: bool, tightest_margin: float | None,
+                     tightest_rule: str | None, findings: list[Finding], to_place: bool) -> UnitReport:
+    """``UnitReport(...)`` of these fields, made as :func:`make_finding` makes a finding: without
+    validating the checker's own values (text, Booleans, a float, its findings), validated when
+    one is of another type."""
+    if not (type(unit) is str and type(name) is str and type(player) is str and type(setup) is str
+            and type(legal) is bool and type(to_place) is bool
+            and (tightest_rule is None or type(tightest_rule) is str)
+            and (tightest_margin is None or isinstance(tightest_margin, (int, float)))
+            and all(type(f) is Finding for f in findings)):
+        return UnitReport(unit=unit, name=name, player=player, setup=setup, legal=legal,
+                          tightest_margin=tightest_margin, tightest_rule=tightest_rule, findings=findings,
+                          to_place=to_place)
+    return _trusted(UnitReport, {"unit": unit, "name": name, "player": player, "setup": setup, "legal": legal,
+                                 "tightest_margin": _real(tightest_margin), "tightest_rule": tightest_rule,
+                                 "findings": list(findings), "to_place": to_place}, set(_UNIT_REPORT_FIELDS))
+
+
+_UNIT_REPORT_FIELDS = frozenset(UnitReport.model_fields)
+
+
 def make_finding(rule: str, passed: bool, unit: UnitInfo, message: str, *, model: str | None = None,
                  measured: float | None = None, required: str, margin: float | None = None,
                  evidence: Evidence | None = None, failing: list[str] | None = None) -> Finding:

@@ -552,7 +552,8 @@ class Table:
         hit = cache.get(id(fp))
         if hit is None or hit[0] is not fp:
             # only the features the base could touch: the others fail every stands-in test
-            inside = frozenset(t.id for t in self._area_features_near(fp) if self.stands_in(fp, t))
+            near = self._area_features_near(fp)
+            inside = frozenset(t.id for t in near if self.stands_in(fp, t)) if near else _NO_FEATURES
             g = self._garrison_skip.get(id(fp))
             if g is not None and g[0] is fp:
                 inside |= g[1]  # a garrison sees out of its own Building
@@ -1110,6 +1111,8 @@ class Table:
                 named.update(obstacles[k].id for k in crossed)
                 open_ = [k for k, _ in chunks if k not in crossed]
         return tuple(sorted(named)) if named else tuple(sorted({o.id for o in obstacles}))
+
+_NO_FEATURES: frozenset[str] = frozenset()
 
 _PREPARED_MAX = 16
 _PREPARED: dict[tuple[object, ...], dict[str, object]] = {}
