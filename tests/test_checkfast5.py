@@ -27,7 +27,7 @@ def _probe(poly: Polygon, rng: np.random.Generator) -> tuple[np.ndarray, np.ndar
             np.concatenate([y, c[:, 1], (c[:-1, 1] + c[1:, 1]) / 2, np.round(y[:40], 1)]))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.lists(st.floats(0.5, 9.0), min_size=3, max_size=11), st.floats(-30, 30), st.floats(-30, 30),
        st.booleans(), st.integers(0, 2**31))
 def test_point_distances_are_shapely_floats(radii: list[float], cx: float, cy: float, hole: bool, seed: int) -> None:

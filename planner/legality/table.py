@@ -881,9 +881,14 @@ class Table:
             o = observers[0]
             return o, UnitSight(True, o.model_id(0), target.model_id(0),
                                 ((o.footprints[0].cx, o.footprints[0].cy), (tgt[0].cx, tgt[0].cy)))
-        tops_t = self.tops_of(target)
-        tops_o = [self.tops_of(o) for o in observers]
-        low = min(min(tops_t), *(min(t) for t in tops_o)) if self.has_heights else None
+        if self.has_heights:
+            tops_t = self.tops_of(target)
+            tops_o = [self.tops_of(o) for o in observers]
+            low: float | None = min(min(tops_t), *(min(t) for t in tops_o))
+        else:  # every line is the plane test: no top is read (only their count)
+            tops_t = (0.0,) * len(tgt)
+            tops_o = [(0.0,) * len(o.footprints) for o in observers]
+            low = None
         # ``proof_first`` (a check where hidden is the expected answer): one sound proof for all
         # the observers first (hidden: no quick line can be clear); else the quick lines first
         proven: set[int] = set()
