@@ -195,20 +195,30 @@ def _convex_parts(fp: Footprint, circumscribed: bool) -> Polygon:
 
 
 def _separated(hull: BaseGeometry, a_poly: BaseGeometry | Sequence[BaseGeometry], b_poly: BaseGeometry,
-               blocked: BaseGeometry, a_tree: shapely.STRtree | None = None) -> bool:
+               blocked: BaseGeometry, a_tree: shapely.STRtree | None = None, b_hull: BaseGeometry | None = None
+               ) -> bool:
     """True if every path inside ``hull`` from ``a_poly`` to ``b_poly`` meets ``blocked``
     (``a_poly`` may be the members of a collection when ``a_tree``, their tree, is given).
 
     The free parts of the hull and their contacts are found with shapely's vectorised queries
     (one tree query, one distance call per side). ``a_tree``: :func:`outline_tree` of the
-    members of ``a_poly`` (a collection), already built."""
+    members of ``a_poly`` (a collection), already built. ``b_hull``: the convex hull of
+    ``b_poly``: a part farther than :data:`_HULL_CLEAR` from it is not within 1e-9" of
+    ``b_poly`` (which it contains), so only the other parts are measured to ``b_poly``."""
     free = hull.difference(blocked)
     if free.is_empty:
         return True
     parts = np.asarray(getattr(free, "geoms", [free]), dtype=object)
     n = len(parts)
     ta = _touching(parts, a_poly, a_tree)
-    tb = _touching(parts, b_poly)
+    if b_hull is None:
+        tb = _touching(parts, b_poly)
+    else:
+        tb = np.zeros(n, dtype=np.bool_)
+        shapely.prepare(b_hull)  # a screen with a margin: the prepared within-distance test
+        near = np.nonzero(shapely.dwithin(b_hull, parts, _HULL_CLEAR))[0]
+        if len(near):
+            tb[near] = _touching(parts[near], b_poly)
     if not ta.any() or not tb.any():
         return True
     if (ta & tb).any():
@@ -228,6 +238,11 @@ def _separated(hull: BaseGeometry, a_poly: BaseGeometry | Sequence[BaseGeometry]
     roots_a = {find(i) for i in np.nonzero(ta)[0].tolist()}
     return not any(find(i) in roots_a for i in np.nonzero(tb)[0].tolist())
 
+
+_HULL_CLEAR = 1e-9 + 1e-12
+"""A free part farther than this (inches) from the hull of a group of outlines is farther than
+the contact distance (1e-9") from each of them, whatever the rounding of the two distances
+(about 1e-14" on a battlefield): it is not measured to the outlines."""
 
 _TREE_MIN = 8
 """Outlines in a collection above which contacts are found through a tree over its members."""
@@ -746,7 +761,8 @@ def outline_union(group: Sequence[Footprint]) -> BaseGeometry:
 
 def outlines_separated(a_union: BaseGeometry | Sequence[BaseGeometry], b_union: BaseGeometry,
                        obstacles: Sequence[Obstacle], blocked: BaseGeometry | None = None,
-                       hulls: Sequence[BaseGeometry] | None = None, tree: shapely.STRtree | None = None) -> bool:
+                       hulls: Sequence[BaseGeometry] | None = None, tree: shapely.STRtree | None = None,
+                       b_hull: BaseGeometry | None = None) -> bool:
     """:func:`group_separated` for outlines already made by :func:`outline_union`.
 
     ``a_union`` may also be a sequence of such outlines (several observer units at once: True
@@ -757,6 +773,8 @@ def outlines_separated(a_union: BaseGeometry | Sequence[BaseGeometry], b_union: 
     ``a_union`` and ``b_union``): the hull of the pair is built from their vertices only, the
     same polygon from fewer points. ``tree``, if given, is :func:`outline_tree` of the parts of
     ``a_union`` (a collection), kept by a caller that proves many targets against one group.
+    ``b_hull``, if given, is the convex hull of ``b_union`` (parts of the free space far from it
+    are not measured to ``b_union`` itself: the same contacts).
     """
     if not obstacles:
         return False
@@ -774,4 +792,4 @@ def outlines_separated(a_union: BaseGeometry | Sequence[BaseGeometry], b_union: 
         blocked = unary_union(blockers)
     elif not blocked.intersects(hull):
         return False
-    return _separated(hull, a_union, b_union, blocked, tree)
+    return _separated(hull, a_union, b_union, blocked, tree, b_hull)

@@ -987,7 +987,7 @@ class Table:
                 outlines = [p for k in ks for p in polys[k]]
                 hulls = [*(self._outline_parts(observers[k].footprints)[1] for k in ks), tgt_hull]
             if obstacles and outlines_separated(outlines, tgt_outline, obstacles, self._blocked_union(skip, high),
-                                                hulls=hulls, tree=tree):
+                                                hulls=hulls, tree=tree, b_hull=tgt_hull):
                 proven.update(ks)
             elif len(ks) == 1:
                 tried.add(ks[0])
