@@ -195,8 +195,8 @@ def _convex_parts(fp: Footprint, circumscribed: bool) -> Polygon:
 
 
 def _separated(hull: BaseGeometry, a_poly: BaseGeometry | Sequence[BaseGeometry], b_poly: BaseGeometry,
-               blocked: BaseGeometry, a_tree: shapely.STRtree | None = None, b_hull: BaseGeometry | None = None
-               ) -> bool:
+               blocked: BaseGeometry, a_tree: shapely.STRtree | None = None, b_hull: BaseGeometry | None = None,
+               a_points: np.ndarray | None = None) -> bool:
     """True if every path inside ``hull`` from ``a_poly`` to ``b_poly`` meets ``blocked``
     (``a_poly`` may be the members of a collection when ``a_tree``, their tree, is given).
 
@@ -204,13 +204,23 @@ def _separated(hull: BaseGeometry, a_poly: BaseGeometry | Sequence[BaseGeometry]
     (one tree query, one distance call per side). ``a_tree``: :func:`outline_tree` of the
     members of ``a_poly`` (a collection), already built. ``b_hull``: the convex hull of
     ``b_poly``: a part farther than :data:`_HULL_CLEAR` from it is not within 1e-9" of
-    ``b_poly`` (which it contains), so only the other parts are measured to ``b_poly``."""
+    ``b_poly`` (which it contains), so only the other parts are measured to ``b_poly``.
+    ``a_points``: points inside ``a_poly``'s outlines (n x 2, e.g. the bases' centres): a part
+    that holds one touches ``a_poly``; only the parts that hold none are measured to it."""
     free = hull.difference(blocked)
     if free.is_empty:
         return True
     parts = np.asarray(getattr(free, "geoms", [free]), dtype=object)
     n = len(parts)
-    ta = _touching(parts, a_poly, a_tree)
+    if a_points is None:
+        ta = _touching(parts, a_poly, a_tree)
+    else:  # a part holding a point of some outline touches it; the others are measured
+        shapely.prepare(parts)
+        ta = np.array([bool(shapely.intersects_xy(g, a_points[:, 0], a_points[:, 1]).any()) for g in parts],
+                      dtype=np.bool_)
+        rest = np.nonzero(~ta)[0]
+        if len(rest):
+            ta[rest] = _touching(parts[rest], a_poly, a_tree)
     if b_hull is None:
         tb = _touching(parts, b_poly)
     else:
@@ -762,7 +772,7 @@ def outline_union(group: Sequence[Footprint]) -> BaseGeometry:
 def outlines_separated(a_union: BaseGeometry | Sequence[BaseGeometry], b_union: BaseGeometry,
                        obstacles: Sequence[Obstacle], blocked: BaseGeometry | None = None,
                        hulls: Sequence[BaseGeometry] | None = None, tree: shapely.STRtree | None = None,
-                       b_hull: BaseGeometry | None = None) -> bool:
+                       b_hull: BaseGeometry | None = None, a_points: np.ndarray | None = None) -> bool:
     """:func:`group_separated` for outlines already made by :func:`outline_union`.
 
     ``a_union`` may also be a sequence of such outlines (several observer units at once: True
@@ -774,7 +784,8 @@ def outlines_separated(a_union: BaseGeometry | Sequence[BaseGeometry], b_union: 
     same polygon from fewer points. ``tree``, if given, is :func:`outline_tree` of the parts of
     ``a_union`` (a collection), kept by a caller that proves many targets against one group.
     ``b_hull``, if given, is the convex hull of ``b_union`` (parts of the free space far from it
-    are not measured to ``b_union`` itself: the same contacts).
+    are not measured to ``b_union`` itself: the same contacts). ``a_points``, if given, are
+    points inside the outlines of ``a_union`` (n x 2; see :func:`_separated`).
     """
     if not obstacles:
         return False
@@ -792,4 +803,4 @@ def outlines_separated(a_union: BaseGeometry | Sequence[BaseGeometry], b_union: 
         blocked = unary_union(blockers)
     elif not blocked.intersects(hull):
         return False
-    return _separated(hull, a_union, b_union, blocked, tree, b_hull)
+    return _separated(hull, a_union, b_union, blocked, tree, b_hull, a_points)

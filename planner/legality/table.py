@@ -978,16 +978,19 @@ class Table:
             # the hull of the group: of every observer at once (kept for the observers), or of
             # the units' hulls
             tree = None
+            centres = None
             if len(ks) == len(observers):
                 outlines, group_hull, tree = self._group_outlines(observers)
                 hulls = [group_hull, tgt_hull]
+                # every base's centre lies in its outline
+                centres = self._stacked_discs(observers, [len(o.footprints) for o in observers])[0][:, :2]
             else:
                 if not polys:
                     polys.extend(self._outline_polys(o.footprints) for o in observers)
                 outlines = [p for k in ks for p in polys[k]]
                 hulls = [*(self._outline_parts(observers[k].footprints)[1] for k in ks), tgt_hull]
             if obstacles and outlines_separated(outlines, tgt_outline, obstacles, self._blocked_union(skip, high),
-                                                hulls=hulls, tree=tree, b_hull=tgt_hull):
+                                                hulls=hulls, tree=tree, b_hull=tgt_hull, a_points=centres):
                 proven.update(ks)
             elif len(ks) == 1:
                 tried.add(ks[0])
