@@ -68,7 +68,7 @@ def _bases(draw_xy: list[tuple[float, float]], kinds: list[int]) -> list:
 @given(st.lists(st.tuples(st.floats(0, 30), st.floats(0, 12)), min_size=1, max_size=60),
        st.lists(st.integers(0, 11), min_size=60, max_size=60), st.booleans())
 def test_outlines_hull_is_the_collections_hull(xy: list[tuple[float, float]], kinds: list[int], grid: bool) -> None:
-    from planner.geometry.sight import outlines_hull
+    from planner.geometry.sight import outlines_hull, points_hull
 
     if grid:  # formations: bases in rows, many wholly inside the hull
         xy = [(round(x / 1.5) * 1.5, round(y / 1.5) * 1.5) for x, y in xy]
@@ -76,6 +76,9 @@ def test_outlines_hull_is_the_collections_hull(xy: list[tuple[float, float]], ki
     want = shapely.GeometryCollection([f.polygon(64, circumscribed=True) for f in fps]).convex_hull
     got = outlines_hull(fps)
     assert np.array_equal(shapely.get_coordinates(got), shapely.get_coordinates(want))
+    few = [f.polygon(64, circumscribed=True) for f in fps[:5]]
+    assert np.array_equal(shapely.get_coordinates(points_hull(few)),
+                          shapely.get_coordinates(shapely.GeometryCollection(few).convex_hull))
 
 
 def test_new_footprint_is_a_footprint() -> None:

@@ -760,7 +760,16 @@ def outlines_hull(group: Sequence[Footprint], outlines: Sequence[BaseGeometry] |
             deep = inside.min(axis=1) > reach + 1e-6
             if deep.any():
                 polys = [g for g, d in zip(polys, deep.tolist(), strict=True) if not d]
-    return shapely.GeometryCollection(polys).convex_hull
+    return points_hull(polys)
+
+
+def points_hull(polys: Sequence[BaseGeometry]) -> BaseGeometry:
+    """``GeometryCollection(polys).convex_hull``, the same polygon: the hull of their vertices
+    in the same order, taken from one line through them (no collection of copies)."""
+    coords = shapely.get_coordinates(np.asarray(polys, dtype=object))
+    if len(coords) < 2:
+        return shapely.GeometryCollection(list(polys)).convex_hull
+    return cast(BaseGeometry, shapely.convex_hull(shapely.linestrings(coords)))
 
 
 def outline_union(group: Sequence[Footprint]) -> BaseGeometry:

@@ -38,6 +38,7 @@ from planner.geometry.sight import (
     outline_union,
     outlines_hull,
     outlines_separated,
+    points_hull,
     shrunk_union,
 )
 from planner.schema import SetupMethod, StandingIn, TerrainFeature, TerrainKind, polygon_of
@@ -585,7 +586,7 @@ class Table:
         hit = self._parts_cache.get(key)
         if hit is None or any(a is not b for a, b in zip(hit[0], fps, strict=True)):
             polys: list[BaseGeometry] = [f.polygon(64, circumscribed=True) for f in fps]
-            hit = (fps, polys, shapely.GeometryCollection(polys).convex_hull)
+            hit = (fps, polys, points_hull(polys))
             self._parts_cache[key] = hit
         return hit[1], hit[2]
 
