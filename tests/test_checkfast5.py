@@ -27,7 +27,7 @@ def _probe(poly: Polygon, rng: np.random.Generator) -> tuple[np.ndarray, np.ndar
             np.concatenate([y, c[:, 1], (c[:-1, 1] + c[1:, 1]) / 2, np.round(y[:40], 1)]))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(st.lists(st.floats(0.5, 9.0), min_size=3, max_size=11), st.floats(-30, 30), st.floats(-30, 30),
        st.booleans(), st.integers(0, 2**31))
 def test_point_distances_are_shapely_floats(radii: list[float], cx: float, cy: float, hole: bool, seed: int) -> None:
@@ -64,7 +64,7 @@ def _bases(draw_xy: list[tuple[float, float]], kinds: list[int]) -> list:
     return [footprint(bases[k % 4], x, y, 37.0 * k) for (x, y), k in zip(draw_xy, kinds, strict=True)]
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.floats(0, 30), st.floats(0, 12)), min_size=1, max_size=60),
        st.lists(st.integers(0, 11), min_size=60, max_size=60), st.booleans())
 def test_outlines_hull_is_the_collections_hull(xy: list[tuple[float, float]], kinds: list[int], grid: bool) -> None:
@@ -90,7 +90,7 @@ def test_new_footprint_is_a_footprint() -> None:
     assert a.outer_radius == 1.5 and a.polygon(64).equals_exact(b.polygon(64), 0)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(st.booleans(), st.one_of(st.none(), st.floats(allow_nan=False), st.integers(-5, 5)),
        st.one_of(st.none(), st.floats(-1e6, 1e6)), st.lists(st.text(max_size=3), max_size=3),
        st.one_of(st.none(), st.text(max_size=4)), st.booleans())
