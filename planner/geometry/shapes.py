@@ -203,23 +203,33 @@ def segment(p: tuple[float, float], q: tuple[float, float]) -> Footprint:
     return Footprint("segment", (p[0] + q[0]) / 2, (p[1] + q[1]) / 2, verts=(p, q))
 
 
+def _new_footprint(kind: str, cx: float, cy: float, a: float = 0.0, b: float = 0.0, angle: float = 0.0,
+                   verts: tuple[tuple[float, float], ...] = ()) -> Footprint:
+    """``Footprint(kind, cx, cy, a, b, angle, verts)``, the same (equal, hashed alike) object,
+    made without the frozen dataclass's field-by-field ``object.__setattr__`` (about half the
+    cost; the checker makes a footprint per model per check)."""
+    fp = object.__new__(Footprint)
+    fp.__dict__.update(kind=kind, cx=cx, cy=cy, a=a, b=b, angle=angle, verts=verts)
+    return fp
+
+
 def footprint(base: RoundBase | OvalBase | HullBase, x: float, y: float, facing_deg: float = 0.0) -> Footprint:
     """The footprint of ``base`` with centre (x, y) inches and facing in degrees."""
     if isinstance(base, RoundBase):
-        return Footprint("circle", x, y, mm_to_in(base.diameter_mm) / 2.0)
+        return _new_footprint("circle", x, y, mm_to_in(base.diameter_mm) / 2.0)
     ang = math.radians(facing_deg)
     if isinstance(base, OvalBase):
         a = mm_to_in(base.length_mm) / 2.0
         b = mm_to_in(base.width_mm) / 2.0
         if a == b:
-            return Footprint("circle", x, y, a)
-        return Footprint("ellipse", x, y, a, b, ang)
+            return _new_footprint("circle", x, y, a)
+        return _new_footprint("ellipse", x, y, a, b, ang)
     hl, hw = base.length_in / 2.0, base.width_in / 2.0
     c, s = math.cos(ang), math.sin(ang)
     corners = [(hl, hw), (-hl, hw), (-hl, -hw), (hl, -hw)]
     verts = tuple((x + px * c - py * s, y + px * s + py * c) for px, py in corners)
     # counter-clockwise order for corners listed (+,+), (-,+), (-,-), (+,-)
-    return Footprint("polygon", x, y, hl, hw, ang, verts)
+    return _new_footprint("polygon", x, y, hl, hw, ang, verts)
 
 
 def footprint_of_shape(fp: Footprint, x: float, y: float, facing_deg: float | None) -> Footprint:
@@ -893,3 +903,72 @@ def circumscribed_gap(fp: Footprint, geoms: np.ndarray | BaseGeometry) -> np.nda
     outer radius for an oval, so the exact (searched) distances can be skipped for far shapes."""
     d = shapely.distance(geoms, fp.polygon(circumscribed=True))
     return np.where(d > 0, d, -np.inf)
+
+
+_NEAR_EDGE_IN = 1e-7
+"""A point closer than this (inches) to a polygon's boundary is measured by shapely itself in
+:func:`point_distances` (the crossing test of a point on or next to an edge is not robust)."""
+
+
+def _segments_of(poly: BaseGeometry) -> np.ndarray | None:
+    """The boundary segments of a valid polygon or multipolygon, (n, 4) rows ``ax, ay, bx, by``
+    in the order GEOS walks them; None for any other geometry (an invalid or empty polygon too)."""
+    if poly.is_empty or poly.geom_type not in ("Polygon", "MultiPolygon") or not poly.is_valid:
+        return None
+    rings = [np.asarray(r.coords) for p in shapely.get_parts(poly) for r in (p.exterior, *p.interiors)]
+    return np.vstack([np.hstack([r[:-1], r[1:]]) for r in rings])
+
+
+def point_distances(polys: Sequence[BaseGeometry], x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``shapely.distance(polys[k], Point(x[i], y[i]))`` for every polygon and point, the same
+    floats, as an array (polygons x points, inches; 0 inside): GEOS's point-to-segment distance
+    (``Distance::pointToSegment``: the end's distance where the projection falls outside the
+    segment, else ``|s| * sqrt(L2)``) evaluated in numpy over every segment of every polygon at
+    once, its least value per polygon, and 0 where a crossing count puts the point inside. A
+    point within :data:`_NEAR_EDGE_IN` of a boundary, and every point of a geometry that is not
+    a valid polygon, is measured by shapely (``tests/test_checkfast5.py`` compares the two)."""
+    n = len(x)
+    out = np.empty((len(polys), n))
+    if not n or not len(polys):
+        return out
+    segs: list[np.ndarray] = []
+    starts: list[int] = []
+    rows: list[int] = []
+    at = 0
+    for k, poly in enumerate(polys):
+        s = _per_polygon("segments", cast(Polygon, poly), _segments_of)
+        if s is None:
+            out[k] = shapely.distance(poly, shapely.points(x, y))
+            continue
+        segs.append(s)
+        starts.append(at)
+        rows.append(k)
+        at += len(s)
+    if not segs:
+        return out
+    S = segs[0] if len(segs) == 1 else np.vstack(segs)
+    ax, ay, bx, by = S[:, 0], S[:, 1], S[:, 2], S[:, 3]
+    ex, ey = bx - ax, by - ay
+    l2 = ex * ex + ey * ey
+    px, py = x[:, None], y[:, None]
+    dxa, dya = px - ax, py - ay
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = (dxa * ex + dya * ey) / l2
+        s = ((ay - py) * ex - (ax - px) * ey) / l2
+        xcross = ax + (py - ay) * ex / ey
+    da = np.sqrt(dxa * dxa + dya * dya)
+    dxb, dyb = px - bx, py - by
+    d = np.where(r <= 0.0, da, np.where(r >= 1.0, np.sqrt(dxb * dxb + dyb * dyb), np.abs(s) * np.sqrt(l2)))
+    if (l2 == 0.0).any():
+        d = np.where(l2 == 0.0, da, d)
+    first = np.asarray(starts)
+    least = np.minimum.reduceat(d, first, axis=1)
+    crossing = ((ay > py) != (by > py)) & (px < xcross)
+    inside = (np.add.reduceat(crossing, first, axis=1) & 1).astype(np.bool_)
+    got = np.where(inside, 0.0, least).T
+    near = least.T <= _NEAR_EDGE_IN
+    if near.any():
+        for j, i in zip(*np.nonzero(near), strict=True):
+            got[j, i] = shapely.distance(polys[rows[j]], shapely.Point(x[i], y[i]))
+    out[rows] = got
+    return out

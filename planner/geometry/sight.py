@@ -194,20 +194,41 @@ def _convex_parts(fp: Footprint, circumscribed: bool) -> Polygon:
     return fp.polygon(_N_POLY, circumscribed=circumscribed)
 
 
-def _separated(hull: BaseGeometry, a_poly: BaseGeometry, b_poly: BaseGeometry, blocked: BaseGeometry,
-               a_tree: shapely.STRtree | None = None) -> bool:
-    """True if every path inside ``hull`` from ``a_poly`` to ``b_poly`` meets ``blocked``.
+def _separated(hull: BaseGeometry, a_poly: BaseGeometry | Sequence[BaseGeometry], b_poly: BaseGeometry,
+               blocked: BaseGeometry, a_tree: shapely.STRtree | None = None, b_hull: BaseGeometry | None = None,
+               a_points: np.ndarray | None = None) -> bool:
+    """True if every path inside ``hull`` from ``a_poly`` to ``b_poly`` meets ``blocked``
+    (``a_poly`` may be the members of a collection when ``a_tree``, their tree, is given).
 
     The free parts of the hull and their contacts are found with shapely's vectorised queries
     (one tree query, one distance call per side). ``a_tree``: :func:`outline_tree` of the
-    members of ``a_poly`` (a collection), already built."""
+    members of ``a_poly`` (a collection), already built. ``b_hull``: the convex hull of
+    ``b_poly``: a part farther than :data:`_HULL_CLEAR` from it is not within 1e-9" of
+    ``b_poly`` (which it contains), so only the other parts are measured to ``b_poly``.
+    ``a_points``: points inside ``a_poly``'s outlines (n x 2, e.g. the bases' centres): a part
+    that holds one touches ``a_poly``; only the parts that hold none are measured to it."""
     free = hull.difference(blocked)
     if free.is_empty:
         return True
     parts = np.asarray(getattr(free, "geoms", [free]), dtype=object)
     n = len(parts)
-    ta = _touching(parts, a_poly, a_tree)
-    tb = _touching(parts, b_poly)
+    if a_points is None:
+        ta = _touching(parts, a_poly, a_tree)
+    else:  # a part holding a point of some outline touches it; the others are measured
+        shapely.prepare(parts)
+        ta = np.array([bool(shapely.intersects_xy(g, a_points[:, 0], a_points[:, 1]).any()) for g in parts],
+                      dtype=np.bool_)
+        rest = np.nonzero(~ta)[0]
+        if len(rest):
+            ta[rest] = _touching(parts[rest], a_poly, a_tree)
+    if b_hull is None:
+        tb = _touching(parts, b_poly)
+    else:
+        tb = np.zeros(n, dtype=np.bool_)
+        shapely.prepare(b_hull)  # a screen with a margin: the prepared within-distance test
+        near = np.nonzero(shapely.dwithin(b_hull, parts, _HULL_CLEAR))[0]
+        if len(near):
+            tb[near] = _touching(parts[near], b_poly)
     if not ta.any() or not tb.any():
         return True
     if (ta & tb).any():
@@ -228,6 +249,11 @@ def _separated(hull: BaseGeometry, a_poly: BaseGeometry, b_poly: BaseGeometry, b
     return not any(find(i) in roots_a for i in np.nonzero(tb)[0].tolist())
 
 
+_HULL_CLEAR = 1e-9 + 1e-12
+"""A free part farther than this (inches) from the hull of a group of outlines is farther than
+the contact distance (1e-9") from each of them, whatever the rounding of the two distances
+(about 1e-14" on a battlefield): it is not measured to the outlines."""
+
 _TREE_MIN = 8
 """Outlines in a collection above which contacts are found through a tree over its members."""
 
@@ -239,7 +265,8 @@ def outline_tree(members: Sequence[BaseGeometry]) -> shapely.STRtree | None:
     return shapely.STRtree(list(members)) if len(members) > _TREE_MIN else None
 
 
-def _touching(parts: np.ndarray, geom: BaseGeometry, tree: shapely.STRtree | None = None) -> np.ndarray:
+def _touching(parts: np.ndarray, geom: BaseGeometry | Sequence[BaseGeometry], tree: shapely.STRtree | None = None
+              ) -> np.ndarray:
     """For each of ``parts``: is it within 1e-9" of ``geom``? For a collection of many
     geometries (a group of observer units), through a tree over its members (``tree``: that
     tree, :func:`outline_tree`, already built)."""
@@ -702,6 +729,49 @@ def _points_hull(*geoms: BaseGeometry) -> BaseGeometry:
     return cast(MultiPoint, points).convex_hull
 
 
+_HULL_DIRECTIONS = np.linspace(0.0, 2.0 * math.pi, 16, endpoint=False)
+
+
+def outlines_hull(group: Sequence[Footprint], outlines: Sequence[BaseGeometry] | None = None) -> BaseGeometry:
+    """The convex hull of the circumscribed outlines of ``group`` (``outlines``: those outlines,
+    ``f.polygon(_N_POLY, circumscribed=True)`` of each, already made), the same polygon as
+    ``GeometryCollection(outlines).convex_hull``, from fewer points: a base whose outline lies
+    strictly inside the convex polygon of the extreme centres in 16 directions (a polygon inside
+    the hull: every centre lies in its outline) holds no vertex of the hull, and GEOS's hull
+    depends only on the points that are (``tests/test_checkfast5.py`` compares the two)."""
+    polys = list(outlines) if outlines is not None else [f.polygon(_N_POLY, circumscribed=True) for f in group]
+    if len(group) > 8:
+        xy = np.array([[f.cx, f.cy] for f in group])
+        # every vertex of an outline is within this of its centre (a circumscribed n-gon's corner)
+        reach = np.array([f.outer_radius for f in group]) / math.cos(math.pi / _N_POLY) * (1.0 + 1e-9) + 1e-9
+        along = xy[:, 0:1] * np.cos(_HULL_DIRECTIONS) + xy[:, 1:2] * np.sin(_HULL_DIRECTIONS)
+        corners = xy[np.argmax(along, axis=0)]  # in order of direction: counter-clockwise
+        keep = np.r_[True, np.any(corners[1:] != corners[:-1], axis=1)]
+        corners = corners[keep]
+        if len(corners) > 1 and (corners[0] == corners[-1]).all():
+            corners = corners[:-1]
+        p, q = corners, np.roll(corners, -1, axis=0)
+        ex, ey = q[:, 0] - p[:, 0], q[:, 1] - p[:, 1]
+        turns = ex * np.roll(ey, -1) - ey * np.roll(ex, -1)
+        if len(corners) >= 3 and (turns > 0).all():  # a convex polygon, counter-clockwise
+            ln = np.hypot(ex, ey)
+            # the distance of each centre inside each edge line (positive: on the inner side)
+            inside = ((xy[:, 0:1] - p[:, 0]) * -ey + (xy[:, 1:2] - p[:, 1]) * ex) / ln
+            deep = inside.min(axis=1) > reach + 1e-6
+            if deep.any():
+                polys = [g for g, d in zip(polys, deep.tolist(), strict=True) if not d]
+    return points_hull(polys)
+
+
+def points_hull(polys: Sequence[BaseGeometry]) -> BaseGeometry:
+    """``GeometryCollection(polys).convex_hull``, the same polygon: the hull of their vertices
+    in the same order, taken from one line through them (no collection of copies)."""
+    coords = shapely.get_coordinates(np.asarray(polys, dtype=object))
+    if len(coords) < 2:
+        return shapely.GeometryCollection(list(polys)).convex_hull
+    return cast(BaseGeometry, shapely.convex_hull(shapely.linestrings(coords)))
+
+
 def outline_union(group: Sequence[Footprint]) -> BaseGeometry:
     """Union of the circumscribed polygons of a group of bases (contains every true base)."""
     polys = [f.polygon(_N_POLY, circumscribed=True) for f in group]
@@ -710,7 +780,8 @@ def outline_union(group: Sequence[Footprint]) -> BaseGeometry:
 
 def outlines_separated(a_union: BaseGeometry | Sequence[BaseGeometry], b_union: BaseGeometry,
                        obstacles: Sequence[Obstacle], blocked: BaseGeometry | None = None,
-                       hulls: Sequence[BaseGeometry] | None = None, tree: shapely.STRtree | None = None) -> bool:
+                       hulls: Sequence[BaseGeometry] | None = None, tree: shapely.STRtree | None = None,
+                       b_hull: BaseGeometry | None = None, a_points: np.ndarray | None = None) -> bool:
     """:func:`group_separated` for outlines already made by :func:`outline_union`.
 
     ``a_union`` may also be a sequence of such outlines (several observer units at once: True
@@ -721,13 +792,17 @@ def outlines_separated(a_union: BaseGeometry | Sequence[BaseGeometry], b_union: 
     ``a_union`` and ``b_union``): the hull of the pair is built from their vertices only, the
     same polygon from fewer points. ``tree``, if given, is :func:`outline_tree` of the parts of
     ``a_union`` (a collection), kept by a caller that proves many targets against one group.
+    ``b_hull``, if given, is the convex hull of ``b_union`` (parts of the free space far from it
+    are not measured to ``b_union`` itself: the same contacts). ``a_points``, if given, are
+    points inside the outlines of ``a_union`` (n x 2; see :func:`_separated`).
     """
     if not obstacles:
         return False
     if not isinstance(a_union, BaseGeometry):
         parts = list(a_union)
-        a_union = parts[0] if len(parts) == 1 else shapely.geometrycollections(parts)
-    hull = (_points_hull(a_union, b_union) if hulls is None
+        if tree is None or hulls is None:  # else measured through the tree only: no collection needed
+            a_union = parts[0] if len(parts) == 1 else shapely.geometrycollections(parts)
+    hull = (_points_hull(cast(BaseGeometry, a_union), b_union) if hulls is None
             else shapely.GeometryCollection(list(hulls)).convex_hull)
     if blocked is None:
         blockers = [bl for bl in _shrunk([o for o in obstacles if o.polygon.intersects(hull)])
@@ -737,4 +812,4 @@ def outlines_separated(a_union: BaseGeometry | Sequence[BaseGeometry], b_union: 
         blocked = unary_union(blockers)
     elif not blocked.intersects(hull):
         return False
-    return _separated(hull, a_union, b_union, blocked, tree)
+    return _separated(hull, a_union, b_union, blocked, tree, b_hull, a_points)

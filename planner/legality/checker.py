@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from planner.errors import UnknownRulesetError
-from planner.legality.report import LegalityReport, UnitReport, Violation, applied_rulings
+from planner.legality.report import LegalityReport, UnitReport, Violation, applied_rulings, make_unit_report
 from planner.rules.registry import all_rulesets
 from planner.world import World
 
@@ -43,9 +43,8 @@ def check_deployment(world: World, *, cover: bool = False) -> LegalityReport:
             margins = [(f.margin, f.rule) for f in fs if f.margin is not None]
             tight = min(margins) if margins else (None, None)
         label = rs.setup_label(u)
-        units.append(UnitReport(unit=u.id, name=u.label, player=u.player, setup=label,
-                                legal=all(f.passed for f in fs), tightest_margin=tight[0], tightest_rule=tight[1],
-                                findings=fs, to_place=bool(u.record.place and u.on_battlefield and not u.is_positioned)))
+        units.append(make_unit_report(u.id, u.label, u.player, label, all(f.passed for f in fs), tight[0], tight[1],
+                                      fs, bool(u.record.place and u.on_battlefield and not u.is_positioned)))
         for f in fs:
             if not f.passed:
                 violations.append(Violation(rule=f.rule, unit=f.unit, model=f.model, measured=f.measured,

@@ -43,13 +43,16 @@ from planner.schema import SetupMethod, SpecialRule
 from planner.world import UnitInfo, World
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from planner.geometry.sight import Crossing
     from planner.rules.hh2 import HorusHeresy2
 
 _f = inches
 _finding = make_finding
 
 
-def _passes_over(passes) -> str:
+def _passes_over(passes: Iterable[Crossing]) -> str:
     """The pieces with a height that a clear sight line passes over, in words ("; it passes over
     wall (top 1\") at 1.25\""), so a judge looking at a wall between the models reads why it does
     not hide them; empty when there are none (``passes``: :class:`planner.geometry.sight.Crossing`)."""
@@ -240,6 +243,12 @@ class HH2Checker:
         close = list(zip(rows[keep].tolist(), cols[keep].tolist(), strict=True))
         return placed, items, close
 
+    @cached_property
+    def _item_units(self) -> np.ndarray:
+        """The unit of each base of :attr:`_close_bases` (an index into its units, as an array)."""
+        placed, _, _ = self._close_bases
+        return np.repeat(np.arange(len(placed)), [len(p.footprints) for p in placed]).astype(np.intp)
+
     def _measure_ovals(self) -> None:
         """The distances between ovals (and an oval and another base) that the coherency and
         overlap checks will take, measured in one vectorised search (:meth:`Table.pair_distances`
@@ -267,16 +276,28 @@ class HH2Checker:
         # the closest pair of each unit: (distance, its model, the other side's item), named at the end
         closest: dict[str, tuple[float, int, int]] = {}
         bad: dict[str, list[tuple[int, str, float]]] = defaultdict(list)
-        dists = self.table.pair_distances([(items[a][2], items[b][2]) for a, b in close]).tolist()
-        for (a, b), d in zip(close, dists, strict=True):
-            ua, ia, fa = items[a]
-            ub, ib, fb = items[b]
-            for u, i, other_item in ((ua, ia, b), (ub, ib, a)):
-                if u.id not in closest or d < closest[u.id][0]:
-                    closest[u.id] = (d, i, other_item)
-            if is_overlap_distance(d):
-                bad[ua.id].append((ia, f"{ub.id}/{ub.models[ib].id}", d))
-                bad[ub.id].append((ib, f"{ua.id}/{ua.models[ia].id}", d))
+        dist = self.table.pair_distances([(items[a][2], items[b][2]) for a, b in close])
+        if close:
+            # each pair counts for its two units, its first base's unit first: the closest entry
+            # of each unit, the first in that order on a tie (the strict "closer" of one pass)
+            ends = np.asarray(close, dtype=np.intp)
+            entry_item = ends.ravel()  # entry 2k: pair k's first base; 2k + 1: its second
+            entry_other = ends[:, ::-1].ravel()
+            unit_of = self._item_units
+            entry_unit = unit_of[entry_item]
+            entry_d = np.repeat(dist, 2)
+            order = np.lexsort((np.arange(len(entry_item)), entry_d, entry_unit))
+            first = order[np.r_[True, entry_unit[order][1:] != entry_unit[order][:-1]]]
+            for e, d in zip(first.tolist(), entry_d[first].tolist(), strict=True):
+                u, i, _ = items[int(entry_item[e])]
+                closest[u.id] = (d, i, int(entry_other[e]))
+        for k in np.nonzero(is_overlap_distance(dist))[0].tolist():
+            a, b = close[k]
+            d = float(dist[k])
+            ua, ia, _ = items[a]
+            ub, ib, _ = items[b]
+            bad[ua.id].append((ia, f"{ub.id}/{ub.models[ib].id}", d))
+            bad[ub.id].append((ib, f"{ua.id}/{ua.models[ia].id}", d))
         for p in placed:
             u = p.unit
             if bad[u.id]:

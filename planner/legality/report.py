@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner.units import TOLERANCE_IN
 
 T = TypeVar("T", bound=tuple[Any, ...])
+_M = TypeVar("_M", bound=BaseModel)
 
 if TYPE_CHECKING:
     from planner.geometry.sight import Crossing
@@ -190,17 +192,79 @@ def inches(v: float) -> str:
     return f'{v:.3f}"'
 
 
+_FINDING_FIELDS = frozenset(Finding.model_fields)
+
+
+def _trusted(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
+    """An instance of ``cls`` holding ``values`` (every field, already of its type), as
+    validation would leave it (``model_fields_set`` ``fields_set``), without validating: for
+    records the checker builds from its own measurements (:func:`make_finding`), a few
+    thousand a second. ``tests/test_checkfast5.py`` compares them with validated ones."""
+    obj = cls.__new__(cls)
+    object.__setattr__(obj, "__dict__", values)
+    object.__setattr__(obj, "__pydantic_fields_set__", fields_set)
+    object.__setattr__(obj, "__pydantic_extra__", None)
+    object.__setattr__(obj, "__pydantic_private__", None)
+    return obj
+
+
+def _no_evidence() -> Evidence:
+    """``Evidence()``: every field its default (the lists new), none set."""
+    return _trusted(Evidence, {"nearest_enemy_unit": None, "nearest_enemy_model": None, "model": None,
+                               "observer_units": [], "seen_by": None, "sight_line": None, "blocking_features": [],
+                               "sight_passes": [], "other_model": None, "terrain_feature": None, "note": None}, set())
+
+
+def _real(v: float | None) -> float | None:
+    """A measurement as a float field holds it (an int or a numpy float made a Python float)."""
+    return v if v is None or type(v) is float else float(v)
+
+
+def make_unit_report(unit: str, name: str, player: str, setup: str, legal: bool, tightest_margin: float | None,
+                     tightest_rule: str | None, findings: list[Finding], to_place: bool) -> UnitReport:
+    """``UnitReport(...)`` of these fields, made as :func:`make_finding` makes a finding: without
+    validating the checker's own values (text, Booleans, a float, its findings), validated when
+    one is of another type."""
+    if not (type(unit) is str and type(name) is str and type(player) is str and type(setup) is str
+            and type(legal) is bool and type(to_place) is bool
+            and (tightest_rule is None or type(tightest_rule) is str)
+            and (tightest_margin is None or isinstance(tightest_margin, (int, float)))
+            and all(type(f) is Finding for f in findings)):
+        return UnitReport(unit=unit, name=name, player=player, setup=setup, legal=legal,
+                          tightest_margin=tightest_margin, tightest_rule=tightest_rule, findings=findings,
+                          to_place=to_place)
+    return _trusted(UnitReport, {"unit": unit, "name": name, "player": player, "setup": setup, "legal": legal,
+                                 "tightest_margin": _real(tightest_margin), "tightest_rule": tightest_rule,
+                                 "findings": list(findings), "to_place": to_place}, set(_UNIT_REPORT_FIELDS))
+
+
+_UNIT_REPORT_FIELDS = frozenset(UnitReport.model_fields)
+
+
 def make_finding(rule: str, passed: bool, unit: UnitInfo, message: str, *, model: str | None = None,
                  measured: float | None = None, required: str, margin: float | None = None,
                  evidence: Evidence | None = None, failing: list[FailingModel] | None = None) -> Finding:
     """One :class:`Finding` for ``unit`` (a :class:`planner.world.UnitInfo`): the checkers of
     every ruleset build their findings here. ``failing``: every model failing the rule, worst
     first, with its measure (:func:`also_failing`), kept when more than one model fails
-    (:attr:`Finding.failing_models`, :attr:`Finding.failing_details`)."""
+    (:attr:`Finding.failing_models`, :attr:`Finding.failing_details`).
+
+    The record is the one ``Finding(rule=..., ...)`` validates to (the same fields, values and
+    JSON), made without pydantic's validation: its values are the checker's own (text, a
+    Boolean, measurements made floats here)."""
     many = list(failing) if failing and len(failing) > 1 else []
-    return Finding(rule=rule, passed=passed, unit=unit.id, model=model, measured=measured, required=required,
-                   margin=margin, message=message, evidence=evidence or Evidence(),
-                   failing_models=[f.model for f in many], failing_details=many)
+    if not (type(rule) is str and type(message) is str and type(required) is str and type(unit.id) is str
+            and (model is None or type(model) is str) and isinstance(passed, (bool, np.bool_))
+            and all(type(f) is FailingModel for f in many)
+            and (evidence is None or type(evidence) is Evidence)):  # anything else: validated
+        return Finding(rule=rule, passed=passed, unit=unit.id, model=model, measured=measured, required=required,
+                       margin=margin, message=message, evidence=evidence or Evidence(),
+                       failing_models=[f.model for f in many], failing_details=many)
+    return _trusted(Finding, {"rule": rule, "passed": bool(passed), "unit": unit.id, "model": model,
+                              "measured": _real(measured), "required": required, "margin": _real(margin),
+                              "message": message, "evidence": evidence if evidence is not None else _no_evidence(),
+                              "failing_models": [f.model for f in many], "failing_details": many},
+                    set(_FINDING_FIELDS))
 
 
 Failing = tuple[int, str] | tuple[int, str, float | None, str | None]

@@ -25,6 +25,7 @@ from planner.geometry.shapes import (
     distance_to_polygon,
     footprint,
     oval_edge_pairs,
+    point_distances,
     signed_distance,
     signed_distances,
 )
@@ -36,7 +37,9 @@ from planner.geometry.sight import (
     line_of_sight,
     outline_tree,
     outline_union,
+    outlines_hull,
     outlines_separated,
+    points_hull,
     shrunk_union,
 )
 from planner.schema import SetupMethod, StandingIn, TerrainFeature, TerrainKind, polygon_of
@@ -346,8 +349,13 @@ class Table:
         cache = self._pair_cache
         out = np.empty(len(pairs))
         missing: dict[tuple[int, int], list[int]] = {}
+        hypot = math.hypot
         for k, (a, b) in enumerate(pairs):
-            if a.kind != "ellipse" and b.kind != "ellipse":
+            ka, kb = a.kind, b.kind
+            if ka == "circle" and kb == "circle":  # signed_distance's own formula, inlined
+                out[k] = hypot(a.cx - b.cx, a.cy - b.cy) - a.a - b.a
+                continue
+            if ka != "ellipse" and kb != "ellipse":
                 out[k] = signed_distance(a, b)  # closed form or shapely: not worth keeping
                 continue
             hit = cache.get((id(a), id(b)))
@@ -369,10 +377,47 @@ class Table:
 
     def no_go_bounds(self, fps: tuple[Footprint, ...]) -> np.ndarray | None:
         """The lower bounds of :func:`planner.legality.checks.placement.no_go_lower_bounds` for
-        bases ``fps`` against :attr:`no_go_polys` (features x bases), taken from one vectorised
-        pass over every model on the table; None if some base of ``fps`` is not one of them."""
+        bases ``fps`` against :attr:`no_go_polys` (features x bases), from one vectorised pass
+        over every model on the table; None if some base of ``fps`` is not one of them.
+
+        An oval's bound is tightened by its circumscribed polygon's distance only where the
+        centre's bound is not above the group's least upper bound (:meth:`_no_go_upper`): a
+        pair above it is never measured by
+        :func:`~planner.legality.checks.placement.closest_no_go` (the nearest pair's bound is
+        below it, so the search stops first) nor by :meth:`no_go_oval_pairs`, and the tightened
+        bound is only larger, so every pair that is measured has the same bound, in the same
+        order. Kept by the identity of ``fps``."""
         cols = self._columns(fps)
-        return None if cols is None else self._no_go_bounds[:, cols]
+        if cols is None:
+            return None
+        kept = self._no_go_kept.get(id(fps))
+        if kept is not None and kept[0] is fps:
+            return kept[1]
+        dc, lbc = self._no_go_centres
+        lb = lbc[:, cols]
+        table_fps = self._near_area[0]
+        ovals = [j for j, c in enumerate(cols.tolist()) if table_fps[c].kind == "ellipse"]
+        if ovals and lb.size:
+            ub = self._no_go_upper(fps, cols)
+            for j in ovals:
+                ks = np.nonzero(lb[:, j] <= ub)[0]
+                if len(ks):
+                    shell = table_fps[int(cols[j])].polygon(circumscribed=True)
+                    d = shapely.distance(np.asarray([self.no_go_polys[k][1] for k in ks.tolist()], dtype=object), shell)
+                    lb[ks, j] = np.maximum(lb[ks, j], np.where(d > 0, d, -np.inf))
+        self._no_go_kept[id(fps)] = (fps, lb)
+        return lb
+
+    def _no_go_upper(self, fps: tuple[Footprint, ...], cols: np.ndarray) -> float:
+        """The least upper bound of the no-go distances of bases ``fps`` (columns ``cols``): each
+        base's centre distance less the radius of the disc it contains, or 0 (inches)."""
+        dc, _ = self._no_go_centres
+        inner = np.array([f.inner_radius for f in fps])
+        return float(np.min(np.maximum(dc[:, cols] - inner, 0.0)))
+
+    @cached_property
+    def _no_go_kept(self) -> dict[int, tuple[tuple[Footprint, ...], np.ndarray]]:
+        return {}
 
     def no_go_oval_pairs(self) -> list[tuple[Footprint, Footprint]]:
         """The (oval, edge) pairs :func:`planner.legality.checks.placement.closest_no_go` can
@@ -390,10 +435,7 @@ class Table:
             lb = self.no_go_bounds(fps)
             if lb is None:
                 continue
-            centres = shapely.points([(f.cx, f.cy) for f in fps])
-            inner = np.array([f.inner_radius for f in fps])
-            ub = min(float(np.min(np.maximum(shapely.distance(poly, centres) - inner, 0.0)))
-                     for _, poly in self.no_go_polys)
+            ub = self._no_go_upper(fps, cast(np.ndarray, self._columns(fps)))
             for k, (_, poly) in enumerate(self.no_go_polys):
                 for i, f in enumerate(fps):
                     if f.kind == "ellipse" and lb[k, i] <= ub:
@@ -401,13 +443,23 @@ class Table:
         return out
 
     @cached_property
-    def _no_go_bounds(self) -> np.ndarray:
-        from planner.legality.checks.placement import no_go_lower_bounds
-
+    def _no_go_centres(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distance of every table base's centre to each of :attr:`no_go_polys` (features x
+        bases, inches: shapely's floats, :func:`~planner.geometry.shapes.point_distances`) and
+        that less the base's outer radius (the bound of a round base)."""
         fps = self._near_area[0]
         if not fps or not self.no_go_polys:
-            return np.zeros((len(self.no_go_polys), len(fps)))
-        return no_go_lower_bounds(fps, self.no_go_polys)
+            z = np.zeros((len(self.no_go_polys), len(fps)))
+            return z, z
+        x, y = self._table_xy
+        dc = point_distances([poly for _, poly in self.no_go_polys], x, y)
+        return dc, dc - np.array([f.outer_radius for f in fps])
+
+    @cached_property
+    def _table_xy(self) -> tuple[np.ndarray, np.ndarray]:
+        """The centres of the bases of :attr:`_near_area` (x and y arrays, inches)."""
+        fps = self._near_area[0]
+        return np.array([f.cx for f in fps]), np.array([f.cy for f in fps])
 
     @cached_property
     def no_go_features(self) -> list[TerrainFeature]:
@@ -491,14 +543,15 @@ class Table:
         near: list[list[TerrainFeature]] = [[] for _ in fps]
         if not fps:
             return fps, index, close, near
-        centres = shapely.points([(f.cx, f.cy) for f in fps])
         radii = np.array([f.outer_radius for f in fps])
-        for t in self.blocking_features:
-            if t.kind is TerrainKind.AREA:
-                c = shapely.distance(self.terrain_polys[t.id], centres) <= radii + 1e-3
-                close[t.id] = c
-                for k in np.nonzero(c)[0].tolist():
-                    near[k].append(t)
+        areas = [t for t in self.blocking_features if t.kind is TerrainKind.AREA]
+        dist = point_distances([self.terrain_polys[t.id] for t in areas], np.array([f.cx for f in fps]),
+                               np.array([f.cy for f in fps]))
+        for t, d in zip(areas, dist, strict=True):
+            c = d <= radii + 1e-3
+            close[t.id] = c
+            for k in np.nonzero(c)[0].tolist():
+                near[k].append(t)
         return fps, index, close, near
 
     @cached_property
@@ -511,7 +564,8 @@ class Table:
         hit = cache.get(id(fp))
         if hit is None or hit[0] is not fp:
             # only the features the base could touch: the others fail every stands-in test
-            inside = frozenset(t.id for t in self._area_features_near(fp) if self.stands_in(fp, t))
+            near = self._area_features_near(fp)
+            inside = frozenset(t.id for t in near if self.stands_in(fp, t)) if near else _NO_FEATURES
             g = self._garrison_skip.get(id(fp))
             if g is not None and g[0] is fp:
                 inside |= g[1]  # a garrison sees out of its own Building
@@ -543,7 +597,7 @@ class Table:
         hit = self._parts_cache.get(key)
         if hit is None or any(a is not b for a, b in zip(hit[0], fps, strict=True)):
             polys: list[BaseGeometry] = [f.polygon(64, circumscribed=True) for f in fps]
-            hit = (fps, polys, shapely.GeometryCollection(polys).convex_hull)
+            hit = (fps, polys, points_hull(polys))
             self._parts_cache[key] = hit
         return hit[1], hit[2]
 
@@ -564,8 +618,10 @@ class Table:
         of their units' hulls, from every vertex at once), kept for this group of units."""
         return self._group_outlines(observers)[1]
 
-    def _group_outlines(self, observers: list[Placed]) -> tuple[BaseGeometry, BaseGeometry, shapely.STRtree | None]:
-        """The circumscribed outlines of every base of ``observers`` as one collection, its
+    def _group_outlines(self, observers: list[Placed]
+                        ) -> tuple[BaseGeometry | list[BaseGeometry], BaseGeometry, shapely.STRtree | None]:
+        """The circumscribed outlines of every base of ``observers`` as one collection (a list
+        when there is a tree), its
         convex hull, and a tree over the outlines (None for a few: the separation proof measures
         to them directly, :func:`planner.geometry.sight.outlines_separated`), kept for this group
         of units: every hidden target of one player is proven against the same group."""
@@ -573,13 +629,17 @@ class Table:
         hit = self._group_hulls.get(key)
         if hit is None or any(a is not b for a, b in zip(hit[0], observers, strict=True)):
             polys = [p for o in observers for p in self._outline_polys(o.footprints)]
-            group = shapely.GeometryCollection(polys)
-            hit = (tuple(observers), group, group.convex_hull, outline_tree(polys))
+            tree = outline_tree(polys)
+            # with a tree the proof measures through it: the outlines themselves, no collection
+            group: BaseGeometry | list[BaseGeometry] = shapely.GeometryCollection(polys) if tree is None else polys
+            hull = outlines_hull([f for o in observers for f in o.footprints], polys)
+            hit = (tuple(observers), group, hull, tree)
             self._group_hulls[key] = hit
         return hit[1], hit[2], hit[3]
 
     @cached_property
-    def _group_hulls(self) -> dict[tuple[str, tuple[int, ...]], tuple[tuple[Placed, ...], BaseGeometry, BaseGeometry,
+    def _group_hulls(self) -> dict[tuple[str, tuple[int, ...]], tuple[tuple[Placed, ...],
+                                                                     BaseGeometry | list[BaseGeometry], BaseGeometry,
                                                                      shapely.STRtree | None]]:
         return {}
 
@@ -691,11 +751,10 @@ class Table:
         if not any(f.kind == "ellipse" for p in (placed, *others) for f in p.footprints):
             return []
         a = self._discs(placed)
-        b = np.vstack([self._discs(o) for o in others])
+        b, starts = self._stacked_discs(others, [len(o.footprints) for o in others])
         ia = np.array([f.inner_radius for f in placed.footprints])
-        ib = np.array([f.inner_radius for o in others for f in o.footprints])
+        ib = self._stacked_inner(others)
         centre = np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])
-        starts = np.cumsum([0, *(len(o.footprints) for o in others[:-1])])
         lbs = np.minimum.reduceat((centre - a[:, None, 2] - b[None, :, 2]).min(axis=0), starts)
         ub = float(np.maximum(centre - ia[:, None] - ib[None, :], 0.0).min())
         out: list[tuple[Footprint, Footprint]] = []
@@ -715,6 +774,20 @@ class Table:
 
     @cached_property
     def _stacks(self) -> dict[tuple[int, ...], tuple[tuple[Placed, ...], np.ndarray, np.ndarray]]:
+        return {}
+
+    def _stacked_inner(self, others: list[Placed]) -> np.ndarray:
+        """The inner radius of every base of ``others`` in the order of :meth:`_stacked_discs`,
+        kept for this list of units."""
+        key = tuple(id(o) for o in others)
+        hit = self._inner_stacks.get(key)
+        if hit is None or any(a is not b for a, b in zip(hit[0], others, strict=True)):
+            hit = (tuple(others), np.array([f.inner_radius for o in others for f in o.footprints]))
+            self._inner_stacks[key] = hit
+        return hit[1]
+
+    @cached_property
+    def _inner_stacks(self) -> dict[tuple[int, ...], tuple[tuple[Placed, ...], np.ndarray]]:
         return {}
 
     def _discs(self, placed: Placed) -> np.ndarray:
@@ -820,9 +893,14 @@ class Table:
             o = observers[0]
             return o, UnitSight(True, o.model_id(0), target.model_id(0),
                                 ((o.footprints[0].cx, o.footprints[0].cy), (tgt[0].cx, tgt[0].cy)))
-        tops_t = self.tops_of(target)
-        tops_o = [self.tops_of(o) for o in observers]
-        low = min(min(tops_t), *(min(t) for t in tops_o)) if self.has_heights else None
+        if self.has_heights:
+            tops_t = self.tops_of(target)
+            tops_o = [self.tops_of(o) for o in observers]
+            low: float | None = min(min(tops_t), *(min(t) for t in tops_o))
+        else:  # every line is the plane test: no top is read (only their count)
+            tops_t = (0.0,) * len(tgt)
+            tops_o = [(0.0,) * len(o.footprints) for o in observers]
+            low = None
         # ``proof_first`` (a check where hidden is the expected answer): one sound proof for all
         # the observers first (hidden: no quick line can be clear); else the quick lines first
         proven: set[int] = set()
@@ -855,7 +933,8 @@ class Table:
         # obstacles_for(all_obs, low, tgt), from each observer unit's standing-in features (kept)
         skip = frozenset().union(*(self._standing_union(o) for o in observers),
                                  *(self.target_standing_in(f) for f in tgt))
-        return None, UnitSight(False, blocking=self._blockers_between(all_obs, tgt, self._obstacles_skipping(skip, low)),
+        obs_xy = self._stacked_discs(observers, [len(o.footprints) for o in observers])[0][:, :2]
+        return None, UnitSight(False, blocking=self._blockers_between(all_obs, tgt, self._obstacles_skipping(skip, low), obs_xy),
                                passes=passes)
 
     def _passes(self, observer: Placed, i: int, target: Placed, j: int,
@@ -911,16 +990,19 @@ class Table:
             # the hull of the group: of every observer at once (kept for the observers), or of
             # the units' hulls
             tree = None
+            centres = None
             if len(ks) == len(observers):
                 outlines, group_hull, tree = self._group_outlines(observers)
                 hulls = [group_hull, tgt_hull]
+                # every base's centre lies in its outline
+                centres = self._stacked_discs(observers, [len(o.footprints) for o in observers])[0][:, :2]
             else:
                 if not polys:
                     polys.extend(self._outline_polys(o.footprints) for o in observers)
                 outlines = [p for k in ks for p in polys[k]]
                 hulls = [*(self._outline_parts(observers[k].footprints)[1] for k in ks), tgt_hull]
             if obstacles and outlines_separated(outlines, tgt_outline, obstacles, self._blocked_union(skip, high),
-                                                hulls=hulls, tree=tree):
+                                                hulls=hulls, tree=tree, b_hull=tgt_hull, a_points=centres):
                 proven.update(ks)
             elif len(ks) == 1:
                 tried.add(ks[0])
@@ -1057,30 +1139,39 @@ class Table:
     def _screens(self) -> dict[int, tuple[BaseGeometry, SegmentScreen]]:
         return {}
 
-    def _blockers_between(self, obs: list[Footprint], tgt: list[Footprint], obstacles: list[Obstacle]) -> tuple[str, ...]:
+    def _blockers_between(self, obs: list[Footprint], tgt: list[Footprint], obstacles: list[Obstacle],
+                          obs_xy: np.ndarray | None = None) -> tuple[str, ...]:
         """The obstacles that cross some centre-to-centre line between the two groups (the
-        features a judge would point at); all obstacles in the way if none does alone."""
+        features a judge would point at); all obstacles in the way if none does alone.
+        ``obs_xy``: the centres of ``obs`` (n x 2), when the caller keeps them.
+
+        Only the lines that meet a piece's bounding box (widened: a screen, never a verdict)
+        are tested, exactly, a few at a time until one crosses the piece: the first 4 of every
+        piece, then the next 60 of the pieces not named yet, then the rest, each round one
+        vectorised predicate over every piece still open."""
         named: set[str] = set()
         if obstacles and obs and tgt:
-            p = np.array([[a.cx, a.cy] for a in obs])
+            p = np.array([[a.cx, a.cy] for a in obs]) if obs_xy is None else obs_xy
             q = np.array([[b.cx, b.cy] for b in tgt])
             start, end = np.repeat(p, len(q), axis=0), np.tile(q, (len(p), 1))
-            # only lines that meet a piece's bounding box (widened: a screen, never a verdict),
-            # tested exactly a few at a time until one crosses it
-            meets = _segments_meet_box(start, end, np.array([o.polygon.bounds for o in obstacles]), 1e-6)
-            for o, row in zip(obstacles, meets, strict=True):
-                if o.id in named:
-                    continue
-                idx = np.nonzero(row)[0]
-                for c0, c1 in ((0, 4), (4, 64), (64, len(idx))):
-                    k = idx[c0:c1]
-                    if not len(k):
-                        break
-                    if shapely.intersects(shapely.linestrings(np.stack([start[k], end[k]], axis=1)), o.polygon).any():
-                        named.add(o.id)
-                        break
+            polys = np.asarray([o.polygon for o in obstacles], dtype=object)
+            meets = _segments_meet_box(start, end, shapely.bounds(polys), 1e-6)
+            rows = [np.nonzero(row)[0] for row in meets]
+            open_ = [k for k in range(len(obstacles)) if len(rows[k])]
+            for c0, c1 in ((0, 4), (4, 64), (64, None)):
+                chunks = [(k, rows[k][c0:c1]) for k in open_ if obstacles[k].id not in named]
+                chunks = [(k, idx) for k, idx in chunks if len(idx)]
+                if not chunks:
+                    break
+                idx = np.concatenate([i for _, i in chunks])
+                which = np.repeat([k for k, _ in chunks], [len(i) for _, i in chunks])
+                hit = shapely.intersects(polys[which], shapely.linestrings(np.stack([start[idx], end[idx]], axis=1)))
+                crossed = set(which[hit].tolist())
+                named.update(obstacles[k].id for k in crossed)
+                open_ = [k for k, _ in chunks if k not in crossed]
         return tuple(sorted(named)) if named else tuple(sorted({o.id for o in obstacles}))
 
+_NO_FEATURES: frozenset[str] = frozenset()
 
 _PREPARED_MAX = 16
 _PREPARED: dict[tuple[object, ...], dict[str, object]] = {}

@@ -14,7 +14,13 @@ import shapely
 from shapely.geometry import Polygon
 
 from planner.geometry.measure import is_wholly_within_clearance, overlaps
-from planner.geometry.shapes import Footprint, clearance_inside, clearances_inside, distance_to_polygon
+from planner.geometry.shapes import (
+    Footprint,
+    clearance_inside,
+    clearances_inside,
+    distance_to_polygon,
+    point_distances,
+)
 from planner.units import TOLERANCE_IN
 
 
@@ -112,20 +118,19 @@ rounding of the centre's distance can put it inside): its lower bound is its exa
 def no_go_lower_bounds(fps: Sequence[Footprint], features: Sequence[tuple[str, Polygon]]) -> np.ndarray:
     """The lower bounds :func:`closest_no_go` orders its exact distances by, for every base of
     ``fps`` against every feature: an array (features x bases) of inches (centre distance less
-    the outer radius; for ovals the distance to a circumscribed polygon where larger), one
-    vectorised distance call per feature. A caller checking many groups of the same bases (the
+    the outer radius; for ovals the distance to a circumscribed polygon where larger): the centres'
+    distances in one vectorised pass (:func:`~planner.geometry.shapes.point_distances`, shapely's
+    floats), one distance call per feature for the ovals. A caller checking many groups of the same bases (the
     checker, every unit on the table) makes it once and passes its columns."""
-    centres = shapely.points([(f.cx, f.cy) for f in fps])
     radii = np.array([f.outer_radius for f in fps])
+    out: np.ndarray = point_distances([poly for _, poly in features], np.array([f.cx for f in fps]),
+                                      np.array([f.cy for f in fps])) - radii
     ovals = [i for i, f in enumerate(fps) if f.kind == "ellipse"]
-    shells = [fps[i].polygon(circumscribed=True) for i in ovals]
-    out = np.empty((len(features), len(fps)))
-    for k, (_, poly) in enumerate(features):
-        lbs = shapely.distance(poly, centres) - radii
-        if ovals:  # an oval's outer radius is a weak bound: use a circumscribing polygon
+    if ovals:  # an oval's outer radius is a weak bound: use a circumscribing polygon
+        shells = [fps[i].polygon(circumscribed=True) for i in ovals]
+        for k, (_, poly) in enumerate(features):
             d = shapely.distance(poly, shells)
-            lbs[ovals] = np.maximum(lbs[ovals], np.where(d > 0, d, -np.inf))
-        out[k] = lbs
+            out[k, ovals] = np.maximum(out[k, ovals], np.where(d > 0, d, -np.inf))
     return out
 
 
