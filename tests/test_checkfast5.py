@@ -98,18 +98,21 @@ def test_make_finding_is_the_validated_finding(passed: bool, measured: float | i
                                                 failing: list[str], model: str | None, np_values: bool) -> None:
     from types import SimpleNamespace
 
-    from planner.legality.report import Evidence, Finding, make_finding
+    from planner.legality.report import Evidence, FailingModel, Finding, make_finding
 
     unit = SimpleNamespace(id="u-1")
+    fails = [FailingModel(model=m, detail=f"{k}.000\" short", measured=float(k) if k % 2 else None,
+                          measured_to=None if k % 2 else "enemy/1") for k, m in enumerate(failing)]
     if np_values:  # what numpy hands back: numpy Booleans and floats
         passed = np.bool_(passed)  # type: ignore[assignment]
         margin = None if margin is None else np.float64(margin)  # type: ignore[assignment]
     for ev in (None, Evidence(model="m", blocking_features=["t1"])):
         got = make_finding("hh2.rule", passed, unit, "words", model=model, measured=measured, required="r",  # type: ignore[arg-type]
-                           margin=margin, evidence=ev, failing=failing)
+                           margin=margin, evidence=ev, failing=fails)
         want = Finding(rule="hh2.rule", passed=passed, unit="u-1", model=model, measured=measured, required="r",
                        margin=margin, message="words", evidence=ev or Evidence(),
-                       failing_models=failing if len(failing) > 1 else [])
+                       failing_models=failing if len(failing) > 1 else [],
+                       failing_details=fails if len(fails) > 1 else [])
         assert got == want
         assert got.model_dump_json() == want.model_dump_json()
         assert got.model_fields_set == want.model_fields_set
