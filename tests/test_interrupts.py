@@ -79,5 +79,6 @@ def test_generate_interrupted_after_lines_were_written_says_so_and_exits_3(tmp_p
     assert p.returncode == 3, (p.returncode, err)
     kept = lines.read_text().splitlines()
     assert f"interrupted: {len(kept)} of 400 lines kept" in err and "--resume" in err
+    assert "interrupted" not in [ln.strip() for ln in err.splitlines()], err  # said once, not the bare word after
     assert "Traceback" not in err
     assert [json.loads(x)["name"] for x in kept] == [f"puzzle-{i}" for i in range(len(kept))]

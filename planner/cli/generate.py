@@ -15,6 +15,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import (
@@ -331,7 +332,7 @@ def run_generate(count: int, seed: int, out: str, workers: int = 1, ruleset: str
             progress.stop()
         console.print(f"interrupted: {done + made} of {count} lines kept in {escape(str(lines_path))}; "
                       "run the same command with --resume to finish")
-        raise
+        raise typer.Exit(3) from None  # exit 3, no answer within the limits: said once, here
     finally:
         if not writer.fh.closed:
             writer.close()
