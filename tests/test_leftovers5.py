@@ -234,16 +234,47 @@ def test_a_failing_deepstrike_arrival_line_says_what_the_rule_needs(tmp_path, ru
     assert line.strip().startswith("x [") and line.endswith(f'(needs more than {more}" from every enemy)'), line
 
 
-def test_the_odds_table_says_its_trigger_rows_can_overlap(tmp_path):
+def test_the_odds_table_says_when_its_trigger_rows_overlap(tmp_path):
     """7th edition: a landing can be on a model and within 1" of it at once, so the trigger rows may
-    add up to more than P(mishap); the table says so under them (a fresh user added them up)."""
+    add up to more than P(mishap); the table says so under them then (a fresh user added them up),
+    and not where they do not (at the table edge, or a 10th-edition verdict)."""
     import yaml
 
-    from planner.cli.deepstrike import TRIGGERS_NOTE
     from tests.test_ds_terrain import _scenario
 
     src = tmp_path / "s.yaml"
     src.write_text(yaml.safe_dump(_scenario("wh40k7", 3)), encoding="utf-8")
-    r = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ds", "--at", "2,24"], terminal_width=400)
+    note = "one landing can meet several, so the rows add up to more than the mishap"
+
+    def out(rs: str, at: str) -> str:
+        src.write_text(yaml.safe_dump(_scenario(rs, 3)), encoding="utf-8")
+        r = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ds", "--at", at], terminal_width=400)
+        assert r.exit_code in (0, 1), r.output
+        return r.output
+
+    assert note in out("wh40k7", "50,40")  # on the enemy model: on_model 0.3403 + within 1" 0.3670 > 0.6381
+    assert note not in out("wh40k7", "2,24")  # off the table or in terrain: rows add up to the mishap
+    assert "add up to more" not in out("wh40k10", "50,35")
+
+
+@pytest.mark.parametrize("ruleset", ["wh40k10", "wh40k11"])
+def test_a_10th_11th_map_is_the_illegal_set_up_map(tmp_path, ruleset):
+    """10th/11th have no mishap: `--map` writes P(illegal set-up) with the fixed formation (column
+    p_illegal, 1 near the enemy model at (50, 40), 0 far from it) and says --at tries other formations."""
+    import csv
+
+    import yaml
+
+    from tests.test_ds_terrain import _scenario
+
+    src, m, js = tmp_path / "s.yaml", tmp_path / "m.csv", tmp_path / "m.json"
+    src.write_text(yaml.safe_dump(_scenario(ruleset, 3)), encoding="utf-8")
+    r = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ds", "--map", str(m), "--resolution", "6",
+                                 "--json", str(js)], terminal_width=400)
     assert r.exit_code == 0, r.output
-    assert TRIGGERS_NOTE in r.output and "can add up to more than the mishap" in TRIGGERS_NOTE
+    assert "illegal set-up (1 illegal, 0 legal) heat map" in r.output and "--at tries the other formations" in r.output
+    rows = list(csv.DictReader(m.open()))
+    assert set(rows[0]) == {"x", "y", "p_illegal"}
+    cell = {(float(r["x"]), float(r["y"])): float(r["p_illegal"]) for r in rows}
+    assert cell[(51.0, 39.0)] == 1.0 and cell[(3.0, 3.0)] == 0.0
+    assert json.loads(js.read_text())["map"]["value"] == "p_illegal"

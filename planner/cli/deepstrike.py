@@ -48,7 +48,8 @@ def parse_point(text: str, option: str) -> tuple[float, float]:
 
 
 def write_map(path: str, xs, ys, P, title: str, outcome: str = "mishap") -> None:
-    """Write the heat map of P(``outcome``) as CSV (x, y, p_OUTCOME: p_mishap, HH2 p_relocated) or PNG
+    """Write the heat map of P(``outcome``) as CSV (x, y, p_OUTCOME: p_mishap, HH2 p_relocated, 10th/11th
+    p_illegal) or PNG
     (needs matplotlib).
 
     Raises
@@ -221,7 +222,9 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
                               "controller's best formation:")
                 _print_best_formation(console, bb)
     if map_file is not None:
-        data["map"] = _heat_map(st, resolution, map_file, "mishap", console)
+        # 10th/11th have no mishap: a cell is 1 where the arrival is an illegal set-up (0 where legal)
+        data["map"] = (_heat_map(st, resolution, map_file, "mishap", console) if R.scatter
+                       else _heat_map(st, resolution, map_file, "illegal", console) | {"value": "p_illegal"})
     if st.unapplied:
         note = (f"Not applied: the restrictions on Deep Strike arrivals of {', '.join(st.unapplied)}; the "
                 f"{R.ruleset} Deep Strike procedure here has no restriction rule (40k 10th and 11th, and the HH2 Deep Strike Assault, apply them).")
@@ -302,18 +305,27 @@ def _heat_map(st, resolution: float, map_file: str, outcome: str, console: Conso
     write_map(map_file, xs, ys, P, f"P({outcome}): {st.unit.label}, {st.rules.ruleset}"
               + (f", {note}" if note else ""),
               outcome)
-    console.print(f"Wrote the {outcome} heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s, error <= "
-                  f"{bound:.1g}) to {escape(map_file)}" + (f"; {note} (not the controller's best formation)"
-                                                           if note else ""))
+    what = {"illegal": "illegal set-up (1 illegal, 0 legal)"}.get(outcome, outcome)
+    console.print(f"Wrote the {what} heat map ({P.shape[1]} x {P.shape[0]} cells, {dt:.2f} s, error <= "
+                  f"{bound:.1g}) to {escape(map_file)}" + (f"; {note} (not the controller's best formation"
+                                                           + ("; --at tries the other formations too" if outcome ==
+                                                              "illegal" else "") + ")" if note else ""))
     out = {"file": map_file, "resolution": resolution, "cells": int(P.size), "seconds": dt, "error_bound": bound}
     if note:
         out |= {"orientation_deg": st.orientation_deg, "orientation": "fixed", "note": note}
     return out
 
 
-TRIGGERS_NOTE = ("a trigger row is P(the landing meets that trigger); one landing can meet several (on a model and "
-                 "within 1\" of it), so the rows can add up to more than the mishap")
-"""The words under an odds table's trigger rows (a fresh user added them up and found more than the mishap)."""
+TRIGGERS_NOTE = ("each trigger row is P(the landing meets that trigger); one landing can meet several, so the rows "
+                 "add up to more than the {total}")
+"""The words under an odds table whose trigger rows add up to more than their total (a fresh user added
+them up and found more than the mishap); ``{total}``: what the rows are part of."""
+
+
+def _triggers_note(console: Console, triggers: dict[str, float], total: float, what: str) -> None:
+    """Print :data:`TRIGGERS_NOTE` when the trigger rows add up to more than ``total`` (``what``)."""
+    if sum(triggers.values()) > total + 1e-9:
+        console.print(escape(TRIGGERS_NOTE.format(total=what)), highlight=False)
 
 
 def _print_odds(console: Console, o, scatter: bool, title: str) -> None:
@@ -332,8 +344,7 @@ def _print_odds(console: Console, o, scatter: bool, title: str) -> None:
     if o.within is not None:
         t.add_row("clean landing within range of the point", f"{o.within:.4f}")
     console.print(t)
-    if o.triggers:
-        console.print(TRIGGERS_NOTE)
+    _triggers_note(console, o.triggers, o.p_mishap, "mishap" if scatter else "illegal set-up")
     if scatter:
         console.print(f"exact over the scatter die and 2D6; direction: closed-form arcs, error <= {o.error_bound:g}")
 
@@ -404,8 +415,7 @@ def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, se
         t.add_row(f"Disordered (D6 {'/'.join(map(str, o.disordered_on))}{', re-rolled' if igs else ''})",
                   f"{o.p_disordered:.4f}")
         console.print(t)
-        if o.triggers:
-            console.print(TRIGGERS_NOTE)
+        _triggers_note(console, o.triggers, o.p_relocated, "relocation")
         t2 = RichTable(title="Deep Strike Assault: the first model, then the other units")
         t2.add_column("outcome")
         t2.add_column("probability", justify="right")
