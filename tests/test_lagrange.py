@@ -121,11 +121,11 @@ def test_planner_reports_the_lagrangian_bound_when_it_is_highest():
     res = run.done(start, "feasible", rounds, "feasible: a test", None)
     if run.packing is None or run.lagrange_bound > run.packing:
         assert res.best_bound == pytest.approx(run.lagrange_bound / COST_SCALE)
-        assert "the bound is the Lagrangian bound over every candidate" in res.message
+        assert "the bound reported is the Lagrangian bound over every candidate" in res.message
         assert "the rounds' CP-SAT bound: 1.000" in res.message
     res = run.done(start, "feasible", obj - 1, "feasible: a test", None)  # a higher rounds' bound is kept
     assert res.best_bound == pytest.approx((obj - 1) / COST_SCALE) and res.status == "feasible"
-    assert "the bound is the rounds' CP-SAT bound" in res.message and "Lagrangian bound over every candidate: " in res.message
+    assert "the bound reported is the rounds' CP-SAT bound" in res.message and "Lagrangian bound over every candidate: " in res.message
     run.lagrange_bound = obj  # a Lagrangian bound reaching the plan proves it optimal over the grid
     res = run.done(start, "feasible", rounds, "feasible: a test", None)
     assert res.status == "optimal" and res.legal and "the Lagrangian bound over every candidate reaches" in res.message

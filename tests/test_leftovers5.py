@@ -278,3 +278,17 @@ def test_a_10th_11th_map_is_the_illegal_set_up_map(tmp_path, ruleset):
     cell = {(float(r["x"]), float(r["y"])): float(r["p_illegal"]) for r in rows}
     assert cell[(51.0, 39.0)] == 1.0 and cell[(3.0, 3.0)] == 0.0
     assert json.loads(js.read_text())["map"]["value"] == "p_illegal"
+
+
+def test_a_plan_term_reads_in_inches():
+    """A plan's term line gives inches as `"` (a fresh user read 'value 12.3 in x weight 1')."""
+    from types import SimpleNamespace
+
+    from planner.report.ruling import term_text
+
+    gv = SimpleNamespace(name="near-point", cost=25.0, value=12.5, measure="in", weight=2.0)
+    assert term_text(gv) == 'term near-point: 25.000 (value 12.500" x weight 2)'
+    gv = SimpleNamespace(name="exposure", cost=4.2, value=2.1, measure="models", weight=2.0)
+    assert term_text(gv) == "term exposure: 4.200 (value 2.100 models x weight 2)"
+    # the bounds' words: tests/test_lagrange.py ("the bound reported is ...") and
+    # tests/test_planner_rounds.py ("the rounds' CP-SAT bound ..., proven in an earlier round, is kept")

@@ -40,7 +40,7 @@ def test_the_bound_of_round_1_is_kept_when_round_2_runs_out_building(monkeypatch
     assert result.objective == pytest.approx(round1_obj, abs=1e-3)  # round 1's plan, not the greedy one
     assert result.best_bound <= result.objective
     assert "building round 2's CP-SAT model" in result.message
-    assert "proven in an earlier round is kept" in result.message
+    assert "proven in an earlier round, is kept" in result.message
     planned = resolve(Scenario.model_validate(result.scenario_data), None, require_positions=True)
     assert check_deployment(planned).legal
 

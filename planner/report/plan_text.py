@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
 
+from planner.report.ruling import term_text
 from planner.report.text import print_check_report
 from planner.solve.planner import PlanResult
 
@@ -23,8 +24,7 @@ def print_plan_report(result: PlanResult, console: Console) -> None:
                  else "no bound")
         console.print(f"Objective: {result.objective:.3f} ({bound}); wall time {result.wall_time_s:.2f} s")
         for gv in result.goals:
-            console.print(f"  term {escape(gv.name)}: {gv.cost:.3f} (value {gv.value:.3f} {gv.measure} x weight "
-                          f"{gv.weight:g})", highlight=False)
+            console.print(f"  {escape(term_text(gv))}", highlight=False)
     else:
         console.print(f"Wall time {result.wall_time_s:.2f} s")
     for c in result.conflicts:

@@ -8,9 +8,13 @@ applied with their meaning and source (from the ruleset module).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from planner.legality.report import Evidence, Finding, LegalityReport, UnitReport
 from planner.units import TOLERANCE_IN
+
+if TYPE_CHECKING:
+    from planner.solve.planner import GoalValue
 
 
 def fmt_number(v: float) -> str:
@@ -60,6 +64,12 @@ def fmt_margin_of(f: Finding) -> str:
         return f"{f.margin:+g} models" + (" (fails)" if not f.passed and f.margin == 0 else "")
     return fmt_margin(f.margin, failing=not f.passed)
 
+
+def term_text(gv: GoalValue) -> str:
+    """One goal term in words, for the plan's text and its ruling: ``term near-point: 12.500 (value
+    12.500" x weight 1)`` (inches as ``"``, other measures named: ``3 units``, ``2.100 models``)."""
+    value = f'{gv.value:.3f}"' if gv.measure == "in" else f"{gv.value:.3f} {gv.measure}"
+    return f"term {gv.name}: {gv.cost:.3f} (value {value} x weight {gv.weight:g})"
 
 def evidence_text(ev: Evidence) -> str:
     """The evidence of a finding in one sentence (empty if there is none)."""
@@ -221,7 +231,8 @@ def plan_lines(result) -> list[str]:
                  and result.gap is not None else "no bound")
         lines.append(f"Objective: {result.objective:.3f} ({bound}); wall time {result.wall_time_s:.2f} s")
         for gv in result.goals:
-            lines.append(f"Term {gv.name}: {gv.cost:.3f} (value {gv.value:.3f} {gv.measure} x weight {gv.weight:g})")
+            t = term_text(gv)
+            lines.append(t[0].upper() + t[1:])
     else:
         lines.append(f"Wall time {result.wall_time_s:.2f} s")
     for c in result.conflicts:

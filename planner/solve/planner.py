@@ -1486,10 +1486,11 @@ class _Planning:
             what = ("the plan of an earlier round" if self.rounds > 1 and self.proven is not None else
                     "the greedy placement (biggest units first, each at its cheapest place clear of the others)")
             bound = self.proven
-            kept = (f"the bound {bound / COST_SCALE:.3f} is this round's, from its parts (those solved at their "
+            kept = (f"the rounds' CP-SAT bound {bound / COST_SCALE:.3f} is this round's, from its parts (those solved at their "
                     "bounds, the one cut short at CP-SAT's bound so far, the others at their units' least costs)"
                     if raised and bound is not None else
-                    f"the bound {bound / COST_SCALE:.3f} proven in an earlier round is kept" if bound is not None
+                    f"the rounds' CP-SAT bound {bound / COST_SCALE:.3f}, proven in an earlier round, is kept"
+                    if bound is not None
                     else "no round proved a bound" if self.packing is not None else "so there is no bound")
             why = f"the time ran out while {step}" if step else "the CP-SAT model found no plan"
             return self.done(self.start, "feasible", bound, f"feasible: {what}; {why}; {kept}", None)
@@ -1526,7 +1527,7 @@ class _Planning:
         others = "; ".join(f"{n}: {'none' if b is None else f'{b / COST_SCALE:.3f}'}" for n, b in named
                            if n != best_name and (b is not None or n == named[0][0]))
         how = f": {why[best_name]}" if best_name in why else ""
-        return best, message + f"; the bound is {best_name} ({best / COST_SCALE:.3f}{how}; {others})"
+        return best, message + f"; the bound reported is {best_name} ({best / COST_SCALE:.3f}{how}; {others})"
 
     def done(self, chosen: dict[str, Candidate], status: Literal["optimal", "feasible"], bound: int | None,
              message: str, solver: cp_model.CpSolver | _Parts | None) -> PlanResult:
