@@ -4,7 +4,9 @@ Writes ``DIR/scenarios.jsonl`` (one scenario with its ``label`` per line, in ind
 ``DIR/scenario-line.schema.json`` (the JSON Schema of a line) and ``DIR/manifest.json`` (seed,
 kinds, ruleset, parameters, package version, counts per label and class balance, the SHA-256 of
 the lines). Nothing in the manifest depends on the worker count, the engine or the clock, so two
-runs with the same seed and parameters write byte-identical files.
+runs with the same seed and parameters write byte-identical files. While it runs, a run holds
+``DIR/generate.lock`` (:func:`planner.io.dataset.hold_folder`): a second run into the folder, fresh
+or ``--resume``, is refused (exit 2) rather than appending lines of its own.
 """
 
 from __future__ import annotations
@@ -241,7 +243,8 @@ def run_generate(count: int, seed: int, out: str, workers: int = 1, ruleset: str
     ------
     ScenarioError
         Bad options or parameters, a folder that already holds data (without ``resume``), or
-        data that does not belong to this run (with ``resume``).
+        data that does not belong to this run (with ``resume``), or a folder another run is
+        writing (``--out``; :func:`planner.io.dataset.hold_folder`).
     KeyboardInterrupt
         Passed on after closing the file: every finished line is kept.
     """
