@@ -82,3 +82,4 @@ def test_generate_interrupted_after_lines_were_written_says_so_and_exits_3(tmp_p
     assert "interrupted" not in [ln.strip() for ln in err.splitlines()], err  # said once, not the bare word after
     assert "Traceback" not in err
     assert [json.loads(x)["name"] for x in kept] == [f"puzzle-{i}" for i in range(len(kept))]
+    assert not (out / "generate.lock").exists()  # the folder is free again

@@ -4,7 +4,9 @@ Writes ``DIR/scenarios.jsonl`` (one scenario with its ``label`` per line, in ind
 ``DIR/scenario-line.schema.json`` (the JSON Schema of a line) and ``DIR/manifest.json`` (seed,
 kinds, ruleset, parameters, package version, counts per label and class balance, the SHA-256 of
 the lines). Nothing in the manifest depends on the worker count, the engine or the clock, so two
-runs with the same seed and parameters write byte-identical files.
+runs with the same seed and parameters write byte-identical files. While it runs, a run holds
+``DIR/generate.lock`` (:func:`planner.io.dataset.hold_folder`): a second run into the folder, fresh
+or ``--resume``, is refused (exit 2) rather than appending lines of its own.
 """
 
 from __future__ import annotations
@@ -36,10 +38,12 @@ from planner.generate.engine import Job, make_line, run
 from planner.generate.lines import line_schema
 from planner.io.dataset import (
     LINES,
+    LOCK,
     MANIFEST,
     SCHEMA,
     LineWriter,
     finished_lines,
+    hold_folder,
     verify_prefix,
     write_json,
 )
@@ -239,7 +243,8 @@ def run_generate(count: int, seed: int, out: str, workers: int = 1, ruleset: str
     ------
     ScenarioError
         Bad options or parameters, a folder that already holds data (without ``resume``), or
-        data that does not belong to this run (with ``resume``).
+        data that does not belong to this run (with ``resume``), or a folder another run is
+        writing (``--out``; :func:`planner.io.dataset.hold_folder`).
     KeyboardInterrupt
         Passed on after closing the file: every finished line is kept.
     """
@@ -279,12 +284,20 @@ def run_generate(count: int, seed: int, out: str, workers: int = 1, ruleset: str
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ScenarioError(f"cannot make the output folder: {exc.strerror}", location="--out", value=str(folder)) from None
-    lines_path = folder / LINES
-    done = 0
     from planner.io.outputs import claim
 
-    for f in (LINES, MANIFEST, SCHEMA):
+    for f in (LINES, MANIFEST, SCHEMA, LOCK):
         claim(str(folder / f), "--out", inputs=(params_file,) if params_file else (), what=f)
+    with hold_folder(folder):  # one run at a time in a folder, from its first look at it to its last write
+        return _generate_into(folder, out, job, count, resume, workers, engine, address, console)
+
+
+def _generate_into(folder: Path, out: str, job: Job, count: int, resume: bool, workers: int, engine: str,
+                   address: str | None, console: Console) -> tuple[dict, int]:
+    """The part of :func:`run_generate` done while it holds the folder."""
+    seed, kinds, rs = job.seed, job.kinds, job.ruleset
+    lines_path = folder / LINES
+    done = 0
     if resume:
         if not (folder / MANIFEST).exists():
             raise ScenarioError(f"nothing to resume: no {MANIFEST} in the folder", location="--out", value=out)
