@@ -440,6 +440,64 @@ def test_plan_cancel_ends_the_process(client):
     assert [k for k, _ in events(client, r.json()["events"])][-1] == "cancelled"
 
 
+ROSTER_SCENARIO = {
+    "ruleset": "hh2",
+    "battlefield": {"width": 72, "depth": 48},
+    "deployment_zones": [
+        {"id": "red-zone", "player": "red", "polygon": [[0, 0], [72, 0], [72, 12], [0, 12]]},
+        {"id": "blue-zone", "player": "blue", "polygon": [[0, 36], [72, 36], [72, 48], [0, 48]]},
+    ],
+    "armies": [
+        {"player": "red", "units": [{"id": "enemy", "type": "Infantry",
+                                     "models": [{"base": {"diameter_mm": 32}, "x": 36, "y": 6}]}]},
+        {"player": "blue", "roster": {"file": "x-newrecruit.ros", "place": True}},  # no units: all from the roster
+    ],
+}
+
+
+def test_plan_a_roster_army_to_the_end(client, folder):
+    """A scenario whose army is only a ``roster:`` (a file beside it in the server's folder, named
+    relative to it, the server's working folder elsewhere) is planned through /api/plan to a
+    result: the job reads the roster the request was checked with, and the planned scenario holds
+    the roster's units with positions, as ``planner plan --out`` writes them (load_scenario's raw)."""
+    from planner.world import load_scenario
+
+    shutil.copy(ROSTER, folder / "x-newrecruit.ros")
+    (folder / "s.yaml").write_text(yaml.safe_dump(ROSTER_SCENARIO, sort_keys=False), encoding="utf-8")
+    assert not (Path.cwd() / "x-newrecruit.ros").exists()
+    placing = ["assault-squad-legion", "praetor-legion"]  # two of its seven units: optimal in well under 1 s
+    r = client.post("/api/plan", json={"scenario": ROSTER_SCENARIO, "file": "s.yaml", "units": placing,
+                                       "time_limit": 5, "workers": 1})
+    assert r.status_code == 200, r.text
+    kind, result = events(client, r.json()["events"])[-1]
+    assert kind == "result", result
+    assert result["status"] == "optimal" and result["legal"] is True, result
+    assert [p["unit"] for p in result["placements"]] == placing
+    planned = result["scenario_data"]["armies"][1]
+    assert "roster" not in planned
+    expected = load_scenario(folder / "s.yaml").raw["armies"][1]["units"]  # what the CLI plans from
+    assert len(expected) == 7
+    assert [u["id"] for u in planned["units"]] == [u["id"] for u in expected]
+    for got, want in zip(planned["units"], expected, strict=True):
+        if got["id"] not in placing:
+            assert got == want
+            continue
+        assert {k: v for k, v in got.items() if k != "models"} == {k: v for k, v in want.items() if k != "models"}
+        assert len(got["models"]) == len(want["models"])
+        for m, w in zip(got["models"], want["models"], strict=True):
+            assert {k: v for k, v in m.items() if k not in ("x", "y", "facing")} == w
+            assert 36 <= m["y"] <= 48, m  # in the blue zone
+    check = client.post("/api/check", json={"scenario": result["scenario_data"], "file": "s.yaml"}).json()
+    assert check["report"]["legal"] and set(check["to_place"]) == {u["id"] for u in expected} - set(placing)
+    # the page's data is not changed, and the roster's path is named as given where it is wrong
+    assert ROSTER_SCENARIO["armies"][1] == {"player": "blue", "roster": {"file": "x-newrecruit.ros", "place": True}}
+    gone = copy.deepcopy(ROSTER_SCENARIO)
+    gone["armies"][1]["roster"]["file"] = "missing.ros"
+    body = assert_400(client.post("/api/plan", json={"scenario": gone, "file": "s.yaml"}), "armies[1].roster.file",
+                      "missing.ros")
+    assert "no such file" in body["error"]
+
+
 def test_plan_bad_input(client):
     data = scenario()
     assert_400(client.post("/api/plan", json={"scenario": data, "units": ["blue-scouts"]}), "units", "blue-scouts")

@@ -207,43 +207,33 @@ def _internal(exc: BaseException) -> JSONResponse:
 
 def _world(body: ScenarioBody, root: Path, *, require_positions: bool = False):
     """Validate the scenario data as a file is validated, and resolve it; every file it refers to
-    (its rosters) must be inside ``root`` (:func:`_confined`)."""
-    from planner.io.files import parse_record
-    from planner.schema import Scenario
-    from planner.world import resolve
-
-    data, given = _confined(root, body.scenario, body.file, _base_dir(root, body.file))
-    rec = parse_record(Scenario, data, body.file)
-    try:
-        world = resolve(rec, body.file, require_positions=require_positions)
-    except ScenarioError as exc:
-        raise _as_given(exc, given) from None
-    world.raw = body.scenario
-    return world
+    (its rosters) must be inside ``root`` (:func:`_confined`). ``World.raw``: the data with each
+    roster's units in place of its reference (:func:`planner.world.scenario_world`)."""
+    return _resolved(root, body.scenario, body.file, _base_dir(root, body.file), require_positions)
 
 
 def _load_world(root: Path, path: Path, *, confine: bool):
     """A scenario file as :func:`planner.world.load_scenario` reads it; with ``confine`` (a file of
     the server's folder, not a bundled one) the rosters it refers to must be inside ``root``."""
-    from planner.io.files import parse_record, read_data
-    from planner.schema import Scenario
-    from planner.world import load_scenario, resolve
+    from planner.io.files import read_data
+    from planner.world import load_scenario
 
     if not confine:
         return load_scenario(path)
-    raw = read_data(path)
-    data, given = _confined(root, raw, str(path), path.parent)
-    rec = parse_record(Scenario, data, str(path))
-    try:
-        if any(a.roster is not None for a in rec.armies):
-            from planner.io.roster import expand_rosters
+    return _resolved(root, read_data(path), str(path), path.parent, False)
 
-            rec, data = expand_rosters(rec, str(path), data)  # the units replace the 'roster:' references
-        world = resolve(rec, str(path))
+
+def _resolved(root: Path, raw: Any, file: str | None, base: Path, require_positions: bool):
+    """``raw`` with its roster references confined to ``root`` (:func:`_confined`, relative to
+    ``base``), validated and resolved as :func:`planner.world.load_scenario` does a file's data
+    (the one code of both); errors name the roster values as given."""
+    from planner.world import scenario_world
+
+    data, given = _confined(root, raw, file, base)
+    try:
+        return scenario_world(data, file, require_positions=require_positions)
     except ScenarioError as exc:
         raise _as_given(exc, given) from None
-    world.raw = data
-    return world
 
 
 def _base_dir(root: Path, file: str | None) -> Path:
@@ -684,8 +674,8 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
             _groups(world, units)  # unknown or unmarked units: HTTP 400 naming them
         except ScenarioError as exc:
             raise ScenarioError(exc.detail, location="units", value=exc.value) from None
-        data, _ = _confined(root_dir, body.scenario, body.file, _base_dir(root_dir, body.file))
-        job = app.state.jobs.start(data, body.file, units, body.time_limit, body.workers, body.seed, body.scenario)
+        # the job plans the data checked here: its rosters read once, their units in place of the references
+        job = app.state.jobs.start(world.raw, body.file, units, body.time_limit, body.workers, body.seed)
         return {"job": job.id, "events": f"/api/plan/{job.id}/events", "cancel": f"/api/plan/{job.id}/cancel"}
 
     @app.get("/api/plan/{job_id}")
