@@ -362,10 +362,19 @@ def test_import_roster_upload(client, monkeypatch):
     assert_400(client.post("/api/import-roster", params={"player": " ", "filename": "x.ros"}, content=raw),
                "player", " ")
     assert_400(client.post("/api/import-roster", params={"filename": "x.ros"}, content=raw), "query.player")
+    # over the roster limit (50 MB): HTTP 413 naming it, as a JSON body over its limit, refused by
+    # its Content-Length before reading (the body sent here is small) or once the stream passes it
+    big = {"player": "blue", "filename": "big.ros"}
+    r = client.post("/api/import-roster", params=big, content=b"<roster",
+                    headers={"Content-Length": str(60 * 1048576)})
+    assert r.status_code == 413, r.text
+    assert r.json() | {"error": None} == {"error": None, "file": "big.ros", "field": "body",
+                                          "value": f"{60 * 1048576} bytes", "detail": "too large"}
+    assert r.json()["error"].startswith("big.ros: the upload is larger than the limit of a roster file, 50 MB")
     monkeypatch.setenv("PLANNER_MAX_INPUT_MB", "0.001")
-    r = client.post("/api/import-roster", params={"player": "blue", "filename": "big.ros"}, content=raw + b" " * 2000)
-    assert_400(r, "body")
-    assert "limit" in r.json()["error"]
+    r = client.post("/api/import-roster", params=big, content=iter([raw, b" " * 2000]))  # no Content-Length
+    assert r.status_code == 413 and r.json()["file"] == "big.ros", r.text
+    assert r.json()["value"] == f"more than {int(0.001 * 1048576)} bytes" and "Traceback" not in r.text
 
 
 # ---------------------------------------------------------------------------- suggest and plan
@@ -625,6 +634,22 @@ def test_echoed_values_are_capped(client, folder):
     assert body["value"] == "m" * 40 + "..." and "m" * 100 not in r.text, body
 
 
+def test_an_echoed_value_is_cut_only_when_longer_than_the_cap(client):
+    """'...' only where something was cut: a text of exactly 40 characters (this path) is shown
+    whole, one of 41 is cut to 40 and '...'; other data by its JSON text."""
+    from planner.web.app import MAX_SHOWN_CHARS, _shown
+
+    path = "/work/shared/data/rosters/ironhands.rosz"
+    assert len(path) == MAX_SHOWN_CHARS
+    assert_400(client.post("/api/load", json={"path": path}), "path", path)
+    assert_400(client.post("/api/load", json={"path": path + "x"}), "path", path + "...")
+    assert _shown("é" * 40) == "é" * 40  # characters, not JSON's escapes
+    exactly = ["x" * 36]  # ["xx...x"]: 40 characters as JSON
+    assert len(json.dumps(exactly)) == MAX_SHOWN_CHARS and _shown(exactly) == exactly
+    assert _shown(["x" * 37]) == json.dumps(["x" * 37])[:40] + "..."
+    assert _shown(float("nan")) == "nan"
+
+
 def test_import_roster_names_an_unknown_ruleset(client):
     raw = ROSTER.read_bytes()
     body = assert_400(client.post("/api/import-roster", params={"player": "blue", "ruleset": "chess",
@@ -661,5 +686,5 @@ def test_import_roster_40k_list_limits_and_rulesets(client, monkeypatch):
     monkeypatch.setenv("PLANNER_MAX_INPUT_MB", "0.001")
     r = client.post("/api/import-roster", params={"player": "red", "ruleset": "wh40k10", "filename": "big.json"},
                     content=b"{" + b" " * 2000 + b"}")
-    assert_400(r, "body")
-    assert "limit" in r.json()["error"]
+    assert r.status_code == 413 and r.json()["file"] == "big.json" and r.json()["field"] == "body", r.text
+    assert "the limit of an army list file" in r.json()["error"]

@@ -46,7 +46,8 @@ ROSTER_SUFFIXES = (".ros", ".rosz", ".xml")
 LIST_SUFFIXES = (".txt", ".json")
 """40k army lists (:mod:`planner.io.lists40k`): read for the rulesets wh40k10 and wh40k11."""
 MAX_SHOWN_CHARS = 40
-"""An echoed ``value`` longer than this (as JSON) is cut to this many characters and '...'."""
+"""An echoed ``value`` longer than this (a text's characters, other data's as JSON) is cut to this
+many characters and '...'."""
 
 
 # ----------------------------------------------------------------------------- request bodies
@@ -116,15 +117,18 @@ class LoadBody(BaseModel):
 
 def _shown(value: Any) -> Any:
     """``value`` as an error echoes it: JSON data (else its ``repr``), and, when longer than
-    :data:`MAX_SHOWN_CHARS` characters as JSON, its text cut to that length with '...'."""
-    try:
-        text = json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError):
-        value = repr(value)
-        text = json.dumps(value)
+    :data:`MAX_SHOWN_CHARS` characters (a text's own, other data's as JSON), its text cut to that
+    length with '...' (only then: a value of exactly that length is shown whole)."""
+    if isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError):
+            value = text = repr(value)
     if len(text) <= MAX_SHOWN_CHARS:
         return value
-    return (value if isinstance(value, str) else text)[:MAX_SHOWN_CHARS] + "..."
+    return text[:MAX_SHOWN_CHARS] + "..."
 
 
 def _error_body(exc: ScenarioError) -> dict[str, Any]:
@@ -143,7 +147,7 @@ class JsonBodyRoute(APIRoute):
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
         if self.body_field is None:
-            return handler  # raw uploads (import-roster) are read by their own reader
+            return _closed_is_no_error(handler)  # raw uploads (import-roster) are read by their own reader
 
         async def parse_first(request: Request) -> Response:
             from planner.io.files import MAX_FILE_BYTES, input_limit, parse_json
@@ -177,16 +181,37 @@ class JsonBodyRoute(APIRoute):
                                         value=exc.value) from None
             return await handler(request)
 
-        return parse_first
+        return _closed_is_no_error(parse_first)
 
 
-def _too_large(limit: int, declared: int | None) -> JSONResponse:
-    """HTTP 413: the body is larger than ``limit`` bytes (``declared``: its Content-Length)."""
+def _closed_is_no_error(handler: Callable[[Request], Coroutine[Any, Any, Response]]
+                        ) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+    """``handler``, where a client that hangs up before its body is read (Starlette's
+    ``ClientDisconnect``) ends the request quietly: one log line (level INFO), an HTTP 400 no one
+    reads, not an internal error with a traceback."""
+    from starlette.requests import ClientDisconnect
+
+    async def guarded(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except ClientDisconnect:
+            log.info("%s %s: the client closed the request before its body was read", request.method,
+                     request.url.path)
+            return JSONResponse(status_code=400, content={
+                "error": "the client closed the request before its body was read", "field": "body", "value": None})
+
+    return guarded
+
+
+def _too_large(limit: int, declared: int | None, what: str = "the request body is larger than the limit of a "
+               "JSON file", file: str | None = None) -> JSONResponse:
+    """HTTP 413: the body is larger than ``limit`` bytes (``declared``: its Content-Length);
+    ``what`` says which limit, ``file`` names the upload."""
     value = f"{declared} bytes" if declared is not None else f"more than {limit} bytes"
     return JSONResponse(status_code=413, headers={"Connection": "close"}, content={
-        "error": f"the request body is larger than the limit of a JSON file, {limit / 1048576:.3g} MB "
-                 f"(the environment variable PLANNER_MAX_INPUT_MB sets another) (value: {value!r})",
-        "field": "body", "value": value, "detail": "too large"})
+        "error": f"{f'{file}: ' if file else ''}{what}, {limit / 1048576:.3g} MB (the environment variable "
+                 f"PLANNER_MAX_INPUT_MB sets another) (value: {value!r})",
+        "file": file, "field": "body", "value": value, "detail": "too large"})
 
 
 def _internal(exc: BaseException) -> JSONResponse:
@@ -615,14 +640,18 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
             lists = "" if suffix not in LIST_SUFFIXES else "; 40k army lists (.txt, .json) are read for wh40k10 and wh40k11"
             raise ScenarioError(f"a roster file of {ruleset} ends in {', '.join(suffixes)}{lists}",
                                 location="filename", value=filename)
-        limit = input_limit(lists40k.MAX_FILE_BYTES if suffix in LIST_SUFFIXES else MAX_FILE_BYTES)
+        is_list = suffix in LIST_SUFFIXES
+        limit = input_limit(lists40k.MAX_FILE_BYTES if is_list else MAX_FILE_BYTES)
+        what = f"the upload is larger than the limit of {'an army list' if is_list else 'a roster'} file"
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+            return _too_large(limit, int(declared), what, name)  # type: ignore[return-value]
         size = 0
         chunks: list[bytes] = []
         async for chunk in request.stream():
             size += len(chunk)
             if size > limit:
-                raise ScenarioError(f"the upload is larger than the roster limit of {limit / 1048576:g} MB",
-                                    file=name, location="body", value=f"more than {limit} bytes")
+                return _too_large(limit, None, what, name)  # type: ignore[return-value]
             chunks.append(chunk)
         base = parse_base_size(default_base) if default_base else None
         with tempfile.TemporaryDirectory(prefix="planner-upload-") as tmp:
