@@ -618,9 +618,9 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
                             ) -> dict[str, Any]:
         """Import a BattleScribe/New Recruit roster, or for wh40k10/11 a 40k army list (``.txt`` or
         ``.json``: GW app, New Recruit, ListForge, Rosterizer, :mod:`planner.io.lists40k`), sent as
-        the request body (raw bytes, at most the size limit of its reader) into a scenario army, as
-        ``planner import-roster`` does; its units are marked ``place: true`` (they have no
-        positions yet: place them, or plan them)."""
+        the request body (raw bytes, at most the size limit of its reader: HTTP 413 over it) into
+        a scenario army, as ``planner import-roster`` does; its units are marked ``place: true``
+        (they have no positions yet: place them, or plan them)."""
         from planner.io import lists40k
         from planner.io.files import input_limit
         from planner.io.roster import MAX_FILE_BYTES, army_to_data, parse_base_size
