@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from planner.errors import ScenarioError, UnknownRulesetError
 from planner.io.catalogue import load_catalogue
@@ -593,14 +593,30 @@ def load_scenario(path: str | Path, *, require_positions: bool = False) -> World
     ScenarioError
         For any problem with the file; the message names the file, the field path and the value.
     """
-    from planner.io.files import parse_record, read_data
+    from planner.io.files import read_data
 
-    raw = read_data(path)
-    rec = parse_record(Scenario, raw, str(path))
+    return scenario_world(read_data(path), str(path), require_positions=require_positions)
+
+
+def scenario_world(raw: Any, file: str | None, *, require_positions: bool = False) -> World:
+    """Validate and resolve scenario data as a scenario file's (what :func:`load_scenario` does
+    after reading it): each army's ``roster:`` is imported (relative to ``file``'s folder) and its
+    units replace the reference in ``World.raw`` too, so a planned scenario written from it holds
+    them (``raw`` itself is not changed).
+
+    Raises
+    ------
+    ScenarioError
+        For any problem with the data or a roster; the message names ``file``, the field path and the value.
+    """
+    from planner.io.files import parse_record
+
+    rec = parse_record(Scenario, raw, file)
     if any(a.roster is not None for a in rec.armies):  # the roster reader only when a roster is named
         from planner.io.roster import expand_rosters
 
-        rec, raw = expand_rosters(rec, str(path), raw)
-    world = resolve(rec, str(path), require_positions=require_positions)
+        raw = {**raw, "armies": list(raw["armies"])}  # expand_rosters replaces the armies in this list
+        rec, raw = expand_rosters(rec, file, raw)
+    world = resolve(rec, file, require_positions=require_positions)
     world.raw = raw
     return world

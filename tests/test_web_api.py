@@ -362,10 +362,19 @@ def test_import_roster_upload(client, monkeypatch):
     assert_400(client.post("/api/import-roster", params={"player": " ", "filename": "x.ros"}, content=raw),
                "player", " ")
     assert_400(client.post("/api/import-roster", params={"filename": "x.ros"}, content=raw), "query.player")
+    # over the roster limit (50 MB): HTTP 413 naming it, as a JSON body over its limit, refused by
+    # its Content-Length before reading (the body sent here is small) or once the stream passes it
+    big = {"player": "blue", "filename": "big.ros"}
+    r = client.post("/api/import-roster", params=big, content=b"<roster",
+                    headers={"Content-Length": str(60 * 1048576)})
+    assert r.status_code == 413, r.text
+    assert r.json() | {"error": None} == {"error": None, "file": "big.ros", "field": "body",
+                                          "value": f"{60 * 1048576} bytes", "detail": "too large"}
+    assert r.json()["error"].startswith("big.ros: the upload is larger than the limit of a roster file, 50 MB")
     monkeypatch.setenv("PLANNER_MAX_INPUT_MB", "0.001")
-    r = client.post("/api/import-roster", params={"player": "blue", "filename": "big.ros"}, content=raw + b" " * 2000)
-    assert_400(r, "body")
-    assert "limit" in r.json()["error"]
+    r = client.post("/api/import-roster", params=big, content=iter([raw, b" " * 2000]))  # no Content-Length
+    assert r.status_code == 413 and r.json()["file"] == "big.ros", r.text
+    assert r.json()["value"] == f"more than {int(0.001 * 1048576)} bytes" and "Traceback" not in r.text
 
 
 # ---------------------------------------------------------------------------- suggest and plan
@@ -438,6 +447,64 @@ def test_plan_cancel_ends_the_process(client):
     assert state["status"] == "cancelled" and state["result"]["elapsed_s"] > 0
     assert time.monotonic() - t0 < 6 and not job.process.is_alive()
     assert [k for k, _ in events(client, r.json()["events"])][-1] == "cancelled"
+
+
+ROSTER_SCENARIO = {
+    "ruleset": "hh2",
+    "battlefield": {"width": 72, "depth": 48},
+    "deployment_zones": [
+        {"id": "red-zone", "player": "red", "polygon": [[0, 0], [72, 0], [72, 12], [0, 12]]},
+        {"id": "blue-zone", "player": "blue", "polygon": [[0, 36], [72, 36], [72, 48], [0, 48]]},
+    ],
+    "armies": [
+        {"player": "red", "units": [{"id": "enemy", "type": "Infantry",
+                                     "models": [{"base": {"diameter_mm": 32}, "x": 36, "y": 6}]}]},
+        {"player": "blue", "roster": {"file": "x-newrecruit.ros", "place": True}},  # no units: all from the roster
+    ],
+}
+
+
+def test_plan_a_roster_army_to_the_end(client, folder):
+    """A scenario whose army is only a ``roster:`` (a file beside it in the server's folder, named
+    relative to it, the server's working folder elsewhere) is planned through /api/plan to a
+    result: the job reads the roster the request was checked with, and the planned scenario holds
+    the roster's units with positions, as ``planner plan --out`` writes them (load_scenario's raw)."""
+    from planner.world import load_scenario
+
+    shutil.copy(ROSTER, folder / "x-newrecruit.ros")
+    (folder / "s.yaml").write_text(yaml.safe_dump(ROSTER_SCENARIO, sort_keys=False), encoding="utf-8")
+    assert not (Path.cwd() / "x-newrecruit.ros").exists()
+    placing = ["assault-squad-legion", "praetor-legion"]  # two of its seven units: optimal in well under 1 s
+    r = client.post("/api/plan", json={"scenario": ROSTER_SCENARIO, "file": "s.yaml", "units": placing,
+                                       "time_limit": 5, "workers": 1})
+    assert r.status_code == 200, r.text
+    kind, result = events(client, r.json()["events"])[-1]
+    assert kind == "result", result
+    assert result["status"] == "optimal" and result["legal"] is True, result
+    assert [p["unit"] for p in result["placements"]] == placing
+    planned = result["scenario_data"]["armies"][1]
+    assert "roster" not in planned
+    expected = load_scenario(folder / "s.yaml").raw["armies"][1]["units"]  # what the CLI plans from
+    assert len(expected) == 7
+    assert [u["id"] for u in planned["units"]] == [u["id"] for u in expected]
+    for got, want in zip(planned["units"], expected, strict=True):
+        if got["id"] not in placing:
+            assert got == want
+            continue
+        assert {k: v for k, v in got.items() if k != "models"} == {k: v for k, v in want.items() if k != "models"}
+        assert len(got["models"]) == len(want["models"])
+        for m, w in zip(got["models"], want["models"], strict=True):
+            assert {k: v for k, v in m.items() if k not in ("x", "y", "facing")} == w
+            assert 36 <= m["y"] <= 48, m  # in the blue zone
+    check = client.post("/api/check", json={"scenario": result["scenario_data"], "file": "s.yaml"}).json()
+    assert check["report"]["legal"] and set(check["to_place"]) == {u["id"] for u in expected} - set(placing)
+    # the page's data is not changed, and the roster's path is named as given where it is wrong
+    assert ROSTER_SCENARIO["armies"][1] == {"player": "blue", "roster": {"file": "x-newrecruit.ros", "place": True}}
+    gone = copy.deepcopy(ROSTER_SCENARIO)
+    gone["armies"][1]["roster"]["file"] = "missing.ros"
+    body = assert_400(client.post("/api/plan", json={"scenario": gone, "file": "s.yaml"}), "armies[1].roster.file",
+                      "missing.ros")
+    assert "no such file" in body["error"]
 
 
 def test_plan_bad_input(client):
@@ -567,6 +634,22 @@ def test_echoed_values_are_capped(client, folder):
     assert body["value"] == "m" * 40 + "..." and "m" * 100 not in r.text, body
 
 
+def test_an_echoed_value_is_cut_only_when_longer_than_the_cap(client):
+    """'...' only where something was cut: a text of exactly 40 characters (this path) is shown
+    whole, one of 41 is cut to 40 and '...'; other data by its JSON text."""
+    from planner.web.app import MAX_SHOWN_CHARS, _shown
+
+    path = "/work/shared/data/rosters/ironhands.rosz"
+    assert len(path) == MAX_SHOWN_CHARS
+    assert_400(client.post("/api/load", json={"path": path}), "path", path)
+    assert_400(client.post("/api/load", json={"path": path + "x"}), "path", path + "...")
+    assert _shown("é" * 40) == "é" * 40  # characters, not JSON's escapes
+    exactly = ["x" * 36]  # ["xx...x"]: 40 characters as JSON
+    assert len(json.dumps(exactly)) == MAX_SHOWN_CHARS and _shown(exactly) == exactly
+    assert _shown(["x" * 37]) == json.dumps(["x" * 37])[:40] + "..."
+    assert _shown(float("nan")) == "nan"
+
+
 def test_import_roster_names_an_unknown_ruleset(client):
     raw = ROSTER.read_bytes()
     body = assert_400(client.post("/api/import-roster", params={"player": "blue", "ruleset": "chess",
@@ -603,5 +686,5 @@ def test_import_roster_40k_list_limits_and_rulesets(client, monkeypatch):
     monkeypatch.setenv("PLANNER_MAX_INPUT_MB", "0.001")
     r = client.post("/api/import-roster", params={"player": "red", "ruleset": "wh40k10", "filename": "big.json"},
                     content=b"{" + b" " * 2000 + b"}")
-    assert_400(r, "body")
-    assert "limit" in r.json()["error"]
+    assert r.status_code == 413 and r.json()["file"] == "big.json" and r.json()["field"] == "body", r.text
+    assert "the limit of an army list file" in r.json()["error"]

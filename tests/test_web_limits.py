@@ -121,3 +121,38 @@ def test_a_body_over_the_json_limit_is_refused(client, monkeypatch):
 def test_a_30_mb_body_is_refused_by_its_content_length(client):
     r = client.post("/api/check", content=b" " * (30 * 1048576), headers={"content-type": "application/json"})
     assert r.status_code == 413 and "20 MB" in r.json()["error"]
+
+
+# ---------------------------------------------------------------------------- a client that hangs up
+
+@pytest.mark.parametrize("path, query", [("/api/check", b""),  # a JSON body (JsonBodyRoute's reader)
+                                         ("/api/import-roster", b"player=blue&filename=army.ros")])  # an upload
+def test_a_client_hanging_up_mid_body_is_no_internal_error(folder, caplog, path, query):
+    """The body stops with ``http.disconnect``: the request ends with one log line, no
+    ClientDisconnect traceback (the app raising it is what uvicorn prints as "Exception in ASGI
+    application"), no internal error log file."""
+    import asyncio
+    import logging
+
+    app = create_app(root=folder)
+    messages = [{"type": "http.request", "body": b'{"scenario": {', "more_body": True}, {"type": "http.disconnect"}]
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+             "path": path, "raw_path": path.encode(), "query_string": query, "root_path": "",
+             "headers": [(b"host", b"testserver"), (b"content-type", b"application/json"),
+                         (b"content-length", b"1000")],
+             "client": ("127.0.0.1", 5000), "server": ("testserver", 80)}
+    with caplog.at_level(logging.DEBUG):
+        asyncio.run(app(scope, receive, send))  # raises nothing
+    assert [m["status"] for m in sent if m["type"] == "http.response.start"] == [400]
+    assert b"internal error" not in b"".join(m.get("body", b"") for m in sent)
+    lines = [r for r in caplog.records if r.name.startswith("planner")]
+    assert len(lines) == 1 and "closed the request" in lines[0].getMessage() and lines[0].exc_info is None
+    assert not [r for r in caplog.records if r.exc_info], caplog.text

@@ -46,7 +46,8 @@ ROSTER_SUFFIXES = (".ros", ".rosz", ".xml")
 LIST_SUFFIXES = (".txt", ".json")
 """40k army lists (:mod:`planner.io.lists40k`): read for the rulesets wh40k10 and wh40k11."""
 MAX_SHOWN_CHARS = 40
-"""An echoed ``value`` longer than this (as JSON) is cut to this many characters and '...'."""
+"""An echoed ``value`` longer than this (a text's characters, other data's as JSON) is cut to this
+many characters and '...'."""
 
 
 # ----------------------------------------------------------------------------- request bodies
@@ -116,15 +117,18 @@ class LoadBody(BaseModel):
 
 def _shown(value: Any) -> Any:
     """``value`` as an error echoes it: JSON data (else its ``repr``), and, when longer than
-    :data:`MAX_SHOWN_CHARS` characters as JSON, its text cut to that length with '...'."""
-    try:
-        text = json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError):
-        value = repr(value)
-        text = json.dumps(value)
+    :data:`MAX_SHOWN_CHARS` characters (a text's own, other data's as JSON), its text cut to that
+    length with '...' (only then: a value of exactly that length is shown whole)."""
+    if isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError):
+            value = text = repr(value)
     if len(text) <= MAX_SHOWN_CHARS:
         return value
-    return (value if isinstance(value, str) else text)[:MAX_SHOWN_CHARS] + "..."
+    return text[:MAX_SHOWN_CHARS] + "..."
 
 
 def _error_body(exc: ScenarioError) -> dict[str, Any]:
@@ -143,7 +147,7 @@ class JsonBodyRoute(APIRoute):
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
         if self.body_field is None:
-            return handler  # raw uploads (import-roster) are read by their own reader
+            return _closed_is_no_error(handler)  # raw uploads (import-roster) are read by their own reader
 
         async def parse_first(request: Request) -> Response:
             from planner.io.files import MAX_FILE_BYTES, input_limit, parse_json
@@ -177,16 +181,37 @@ class JsonBodyRoute(APIRoute):
                                         value=exc.value) from None
             return await handler(request)
 
-        return parse_first
+        return _closed_is_no_error(parse_first)
 
 
-def _too_large(limit: int, declared: int | None) -> JSONResponse:
-    """HTTP 413: the body is larger than ``limit`` bytes (``declared``: its Content-Length)."""
+def _closed_is_no_error(handler: Callable[[Request], Coroutine[Any, Any, Response]]
+                        ) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+    """``handler``, where a client that hangs up before its body is read (Starlette's
+    ``ClientDisconnect``) ends the request quietly: one log line (level INFO), an HTTP 400 no one
+    reads, not an internal error with a traceback."""
+    from starlette.requests import ClientDisconnect
+
+    async def guarded(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except ClientDisconnect:
+            log.info("%s %s: the client closed the request before its body was read", request.method,
+                     request.url.path)
+            return JSONResponse(status_code=400, content={
+                "error": "the client closed the request before its body was read", "field": "body", "value": None})
+
+    return guarded
+
+
+def _too_large(limit: int, declared: int | None, what: str = "the request body is larger than the limit of a "
+               "JSON file", file: str | None = None) -> JSONResponse:
+    """HTTP 413: the body is larger than ``limit`` bytes (``declared``: its Content-Length);
+    ``what`` says which limit, ``file`` names the upload."""
     value = f"{declared} bytes" if declared is not None else f"more than {limit} bytes"
     return JSONResponse(status_code=413, headers={"Connection": "close"}, content={
-        "error": f"the request body is larger than the limit of a JSON file, {limit / 1048576:.3g} MB "
-                 f"(the environment variable PLANNER_MAX_INPUT_MB sets another) (value: {value!r})",
-        "field": "body", "value": value, "detail": "too large"})
+        "error": f"{f'{file}: ' if file else ''}{what}, {limit / 1048576:.3g} MB (the environment variable "
+                 f"PLANNER_MAX_INPUT_MB sets another) (value: {value!r})",
+        "file": file, "field": "body", "value": value, "detail": "too large"})
 
 
 def _internal(exc: BaseException) -> JSONResponse:
@@ -207,43 +232,33 @@ def _internal(exc: BaseException) -> JSONResponse:
 
 def _world(body: ScenarioBody, root: Path, *, require_positions: bool = False):
     """Validate the scenario data as a file is validated, and resolve it; every file it refers to
-    (its rosters) must be inside ``root`` (:func:`_confined`)."""
-    from planner.io.files import parse_record
-    from planner.schema import Scenario
-    from planner.world import resolve
-
-    data, given = _confined(root, body.scenario, body.file, _base_dir(root, body.file))
-    rec = parse_record(Scenario, data, body.file)
-    try:
-        world = resolve(rec, body.file, require_positions=require_positions)
-    except ScenarioError as exc:
-        raise _as_given(exc, given) from None
-    world.raw = body.scenario
-    return world
+    (its rosters) must be inside ``root`` (:func:`_confined`). ``World.raw``: the data with each
+    roster's units in place of its reference (:func:`planner.world.scenario_world`)."""
+    return _resolved(root, body.scenario, body.file, _base_dir(root, body.file), require_positions)
 
 
 def _load_world(root: Path, path: Path, *, confine: bool):
     """A scenario file as :func:`planner.world.load_scenario` reads it; with ``confine`` (a file of
     the server's folder, not a bundled one) the rosters it refers to must be inside ``root``."""
-    from planner.io.files import parse_record, read_data
-    from planner.schema import Scenario
-    from planner.world import load_scenario, resolve
+    from planner.io.files import read_data
+    from planner.world import load_scenario
 
     if not confine:
         return load_scenario(path)
-    raw = read_data(path)
-    data, given = _confined(root, raw, str(path), path.parent)
-    rec = parse_record(Scenario, data, str(path))
-    try:
-        if any(a.roster is not None for a in rec.armies):
-            from planner.io.roster import expand_rosters
+    return _resolved(root, read_data(path), str(path), path.parent, False)
 
-            rec, data = expand_rosters(rec, str(path), data)  # the units replace the 'roster:' references
-        world = resolve(rec, str(path))
+
+def _resolved(root: Path, raw: Any, file: str | None, base: Path, require_positions: bool):
+    """``raw`` with its roster references confined to ``root`` (:func:`_confined`, relative to
+    ``base``), validated and resolved as :func:`planner.world.load_scenario` does a file's data
+    (the one code of both); errors name the roster values as given."""
+    from planner.world import scenario_world
+
+    data, given = _confined(root, raw, file, base)
+    try:
+        return scenario_world(data, file, require_positions=require_positions)
     except ScenarioError as exc:
         raise _as_given(exc, given) from None
-    world.raw = data
-    return world
 
 
 def _base_dir(root: Path, file: str | None) -> Path:
@@ -603,9 +618,9 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
                             ) -> dict[str, Any]:
         """Import a BattleScribe/New Recruit roster, or for wh40k10/11 a 40k army list (``.txt`` or
         ``.json``: GW app, New Recruit, ListForge, Rosterizer, :mod:`planner.io.lists40k`), sent as
-        the request body (raw bytes, at most the size limit of its reader) into a scenario army, as
-        ``planner import-roster`` does; its units are marked ``place: true`` (they have no
-        positions yet: place them, or plan them)."""
+        the request body (raw bytes, at most the size limit of its reader: HTTP 413 over it) into
+        a scenario army, as ``planner import-roster`` does; its units are marked ``place: true``
+        (they have no positions yet: place them, or plan them)."""
         from planner.io import lists40k
         from planner.io.files import input_limit
         from planner.io.roster import MAX_FILE_BYTES, army_to_data, parse_base_size
@@ -625,14 +640,18 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
             lists = "" if suffix not in LIST_SUFFIXES else "; 40k army lists (.txt, .json) are read for wh40k10 and wh40k11"
             raise ScenarioError(f"a roster file of {ruleset} ends in {', '.join(suffixes)}{lists}",
                                 location="filename", value=filename)
-        limit = input_limit(lists40k.MAX_FILE_BYTES if suffix in LIST_SUFFIXES else MAX_FILE_BYTES)
+        is_list = suffix in LIST_SUFFIXES
+        limit = input_limit(lists40k.MAX_FILE_BYTES if is_list else MAX_FILE_BYTES)
+        what = f"the upload is larger than the limit of {'an army list' if is_list else 'a roster'} file"
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+            return _too_large(limit, int(declared), what, name)  # type: ignore[return-value]
         size = 0
         chunks: list[bytes] = []
         async for chunk in request.stream():
             size += len(chunk)
             if size > limit:
-                raise ScenarioError(f"the upload is larger than the roster limit of {limit / 1048576:g} MB",
-                                    file=name, location="body", value=f"more than {limit} bytes")
+                return _too_large(limit, None, what, name)  # type: ignore[return-value]
             chunks.append(chunk)
         base = parse_base_size(default_base) if default_base else None
         with tempfile.TemporaryDirectory(prefix="planner-upload-") as tmp:
@@ -684,8 +703,8 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
             _groups(world, units)  # unknown or unmarked units: HTTP 400 naming them
         except ScenarioError as exc:
             raise ScenarioError(exc.detail, location="units", value=exc.value) from None
-        data, _ = _confined(root_dir, body.scenario, body.file, _base_dir(root_dir, body.file))
-        job = app.state.jobs.start(data, body.file, units, body.time_limit, body.workers, body.seed, body.scenario)
+        # the job plans the data checked here: its rosters read once, their units in place of the references
+        job = app.state.jobs.start(world.raw, body.file, units, body.time_limit, body.workers, body.seed)
         return {"job": job.id, "events": f"/api/plan/{job.id}/events", "cancel": f"/api/plan/{job.id}/cancel"}
 
     @app.get("/api/plan/{job_id}")

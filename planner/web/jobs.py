@@ -27,10 +27,11 @@ MAX_RUNNING = 2
 
 
 def _worker(data: dict, file: str | None, units: list[str] | None, time_limit: float, workers: int, seed: int,
-            out: Any, raw: dict | None = None) -> None:
+            out: Any) -> None:
     """The job's process: validate, check the table, plan; every outcome is one message on ``out``.
-    ``raw``: the scenario data as the page sent it, when ``data`` is it with its file references
-    made real paths inside the server's folder (the result's ``scenario_data`` is ``raw``).
+    ``data``: the scenario data the request was checked with (``World.raw`` of the server's
+    :func:`planner.world.scenario_world`: each roster's units in place of its reference, so no
+    file is read here and the result's ``scenario_data`` holds them with their positions).
     A Ctrl-C of the server's terminal is ignored here: the server ends its jobs (cancel, stop_all),
     and a plan cut by it is not an error of the planner."""
     import signal
@@ -38,13 +39,10 @@ def _worker(data: dict, file: str | None, units: list[str] | None, time_limit: f
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         from planner.cli.plan import table_violations, units_to_place
-        from planner.io.files import parse_record
-        from planner.schema import Scenario
         from planner.solve.planner import SolverSettings, plan_deployment
-        from planner.world import resolve
+        from planner.world import scenario_world
 
-        world = resolve(parse_record(Scenario, data, file), file)
-        world.raw = data if raw is None else raw
+        world = scenario_world(data, file)
         placing = units_to_place(world, units)
         found = table_violations(world, placing)
         if found:
@@ -83,11 +81,11 @@ class Job:
     """One plan: its process, the events it sent, its status (running, done, error, cancelled)."""
 
     def __init__(self, data: dict, file: str | None, units: list[str] | None, time_limit: float, workers: int,
-                 seed: int, raw: dict | None = None):
+                 seed: int):
         self.id = uuid.uuid4().hex[:12]
         ctx = mp.get_context("spawn")
         self.queue: Any = ctx.Queue()  # None once the job has ended (:meth:`_release`)
-        self.process = ctx.Process(target=_worker, args=(data, file, units, time_limit, workers, seed, self.queue, raw),
+        self.process = ctx.Process(target=_worker, args=(data, file, units, time_limit, workers, seed, self.queue),
                                    daemon=True)
         self.events: list[tuple[str, dict]] = []
         self.status = "running"
@@ -177,12 +175,12 @@ class Jobs:
         self.jobs: dict[str, Job] = {}
 
     def start(self, data: dict, file: str | None, units: list[str] | None, time_limit: float, workers: int,
-              seed: int, raw: dict | None = None) -> Job:
+              seed: int) -> Job:
         running = [j.id for j in self.jobs.values() if j.status == "running"]
         if len(running) >= MAX_RUNNING:
             raise ScenarioError(f"{len(running)} plans are running already; wait or cancel one", location="plan",
                                 value=running)
-        job = Job(data, file, units, time_limit, workers, seed, raw)
+        job = Job(data, file, units, time_limit, workers, seed)
         self.jobs[job.id] = job
         done = [j for j in self.jobs.values() if j.status != "running"]
         for old in done[:max(0, len(self.jobs) - MAX_JOBS_KEPT)]:
