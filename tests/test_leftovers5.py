@@ -220,7 +220,7 @@ def test_a_roster_clash_is_refused_at_the_id_prefix_by_resolve_too_and_a_plain_o
 @pytest.mark.parametrize("ruleset", ["wh40k10", "wh40k11"])
 def test_a_failing_deepstrike_arrival_line_says_what_the_rule_needs(tmp_path, ruleset):
     """`planner deepstrike --at` too close to the enemy: the failure line gives the measure and what
-    the rule needs ('needs more than 9" from every enemy'), not the bare distance (a fresh user's finding)."""
+    the rule needs ('required: more than 9" from every enemy'), not the bare distance (a fresh user's finding)."""
     import yaml
 
     from tests.test_ds_terrain import _scenario
@@ -231,7 +231,7 @@ def test_a_failing_deepstrike_arrival_line_says_what_the_rule_needs(tmp_path, ru
     assert r.exit_code == 1, r.output
     line = next(ln for ln in r.output.splitlines() if f"[{ruleset}.deepstrike.distance]" in ln)
     more = 9 if ruleset == "wh40k10" else 8
-    assert line.strip().startswith("x [") and line.endswith(f'(needs more than {more}" from every enemy)'), line
+    assert line.strip().startswith("x [") and line.endswith(f'(required: more than {more}" from every enemy)'), line
 
 
 def test_the_odds_table_says_when_its_trigger_rows_overlap(tmp_path):

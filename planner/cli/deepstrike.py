@@ -193,7 +193,7 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
                               highlight=False)
             for f in land.findings:
                 if not f.passed:
-                    needs = f" (needs {f.required})" if f.required else ""
+                    needs = f" (required: {f.required})" if f.required else ""
                     console.print(f"  [red]x[/red] {escape(f'[{f.rule}] {f.message}{needs}')}", highlight=False)
         if n_sim:
             s = simulate(st, x, y, n_sim, seed, within=wgoal)

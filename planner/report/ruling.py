@@ -178,8 +178,8 @@ def build_ruling(report: LegalityReport, title: str | None = None) -> Ruling:
     violations = []
     for v in report.violations:
         where = f"{v.unit}" + (f" model {v.model}" if v.model else "")
-        meas = f" (measured {fmt_number(v.measured)}, needs {v.required})" if v.measured is not None else \
-            f" (needs {v.required})"
+        meas = f" (measured {fmt_number(v.measured)}; required: {v.required})" if v.measured is not None else \
+            f" (required: {v.required})"
         violations.append(f"{where}: {v.message}{meas} [{v.rule}]")
     n = len(report.violations)
     waiting = sum(u.to_place for u in report.units)

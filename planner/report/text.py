@@ -53,8 +53,8 @@ def print_check_report(report: LegalityReport, console: Console, *, verbose: boo
         console.print(f"[red]{len(report.violations)} violation(s):[/red]")
         for v in report.violations:
             where = f"unit {v.unit}" + (f" model {v.model}" if v.model else "")
-            meas = f" (measured {fmt_number(v.measured)}, needs {v.required})" if v.measured is not None else \
-                f" (needs {v.required})"
+            meas = f" (measured {fmt_number(v.measured)}; required: {v.required})" if v.measured is not None else \
+                f" (required: {v.required})"
             console.print(escape(f"  {where}: {v.message}{meas} [{v.rule}]"), highlight=False)
     else:
         n = sum(u.to_place for u in report.units)
