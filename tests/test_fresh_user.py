@@ -5,26 +5,18 @@ scenario with no units says so, /api/check says which units are still to place."
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 import yaml
-from typer.testing import CliRunner
 
-from planner.cli.commands import app
+from tests.test_output_paths import run as run_in
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSET = ROOT / "tests" / "assets" / "web-infiltrate.yaml"
 
 
-def run(args, cwd):
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        return CliRunner().invoke(app, args)
-    finally:
-        os.chdir(old)
+run = run_in  # the command line in a folder (tests/test_output_paths.py)
 
 
 def test_a_typo_of_a_field_names_the_unknown_key_and_the_field(tmp_path):

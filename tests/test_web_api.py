@@ -24,6 +24,7 @@ pytest.importorskip("httpx")
 from fastapi.testclient import TestClient  # noqa: E402
 
 from planner.web.app import create_app  # noqa: E402
+from tests.test_roster import SCENARIO as ROSTER_BASE  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSET = ROOT / "tests" / "assets" / "web-infiltrate.yaml"
@@ -449,19 +450,11 @@ def test_plan_cancel_ends_the_process(client):
     assert [k for k, _ in events(client, r.json()["events"])][-1] == "cancelled"
 
 
-ROSTER_SCENARIO = {
-    "ruleset": "hh2",
-    "battlefield": {"width": 72, "depth": 48},
-    "deployment_zones": [
-        {"id": "red-zone", "player": "red", "polygon": [[0, 0], [72, 0], [72, 12], [0, 12]]},
-        {"id": "blue-zone", "player": "blue", "polygon": [[0, 36], [72, 36], [72, 48], [0, 48]]},
-    ],
-    "armies": [
-        {"player": "red", "units": [{"id": "enemy", "type": "Infantry",
-                                     "models": [{"base": {"diameter_mm": 32}, "x": 36, "y": 6}]}]},
-        {"player": "blue", "roster": {"file": "x-newrecruit.ros", "place": True}},  # no units: all from the roster
-    ],
+ROSTER_SCENARIO = {k: v for k, v in ROSTER_BASE.items() if k != "armies"} | {
+    "armies": [ROSTER_BASE["armies"][0],  # the red Infantry unit in its zone
+               {"player": "blue", "roster": {"file": "x-newrecruit.ros", "place": True}}],  # no units: all from the roster
 }
+"""tests/test_roster.py's scenario with the blue army only a roster reference."""
 
 
 def test_plan_a_roster_army_to_the_end(client, folder):
