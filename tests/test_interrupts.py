@@ -16,6 +16,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
+
+def _as_from_a_terminal() -> None:
+    """In the child: SIGINT at its default, as for a command typed at a terminal. A suite started in
+    the background by a shell without job control (a CI runner, ``cmd &``) ignores SIGINT, and an
+    ignored signal stays ignored across exec: Python then installs no handler and a Ctrl-C could
+    not reach the command at all (what these tests send is the user's Ctrl-C, not the runner's)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 SOLVES = r"""
 import os, signal, threading, time
 from ortools.sat.python import cp_model
@@ -52,7 +60,8 @@ except KeyboardInterrupt:
 
 
 def test_sigint_after_and_during_a_cp_sat_solve_is_a_keyboard_interrupt():
-    r = subprocess.run([sys.executable, "-c", SOLVES], env=ENV, capture_output=True, text=True, timeout=60)
+    r = subprocess.run([sys.executable, "-c", SOLVES], env=ENV, capture_output=True, text=True, timeout=60,
+                       preexec_fn=_as_from_a_terminal)
     assert r.returncode == 0, (r.returncode, r.stderr)
     lines = r.stdout.split("\n")
     assert lines[0] == "after: KeyboardInterrupt"
@@ -64,7 +73,7 @@ def test_generate_interrupted_after_lines_were_written_says_so_and_exits_3(tmp_p
     out = tmp_path / "gx"
     p = subprocess.Popen([sys.executable, "-m", "planner", "generate", "--count", "400", "--seed", "3", "--kind",
                           "puzzle", "--out", str(out), "--workers", "1"], env=ENV, cwd=tmp_path,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_as_from_a_terminal)
     lines = out / "scenarios.jsonl"
     deadline = time.monotonic() + 60
     try:
