@@ -52,12 +52,16 @@ _f = inches
 _finding = make_finding
 
 
+def _piece_passed(c: Crossing) -> str:
+    """A crossed piece with a height and the line's height over it: 'wall (top 1") at 1.25"'."""
+    return f"{c.id}{' ' + c.piece if c.piece else ''} (top {c.top:g}\") at {c.line_height:.2f}\""
+
+
 def _passes_over(passes: Iterable[Crossing]) -> str:
     """The pieces with a height that a clear sight line passes over, in words ("; it passes over
     wall (top 1\") at 1.25\""), so a judge looking at a wall between the models reads why it does
     not hide them; empty when there are none (``passes``: :class:`planner.geometry.sight.Crossing`)."""
-    return "".join(f"; it passes over {c.id}{' ' + c.piece if c.piece else ''} (top {c.top:g}\") at "
-                   f"{c.line_height:.2f}\"" for c in passes if not c.blocks and c.top is not None)
+    return "".join(f"; it passes over {_piece_passed(c)}" for c in passes if not c.blocks and c.top is not None)
 
 
 def infiltrates(unit: UnitInfo) -> bool:
@@ -447,8 +451,8 @@ class HH2Checker:
                             else "hidden from the one deployed enemy unit") if observers
                            else "no deployed enemy unit to see it") + dark
                           + (f", sight blocked by {', '.join(sorted(blocking))}" if blocking else "")
-                          + "".join(f"; the centre line passes {c.id}{' ' + c.piece if c.piece else ''} (top {c.top:g}\") at "
-                                    f"{c.line_height:.2f}\"" for c in s.passes if c.blocks and c.top is not None)
+                          + "".join(f"; the centre line passes {_piece_passed(c)}" for c in s.passes
+                                    if c.blocks and c.top is not None)
                           + when,
                           required="no deployed enemy unit can draw line of sight",
                           evidence=Evidence(observer_units=ids, blocking_features=sorted(blocking),
