@@ -52,7 +52,7 @@ from planner.legality.checker import check_deployment
 from planner.legality.report import LegalityReport
 from planner.rules.registry import DEFAULT_RULESET
 from planner.schema import Scenario, SetupMethod
-from planner.solve import cpsat
+from planner.solve import cpsat, stop
 from planner.solve.candidates import (
     COST_SCALE,
     REPAIR_MAX_MODELS,
@@ -148,14 +148,26 @@ class PlanResult(BaseModel):
     placements: list[UnitPlacement] = Field(default_factory=list)
     legal: bool | None = None
     legality: LegalityReport | None = None
+    interrupted: bool = Field(default=False, description="The search was stopped by Ctrl-C "
+                              "(planner.solve.stop): the plan, if any, is the best found by then.")
     scenario: Scenario | None = None
     scenario_data: dict | None = Field(default=None, description="The planned scenario as data (for writing).")
 
     @property
     def exit_code(self) -> int:
+        """0 legal (and, when :attr:`interrupted`, proven optimal), 1 illegal or infeasible, 3 no
+        answer within the limits (an interrupted feasible plan has no proof: 3 too)."""
         if self.status in ("optimal", "feasible"):
-            return 0 if self.legal else 1
+            if not self.legal:
+                return 1
+            return 3 if self.interrupted and self.status == "feasible" else 0
         return 1 if self.status == "infeasible" else 3
+
+
+def _ran_out(words: str = "the time ran out") -> str:
+    """``words`` (how a message says the time limit stopped a step), or ``interrupted (Ctrl-C)``
+    when a stop was requested (:mod:`planner.solve.stop`)."""
+    return stop.INTERRUPTED if stop.requested() else words
 
 
 def rule_ids(ruleset: str) -> dict[str, str]:
@@ -300,7 +312,7 @@ def _overlap_index(a: _Arrays, b: _Arrays, ida: str, deadline: float = float("in
     chunk = max(1, 200_000 // (a.xy.shape[1] * b.xy.shape[1]))
     out_i, out_j = [], []
     for s0 in range(0, len(ii), chunk):
-        if time.monotonic() > deadline:
+        if stop.clock() > deadline:
             raise CandidateTimeout(ida)
         i, j = ii[s0:s0 + chunk], jj[s0:s0 + chunk]
         pa, pb = a.xy[i], b.xy[j]  # (K, Ma, 2), (K, Mb, 2)
@@ -323,7 +335,7 @@ def _overlap_index(a: _Arrays, b: _Arrays, ida: str, deadline: float = float("in
         first = np.full(len(uniq), -1)
         first[inverse.reshape(-1)[::-1]] = np.arange(len(i))[::-1]
         for u, k in enumerate(first):
-            if u % 256 == 0 and time.monotonic() > deadline:
+            if u % 256 == 0 and stop.clock() > deadline:
                 raise CandidateTimeout(ida)
             verdict[u] = a.cands[i[k]].overlaps(b.cands[j[k]])
         hits = verdict[inverse.reshape(-1)]
@@ -945,6 +957,10 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
         goal does not fit the scenario.
     SolverError
         If CP-SAT reports MODEL_INVALID (a bug in this module).
+
+    A stop requested while planning (:mod:`planner.solve.stop`: Ctrl-C in ``planner plan``) ends
+    each step as its time limit would: the answer is the best plan found by then, with the bound
+    proven by then, marked ``interrupted`` (its message says which step was cut).
     """
     settings = settings or SolverSettings()
     t0 = time.monotonic()
@@ -956,7 +972,13 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
     if capacity:
         return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, conflicts=capacity,
                           message="proven infeasible: " + "; ".join(c.message for c in capacity))
-    return run.plan()
+    result = run.plan()
+    if stop.requested():  # Ctrl-C (planner.solve.stop): the answer is what the steps had by then
+        result.interrupted = True
+        if result.status == "optimal":
+            result.message += (f"; {stop.INTERRUPTED} after the proof (among plans of the same cost, the one "
+                               "kept may not be the first in candidate order)")
+    return result
 
 
 @dataclass
@@ -1079,7 +1101,7 @@ class _Planning:
         s = self.streams[g.id]
         k = 0
         while k < n and (below is None or ((nxt := s.bound()) is not None and nxt < below)):
-            if time.monotonic() > until or s.exhausted:
+            if stop.clock() > until or s.exhausted:
                 break
             try:
                 c = next(s, None)
@@ -1162,7 +1184,7 @@ class _Planning:
             return _infeasible(self.world, empty, self.cands, self.streams, self.builder, self.settings, self.t0,
                                self.grid, self.rounds)
         return PlanResult(status="unknown", wall_time_s=time.monotonic() - self.t0, rounds=self.rounds,
-                          message=f"no legal placement found before the time limit on {self.grid} for unit(s) "
+                          message=f"no legal placement found before {_ran_out('the time limit')} on {self.grid} for unit(s) "
                                   f"{', '.join(g.id for g in empty)}. This is not a proof that no legal "
                                   "position exists; try a longer --time-limit.")
 
@@ -1188,7 +1210,7 @@ class _Planning:
                 na, nb = self.measured.get((a, b), (0, 0))
                 if (na, nb) == (len(A), len(B)):
                     continue
-                if time.monotonic() > self.deadline:
+                if stop.clock() > self.deadline:
                     return False
                 ba, bb = box.get(ga), box.get(gb)
                 if ba is None or bb is None or ba[2] < bb[0] or bb[2] < ba[0] or ba[3] < bb[1] or bb[3] < ba[1]:
@@ -1226,7 +1248,7 @@ class _Planning:
                         break
                 else:
                     while True:
-                        if time.monotonic() > saved:
+                        if stop.clock() > saved:
                             return None
                         c = self.streams[g.id].next_clear(taken_xy, taken_r)
                         if c is None:
@@ -1248,7 +1270,7 @@ class _Planning:
         if self.start is None:
             return
         until = min(self.builder.deadline, time.monotonic() + budget)
-        if until - time.monotonic() < 0.2 or not self.measure_overlaps():
+        if until - stop.clock() < 0.2 or not self.measure_overlaps():
             return
         found: dict = {}
         status, *_ = _solve(self.groups, self.cands, self.settings, until, self.overlapping, self.start, None, None,
@@ -1265,13 +1287,13 @@ class _Planning:
         if self.start is None or len(self.groups) < 2:
             return
         until = min(self.builder.deadline, time.monotonic() + budget)
-        if until - time.monotonic() < 0.2 or not self.measure_overlaps():
+        if until - stop.clock() < 0.2 or not self.measure_overlaps():
             return
         ids = rule_ids(self.world.scenario.ruleset)
         best = {g.id: min(self.cands[g.id], key=lambda c: c.icost) for g in self.groups}
         tried: set[tuple[frozenset[str], int]] = set()
         again = True
-        while again and time.monotonic() < until - 0.1:
+        while again and stop.clock() < until - 0.1:
             again = False
             inc = self.start
             cost = self.incumbent_cost()
@@ -1279,7 +1301,7 @@ class _Planning:
             order = sorted((g for g in self.groups if inc[g.id].icost > best[g.id].icost),
                            key=lambda g: (best[g.id].icost - inc[g.id].icost, g.id))
             for g in order:
-                if time.monotonic() >= until - 0.1:
+                if stop.clock() >= until - 0.1:
                     return
                 cx, cy = best[g.id].anchor
                 near = sorted((h for h in self.groups if h.id != g.id),
@@ -1346,7 +1368,7 @@ class _Planning:
                        solver.best_objective_bound if solver else None, tie)
         if status == cp_model.MODEL_INVALID:
             raise SolverError(f"CP-SAT model invalid: {cp.validate() if cp is not None else ''}")
-        out_of_time = time.monotonic() >= self.builder.deadline
+        out_of_time = stop.clock() >= self.builder.deadline
         r = _Round(status, solver, cp, x, tie, live, outside, rest, out_of_time, offer)
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return self.solution_answer(r)
@@ -1421,7 +1443,7 @@ class _Planning:
             if self.start is None:
                 return self.no_solution_answer(r)
             return self.done(self.start, "feasible", self.proven,
-                             f"feasible: the time ran out before the candidates not taken yet of "
+                             f"feasible: {_ran_out()} before the candidates not taken yet of "
                              f"{', '.join(rested)} (which the round's optimum, at their lower bounds, used) were "
                              "judged", solver)
         if self.start is None:
@@ -1432,7 +1454,7 @@ class _Planning:
         where = (f" (while solving {solver.stopped} of round {self.rounds}'s CP-SAT model)"
                  if isinstance(solver, _Parts) and solver.stopped else
                  f" (while solving round {self.rounds}'s CP-SAT model)")
-        return self.done(self.start, "feasible", bound, f"feasible: time limit reached before a proof{where}", solver)
+        return self.done(self.start, "feasible", bound, f"feasible: {_ran_out('time limit reached')} before a proof{where}", solver)
 
     def prove(self, bound: int | None) -> int | None:
         """Keep the best lower bound over the grid proven so far (a later round may prove less
@@ -1492,13 +1514,13 @@ class _Planning:
                     f"the rounds' CP-SAT bound {bound / COST_SCALE:.3f}, proven in an earlier round, is kept"
                     if bound is not None
                     else "no round proved a bound" if self.packing is not None else "so there is no bound")
-            why = f"the time ran out while {step}" if step else "the CP-SAT model found no plan"
+            why = f"{_ran_out()} while {step}" if step else "the CP-SAT model found no plan"
             return self.done(self.start, "feasible", bound, f"feasible: {what}; {why}; {kept}", None)
         if step is None:
             why = ("the candidate placements found all crowd each other (overlapping bases "
                    f"[{rule_ids(self.world.scenario.ruleset)['overlap']}])")
         else:
-            why = f"the time ran out while {step}"
+            why = f"{_ran_out()} while {step}"
         return PlanResult(status="unknown", wall_time_s=time.monotonic() - self.t0, rounds=self.rounds,
                           solver_time_s=self.cp_s,
                           message=f"no plan found within {self.settings.time_limit_s:g} s after {self.rounds} "
