@@ -1674,8 +1674,41 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
         out = [Conflict(units=[g.id], rules=[ids["battlefield"]],
                         message=f"unit {g.host.label}: no grid point in its region") for g in groups
                if not proof.legal[g.id] and not streams[g.id].rejected]
+    for c in out:
+        limit = _formation_limit(next(g for g in groups if g.id == c.units[0]), streams[c.units[0]], builder)
+        if limit is not None:
+            c.message += f" ({limit})"
     return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, rounds=rounds, conflicts=out,
                       message=_proof_scope(grid, settings) + ". " + "; ".join(c.message for c in out))
+
+
+def _formation_limit(g: Group, s: CandidateStream, builder: CandidateBuilder) -> str | None:
+    """What the grid holds, when that is the limit: if none of the unit's formations (1-3 ranks,
+    two facings: :func:`planner.solve.candidates.formations`) fits, by its bounding box, in the
+    bounding box of the unit's region (its deployment zone, or the battlefield), no placement of
+    the grid can be wholly within that region, whatever the other rules say, and the phrase says
+    so and that a deeper formation is not tried; else None. Extents are exact (each base's
+    support function), inches."""
+    region = builder.region(g)
+    forms = [fi for fi, f in enumerate(s.forms) if f.at is None]
+    if region is None or not forms or not len(s.anchors):
+        return None
+    x0, y0, x1, y1 = region.bounds
+    width, depth = x1 - x0, y1 - y0
+    sizes = []
+    for fi in forms:
+        fps = s.positions(0, fi)
+        w = max(f.support(1.0, 0.0) for f in fps) + max(f.support(-1.0, 0.0) for f in fps)
+        h = max(f.support(0.0, 1.0) for f in fps) + max(f.support(0.0, -1.0) for f in fps)
+        if w <= width + TOLERANCE_IN and h <= depth + TOLERANCE_IN:
+            return None
+        sizes.append((max(w / width, h / depth), w, h, s.forms[fi].name))
+    _, w, h, name = min(sizes)
+    where = "deployment zone" if g.host.method is SetupMethod.DEPLOYMENT_ZONE else "battlefield"
+    return (f"the limit is the planner's formations, not the rules: the grid holds the unit ({len(g.models)} models) "
+            f"only in 1-3 ranks of shoulder-to-shoulder models, two facings, and the most compact of them, "
+            f"{name} ({w:.1f}\" x {h:.1f}\"), does not fit in its {where} ({width:g}\" x {depth:g}\"); a deeper "
+            "formation, or the models placed by hand, may fit")
 
 
 def _rejection_reasons(g: Group, s: CandidateStream, builder: CandidateBuilder) -> dict | None:

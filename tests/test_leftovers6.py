@@ -1,0 +1,60 @@
+"""Last session's leftovers: an infeasible plan names the limit that blocks it (the planner's
+1-3-rank formations; the Infiltrate rule "out of sight, or more than 12"")."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+from typer.testing import CliRunner
+
+from planner.cli.commands import app
+
+MARINE = {"profile": "legion-tactical-marine"}
+
+
+def _scenario(tmp_path, name: str, width: float, depth: float, zones: list, mine: dict, enemy: list) -> str:
+    data = {"ruleset": "hh2", "battlefield": {"width": width, "depth": depth}, "deployment_zones": zones,
+            "goals": [{"kind": "near_point", "x": width / 2, "y": depth / 2}],
+            "armies": [{"player": "red", "units": [mine]},
+                       {"player": "blue", "units": [{"id": "tac", "models": enemy}]}]}
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data))
+    return str(path)
+
+
+def _plan(path: str, tmp_path) -> tuple[int, dict]:
+    out = tmp_path / "plan.json"
+    res = CliRunner().invoke(app, ["plan", path, "--time-limit", "30", "--json", str(out)])
+    return res.exit_code, json.loads(out.read_text())
+
+
+def test_a_300_model_unit_infeasible_names_the_planners_formations_as_the_limit(tmp_path):
+    zones = [{"id": "red-zone", "player": "red", "polygon": [[0, 0], [72, 0], [72, 12], [0, 12]]},
+             {"id": "blue-zone", "player": "blue", "polygon": [[0, 36], [72, 36], [72, 48], [0, 48]]}]
+    path = _scenario(tmp_path, "horde.yaml", 72, 48, zones, {"id": "horde", "place": True, "models": [MARINE] * 300},
+                     [{**MARINE, "x": 36, "y": 40}])
+    code, data = _plan(path, tmp_path)
+    assert code == 1 and data["status"] == "infeasible"
+    (c,) = data["conflicts"]
+    # 3 ranks of 100 32 mm bases shoulder to shoulder: 100 x (1.26" + the formation gap) across, > 72"
+    assert "the limit is the planner's formations, not the rules" in c["message"]
+    assert 'the most compact of them, 3x100@90 (150.7" x 4.3"), does not fit in its deployment zone (72" x 12")' \
+        in c["message"]
+    assert c["message"] in data["message"]
+
+
+def test_a_unit_whose_formations_fit_says_nothing_of_formations(tmp_path):
+    # the same unit of 30 models fits (3 x 10): the 16" table's conflict is the Infiltrate rule
+    zones = [{"id": "red-zone", "player": "red", "polygon": [[0, 0], [16, 0], [16, 3], [0, 3]]},
+             {"id": "blue-zone", "player": "blue", "polygon": [[0, 13], [16, 13], [16, 16], [0, 16]]}]
+    recon = {"id": "recon", "rules": ["Infiltrate"], "setup": "infiltrate", "place": True, "models": [MARINE] * 5}
+    path = _scenario(tmp_path, "small.yaml", 16, 16, zones, recon,
+                     [{**MARINE, "x": 8, "y": 14}, {**MARINE, "x": 9.5, "y": 14}])
+    code, data = _plan(path, tmp_path)
+    assert code == 1 and data["status"] == "infeasible"
+    (c,) = data["conflicts"]
+    assert "hh2.infiltrate.hidden" in c["rules"]
+    # the rule that blocks, in its own words: hidden, or more than 12" in plain sight
+    assert 'out of sight of every enemy unit or more than 12" from them all (seen by enemy unit tac)' in c["message"]
+    assert "formations" not in c["message"]
