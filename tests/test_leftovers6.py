@@ -58,3 +58,66 @@ def test_a_unit_whose_formations_fit_says_nothing_of_formations(tmp_path):
     # the rule that blocks, in its own words: hidden, or more than 12" in plain sight
     assert 'out of sight of every enemy unit or more than 12" from them all (seen by enemy unit tac)' in c["message"]
     assert "formations" not in c["message"]
+
+
+# ------------------------------------------------------------------ 3: a piece a model stands in; blocked or clear
+FLOOR = """
+ruleset: hh2
+battlefield: {width: 72, depth: 48}
+deployment_zones:
+  - {id: red-zone, player: red, polygon: [[0, 0], [72, 0], [72, 14], [0, 14]]}
+  - {id: blue-zone, player: blue, polygon: [[0, 36], [72, 36], [72, 48], [0, 48]]}
+terrain:
+  - id: t-ruin
+    kind: area
+    traits: [blocks_line_of_sight]
+    pieces:
+      - footprint: [[30, 20], [42, 20], [42, 21], [30, 21]]
+        height_in: 6.0
+      - footprint: [[30, 21], [42, 21], [42, 27], [30, 27]]
+        height_in: 1.0
+    floors:
+      - {height_in: 0.0}
+      - height_in: 3.0
+        footprint: [[30, 21], [42, 21], [42, 27], [30, 27]]
+  - {id: t-wall, kind: solid, traits: [blocks_line_of_sight], height_in: 6.0,
+     footprint: [[50, 20], [62, 20], [62, 21], [50, 21]]}
+armies:
+  - player: blue
+    units:
+      - {id: tac, models: [{profile: legion-tactical-marine, x: 36, y: 11}]}
+      - {id: tac2, models: [{profile: legion-tactical-marine, x: 56, y: 11}]}
+  - player: red
+    units:
+      - {id: recon, rules: [Infiltrate], setup: infiltrate, models: [{profile: legion-tactical-marine, x: 36, y: 24, z: 3.0}]}
+      - {id: scouts, rules: [Infiltrate], setup: infiltrate, models: [{profile: legion-tactical-marine, x: 56, y: 22.5}]}
+"""
+
+
+def _hidden_findings(tmp_path) -> dict[str, dict]:
+    path = tmp_path / "floor.yaml"
+    path.write_text(FLOOR)
+    out = tmp_path / "r.json"
+    res = CliRunner().invoke(app, ["check", str(path), "--json", str(out)])
+    assert res.exit_code == 1, res.output
+    return {u["unit"]: f for u in json.loads(out.read_text())["units"] for f in u["findings"]
+            if f["rule"] == "hh2.infiltrate.hidden"}
+
+
+def test_a_model_on_an_upper_floor_is_seen_through_its_own_features_piece_and_the_finding_says_why(tmp_path):
+    f = _hidden_findings(tmp_path)["recon"]
+    assert not f["passed"]
+    # the line from tac crosses the ruin's 6" piece below its top: not blocked, as recon stands in the ruin
+    assert ('it crosses t-ruin piece 0 (top 6") at 3.33", below its top, and is not blocked by it: model recon/1 '
+            "stands in t-ruin (a ruling: an area feature does not block the sight of a model standing in it") \
+        in f["message"]
+    assert "RULES.md §1.10" in f["message"]
+
+
+def test_a_hidden_finding_says_the_centre_line_is_blocked_not_that_it_passes(tmp_path):
+    f = _hidden_findings(tmp_path)["scouts"]
+    assert f["passed"]
+    assert 'the centre line is blocked by t-wall (top 6"): it runs at' in f["message"]
+    assert "the centre line passes" not in f["message"]
+    (p,) = [p for p in f["evidence"]["sight_passes"] if p["feature"] == "t-wall"]
+    assert p["blocks"] and p["line_in"] < p["top_in"]
