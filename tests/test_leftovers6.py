@@ -121,3 +121,27 @@ def test_a_hidden_finding_says_the_centre_line_is_blocked_not_that_it_passes(tmp
     assert "the centre line passes" not in f["message"]
     (p,) = [p for p in f["evidence"]["sight_passes"] if p["feature"] == "t-wall"]
     assert p["blocks"] and p["line_in"] < p["top_in"]
+
+
+# ------------------------------------------------------------------ 4: each violation names every failing model
+def test_check_json_violations_name_every_failing_model_and_the_schema_says_so(tmp_path):
+    from pathlib import Path
+
+    short_edge = Path(__file__).resolve().parents[1] / "scenarios" / "short-edge-chogorian-vs-berserkers.yaml"
+    out = tmp_path / "r.json"
+    res = CliRunner().invoke(app, ["check", str(short_edge), "--json", str(out)])
+    assert res.exit_code == 1, res.output
+    data = json.loads(out.read_text())
+    (v,) = [v for v in data["violations"] if v["rule"] == "hh2.infiltrate.distance" and v["unit"] == "ws-falcons-claws"]
+    assert v["model"] == "2" and v["failing_models"] == ["2", "3"]
+    assert [(d["model"], d["measured_to"], d["detail"]) for d in v["failing_details"]] == [
+        ("2", "we-tactical-1/1", '8.500" from we-tactical-1/1'), ("3", "we-tactical-1/6", '8.500" from we-tactical-1/6')]
+    # the same as the finding's, for every violation
+    findings = {(f["rule"], u["unit"]): f for u in data["units"] for f in u["findings"] if not f["passed"]}
+    for v in data["violations"]:
+        f = findings[v["rule"], v["unit"]]
+        assert (v["failing_models"], v["failing_details"]) == (f["failing_models"], f["failing_details"])
+    res = CliRunner().invoke(app, ["schema", "report"])
+    viol = json.loads(res.output)["$defs"]["Violation"]["properties"]
+    assert viol["failing_details"]["items"] == {"$ref": "#/$defs/FailingModel"}
+    assert "every one is in failing_models" in viol["model"]["description"]

@@ -102,15 +102,26 @@ class Finding(_R):
 
 
 class Violation(_R):
-    """A broken rule: the failing findings, flattened for the report's top level."""
+    """A broken rule: the failing findings, flattened for the report's top level. ``model``,
+    ``measured`` and ``margin`` are the first (worst) failing model's; ``failing_models`` and
+    ``failing_details`` name every failing model, as on the finding."""
 
     rule: str
     unit: str
-    model: str | None = None
-    measured: float | None = None
+    model: str | None = Field(default=None, description="The first (worst) failing model; every one is in "
+                                                        "failing_models.")
+    measured: float | None = Field(default=None, description="The first failing model's measure (see the "
+                                                             "finding's 'measured').")
     required: str
     margin: float | None = None
     message: str
+    failing_models: list[str] = Field(
+        default_factory=list, description="Every model of the unit that fails this rule, the worst first (as the "
+                                          "finding's failing_models); empty where the rule is not judged model by "
+                                          "model or only 'model' fails.")
+    failing_details: list[FailingModel] = Field(
+        default_factory=list, description="Each model of failing_models with its own measure and what it was "
+                                          "measured to (as the finding's failing_details).")
 
 
 class UnitReport(_R):
