@@ -145,3 +145,44 @@ def test_check_json_violations_name_every_failing_model_and_the_schema_says_so(t
     viol = json.loads(res.output)["$defs"]["Violation"]["properties"]
     assert viol["failing_details"]["items"] == {"$ref": "#/$defs/FailingModel"}
     assert "every one is in failing_models" in viol["model"]["description"]
+
+
+# ------------------------------------------------------------------ 5: JSON measures rounded to 1e-9 in, in one place
+NINE = """
+ruleset: hh2
+battlefield: {width: 72, depth: 48}
+deployment_zones:
+  - {id: red-zone, player: red, polygon: [[0, 0], [72, 0], [72, 12], [0, 12]]}
+  - {id: blue-zone, player: blue, polygon: [[0, 36], [72, 36], [72, 48], [0, 48]]}
+armies:
+  - player: red
+    units:
+      - {id: tac, type: Infantry, models: [{base: {diameter_mm: 25.4}, x: 36, y: 9.9}]}
+  - player: blue
+    units:
+      - {id: recon, type: Infantry, rules: [Infiltrate], setup: infiltrate,
+         models: [{base: {diameter_mm: 25.4}, x: 36, y: 19.9}]}
+"""
+
+
+def test_an_exact_9_inches_reads_9_in_json_as_in_the_text_and_is_not_more_than_9(tmp_path):
+    import planner
+    from planner.legality.report import MEASURE_DECIMALS, json_measure
+
+    path = tmp_path / "nine.yaml"
+    path.write_text(NINE)
+    # 1" bases, centres 10" apart: closest points exactly 9" apart, which the float maths gives as 8.999999999999998
+    (raw,) = [f for u in planner.check_deployment(planner.load_scenario(str(path))).units for f in u.findings
+              if f.rule == "hh2.infiltrate.distance"]
+    assert raw.measured != 9.0 and abs(raw.measured - 9.0) < 1e-12  # the record keeps the value measured
+    out = tmp_path / "r.json"
+    res = CliRunner().invoke(app, ["check", str(path), "--json", str(out)])
+    assert res.exit_code == 1, res.output  # exactly 9" is not more than 9"
+    assert '9.000" from enemy unit tac' in res.output
+    text = out.read_text()
+    (f,) = [f for u in json.loads(text)["units"] for f in u["findings"] if f["rule"] == "hh2.infiltrate.distance"]
+    assert f["measured"] == 9.0 and f["margin"] == 0.0 and not f["passed"]
+    (v,) = [v for v in json.loads(text)["violations"] if v["rule"] == "hh2.infiltrate.distance"]
+    assert v["measured"] == 9.0
+    assert "8.99999" not in text and "-0.0," not in text
+    assert MEASURE_DECIMALS == 9 and json_measure(-1e-15) == 0.0 and json_measure(3) == 3
