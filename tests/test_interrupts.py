@@ -262,3 +262,25 @@ def test_ctrl_c_stops_first_requests_a_stop_second_raises():
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == ["first: stop requested True", "second: KeyboardInterrupt",
                                      "after: False True", "ignored: False True"]
+
+
+@pytest.mark.slow
+def test_a_deny_plan_stopped_keeps_its_screen_says_interrupted_and_exits_3():
+    """``planner plan`` with a deny goal: the same stop flag ends its rounds (the greedy screen is kept)."""
+    import io
+
+    from rich.console import Console
+
+    from planner import load_scenario
+    from planner.cli.adversary import run_deny_plan
+    from planner.solve import stop
+
+    world = load_scenario(str(ROOT / "tests" / "assets" / "deny-small.yaml"))
+    stop.request()
+    try:
+        r = run_deny_plan(world, 60, 1, 0, Console(file=io.StringIO()))
+    finally:
+        stop.clear()
+    assert r.interrupted and r.status == "feasible" and r.exit_code == 3
+    assert r.message.startswith("interrupted (Ctrl-C): feasible: ")
+    assert r.scenario is not None and r.legal
