@@ -29,25 +29,26 @@ from typing import Any
 INTERRUPTED = "interrupted (Ctrl-C)"
 """How a report says that the search was stopped by the user rather than by the time limit."""
 
-_requested = threading.Event()
-_lock = threading.Lock()
+_stopped = False  # a stop is requested (one bool: read by every deadline test, so kept cheap)
+_lock = threading.RLock()  # reentrant: request() may run in a signal handler while the main thread holds it
 _running: set[Any] = set()  # CP-SAT solvers inside planner.solve.cpsat.solve
 
 
 def clock() -> float:
     """``time.monotonic()`` (seconds) for the planner's deadline tests, or ``+inf`` once a stop is
     requested (every deadline has then passed). Not for measuring times: use ``time.monotonic``."""
-    return math.inf if _requested.is_set() else time.monotonic()
+    return math.inf if _stopped else time.monotonic()
 
 
 def requested() -> bool:
     """Has a stop been requested (and not cleared)?"""
-    return _requested.is_set()
+    return _stopped
 
 
 def request() -> None:
     """Stop the search: every deadline passes (:func:`clock`) and the CP-SAT solves running stop."""
-    _requested.set()
+    global _stopped
+    _stopped = True
     with _lock:
         solvers = list(_running)
     for s in solvers:
@@ -56,19 +57,20 @@ def request() -> None:
 
 def clear() -> None:
     """Forget a stop request (the next run starts afresh)."""
-    _requested.clear()
+    global _stopped
+    _stopped = False
 
 
 @contextlib.contextmanager
 def solving(solver: Any) -> Iterator[None]:
     """While inside, ``solver`` (a CP-SAT solver) is stopped by :func:`request`; if a stop is
     already requested, its time limit is set to 0 s (it returns at once, ``UNKNOWN``)."""
-    if _requested.is_set():
+    if _stopped:
         solver.parameters.max_time_in_seconds = 0.0
     with _lock:
         _running.add(solver)
     try:
-        if _requested.is_set():  # requested between the test above and the registration
+        if _stopped:  # requested between the test above and the registration
             solver.parameters.max_time_in_seconds = 0.0
         yield
     finally:
@@ -94,7 +96,7 @@ def ctrl_c_stops() -> Iterator[None]:
         return
 
     def on_sigint(signum: int, frame: Any) -> None:
-        if _requested.is_set():
+        if _stopped:
             raise KeyboardInterrupt
         request()
 
