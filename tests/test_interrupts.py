@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
@@ -92,3 +94,193 @@ def test_generate_interrupted_after_lines_were_written_says_so_and_exits_3(tmp_p
     assert "Traceback" not in err
     assert [json.loads(x)["name"] for x in kept] == [f"puzzle-{i}" for i in range(len(kept))]
     assert not (out / "generate.lock").exists()  # the folder is free again
+
+
+# --------------------------------------------------------------------------- planner plan: Ctrl-C keeps the plan
+
+PLAN_SCENARIO = ROOT / "scenarios" / "roster-strike-force-plan.yaml"
+"""Five units from a real roster: a greedy plan within a few seconds, optimal only after ~20-30 s."""
+
+PLAN_CLI = r"""
+import os, signal, sys
+from planner.report import progress
+from planner.solve import planner as solve_planner
+
+said = []
+update = progress.SolveProgress.update
+
+def tell(self, obj, bound, elapsed):  # the parent sends Ctrl-C once a plan exists
+    if obj is not None and not said:
+        said.append(1)
+        print("PLAN", file=sys.stderr, flush=True)
+    return update(self, obj, bound, elapsed)
+
+progress.SolveProgress.update = tell
+if os.environ.get("CTRL_C_AT_GREEDY"):  # Ctrl-C (a real SIGINT) as the first plan is being sought
+    greedy = solve_planner._Planning.greedy
+
+    def greedy_after_ctrl_c(self, until):
+        if not said:
+            said.append(1)
+            os.kill(os.getpid(), signal.SIGINT)
+        return greedy(self, until)
+
+    solve_planner._Planning.greedy = greedy_after_ctrl_c
+from planner.cli.commands import main
+sys.argv = ["planner", *sys.argv[1:]]
+main()
+"""
+
+
+def _plan_with_ctrl_c(tmp_path, sigints: int, env: dict | None = None):
+    """Run ``planner plan`` (120 s limit) on the roster scenario; once it reports its first plan
+    send ``sigints`` SIGINTs (50 ms apart). Returns (exit code, stderr, stdout, seconds from the first
+    SIGINT to the exit, --json path, --out path)."""
+    out, js = tmp_path / "plan.yaml", tmp_path / "plan.json"
+    p = subprocess.Popen([sys.executable, "-c", PLAN_CLI, "plan", str(PLAN_SCENARIO), "--time-limit", "120",
+                          "--out", str(out), "--json", str(js)], env={**ENV, **(env or {})}, cwd=tmp_path,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_as_from_a_terminal)
+    try:
+        first = p.stderr.readline() if sigints else ""
+        t0 = time.monotonic()
+        if sigints:
+            assert first.strip() == "PLAN", first
+            for k in range(sigints):
+                if k:
+                    time.sleep(0.05)
+                p.send_signal(signal.SIGINT)
+        stdout, err = p.communicate(timeout=110)
+    finally:
+        p.kill()
+    return p.returncode, first + err, stdout, time.monotonic() - t0, js, out
+
+
+@pytest.mark.slow
+def test_plan_ctrl_c_after_a_plan_keeps_it_checked_and_written_with_exit_3(tmp_path):
+    import planner
+
+    code, err, stdout, after, js, out = _plan_with_ctrl_c(tmp_path, 1)
+    assert code == 3, (code, err)
+    assert "Traceback" not in err
+    assert after < 20, after  # the search stopped at once (the check and the report follow; a busy VM)
+    data = json.loads(js.read_text())
+    assert data["status"] == "feasible" and data["solver_status"] == "feasible"
+    assert data["interrupted"] is True
+    assert "interrupted (Ctrl-C)" in data["message"] and "time limit" not in data["message"]
+    assert data["legal"] is True and data["objective"] is not None
+    assert data["best_bound"] is not None and data["gap"] is not None and data["gap"] > 0  # not proven optimal
+    assert data["wall_time_s"] < 100  # stopped long before the 120 s limit
+    assert "interrupted (Ctrl-C)" in stdout and f"Wrote the planned scenario to {out}" in stdout
+    # the written plan is the reported one, and the independent checker finds it legal
+    world = planner.load_scenario(str(out))
+    assert planner.check_deployment(world).legal
+    placed = {p["unit"]: tuple(p["anchor"]) for p in data["placements"]}
+    assert set(placed) == {u.id for u in world.units.values() if u.record.place}
+
+
+@pytest.mark.slow
+def test_plan_second_ctrl_c_ends_at_once_writing_nothing(tmp_path):
+    code, err, _, after, js, out = _plan_with_ctrl_c(tmp_path, 2)
+    assert code == 3, (code, err)
+    assert err.strip().splitlines()[-1] == "interrupted"
+    assert "Traceback" not in err
+    assert not js.exists() and not out.exists()
+    assert after < 20
+
+
+@pytest.mark.slow
+def test_plan_ctrl_c_before_any_plan_is_interrupted_exit_3_nothing_written(tmp_path):
+    code, err, stdout, _, js, out = _plan_with_ctrl_c(tmp_path, 0, {"CTRL_C_AT_GREEDY": "1"})
+    assert code == 3, (code, err)
+    assert err.strip().splitlines()[-1] == "interrupted"
+    assert "Traceback" not in err and "Solver status" not in stdout
+    assert not js.exists() and not out.exists()
+
+
+def test_a_stop_requested_ends_every_step_and_is_said():
+    """The stop flag itself (what Ctrl-C sets): with it set, the planner's deadline clock has passed,
+    a CP-SAT solve returns at once (UNKNOWN), and a plan run answers at once, marked interrupted."""
+    from ortools.sat.python import cp_model
+
+    import planner
+    from planner.solve import cpsat, stop
+    from planner.solve.planner import PlanResult, SolverSettings, plan_deployment
+
+    m = cp_model.CpModel()
+    xs = [m.new_int_var(0, 1000, f"x{i}") for i in range(200)]
+    m.add_all_different(xs)
+    m.maximize(sum((i % 7 + 1) * x for i, x in enumerate(xs)))
+    s = cp_model.CpSolver()
+    s.parameters.max_time_in_seconds = 30
+    world = planner.load_scenario(str(PLAN_SCENARIO))
+    assert not stop.requested() and stop.clock() < float("inf")
+    stop.request()
+    try:
+        assert stop.clock() == float("inf")
+        t0 = time.monotonic()
+        assert cpsat.solve(s, m) == cp_model.UNKNOWN
+        r = plan_deployment(world, SolverSettings(time_limit_s=60))
+        assert time.monotonic() - t0 < 10
+    finally:
+        stop.clear()
+    assert r.interrupted and r.status == "unknown" and r.exit_code == 3
+    assert "interrupted (Ctrl-C)" in r.message
+    assert stop.clock() < float("inf")
+    # exit codes: an interrupted feasible plan has no proof (3); one proven optimal is done (0)
+    base = {"message": "", "wall_time_s": 0.0, "legal": True, "interrupted": True}
+    assert PlanResult(status="feasible", **base).exit_code == 3
+    assert PlanResult(status="optimal", **base).exit_code == 0
+    assert PlanResult(status="feasible", **{**base, "legal": False}).exit_code == 1
+    assert PlanResult(status="feasible", **{**base, "interrupted": False}).exit_code == 0
+
+
+CTRL_C_STOPS = r"""
+import os, signal, time
+from planner.solve import stop
+with stop.ctrl_c_stops():
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.1)
+    print("first: stop requested", stop.requested())
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.1)
+        print("second: no KeyboardInterrupt")
+    except KeyboardInterrupt:
+        print("second: KeyboardInterrupt")
+print("after:", stop.requested(), signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+with stop.ctrl_c_stops():  # an ignored SIGINT (planner serve's jobs) stays ignored
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.1)
+    print("ignored:", stop.requested(), signal.getsignal(signal.SIGINT) is signal.SIG_IGN)
+"""
+
+
+def test_ctrl_c_stops_first_requests_a_stop_second_raises():
+    r = subprocess.run([sys.executable, "-c", CTRL_C_STOPS], env=ENV, capture_output=True, text=True, timeout=60,
+                       preexec_fn=_as_from_a_terminal)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["first: stop requested True", "second: KeyboardInterrupt",
+                                     "after: False True", "ignored: False True"]
+
+
+@pytest.mark.slow
+def test_a_deny_plan_stopped_keeps_its_screen_says_interrupted_and_exits_3():
+    """``planner plan`` with a deny goal: the same stop flag ends its rounds (the greedy screen is kept)."""
+    import io
+
+    from rich.console import Console
+
+    from planner import load_scenario
+    from planner.cli.adversary import run_deny_plan
+    from planner.solve import stop
+
+    world = load_scenario(str(ROOT / "tests" / "assets" / "deny-small.yaml"))
+    stop.request()
+    try:
+        r = run_deny_plan(world, 60, 1, 0, Console(file=io.StringIO()))
+    finally:
+        stop.clear()
+    assert r.interrupted and r.status == "feasible" and r.exit_code == 3
+    assert r.message.startswith("interrupted (Ctrl-C): feasible: ")
+    assert r.scenario is not None and r.legal

@@ -168,7 +168,8 @@ def test_no_legal_place_is_infeasible_naming_distance_sight_and_battlefield():
     assert c.units == ["recon"]
     assert set(c.rules) == {"hh2.infiltrate.distance", "hh2.infiltrate.hidden", "hh2.battlefield"}
     assert c.message.startswith("unit Recon Squad: no position on the 1\" grid is more than 9\" from enemy unit "
-                                "Rapier Battery (rapier) and hidden from the enemy Rapier Battery (rapier)")
+                                "Rapier Battery (rapier) and out of sight of every enemy unit or more than 12\" from "
+                                "them all (seen by enemy unit Rapier Battery (rapier))")
     # the brute force agrees: no grid placement passes the checker
     assert not any(legal(data, {"recon": p}) for p in grid_placements(data, "recon")[::7])
 

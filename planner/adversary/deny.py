@@ -40,7 +40,7 @@ from planner.legality.checker import check_deployment
 from planner.legality.report import LegalityReport
 from planner.legality.table import Placed, Table
 from planner.schema import Scenario, SetupMethod
-from planner.solve import cpsat
+from planner.solve import cpsat, stop
 from planner.solve.candidates import Candidate, CandidateBuilder, Group
 from planner.solve.goals import point_term
 from planner.solve.placement_model import add_placements
@@ -324,6 +324,8 @@ class DenyResult(BaseModel):
     enemy_best: EnemyPlacement | None = None
     legal: bool | None = None
     legality: LegalityReport | None = None
+    interrupted: bool = Field(default=False, description="The search was stopped by Ctrl-C "
+                              "(planner.solve.stop): the deployment, if any, is the best found by then.")
     scenario: Scenario | None = None
     scenario_data: dict | None = None
     legal_cells: list[tuple[float, float]] = Field(default_factory=list)
@@ -332,8 +334,11 @@ class DenyResult(BaseModel):
 
     @property
     def exit_code(self) -> int:
+        """As :attr:`planner.solve.planner.PlanResult.exit_code` (an interrupted feasible answer: 3)."""
         if self.status in ("optimal", "feasible"):
-            return 0 if self.legal else 1
+            if not self.legal:
+                return 1
+            return 3 if self.interrupted and self.status == "feasible" else 0
         return 1 if self.status == "infeasible" else 3
 
 
@@ -468,7 +473,7 @@ def deny(world: World, enemy_unit: str, settings: DenySettings | None = None,
         if best_exact is not None and best_exact[0] <= lower:
             status = "optimal"
             break
-        if time.monotonic() >= deadline:
+        if stop.clock() >= deadline:  # the time limit, or Ctrl-C (planner.solve.stop)
             status = "feasible" if best_exact else "unknown"
             break
     if best_exact is None:

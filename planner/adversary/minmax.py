@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from planner.adversary.deny import DenySettings, Screen, _base_model, build_screen, greedy, killed_var
 from planner.adversary.threats import EnemyPlacement, check_with, point_distance
 from planner.errors import SolverError
-from planner.solve import cpsat
+from planner.solve import cpsat, stop
 from planner.solve.candidates import Candidate
 from planner.world import World
 
@@ -137,7 +137,7 @@ def minmax(world: World, enemy_units: list[str], point: tuple[float, float], set
                 if (s, k) not in cuts:
                     cuts.add((s, k))
                     added += 1
-        if time.monotonic() >= deadline:
+        if stop.clock() >= deadline:  # the time limit, or Ctrl-C (planner.solve.stop)
             status = "feasible" if best else "unknown"
             break
         if added == 0:

@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from planner.errors import ScenarioError
 from planner.schema import DenyGoal
+from planner.solve import stop
 from planner.world import World
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_INPUT, EXIT_NO_ANSWER = 0, 1, 2, 3
@@ -112,6 +113,7 @@ def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, cons
     protect = (goal.protect[0], goal.protect[1], goal.radius) if goal.protect is not None and goal.radius is not None \
         else None
     r = deny(world, goal.enemy_unit, settings, protect=protect)
+    _mark_interrupted(r)
     console.print(f"[bold]Denial against {escape(goal.enemy_unit)}[/bold]: {escape(r.status)} - {escape(r.message)}")
     console.print(f"legal area before: {r.area_before_sq_in:g} sq in; greedy screen: {r.greedy_area_sq_in} sq in; "
                   f"{r.iterations} round(s), {r.exact_sight_pairs} sight pairs decided exactly, {r.wall_time_s:.1f} s")
@@ -159,6 +161,8 @@ def run_minmax_plan(world: World, goal: DenyGoal, settings, console: Console):
                                 location="goals.also" if u in goal.also else "goals.enemy_unit", value=u)
     t = time.monotonic()
     r = minmax(world, units, (goal.protect[0], goal.protect[1]), settings)  # type: ignore[index]
+    if stop.requested():
+        r.message = f"{stop.INTERRUPTED}: {r.message}"
     console.print(f"[bold]Min-max against {escape(', '.join(units))}[/bold]: {escape(r.status)} - "
                   f"{escape(r.message)}; {r.iterations} round(s), {r.replies} replies as cuts")
     for e in r.enemy_replies:
@@ -188,7 +192,14 @@ def run_minmax_plan(world: World, goal: DenyGoal, settings, console: Console):
                       enemy_best=r.enemy_replies[0] if r.enemy_replies else None,
                       legal=report.legal if report is not None else None, legality=report, scenario=planned,
                       scenario_data=data if planned is not None else None,
-                      reply_value_in=r.value_in, reply_bound_in=r.bound_in)
+                      reply_value_in=r.value_in, reply_bound_in=r.bound_in, interrupted=stop.requested())
+
+
+def _mark_interrupted(r) -> None:
+    """A denial answered after a stop request (Ctrl-C, :mod:`planner.solve.stop`) says so."""
+    if stop.requested():
+        r.interrupted = True
+        r.message = f"{stop.INTERRUPTED}: {r.message}"
 
 
 def run_alternate(world: World, winner: str, point_text: str, grid_in: float, top_k: int | None,

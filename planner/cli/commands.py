@@ -288,7 +288,8 @@ def plan(
     The units already on the table are checked first: if they break a rule, exit 1 before
     planning (or, with --allow-illegal-table, a warning and a plan reported illegal).
     Exit 0 with a legal plan, 1 when proven infeasible or illegal, 3 when no plan was found
-    within the limit.
+    within the limit. Ctrl-C stops the search and keeps the best plan found so far (written as
+    at the time limit; exit 3 unless it is proven optimal); a second Ctrl-C ends at once.
     """
 
     def go() -> int:
@@ -330,14 +331,22 @@ def plan(
             _write_json(json_out, {"status": "illegal_table", "scenario": scenario,
                                    "violations": [v.model_dump(mode="json") for v in found]}, [scenario])
             return EXIT_ILLEGAL
-        if goal is not None:
-            result = run_deny_plan(world, time_limit, workers, seed, console, quiet=form != "text",
-                                   next_step=next_step, units=only)
-        else:
-            with SolveProgress(console, time_limit_s=time_limit) as progress:
-                result, note = run_plan(world, SolverSettings(time_limit_s=time_limit, workers=workers, seed=seed),
-                                        next_step=next_step, units=only, on_progress=progress.update)
+        from planner.solve.stop import ctrl_c_stops
+
+        # Ctrl-C while solving stops the search and keeps the best plan found so far (a second one
+        # ends at once: "interrupted", exit 3, nothing written)
+        with ctrl_c_stops():
+            if goal is not None:
+                result = run_deny_plan(world, time_limit, workers, seed, console, quiet=form != "text",
+                                       next_step=next_step, units=only)
+            else:
+                with SolveProgress(console, time_limit_s=time_limit) as progress:
+                    result, note = run_plan(world, SolverSettings(time_limit_s=time_limit, workers=workers,
+                                                                  seed=seed),
+                                            next_step=next_step, units=only, on_progress=progress.update)
         # --- end of adversary hook
+        if result.interrupted and result.status == "unknown":
+            raise KeyboardInterrupt  # interrupted before any plan: as any Ctrl-C (exit 3, nothing written)
         wrote = False
         if out is not None and result.scenario is not None:
             # write the plan before printing, so a closed pipe (`| head`) cannot lose it

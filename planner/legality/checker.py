@@ -48,7 +48,9 @@ def check_deployment(world: World, *, cover: bool = False) -> LegalityReport:
         for f in fs:
             if not f.passed:
                 violations.append(Violation(rule=f.rule, unit=f.unit, model=f.model, measured=f.measured,
-                                            required=f.required, margin=f.margin, message=f.message))
+                                            required=f.required, margin=f.margin, message=f.message,
+                                            failing_models=list(f.failing_models),
+                                            failing_details=list(f.failing_details)))
     return LegalityReport(ruleset=rs.id, scenario=world.file, legal=not violations, violations=violations,
                           units=units, rulings=applied_rulings(world),
                           cover=rs.cover_report(world) if cover else None)

@@ -57,6 +57,28 @@ def _piece_passed(c: Crossing) -> str:
     return f"{c.id}{' ' + c.piece if c.piece else ''} (top {c.top:g}\") at {c.line_height:.2f}\""
 
 
+def _piece_blocks(c: Crossing) -> str:
+    """A crossed piece higher than the line, in words: 'the centre line is blocked by ruin piece 2
+    (top 6"): it runs at 3.00" there'."""
+    return (f"the centre line is blocked by {c.id}{' ' + c.piece if c.piece else ''} (top {c.top:g}\"): it runs at "
+            f"{c.line_height:.2f}\" there")
+
+
+def _ignored(ignored: Iterable[tuple[Crossing, str]], observer: str, target: str, ruling: str) -> str:
+    """The pieces a clear line crosses below their tops that do not block it because a model of the
+    pair stands in their feature (:meth:`planner.legality.table.Table.ignored_crossings`), in
+    words: '; it crosses ruin piece 1 (top 6") at 3.40", below its top, and is not blocked by it:
+    model recon/1 stands in ruin (ruling)'; empty when there are none."""
+    out = ""
+    for c, who in ignored:
+        if not c.blocks:
+            continue  # a line over a piece's top is clear of it whoever stands where
+        name = f"{c.id}{' ' + c.piece if c.piece else ''}"
+        out += (f"; it crosses {name} (top {c.top:g}\") at {c.line_height:.2f}\", below its top, and is not blocked "
+                f"by it: model {observer if who == 'observer' else target} stands in {c.id} ({ruling})")
+    return out
+
+
 def _passes_over(passes: Iterable[Crossing]) -> str:
     """The pieces with a height that a clear sight line passes over, in words ("; it passes over
     wall (top 1\") at 1.25\""), so a judge looking at a wall between the models reads why it does
@@ -433,7 +455,8 @@ class HH2Checker:
                                   f"enemy unit {o.unit.id} can draw line of sight to model {s.target_model} "
                                   f"(from its model {s.observer_model}"
                                   + (f", clear line ({seg[0][0]:.2f}, {seg[0][1]:.2f})-({seg[1][0]:.2f}, "
-                                     f"{seg[1][1]:.2f})" if seg else "") + _passes_over(s.passes) + f"){when}{also}",
+                                     f"{seg[1][1]:.2f})" if seg else "") + _passes_over(s.passes)
+                                  + self._ignored_words(o, placed, s) + f"){when}{also}",
                                   model=s.target_model,
                                   required="no deployed enemy unit can draw line of sight", failing=failing,
                                   evidence=Evidence(observer_units=ids, seen_by=f"{o.unit.id}/{s.observer_model}",
@@ -451,12 +474,22 @@ class HH2Checker:
                             else "hidden from the one deployed enemy unit") if observers
                            else "no deployed enemy unit to see it") + dark
                           + (f", sight blocked by {', '.join(sorted(blocking))}" if blocking else "")
-                          + "".join(f"; the centre line passes {_piece_passed(c)}" for c in s.passes
-                                    if c.blocks and c.top is not None)
+                          + "".join(f"; {_piece_blocks(c)}" for c in s.passes if c.blocks and c.top is not None)
                           + when,
                           required="no deployed enemy unit can draw line of sight",
                           evidence=Evidence(observer_units=ids, blocking_features=sorted(blocking),
                                             sight_passes=sight_passes(s.passes))))
+
+    def _ignored_words(self, o: Placed, placed: Placed, s: UnitSight) -> str:
+        """:func:`_ignored` for the clear line ``s`` from observer unit ``o`` to ``placed``."""
+        ids_o = [o.model_id(k) for k in range(len(o.footprints))]
+        ids_t = [placed.model_id(k) for k in range(len(placed.footprints))]
+        if s.segment is None or s.observer_model not in ids_o or s.target_model not in ids_t:
+            return ""
+        i, j = ids_o.index(s.observer_model), ids_t.index(s.target_model)
+        return _ignored(self.table.ignored_crossings(o, i, placed, j, s.segment),
+                        f"{o.unit.id}/{s.observer_model}", f"{placed.unit.id}/{s.target_model}",
+                        self.R.STANDING_IN_AREA_RULING)
 
     def _also_seen(self, placed: Placed, observers: list[Placed], o: Placed, s: UnitSight) -> tuple[str, list[FailingModel]]:
         """Every model of ``placed`` that some of the ``observers`` can see, not only ``s``'s

@@ -2,16 +2,17 @@
 
 ``planner schema report`` prints the JSON Schema of :class:`LegalityReport`.
 Distances are in inches. ``margin`` is how far a measured value is on the legal side of its
-threshold (negative: by how much the rule is broken).
+threshold (negative: by how much the rule is broken). In JSON, the measures (``measured``,
+``margin``, ``tightest_margin``) are rounded to :data:`MEASURE_DECIMALS` decimals (:data:`Measure`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 
 from planner.units import TOLERANCE_IN
 
@@ -22,6 +23,22 @@ if TYPE_CHECKING:
     from planner.geometry.sight import Crossing
     from planner.legality.table import Placed
     from planner.world import UnitInfo, World
+
+
+MEASURE_DECIMALS = 9
+"""A report's measures are written to JSON rounded to this many decimals (1e-9 inches): the float
+noise of exact maths (an exact 9" measured as 8.999999999999998) goes, while every verdict is
+decided on the unrounded value with the tolerance ``TOLERANCE_IN`` (1e-6 in), a thousand times
+coarser. The text reports show 3 decimals; the records keep the unrounded values (the library API)."""
+
+
+def json_measure(x: float) -> float:
+    """``x`` rounded to :data:`MEASURE_DECIMALS` decimals (a whole number, e.g. a count of models, as it is)."""
+    return x if isinstance(x, int) else round(x, MEASURE_DECIMALS) + 0.0  # + 0.0: no -0.0
+
+
+Measure = Annotated[float, PlainSerializer(json_measure, return_type=float, when_used="json")]
+"""A measure (inches, or models for capacity): written to JSON by :func:`json_measure`, the one place."""
 
 
 class _R(BaseModel):
@@ -68,7 +85,7 @@ class FailingModel(_R):
     """One model failing a rule judged model by model (:attr:`Finding.failing_details`)."""
 
     model: str
-    measured: float | None = Field(
+    measured: Measure | None = Field(
         default=None, description="Its measured value, as the finding's 'measured' (inches; negative: over an edge "
                                   "or into terrain by that much); null: the rule has no measure (on a model, "
                                   "seen, within a zone).")
@@ -86,9 +103,9 @@ class Finding(_R):
     passed: bool
     unit: str
     model: str | None = None
-    measured: float | None = Field(default=None, description="Measured value, inches (or models for capacity).")
+    measured: Measure | None = Field(default=None, description="Measured value, inches (or models for capacity).")
     required: str = Field(description="What the rule asks, in words, e.g. 'more than 9\"'.")
-    margin: float | None = None
+    margin: Measure | None = None
     message: str
     evidence: Evidence = Field(default_factory=Evidence)
     failing_models: list[str] = Field(
@@ -102,15 +119,26 @@ class Finding(_R):
 
 
 class Violation(_R):
-    """A broken rule: the failing findings, flattened for the report's top level."""
+    """A broken rule: the failing findings, flattened for the report's top level. ``model``,
+    ``measured`` and ``margin`` are the first (worst) failing model's; ``failing_models`` and
+    ``failing_details`` name every failing model, as on the finding."""
 
     rule: str
     unit: str
-    model: str | None = None
-    measured: float | None = None
+    model: str | None = Field(default=None, description="The first (worst) failing model; every one is in "
+                                                        "failing_models.")
+    measured: Measure | None = Field(default=None, description="The first failing model's measure (see the "
+                                                             "finding's 'measured').")
     required: str
-    margin: float | None = None
+    margin: Measure | None = None
     message: str
+    failing_models: list[str] = Field(
+        default_factory=list, description="Every model of the unit that fails this rule, the worst first (as the "
+                                          "finding's failing_models); empty where the rule is not judged model by "
+                                          "model or only 'model' fails.")
+    failing_details: list[FailingModel] = Field(
+        default_factory=list, description="Each model of failing_models with its own measure and what it was "
+                                          "measured to (as the finding's failing_details).")
 
 
 class UnitReport(_R):
@@ -121,7 +149,7 @@ class UnitReport(_R):
     player: str
     setup: str
     legal: bool
-    tightest_margin: float | None = Field(
+    tightest_margin: Measure | None = Field(
         default=None, description="Legal unit: its smallest margin. Illegal unit: its worst failing margin.")
     tightest_rule: str | None = Field(
         default=None, description="The rule of that margin (for an illegal unit, a rule it breaks).")

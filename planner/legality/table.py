@@ -937,6 +937,28 @@ class Table:
         return None, UnitSight(False, blocking=self._blockers_between(all_obs, tgt, self._obstacles_skipping(skip, low), obs_xy),
                                passes=passes)
 
+    def ignored_crossings(self, observer: Placed, i: int, target: Placed, j: int,
+                          seg: tuple[tuple[float, float], tuple[float, float]] | None
+                          ) -> list[tuple[Crossing, str]]:
+        """The pieces with a height of the area features that observer model ``i`` or target model
+        ``j`` stands in (:meth:`standing_in`, :meth:`target_standing_in`) that ``seg`` crosses, each
+        with "observer" or "target" (who stands in it): the pieces the sight rule leaves out for
+        this pair, so a report can say why a line through them is not blocked; [] without heights."""
+        if not self.has_heights or seg is None:
+            return []
+        a, b = observer.footprints[i], target.footprints[j]
+        ta, tb = self.tops_of(observer)[i], self.tops_of(target)[j]
+        p, q = seg
+        if math.hypot(p[0] - a.cx, p[1] - a.cy) > math.hypot(q[0] - a.cx, q[1] - a.cy):
+            p, q = q, p
+        mine, theirs = self.standing_in(a), self.target_standing_in(b)
+        out = []
+        for t in self.blocking_features:
+            if t.id in mine or t.id in theirs:
+                who = "observer" if t.id in mine else "target"
+                out += [(c, who) for c in crossings(p, q, (ta, tb), self.pieces[t.id]) if c.top is not None]
+        return out
+
     def _passes(self, observer: Placed, i: int, target: Placed, j: int,
                 seg: tuple[tuple[float, float], tuple[float, float]] | None) -> tuple[Crossing, ...]:
         """The pieces with a height that ``seg`` (from observer model ``i`` to target model ``j``,

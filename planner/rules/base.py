@@ -165,6 +165,10 @@ class Ruleset:
     """Area terrain that blocks sight blocks as if it were as high as any line, whatever its
     pieces' heights (40k ruins and obscuring areas block by their footprint); False: each piece
     blocks up to its own height (true line of sight)."""
+    STANDING_IN_AREA_RULING: ClassVar[str] = "area terrain does not block the sight of a model standing in it"
+    """How a report words why a sight line through an area feature a model stands in is not
+    blocked by it (the scenario's ``standing_in`` says when a model stands in it); each ruleset
+    module may state it with its source."""
     SCOUT_MORE_THAN_IN: ClassVar[float | None] = None
     """A Scout redeploy (Horus Heresy) ends more than this from every enemy unit (None: no such rule)."""
 

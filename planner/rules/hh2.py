@@ -87,6 +87,14 @@ class HorusHeresy2(Ruleset):
     sight and true distances go together; the 10th/11th editions add "horizontally" where they
     mean it (RULES.md §1.9, §3.1). Models on the table (no ``z``) measure as before."""
 
+    STANDING_IN_AREA_RULING: ClassVar[str] = (
+        "a ruling: an area feature does not block the sight of a model standing in it, on any floor, "
+        "whatever its pieces' heights; RULES.md §1.10")
+    """Planner ruling [I]: HH2 uses true line of sight (RULES.md §1.10, the rulebook text not
+    retrieved [U]); the planner reads an area feature (ruins, woods) as not blocking the lines of
+    a model standing in it (partly or wholly, per the feature's ``standing_in``), on the ground or
+    on an upper floor: its own walls and pieces are around it, not between it and the table."""
+
     MODEL_HEIGHT_IN: ClassVar[dict[str, float]] = {
         "Infantry": 1.25, "Cavalry": 1.75, "Dreadnought": 2.75, "Automata": 2.25, "Vehicle": 2.5,
         "Primarch": 2.0, "Knight": 6.0, "Titan": 12.0, "Monstrous": 2.5, "Fortification": 4.0,

@@ -16,7 +16,6 @@ are left to the CP-SAT model, as pairwise conflicts that are also computed exact
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -32,6 +31,7 @@ from planner.geometry.shapes import Footprint, footprint
 from planner.legality.checks.placement import first_overlap
 from planner.legality.table import Placed, Table
 from planner.schema import SetupMethod
+from planner.solve import stop
 from planner.world import ModelInfo, UnitInfo
 
 FORMATION_GAP_IN = 0.25
@@ -379,12 +379,12 @@ class CandidateStream:
         aside = []
         try:
             while self.heap:
-                if until is not None and time.monotonic() > until:
+                if until is not None and stop.clock() > until:
                     c = self.take_measured(taken_xy, taken_r)
                     if c is not None:
                         return c
                     until = None
-                if time.monotonic() > self.b.deadline:
+                if stop.clock() > self.b.deadline:
                     raise CandidateTimeout(self.group.id)
                 key, ai, fi, exact = self.heap[0]
                 if len(taken_xy):
@@ -422,7 +422,7 @@ class CandidateStream:
     def __next__(self) -> Candidate:
 
         while self.heap:
-            if time.monotonic() > self.b.deadline:
+            if stop.clock() > self.b.deadline:
                 raise CandidateTimeout(self.group.id)
             c = self._step()
             if c is not None:

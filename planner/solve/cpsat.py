@@ -7,7 +7,9 @@ on when it came) and, when the solve ends, sets SIGINT to the system default, so
 :func:`solve` turns CP-SAT's handler off and stops the search itself when Python's handler sees
 a SIGINT (through :func:`signal.set_wakeup_fd`, read by a helper thread): the solve returns at
 once and Python raises :class:`KeyboardInterrupt` as usual, which the command line reports
-(exit 3, "interrupted").
+(exit 3, "interrupted"). Inside :func:`planner.solve.stop.ctrl_c_stops` (``planner plan``) the first
+Ctrl-C is a stop request instead: the solve returns its best so far and the planner answers with it.
+A solve started after a stop request returns at once (``UNKNOWN``; :func:`planner.solve.stop.solving`).
 """
 
 from __future__ import annotations
@@ -27,10 +29,13 @@ def solve(solver: Any, model: Any, callback: Any = None) -> Any:
     Raises
     ------
     KeyboardInterrupt
-        A Ctrl-C during the solve (the search is stopped first), as anywhere else.
+        A Ctrl-C during the solve (the search is stopped first), as anywhere else (inside
+        :func:`planner.solve.stop.ctrl_c_stops`: the second Ctrl-C).
     """
+    from planner.solve import stop
+
     solver.parameters.catch_sigint_signal = False
-    with _stop_on_sigint(solver):
+    with stop.solving(solver), _stop_on_sigint(solver):
         return solver.solve(model, callback) if callback is not None else solver.solve(model)
 
 

@@ -206,8 +206,8 @@ def _describe(world: World, rs: HorusHeresy2, rule: str, detail: str | None, uni
     if name == "infiltrate.distance":
         return f"more than {rs.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\" from enemy unit {lab(detail)}"
     if name == "infiltrate.hidden":
-        return (f"hidden from the enemy {lab(detail)} (needed within "
-                f"{rs.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}\" of an enemy unit)")
+        return (f"out of sight of every enemy unit or more than {rs.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}\" from "
+                f"them all (seen by enemy unit {lab(detail)})")
     if name == "scout.distance":
         return f"entirely within {checks.scout_limit(unit, rs):g}\" of where each model stood"
     if name == "scout.more_than_9":
@@ -228,8 +228,8 @@ def _plural(rs: HorusHeresy2, name: str) -> str | None:
     return {
         "infiltrate.distance": f"more than {rs.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\" from enemy units {{}}",
         "scout.more_than_9": f"more than {rs.SCOUT_MORE_THAN_IN:g}\" from enemy units {{}}",
-        "infiltrate.hidden": f"hidden from the enemy units {{}} (needed within "
-                             f"{rs.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}\" of an enemy unit)",
+        "infiltrate.hidden": f"out of sight of every enemy unit or more than {rs.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}\" "
+                             "from them all (seen by enemy units {})",
         "terrain.impassable": "clear of {} (impassable terrain, buildings and walls)",
         "bases.no_overlap": "clear of the bases of {}",
     }.get(name)

@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from ortools.linear_solver import pywraplp  # type: ignore[import-untyped]
 
+from planner.solve import stop
 from planner.solve.candidates import COST_SCALE, Candidate, CandidateStream, Group
 from planner.solve.planner import _deep_points
 
@@ -232,7 +233,7 @@ class LagrangeBound:
         while True:
             i = int(price.argmin())
             # past the time: the unjudged count as legal (a superset: the minimum stays a bound)
-            if not np.isfinite(price[i]) or not self.judge or time.monotonic() > self.until or self.legal(k, i):
+            if not np.isfinite(price[i]) or not self.judge or stop.clock() > self.until or self.legal(k, i):
                 return float(price[i])
             price[i] = np.inf
 
@@ -284,10 +285,10 @@ class LagrangeBound:
                 for i in np.argsort(u.key, kind="stable").tolist():
                     if n >= per_unit:
                         break
-                    if not self.judge or time.monotonic() > until or self.legal(k, i):
+                    if not self.judge or stop.clock() > until or self.legal(k, i):
                         n += self.add_column(k, i)
         pi = np.zeros(self.lattice.size)
-        while self.iterations < max_iter and time.monotonic() < until:
+        while self.iterations < max_iter and stop.clock() < until:
             self.iterations += 1
             status = self._solver.Solve()
             if status != pywraplp.Solver.OPTIMAL:
@@ -315,7 +316,7 @@ class LagrangeBound:
                 for i in cand[np.argsort(pr[cand], kind="stable")].tolist():
                     if len(pick) >= per_unit:
                         break
-                    if not self.judge or time.monotonic() > until or self.legal(k, i):
+                    if not self.judge or stop.clock() > until or self.legal(k, i):
                         pick.append(i)
                 added += sum(self.add_column(k, i) for i in pick)
             if not added:

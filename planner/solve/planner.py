@@ -53,7 +53,7 @@ from planner.legality.checker import check_deployment
 from planner.legality.report import LegalityReport
 from planner.rules.registry import DEFAULT_RULESET
 from planner.schema import Scenario, SetupMethod
-from planner.solve import cpsat
+from planner.solve import cpsat, stop
 from planner.solve.candidates import (
     COST_SCALE,
     REPAIR_MAX_MODELS,
@@ -149,14 +149,26 @@ class PlanResult(BaseModel):
     placements: list[UnitPlacement] = Field(default_factory=list)
     legal: bool | None = None
     legality: LegalityReport | None = None
+    interrupted: bool = Field(default=False, description="The search was stopped by Ctrl-C "
+                              "(planner.solve.stop): the plan, if any, is the best found by then.")
     scenario: Scenario | None = None
     scenario_data: dict | None = Field(default=None, description="The planned scenario as data (for writing).")
 
     @property
     def exit_code(self) -> int:
+        """0 legal (and, when :attr:`interrupted`, proven optimal), 1 illegal or infeasible, 3 no
+        answer within the limits (an interrupted feasible plan has no proof: 3 too)."""
         if self.status in ("optimal", "feasible"):
-            return 0 if self.legal else 1
+            if not self.legal:
+                return 1
+            return 3 if self.interrupted and self.status == "feasible" else 0
         return 1 if self.status == "infeasible" else 3
+
+
+def _ran_out(words: str = "the time ran out") -> str:
+    """``words`` (how a message says the time limit stopped a step), or ``interrupted (Ctrl-C)``
+    when a stop was requested (:mod:`planner.solve.stop`)."""
+    return stop.INTERRUPTED if stop.requested() else words
 
 
 def rule_ids(ruleset: str) -> dict[str, str]:
@@ -301,7 +313,7 @@ def _overlap_index(a: _Arrays, b: _Arrays, ida: str, deadline: float = float("in
     chunk = max(1, 200_000 // (a.xy.shape[1] * b.xy.shape[1]))
     out_i, out_j = [], []
     for s0 in range(0, len(ii), chunk):
-        if time.monotonic() > deadline:
+        if stop.clock() > deadline:
             raise CandidateTimeout(ida)
         i, j = ii[s0:s0 + chunk], jj[s0:s0 + chunk]
         pa, pb = a.xy[i], b.xy[j]  # (K, Ma, 2), (K, Mb, 2)
@@ -324,7 +336,7 @@ def _overlap_index(a: _Arrays, b: _Arrays, ida: str, deadline: float = float("in
         first = np.full(len(uniq), -1)
         first[inverse.reshape(-1)[::-1]] = np.arange(len(i))[::-1]
         for u, k in enumerate(first):
-            if u % 256 == 0 and time.monotonic() > deadline:
+            if u % 256 == 0 and stop.clock() > deadline:
                 raise CandidateTimeout(ida)
             verdict[u] = a.cands[i[k]].overlaps(b.cands[j[k]])
         hits = verdict[inverse.reshape(-1)]
@@ -958,6 +970,10 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
         goal does not fit the scenario.
     SolverError
         If CP-SAT reports MODEL_INVALID (a bug in this module).
+
+    A stop requested while planning (:mod:`planner.solve.stop`: Ctrl-C in ``planner plan``) ends
+    each step as its time limit would: the answer is the best plan found by then, with the bound
+    proven by then, marked ``interrupted`` (its message says which step was cut).
     """
     settings = settings or SolverSettings()
     t0 = time.monotonic()
@@ -969,7 +985,13 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
     if capacity:
         return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, conflicts=capacity,
                           message="proven infeasible: " + "; ".join(c.message for c in capacity))
-    return run.plan()
+    result = run.plan()
+    if stop.requested():  # Ctrl-C (planner.solve.stop): the answer is what the steps had by then
+        result.interrupted = True
+        if result.status == "optimal":
+            result.message += (f"; {stop.INTERRUPTED} after the proof (among plans of the same cost, the one "
+                               "kept may not be the first in candidate order)")
+    return result
 
 
 @dataclass
@@ -1096,7 +1118,7 @@ class _Planning:
         s = self.streams[g.id]
         k = 0
         while k < n and (below is None or ((nxt := s.bound()) is not None and nxt < below)):
-            if time.monotonic() > until or s.exhausted:
+            if stop.clock() > until or s.exhausted:
                 break
             try:
                 c = next(s, None)
@@ -1179,7 +1201,7 @@ class _Planning:
             return _infeasible(self.world, empty, self.cands, self.streams, self.builder, self.settings, self.t0,
                                self.grid, self.rounds)
         return PlanResult(status="unknown", wall_time_s=time.monotonic() - self.t0, rounds=self.rounds,
-                          message=f"no legal placement found before the time limit on {self.grid} for unit(s) "
+                          message=f"no legal placement found before {_ran_out('the time limit')} on {self.grid} for unit(s) "
                                   f"{', '.join(g.id for g in empty)}. This is not a proof that no legal "
                                   "position exists; try a longer --time-limit.")
 
@@ -1205,7 +1227,7 @@ class _Planning:
                 na, nb = self.measured.get((a, b), (0, 0))
                 if (na, nb) == (len(A), len(B)):
                     continue
-                if time.monotonic() > self.deadline:
+                if stop.clock() > self.deadline:
                     return False
                 ba, bb = box.get(ga), box.get(gb)
                 if ba is None or bb is None or ba[2] < bb[0] or bb[2] < ba[0] or ba[3] < bb[1] or bb[3] < ba[1]:
@@ -1243,7 +1265,7 @@ class _Planning:
                         break
                 else:
                     while True:
-                        if time.monotonic() > saved:
+                        if stop.clock() > saved:
                             return None
                         c = self.streams[g.id].next_clear(taken_xy, taken_r)
                         if c is None:
@@ -1265,7 +1287,7 @@ class _Planning:
         if self.start is None:
             return
         until = min(self.builder.deadline, time.monotonic() + budget)
-        if until - time.monotonic() < 0.2 or not self.measure_overlaps():
+        if until - stop.clock() < 0.2 or not self.measure_overlaps():
             return
         found: dict = {}
         status, *_ = _solve(self.groups, self.cands, self.settings, until, self.overlapping, self.start, None, None,
@@ -1282,13 +1304,13 @@ class _Planning:
         if self.start is None or len(self.groups) < 2:
             return
         until = min(self.builder.deadline, time.monotonic() + budget)
-        if until - time.monotonic() < 0.2 or not self.measure_overlaps():
+        if until - stop.clock() < 0.2 or not self.measure_overlaps():
             return
         ids = rule_ids(self.world.scenario.ruleset)
         best = {g.id: min(self.cands[g.id], key=lambda c: c.icost) for g in self.groups}
         tried: set[tuple[frozenset[str], int]] = set()
         again = True
-        while again and time.monotonic() < until - 0.1:
+        while again and stop.clock() < until - 0.1:
             again = False
             inc = self.start
             cost = self.incumbent_cost()
@@ -1296,7 +1318,7 @@ class _Planning:
             order = sorted((g for g in self.groups if inc[g.id].icost > best[g.id].icost),
                            key=lambda g: (best[g.id].icost - inc[g.id].icost, g.id))
             for g in order:
-                if time.monotonic() >= until - 0.1:
+                if stop.clock() >= until - 0.1:
                     return
                 cx, cy = best[g.id].anchor
                 near = sorted((h for h in self.groups if h.id != g.id),
@@ -1442,7 +1464,7 @@ class _Planning:
                        solver.best_objective_bound if solver else None, tie)
         if status == cp_model.MODEL_INVALID:
             raise SolverError(f"CP-SAT model invalid: {cp.validate() if cp is not None else ''}")
-        out_of_time = time.monotonic() >= self.builder.deadline
+        out_of_time = stop.clock() >= self.builder.deadline
         r = _Round(status, solver, cp, x, tie, live, outside, rest, out_of_time, offer)
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return self.solution_answer(r)
@@ -1517,7 +1539,7 @@ class _Planning:
             if self.start is None:
                 return self.no_solution_answer(r)
             return self.done(self.start, "feasible", self.proven,
-                             f"feasible: the time ran out before the candidates not taken yet of "
+                             f"feasible: {_ran_out()} before the candidates not taken yet of "
                              f"{', '.join(rested)} (which the round's optimum, at their lower bounds, used) were "
                              "judged", solver)
         if self.start is None:
@@ -1528,7 +1550,7 @@ class _Planning:
         where = (f" (while solving {solver.stopped} of round {self.rounds}'s CP-SAT model)"
                  if isinstance(solver, _Parts) and solver.stopped else
                  f" (while solving round {self.rounds}'s CP-SAT model)")
-        return self.done(self.start, "feasible", bound, f"feasible: time limit reached before a proof{where}", solver)
+        return self.done(self.start, "feasible", bound, f"feasible: {_ran_out('time limit reached')} before a proof{where}", solver)
 
     def prove(self, bound: int | None) -> int | None:
         """Keep the best lower bound over the grid proven so far (a later round may prove less
@@ -1589,13 +1611,13 @@ class _Planning:
                     f"the rounds' CP-SAT bound {bound / COST_SCALE:.3f}, proven in an earlier round, is kept"
                     if bound is not None
                     else "no round proved a bound" if self.packing is not None else "so there is no bound")
-            why = f"the time ran out while {step}" if step else "the CP-SAT model found no plan"
+            why = f"{_ran_out()} while {step}" if step else "the CP-SAT model found no plan"
             return self.done(self.start, "feasible", bound, f"feasible: {what}; {why}; {kept}", None)
         if step is None:
             why = ("the candidate placements found all crowd each other (overlapping bases "
                    f"[{rule_ids(self.world.scenario.ruleset)['overlap']}])")
         else:
-            why = f"the time ran out while {step}"
+            why = f"{_ran_out()} while {step}"
         return PlanResult(status="unknown", wall_time_s=time.monotonic() - self.t0, rounds=self.rounds,
                           solver_time_s=self.cp_s,
                           message=f"no plan found within {self.settings.time_limit_s:g} s after {self.rounds} "
@@ -1749,8 +1771,41 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
         out = [Conflict(units=[g.id], rules=[ids["battlefield"]],
                         message=f"unit {g.host.label}: no grid point in its region") for g in groups
                if not proof.legal[g.id] and not streams[g.id].rejected]
+    for c in out:
+        limit = _formation_limit(next(g for g in groups if g.id == c.units[0]), streams[c.units[0]], builder)
+        if limit is not None:
+            c.message += f" ({limit})"
     return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, rounds=rounds, conflicts=out,
                       message=_proof_scope(grid, settings) + ". " + "; ".join(c.message for c in out))
+
+
+def _formation_limit(g: Group, s: CandidateStream, builder: CandidateBuilder) -> str | None:
+    """What the grid holds, when that is the limit: if none of the unit's formations (1-3 ranks,
+    two facings: :func:`planner.solve.candidates.formations`) fits, by its bounding box, in the
+    bounding box of the unit's region (its deployment zone, or the battlefield), no placement of
+    the grid can be wholly within that region, whatever the other rules say, and the phrase says
+    so and that a deeper formation is not tried; else None. Extents are exact (each base's
+    support function), inches."""
+    region = builder.region(g)
+    forms = [fi for fi, f in enumerate(s.forms) if f.at is None]
+    if region is None or not forms or not len(s.anchors):
+        return None
+    x0, y0, x1, y1 = region.bounds
+    width, depth = x1 - x0, y1 - y0
+    sizes = []
+    for fi in forms:
+        fps = s.positions(0, fi)
+        w = max(f.support(1.0, 0.0) for f in fps) + max(f.support(-1.0, 0.0) for f in fps)
+        h = max(f.support(0.0, 1.0) for f in fps) + max(f.support(0.0, -1.0) for f in fps)
+        if w <= width + TOLERANCE_IN and h <= depth + TOLERANCE_IN:
+            return None
+        sizes.append((max(w / width, h / depth), w, h, s.forms[fi].name))
+    _, w, h, name = min(sizes)
+    where = "deployment zone" if g.host.method is SetupMethod.DEPLOYMENT_ZONE else "battlefield"
+    return (f"the limit is the planner's formations, not the rules: the grid holds the unit ({len(g.models)} models) "
+            f"only in 1-3 ranks of shoulder-to-shoulder models, two facings, and the most compact of them, "
+            f"{name} ({w:.1f}\" x {h:.1f}\"), does not fit in its {where} ({width:g}\" x {depth:g}\"); a deeper "
+            "formation, or the models placed by hand, may fit")
 
 
 def _rejection_reasons(g: Group, s: CandidateStream, builder: CandidateBuilder) -> dict | None:
