@@ -1363,7 +1363,7 @@ class _Planning:
         every = len(self.groups) * math.factorial(k)  # at most this many different steps from one plan
         misses = 0
         try:
-            while time.monotonic() < until and len(tried) < every and misses < every:
+            while stop.clock() < until and len(tried) < every and misses < every:
                 inc = self.start
                 g = rng.choice(self.groups)
                 cx, cy = inc[g.id].anchor
