@@ -226,13 +226,20 @@ def nearest_candidates(group_a: Sequence[Footprint], group_b: Sequence[Footprint
     return [(group_a[i], group_b[j]) for _, i, j in _candidates(group_a, group_b, bounds)]
 
 
-def farthest_from(before: Footprint, after: Footprint) -> float:
+def farthest_from(before: Footprint, after: Footprint, *, prune: bool = True) -> float:
     """How far the farthest point of ``after`` lies from the base ``before``, inches.
 
     Rules term "each model can redeploy anywhere entirely within 6\" of its current position"
     (HH2 Scout): every part of the base at its new position lies within 6\" of the base where it
     stood. For a round base this is exactly how far its centre moved; a vehicle that turns on the
     spot has moved 0\" to no further than its hull already reached.
+
+    An oval ``after`` is scanned at 360 points of its outline, then zoomed on the farthest one.
+    With ``prune`` (the default) a scanned point is measured only if its upper bound (its centre
+    distance to ``before`` less the radius of the disc ``before`` contains) can reach the value
+    of the point with the highest lower bound, and a zoom point already measured is not measured
+    again: the same farthest point (the first one on a tie) and the same float as measuring every
+    point (``prune=False``, the reference the tests compare it with).
     """
     def dist_to_before(x: float, y: float) -> float:
         if before.kind == "circle":
@@ -253,12 +260,52 @@ def farthest_from(before: Footprint, after: Footprint) -> float:
         return after.cx + px * ca - py * sa, after.cy + px * sa + py * ca
 
     ts = [2 * math.pi * k / 360 for k in range(360)]
-    vals = [dist_to_before(*point(t)) for t in ts]
+    if prune and before.kind != "circle":
+        vals = _scan_pruned(before, [point(t) for t in ts], dist_to_before)
+    else:
+        vals = [dist_to_before(*point(t)) for t in ts]
     k = max(range(len(ts)), key=vals.__getitem__)
     best, t0, half = vals[k], ts[k], 2 * math.pi / 360
+    seen: dict[float, float] = {}
     while half > 1e-9:
         cand = [t0 + half * f for f in (-1.0, -0.5, 0.0, 0.5, 1.0)]
-        cv = [dist_to_before(*point(t)) for t in cand]
+        if prune:
+            cv = []
+            for t in cand:
+                v = seen.get(t)
+                if v is None:
+                    v = seen[t] = dist_to_before(*point(t))
+                cv.append(v)
+        else:
+            cv = [dist_to_before(*point(t)) for t in cand]
         j = max(range(5), key=cv.__getitem__)
         best, t0, half = max(best, cv[j]), cand[j], half / 2.0
     return best
+
+
+# a measured distance of a point to a base is never above the true one but by rounding (far
+# less than this): a point whose upper bound is below a measured value by more than this cannot
+# be the farthest, nor tie with it
+_BOUND_SLACK_IN = 1e-6
+
+
+def _scan_pruned(before: Footprint, pts: list[tuple[float, float]],
+                 dist: Callable[[float, float], float]) -> list[float]:
+    """``[dist(x, y) for x, y in pts]`` where it can be the largest value, ``-inf`` where it
+    cannot: every point lies from ``before`` no nearer than its centre distance less
+    ``before``'s outer radius and no farther than that less its inner radius (0 at least), so a
+    point whose upper bound is below the measured value of the point with the highest lower
+    bound (by more than :data:`_BOUND_SLACK_IN`) is neither the largest nor equal to it."""
+    xy = np.asarray(pts)
+    centre = np.hypot(xy[:, 0] - before.cx, xy[:, 1] - before.cy)
+    lower = np.maximum(centre - before.outer_radius, 0.0)
+    upper = np.maximum(centre - before.inner_radius, 0.0)
+    seed = int(np.argmax(lower))
+    floor = dist(*pts[seed])
+    vals = [-math.inf] * len(pts)
+    vals[seed] = floor
+    for k in np.nonzero(upper + _BOUND_SLACK_IN >= floor)[0].tolist():
+        if k != seed:
+            vals[k] = dist(*pts[k])
+    return vals
+

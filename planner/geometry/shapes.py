@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, Generic, TypeVar, cast, overload
 
 import numpy as np
@@ -188,9 +187,69 @@ class Footprint:
         return footprint_of_shape(self, x, y, facing_deg)
 
 
-@lru_cache(maxsize=65536)
+_POLYGONS_MAX = 65536
+_POLYGONS: dict[tuple[Footprint, int, bool], Polygon] = {}
+
+
 def _polygon_cached(fp: Footprint, n: int, circumscribed: bool) -> Polygon:
-    return fp._polygon(n, circumscribed)
+    """``fp._polygon(n, circumscribed)``, kept by value (at most ``_POLYGONS_MAX``, the oldest
+    dropped first)."""
+    key = (fp, n, circumscribed)
+    hit = _POLYGONS.get(key)
+    if hit is None:
+        hit = _keep_polygon(key, fp._polygon(n, circumscribed))
+    return hit
+
+
+def _keep_polygon(key: tuple[Footprint, int, bool], poly: Polygon) -> Polygon:
+    if len(_POLYGONS) >= _POLYGONS_MAX:
+        _POLYGONS.pop(next(iter(_POLYGONS)))
+    _POLYGONS[key] = poly
+    return poly
+
+
+def polygons(fps: Sequence[Footprint], n: int = 96, *, circumscribed: bool = False) -> list[Polygon]:
+    """``[f.polygon(n, circumscribed=circumscribed) for f in fps]``: the same polygons (the same
+    coordinates, bit for bit, and the same kept objects), the curved ones not made yet built in
+    one vectorised pass (the same numpy operations, elementwise, in the same order, as
+    :meth:`Footprint.polygon`), one GEOS call for all of them.
+
+    Raises
+    ------
+    ValueError
+        If some footprint is a segment.
+    """
+    out: list[Polygon | None] = []
+    todo: list[int] = []
+    for k, f in enumerate(fps):
+        hit = _POLYGONS.get((f, n, circumscribed))
+        if hit is None and f.kind != "polygon" and f.kind != "segment":
+            todo.append(k)
+        elif hit is None:
+            hit = _polygon_cached(f, n, circumscribed)
+        out.append(hit)
+    if len(todo) == 1:
+        f = fps[todo[0]]
+        out[todo[0]] = _polygon_cached(f, n, circumscribed)
+    elif todo:
+        curved = [fps[k] for k in todo]
+        t = np.linspace(0.0, 2.0 * math.pi, n, endpoint=False)
+        scale = 1.0 / math.cos(math.pi / n) if circumscribed else 1.0
+        a = np.array([f.a * scale for f in curved])[:, None]
+        b = np.array([(f.b if f.kind == "ellipse" else f.a) * scale for f in curved])[:, None]
+        cs = [(math.cos(f.angle), math.sin(f.angle)) if f.kind == "ellipse" else (1.0, 0.0) for f in curved]
+        c = np.array([v[0] for v in cs])[:, None]
+        s = np.array([v[1] for v in cs])[:, None]
+        x = a * np.cos(t)
+        y = b * np.sin(t)
+        cx = np.array([f.cx for f in curved])[:, None]
+        cy = np.array([f.cy for f in curved])[:, None]
+        made = cast(np.ndarray, shapely.polygons(np.stack([cx + x * c - y * s, cy + x * s + y * c], axis=-1)))
+        for k, f, poly in zip(todo, curved, made.tolist(), strict=True):
+            key = (f, n, circumscribed)
+            # a footprint listed twice: the first one made is kept, as one by one
+            out[k] = _POLYGONS.get(key) or _keep_polygon(key, poly)
+    return cast(list[Polygon], out)
 
 
 def round_footprint(x: float, y: float, diameter_mm: float) -> Footprint:

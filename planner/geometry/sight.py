@@ -59,7 +59,7 @@ from shapely.geometry import LineString, MultiPoint, Polygon
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
-from planner.geometry.shapes import Footprint, signed_distance
+from planner.geometry.shapes import Footprint, polygons, signed_distance
 from planner.units import TOLERANCE_IN
 
 _SHRINK = 1e-7
@@ -739,7 +739,7 @@ def outlines_hull(group: Sequence[Footprint], outlines: Sequence[BaseGeometry] |
     strictly inside the convex polygon of the extreme centres in 16 directions (a polygon inside
     the hull: every centre lies in its outline) holds no vertex of the hull, and GEOS's hull
     depends only on the points that are (``tests/test_checkfast5.py`` compares the two)."""
-    polys = list(outlines) if outlines is not None else [f.polygon(_N_POLY, circumscribed=True) for f in group]
+    polys = list(outlines) if outlines is not None else polygons(group, _N_POLY, circumscribed=True)
     if len(group) > 8:
         xy = np.array([[f.cx, f.cy] for f in group])
         # every vertex of an outline is within this of its centre (a circumscribed n-gon's corner)
@@ -774,7 +774,7 @@ def points_hull(polys: Sequence[BaseGeometry]) -> BaseGeometry:
 
 def outline_union(group: Sequence[Footprint]) -> BaseGeometry:
     """Union of the circumscribed polygons of a group of bases (contains every true base)."""
-    polys = [f.polygon(_N_POLY, circumscribed=True) for f in group]
+    polys = polygons(group, _N_POLY, circumscribed=True)
     return polys[0] if len(polys) == 1 else unary_union(polys)
 
 

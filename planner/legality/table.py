@@ -26,6 +26,7 @@ from planner.geometry.shapes import (
     footprint,
     oval_edge_pairs,
     point_distances,
+    polygons,
     signed_distance,
     signed_distances,
 )
@@ -596,7 +597,7 @@ class Table:
         key = tuple(id(f) for f in fps)
         hit = self._parts_cache.get(key)
         if hit is None or any(a is not b for a, b in zip(hit[0], fps, strict=True)):
-            polys: list[BaseGeometry] = [f.polygon(64, circumscribed=True) for f in fps]
+            polys: list[BaseGeometry] = [*polygons(fps, 64, circumscribed=True)]
             hit = (fps, polys, points_hull(polys))
             self._parts_cache[key] = hit
         return hit[1], hit[2]
@@ -610,7 +611,7 @@ class Table:
             return hit[1]
         kept = self._polys_cache.get(key)
         if kept is None or any(a is not b for a, b in zip(kept[0], fps, strict=True)):
-            kept = self._polys_cache[key] = (fps, [f.polygon(64, circumscribed=True) for f in fps])
+            kept = self._polys_cache[key] = (fps, [*polygons(fps, 64, circumscribed=True)])
         return kept[1]
 
     def _group_hull(self, observers: list[Placed]) -> BaseGeometry:
