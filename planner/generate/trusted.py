@@ -56,28 +56,40 @@ class _Untrusted(Exception):
     """The data is not of a shape the fast path builds: validate it."""
 
 
+_PLANS: dict[type, tuple[dict[str, Any], tuple[tuple[str, Any], ...], frozenset[str]]] = {}
+
+
+def _plan(cls: type[BaseModel]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...], frozenset[str]]:
+    """``cls``'s fields: the plain defaults (a required field: None), the default factories, the
+    required fields; read once per record class."""
+    hit = _PLANS.get(cls)
+    if hit is None:
+        fields = cls.model_fields
+        plain = {n: (None if f.is_required() or f.default_factory is not None else f.default)
+                 for n, f in fields.items()}
+        factories = tuple((n, f.default_factory) for n, f in fields.items() if f.default_factory is not None)
+        hit = _PLANS[cls] = (plain, factories, frozenset(n for n, f in fields.items() if f.is_required()))
+    return hit
+
+
 def _defaults(cls: type[BaseModel]) -> dict[str, Any]:
-    """Every field of ``cls`` at its default (a new list or dict from a default factory each call)."""
-    out: dict[str, Any] = {}
-    for name, f in cls.model_fields.items():
-        if f.default_factory is not None:
-            out[name] = f.default_factory()  # type: ignore[call-arg]
-        elif f.is_required():
-            out[name] = None  # filled by the caller (a required field not given is untrusted)
-        else:
-            out[name] = f.default
+    """Every field of ``cls`` at its default (a new list or dict from a default factory each call;
+    None for a required field, which the caller gives)."""
+    plain, factories, _ = _plan(cls)
+    out = dict(plain)
+    for name, make in factories:
+        out[name] = make()
     return out
 
 
 def _make(cls: type[BaseModel], values: dict[str, Any], given: set[str]) -> Any:
-    required = {n for n, f in cls.model_fields.items() if f.is_required()}
-    if not required <= given:
+    if not _plan(cls)[2] <= given:
         raise _Untrusted
     return _trusted(cls, values, given)
 
 
 def _keys(d: object, allowed: frozenset[str]) -> dict:
-    if type(d) is not dict or not d.keys() <= allowed:
+    if type(d) is not dict or not allowed.issuperset(d):
         raise _Untrusted
     return d
 
