@@ -22,9 +22,10 @@ import numpy as np
 
 from planner.generate.distributions import GeneratorParams
 from planner.generate.scene import GenUnit, base_scene, catalogue_entries, enemy_footprints, r4
+from planner.generate.trusted import generated_scenario
 from planner.geometry.shapes import footprint
 from planner.rules.registry import find_ruleset
-from planner.schema import Scenario, UnitType
+from planner.schema import UnitType
 from planner.world import resolve
 
 SUBJECT = "subject"
@@ -64,7 +65,7 @@ def deepstrike_item(rng: np.random.Generator, p: GeneratorParams, index: int, ru
         how = "uniform on the battlefield"
     x, y = r4(x), r4(y)
     data = scene.data(name=f"deepstrike-{index}", description=f"generated Deep Strike: aim point {how}")
-    world = resolve(Scenario.model_validate(data))
+    world = resolve(generated_scenario(data))
     st = make_setup(world, SUBJECT, None, 0.0)
     o = odds(st, x, y, fixed=True)  # the label is for the formation at orientation 0 (its positions)
     data["label"] = {"kind": "deepstrike", "index": index, "unit": SUBJECT, "ruleset": st.rules.ruleset,

@@ -44,11 +44,12 @@ from planner.generate.scene import (
     uniform,
     unit_models,
 )
+from planner.generate.trusted import generated_scenario
 from planner.geometry.shapes import clearance_inside, footprint, signed_distance
 from planner.legality.checker import check_deployment
 from planner.legality.checks.coherency import coherency_range
 from planner.rules.registry import DEFAULT_RULESET, find_ruleset
-from planner.schema import Scenario, SubType, UnitType
+from planner.schema import SubType, UnitType
 from planner.world import resolve
 
 if TYPE_CHECKING:
@@ -453,7 +454,7 @@ def legality_item(rng: np.random.Generator, p: GeneratorParams, index: int, rule
         raise RuntimeError(f"item {index}: could not build a near-boundary case in 100 scenes")
     data = scene.data(name=f"legality-{index}", description=f"generated: {target}, intended "
                                                              f"{'legal' if legal_side else 'illegal'}")
-    report = check_deployment(resolve(Scenario.model_validate(data), require_positions=True))
+    report = check_deployment(resolve(generated_scenario(data), require_positions=True))
     subj = next(u for u in report.units if u.unit == SUBJECT)
     margins = [f.margin for f in subj.findings if f.rule == info["rule"] and f.margin is not None]
     label = {

@@ -28,8 +28,9 @@ import numpy as np
 
 from planner.generate.distributions import GeneratorParams
 from planner.generate.scene import GenUnit, base_scene, catalogue_entries, model_count, r4
+from planner.generate.trusted import generated_scenario
 from planner.rules.registry import DEFAULT_RULESET
-from planner.schema import Scenario, UnitType
+from planner.schema import UnitType
 from planner.world import resolve
 
 SUBJECT = "subject"
@@ -81,7 +82,7 @@ def puzzle_item(rng: np.random.Generator, p: GeneratorParams, index: int, rulese
     data = scene.data(name=f"puzzle-{index}", description="generated puzzle: place the unit 'subject' as near "
                                                           "the goal point as the rules allow")
     data["goals"] = [{"kind": "near_point", "x": r4(gx), "y": r4(gy)}]
-    world = resolve(Scenario.model_validate(data))
+    world = resolve(generated_scenario(data))
     settings = SolverSettings(time_limit_s=p.puzzle_time_limit_s, workers=1, seed=0)
     result = plan_deployment(world, settings)
     answer = None

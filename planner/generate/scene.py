@@ -467,8 +467,20 @@ def nearest_distance(fps, others) -> float:
 
     if not others:
         return math.inf
-    a = np.array([[f.cx, f.cy, f.outer_radius] for f in fps])
     b = _centres_radii(others)
+    if len(fps) == 1:
+        # one footprint (most calls): the pair of least lower bound first (the same floats as
+        # ``lb`` below). When no other pair's bound is at most both its bound and its distance,
+        # that pair is the only one the loop below measures (first in its order, and the next
+        # bound stops it): the same value. Otherwise (ties, a loose bound, NaN) that loop.
+        f = fps[0]
+        lb1 = np.hypot(f.cx - b[:, 0], f.cy - b[:, 1]) - f.outer_radius - b[:, 2]
+        j = int(lb1.argmin())
+        low = float(lb1[j])
+        best = signed_distance(f, others[j])
+        if math.isfinite(low) and math.isfinite(best) and np.count_nonzero(lb1 <= max(best, low)) == 1:
+            return best
+    a = np.array([[f.cx, f.cy, f.outer_radius] for f in fps])
     lb = np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1]) - a[:, None, 2] - b[None, :, 2]
     order = np.argsort(lb, axis=None)
     best = math.inf
