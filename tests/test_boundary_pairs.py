@@ -42,6 +42,32 @@ def test_circle_box_pairs_equal_the_brute_force_pairs(seed: int) -> None:
     assert got == sorted(got)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_circle_box_pairs_with_crowded_and_spread_centres(seed: int) -> None:
+    """The x bins of the row sweep (a table of first positions, each range widened by a bin) give
+    the brute-force pairs where many centres share a bin, where they sit on the bins' edges (x a
+    multiple of 1/16"), and where a few are spread over a wide span (coarse bins)."""
+    rng = np.random.default_rng(100 + seed)
+    n = 1500
+    if seed % 3 == 0:  # crowded: many centres per bin and per row
+        cx, cy = rng.uniform(10, 11, n), rng.uniform(5, 7, n)
+    elif seed % 3 == 1:  # on the bins' edges
+        cx, cy = rng.integers(0, 160, n) / 16.0, rng.integers(0, 96, n) / 16.0
+    else:  # spread: a few centres far apart
+        n = 60
+        cx, cy = rng.uniform(-300, 300, n), rng.uniform(-5, 20, n)
+    d = rng.choice([0.25, 2.0, 6.0, 12.0], n)
+    m = 80
+    x, y = rng.uniform(-5, 25, m), rng.uniform(-5, 15, m)
+    box = np.column_stack([x, y, x + rng.exponential(1.5, m), y + rng.exponential(1.5, m)])
+    box[0] = [-1000.0, 3.0, 1000.0, 3.0]
+    i, k = circle_box_pairs(cx, cy, d, box)
+    got = list(zip(i.tolist(), k.tolist(), strict=True))
+    assert got == sorted(set(got))
+    assert set(got) == _brute(cx, cy, d, box)
+    assert len(got) > 0
+
+
 def test_a_circle_touching_a_box_corner_is_paired() -> None:
     # the circle about (0, 0) of radius 5 passes through the corner (3, 4) of the box [3, 4] x [4, 5]
     box = np.array([[3.0, 4.0, 4.0, 5.0], [3.1, 4.1, 4.0, 5.0]])

@@ -107,17 +107,41 @@ def circle_box_pairs(cx, cy, d, box, row: float = 1.0, ordered: bool = True):
     def q(x):
         return base + np.clip(x - xmin, -1.0, lim)
 
-    lo1 = np.searchsorted(key, q(x0 - a), "left")
-    hi2 = np.searchsorted(key, q(x1 + a), "right")
+    # The candidates are the keys in [q(x0 - a), q(x1 + a)] and, where the box can lie wholly
+    # inside the circle (e > 0), not in (q(xm - e), q(xm + e)): the ranges a binary search of the
+    # keys gives. Instead of that search, each (radius, row) segment's centres are counted in bins
+    # of ``w`` inches of x (a table of first positions); each range is widened to whole bins and
+    # one more bin on each side (so no rounding can leave a candidate out), and the keys in it are
+    # compared with the range's ends exactly: the same candidates.
+    ns = len(du) * nr
+    w = max(1.0 / 16.0, span * ns / (16.0 * len(cx)))
+    nbin = int(span / w) + 3
+    flat = seg * (nbin + 1) + np.floor((cx - xmin) / w).astype(np.int64)
+    table = np.zeros(ns * (nbin + 1) + 1, np.int64)  # table[s (nbin + 1) + b]: first position of bin b of segment s
+    np.cumsum(np.bincount(flat, minlength=ns * (nbin + 1)), out=table[1:])
+    rowt = sg * (nbin + 1)
+
+    def at(x, shift, rows):  # the table's position of the bin of x, ``shift`` bins on, in the segment
+        return table[rows + np.clip(np.floor((x - xmin) / w) + shift, 0, nbin).astype(np.int64)]
+
+    v_lo, v_hi = q(x0 - a), q(x1 + a)
+    lo1, hi2 = at(x0 - a, -1, rowt), at(x1 + a, 2, rowt)
+    v_a, v_b = v_hi.copy(), np.full(len(v_hi), np.inf)
     hi1, lo2 = hi2.copy(), hi2.copy()
     sp = np.nonzero(e > 0)[0]
-    base = base[sp]
-    hi1[sp] = np.searchsorted(key, q(xm[sp] - e[sp]), "right")
-    lo2[sp] = np.searchsorted(key, q(xm[sp] + e[sp]), "left")
+    xa, xz = xm[sp] - e[sp], xm[sp] + e[sp]
+    v_a[sp] = base[sp] + np.clip(xa - xmin, -1.0, lim)
+    v_b[sp] = base[sp] + np.clip(xz - xmin, -1.0, lim)
+    hi1[sp], lo2[sp] = at(xa, 2, rowt[sp]), at(xz, -1, rowt[sp])
+    merge = hi1 >= lo2  # the two ranges meet: one range, the exact test below keeps both parts
+    hi1[merge] = lo2[merge] = hi2[merge]
     p1, t1 = _ranges(lo1, hi1)
     p2, t2 = _ranges(lo2, hi2)
-    ci = order[np.concatenate([p1, p2])]
-    k = kb[np.concatenate([t1, t2])]
+    p, t = np.concatenate([p1, p2]), np.concatenate([t1, t2])
+    kk = key[p]
+    exact = ((kk >= v_lo[t]) & (kk <= v_a[t])) | ((kk >= v_b[t]) & (kk <= v_hi[t]))
+    ci = order[p[exact]]
+    k = kb[t[exact]]
     keep = box_test(cx[ci], cy[ci], d[ci], d[ci], box[k], paired=True)
     if not ordered:
         return ci[keep], k[keep]
@@ -284,10 +308,32 @@ class _PolyGroup:
         self.V, self.W, self.valid = V, W, valid
         self.nx, self.ny = E[..., 1] / ln, -E[..., 0] / ln  # outward normals
         self.c = self.nx * V[..., 0] + self.ny * V[..., 1]
+        # edge j of every polygon as its own arrays (a test gathers 1-D columns and combines them
+        # with &: the floats of the (n, k) expression, without numpy's slow reduction over a short
+        # last axis); ``None`` where every polygon's edge j is valid
+        self.cols = [(self.nx[:, j].copy(), self.ny[:, j].copy(), self.c[:, j].copy(),
+                      None if valid[:, j].all() else ~valid[:, j]) for j in range(k)]
+
+    @staticmethod
+    def _test(cols, px, py, margin: float):
+        """Is point i inside by more than ``margin`` for every edge of ``cols`` (columns of the
+        polygons' edges, each gathered for the points' polygons)?"""
+        ok = None
+        for NX, NY, C, INV in cols:
+            t = NX * px + NY * py - C < -margin
+            if INV is not None:
+                t |= INV
+            if ok is None:
+                ok = t
+            else:
+                ok &= t
+        return ok
+
+    def _gather(self, k):
+        return [(NX[k], NY[k], C[k], None if INV is None else INV[k]) for NX, NY, C, INV in self.cols]
 
     def inside(self, px, py, k, margin: float):
-        s = self.nx[k] * px[..., None] + self.ny[k] * py[..., None] - self.c[k]
-        return np.all((s < -margin) | ~self.valid[k], axis=-1)
+        return self._test(self._gather(k), px, py, margin)
 
     def inside_all(self, pts, k, margin: float):
         """Is every point (px_j, py_j) of ``pts`` inside polygon k_i? The test of :meth:`inside`
@@ -295,13 +341,12 @@ class _PolyGroup:
         where the earlier ones are inside."""
         out = np.ones(len(k), dtype=bool)
         live = np.arange(len(k))
-        NX, NY, C, INV = self.nx[k], self.ny[k], self.c[k], ~self.valid[k]
+        cols = self._gather(k)
         for px, py in pts:
-            s = NX * px[live, None] + NY * py[live, None] - C
-            ok = np.all((s < -margin) | INV, axis=-1)
+            ok = self._test(cols, px[live], py[live], margin)
             out[live[~ok]] = False
             live = live[ok]
-            NX, NY, C, INV = NX[ok], NY[ok], C[ok], INV[ok]
+            cols = [(NX[ok], NY[ok], C[ok], None if INV is None else INV[ok]) for NX, NY, C, INV in cols]
         return out
 
 
