@@ -192,27 +192,26 @@ def _check_writable(given: str, option: str) -> None:
         if not os.access(given, os.W_OK):
             raise ScenarioError("cannot write there: permission denied", location=option, value=given)
         if stat.S_ISREG(st.st_mode):
-            _probe_folder(Path(_real(given)).parent, given, option, "the file is replaced atomically")
+            _probe_folder(Path(_real(given)).parent, given, option,
+                          ", which replacing the file atomically needs")
         return
     parent = Path(_real(given)).parent
     existing = next((a for a in [parent, *parent.parents] if a.exists()), Path("/"))
     if not existing.is_dir():
         raise ScenarioError(f"cannot write there: {existing} is not a folder", location=option, value=given)
-    _probe_folder(existing, given, option, "a new file is made there")
+    _probe_folder(existing, given, option, "")
 
 
 def _probe_folder(folder: Path, given: str, option: str, why: str) -> None:
-    """Make and remove a temporary file in ``folder``: it accepts new files, or an error naming
-    the reason the system gave (``why``: what the output needs a new file there for)."""
+    """Make and remove a temporary file in ``folder``: it accepts new files, or an error saying
+    what was tried (a new file in ``folder``; ``why``: what the output needs it for, or "") and
+    the system's reason (its errno text)."""
     try:
         fd, tmp = tempfile.mkstemp(prefix=".planner-probe-", suffix=".tmp", dir=folder)
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        if exc.errno in (errno.ENOENT, errno.EACCES, errno.EPERM, errno.EROFS):
-            reason = {errno.ENOENT: "it does not take new files", errno.EROFS: "it is on a read-only file system"}.get(
-                exc.errno, "permission denied")
-        raise ScenarioError(f"cannot write there: the folder {folder} does not accept a new file ({reason}; "
-                            f"{why})", location=option, value=given) from None
+        raise ScenarioError(f"cannot write there: the folder {folder} does not accept a new file{why} (making one "
+                            f"failed: {reason})", location=option, value=given) from None
     os.close(fd)
     try:
         os.unlink(tmp)
