@@ -259,6 +259,13 @@ def check(
                 f"[yellow]warning:[/yellow] positions of units not deployed (in reserve or embarked: "
                 f"{escape(', '.join(waiting[:5]))}{' ...' if len(waiting) > 5 else ''}) are not checked: the "
                 f"{world.ruleset.id} check judges the deployment; a Deep Strike landing is planner deepstrike's")
+        from planner.legality.table import Table
+
+        for u in world.units.values():  # the Scout first-facing ruling's assumption, said (not silent)
+            note = Table.first_facing_note(u)
+            if note:
+                Console(stderr=True, highlight=False, soft_wrap=True).print(
+                    f"[yellow]warning:[/yellow] unit {escape(u.id)}: {escape(note.removeprefix('; '))}")
         suggestions = None
         if suggest or suggest_out is not None:
             from planner.solve.suggest import suggest_moves
