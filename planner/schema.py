@@ -843,7 +843,12 @@ class Setup(Record):
     method: SetupMethod = SetupMethod.DEPLOYMENT_ZONE
     zone: str | None = None
     first: Literal["deployment_zone", "infiltrate"] = "deployment_zone"
-    from_: list[list[Num]] | None = Field(default=None, alias="from", max_length=MAX_MODELS_PER_UNIT)
+    from_: list[list[Num]] | None = Field(
+        default=None, alias="from", max_length=MAX_MODELS_PER_UNIT,
+        description="Scout: each model's position before the redeploy, [x, y] or [x, y, facing] (inches, degrees). "
+                    "Ruling: without a facing the model stood at its end facing; for a round base that changes "
+                    "nothing, for a non-round one (oval, hull) the pivot is then not measured, and the check says so "
+                    "in its findings and a warning: give [x, y, facing] to measure it.")
     in_: str | None = Field(default=None, alias="in")
     arrival: Literal["reserves", "deep_strike", "outflank"] = "reserves"
     joined: str | None = None

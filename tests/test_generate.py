@@ -314,3 +314,29 @@ def test_ray_engine_gives_the_same_bytes_as_local_processes(legality_set, local_
     out = _gen(tmp_path, "ray", 24, workers=2, engine="ray")
     for f in ("scenarios.jsonl", "manifest.json"):
         assert (out / f).read_bytes() == (legality_set / f).read_bytes(), f
+
+
+@pytest.mark.parametrize("index, description, legal", [
+    # a fresh user's `planner generate --count 40 --seed 11 --kind legality`: these two lines said
+    # "intended legal" / "intended illegal" against their labels
+    (28, "generated: infiltrate_distance, aimed at legal; the check found it illegal (hh2.infiltrate.hidden)", False),
+    (35, "generated: infiltrate_hidden, aimed at illegal; the check found it legal", True),
+    (0, "generated: zone_edge, intended illegal", False),  # on the side aimed at: as before
+])
+def test_a_description_never_contradicts_its_label(index, description, legal):
+    from planner.generate.distributions import GeneratorParams
+    from planner.generate.engine import Job, make_line
+
+    job = Job(11, ("legality",), None, GeneratorParams().model_dump(mode="json"))
+    line = json.loads(make_line(job, index))
+    assert (line["description"], line["label"]["legal"]) == (description, legal)
+    # and the scenario as written gets that verdict from the checker
+    data = {k: v for k, v in line.items() if k != "label"}
+    assert check_deployment(load_scenario_data(data)).legal is legal
+
+
+def load_scenario_data(data: dict):
+    from planner.schema import Scenario
+    from planner.world import resolve
+
+    return resolve(Scenario.model_validate(data), require_positions=True)

@@ -10,7 +10,10 @@ checker's no-go terrain), the lines before the generator's speed-ups otherwise t
 The second changed when oval distances began to be solved by Newton's method (issue 18 item 4,
 branch labels4): item 1's ``subject_margin`` (an Infiltrator's distance to an oval-based enemy,
 less 12") moved by 3.6e-15"; every label (verdict, rule ids, models) stayed the same on 3,300
-items compared with the previous code.
+items compared with the previous code. It changed again when a scene that misses the side of the
+threshold it aimed at began to say so in its description (branch fixuser12): item 1's
+description reads "aimed at legal; the check found it illegal (hh2.infiltrate.hidden)" (it read
+"intended legal", against its label); every other byte the same.
 """
 
 from __future__ import annotations
@@ -34,8 +37,9 @@ SMALL = {"units_min": 1, "units_max": 2, "infantry_models": [5, 8]}
 
 @pytest.mark.parametrize(("seed", "kinds", "params", "count", "digest"), [
     (1, ("legality",), {}, 24, "d8b47a6ff8442a598fa6f1519326099b86b4eeea16ab3be57a09b651f72e59bf"),
-    # labels4: oval distances by a Newton solve (item 1's subject_margin in the 15th digit)
-    (7, ("legality",), SMALL, 12, "04c50fe0f08677efb59edf5738a18c7d923b094161da5acf82f942648e2d96e5"),
+    # labels4: oval distances by a Newton solve (item 1's subject_margin in the 15th digit);
+    # fixuser12: item 1 missed the side it aimed at, and its description says so
+    (7, ("legality",), SMALL, 12, "a5ee11430c00910c0ef18b64330f315438d55197290b336c2e1a80468ab72f4a"),
     # session 6: Deep Strike landings judge solid features as impassable (items 1 and 5 change)
     (3, ("legality", "deepstrike"), {}, 6, "bda6060d3966414f2acb4fd9e96c0b61811730173547c518b796433ad38f5c88"),
 ])

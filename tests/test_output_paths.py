@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,21 @@ def scenario(tmp_path):
     path = tmp_path / "s.yaml"
     path.write_text(yaml.safe_dump(data))
     return path
+
+
+def _proc_refusal() -> str:
+    """The errno text the system gives for a new file in /proc (No such file or directory on Linux)."""
+    try:
+        fd, name = tempfile.mkstemp(dir="/proc")
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    os.close(fd)
+    os.unlink(name)
+    pytest.skip("/proc accepts new files here")
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def run(args, cwd):
@@ -53,7 +69,10 @@ def test_an_output_that_cannot_be_written_is_refused_before_any_work(scenario, a
     before = sorted(p.name for p in folder.iterdir())
     r = run(args, folder)
     assert r.exit_code == 2, r.output
+    # what was tried (a new file in /proc), why it failed (the system's own words), nothing that contradicts it
     assert f"field {option}: cannot write there: the folder /proc does not accept a new file" in r.output
+    assert f"(making one failed: {_proc_refusal()})" in one_line(r.output)
+    assert "it does not take new files" not in r.output
     assert "Traceback" not in r.output
     after = sorted(p.name for p in folder.iterdir())
     if "r.json" in after:  # only the error report that --json asks for (the command line's contract)

@@ -139,6 +139,43 @@ def test_a_fifo_output_with_no_reader_is_refused_at_once(tmp_path: Path):
     assert r.exit_code == 2 and "no process reads this FIFO" in r.stderr
     assert time.monotonic() - t < 10
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    # refused when claimed, before the work: no report printed first (a fresh user saw the whole
+    # report end "Legal deployment ..." and then the refusal)
+    assert r.stdout == "" and "Legal deployment" not in r.stderr
+    assert one_line(r.stderr) == f"error: field --json: no process reads this FIFO (value: '{fifo}')"
+
+
+@pytest.mark.parametrize("command", [("plan", PLAN, "--time-limit", "5", "--out", "OUT"),
+                                     ("render", LONG_EDGE, "--out", "OUT.svg")])
+def test_a_fifo_output_with_no_reader_is_refused_before_the_work_by_every_command(tmp_path: Path, command):
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    args = [str(a).replace("OUT", str(tmp_path / "out")) for a in command]
+    r = run(*args, "--json", fifo)
+    assert r.exit_code == 2 and "field --json: no process reads this FIFO" in r.stderr
+    assert r.stdout == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.fifo"]  # neither the plan nor the picture
+
+
+def test_a_fifo_output_with_a_reader_gets_the_error_report(tmp_path: Path):
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("ruleset: hh2\nbattlefield: {width: -3}\narmies: []\n")
+    got: list[bytes] = []
+
+    def reader() -> None:
+        with open(fifo, "rb") as fh:
+            got.append(fh.read())
+
+    th = threading.Thread(target=reader, daemon=True)
+    th.start()
+    time.sleep(0.2)
+    r = run("check", bad, "--json", fifo)
+    th.join(10)
+    assert r.exit_code == 2, r.stderr
+    data = json.loads(got[0])
+    assert (data["ok"], data["location"], data["value"]) == (False, "battlefield.width", -3)
 
 
 def test_a_fifo_output_with_a_reader_is_written_through(tmp_path: Path):

@@ -136,7 +136,7 @@ def _run(fn, json_out: str | None = None) -> None:
         _internal_error()
     except PlannerError as exc:
         Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]error:[/red] {escape(str(exc))}")
-        _write_error_report(json_out, exc)
+        _write_error_report(json_out, _error_data(exc))
         raise typer.Exit(exc.exit_code) from None
     except (typer.Exit, typer.Abort):
         raise
@@ -157,23 +157,37 @@ def _run(fn, json_out: str | None = None) -> None:
     raise typer.Exit(code)
 
 
-def _write_error_report(json_out: str | None, exc: PlannerError) -> None:
-    """The error as a JSON report at ``json_out`` (if given and writable; never over an input)."""
+def _error_data(exc: PlannerError, **extra: Any) -> dict[str, Any]:
+    """The error report of an input error: ``{"ok": false, "exit_code", "error", "file",
+    "location", "value"}`` and the ``extra`` keys of a command (over those)."""
+    return {"ok": False, "exit_code": exc.exit_code, "error": str(exc), "file": getattr(exc, "file", None),
+            "location": getattr(exc, "location", None) or None, "value": getattr(exc, "value", None), **extra}
+
+
+def _write_error_report(json_out: str | None, data: dict[str, Any], inputs: list[str] | None = None) -> None:
+    """Write the error report ``data`` (:func:`_error_data`) to ``json_out`` (if given; never over an
+    input), its value made JSON (:func:`json_safe_report`). The one writer of error reports: when it
+    cannot write, it says so on standard error (unless the error reported is about ``--json`` itself,
+    which that message has already said)."""
     if json_out is None:
         return
-    data = {"ok": False, "exit_code": exc.exit_code, "error": str(exc),
-            "file": getattr(exc, "file", None), "location": getattr(exc, "location", None) or None,
-            "value": getattr(exc, "value", None)}
     try:
-        _write_json(json_out, json_safe_report(data), [])
-    except (PlannerError, OSError, RuntimeError):
-        pass  # e.g. --json names an input: the error above is the answer
+        _write_json(json_out, json_safe_report(data), list(inputs or []))
+    except (PlannerError, OSError, RuntimeError) as exc:
+        if data.get("location") == "--json":
+            return  # e.g. --json names an input or a FIFO nobody reads: the error above is the answer
+        Console(stderr=True, highlight=False, soft_wrap=True).print(
+            f"[red]error:[/red] the error report was not written to --json {escape(json_out)}: {escape(str(exc))}")
 
 
 def json_safe_report(data: dict[str, Any]) -> dict[str, Any]:
-    """The error report with a value JSON can hold (a long or odd value as text, cut to 200 characters)."""
+    """The error report with a value JSON can hold: a NaN or an infinity as the text Python
+    gives it (``nan``, ``inf``, ``-inf``: the error message's words), a long or odd value as text,
+    cut to 200 characters."""
     v = data.get("value")
-    if v is not None and not isinstance(v, str | int | float | bool):
+    if isinstance(v, float) and not math.isfinite(v):
+        v = str(v)
+    elif v is not None and not isinstance(v, str | int | float | bool):
         v = str(v)
     if isinstance(v, str) and len(v) > 200:
         v = v[:200] + "..."
@@ -245,6 +259,13 @@ def check(
                 f"[yellow]warning:[/yellow] positions of units not deployed (in reserve or embarked: "
                 f"{escape(', '.join(waiting[:5]))}{' ...' if len(waiting) > 5 else ''}) are not checked: the "
                 f"{world.ruleset.id} check judges the deployment; a Deep Strike landing is planner deepstrike's")
+        from planner.legality.table import Table
+
+        for u in world.units.values():  # the Scout first-facing ruling's assumption, said (not silent)
+            note = Table.first_facing_note(u)
+            if note:
+                Console(stderr=True, highlight=False, soft_wrap=True).print(
+                    f"[yellow]warning:[/yellow] unit {escape(u.id)}: {escape(note.removeprefix('; '))}")
         suggestions = None
         if suggest or suggest_out is not None:
             from planner.solve.suggest import suggest_moves
@@ -485,9 +506,8 @@ def import_roster(
                 rec = read_roster(roster, rs.id)
                 army, warnings = roster_to_army(rec, rs.id, player, base, embark, strict=strict)
         except ScenarioError as exc:  # the error report too, then exit 2 as any input error
-            _write_json(json_out, {"file": roster, "ruleset": rs.id, "player": player, "ok": False,
-                                   "exit_code": exc.exit_code, "error": str(exc),
-                                   "unknown_models": getattr(exc, "models", [])}, [roster])
+            _write_error_report(json_out, _error_data(exc, file=roster, ruleset=rs.id, player=player,
+                                                      unknown_models=getattr(exc, "models", [])), [roster])
             raise
         err = Console(stderr=True, highlight=False, soft_wrap=True)
         for w in warnings:
@@ -540,8 +560,7 @@ def import_tts(
             data, code = run_import(save, rs.id, map_id, out, json_out == "-", Console(stderr=True, highlight=False,
                                                                                       soft_wrap=True))
         except ScenarioError as exc:  # the error report too, then exit 2 as any input error
-            _write_json(json_out, {"file": save, "ruleset": ruleset, "ok": False, "exit_code": exc.exit_code,
-                                   "error": str(exc)}, [save])
+            _write_error_report(json_out, _error_data(exc, file=save, ruleset=ruleset), [save])
             raise
         _write_json(json_out, data, [save])
         return code
@@ -568,8 +587,7 @@ def export_tts(
         try:
             data, code = run_export(plan_file, out, _console(json_out == "-"))
         except ScenarioError as exc:  # the error report too, then exit 2 as any input error
-            _write_json(json_out, {"file": plan_file, "out": out, "ok": False, "exit_code": exc.exit_code,
-                                   "error": str(exc)}, [plan_file])
+            _write_error_report(json_out, _error_data(exc, file=plan_file, out=out), [plan_file])
             raise
         _write_json(json_out, data, [plan_file])
         return code
@@ -1022,10 +1040,7 @@ def _usage_error_report(exc: Exception, argv: list[str]) -> None:
     data = {"ok": False, "exit_code": getattr(exc, "exit_code", EXIT_INPUT), "error": exc.format_message()
             if hasattr(exc, "format_message") else str(exc), "file": None,
             "location": where if isinstance(where, str) else None, "value": _typed_value(exc, argv)}
-    try:
-        _write_json(target, json_safe_report(data), inputs)
-    except (PlannerError, OSError, RuntimeError):
-        pass
+    _write_error_report(target, data, inputs)
 
 
 def _say_finite(exc: Exception, argv: list[str]) -> None:

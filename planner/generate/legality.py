@@ -473,5 +473,8 @@ def legality_item(rng: np.random.Generator, p: GeneratorParams, index: int, rule
         "deployment_map": scene.deployment_map,
         "details": {k: v for k, v in info.items() if k not in ("rule", "threshold")},
     }
+    if report.legal != legal_side:  # the scene missed the side aimed at: the description says the verdict apart
+        verdict = "legal" if report.legal else f"illegal ({', '.join(label['violations'])})"
+        data["description"] = f"generated: {target}, aimed at {label['intended']}; the check found it {verdict}"
     data["label"] = label
     return data

@@ -17,8 +17,11 @@ count); an output that does not exist yet is compared by its real path.
 How an output is written: a regular file (or a new one) atomically, through a temporary file in
 the same folder and :func:`os.replace` (the file keeps its permission bits); a symlink is
 followed (its target is written, atomically if it is a regular file; the link stays); a character
-device or a FIFO is written through, never replaced (a FIFO that no process reads is refused
-instead of waiting for a reader); ``-`` is standard output. Outside a run (library use) only the
+device or a FIFO is written through, never replaced; ``-`` is standard output. A FIFO that no
+process reads is refused when it is claimed, before the work (instead of waiting for a reader,
+or refusing after the report is printed): the claim opens it for writing and the run keeps it
+open until the output is written (a reader would see the end of the file if it were closed in
+between), or until the run ends. Outside a run (library use) only the
 explicit inputs given to :func:`claim` are protected.
 """
 
@@ -46,6 +49,8 @@ class _Run:
     """real path of every claimed output -> (option, name as given)."""
     written: dict[Identity, tuple[str, str]] = field(default_factory=dict)
     """identity of every output written -> (option, name as given)."""
+    fifos: dict[str, int] = field(default_factory=dict)
+    """real path of every claimed FIFO -> the file descriptor the claim opened it with (for writing)."""
 
 
 _RUN: _Run | None = None
@@ -54,12 +59,19 @@ _RUN: _Run | None = None
 def begin_run() -> None:
     """Start recording the files of one command run (forgets the previous run)."""
     global _RUN
+    end_run()
     _RUN = _Run()
 
 
 def end_run() -> None:
-    """Stop recording."""
+    """Stop recording; close the FIFOs claimed and not written (their readers see the end)."""
     global _RUN
+    if _RUN is not None:
+        for fd in _RUN.fifos.values():
+            try:
+                os.close(fd)
+            except OSError:
+                pass
     _RUN = None
 
 
@@ -164,7 +176,29 @@ def claim(target: str | None, option: str, *, inputs: Sequence[str | Path] = (),
                                 "own file", location=option, value=given)
     _check_writable(given, option)
     if _RUN is not None:
+        _hold_fifo(real, given, option)
         _RUN.claims.setdefault(real, (option, given))
+
+
+def _hold_fifo(real: str, given: str, option: str) -> None:
+    """A FIFO output: open it for writing now (O_NONBLOCK fails at once, ENXIO, when no process
+    reads it: refused, before any work) and keep it open for :func:`write_output` (closing it
+    would end the reader's input). Anything but a FIFO, or a FIFO already held: nothing to do."""
+    assert _RUN is not None
+    if real in _RUN.fifos:
+        return
+    try:
+        if not stat.S_ISFIFO(os.stat(real).st_mode):
+            return
+        fd = os.open(real, os.O_WRONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise ScenarioError("no process reads this FIFO", location=option, value=given) from None
+        raise ScenarioError(f"cannot write there: opening the FIFO failed: {exc.strerror or exc}",
+                            location=option, value=given) from None
+    _RUN.fifos[real] = fd
 
 
 def _check_writable(given: str, option: str) -> None:
@@ -192,27 +226,26 @@ def _check_writable(given: str, option: str) -> None:
         if not os.access(given, os.W_OK):
             raise ScenarioError("cannot write there: permission denied", location=option, value=given)
         if stat.S_ISREG(st.st_mode):
-            _probe_folder(Path(_real(given)).parent, given, option, "the file is replaced atomically")
+            _probe_folder(Path(_real(given)).parent, given, option,
+                          ", which replacing the file atomically needs")
         return
     parent = Path(_real(given)).parent
     existing = next((a for a in [parent, *parent.parents] if a.exists()), Path("/"))
     if not existing.is_dir():
         raise ScenarioError(f"cannot write there: {existing} is not a folder", location=option, value=given)
-    _probe_folder(existing, given, option, "a new file is made there")
+    _probe_folder(existing, given, option, "")
 
 
 def _probe_folder(folder: Path, given: str, option: str, why: str) -> None:
-    """Make and remove a temporary file in ``folder``: it accepts new files, or an error naming
-    the reason the system gave (``why``: what the output needs a new file there for)."""
+    """Make and remove a temporary file in ``folder``: it accepts new files, or an error saying
+    what was tried (a new file in ``folder``; ``why``: what the output needs it for, or "") and
+    the system's reason (its errno text)."""
     try:
         fd, tmp = tempfile.mkstemp(prefix=".planner-probe-", suffix=".tmp", dir=folder)
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        if exc.errno in (errno.ENOENT, errno.EACCES, errno.EPERM, errno.EROFS):
-            reason = {errno.ENOENT: "it does not take new files", errno.EROFS: "it is on a read-only file system"}.get(
-                exc.errno, "permission denied")
-        raise ScenarioError(f"cannot write there: the folder {folder} does not accept a new file ({reason}; "
-                            f"{why})", location=option, value=given) from None
+        raise ScenarioError(f"cannot write there: the folder {folder} does not accept a new file{why} (making one "
+                            f"failed: {reason})", location=option, value=given) from None
     os.close(fd)
     try:
         os.unlink(tmp)
@@ -247,7 +280,10 @@ def write_output(target: str | Path, data: str | bytes, option: str, *, what: st
             st = os.stat(real)
         except FileNotFoundError:
             st = None
-        if st is not None and not stat.S_ISREG(st.st_mode):
+        held = _RUN.fifos.pop(real, None) if _RUN is not None else None
+        if held is not None:
+            _write_fd(held, raw, blocking=True)
+        elif st is not None and not stat.S_ISREG(st.st_mode):
             _write_through(real, raw, st, option, given)
         else:
             _write_atomic(real, raw, st)
@@ -267,11 +303,16 @@ def _write_through(real: str, raw: bytes, st: os.stat_result, option: str, given
     try:
         fd = os.open(real, flags)
     except OSError as exc:
-        if exc.errno == 6:  # ENXIO
+        if exc.errno == errno.ENXIO:
             raise ScenarioError("no process reads this FIFO", location=option, value=given) from None
         raise
+    _write_fd(fd, raw, blocking=bool(flags & os.O_NONBLOCK))
+
+
+def _write_fd(fd: int, raw: bytes, *, blocking: bool) -> None:
+    """Write all of ``raw`` to the open ``fd`` (made blocking first if ``blocking``), then close it."""
     try:
-        if flags & os.O_NONBLOCK:
+        if blocking:
             os.set_blocking(fd, True)
         view = memoryview(raw)
         while view:

@@ -565,9 +565,9 @@ class HH2Checker:
             f.evidence.note = "position before the Scout redeploy"
         first_ok = all(f.passed for f in self.findings[u.id][n_before:])
         self.add(_finding(self.R.rid("scout.first_position"), first_ok, u,
-                          "the position before the redeploy was a legal set-up" if first_ok
-                          else "the position before the redeploy was not a legal set-up (see the findings above)",
-                          required="a legal first set-up"))
+                          ("the position before the redeploy was a legal set-up" if first_ok
+                           else "the position before the redeploy was not a legal set-up (see the findings above)")
+                          + self.table.first_facing_note(u), required="a legal first set-up"))
         limit = scout_limit(u, self.R)
         moved = [farthest_from(a, b) for a, b in zip(first.footprints, final.footprints, strict=True)]
         worst = max((dk, k) for k, dk in enumerate(moved))
@@ -579,10 +579,10 @@ class HH2Checker:
         also, failing = also_failing(final, [(k, f"{_f(dk)} from where it stood", dk, "its position before the move")
                                              for k, dk in far])
         self.add(_finding(self.R.rid("scout.distance"), ok, u,
-                          f"each model entirely within {limit:g}\" of its position; farthest: model {m.id}, "
-                          f"{_f(worst[0])} from where it stood" if ok
-                          else f"model {m.id} redeployed to {_f(worst[0])} from where it stood: more than {limit:g}\""
-                               f"{also}",
+                          (f"each model entirely within {limit:g}\" of its position; farthest: model {m.id}, "
+                           f"{_f(worst[0])} from where it stood" if ok
+                           else f"model {m.id} redeployed to {_f(worst[0])} from where it stood: more than {limit:g}\""
+                                f"{also}") + self.table.first_facing_note(u),
                           model=m.id, measured=worst[0], required=f"entirely within {limit:g}\" of its position",
                           margin=limit - worst[0], failing=failing))
         enemies = self.table.enemy_presence(u.player, "final")

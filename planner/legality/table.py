@@ -224,6 +224,31 @@ class Table:
         self._placed[key] = Placed(unit, tuple(fps))
         return self._placed[key]
 
+    @staticmethod
+    def first_facings_assumed(unit: UnitInfo) -> list[tuple[str, float]]:
+        """Ruling (Scout first facing): a first position given as ``[x, y]`` (no facing) stands at
+        the model's end facing (:meth:`first`). For a round base facing changes nothing; for a
+        non-round one (an oval, a hull) the pivot is then not measured, so the checker says so.
+        Returns (model id, the end facing taken, degrees) for each such non-round model."""
+        frm = unit.setup.from_
+        if frm is None:
+            return []
+        return [(m.id, m.facing) for m, p in zip(unit.models, frm, strict=True)
+                if len(p) < 3 and footprint(m.base, 0.0, 0.0, 0.0).kind != "circle"]
+
+    @classmethod
+    def first_facing_note(cls, unit: UnitInfo) -> str:
+        """What a finding on a Scout first position adds when a facing was assumed
+        (:meth:`first_facings_assumed`): "" when none was."""
+        assumed = cls.first_facings_assumed(unit)
+        if not assumed:
+            return ""
+        if len(assumed) == 1:
+            taken = f"model {assumed[0][0]}: taken as its end facing {assumed[0][1]:g}"
+        else:
+            taken = "taken as each model's end facing (" + ", ".join(f"model {mid}: {f:g}" for mid, f in assumed) + ")"
+        return f"; first facing not given ({taken}); give [x, y, facing] in setup.from to measure the pivot"
+
     @cached_property
     def on_table(self) -> list[UnitInfo]:
         return [u for u in self.world.units.values() if u.on_battlefield and u.is_positioned]

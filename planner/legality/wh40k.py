@@ -647,8 +647,9 @@ class WH40kChecker:
         for f in found:
             self.add(f)
         self.add(_finding(P + "scouts.first_position", first_ok, u,
-                          "the position before the move qualifies" if first_ok
-                          else f"the position before the move does not qualify: {req}", required=req))
+                          ("the position before the move qualifies" if first_ok
+                           else f"the position before the move does not qualify: {req}")
+                          + self.table.first_facing_note(u), required=req))
         if x is not None:
             moved = [farthest_from(a, b) for a, b in zip(first.footprints, final.footprints, strict=True)]
             worst = max((dk, k) for k, dk in enumerate(moved))
@@ -660,7 +661,8 @@ class WH40kChecker:
             also, failing = also_failing(final, [(k, f"moved {_f(dk)}", dk, "its position before the move")
                                                  for k, dk in far])
             self.add(_finding(P + "scouts.distance", okd, u,
-                              f"model {m.id} moved {_f(worst[0])} of up to {x:g}\"{also}", model=m.id,
+                              f"model {m.id} moved {_f(worst[0])} of up to {x:g}\"{also}"
+                              + self.table.first_facing_note(u), model=m.id,
                               measured=worst[0], required=f"a move of up to {x:g}\"", margin=x - worst[0],
                               failing=failing))
         limit = R.SCOUTS_MORE_THAN_IN

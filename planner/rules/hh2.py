@@ -140,7 +140,8 @@ class HorusHeresy2(Ruleset):
         RuleInfo("scout.distance",
                  "Scout: each model ends entirely within {SCOUT_SHORT_IN:g}\" (Infantry, Artillery, Dreadnought, Automata) "
                  "or {SCOUT_LONG_IN:g}\" "
-                 "(other types) of its position: every part of its base within that distance of the base where it stood",
+                 "(other types) of its position: every part of its base within that distance of the base where it stood"
+                 " (a first position without a facing: the end facing, said in the finding)",
                  "HH2 rulebook p.246 (Scout)"),
         RuleInfo("scout.more_than_9", "Scout: ends more than {SCOUT_MORE_THAN_IN:g}\" from every enemy unit", "HH2 rulebook p.246 (Scout)"),
         RuleInfo("scout.first_position", "the position before a Scout redeploy was itself a legal set-up",

@@ -117,7 +117,8 @@ class Warhammer40k10(Warhammer40k):
         RuleInfo("scouts.first_position", "the position before the Scouts move was a legal set-up",
                  "10E-GST Scouts"),
         RuleInfo("scouts.distance", "a Normal move of up to X\": no part of a model ends more than X\" from where "
-                 "it stood", "10E-GST Scouts"),
+                 "it stood"
+                 " (a first position without a facing: the end facing, said in the finding)", "10E-GST Scouts"),
         RuleInfo("scouts.more_than", "the Scouts move ends more than 9\" horizontally from all enemy models",
                  "10E-GST Scouts; RULES.md §3.1"),
         RuleInfo("attached.leader", "an attached unit: the joining unit is a Leader (one per Bodyguard unit) and is "

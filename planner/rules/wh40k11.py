@@ -123,7 +123,8 @@ class Warhammer40k11(Warhammer40k):
         RuleInfo("scouts.first_position", "the unit made the scout move from wholly within its own deployment zone "
                  "(Resolve Pre-battle Abilities step)", "11E-GST Scouts; RULES.md §3.1"),
         RuleInfo("scouts.distance", "a scout move of up to X\": no part of a model ends more than X\" from where it "
-                 "stood", "11E-GST Scouts; 11E-CORE-C 24.32"),
+                 "stood"
+                 " (a first position without a facing: the end facing, said in the finding)", "11E-GST Scouts; 11E-CORE-C 24.32"),
         RuleInfo("scouts.more_than", "the scout move ends more than 8\" horizontally from all enemy units",
                  "11E-NOTES; RULES.md §3.1"),
         RuleInfo("attached.leader", "an attached unit: at most one Leader and one Support per Bodyguard unit, set up "
