@@ -57,7 +57,7 @@ def test_40k_every_model_in_a_solid_feature_is_named_deepest_first():
 def test_40k_one_model_in_terrain_lists_no_others_and_a_passing_finding_is_unchanged():
     one = unit("u", [model(20 - R32, 3), model(20 - R32 + 0.5, 5.5)])
     f = _one(check("wh40k10", [one], [RED_LINE], terrain=[BLOCK]), "u", "wh40k10.terrain.placement")
-    assert f.message == "model 2 stands in blk (solid)" and f.failing_models == []
+    assert f.message == "model 2 stands in blk (solid)" and f.failing_models == ["2"]
     clear = unit("u", [model(20 - R32, 3), model(20 - R32, 5.5)])
     ok = finding(check("wh40k10", [clear], [RED_LINE], terrain=[BLOCK]), "u", "wh40k10.terrain.placement")
     assert ok.passed and ok.failing_models == [] and "also" not in ok.message

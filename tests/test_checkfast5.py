@@ -111,8 +111,7 @@ def test_make_finding_is_the_validated_finding(passed: bool, measured: float | i
                            margin=margin, evidence=ev, failing=fails)
         want = Finding(rule="hh2.rule", passed=passed, unit="u-1", model=model, measured=measured, required="r",
                        margin=margin, message="words", evidence=ev or Evidence(),
-                       failing_models=failing if len(failing) > 1 else [],
-                       failing_details=fails if len(fails) > 1 else [])
+                       failing_models=failing, failing_details=fails)
         assert got == want
         assert got.model_dump_json() == want.model_dump_json()
         assert got.model_fields_set == want.model_fields_set

@@ -126,18 +126,42 @@ if os.environ.get("CTRL_C_AT_GREEDY"):  # Ctrl-C (a real SIGINT) as the first pl
         return greedy(self, until)
 
     solve_planner._Planning.greedy = greedy_after_ctrl_c
+if os.environ.get("CTRL_C_AT"):  # Ctrl-C (a real SIGINT) once the search has ended: 'checked' or 'written'
+    import planner.cli.plan as cli_plan
+    import planner.report.formats as formats
+
+    def ctrl_c():
+        os.kill(os.getpid(), signal.SIGINT)
+
+    if os.environ["CTRL_C_AT"] == "checked":
+        run_plan = cli_plan.run_plan
+
+        def run_plan_then_ctrl_c(*a, **k):
+            got = run_plan(*a, **k)
+            ctrl_c()
+            return got
+
+        cli_plan.run_plan = run_plan_then_ctrl_c
+    else:
+        plan_output = formats.plan_output
+
+        def ctrl_c_then_output(*a, **k):
+            ctrl_c()
+            return plan_output(*a, **k)
+
+        formats.plan_output = ctrl_c_then_output
 from planner.cli.commands import main
 sys.argv = ["planner", *sys.argv[1:]]
 main()
 """
 
 
-def _plan_with_ctrl_c(tmp_path, sigints: int, env: dict | None = None):
+def _plan_with_ctrl_c(tmp_path, sigints: int, env: dict | None = None, limit: str = "120"):
     """Run ``planner plan`` (120 s limit) on the roster scenario; once it reports its first plan
     send ``sigints`` SIGINTs (50 ms apart). Returns (exit code, stderr, stdout, seconds from the first
     SIGINT to the exit, --json path, --out path)."""
     out, js = tmp_path / "plan.yaml", tmp_path / "plan.json"
-    p = subprocess.Popen([sys.executable, "-c", PLAN_CLI, "plan", str(PLAN_SCENARIO), "--time-limit", "120",
+    p = subprocess.Popen([sys.executable, "-c", PLAN_CLI, "plan", str(PLAN_SCENARIO), "--time-limit", limit,
                           "--out", str(out), "--json", str(js)], env={**ENV, **(env or {})}, cwd=tmp_path,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_as_from_a_terminal)
     try:
@@ -195,6 +219,27 @@ def test_plan_ctrl_c_before_any_plan_is_interrupted_exit_3_nothing_written(tmp_p
     assert err.strip().splitlines()[-1] == "interrupted"
     assert "Traceback" not in err and "Solver status" not in stdout
     assert not js.exists() and not out.exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("at", ["checked", "written"])
+def test_plan_ctrl_c_after_the_search_writes_the_outputs_whole_and_exits_3(tmp_path, at):
+    # a Ctrl-C after the time limit ended the search (the plan checked, or being written): both outputs
+    # are written whole, the run says it was interrupted, exit 3 (the plan, feasible, has no proof)
+    code, err, stdout, _, js, out = _plan_with_ctrl_c(tmp_path, 0, {"CTRL_C_AT": at}, limit="4")
+    assert code == 3, (code, err, stdout)
+    assert "Traceback" not in err
+    data = json.loads(js.read_text())
+    assert data["status"] == "feasible" and data["legal"] is True and out.exists()
+    import planner
+
+    assert planner.check_deployment(planner.load_scenario(str(out))).legal
+    if at == "checked":
+        assert data["interrupted"] is True
+        assert "interrupted (Ctrl-C) after the search" in data["message"]
+    else:  # the report was made before the Ctrl-C: it is the search's; the end says what happened
+        assert data["interrupted"] is False
+        assert "interrupted (Ctrl-C) while the outputs were written: they are complete" in err
 
 
 def test_a_stop_requested_ends_every_step_and_is_said():

@@ -59,10 +59,12 @@ def test_a_zone_finding_gives_each_model_its_clearance_and_the_zone():
     assert f.failing_details[1].detail == '0.500" outside'
 
 
-def test_a_single_failing_model_has_no_details_as_it_has_no_failing_models():
+def test_a_single_failing_model_is_listed_with_its_details():
+    # one failing model is named in failing_models too (a consumer counts the failing models there)
     u = unit("u", [model(10, 12 - R32 + 1.0), model(14, 6)])
     f = _one(check("wh40k10", [u], [RED_LINE]), "u", "wh40k10.deployment.wholly_within_zone")
-    assert f.failing_models == [] and f.failing_details == []
+    assert f.failing_models == ["1"] and [d.model for d in f.failing_details] == ["1"]
+    assert f.failing_details[0].measured == f.measured == pytest.approx(-1.0)
 
 
 def test_hh2_infiltrate_also_entries_name_the_enemy_model():

@@ -352,11 +352,12 @@ def plan(
             _write_json(json_out, {"status": "illegal_table", "scenario": scenario,
                                    "violations": [v.model_dump(mode="json") for v in found]}, [scenario])
             return EXIT_ILLEGAL
-        from planner.solve.stop import ctrl_c_stops
+        from planner.solve import stop
 
-        # Ctrl-C while solving stops the search and keeps the best plan found so far (a second one
-        # ends at once: "interrupted", exit 3, nothing written)
-        with ctrl_c_stops():
+        # Ctrl-C while solving stops the search and keeps the best plan found so far; one after the
+        # search (while the plan is checked or written) lets the outputs be written whole and then
+        # says so; a second one ends at once ("interrupted", exit 3, nothing more written)
+        with stop.ctrl_c_stops():
             if goal is not None:
                 result = run_deny_plan(world, time_limit, workers, seed, console, quiet=form != "text",
                                        next_step=next_step, units=only)
@@ -365,27 +366,34 @@ def plan(
                     result, note = run_plan(world, SolverSettings(time_limit_s=time_limit, workers=workers,
                                                                   seed=seed),
                                             next_step=next_step, units=only, on_progress=progress.update)
-        # --- end of adversary hook
-        if result.interrupted and result.status == "unknown":
-            raise KeyboardInterrupt  # interrupted before any plan: as any Ctrl-C (exit 3, nothing written)
-        wrote = False
-        if out is not None and result.scenario is not None:
-            # write the plan before printing, so a closed pipe (`| head`) cannot lose it
-            dump_scenario(result.scenario_data or result.scenario, out)
-            wrote = True
-        if note:
-            console.print(note)
-        if goal is not None:  # adversary hook: the denial report (text printed while solving), picture
-            from planner.adversary.report import deny_output
+            # --- end of adversary hook
+            if result.interrupted and result.status == "unknown":
+                raise KeyboardInterrupt  # interrupted before any plan: as any Ctrl-C (exit 3, nothing written)
+            if stop.requested() and not result.interrupted:  # the search had ended: the plan is its answer
+                result.interrupted = True
+                result.message += f"; {stop.INTERRUPTED} after the search, while the plan was checked"
+            wrote = False
+            if out is not None and result.scenario is not None:
+                # write the plan before printing, so a closed pipe (`| head`) cannot lose it
+                dump_scenario(result.scenario_data or result.scenario, out)
+                wrote = True
+            if note:
+                console.print(note)
+            if goal is not None:  # adversary hook: the denial report (text printed while solving), picture
+                from planner.adversary.report import deny_output
 
-            deny_output(result, world, goal[1], form, render_out, console)
-        else:
-            plan_output(result, world, form, render_out, console)
-        if wrote:
-            console.print(f"Wrote the planned scenario to {escape(str(out))}")
-        from planner.report.ruling import plan_json
+                deny_output(result, world, goal[1], form, render_out, console)
+            else:
+                plan_output(result, world, form, render_out, console)
+            if wrote:
+                console.print(f"Wrote the planned scenario to {escape(str(out))}")
+            from planner.report.ruling import plan_json
 
-        _write_json(json_out, plan_json(result, {"scenario", "scenario_data"}), [scenario])
+            _write_json(json_out, plan_json(result, {"scenario", "scenario_data"}), [scenario])
+            late = stop.requested() and not result.interrupted
+        if late:  # Ctrl-C while the outputs were written: they are whole (each written atomically)
+            Console(stderr=True).print(f"{stop.INTERRUPTED} while the outputs were written: they are complete")
+            return EXIT_NO_ANSWER if result.exit_code == EXIT_OK and result.status != "optimal" else result.exit_code
         return result.exit_code
 
     _run(go, json_out)

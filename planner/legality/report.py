@@ -111,7 +111,7 @@ class Finding(_R):
     failing_models: list[str] = Field(
         default_factory=list, description="Every model of the unit that fails this rule, the worst first (the "
                                           "finding's model is the first), where the rule is judged model by model "
-                                          "and more than one fails; empty otherwise.")
+                                          "(one failing model too); empty otherwise.")
     failing_details: list[FailingModel] = Field(
         default_factory=list, description="The models of failing_models in its order, each with its own measure "
                                           "and what it was measured to (the first: the finding's model, as "
@@ -135,7 +135,7 @@ class Violation(_R):
     failing_models: list[str] = Field(
         default_factory=list, description="Every model of the unit that fails this rule, the worst first (as the "
                                           "finding's failing_models); empty where the rule is not judged model by "
-                                          "model or only 'model' fails.")
+                                          "model.")
     failing_details: list[FailingModel] = Field(
         default_factory=list, description="Each model of failing_models with its own measure and what it was "
                                           "measured to (as the finding's failing_details).")
@@ -274,13 +274,13 @@ def make_finding(rule: str, passed: bool, unit: UnitInfo, message: str, *, model
                  evidence: Evidence | None = None, failing: list[FailingModel] | None = None) -> Finding:
     """One :class:`Finding` for ``unit`` (a :class:`planner.world.UnitInfo`): the checkers of
     every ruleset build their findings here. ``failing``: every model failing the rule, worst
-    first, with its measure (:func:`also_failing`), kept when more than one model fails
-    (:attr:`Finding.failing_models`, :attr:`Finding.failing_details`).
+    first, with its measure (:func:`also_failing`), kept as :attr:`Finding.failing_models` and
+    :attr:`Finding.failing_details` (one failing model too: a consumer counts them there).
 
     The record is the one ``Finding(rule=..., ...)`` validates to (the same fields, values and
     JSON), made without pydantic's validation: its values are the checker's own (text, a
     Boolean, measurements made floats here)."""
-    many = list(failing) if failing and len(failing) > 1 else []
+    many = list(failing) if failing else []
     if not (type(rule) is str and type(message) is str and type(required) is str and type(unit.id) is str
             and (model is None or type(model) is str) and isinstance(passed, (bool, np.bool_))
             and all(type(f) is FailingModel for f in many)

@@ -988,6 +988,8 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
     result = run.plan()
     if stop.requested():  # Ctrl-C (planner.solve.stop): the answer is what the steps had by then
         result.interrupted = True
+        if result.status == "feasible" and stop.INTERRUPTED not in result.message:  # the limit came first
+            result.message += f"; {stop.INTERRUPTED} after that"
         if result.status == "optimal":
             result.message += (f"; {stop.INTERRUPTED} after the proof (among plans of the same cost, the one "
                                "kept may not be the first in candidate order)")
