@@ -48,6 +48,20 @@ VALID = {
 
 
 def _run(path: Path) -> subprocess.CompletedProcess:
+    """``planner check PATH`` run in this process by typer's runner, as a finished process (exit code,
+    stdout, stderr): a process start each (~2 s, 33 of them) was most of this file's time. The loader's
+    refusals are the command's own (exit 2), which ``planner.cli.main`` passes through unchanged; the
+    real process is run by :func:`test_a_real_process_refuses_as_the_runner_does` and the last test here."""
+    from typer.testing import CliRunner
+
+    from planner.cli.commands import app
+
+    res = CliRunner().invoke(app, ["check", str(path)])
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception  # never a traceback
+    return subprocess.CompletedProcess(["planner", "check", str(path)], res.exit_code, res.stdout, res.stderr)
+
+
+def _run_process(path: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "planner", "check", str(path)], capture_output=True, text=True,
                           cwd=ROOT, timeout=120)
 
@@ -87,6 +101,17 @@ def test_valid_scenario_runs(tmp_path):
     res = _run(p)
     assert res.returncode in (0, 1), res.stderr
     assert "Traceback" not in res.stdout + res.stderr
+
+
+def test_a_real_process_refuses_as_the_runner_does(tmp_path):
+    """The cases below run ``planner check`` in this process (``_run``): a real ``python -m planner``
+    process gives the same exit code and the same bytes on stdout and stderr."""
+    cases = [_write(tmp_path, "ruleset: hh2\narmies:\n\t- player: red\n", "tab.yaml"),
+             _write(tmp_path, _mutated(lambda d: d.update(colour="red")), "field.yaml")]
+    for path in cases:
+        fast, real = _run(path), _run_process(path)
+        assert real.returncode == 2
+        assert (fast.returncode, fast.stdout, fast.stderr) == (real.returncode, real.stdout, real.stderr)
 
 
 def test_malformed_yaml(tmp_path):
