@@ -157,11 +157,9 @@ def test_a_fifo_output_with_no_reader_is_refused_before_the_work_by_every_comman
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.fifo"]  # neither the plan nor the picture
 
 
-def test_a_fifo_output_with_a_reader_gets_the_error_report(tmp_path: Path):
-    fifo = tmp_path / "out.fifo"
+def _run_with_a_fifo_reader(fifo: Path, *args):
+    """``run(*args, "--json", fifo)`` while a thread reads ``fifo`` (made here); (result, bytes read)."""
     os.mkfifo(fifo)
-    bad = tmp_path / "bad.yaml"
-    bad.write_text("ruleset: hh2\nbattlefield: {width: -3}\narmies: []\n")
     got: list[bytes] = []
 
     def reader() -> None:
@@ -171,29 +169,25 @@ def test_a_fifo_output_with_a_reader_gets_the_error_report(tmp_path: Path):
     th = threading.Thread(target=reader, daemon=True)
     th.start()
     time.sleep(0.2)
-    r = run("check", bad, "--json", fifo)
+    r = run(*args, "--json", fifo)
     th.join(10)
+    return r, got[0]
+
+
+def test_a_fifo_output_with_a_reader_gets_the_error_report(tmp_path: Path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("ruleset: hh2\nbattlefield: {width: -3}\narmies: []\n")
+    r, got = _run_with_a_fifo_reader(tmp_path / "out.fifo", "check", bad)
     assert r.exit_code == 2, r.stderr
-    data = json.loads(got[0])
+    data = json.loads(got)
     assert (data["ok"], data["location"], data["value"]) == (False, "battlefield.width", -3)
 
 
 def test_a_fifo_output_with_a_reader_is_written_through(tmp_path: Path):
     fifo = tmp_path / "out.fifo"
-    os.mkfifo(fifo)
-    got: list[bytes] = []
-
-    def reader() -> None:
-        with open(fifo, "rb") as fh:
-            got.append(fh.read())
-
-    th = threading.Thread(target=reader, daemon=True)
-    th.start()
-    time.sleep(0.2)
-    r = run("check", LONG_EDGE, "--json", fifo)
-    th.join(10)
+    r, got = _run_with_a_fifo_reader(fifo, "check", LONG_EDGE)
     assert r.exit_code == 0, r.stderr
-    assert json.loads(got[0])["legal"] is True
+    assert json.loads(got)["legal"] is True
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
 
 
