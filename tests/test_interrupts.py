@@ -225,12 +225,14 @@ def test_plan_ctrl_c_before_any_plan_is_interrupted_exit_3_nothing_written(tmp_p
 @pytest.mark.parametrize("at", ["checked", "written"])
 def test_plan_ctrl_c_after_the_search_writes_the_outputs_whole_and_exits_3(tmp_path, at):
     # a Ctrl-C after the time limit ended the search (the plan checked, or being written): both outputs
-    # are written whole, the run says it was interrupted, exit 3 (the plan, feasible, has no proof)
+    # are written whole, the run says it was interrupted, exit 3 while the plan has no proof (feasible),
+    # exit 0 where the 4 s were enough to prove it optimal (a fast quiet machine)
     code, err, stdout, _, js, out = _plan_with_ctrl_c(tmp_path, 0, {"CTRL_C_AT": at}, limit="4")
-    assert code == 3, (code, err, stdout)
     assert "Traceback" not in err
     data = json.loads(js.read_text())
-    assert data["status"] == "feasible" and data["legal"] is True and out.exists()
+    assert data["status"] in ("feasible", "optimal"), data["status"]
+    assert code == (0 if data["status"] == "optimal" else 3), (code, data["status"], err, stdout)
+    assert data["legal"] is True and out.exists()
     import planner
 
     assert planner.check_deployment(planner.load_scenario(str(out))).legal
