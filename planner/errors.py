@@ -6,11 +6,6 @@ Exceptions are for input we cannot use (exit code 2) and for our own bugs.
 
 from __future__ import annotations
 
-#: The longest value an error shows (its ``repr``, characters); a longer one is cut and ends in "...".
-#: Long enough for a file path in a deep folder (a path of 100-odd characters is common), short enough
-#: that a 1 MB string in a YAML field does not flood the terminal.
-VALUE_SHOWN_MAX = 240
-
 
 class PlannerError(Exception):
     """Base of every error the planner raises on purpose."""
@@ -48,8 +43,8 @@ class ScenarioError(PlannerError):
         msg = self.detail
         if self.value is not None:
             shown = repr(self.value)
-            if len(shown) > VALUE_SHOWN_MAX:
-                shown = shown[:VALUE_SHOWN_MAX - 3] + "..."
+            if len(shown) > 80:
+                shown = shown[:77] + "..."
             msg = f"{msg} (value: {shown})"
         return f"{head}: {msg}" if head else msg
 
