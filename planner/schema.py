@@ -477,9 +477,7 @@ def _polygon_and_problem(points: tuple[tuple[float, float], ...]) -> tuple[Any, 
     """The shapely polygon of ``points`` and why it is not a simple polygon of positive area (None
     if it is), built once per point list: validating a scenario, the feature's :attr:`shape`, the
     checker's zones and the generator's scenes ask for the same polygons (immutable, so shared)."""
-    from shapely.geometry import Polygon
-
-    poly = Polygon(points)
+    poly = new_polygon(points)
     if not poly.is_valid:
         from shapely.validation import explain_validity
 
@@ -487,6 +485,26 @@ def _polygon_and_problem(points: tuple[tuple[float, float], ...]) -> tuple[Any, 
     if poly.area <= 0:
         return poly, "has zero area"
     return poly, None
+
+
+def new_polygon(points: tuple[tuple[float, float], ...]) -> Any:
+    """``shapely.geometry.Polygon(points)``: the same geometry (the same coordinates, its ring
+    closed the same way), made by ``shapely.polygons`` from one float array, without the
+    ``Polygon`` and ``LinearRing`` constructors' per-point Python conversion (about a third of the
+    cost for the generator's few-point features). Anything that is not three or more (x, y) pairs
+    of numbers takes the constructor itself, so its errors are the constructor's."""
+    import numpy as np
+    import shapely
+    from shapely.geometry import Polygon
+
+    if len(points) >= 3:
+        try:
+            coords = np.array(points, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
+            coords = None
+        if coords is not None and coords.ndim == 2 and coords.shape[1] == 2:
+            return shapely.polygons(coords)
+    return Polygon(points)
 
 
 def polygon_of(points: list[Point] | tuple[Point, ...]) -> Any:

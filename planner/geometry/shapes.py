@@ -34,7 +34,7 @@ import shapely
 from shapely.geometry import LineString, Polygon
 from shapely.geometry.base import BaseGeometry
 
-from planner.schema import HullBase, OvalBase, RoundBase
+from planner.schema import HullBase, OvalBase, RoundBase, new_polygon
 from planner.units import mm_to_in
 
 _SCAN = 512
@@ -107,7 +107,7 @@ class Footprint:
     @cached_property
     def _straight(self) -> LineString | Polygon:
         """The shapely geometry of a straight-edged footprint (polygon or segment), built once."""
-        return shapely.LineString(self.verts) if self.kind == "segment" else Polygon(self.verts)
+        return shapely.LineString(self.verts) if self.kind == "segment" else new_polygon(self.verts)
 
     @cached_property
     def _verts_array(self) -> np.ndarray:
@@ -158,7 +158,7 @@ class Footprint:
         if self.kind == "segment":
             raise ValueError("a segment has no polygon")
         if self.kind == "polygon":
-            return Polygon(self.verts)
+            return cast(Polygon, new_polygon(self.verts))
         t = np.linspace(0.0, 2.0 * math.pi, n, endpoint=False)
         scale = 1.0 / math.cos(math.pi / n) if circumscribed else 1.0
         a = self.a * scale
@@ -728,7 +728,60 @@ def _straight(f: Footprint) -> LineString | Polygon:
     return f._straight
 
 
+def _point_to_segment(px: float, py: float, ax: float, ay: float, bx: float, by: float) -> float:
+    """GEOS's ``Distance::pointToSegment`` in Python floats (the same operations in the same
+    order, so the same float as ``shapely.distance`` of a point and a segment)."""
+    if ax == bx and ay == by:
+        return math.sqrt((px - ax) * (px - ax) + (py - ay) * (py - ay))
+    ex, ey = bx - ax, by - ay
+    l2 = ex * ex + ey * ey
+    r = ((px - ax) * ex + (py - ay) * ey) / l2
+    if r <= 0.0:
+        return math.sqrt((px - ax) * (px - ax) + (py - ay) * (py - ay))
+    if r >= 1.0:
+        return math.sqrt((px - bx) * (px - bx) + (py - by) * (py - by))
+    s = ((ay - py) * ex - (ax - px) * ey) / l2
+    return abs(s) * math.sqrt(l2)
+
+
+def _circle_poly_fast(c: Footprint, p: Footprint) -> float | None:
+    """:func:`_circle_poly` without shapely: the least GEOS point-to-segment distance from the
+    centre over the footprint's edges (walked as its shapely ring is: ``verts`` in order, then
+    back to the first), inside or outside by a crossing count; None when the centre lies within
+    :data:`_NEAR_EDGE_IN` of an edge (there the crossing count is not robust: shapely decides)."""
+    px, py = c.cx, c.cy
+    v = p.verts
+    if p.kind == "segment":
+        (ax, ay), (bx, by) = v
+        return _point_to_segment(px, py, ax, ay, bx, by) - c.a
+    d = math.inf
+    inside = False
+    ax, ay = v[-1]
+    for bx, by in v:
+        # the ring's segment from (ax, ay) to (bx, by); the last vertex to the first comes
+        # first here, which changes no minimum
+        e = _point_to_segment(px, py, ax, ay, bx, by)
+        if e < d:
+            d = e
+        if (ay > py) != (by > py) and px < ax + (py - ay) * (bx - ax) / (by - ay):
+            inside = not inside
+        ax, ay = bx, by
+    if d <= _NEAR_EDGE_IN:
+        return None
+    return -(d + c.a) if inside else d - c.a
+
+
 def _circle_poly(c: Footprint, p: Footprint) -> float:
+    fast = _circle_poly_fast(c, p)
+    if fast is not None:
+        return fast
+    return _circle_poly_shapely(c, p)
+
+
+def _circle_poly_shapely(c: Footprint, p: Footprint) -> float:
+    """The distance from a round base to a straight-edged footprint by shapely (the oracle of
+    :func:`_circle_poly_fast`): the centre's distance less the radius; minus the centre's
+    distance to the boundary plus the radius when the polygon covers the centre."""
     pt = shapely.Point(c.cx, c.cy)
     if p.kind == "segment":
         d = p._straight.distance(pt)
@@ -798,8 +851,16 @@ def _per_polygon(kind: str, poly: Polygon, make: Callable[[Polygon], Any]) -> An
     if len(_BY_POLYGON) > 4096:
         _BY_POLYGON.clear()
         _BY_SHAPE.clear()
-    # a new object with the same shape as one seen before (the same zones recur scene after scene)
-    shape_key = (kind, poly.wkb)
+        _WKB.clear()
+    # a new object with the same shape as one seen before (the same zones recur scene after scene);
+    # its WKB serialised once for every kind asked of it
+    seen = _WKB.get(id(poly))
+    if seen is not None and seen[0] is poly:
+        wkb = seen[1]
+    else:
+        wkb = poly.wkb
+        _WKB[id(poly)] = (poly, wkb)
+    shape_key = (kind, wkb)
     val = _BY_SHAPE.get(shape_key, _BY_SHAPE)
     if val is _BY_SHAPE:
         val = _BY_SHAPE[shape_key] = make(poly)
@@ -808,6 +869,7 @@ def _per_polygon(kind: str, poly: Polygon, make: Callable[[Polygon], Any]) -> An
 
 
 _BY_SHAPE: dict[tuple[str, bytes], Any] = {}
+_WKB: dict[int, tuple[Polygon, bytes]] = {}
 
 
 _HalfPlanes = tuple[np.ndarray, np.ndarray, np.ndarray, tuple[tuple[float, float, float], ...]]
@@ -974,6 +1036,16 @@ def _segments_of(poly: BaseGeometry) -> np.ndarray | None:
     in the order GEOS walks them; None for any other geometry (an invalid or empty polygon too)."""
     if poly.is_empty or poly.geom_type not in ("Polygon", "MultiPolygon") or not poly.is_valid:
         return None
+    if poly.geom_type == "Polygon" and shapely.get_num_interior_rings(poly) == 0 and not shapely.has_z(poly):
+        # one ring (most polygons): its coordinates in one call, the same floats as below
+        r = shapely.get_coordinates(poly)
+        return np.hstack([r[:-1], r[1:]])
+    return _ring_segments(poly)
+
+
+def _ring_segments(poly: BaseGeometry) -> np.ndarray:
+    """The boundary segments of a valid polygon or multipolygon, ring by ring (the general path of
+    :func:`_segments_of`, and its oracle in the tests)."""
     rings = [np.asarray(r.coords) for p in shapely.get_parts(poly) for r in (p.exterior, *p.interiors)]
     return np.vstack([np.hstack([r[:-1], r[1:]]) for r in rings])
 
