@@ -1050,14 +1050,51 @@ def _ring_segments(poly: BaseGeometry) -> np.ndarray:
     return np.vstack([np.hstack([r[:-1], r[1:]]) for r in rings])
 
 
-def point_distances(polys: Sequence[BaseGeometry], x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _point_segment_terms(px: np.ndarray, py: np.ndarray, ax: np.ndarray, ay: np.ndarray, bx: np.ndarray,
+                         by: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """GEOS's point-to-segment distance from (``px``, ``py``) to segment a -> b and whether a
+    ray from the point towards +x crosses the segment (the crossing count of the inside test),
+    elementwise over arrays that broadcast: the one place of the formula."""
+    ex, ey = bx - ax, by - ay
+    l2 = ex * ex + ey * ey
+    dxa, dya = px - ax, py - ay
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = (dxa * ex + dya * ey) / l2
+        s = ((ay - py) * ex - (ax - px) * ey) / l2
+        xcross = ax + (py - ay) * ex / ey
+    da = np.sqrt(dxa * dxa + dya * dya)
+    dxb, dyb = px - bx, py - by
+    d = np.where(r <= 0.0, da, np.where(r >= 1.0, np.sqrt(dxb * dxb + dyb * dyb), np.abs(s) * np.sqrt(l2)))
+    zero = l2 == 0.0
+    if zero.any():
+        d = np.where(zero, da, d)
+    crossing = ((ay > py) != (by > py)) & (px < xcross)
+    return d, crossing
+
+
+_POINT_BLOCK = 16384
+"""Points x segments per numpy pass of :func:`point_distances` (the points taken in blocks:
+the same values, with arrays that stay in the processor's cache)."""
+
+_WITHIN_SLACK = 1e-9
+"""The slack of :func:`point_distances`'s ``within`` screen, relative to the largest coordinate
+(plus this, inches): far more than the rounding of a distance."""
+
+
+def point_distances(polys: Sequence[BaseGeometry], x: np.ndarray, y: np.ndarray,
+                    within: np.ndarray | None = None) -> np.ndarray:
     """``shapely.distance(polys[k], Point(x[i], y[i]))`` for every polygon and point, the same
     floats, as an array (polygons x points, inches; 0 inside): GEOS's point-to-segment distance
     (``Distance::pointToSegment``: the end's distance where the projection falls outside the
     segment, else ``|s| * sqrt(L2)``) evaluated in numpy over every segment of every polygon at
     once, its least value per polygon, and 0 where a crossing count puts the point inside. A
     point within :data:`_NEAR_EDGE_IN` of a boundary, and every point of a geometry that is not
-    a valid polygon, is measured by shapely (``tests/test_checkfast5.py`` compares the two)."""
+    a valid polygon, is measured by shapely (``tests/test_checkfast5.py`` compares the two).
+
+    ``within`` (one distance per point, inches): a caller that only asks whether each distance
+    is at most ``within[i]``. A point farther than that (by more than a slack far above the
+    rounding of a distance) from a polygon's bounding box is farther from the polygon too: that
+    pair is not measured and reads ``inf``; every other pair has the value above."""
     n = len(x)
     out = np.empty((len(polys), n))
     if not n or not len(polys):
@@ -1077,29 +1114,62 @@ def point_distances(polys: Sequence[BaseGeometry], x: np.ndarray, y: np.ndarray)
         at += len(s)
     if not segs:
         return out
-    S = segs[0] if len(segs) == 1 else np.vstack(segs)
-    ax, ay, bx, by = S[:, 0], S[:, 1], S[:, 2], S[:, 3]
-    ex, ey = bx - ax, by - ay
-    l2 = ex * ex + ey * ey
-    px, py = x[:, None], y[:, None]
-    dxa, dya = px - ax, py - ay
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = (dxa * ex + dya * ey) / l2
-        s = ((ay - py) * ex - (ax - px) * ey) / l2
-        xcross = ax + (py - ay) * ex / ey
-    da = np.sqrt(dxa * dxa + dya * dya)
-    dxb, dyb = px - bx, py - by
-    d = np.where(r <= 0.0, da, np.where(r >= 1.0, np.sqrt(dxb * dxb + dyb * dyb), np.abs(s) * np.sqrt(l2)))
-    if (l2 == 0.0).any():
-        d = np.where(l2 == 0.0, da, d)
     first = np.asarray(starts)
-    least = np.minimum.reduceat(d, first, axis=1)
-    crossing = ((ay > py) != (by > py)) & (px < xcross)
-    inside = (np.add.reduceat(crossing, first, axis=1) & 1).astype(np.bool_)
-    got = np.where(inside, 0.0, least).T
-    near = least.T <= _NEAR_EDGE_IN
+    if within is None:
+        least, inside = _least_dense(segs, first, x, y)
+    else:
+        least, inside = _least_within(segs, first, x, y, within)
+    got = np.where(inside, 0.0, least)
+    near = least <= _NEAR_EDGE_IN
     if near.any():
         for j, i in zip(*np.nonzero(near), strict=True):
             got[j, i] = shapely.distance(polys[rows[j]], shapely.Point(x[i], y[i]))
     out[rows] = got
     return out
+
+
+def _least_dense(segs: list[np.ndarray], first: np.ndarray, x: np.ndarray, y: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """For :func:`point_distances`: the least segment distance of each polygon (its segments
+    ``segs``, starting at ``first`` in their stack) to each point, and whether the crossing
+    count puts the point inside (polygons x points), over every pair, the points in blocks."""
+    S = segs[0] if len(segs) == 1 else np.vstack(segs)
+    ax, ay, bx, by = S[:, 0], S[:, 1], S[:, 2], S[:, 3]
+    n = len(x)
+    least = np.empty((len(segs), n))
+    inside = np.empty((len(segs), n), dtype=np.bool_)
+    step = max(1, _POINT_BLOCK // len(S))
+    for i0 in range(0, n, step):
+        d, crossing = _point_segment_terms(x[i0:i0 + step, None], y[i0:i0 + step, None], ax, ay, bx, by)
+        least[:, i0:i0 + step] = np.minimum.reduceat(d, first, axis=1).T
+        inside[:, i0:i0 + step] = (np.add.reduceat(crossing, first, axis=1) & 1).astype(np.bool_).T
+    return least, inside
+
+
+def _least_within(segs: list[np.ndarray], first: np.ndarray, x: np.ndarray, y: np.ndarray, within: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_least_dense` for the pairs whose point comes within ``within`` (plus the slack)
+    of the polygon's bounding box (``inf`` and outside for the others): the same terms on the
+    same numbers, pair by pair, each pair's segments in their order."""
+    n = len(x)
+    least = np.full((len(segs), n), np.inf)
+    inside = np.zeros((len(segs), n), dtype=np.bool_)
+    S = segs[0] if len(segs) == 1 else np.vstack(segs)
+    ax, ay, bx, by = S[:, 0], S[:, 1], S[:, 2], S[:, 3]
+    lens = np.diff(np.append(first, len(S)))
+    box = np.array([[min(g[:, 0].min(), g[:, 2].min()), min(g[:, 1].min(), g[:, 3].min()),
+                     max(g[:, 0].max(), g[:, 2].max()), max(g[:, 1].max(), g[:, 3].max())] for g in segs])
+    reach = max(float(np.abs(S).max()), float(np.abs(x).max()), float(np.abs(y).max()))
+    gap = np.maximum(np.maximum(box[:, 0:1] - x[None, :], x[None, :] - box[:, 2:3]),
+                     np.maximum(box[:, 1:2] - y[None, :], y[None, :] - box[:, 3:4]))
+    pj, pi = np.nonzero(gap <= within[None, :] + _WITHIN_SLACK * (1.0 + reach))
+    if not len(pj):
+        return least, inside
+    counts = lens[pj]
+    at = np.cumsum(counts) - counts  # where each pair's segments start
+    seg = np.repeat(first[pj] - at, counts) + np.arange(int(counts.sum()))
+    pts = np.repeat(pi, counts)
+    d, crossing = _point_segment_terms(x[pts], y[pts], ax[seg], ay[seg], bx[seg], by[seg])
+    least[pj, pi] = np.minimum.reduceat(d, at)
+    inside[pj, pi] = (np.add.reduceat(crossing, at) & 1).astype(np.bool_)
+    return least, inside

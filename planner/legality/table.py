@@ -145,6 +145,20 @@ class Table:
         return cast(frozenset[str], self._of_placed(
             "standing", placed, lambda p: frozenset().union(*(self.standing_in(f) for f in p.footprints))))
 
+    def _group_standing(self, observers: list[Placed]) -> frozenset[str]:
+        """The union of :meth:`_standing_union` over ``observers``, kept for this list of units
+        (every hidden target of a player is proven against the same observer units)."""
+        key = ("standing", tuple(id(o) for o in observers))
+        hit = self._group_standings.get(key)
+        if hit is None or any(a is not b for a, b in zip(hit[0], observers, strict=True)):
+            hit = (tuple(observers), frozenset().union(*(self._standing_union(o) for o in observers)))
+            self._group_standings[key] = hit
+        return hit[1]
+
+    @cached_property
+    def _group_standings(self) -> dict[tuple[str, tuple[int, ...]], tuple[tuple[Placed, ...], frozenset[str]]]:
+        return {}
+
     @cached_property
     def off_the_table(self) -> bool:
         """Some model stands on a floor above the table (``z`` > 0)."""
@@ -571,8 +585,9 @@ class Table:
             return fps, index, close, near
         radii = np.array([f.outer_radius for f in fps])
         areas = [t for t in self.blocking_features if t.kind is TerrainKind.AREA]
+        # only "within reach?" is asked: far pairs (from each feature's box) are not measured
         dist = point_distances([self.terrain_polys[t.id] for t in areas], np.array([f.cx for f in fps]),
-                               np.array([f.cy for f in fps]))
+                               np.array([f.cy for f in fps]), within=radii + 1e-3)
         for t, d in zip(areas, dist, strict=True):
             c = d <= radii + 1e-3
             close[t.id] = c
@@ -957,8 +972,7 @@ class Table:
             a = observers[k].footprints[i]
             passes = self._passes(observers[k], i, target, j, ((a.cx, a.cy), (tgt[j].cx, tgt[j].cy)))
         # obstacles_for(all_obs, low, tgt), from each observer unit's standing-in features (kept)
-        skip = frozenset().union(*(self._standing_union(o) for o in observers),
-                                 *(self.target_standing_in(f) for f in tgt))
+        skip = self._group_standing(observers).union(*(self.target_standing_in(f) for f in tgt))
         obs_xy = self._stacked_discs(observers, [len(o.footprints) for o in observers])[0][:, :2]
         return None, UnitSight(False, blocking=self._blockers_between(all_obs, tgt, self._obstacles_skipping(skip, low), obs_xy),
                                passes=passes)
@@ -1033,7 +1047,8 @@ class Table:
                 return
             high = max(high_t, *(max(tops_o[k]) for k in ks)) if heights else None
             # what obstacles_for(the observers' bases, high, tgt) gives: the same skipped features
-            skip = skip_t.union(*(self._standing_union(observers[k]) for k in ks))
+            skip = (skip_t | self._group_standing(observers) if len(ks) == len(observers)
+                    else skip_t.union(*(self._standing_union(observers[k]) for k in ks)))
             obstacles = self._obstacles_skipping(skip, high)
             # the hull of the group: of every observer at once (kept for the observers), or of
             # the units' hulls
@@ -1203,20 +1218,27 @@ class Table:
             q = np.array([[b.cx, b.cy] for b in tgt])
             start, end = np.repeat(p, len(q), axis=0), np.tile(q, (len(p), 1))
             polys = np.asarray([o.polygon for o in obstacles], dtype=object)
-            meets = _segments_meet_box(start, end, shapely.bounds(polys), 1e-6)
-            rows = [np.nonzero(row)[0] for row in meets]
-            open_ = [k for k in range(len(obstacles)) if len(rows[k])]
+            # the lines meeting each piece's box, by piece, then by line (only the pairs whose
+            # bounding boxes meet are clipped): each piece's lines in order from ``first[k]``
+            box_of, line = _box_segment_pairs(start, end, shapely.bounds(polys), 1e-6)
+            counts = np.bincount(box_of, minlength=len(obstacles))
+            first = np.cumsum(counts) - counts
+            rank = np.arange(len(box_of)) - first[box_of]
+            open_ = [k for k in range(len(obstacles)) if counts[k]]
             for c0, c1 in ((0, 4), (4, 64), (64, None)):
-                chunks = [(k, rows[k][c0:c1]) for k in open_ if obstacles[k].id not in named]
-                chunks = [(k, idx) for k, idx in chunks if len(idx)]
-                if not chunks:
+                ks = [k for k in open_ if obstacles[k].id not in named and counts[k] > c0]
+                if not ks:
                     break
-                idx = np.concatenate([i for _, i in chunks])
-                which = np.repeat([k for k, _ in chunks], [len(i) for _, i in chunks])
+                alive = np.zeros(len(obstacles), dtype=np.bool_)
+                alive[ks] = True
+                pick = alive[box_of] & (rank >= c0)
+                if c1 is not None:
+                    pick &= rank < c1
+                which, idx = box_of[pick], line[pick]
                 hit = shapely.intersects(polys[which], shapely.linestrings(np.stack([start[idx], end[idx]], axis=1)))
                 crossed = set(which[hit].tolist())
                 named.update(obstacles[k].id for k in crossed)
-                open_ = [k for k, _ in chunks if k not in crossed]
+                open_ = [k for k in ks if k not in crossed]
         return tuple(sorted(named)) if named else tuple(sorted({o.id for o in obstacles}))
 
 _NO_FEATURES: frozenset[str] = frozenset()
@@ -1254,36 +1276,78 @@ def _prepared_terrain(key: tuple[object, ...]) -> dict[str, object]:
     return hit
 
 
-def _segments_meet_box(start: np.ndarray, end: np.ndarray, bounds: np.ndarray, margin: float) -> np.ndarray:
-    """For segments ``start[i]`` -> ``end[i]`` (n x 2 arrays, inches) and boxes ``bounds[b]``
-    (m x 4: minx, miny, maxx, maxy): does segment i meet box b widened by ``margin``? An m x n
-    Boolean array; Liang-Barsky clipping, vectorised (per axis, the entry and exit parameters
-    are the lesser and the greater of the two edge parameters; a segment parallel to an axis
-    meets the slab only from inside it)."""
-    shape = (len(bounds), len(start))
-    t0 = np.zeros(shape)
-    t1 = np.ones(shape)
-    ok = np.ones(shape, dtype=np.bool_)
-    for axis in (0, 1):
-        lo = bounds[:, axis:axis + 1] - margin
-        hi = bounds[:, axis + 2:axis + 3] + margin
-        s = start[None, :, axis]
-        d = end[:, axis] - start[:, axis]
-        par = d == 0
-        with np.errstate(divide="ignore", invalid="ignore"):
+_SCREEN_SLACK = 1e-9
+"""The box screen's slack (relative to the largest coordinate, plus this in inches): a segment
+whose bounding box misses a widened box by more than this is one the clipping test rejects too
+(rounding moves its parameters by about 1e-16 of the coordinates), so it is not clipped."""
+
+
+def _clip_meets(sx: np.ndarray, sy: np.ndarray, ex: np.ndarray, ey: np.ndarray,
+                x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray) -> np.ndarray:
+    """Does the segment (``sx``, ``sy``) -> (``ex``, ``ey``) meet the box ``x0`` .. ``x1``,
+    ``y0`` .. ``y1``? Elementwise over arrays that broadcast (inches): Liang-Barsky clipping
+    (per axis, the entry and exit parameters are the lesser and the greater of the two edge
+    parameters; a segment parallel to an axis meets the slab only from inside it). The one place
+    of the test: the dense screen and the pruned one evaluate it on the same numbers, so they
+    give the same Booleans."""
+    t0: np.ndarray | float = 0.0
+    t1: np.ndarray | float = 1.0
+    ok: np.ndarray | bool = True
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for s, e, lo, hi in ((sx, ex, x0, x1), (sy, ey, y0, y1)):
+            d = e - s
+            par = d == 0
             r1 = (lo - s) / d
             r2 = (hi - s) / d
-        enter = np.minimum(r1, r2)
-        leave = np.maximum(r1, r2)
-        if par.any():
-            cols = np.nonzero(par)[0]
-            sp = start[None, cols, axis]
-            ok[:, cols] &= (sp - lo >= 0) & (hi - sp >= 0)
-            enter[:, cols] = -np.inf
-            leave[:, cols] = np.inf
-        np.maximum(t0, enter, out=t0)
-        np.minimum(t1, leave, out=t1)
-    return ok & (t0 <= t1)
+            enter = np.where(par, -np.inf, np.minimum(r1, r2))
+            leave = np.where(par, np.inf, np.maximum(r1, r2))
+            ok = ok & (~par | ((s - lo >= 0) & (hi - s >= 0)))
+            t0 = np.maximum(t0, enter)
+            t1 = np.minimum(t1, leave)
+    return cast(np.ndarray, ok & (t0 <= t1))
+
+
+def _box_segment_pairs(start: np.ndarray, end: np.ndarray, bounds: np.ndarray, margin: float
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """The (box, segment) pairs where segment ``start[i]`` -> ``end[i]`` (n x 2 arrays, inches)
+    meets box ``bounds[b]`` (m x 4: minx, miny, maxx, maxy) widened by ``margin``: the True
+    entries of :func:`_segments_meet_box`, in its row-major order (by box, then by segment).
+
+    Only the pairs whose bounding boxes come within :data:`_SCREEN_SLACK` of each other are
+    clipped (:func:`_clip_meets` on those numbers alone): a segment whose x (or y) range ends
+    before the widened box's by more than the slack has both its edge parameters on one side of
+    [0, 1] on that axis (or, parallel to the axis, lies outside the slab), so clipping rejects it
+    as well."""
+    if not len(start) or not len(bounds):
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    x0, y0 = bounds[:, 0] - margin, bounds[:, 1] - margin
+    x1, y1 = bounds[:, 2] + margin, bounds[:, 3] + margin
+    sx, sy = np.ascontiguousarray(start[:, 0]), np.ascontiguousarray(start[:, 1])
+    ex, ey = np.ascontiguousarray(end[:, 0]), np.ascontiguousarray(end[:, 1])
+    reach = max(float(np.abs(start).max()), float(np.abs(end).max()), float(np.abs(x0).max()),
+                float(np.abs(y0).max()), float(np.abs(x1).max()), float(np.abs(y1).max()))
+    slack = _SCREEN_SLACK * (1.0 + reach)
+    near = ((np.minimum(sx, ex)[None, :] <= (x1 + slack)[:, None]) & (np.maximum(sx, ex)[None, :] >= (x0 - slack)[:, None])
+            & (np.minimum(sy, ey)[None, :] <= (y1 + slack)[:, None]) & (np.maximum(sy, ey)[None, :] >= (y0 - slack)[:, None]))
+    b, i = np.nonzero(near)
+    meets = _clip_meets(sx.take(i), sy.take(i), ex.take(i), ey.take(i), x0.take(b), y0.take(b), x1.take(b), y1.take(b))
+    return b[meets], i[meets]
+
+
+def _segments_meet_box(start: np.ndarray, end: np.ndarray, bounds: np.ndarray, margin: float, *,
+                       prune: bool = True) -> np.ndarray:
+    """For segments ``start[i]`` -> ``end[i]`` (n x 2 arrays, inches) and boxes ``bounds[b]``
+    (m x 4: minx, miny, maxx, maxy): does segment i meet box b widened by ``margin``? An m x n
+    Boolean array (:func:`_clip_meets`). ``prune``: clip only the pairs whose bounding boxes
+    meet (:func:`_box_segment_pairs`); else every pair (the dense screen): the same Booleans."""
+    if not prune:
+        col = [bounds[:, 0:1] - margin, bounds[:, 1:2] - margin, bounds[:, 2:3] + margin, bounds[:, 3:4] + margin]
+        got = _clip_meets(start[None, :, 0], start[None, :, 1], end[None, :, 0], end[None, :, 1], *col)
+        return np.ascontiguousarray(np.broadcast_to(got, (len(bounds), len(start))))
+    out = np.zeros((len(bounds), len(start)), dtype=np.bool_)
+    b, i = _box_segment_pairs(start, end, bounds, margin)
+    out[b, i] = True
+    return out
 
 
 def setup_label(unit: UnitInfo) -> str:
