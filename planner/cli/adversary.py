@@ -161,8 +161,7 @@ def run_minmax_plan(world: World, goal: DenyGoal, settings, console: Console):
                                 location="goals.also" if u in goal.also else "goals.enemy_unit", value=u)
     t = time.monotonic()
     r = minmax(world, units, (goal.protect[0], goal.protect[1]), settings)  # type: ignore[index]
-    if stop.requested():
-        r.message = f"{stop.INTERRUPTED}: {r.message}"
+    r.message = stop.said(r.message)
     console.print(f"[bold]Min-max against {escape(', '.join(units))}[/bold]: {escape(r.status)} - "
                   f"{escape(r.message)}; {r.iterations} round(s), {r.replies} replies as cuts")
     for e in r.enemy_replies:
@@ -199,7 +198,7 @@ def _mark_interrupted(r) -> None:
     """A denial answered after a stop request (Ctrl-C, :mod:`planner.solve.stop`) says so."""
     if stop.requested():
         r.interrupted = True
-        r.message = f"{stop.INTERRUPTED}: {r.message}"
+    r.message = stop.said(r.message)
 
 
 def run_alternate(world: World, winner: str, point_text: str, grid_in: float, top_k: int | None,
