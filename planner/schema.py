@@ -840,6 +840,19 @@ class SetupMethod(StrEnum):
     RESERVES = "reserves"
 
 
+def _first_position(p: list[float]) -> list[float]:
+    """One Scout first position (``setup.from[i]``): [x, y] or [x, y, facing], finite, the facing
+    between -360 and 360 degrees. A validator of the element, so that an error names
+    ``setup.from[i]`` and its value."""
+    if len(p) not in (2, 3):
+        raise ValueError(f"a first position is [x, y] or [x, y, facing]; {len(p)} number{'s' if len(p) != 1 else ''} given")
+    if not all(math.isfinite(v) for v in p):
+        raise ValueError("a first position must hold finite numbers")
+    if len(p) == 3 and not -360 <= p[2] <= 360:
+        raise ValueError(f"a facing is between -360 and 360 degrees, got {p[2]:g}")
+    return p
+
+
 class Setup(Record):
     """How a unit was (or is to be) set up.
 
@@ -861,7 +874,7 @@ class Setup(Record):
     method: SetupMethod = SetupMethod.DEPLOYMENT_ZONE
     zone: str | None = None
     first: Literal["deployment_zone", "infiltrate"] = "deployment_zone"
-    from_: list[list[Num]] | None = Field(
+    from_: list[Annotated[list[Num], AfterValidator(_first_position)]] | None = Field(
         default=None, alias="from", max_length=MAX_MODELS_PER_UNIT,
         description="Scout: each model's position before the redeploy, [x, y] or [x, y, facing] (inches, degrees). "
                     "Ruling: without a facing the model stood at its end facing; for a round base that changes "
@@ -901,14 +914,6 @@ class Setup(Record):
             raise ValueError("method 'embarked' needs 'in': the transport unit or building id")
         if self.method is not SetupMethod.EMBARKED and self.in_:
             raise ValueError("'in' is only for method 'embarked'")
-        if self.from_ is not None:
-            for i, p in enumerate(self.from_):
-                if len(p) not in (2, 3):
-                    raise ValueError(f"from[{i}] must be [x, y] or [x, y, facing], got {p}")
-                if not all(math.isfinite(v) for v in p):
-                    raise ValueError(f"from[{i}] must hold finite numbers, got {p}")
-                if len(p) == 3 and not -360 <= p[2] <= 360:
-                    raise ValueError(f"from[{i}]: a facing is between -360 and 360 degrees, got {p[2]}")
         return self
 
     @property

@@ -331,3 +331,112 @@ def test_a_deny_plan_stopped_keeps_its_screen_says_interrupted_and_exits_3():
     assert r.interrupted and r.status == "feasible" and r.exit_code == 3
     assert r.message.startswith("interrupted (Ctrl-C): feasible: ")
     assert r.scenario is not None and r.legal
+
+
+# --------------------------------------------------------------------------- planner threats: Ctrl-C keeps what was found
+
+THREATS_SCENARIO = ROOT / "scenarios" / "long-edge-ravenguard-vs-ironhands.yaml"
+"""rg-breacher's 1850 arrival positions on the 2" grid: a scan of a few seconds."""
+
+THREATS_CLI = r"""
+import os, signal, sys
+from planner.adversary import legal_area, threats
+
+AT = int(os.environ.get("CTRL_C_AT_POSITION", "0"))  # a real SIGINT as the scan judges its AT-th position
+calls = [0]
+static = legal_area.ArrivalSpace._static
+
+def ctrl_c():
+    os.kill(os.getpid(), signal.SIGINT)
+
+def static_then_ctrl_c(self, p):
+    calls[0] += 1
+    if calls[0] == AT:
+        ctrl_c()
+    return static(self, p)
+
+legal_area.ArrivalSpace._static = static_then_ctrl_c
+if os.environ.get("CTRL_C_AT_CHECK"):  # a real SIGINT as the best placement is checked (the scan has ended)
+    check_with = threats.check_with
+
+    def ctrl_c_then_check(*a, **k):
+        ctrl_c()
+        return check_with(*a, **k)
+
+    threats.check_with = ctrl_c_then_check
+from planner.cli.commands import main
+sys.argv = ["planner", *sys.argv[1:]]
+main()
+"""
+
+
+def _threats_with_ctrl_c(tmp_path, env: dict) -> tuple[int, str, str, Path, Path]:
+    """``planner threats`` (near_point:36,24, --json, --render) with real SIGINTs where ``env`` says;
+    returns (exit code, stdout, stderr, --json path, --render path)."""
+    js, svg = tmp_path / "threats.json", tmp_path / "threats.svg"
+    r = subprocess.run([sys.executable, "-c", THREATS_CLI, "threats", str(THREATS_SCENARIO), "--enemy-unit",
+                        "rg-breacher", "--goal", "near_point:36,24", "--json", str(js), "--render", str(svg)],
+                       env={**ENV, **env}, cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                       preexec_fn=_as_from_a_terminal)
+    return r.returncode, r.stdout, r.stderr, js, svg
+
+
+def _threats_space():
+    """The whole arrival space of rg-breacher, judged in this process (the oracle of the partial answers)."""
+    import planner
+    from planner.adversary.legal_area import ArrivalSpace, enemy_group, fixed_units
+
+    world = planner.load_scenario(str(THREATS_SCENARIO))
+    group = enemy_group(world, "rg-breacher")
+    table = world.ruleset.table(world)
+    return ArrivalSpace(world, group, fixed_units(table, {u.id for u in group.members}), 2.0, table=table)
+
+
+@pytest.mark.slow
+def test_threats_ctrl_c_during_the_scan_reports_what_was_found_writes_it_whole_and_exits_3(tmp_path):
+    from planner.adversary.threats import best_reply, parse_goal, point_distance
+
+    code, stdout, err, js, svg = _threats_with_ctrl_c(tmp_path, {"CTRL_C_AT_POSITION": "600"})
+    assert code == 3, (code, err)
+    assert "Traceback" not in err
+    data = json.loads(js.read_text())
+    assert data["interrupted"] is True and data["complete"] is False
+    assert (data["positions_judged"], data["positions"]) == (600, 1850)
+    assert data["message"].startswith("interrupted (Ctrl-C): the scan was cut after 600 of 1850 arrival positions")
+    assert data["message"] in stdout
+    # what was found is exactly the whole scan's answer over the first 600 positions
+    space = _threats_space()
+    first = [p for p in space.positions if p.index < 600]
+    assert first and len(first) < len(space.positions)
+    assert [tuple(c) for c in data["legal_cells"]] == sorted({p.anchor for p in first})
+    assert data["legal_anchors"] == len({p.anchor for p in first}) and data["legal_area_sq_in"] == 4 * data[
+        "legal_anchors"]
+    best, value, _ = best_reply(space, parse_goal("near_point:36,24", space.world), space.observers, first)
+    assert tuple(data["best"]["anchor"]) == best.anchor and data["best"]["formation"] == best.formation
+    assert data["best"]["value"] == pytest.approx(value) == pytest.approx(point_distance(best.footprints, (36, 24)))
+    assert data["best"]["legal"] is True  # the checker judged the placement found
+    # the picture is written whole: one square per legal anchor found
+    assert data["render"]["counts"]["threat_cell"] == data["legal_anchors"]
+    assert svg.read_text().rstrip().endswith("</svg>") and 'id="threat-area-rg-breacher"' in svg.read_text()
+
+
+@pytest.mark.slow
+def test_threats_ctrl_c_after_the_scan_keeps_the_whole_answer_and_its_verdict(tmp_path):
+    code, stdout, err, js, _ = _threats_with_ctrl_c(tmp_path, {"CTRL_C_AT_CHECK": "1"})
+    assert code == 0, (code, err)  # the answer is whole (every position judged): the verdict stands
+    data = json.loads(js.read_text())
+    assert data["interrupted"] is True and data["complete"] is True
+    assert (data["positions_judged"], data["positions"]) == (1850, 1850)
+    assert data["message"].startswith("interrupted (Ctrl-C): the scan had ended (the answer is whole")
+    space = _threats_space()
+    assert [tuple(c) for c in data["legal_cells"]] == sorted({p.anchor for p in space.positions})
+    assert data["best"]["legal"] is True
+
+
+@pytest.mark.slow
+def test_threats_second_ctrl_c_ends_at_once_writing_nothing(tmp_path):
+    code, _, err, js, svg = _threats_with_ctrl_c(tmp_path, {"CTRL_C_AT_POSITION": "600", "CTRL_C_AT_CHECK": "1"})
+    assert code == 3, (code, err)
+    assert err.strip().splitlines()[-1] == "interrupted"
+    assert "Traceback" not in err
+    assert not js.exists() and not svg.exists()

@@ -24,6 +24,7 @@ from planner.adversary.threats import (
     EnemyPlacement,
     ThreatGoal,
     ThreatResult,
+    cut_short,
     point_distance,
     violation_lines,
 )
@@ -31,6 +32,7 @@ from planner.errors import ScenarioError
 from planner.geometry.shapes import signed_distance
 from planner.legality.report import LegalityReport
 from planner.schema import SetupMethod
+from planner.solve import stop
 from planner.world import World
 
 
@@ -42,8 +44,11 @@ def is_deepstrike_arrival(world: World, unit_id: str) -> bool:
             and u.setup.arrival == "deep_strike")
 
 
-def deepstrike_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in: float = 2.0) -> ThreatResult:
+def deepstrike_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in: float = 2.0, *,
+                       stoppable: bool = False) -> ThreatResult:
     """The enemy unit's legal Deep Strike arrival anchors against my deployment and its best one.
+    With ``stoppable``, a stop request (Ctrl-C) ends the scan: the answer is then the one of the
+    anchors judged so far (:func:`planner.adversary.threats.cut_short`).
 
     Returns a :class:`planner.adversary.threats.ThreatResult` (``best.legal``: the landing judged by
     the Deep Strike procedure's exact predicates; ``legality`` None).
@@ -66,8 +71,12 @@ def deepstrike_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in:
     nx, ny = math.floor(st.width / g + 1e-9) + 1, math.floor(st.depth / g + 1e-9) + 1
     legal: list[tuple[float, float]] = []
     best = None
+    judged = 0
     for j in range(ny):
         for i in range(nx):
+            if stoppable and stop.requested():
+                break
+            judged += 1
             x, y = i * g, j * g
             land = best_setup(st, x, y)  # as the controller would set it up there (any legal formation)
             if land.mishap:
@@ -90,10 +99,14 @@ def deepstrike_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in:
     base = _deployment_report(world, enemy_unit)
     msg = (f"best Deep Strike arrival for the enemy ({goal.label}): {best[0]:g}" if best is not None
            else f"no legal Deep Strike arrival (more than {limit:g}\" from my models) on the grid")
-    return ThreatResult(enemy_unit=enemy_unit, goal=goal.label, grid_in=g, legal_anchors=len(legal),
-                        legal_area_sq_in=len(legal) * g * g, best=placement, message=msg,
-                        wall_time_s=time.monotonic() - t0, deployment_legal=base is None or base.legal,
-                        deployment_violations=violation_lines(base), legal_cells=legal)
+    result = ThreatResult(enemy_unit=enemy_unit, goal=goal.label, grid_in=g, legal_anchors=len(legal),
+                          legal_area_sq_in=len(legal) * g * g, best=placement, message=msg,
+                          wall_time_s=time.monotonic() - t0, deployment_legal=base is None or base.legal,
+                          deployment_violations=violation_lines(base), legal_cells=legal, positions_judged=judged,
+                          positions=nx * ny)
+    if stoppable:
+        cut_short(result)
+    return result
 
 
 def _deployment_report(world: World, enemy_unit: str) -> LegalityReport | None:

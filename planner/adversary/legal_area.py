@@ -41,6 +41,7 @@ from planner.legality.checks.restriction import first_breach
 from planner.legality.hh2 import has_infiltrate_for_setup
 from planner.legality.table import Placed, Table
 from planner.schema import SetupMethod
+from planner.solve import stop
 from planner.solve.candidates import Group, formations
 from planner.units import TOLERANCE_IN
 from planner.world import UnitInfo, World
@@ -163,10 +164,15 @@ class ArrivalSpace:
         Grid spacing of the anchors, inches. The area of one cell is ``grid_in ** 2``.
     formations_per_anchor : int
         How many formations (the most compact, one per facing) are tried at each anchor.
+    stoppable : bool
+        A stop request (Ctrl-C, :mod:`planner.solve.stop`) ends the scan of the positions: those
+        not judged yet count as not legal, and :attr:`judged` says how many were (``planner
+        threats``' partial answer). Without it (the denial, the min-max, the alternation, whose
+        answers need the whole space) the scan always ends.
     """
 
     def __init__(self, world: World, group: Group, fixed: list[Placed], grid_in: float = 2.0,
-                 formations_per_anchor: int = 2, table: Table | None = None):
+                 formations_per_anchor: int = 2, table: Table | None = None, *, stoppable: bool = False):
         self.world = world
         self.far_in, self.near_in = infiltrate_distances(world)
         self.table = table or world.ruleset.table(world)
@@ -198,7 +204,15 @@ class ArrivalSpace:
                         k += len(u.models)
                     positions.append(Position(len(positions), (ax, ay), f.name, fps, pos))
         self.all_positions = positions
-        self.static_ok = np.array([self._static(p) for p in positions], dtype=bool)
+        ok: list[bool] = []
+        for p in positions:
+            if stoppable and stop.requested():
+                break
+            ok.append(self._static(p))
+        self.judged = len(ok)
+        """How many positions (in :attr:`all_positions` order) were judged: all of them, unless a
+        stop request ended a ``stoppable`` scan."""
+        self.static_ok = np.array(ok + [False] * (len(positions) - len(ok)), dtype=bool)
         self.positions = [p for p in positions if self.static_ok[p.index]]
         anchors = sorted({p.anchor for p in positions})
         self.anchor_index = {a: k for k, a in enumerate(anchors)}

@@ -37,6 +37,7 @@ from planner.legality.hh2 import infiltrates
 from planner.legality.report import LegalityReport
 from planner.legality.table import Placed
 from planner.schema import Scenario
+from planner.solve import stop
 from planner.world import World, resolve
 
 GOAL_KINDS = ("near_point", "near_objective", "near_units", "sight", "hidden_near")
@@ -145,6 +146,49 @@ class ThreatResult(BaseModel):
                                           "violations, as 'unit U: message [rule]'.")
     legality: LegalityReport | None = None
     legal_cells: list[tuple[float, float]] = Field(default_factory=list)
+    interrupted: bool = Field(default=False, description="Ctrl-C was pressed while the threats were sought (the "
+                                                         "message says when).")
+    complete: bool = Field(default=True, description="Every arrival position was judged and valued for the goal. "
+                                                     "False when Ctrl-C cut the scan: the legal area and the best "
+                                                     "placement are those of the positions judged (positions_judged "
+                                                     "of positions): the true area is at least this one, and the "
+                                                     "enemy's true best at least as good.")
+    positions_judged: int | None = Field(default=None, description="Arrival positions judged (each anchor with "
+                                                                   "each formation tried; Deep Strike: anchors).")
+    positions: int | None = Field(default=None, description="Arrival positions on the grid.")
+
+    @property
+    def exit_code(self) -> int:
+        """0 a best placement that passes the checker on a legal deployment; 1 none (proven over the
+        grid), or it or the deployment illegal; 3 an answer cut short by Ctrl-C (:attr:`complete`
+        False) that proves nothing illegal (no answer within the limits)."""
+        if not self.deployment_legal or (self.best is not None and self.best.legal is False):
+            return 1
+        if not self.complete:
+            return 3
+        return 0 if self.best is not None and self.best.legal else 1
+
+
+def cut_short(result: ThreatResult, valued: int | None = None, legal: int | None = None) -> None:
+    """Mark ``result`` as answered after a stop request (Ctrl-C, :mod:`planner.solve.stop`), if
+    one was made: the scan cut after ``positions_judged`` of ``positions``, or (``valued`` of
+    ``legal``) the goal valued for some of the legal positions only, or the answer whole (the
+    Ctrl-C came while it was checked). Nothing when no stop was requested."""
+    if not stop.requested():
+        return
+    result.interrupted = True
+    judged, total = result.positions_judged, result.positions
+    if judged is not None and total is not None and judged < total:
+        result.complete = False
+        what = (f"the scan was cut after {judged} of {total} arrival positions: the legal area is at least the one "
+                "found, and the best placement is the best of those")
+    elif valued is not None and legal is not None and valued < legal:
+        result.complete = False
+        what = (f"the goal was valued for {valued} of the {legal} legal positions: the legal area is whole, the "
+                "best placement is the best of those valued")
+    else:
+        what = "the scan had ended (the answer is whole; the placement was being checked)"
+    result.message = stop.said(f"{what}; {result.message}")
 
 
 def violation_lines(report: LegalityReport | None) -> list[str]:
@@ -219,20 +263,35 @@ def best_reply(space: ArrivalSpace, goal: ThreatGoal, mine: list[Placed],
     and every legal position. Exact (checker predicates); brute force over the grid."""
     if legal is None:
         legal = space.legal_against(mine)
+    best, best_v, _ = _best_of(space, goal, mine, legal)
+    return best, best_v, legal
+
+
+def _best_of(space: ArrivalSpace, goal: ThreatGoal, mine: list[Placed], legal: list[Position],
+             stoppable: bool = False) -> tuple[Position | None, float | None, int]:
+    """:func:`best_reply` over ``legal``, and how many positions were valued: all of them, unless
+    (``stoppable``) a stop request (Ctrl-C) ended the valuing early."""
     best, best_v = None, None
+    valued = 0
     for p in legal:
+        if stoppable and stop.requested():
+            break
+        valued += 1
         v = goal_value(space, goal, p, mine)
         if v is None:
             continue
         key = -v if goal.maximise else v
         if best_v is None or key < (-best_v if goal.maximise else best_v) - 1e-9:
             best, best_v = p, v
-    return best, best_v, legal
+    return best, best_v, valued
 
 
-def find_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in: float = 2.0) -> ThreatResult:
+def find_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in: float = 2.0, *,
+                 stoppable: bool = False) -> ThreatResult:
     """Where can ``enemy_unit`` Infiltrate against the deployment in ``world``, and where is it
-    best for the enemy? See the module docstring for the goals.
+    best for the enemy? See the module docstring for the goals. With ``stoppable``, a stop request
+    (Ctrl-C, :mod:`planner.solve.stop`) ends the scan and the valuing of the positions: the answer
+    is then the one of the positions judged so far (:func:`cut_short`).
 
     Raises
     ------
@@ -244,11 +303,13 @@ def find_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in: float
     table = world.ruleset.table(world)
     exclude = {u.id for u in group.members}
     fixed = fixed_units(table, exclude)
-    space = ArrivalSpace(world, group, fixed, grid_in, table=table)
+    space = ArrivalSpace(world, group, fixed, grid_in, table=table, stoppable=stoppable)
     mine = space.observers
     # every legal position is legal against fixed units already (static); mine are among the fixed
     legal = space.positions
-    best, value, legal = best_reply(space, goal, mine, legal)
+    # a scan cut short is valued whole (what it found, at most the work already done; a second Ctrl-C
+    # still ends the command at once); a whole scan's valuing is cut by a Ctrl-C that comes during it
+    best, value, valued = _best_of(space, goal, mine, legal, stoppable and not stop.requested())
     base_report = check_deployment(world) if all(u.is_positioned for u in world.units.values()
                                                  if u.on_battlefield and u.id not in exclude) else None
     region = None
@@ -261,14 +322,19 @@ def find_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in: float
         report = check_with(world, space, best)
         placement = EnemyPlacement(unit=enemy_unit, formation=best.formation, anchor=best.anchor, value=value,
                                    models=best.positions, legal=report.legal)
+    where = "on the grid" if space.judged == len(space.all_positions) else "among the positions judged"
     msg = (f"best for the enemy ({goal.label}): {value:g}" if best is not None
-           else "no legal arrival for the enemy unit on the grid" + (" meeting the goal" if legal else ""))
-    return ThreatResult(enemy_unit=enemy_unit, goal=goal.label, grid_in=space.grid, legal_anchors=len(
+           else f"no legal arrival for the enemy unit {where}" + (" meeting the goal" if legal else ""))
+    result = ThreatResult(enemy_unit=enemy_unit, goal=goal.label, grid_in=space.grid, legal_anchors=len(
         {p.anchor for p in legal}), legal_area_sq_in=space.area(legal), distance_region_sq_in=region, best=placement,
         message=msg, wall_time_s=time.monotonic() - t0,
         deployment_legal=base_report.legal if base_report is not None else True,
         deployment_violations=violation_lines(base_report), legality=report,
-        legal_cells=sorted({p.anchor for p in legal}))
+        legal_cells=sorted({p.anchor for p in legal}), positions_judged=space.judged,
+        positions=len(space.all_positions))
+    if stoppable:
+        cut_short(result, valued, len(legal))
+    return result
 
 
 def ascii_map(world: World, grid_in: float, cells: set[tuple[float, float]], mine: list[Footprint],

@@ -30,16 +30,31 @@ def deny_goal(world: World) -> tuple[int, DenyGoal] | None:
 def run_threats(world: World, enemy_unit: str, goal_text: str | None, grid_in: float, show_map: bool,
                 console: Console, render_path: str | None = None) -> tuple[dict, int]:
     """``planner threats``: print the report (and draw the legal area to ``render_path``, .svg or
-    .png); return (JSON data, exit code)."""
+    .png); return (JSON data, exit code).
+
+    A stop request (the first Ctrl-C, inside :func:`planner.solve.stop.ctrl_c_stops`) ends the scan:
+    the threats found so far are reported, marked interrupted (exit 3 unless something illegal is
+    proven; :attr:`planner.adversary.threats.ThreatResult.exit_code`).
+
+    Raises
+    ------
+    KeyboardInterrupt
+        A stop requested before any arrival position was judged: nothing to report (as any Ctrl-C,
+        exit 3, nothing written).
+    """
     from planner.adversary.ds_threats import deepstrike_threats, is_deepstrike_arrival
     from planner.adversary.legal_area import fixed_units
     from planner.adversary.threats import ascii_map, find_threats, parse_goal
 
     goal = parse_goal(goal_text, world)
     deep = is_deepstrike_arrival(world, enemy_unit)
-    r = (deepstrike_threats if deep else find_threats)(world, enemy_unit, goal, grid_in)
+    r = (deepstrike_threats if deep else find_threats)(world, enemy_unit, goal, grid_in, stoppable=True)
+    if r.interrupted and not r.positions_judged:
+        raise KeyboardInterrupt  # before the scan judged anything: nothing found to report
     how = "arrive by Deep Strike" if deep else "Infiltrate"
     console.print(f"[bold]Threats: where can {escape(enemy_unit)} {how}?[/bold] ({escape(goal.label)})")
+    if r.interrupted:
+        console.print(f"[yellow]{escape(r.message)}[/yellow]")
     if not r.deployment_legal:
         console.print("[red]the deployment itself is not legal (run planner check):[/red]")
         for line in r.deployment_violations[:10]:
@@ -54,7 +69,7 @@ def run_threats(world: World, enemy_unit: str, goal_text: str | None, grid_in: f
         judge = "Deep Strike procedure" if deep else "checker"
         console.print(f"best for the enemy: {b.formation} at ({b.anchor[0]:g}, {b.anchor[1]:g}), value {b.value:.3f}; "
                       f"{judge}: {'legal' if b.legal else 'ILLEGAL'}")
-    else:
+    elif not r.interrupted:  # (an interrupted run has said its message above)
         console.print(escape(r.message))
     if show_map:
         if deep:
@@ -68,7 +83,7 @@ def run_threats(world: World, enemy_unit: str, goal_text: str | None, grid_in: f
                       "elsewhere (.):")
         console.print(escape(ascii_map(world, grid_in, {(x, y) for x, y in r.legal_cells}, mine,
                                        mark=r.best.anchor if r.best else None)))
-    code = EXIT_OK if (r.best is not None and r.best.legal and r.deployment_legal) else EXIT_ILLEGAL
+    code = r.exit_code
     data = r.model_dump(mode="json")
     if render_path is not None:
         from planner.adversary.report import threat_picture
@@ -161,8 +176,7 @@ def run_minmax_plan(world: World, goal: DenyGoal, settings, console: Console):
                                 location="goals.also" if u in goal.also else "goals.enemy_unit", value=u)
     t = time.monotonic()
     r = minmax(world, units, (goal.protect[0], goal.protect[1]), settings)  # type: ignore[index]
-    if stop.requested():
-        r.message = f"{stop.INTERRUPTED}: {r.message}"
+    r.message = stop.said(r.message)
     console.print(f"[bold]Min-max against {escape(', '.join(units))}[/bold]: {escape(r.status)} - "
                   f"{escape(r.message)}; {r.iterations} round(s), {r.replies} replies as cuts")
     for e in r.enemy_replies:
@@ -199,7 +213,7 @@ def _mark_interrupted(r) -> None:
     """A denial answered after a stop request (Ctrl-C, :mod:`planner.solve.stop`) says so."""
     if stop.requested():
         r.interrupted = True
-        r.message = f"{stop.INTERRUPTED}: {r.message}"
+    r.message = stop.said(r.message)
 
 
 def run_alternate(world: World, winner: str, point_text: str, grid_in: float, top_k: int | None,

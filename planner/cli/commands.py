@@ -735,7 +735,9 @@ def threats(
     deployment, and its legal area.
 
     Exit 0 with a best placement that passes the checker, 1 if there is none (or it or the deployment is
-    illegal: the units already on the table are checked first, see --allow-illegal-table), 2 for invalid input.
+    illegal: the units already on the table are checked first, see --allow-illegal-table), 2 for invalid input,
+    3 when Ctrl-C cut the scan: the threats found so far are reported and written, marked interrupted (a second
+    Ctrl-C ends at once, writing nothing).
     """
 
     def go() -> int:
@@ -757,8 +759,17 @@ def threats(
                 _write_json(json_out, {"status": "illegal_table", "scenario": scenario,
                                        "violations": [v.model_dump(mode="json") for v in found]}, [scenario])
                 return EXIT_ILLEGAL
-        data, code = run_threats(world, enemy_unit, goal, grid, show_map, console, render_out)
-        _write_json(json_out, data, [scenario])
+        from planner.solve import stop
+
+        # as planner plan: the first Ctrl-C ends the scan and the threats found so far are reported
+        # (marked interrupted, exit 3) and written whole; a second one ends at once ("interrupted",
+        # exit 3, nothing more written)
+        with stop.ctrl_c_stops():
+            data, code = run_threats(world, enemy_unit, goal, grid, show_map, console, render_out)
+            _write_json(json_out, data, [scenario])
+            late = stop.requested() and not data["interrupted"]
+        if late:  # Ctrl-C while the outputs were written: they are whole (each written atomically)
+            Console(stderr=True).print(f"{stop.INTERRUPTED} while the outputs were written: they are complete")
         return code
 
     _run(go, json_out)

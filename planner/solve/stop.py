@@ -29,6 +29,13 @@ from typing import Any
 INTERRUPTED = "interrupted (Ctrl-C)"
 """How a report says that the search was stopped by the user rather than by the time limit."""
 
+def said(message: str) -> str:
+    """``message`` of an answer given after a stop request (Ctrl-C), as every such answer says it:
+    ``"interrupted (Ctrl-C): <message>"``; ``message`` as it is when no stop was requested. The one
+    place of that prefix (the denial, the min-max and ``planner threats`` use it)."""
+    return f"{INTERRUPTED}: {message}" if _stopped else message
+
+
 _stopped = False  # a stop is requested (one bool: read by every deadline test, so kept cheap)
 _lock = threading.RLock()  # reentrant: request() may run in a signal handler while the main thread holds it
 _running: set[Any] = set()  # CP-SAT solvers inside planner.solve.cpsat.solve
