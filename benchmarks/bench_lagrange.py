@@ -22,7 +22,7 @@ from planner.solve.lagrange import LATTICE_IN, LagrangeBound, check_translation
 HERE = Path(__file__).resolve().parent
 
 
-def worker(what: str, h: float, limit: float, take: bool, check: bool, judge: bool = True) -> dict:
+def worker(what: str, h: float, limit: float, take: bool, check: bool, judge: bool = True, cuts: int = 0) -> dict:
     """Build the instance (a unit count or a roster file), open the planner's streams (and, with
     ``take``, its greedy plan and round 1's candidates, so that the placements judged illegal are
     out of the streams), then run column generation for at most ``limit`` s."""
@@ -46,6 +46,14 @@ def worker(what: str, h: float, limit: float, take: bool, check: bool, judge: bo
     lb = LagrangeBound(run.groups, run.streams, run.cands, h, judge)
     t2 = time.monotonic()
     lb.run(t2 + limit)
+    rounds = [(round(time.monotonic() - t2, 2), lb.iterations, 0, lb.best / COST_SCALE,
+               None if lb.lp_value is None else lb.lp_value / COST_SCALE, lb.converged)]
+    for _ in range(cuts):  # clique rows (lb.run_cuts, one round at a time for the figures)
+        if not lb.converged or time.monotonic() > t2 + limit or not lb.separate(until=t2 + limit):
+            break
+        lb.run(t2 + limit)
+        rounds.append((round(time.monotonic() - t2, 2), lb.iterations, len(lb.cuts), lb.best / COST_SCALE,
+                       None if lb.lp_value is None else lb.lp_value / COST_SCALE, lb.converged))
     t3 = time.monotonic()
     ib = lb.integer_bound()
     converged = lb.lp_value is not None and lb.lp_value - lb.best < 0.5
@@ -57,6 +65,7 @@ def worker(what: str, h: float, limit: float, take: bool, check: bool, judge: bo
            "lagrange_bound": None if ib is None else ib / COST_SCALE,
            "lp": None if lb.lp_value is None else lb.lp_value / COST_SCALE, "converged": converged,
            "fractional_units": lb.fractional_units(), "judged": lb.judged, "judge": judge,
+           "cut_rounds": rounds, "cuts": len(lb.cuts), "rebuilds": lb.rebuilds,
            "trace": [(round(t - t2, 2), it, round(b / COST_SCALE, 3)) for t, it, b in lb.trace],
            "packing_bound": None if run.packing is None else run.packing / COST_SCALE,
            "greedy": None if run.start is None else sum(c.icost for c in run.start.values()) / COST_SCALE}
@@ -81,12 +90,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--take", action="store_true", help="first take the planner's greedy plan and round 1's "
                     "candidates (placements judged illegal leave the streams)")
     ap.add_argument("--no-judge", action="store_true", help="price the stream's placements unjudged (at their keys)")
+    ap.add_argument("--cuts", type=int, default=0, help="rounds of clique rows after convergence (default 0)")
     ap.add_argument("--check", action="store_true", help="compare the translated points with measured ones")
     ap.add_argument("--output", type=Path, default=HERE / "results" / "lagrange.json")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
-        print(json.dumps(worker(args.worker, args.lattice, args.time_limit, args.take, args.check, not args.no_judge)))
+        print(json.dumps(worker(args.worker, args.lattice, args.time_limit, args.take, args.check, not args.no_judge,
+                                args.cuts)))
         return 0
     todo = [s for s in args.sizes.split(",") if s] + (
         [str(p) for p in sorted(args.rosters.glob("*.rosz"))] if args.rosters else [])
@@ -94,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for what in todo:
         cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", what, "--lattice", str(args.lattice),
-               "--time-limit", str(args.time_limit)] + (["--take"] if args.take else []) + (
+               "--time-limit", str(args.time_limit), "--cuts", str(args.cuts)] + (["--take"] if args.take else []) + (
                ["--check"] if args.check else []) + (["--no-judge"] if args.no_judge else [])
         res = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=args.time_limit * 3 + 120)
         if res.returncode != 0:
@@ -111,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
               f" {r['iterations']} iterations, {r['cg_s']:.1f} s; {r['fractional_units']} of {r['units']} units"
               f" split; {r['judged']} judged) least {r['least']:.3f} packing {r['packing_bound']} greedy {r['greedy']}; {r['items']} "
               f"placements, {r['point_rows']} point rows, peak {r['peak_rss_mb']:.0f} MB"
+              + (f"; cut rounds (s, iterations, rows, LB, LP, converged) {r['cut_rounds']}, {r['rebuilds']} rebuilds"
+                 if r["cuts"] else "")
               + (f"; translation check {r['translation_check']}" if "translation_check" in r else ""), flush=True)
     load1 = os.getloadavg()
     print(f"load average (1, 5, 15 min): before {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}, "

@@ -60,6 +60,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from ortools.linear_solver import pywraplp  # type: ignore[import-untyped]
 
+from planner.geometry.measure import is_overlap_distance
+from planner.geometry.shapes import footprint
 from planner.solve import stop
 from planner.solve.candidates import COST_SCALE, Candidate, CandidateStream, Group
 from planner.solve.planner import _deep_points
@@ -196,24 +198,46 @@ class LagrangeBound:
         self.best_pi: np.ndarray | None = None
         self.iterations = 0
         self.lp_value: float | None = None
+        self.converged = False  # did the last run stop with no column pricing out?
         self._cols: list[dict[int, pywraplp.Variable]] = [{} for _ in self.units]
         self._rows: dict[int, pywraplp.Constraint] = {}
-        self._solver = pywraplp.Solver.CreateSolver("GLOP")
+        self._big = 10.0 * max((float(u.key.max()) for u in self.units if len(u.key)), default=1.0) / COST_SCALE + 1.0
+        self.cuts: list[list[tuple[int, int]]] = []
+        """The clique rows: each an explicit set of items ``(unit, item)`` of which any two of different
+        units overlap (exact, :meth:`Candidate.overlaps <planner.solve.candidates.Candidate.overlaps>`),
+        so that a plan takes at most one (:meth:`separate`)."""
+        self._cut_of: list[dict[int, list[int]]] = [{} for _ in self.units]  # per unit: item -> its cuts
+        self._cut_rows: list[pywraplp.Constraint] = []
+        self.sigma = np.zeros(0)  # the cut rows' duals (<= 0, integer cost units), with ``best_pi`` kept in best_sigma
+        self.best_sigma = np.zeros(0)
+        self.rebuilds = 0  # masters built again from scratch after GLOP failed (see _solve)
+        self._geo: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, bool, float]] = {}  # per unit: item centres, radii, all round
+        self._prices: list[np.ndarray] | None = None  # each unit's reduced costs at the last master's duals
+        self._build()
+
+    def _build(self, algorithm: str = "GLOP") -> None:
+        """The master LP (module docstring) from scratch, over the columns and rows so far."""
+        self._solver = pywraplp.Solver.CreateSolver(algorithm)
         if self._solver is None:  # pragma: no cover - GLOP ships with ortools
-            raise RuntimeError("GLOP is not available in this OR-Tools build")
-        # each master differs from the last by a few columns: GLOP's presolve costs more than it saves
-        # (chogorian-brotherhood: 2.5 s of GLOP against 4.6 s with it, same 25 iterations)
-        self._solver.SetSolverSpecificParametersAsString("use_preprocessing: false")
-        big = 10.0 * max((float(u.key.max()) for u in self.units if len(u.key)), default=1.0) / COST_SCALE + 1.0
+            raise RuntimeError(f"{algorithm} is not available in this OR-Tools build")
+        if algorithm == "GLOP" and not self.rebuilds:
+            # each master differs from the last by a few columns: GLOP's presolve costs more than it saves
+            # (chogorian-brotherhood: 2.5 s of GLOP against 4.6 s with it, same 25 iterations)
+            self._solver.SetSolverSpecificParametersAsString("use_preprocessing: false")
         obj = self._solver.Objective()
         self._convex = []
         for u in self.units:
             row = self._solver.Constraint(1.0, 1.0, f"one[{u.gid}]")
             ph = self._solver.NumVar(0.0, 1.0, f"phantom[{u.gid}]")
             row.SetCoefficient(ph, 1.0)
-            obj.SetCoefficient(ph, big)
+            obj.SetCoefficient(ph, self._big)
             self._convex.append(row)
         obj.SetMinimization()
+        self._cut_rows = [self._solver.Constraint(-self._solver.infinity(), 1.0, "") for _ in self.cuts]
+        old, self._cols, self._rows = self._cols, [{} for _ in self.units], {}
+        for k, cols in enumerate(old):
+            for i in cols:
+                self.add_column(k, i)
 
     # -- the bound -------------------------------------------------------------------------------
 
@@ -237,20 +261,34 @@ class LagrangeBound:
                 return float(price[i])
             price[i] = np.inf
 
-    def lower_bound(self, pi: np.ndarray) -> tuple[float, list[np.ndarray]]:
-        """``LB(pi)`` (float, integer cost units) and each unit's prices; ``pi`` flat over the lattice, <= 0."""
+    def lower_bound(self, pi: np.ndarray, sigma: np.ndarray | None = None) -> tuple[float, list[np.ndarray]]:
+        """``LB(pi, sigma)`` (float, integer cost units) and each unit's prices; ``pi`` flat over the
+        lattice, ``sigma`` one per clique row of :attr:`cuts` (both <= 0; no sigma: all 0)::
+
+            LB = sum_p pi_p + sum_K sigma_K
+                 + sum_u min_c [cost(c) - sum_{p held by c} pi_p - sum_{K holding c} sigma_K]
+
+        valid for every plan as ``LB(pi)`` is (module docstring): a row ``K`` is ``sum_{c in K} x_c <= 1``
+        for every plan (:meth:`separate`), so ``sigma_K (1 - sum_{c in K} x_c) <= 0``."""
         prices = [u.price(pi) for u in self.units]
+        total = float(pi.sum())
+        if sigma is not None and len(sigma):
+            for kk, members in enumerate(self.cuts):
+                if sigma[kk] < 0:
+                    for k, i in members:
+                        prices[k][i] -= sigma[kk]
+            total += float(sigma.sum())
         mins = [self._least(k, p) for k, p in enumerate(prices) if len(p)]
         if len(mins) < len(prices):
             return math.inf, prices  # a unit without any placement: no plan at all
-        return float(pi.sum()) + sum(mins), prices
+        return total + sum(mins), prices
 
     def integer_bound(self) -> int | None:
         """The best bound so far as an integer cost: ``ceil(LB - eps)`` (see :data:`EPS_REL`), or None."""
         if self.best_pi is None or not math.isfinite(self.best):
             return None
         # every term of LB is sum(pi) or a unit's key less a sum of pi: all at most this in magnitude
-        mag = float(np.abs(self.best_pi).sum()) * (1 + len(self.units)) + sum(
+        mag = float(np.abs(self.best_pi).sum() + np.abs(self.best_sigma).sum()) * (1 + len(self.units)) + sum(
             float(np.abs(u.key).max()) for u in self.units if len(u.key))
         return max(0, math.ceil(self.best - EPS_REL * mag - 1e-6))
 
@@ -270,8 +308,23 @@ class LagrangeBound:
             if row is None:
                 row = self._rows[p] = s.Constraint(-s.infinity(), 1.0, "")
             row.SetCoefficient(v, 1.0)
+        for kk in self._cut_of[k].get(i, ()):
+            self._cut_rows[kk].SetCoefficient(v, 1.0)
         self._cols[k][i] = v
         return True
+
+    def _solve(self) -> bool:
+        """Solve the master; on anything but OPTIMAL build it again from scratch (GLOP with its
+        presolve, then PDLP) once each. True if solved. Any duals ``<= 0`` give a valid bound, so
+        the algorithm only matters for the bound's strength."""
+        for algorithm in ("", "GLOP", "PDLP"):
+            if algorithm:
+                self.rebuilds += 1
+                self._build(algorithm)
+            status = self._solver.Solve()
+            if status == pywraplp.Solver.OPTIMAL:
+                return True
+        return False
 
     def run(self, until: float, per_unit: int = 8, max_iter: int = 10_000, target: float | None = None) -> float:
         """Column generation until ``until`` (time.monotonic), no column prices out, or the master's
@@ -279,6 +332,7 @@ class LagrangeBound:
         cannot beat); returns the best ``LB`` (float). Starts from each unit's ``per_unit`` cheapest
         items (judged)."""
         self.until = until
+        self.converged = False
         if not self.iterations:
             for k, u in enumerate(self.units):
                 n = 0
@@ -290,8 +344,7 @@ class LagrangeBound:
         pi = np.zeros(self.lattice.size)
         while self.iterations < max_iter and stop.clock() < until:
             self.iterations += 1
-            status = self._solver.Solve()
-            if status != pywraplp.Solver.OPTIMAL:
+            if not self._solve():
                 break
             self.lp_value = self._solver.Objective().Value() * COST_SCALE
             if target is not None and self.lp_value <= target:
@@ -301,9 +354,11 @@ class LagrangeBound:
                 d = row.dual_value() * COST_SCALE
                 if d < 0:
                     pi[p] = d
-            lb, prices = self.lower_bound(pi)
+            self.sigma = np.minimum(0.0, np.array([row.dual_value() * COST_SCALE for row in self._cut_rows]))
+            lb, prices = self.lower_bound(pi, self.sigma)
+            self._prices = prices
             if lb > self.best:
-                self.best, self.best_pi = lb, pi.copy()
+                self.best, self.best_pi, self.best_sigma = lb, pi.copy(), self.sigma.copy()
                 self.trace.append((time.monotonic(), self.iterations, lb))
             mus = [row.dual_value() * COST_SCALE for row in self._convex]  # before the model changes
             added = 0
@@ -320,8 +375,189 @@ class LagrangeBound:
                         pick.append(i)
                 added += sum(self.add_column(k, i) for i in pick)
             if not added:
+                self.converged = True
                 break
         return self.best
+
+    def run_cuts(self, until: float, rounds: int = 20, per_unit: int = 8, target: float | None = None,
+                 max_cuts: int = 200, lift: int = 64) -> float:
+        """:meth:`run`, then while it converges and time is left, at most ``rounds`` times: add the
+        clique rows the master's plan breaks (:meth:`separate`) and run again (the pricing includes
+        the rows' duals). Returns the best ``LB`` (float)."""
+        self.run(until, per_unit=per_unit, target=target)
+        while self.converged and rounds > 0 and stop.clock() < until:
+            if target is not None and self.lp_value is not None and self.lp_value <= target:
+                break
+            if not self.separate(max_cuts=max_cuts, lift=lift, until=until):
+                break
+            rounds -= 1
+            self.run(until, per_unit=per_unit, target=target)
+        return self.best
+
+    # -- clique rows -----------------------------------------------------------------------------
+
+    def _geometry(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool, float]:
+        """Unit ``k``'s item base centres ``(N, M, 2)`` (anchor plus the formation's offsets), outer
+        and inner radii ``(M,)``, whether every base is round, and a reach: no base of an item lies
+        beyond it from the item's anchor (inches)."""
+        g = self._geo.get(k)
+        if g is None:
+            u = self.units[k]
+            s = self.streams[u.gid]
+            fp0 = [footprint(m.base, 0.0, 0.0, 0.0) for m in s.group.models]
+            r = np.array([f.outer_radius for f in fp0], dtype=float)
+            rin = np.array([f.inner_radius for f in fp0], dtype=float)
+            off = np.array([f.offsets for f in s.forms], dtype=float).reshape(len(s.forms), len(fp0), 2)
+            xy = s.anchors[u.ai][:, None, :] + off[u.fi]
+            reach = float((np.hypot(off[..., 0], off[..., 1]) + r[None, :]).max()) if off.size else 0.0
+            g = self._geo[k] = (xy, r, rin, all(f.kind == "circle" for f in fp0), reach)
+        return g
+
+    def candidate(self, k: int, i: int) -> Candidate:
+        """Unit ``k``'s item ``i`` as a :class:`Candidate` (its footprints; no cost), for the exact
+        overlap test (:meth:`Candidate.overlaps`, with the run's cache)."""
+        u = self.units[k]
+        s = self.streams[u.gid]
+        ai, fi = int(u.ai[i]), int(u.fi[i])
+        return Candidate(-1, (float(s.anchors[ai, 0]), float(s.anchors[ai, 1])), s.forms[fi].name, {},
+                         tuple(s.positions(ai, fi)), 0.0, None, cache=s.b.cache)
+
+    def overlapping(self, k: int, rows: np.ndarray, m: int, j: int, exact: bool = True) -> np.ndarray:
+        """For unit ``k``'s items ``rows``: does some base of it overlap some base of unit ``m``'s item
+        ``j``? Exact, as :meth:`Candidate.overlaps` decides (round bases: the same centre distance
+        less the radii and :func:`~planner.geometry.measure.is_overlap_distance`; other bases:
+        :meth:`Candidate.overlaps` where the outer discs meet). Not ``exact``: True only where the
+        bases' inscribed discs overlap (a disc inside each base: then the bases overlap too), so a
+        True is always right and round bases are still exact."""
+        xy, r, rin, rnd, _ = self._geometry(k)
+        pxy, pr, prin, prnd, _ = self._geometry(m)
+        a, b = xy[rows], pxy[j]
+        d = np.hypot(a[:, :, None, 0] - b[None, None, :, 0], a[:, :, None, 1] - b[None, None, :, 1])
+        if (rnd and prnd) or not exact:
+            return np.asarray(np.asarray(is_overlap_distance(d - rin[None, :, None] - prin[None, None, :])).any(axis=(1, 2)))
+        gap = d - r[None, :, None] - pr[None, None, :]
+        out = np.zeros(len(rows), dtype=bool)
+        maybe = np.flatnonzero((gap <= 0).any(axis=(1, 2)))
+        if len(maybe):
+            other = self.candidate(m, j)
+            for t in maybe.tolist():
+                out[t] = self.candidate(k, int(rows[t])).overlaps(other)
+        return out
+
+    def _near(self, k: int, m: int, j: int) -> np.ndarray:
+        """Unit ``k``'s items (not judged illegal) whose anchor is close enough to unit ``m``'s item
+        ``j``'s for a base of each to meet."""
+        u, w = self.units[k], self.units[m]
+        sk, sm = self.streams[u.gid], self.streams[w.gid]
+        a = sk.anchors[u.ai]
+        b = sm.anchors[int(w.ai[j])]
+        d = np.hypot(a[:, 0] - b[0], a[:, 1] - b[1])
+        return np.flatnonzero((d <= self._geometry(k)[4] + self._geometry(m)[4] + 1e-6) & (u.known >= 0))
+
+    def separate(self, max_cuts: int = 200, lift: int = 64, tol: float = 1e-3, until: float = math.inf) -> int:
+        """Add clique rows that the last master's plan breaks; returns how many.
+
+        A clique row is an explicit set ``K`` of items in which any two of different units overlap
+        (exact, :meth:`overlapping`); two of one unit are never both taken either (one candidate per
+        unit), so every plan takes at most one item of ``K``: ``sum_{c in K} x_c <= 1`` holds for every
+        plan, whatever ``K`` holds besides (the row only has to be true, not tight). Cliques whose
+        master value is above ``1 + tol`` are grown greedily over the master's support (largest values
+        first), then lifted: items of every unit that overlap each member of another unit are added,
+        cheapest reduced cost first, at most ``lift`` of them, so that a column just beside a member
+        does not escape the row. Point rows already state every clique sharing a lattice point; these
+        are the pairwise-overlapping placements that share none."""
+        supp = [(k, i, v.solution_value()) for k, cols in enumerate(self._cols) for i, v in cols.items()
+                if v.solution_value() > 1e-6]
+        n = len(supp)
+        if n < 2:
+            return 0
+        x = np.array([v for _, _, v in supp])
+        adj = np.zeros((n, n), dtype=bool)
+        unit = np.array([k for k, _, _ in supp])
+        for a in range(n):
+            ka, ia, _ = supp[a]
+            adj[a, unit == ka] = True
+            for m in set(unit[a + 1:].tolist()) - {ka}:
+                bs = np.flatnonzero(unit == m)
+                bs = bs[bs > a]
+                hit = self.overlapping(m, np.array([supp[b][1] for b in bs], dtype=np.int64), ka, ia)
+                adj[a, bs[hit]] = adj[bs[hit], a] = True
+        np.fill_diagonal(adj, False)
+        found: dict[frozenset[int], float] = {}
+        for v in np.argsort(-x, kind="stable").tolist():
+            clique = [v]
+            common = adj[v].copy()
+            while common.any():
+                c = int(np.flatnonzero(common)[np.argmax(x[common])])
+                clique.append(c)
+                common &= adj[c]
+                common[c] = False
+            w = float(x[clique].sum())
+            if w > 1 + tol and len(set(unit[clique].tolist())) >= 2:
+                found.setdefault(frozenset(clique), w)
+        added = 0
+        prices = self._prices
+        for members_idx, _ in sorted(found.items(), key=lambda kv: -kv[1])[:max_cuts]:
+            if stop.clock() > until:
+                break
+            members = [(supp[t][0], supp[t][1]) for t in sorted(members_idx)]
+            self._add_cut(self._lift(members, lift, prices))
+            added += 1
+        return added
+
+    def _lift(self, members: list[tuple[int, int]], lift: int, prices: list[np.ndarray] | None
+              ) -> list[tuple[int, int]]:
+        """``members`` (a clique) and at most ``lift`` more items, each overlapping every member of
+        another unit, cheapest (``prices``) first."""
+        if lift <= 0:
+            return members
+        k0, i0 = members[0]
+        rows: dict[int, np.ndarray] = {}
+        ok: dict[int, np.ndarray] = {}
+        for k in range(len(self.units)):
+            near = self._near(k, k0, i0) if k != k0 else np.flatnonzero(self.units[k].known >= 0)
+            mask = np.ones(len(near), dtype=bool)
+            for m, j in members:
+                if m != k and mask.any():
+                    mask[mask] = self.overlapping(k, near[mask], m, j, exact=False)
+            rows[k], ok[k] = near, mask
+        inside = set(members)
+        out = list(members)
+        for _ in range(lift):
+            best: tuple[float, int, int] | None = None
+            for k, near in rows.items():
+                cand = near[ok[k]]
+                if not len(cand):
+                    continue
+                p = prices[k][cand] if prices is not None else self.units[k].key[cand].astype(float)
+                for t in np.argsort(p, kind="stable").tolist():
+                    i = int(cand[t])
+                    if (k, i) not in inside:
+                        if np.isfinite(p[t]) and (best is None or p[t] < best[0]):
+                            best = (float(p[t]), k, i)
+                        break
+            if best is None:
+                break
+            _, k, i = best
+            inside.add((k, i))
+            out.append((k, i))
+            for m in rows:
+                if m != k and ok[m].any():
+                    ok[m][ok[m]] = self.overlapping(m, rows[m][ok[m]], k, i, exact=False)
+        return out
+
+    def _add_cut(self, members: list[tuple[int, int]]) -> None:
+        """The clique row over ``members`` in the master (their columns now and those added later)."""
+        kk = len(self.cuts)
+        self.cuts.append(members)
+        row = self._solver.Constraint(-self._solver.infinity(), 1.0, "")
+        self._cut_rows.append(row)
+        for k, i in members:
+            self._cut_of[k].setdefault(i, []).append(kk)
+            v = self._cols[k].get(i)
+            if v is not None:
+                row.SetCoefficient(v, 1.0)
+        self.sigma = np.r_[self.sigma, 0.0]
 
     def columns(self, k: int, tol: float = 0.0) -> list[int]:
         """Unit ``k``'s items whose LP value is above ``tol`` in the last master solve."""
