@@ -117,6 +117,14 @@ def _check_picture(target: str | None, scenario: str, option: str = "--render") 
     _check_writable(target, option, (scenario,))
 
 
+def _say_written_whole() -> None:
+    """Say on stderr that a Ctrl-C came while the outputs were written, and that they are whole
+    (each is written atomically): ``plan`` and ``threats``."""
+    from planner.solve import stop
+
+    Console(stderr=True).print(f"{stop.INTERRUPTED} while the outputs were written: they are complete")
+
+
 def _run(fn, json_out: str | None = None) -> None:
     """Call ``fn`` and turn its result or error into the exit code (the one error boundary).
 
@@ -391,8 +399,8 @@ def plan(
 
             _write_json(json_out, plan_json(result, {"scenario", "scenario_data"}), [scenario])
             late = stop.requested() and not result.interrupted
-        if late:  # Ctrl-C while the outputs were written: they are whole (each written atomically)
-            Console(stderr=True).print(f"{stop.INTERRUPTED} while the outputs were written: they are complete")
+        if late:
+            _say_written_whole()
             return EXIT_NO_ANSWER if result.exit_code == EXIT_OK and result.status != "optimal" else result.exit_code
         return result.exit_code
 
@@ -768,8 +776,8 @@ def threats(
             data, code = run_threats(world, enemy_unit, goal, grid, show_map, console, render_out)
             _write_json(json_out, data, [scenario])
             late = stop.requested() and not data["interrupted"]
-        if late:  # Ctrl-C while the outputs were written: they are whole (each written atomically)
-            Console(stderr=True).print(f"{stop.INTERRUPTED} while the outputs were written: they are complete")
+        if late:
+            _say_written_whole()
         return code
 
     _run(go, json_out)

@@ -1054,7 +1054,8 @@ def _point_segment_terms(px: np.ndarray, py: np.ndarray, ax: np.ndarray, ay: np.
                          by: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """GEOS's point-to-segment distance from (``px``, ``py``) to segment a -> b and whether a
     ray from the point towards +x crosses the segment (the crossing count of the inside test),
-    elementwise over arrays that broadcast: the one place of the formula."""
+    elementwise over arrays that broadcast: the array form of the formula (:func:`_point_to_segment`
+    is its scalar form, for one pair at a time; the tests hold both to ``shapely.distance``)."""
     ex, ey = bx - ax, by - ay
     l2 = ex * ex + ey * ey
     dxa, dya = px - ax, py - ay
