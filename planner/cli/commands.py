@@ -22,6 +22,15 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from planner.cli.exits import (
+    EXIT_ILLEGAL,
+    EXIT_INPUT,
+    EXIT_INTERNAL,
+    EXIT_NO_ANSWER,
+    EXIT_OK,
+    ctrl_c_received,
+    say_interrupted,
+)
 from planner.errors import PlannerError, ScenarioError
 from planner.rules.registry import DEFAULT_RULESET
 
@@ -35,7 +44,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-EXIT_OK, EXIT_ILLEGAL, EXIT_INPUT, EXIT_NO_ANSWER, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 JsonOpt = Annotated[str | None, typer.Option("--json", help="Write the JSON report to PATH, or '-' for stdout.")]
 FormatOpt = Annotated[str, typer.Option("--format", help="Report format on stdout: text, markdown, html (with the "
@@ -156,9 +164,12 @@ def _run(fn, json_out: str | None = None) -> None:
             pass
         raise typer.Exit(0) from None
     except KeyboardInterrupt:
-        Console(stderr=True).print("interrupted")
+        say_interrupted()
         raise typer.Exit(EXIT_NO_ANSWER) from None
     except Exception:  # noqa: BLE001 - the boundary: never show a traceback to the user
+        if ctrl_c_received():  # a library's own error for the KeyboardInterrupt raised inside it
+            say_interrupted()
+            raise typer.Exit(EXIT_NO_ANSWER) from None
         _internal_error()
     finally:
         end_run()
@@ -1092,7 +1103,10 @@ def main() -> None:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         rv = app(standalone_mode=False)
-    except typer.Abort:
+    except typer.Abort as exc:
+        if isinstance(exc.__context__, KeyboardInterrupt):  # click turns a Ctrl-C outside a command into Abort
+            say_interrupted()
+            sys.exit(EXIT_NO_ANSWER)
         Console(stderr=True).print("Aborted!")
         sys.exit(1)
     except typer.TyperException as exc:  # click's command-line errors (exit 2), as typer shows them
@@ -1105,7 +1119,15 @@ def main() -> None:
             exc.show()  # type: ignore[attr-defined]
         _usage_error_report(exc, sys.argv[1:])
         sys.exit(getattr(exc, "exit_code", EXIT_INPUT))
+    if rv == TYPER_CTRL_C:
+        say_interrupted()
+        sys.exit(EXIT_NO_ANSWER)
     sys.exit(rv if isinstance(rv, int) else 0)
+
+
+TYPER_CTRL_C = 130
+"""What typer returns (``standalone_mode=False``) for a Ctrl-C outside a command's :func:`_run` (while the
+options are parsed, or a command imports what it needs): the command line says "interrupted", exit 3."""
 
 
 if __name__ == "__main__":
