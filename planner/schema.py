@@ -528,7 +528,10 @@ def _check_polygon(points: list[Point], what: str) -> list[Point]:
 
 
 class Battlefield(Record):
-    """The table: width along x, depth along y, in inches. Horus Heresy default 72" x 48"."""
+    """The table: width along x, depth along y, in inches. A scenario without ``battlefield:`` is on
+    its ruleset's default table (:attr:`planner.rules.base.Ruleset.BATTLEFIELD_WIDTH_IN`, set by
+    :func:`planner.world.resolve`: 72" x 48" for hh2, wh40k5 and wh40k7; 60" x 44" for wh40k10 and
+    wh40k11); these field defaults (72" x 48") are for a record built on its own."""
 
     width: Num = Field(default=72.0, gt=0, le=1000)
     depth: Num = Field(default=48.0, gt=0, le=1000)

@@ -133,6 +133,20 @@ def _say_written_whole() -> None:
     Console(stderr=True).print(f"{stop.INTERRUPTED} while the outputs were written: they are complete")
 
 
+def say_battlefield_default(world) -> None:
+    """A warning on standard error when the scenario gives no ``battlefield:`` and its ruleset's
+    default table is used (:attr:`planner.world.World.battlefield_default`): which size."""
+    if world.battlefield_default:
+        bf, rs = world.scenario.battlefield, world.ruleset
+        Console(stderr=True, highlight=False, soft_wrap=True).print(
+            f"[yellow]warning:[/yellow] the scenario gives no battlefield: the {rs.id} default, {_inches(bf.width)} "
+            f"wide (x) by {_inches(bf.depth)} deep (y), is used ({escape(rs.BATTLEFIELD_NAME)})")
+
+
+def _inches(v: float) -> str:
+    return f'{v:g}"'
+
+
 def _run(fn, json_out: str | None = None) -> None:
     """Call ``fn`` and turn its result or error into the exit code (the one error boundary).
 
@@ -264,6 +278,7 @@ def check(
         _check_writable(suggest_out, "--suggest-out", (scenario,))
         chosen = _parse_rulings(ruling)
         world = load_scenario(scenario, require_positions=True).with_rulings(chosen)
+        say_battlefield_default(world)
         _check_writable(render_out, "--render")
         _check_writable(json_out, "--json")
         _check_writable(suggest_out, "--suggest-out")
@@ -346,6 +361,7 @@ def plan(
         _check_writable(json_out, "--json", (scenario,))
         chosen = _parse_rulings(ruling)
         world = load_scenario(scenario).with_rulings(chosen)
+        say_battlefield_default(world)
         # the files the scenario references are known now: claim the outputs again
         _check_writable(out, "--out")
         _check_writable(json_out, "--json")

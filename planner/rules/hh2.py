@@ -2,7 +2,8 @@
 
 Sources: *Age of Darkness Rulebook* (page numbers as carried by the BSData ``2022 - Horus
 Heresy.gst`` rule entries); see the project's rules notes. Every HH2 number used by the checker
-and the planner is defined here and nowhere else.
+and the planner is defined here and nowhere else. Ruling: a scenario without ``battlefield:`` is on
+the standard 6' x 4' table, 72" (x) by 48" (y) (RULES.md §1.13; not found in the HH2 text here).
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ class HorusHeresy2(Ruleset):
 
     BATTLEFIELD_WIDTH_IN = 72.0
     BATTLEFIELD_DEPTH_IN = 48.0
+    BATTLEFIELD_NAME = "the standard Horus Heresy 6' x 4' table"
+    """Ruling: a scenario without ``battlefield:`` is on 72" x 48" (RULES.md §1.13: the standard
+    HH table, not found in the HH2 text here)."""
 
     DEPLOYMENT_MAPS = ("long_edge", "short_edge", "quarters")
     """The maps of the bundled scenarios (scenarios/README.md), as the generator draws them with

@@ -2,7 +2,8 @@
 
 Sources (RULES.md §3): 10E-GST (Infiltrators, Scouts, Deep Strike, Leader), 10E-CORE-MD
 (coherency, engagement range, measuring, embark), CONSCRIPT / 10E-SUM (Strategic Reserves),
-the Leviathan mission pack (no Reserves arrive in battle round 1). The shared checks live in
+the Leviathan mission pack (no Reserves arrive in battle round 1). Ruling: a scenario without
+``battlefield:`` is on the Strike Force battlefield, 60" (x) by 44" (y). The shared checks live in
 :mod:`planner.legality.wh40k`; this module holds only what is the 10th edition's own.
 """
 
@@ -26,7 +27,10 @@ class Warhammer40k10(Warhammer40k):
 
     BATTLEFIELD_WIDTH_IN = 60.0
     BATTLEFIELD_DEPTH_IN = 44.0
-    """Strike Force 44" x 60" (RULES.md §3.1)."""
+    BATTLEFIELD_NAME = "Strike Force, 44\" x 60\""
+    """Ruling: a scenario without ``battlefield:`` is on the Strike Force battlefield, 44" x 60"
+    (RULES.md §3.1), laid 60" along x and 44" along y as the deployment maps
+    (:mod:`planner.rules.wh40k_maps`) are."""
 
     SCATTER = False
     DEEP_STRIKE_MORE_THAN_IN = 9.0
