@@ -775,7 +775,7 @@ class SetupKind(StrEnum):
 
 class Restriction(Record):
     """An ability of this unit (or model): enemy units may not be set up, or arrive, within
-    ``within_in`` inches of it by the ``methods`` named ("within": not more than; issue #19 item 5).
+    ``within_in`` inches of it by the ``methods`` named ("within": not more than).
     A restriction beats any permission (:class:`Permission`) of the enemy unit."""
 
     within_in: Num = Field(gt=0, le=100, description="No enemy set-up or arrival within this distance (inches).")
@@ -1069,7 +1069,7 @@ class StayCloseGoal(GoalBase):
 
 
 class DenyGoal(Record):
-    """Screening (issue #7): place the marked units so that the enemy unit's legal Infiltrate area
+    """Screening: place the marked units so that the enemy unit's legal Infiltrate area
     is as small as possible; with ``protect`` and ``radius`` (inches), no legal arrival of it may
     have a base within ``radius`` of the point. Routed by ``planner plan`` to
     :func:`planner.adversary.deny.deny`."""
@@ -1116,7 +1116,7 @@ class CoverGoal(GoalBase):
 
 
 class ExposureGoal(GoalBase):
-    """Lose little to the enemy's first turn (issue 20): per placed unit, the expected models it
+    """Lose little to the enemy's first turn: per placed unit, the expected models it
     loses if every enemy unit able to shoot it after a Normal move does
     (:mod:`planner.combat.exposure`; units need profiles)."""
 
@@ -1124,7 +1124,7 @@ class ExposureGoal(GoalBase):
 
 
 class ObjectiveControlGoal(GoalBase):
-    """40k: keep Objective Control of ``objective`` after the enemy's first turn (issue 20): per placed
+    """40k: keep Objective Control of ``objective`` after the enemy's first turn: per placed
     unit, its full OC less its expected OC on the objective after the exposure goal's losses and
     battle-shock (:func:`planner.combat.exposure.oc_after`; OC 0 out of range); units need OC and Ld."""
 

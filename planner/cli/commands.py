@@ -892,7 +892,7 @@ def shoot(
     json_out: JsonOpt = None,
     ruling: RulingOpt = None,
 ) -> None:
-    """Exact distribution of wounds and models lost when one unit shoots another (issue 20).
+    """Exact distribution of wounds and models lost when one unit shoots another.
 
     Exit 0 when computed, 2 for invalid input (unknown unit or weapon, a missing characteristic).
     """
@@ -927,7 +927,7 @@ def exposure(
     ruling: RulingOpt = None,
 ) -> None:
     """First-turn exposure: which enemy units can shoot each of my units after a Normal move, and the
-    exact distribution of models lost (issue 20).
+    exact distribution of models lost.
 
     Exit 0 when computed, 2 for invalid input (a unit without a profile or M: the file, unit and field).
     """

@@ -166,7 +166,7 @@ class HorusHeresy2(Ruleset):
         RuleInfo("restriction.within",
                  "an enemy unit's ability forbids set-up or arrival within X\" of it (by set-up method, as the "
                  "scenario states it with its source): the unit is set up more than X\" from it; a restriction beats a "
-                 "permission", "the ability's own source (scenario 'restrictions:'); issue #19 item 5"),
+                 "permission", "the ability's own source (scenario 'restrictions:')"),
         RuleInfo("placement.one", "each unit to deploy is set up once, at exactly one placement (the planner's "
                  "one-placement-per-unit constraint)", "HH2 rulebook, deployment; README, Planning"),
         RuleInfo("deepstrike_assault.edge_within_1", "Deep Strike Assault: the first model ends within 1\" of a "
@@ -186,7 +186,7 @@ class HorusHeresy2(Ruleset):
         RuleInfo("deepstrike_assault.restriction_within", "Deep Strike Assault: the first model ends within an "
                  "enemy unit's restriction on Deep Strike arrivals (X\", by the one restriction predicate) after its "
                  "scatter, so the opponent moves it (up to 18\") as for the 1\" triggers (an interpretation)",
-                 "the ability's own source (scenario 'restrictions:'); issue #19 item 5; HH2 rulebook p.310 [I]"),
+                 "the ability's own source (scenario 'restrictions:'); HH2 rulebook p.310 [I]"),
     )
 
     NIGHT_FIGHTING_SIGHT_IN: ClassVar[float] = 24.0
@@ -252,7 +252,7 @@ class HorusHeresy2(Ruleset):
                    "true-shape",
                    (("disc", "its circumscribed disc stands in for it (conservative)"),
                     ("true-shape", "its true hull or oval at its facing")),
-                   "HH2 p.310 [I]; Drop Pod Assault p.99; RULES.md §1.4; issue #19 item 2"),
+                   "HH2 p.310 [I]; Drop Pod Assault p.99; RULES.md §1.4"),
         RulingInfo("difficult-move",
                    "Exposure (planner exposure, the exposure goal): how much shorter is a Normal move that goes "
                    "through difficult terrain? The shared source texts name Move Through Cover ('no penalty for "

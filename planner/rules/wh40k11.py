@@ -100,8 +100,7 @@ class Warhammer40k11(Warhammer40k):
         RuleInfo("restriction.within",
                  "an enemy unit's ability forbids set-up or arrival within X\" of it (by set-up method, as the "
                  "scenario states it with its source): the unit is set up more than X\" horizontally from it; a "
-                 "restriction beats a permission", "the ability's own source (scenario 'restrictions:'); issue #19 "
-                 "item 5"),
+                 "restriction beats a permission", "the ability's own source (scenario 'restrictions:')"),
         RuleInfo("placement.one", "each unit to deploy is set up once, at exactly one placement (the planner's "
                  "one-placement-per-unit constraint)", "11E-CORE-A 03.02; RULES.md §3.4, §3.5; README, Planning"),
         RuleInfo("bases.overlap", "no model's base overlaps another's (a unit arriving from reserves is not "
