@@ -24,7 +24,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 CHECK_SCENARIO = ROOT / "scenarios" / "long-edge-ravenguard-vs-ironhands.yaml"
-PLAN_SCENARIO = ROOT / "scenarios" / "roster-strike-force-plan.yaml"
+PLAN_SCENARIO = ROOT / "scenarios" / "wh40k-exposure-marines-vs-necrons.yaml"  # ~10 s to plan
 DELAYS = (0.02, 0.1, 0.3, 0.6, 1.0, 1.5)
 
 
@@ -49,8 +49,11 @@ def _ctrl_c_at(delay: float, args: list[str], cwd: Path) -> subprocess.Completed
                          stderr=subprocess.PIPE, text=True, preexec_fn=_as_from_a_terminal)
     time.sleep(delay)
     os.kill(p.pid, signal.SIGINT)
+    sent = time.monotonic()
     out, err = p.communicate(timeout=120)
-    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
+    res = subprocess.CompletedProcess(p.args, p.returncode, out, err)
+    res.after_s = time.monotonic() - sent  # type: ignore[attr-defined]
+    return res
 
 
 def _assert_interrupted_or_answered(res: subprocess.CompletedProcess, report: Path, answers: set[int]) -> str:
@@ -138,13 +141,16 @@ def test_the_command_lines_handler_counts_as_pythons_default_for_plan():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("delay", DELAYS)
+@pytest.mark.parametrize("delay", (*DELAYS, 3.0, 5.0, 8.0))
 def test_plan_ctrl_c_at_any_time_is_interrupted_or_the_answer(tmp_path, delay):
     out, report = tmp_path / "plan.yaml", tmp_path / "plan.json"
     res = _ctrl_c_at(_interpreter_start() + delay,
                      ["plan", str(PLAN_SCENARIO), "--time-limit", "60", "--out", str(out), "--json", str(report)], ROOT)
     _assert_interrupted_or_answered(res, report, {0})
     assert out.exists() == report.exists()
+    # the README: the search stops within about a second (measured 0.1-1.0 s at load 3.5-4.3 on 2 cores,
+    # writing included); 2 s leaves room for a loaded machine
+    assert res.after_s < 2.0, res.after_s
 
 
 def test_a_librarys_error_for_a_ctrl_c_is_interrupted_not_an_internal_error():
