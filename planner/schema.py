@@ -528,10 +528,10 @@ def _check_polygon(points: list[Point], what: str) -> list[Point]:
 
 
 class Battlefield(Record):
-    """The table: width along x, depth along y, in inches. A scenario without ``battlefield:`` is on
-    its ruleset's default table (:attr:`planner.rules.base.Ruleset.BATTLEFIELD_WIDTH_IN`, set by
-    :func:`planner.world.resolve`: 72" x 48" for hh2, wh40k5 and wh40k7; 60" x 44" for wh40k10 and
-    wh40k11); these field defaults (72" x 48") are for a record built on its own."""
+    """The table: width along x, depth along y, in inches. A scenario without 'battlefield' is on its
+    ruleset's default table: 72" x 48" for hh2, wh40k5 and wh40k7; 60" x 44" for wh40k10 and wh40k11
+    (each ruleset module's BATTLEFIELD_WIDTH_IN and BATTLEFIELD_DEPTH_IN, applied when the scenario is
+    resolved). A 'battlefield' given without a width or depth takes 72" or 48"."""
 
     width: Num = Field(default=72.0, gt=0, le=1000)
     depth: Num = Field(default=48.0, gt=0, le=1000)
@@ -1149,7 +1149,10 @@ class Scenario(Record):
     ruleset: str = Field(description="Ruleset id, e.g. 'hh2' (Horus Heresy 2.0).")
     name: str = ""
     description: str = ""
-    battlefield: Battlefield = Field(default_factory=Battlefield)
+    battlefield: Battlefield = Field(
+        default_factory=Battlefield,
+        description="The table, inches. Not given: the ruleset's default table (72\" x 48\" for hh2, wh40k5 and "
+                    "wh40k7; 60\" x 44\" Strike Force for wh40k10 and wh40k11), which check and plan warn of.")
     terrain: list[TerrainFeature] = Field(default_factory=list, max_length=MAX_TERRAIN)
     deployment_zones: list[DeploymentZone] = Field(default_factory=list, max_length=MAX_ITEMS)
     objectives: list[Objective] = Field(default_factory=list, max_length=MAX_ITEMS)
