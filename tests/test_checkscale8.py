@@ -119,3 +119,51 @@ def test_scaling_scene_names_the_same_blockers(n, monkeypatch):
     screened, boxed = report(0), report(10**12)
     assert screened == boxed
     assert screened.count('"blocking_features"') >= n // 25  # every hidden Infiltrator names its blockers
+
+
+# ------------------------------------------------------------------ the no-go distances within reach
+bases = st.sampled_from([{"diameter_mm": 25}, {"diameter_mm": 60}, {"shape": "oval", "length_mm": 75, "width_mm": 42},
+                         {"shape": "oval", "length_mm": 170, "width_mm": 105},
+                         {"shape": "hull", "length_in": 4.5, "width_in": 2.5}])
+spot = st.tuples(st.floats(1.0, 47.0), st.floats(1.0, 47.0), st.floats(0.0, 360.0))
+feature = st.tuples(st.sampled_from(["area-impassable", "solid"]), st.floats(0.0, 44.0), st.floats(0.0, 44.0),
+                    st.floats(0.3, 6.0), st.floats(0.3, 6.0), st.integers(0, 1))
+
+
+def _no_go_scene(ruleset: str, units: list, features: list) -> dict:
+    terrain = []
+    for k, (kind, x, y, w, h, tri) in enumerate(features):
+        fp = [[x, y], [x + w, y], [x + w, y + h]] + ([] if tri else [[x, y + h]])
+        t = {"id": f"f{k}", "kind": kind.split("-")[0], "footprint": fp, "height_in": 3.0}
+        if kind == "area-impassable":
+            t["traits"] = ["impassable"]
+        terrain.append(t)
+    armies: dict[str, list] = {"blue": [], "red": []}
+    for k, (base, spots) in enumerate(units):
+        player = "blue" if k % 2 == 0 else "red"
+        models = [{"base": base, "type": "Infantry", "x": x, "y": y, "facing": f} for x, y, f in spots]
+        armies[player].append({"id": f"u{k}", "models": models, "keywords": ["INFANTRY"]})
+    return {"ruleset": ruleset, "battlefield": {"width": 48, "depth": 48}, "terrain": terrain,
+            "deployment_zones": [{"id": "zb", "player": "blue", "polygon": [[0, 0], [48, 0], [48, 24], [0, 24]]},
+                                 {"id": "zr", "player": "red", "polygon": [[0, 24], [48, 24], [48, 48], [0, 48]]}],
+            "armies": [{"player": p, "units": us} for p, us in armies.items()]}
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(["hh2", "wh40k10"]),
+       st.lists(st.tuples(bases, st.lists(spot, min_size=1, max_size=5)), min_size=1, max_size=6),
+       st.lists(feature, min_size=1, max_size=10))
+def test_no_go_distances_within_reach_give_the_reports_of_every_pair(ruleset, units, features):
+    from planner.legality.checker import check_deployment
+    from planner.schema import Scenario
+    from planner.world import resolve
+
+    data = _no_go_scene(ruleset, units, features)
+
+    def report(within_min: int) -> str:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(table, "_NO_GO_WITHIN_MIN", within_min)
+            world = resolve(Scenario.model_validate(data), "<no-go>", require_positions=True)
+            return check_deployment(world).model_dump_json()
+
+    assert report(0) == report(10**12)

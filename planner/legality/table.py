@@ -486,14 +486,38 @@ class Table:
     def _no_go_centres(self) -> tuple[np.ndarray, np.ndarray]:
         """The distance of every table base's centre to each of :attr:`no_go_polys` (features x
         bases, inches: shapely's floats, :func:`~planner.geometry.shapes.point_distances`) and
-        that less the base's outer radius (the bound of a round base)."""
+        that less the base's outer radius (the bound of a round base), where it can matter;
+        ``inf`` where it cannot.
+
+        A distance is needed where it can be below the least upper bound of some group of
+        bases holding this one (:meth:`_no_go_upper`) plus the widest gap between a base's
+        outer and inner radii (``delta``): :func:`~planner.legality.checks.placement.closest_no_go`
+        measures a pair only while its bound is below the closest distance found, which is at
+        most the first pair's, and a pair's signed distance is at most ``max(bound + delta, 0)``;
+        :meth:`no_go_bounds` and :meth:`no_go_oval_pairs` only look at bounds up to the least
+        upper bound. So each centre is measured exactly (the same floats) to the features within
+        its own upper bound (from the farthest corner of each feature's bounding box, which holds
+        the feature) plus ``delta`` and its outer radius; the farther pairs read ``inf``. Below
+        :data:`_NO_GO_WITHIN_MIN` features x bases every pair is measured (the same values where
+        they matter)."""
         fps = self._near_area[0]
         if not fps or not self.no_go_polys:
             z = np.zeros((len(self.no_go_polys), len(fps)))
             return z, z
         x, y = self._table_xy
-        dc = point_distances([poly for _, poly in self.no_go_polys], x, y)
-        return dc, dc - np.array([f.outer_radius for f in fps])
+        polys = [poly for _, poly in self.no_go_polys]
+        outer = np.array([f.outer_radius for f in fps])
+        if len(polys) * len(fps) < _NO_GO_WITHIN_MIN:
+            dc = point_distances(polys, x, y)
+            return dc, dc - outer
+        inner = np.array([f.inner_radius for f in fps])
+        b = shapely.bounds(np.asarray(polys, dtype=object))
+        far = np.hypot(np.maximum(np.abs(x[None, :] - b[:, 0:1]), np.abs(x[None, :] - b[:, 2:3])),
+                       np.maximum(np.abs(y[None, :] - b[:, 1:2]), np.abs(y[None, :] - b[:, 3:4])))
+        reach = np.maximum(far.min(axis=0) - inner, 0.0) + float((outer - inner).max()) + outer
+        reach += 1e-6 * (1.0 + float(np.abs(reach).max()))
+        dc = point_distances(polys, x, y, within=reach if np.isfinite(reach).all() else None)
+        return dc, dc - outer
 
     @cached_property
     def _table_xy(self) -> tuple[np.ndarray, np.ndarray]:
@@ -1354,6 +1378,10 @@ def _box_segment_pairs(start: np.ndarray, end: np.ndarray, bounds: np.ndarray, m
     meets = _clip_meets(sx.take(i), sy.take(i), ex.take(i), ey.take(i), x0.take(b), y0.take(b), x1.take(b), y1.take(b))
     return b[meets], i[meets]
 
+
+_NO_GO_WITHIN_MIN = 4_096
+"""No-go features x table bases from which :attr:`Table._no_go_centres` measures only the
+pairs within each base's reach (below it, every pair: one dense pass is cheaper)."""
 
 _BEARING_MIN = 20_000
 """Lines x pieces from which :meth:`Table._blockers_between` screens the lines by bearing
