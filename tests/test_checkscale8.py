@@ -167,3 +167,66 @@ def test_no_go_distances_within_reach_give_the_reports_of_every_pair(ruleset, un
             return check_deployment(world).model_dump_json()
 
     assert report(0) == report(10**12)
+
+
+# ------------------------------------------------------------------ the free space of the separation proofs
+def test_free_space_is_the_overlay_and_is_shared_only_for_the_same_hull_and_blocked_union():
+    import planner.geometry.sight as sight
+
+    sight._FREE.clear()
+    hull = shapely.box(0, 0, 10, 10)
+    blocked = shapely.union_all([shapely.box(2, 2, 4, 8), shapely.box(6, 1, 7, 9)])
+    first = sight._free_space(hull, blocked)
+    assert shapely.to_wkb(first) == shapely.to_wkb(hull.difference(blocked))
+    again = sight._free_space(shapely.from_wkb(shapely.to_wkb(hull)), blocked)  # equal hull, same union
+    assert again is first
+    twin = shapely.from_wkb(shapely.to_wkb(blocked))  # an equal union, another object: measured anew
+    assert sight._free_space(hull, twin) is not first
+    other = sight._free_space(shapely.box(0, 0, 10, 11), blocked)
+    assert shapely.to_wkb(other) == shapely.to_wkb(shapely.box(0, 0, 10, 11).difference(blocked))
+    for k in range(sight._FREE_MAX + 2):  # bounded
+        sight._free_space(shapely.box(0, 0, 10, 12 + k), blocked)
+    assert len(sight._FREE) == sight._FREE_MAX
+
+
+def test_reports_are_the_same_with_the_free_space_kept_or_not():
+    import sys
+    from pathlib import Path
+
+    import planner.geometry.sight as sight
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import bench_scaling as bs
+
+    from planner.legality.checker import check_deployment
+    from planner.schema import Scenario
+    from planner.world import resolve
+
+    data = bs.scene(200)
+    overlays: list[int] = []
+
+    def each_time(hull, blocked):
+        overlays.append(1)
+        return hull.difference(blocked)
+
+    def report() -> str:
+        world = resolve(Scenario.model_validate(data), "<scaling>", require_positions=True)
+        return check_deployment(world).model_dump_json()
+
+    sight._FREE.clear()
+    real = sight._free_space
+    keys: list[tuple[bytes, int]] = []
+
+    def counted(hull, blocked):
+        keys.append((shapely.to_wkb(hull), id(blocked)))
+        return real(hull, blocked)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sight, "_free_space", counted)
+        shared = report()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sight, "_free_space", each_time)
+        alone = report()
+    assert shared == alone
+    assert len(keys) == len(overlays) >= 8  # every hidden Infiltrator's proof
+    assert len(set(keys)) <= len(keys) // 2  # most proofs of a player share one overlay
