@@ -79,7 +79,7 @@ def test_check_ctrl_c_at_any_time_is_interrupted_or_the_answer(tmp_path, delay):
     shutil.copyfile(CHECK_SCENARIO, scenario)
     before = scenario.read_bytes(), scenario.stat().st_mtime_ns
     report = tmp_path / "report.json"
-    res = _ctrl_c_at(_interpreter_start() + delay, ["check", str(scenario), "--json", str(report)], ROOT)
+    res = _ctrl_c_after_start(_interpreter_start(), delay, ["check", str(scenario), "--json", str(report)], ROOT)
     how = _assert_interrupted_or_answered(res, report, {0})
     if how == "interrupted":
         assert not report.exists()
@@ -88,13 +88,36 @@ def test_check_ctrl_c_at_any_time_is_interrupted_or_the_answer(tmp_path, delay):
                                                    [scenario.name])  # no stray temporary file
 
 
+def _in_pythons_start_up(res: subprocess.CompletedProcess) -> bool:
+    """Did the Ctrl-C land before the entry point (:func:`planner.cli.main`) set its handler: in
+    Python's own start-up or the import of the two light modules that define it (a
+    KeyboardInterrupt whose traceback has no frame in ``main``, or an end by SIGINT with nothing
+    said)? No code can reach that window; on a loaded machine it grows."""
+    if res.returncode in (-signal.SIGINT, 128 + signal.SIGINT) and not res.stderr.strip():
+        return True
+    frames = [line for line in res.stderr.splitlines() if line.lstrip().startswith('File "')]
+    return (res.returncode in (1, -signal.SIGINT, 128 + signal.SIGINT) and "KeyboardInterrupt" in res.stderr
+            and not any(f.rstrip().endswith(", in main") for f in frames))
+
+
+def _ctrl_c_after_start(start: float, delay: float, args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """:func:`_ctrl_c_at` ``delay`` s after the bare interpreter's start-up (``start`` s); tried
+    again a little later, up to 3 times, while the Ctrl-C lands in Python's own start-up."""
+    for attempt in range(4):
+        res = _ctrl_c_at(start * (1 + 0.5 * attempt) + delay, args, cwd)
+        if not _in_pythons_start_up(res):
+            break
+    return res
+
+
 def test_early_ctrl_c_is_interrupted_not_a_traceback(tmp_path):
     """The fault itself: a Ctrl-C while the command line imports typer, pydantic, shapely (the
-    first ~0.3 s here) was a traceback, or numpy's ImportError with exit 1."""
+    first ~0.3 s here) was a traceback, or numpy's ImportError with exit 1. A Ctrl-C that a loaded
+    machine delivered still inside Python's own start-up is tried again, a little later (up to 3 times)."""
     start = _interpreter_start()
     for delay in (0.005, 0.02, 0.05, 0.1, 0.15, 0.2):
         report = tmp_path / f"r{delay}.json"
-        res = _ctrl_c_at(start + delay, ["check", str(CHECK_SCENARIO), "--json", str(report)], ROOT)
+        res = _ctrl_c_after_start(start, delay, ["check", str(CHECK_SCENARIO), "--json", str(report)], ROOT)
         assert _assert_interrupted_or_answered(res, report, {0}) == "interrupted", (delay, res)
 
 
@@ -144,13 +167,14 @@ def test_the_command_lines_handler_counts_as_pythons_default_for_plan():
 @pytest.mark.parametrize("delay", (*DELAYS, 3.0, 5.0, 8.0))
 def test_plan_ctrl_c_at_any_time_is_interrupted_or_the_answer(tmp_path, delay):
     out, report = tmp_path / "plan.yaml", tmp_path / "plan.json"
-    res = _ctrl_c_at(_interpreter_start() + delay,
-                     ["plan", str(PLAN_SCENARIO), "--time-limit", "60", "--out", str(out), "--json", str(report)], ROOT)
+    res = _ctrl_c_after_start(_interpreter_start(), delay, ["plan", str(PLAN_SCENARIO), "--time-limit", "60", "--out",
+                                                            str(out), "--json", str(report)], ROOT)
     _assert_interrupted_or_answered(res, report, {0})
     assert out.exists() == report.exists()
     # the README: the search stops within about a second (measured 0.1-1.0 s at load 3.5-4.3 on 2 cores,
-    # writing included); 2 s leaves room for a loaded machine
-    assert res.after_s < 2.0, res.after_s
+    # writing included); 2 s leaves room for a loaded machine. A Ctrl-C in the start-up's imports waits
+    # for the import running (about a second quiet; 2.4 s seen at load 6 for the solver's imports)
+    assert res.after_s < (2.0 if delay >= 3.0 else 5.0), res.after_s
 
 
 def test_a_librarys_error_for_a_ctrl_c_is_interrupted_not_an_internal_error():

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import threading
 import time
 from types import FrameType
 
@@ -76,6 +75,8 @@ class CtrlCAfterImports:
         global _received
         _received = True
         if _importing(frame):
+            import threading  # here: the entry point imports this module before its handler is set
+
             if not self._watching:
                 self._watching = True
                 threading.Thread(target=self._send_after_imports, name="ctrl-c-after-imports", daemon=True).start()
@@ -83,6 +84,8 @@ class CtrlCAfterImports:
         raise KeyboardInterrupt
 
     def _send_after_imports(self) -> None:
+        import threading
+
         main = threading.main_thread().ident
         while main is not None and _importing(sys._current_frames().get(main)):
             time.sleep(0.005)
