@@ -22,7 +22,9 @@ intended side only steers the generator towards balanced classes; the manifest s
 
 from __future__ import annotations
 
+import bisect
 import math
+from functools import lru_cache
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -61,9 +63,30 @@ SCENES_PER_TARGET = 3
 
 
 def _pick_target(rng: np.random.Generator, p: GeneratorParams) -> str:
-    names = sorted(k for k, v in p.legality_targets.items() if v > 0)
-    w = np.array([p.legality_targets[k] for k in names], float)
-    return names[int(rng.choice(len(names), p=w / w.sum()))]
+    """A target drawn by its weight: ``names[rng.choice(len(names), p=w / w.sum())]``, the same draw
+    (numpy's ``choice`` takes one ``random()`` and finds it in the cumulative weights, normalised
+    by their last value, with ``searchsorted(side='right')``), the table kept per set of weights."""
+    names, prob, cdf = _target_table(tuple(p.legality_targets.items()))
+    if cdf is None:  # weights whose sum overflows: numpy's choice, and its error
+        return names[int(rng.choice(len(names), p=prob))]
+    return names[bisect.bisect_right(cdf, rng.random())]
+
+
+@lru_cache(maxsize=16)
+def _target_table(targets: tuple[tuple[str, float], ...]) -> tuple[list[str], np.ndarray, list[float] | None]:
+    """The targets of positive weight in name order, their probabilities and cumulative
+    probabilities as ``Generator.choice`` computes them (``p.cumsum()``, divided by its last
+    value); None for the latter unless every probability is a finite number (then ``choice``
+    would accept them)."""
+    weights = dict(targets)
+    names = sorted(k for k, v in weights.items() if v > 0)
+    w = np.array([weights[k] for k in names], float)
+    prob = w / w.sum()
+    if not (np.isfinite(w.sum()) and np.all(np.isfinite(prob))):
+        return names, prob, None
+    cdf = prob.cumsum()
+    cdf /= cdf[-1]
+    return names, prob, cdf.tolist()
 
 
 def _infantry(entries):

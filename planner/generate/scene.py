@@ -130,7 +130,7 @@ class Scene:
 
     @cached_property
     def table(self) -> Polygon:
-        return box(0, 0, self.width, self.depth)
+        return _table_box(self.width, self.depth)
 
     def no_go(self) -> list[Polygon]:
         """Footprints no model may stand in: impassable or solid features (and buildings)."""
@@ -176,6 +176,14 @@ class Scene:
 # --------------------------------------------------------------------------- battlefield and zones
 
 
+@lru_cache(maxsize=64)
+def _table_box(w: float, d: float) -> Polygon:
+    """``box(0, 0, w, d)``, one shared polygon per table size (shapely geometries are immutable):
+    what is measured against it is then kept by its identity (``planner.geometry.shapes``)
+    instead of being worked out again for each scene's new box."""
+    return box(0, 0, w, d)
+
+
 def zones_for(kind: str, w: float, d: float, p: GeneratorParams) -> dict[str, Polygon]:
     """The two players' deployment zones of a deployment map (red first): a new dict of shared
     polygons (shapely geometries are immutable; a run asks for the same few maps again and again)."""
@@ -201,20 +209,31 @@ def _r4(v: float) -> float:
     return round(v * _SCALE) / _SCALE
 
 
+_AREA_SPAN = 1.4 - 0.6
+"""``high - low`` of a feature's area factor U(0.6, 1.4) (as :func:`uniform` computes it)."""
+_L_SPAN = 0.6 - 0.35
+"""``high - low`` of the corner cut's U(0.35, 0.6) (as :func:`uniform` computes it)."""
+
+
 def _feature_points(rng: np.random.Generator, area: float, w: float, d: float) -> list[tuple[float, float]]:
-    aspect = uniform(rng, 1.0, 3.0)
+    # the draws of uniform(rng, lo, hi) written out where lo and hi are constants (the same
+    # floats: lo + (hi - lo) * next_double); the others through uniform, for its errors
+    rand = rng.random
+    aspect = float(1.0 + 2.0 * rand())
     fw = math.sqrt(area * aspect)
     fh = area / fw
     cx, cy = uniform(rng, fw / 2 + 1, w - fw / 2 - 1), uniform(rng, fh / 2 + 1, d - fh / 2 - 1)
-    if rng.random() < 0.3:  # an L: a rectangle less one corner
-        cw, ch = fw * uniform(rng, 0.35, 0.6), fh * uniform(rng, 0.35, 0.6)
+    if rand() < 0.3:  # an L: a rectangle less one corner
+        cw, ch = fw * float(0.35 + _L_SPAN * rand()), fh * float(0.35 + _L_SPAN * rand())
         pts = [(-fw / 2, -fh / 2), (fw / 2, -fh / 2), (fw / 2, fh / 2 - ch), (fw / 2 - cw, fh / 2 - ch),
                (fw / 2 - cw, fh / 2), (-fw / 2, fh / 2)]
     else:
         pts = [(-fw / 2, -fh / 2), (fw / 2, -fh / 2), (fw / 2, fh / 2), (-fw / 2, fh / 2)]
-    ang = uniform(rng, 0.0, math.pi) if rng.random() < 0.5 else float(rng.integers(0, 2)) * math.pi / 2
+    ang = float(0.0 + math.pi * rand()) if rand() < 0.5 else float(rng.integers(0, 2)) * math.pi / 2
     c, s = math.cos(ang), math.sin(ang)
-    return [(_r4(cx + x * c - y * s), _r4(cy + x * s + y * c)) for x, y in pts]
+    # _r4 written out: round(v * 10**4) / 10**4
+    sc = _SCALE
+    return [(round((cx + x * c - y * s) * sc) / sc, round((cy + x * s + y * c) * sc) / sc) for x, y in pts]
 
 
 def add_terrain(scene: Scene, rng: np.random.Generator, p: GeneratorParams) -> None:
@@ -224,18 +243,20 @@ def add_terrain(scene: Scene, rng: np.random.Generator, p: GeneratorParams) -> N
         return
     each = p.terrain_density * scene.width * scene.depth / n
     boxes: list[tuple[float, float, float, float]] = []
+    width, depth, g = scene.width, scene.depth, p.terrain_gap
+    rand = rng.random
     for _ in range(n):
         for _attempt in range(25):
-            pts = _feature_points(rng, each * uniform(rng, 0.6, 1.4), scene.width, scene.depth)
+            # uniform(rng, 0.6, 1.4) written out (the same float)
+            pts = _feature_points(rng, each * float(0.6 + _AREA_SPAN * rand()), width, depth)
             xs, ys = [q[0] for q in pts], [q[1] for q in pts]
-            lo, hi = (min(xs), min(ys)), (max(xs), max(ys))
-            if lo[0] <= 0 or lo[1] <= 0 or hi[0] >= scene.width or hi[1] >= scene.depth:
+            x0, y0, x1, y1 = min(xs), min(ys), max(xs), max(ys)
+            if x0 <= 0 or y0 <= 0 or x1 >= width or y1 >= depth:
                 continue
-            g = p.terrain_gap
-            if any(lo[0] - g < b[2] and b[0] < hi[0] + g and lo[1] - g < b[3] and b[1] < hi[1] + g for b in boxes):
+            if any(x0 - g < b[2] and b[0] < x1 + g and y0 - g < b[3] and b[1] < y1 + g for b in boxes):
                 continue
             poly = polygon_of(pts)  # the polygon validation and the checker will ask for
-            boxes.append((lo[0], lo[1], hi[0], hi[1]))
+            boxes.append((x0, y0, x1, y1))
             break
         else:
             continue
@@ -482,6 +503,16 @@ def nearest_distance(fps, others) -> float:
             return best
     a = np.array([[f.cx, f.cy, f.outer_radius] for f in fps])
     lb = np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1]) - a[:, None, 2] - b[None, :, 2]
+    if len(fps) > 1:
+        # several footprints: the same shortcut over the whole matrix (the pair of least bound,
+        # the first in row-major order on a tie; it is also the loop's first pair when no other
+        # bound is at most both its bound and its distance, and then its only one)
+        k = int(lb.argmin())
+        i, j = divmod(k, len(others))
+        low = float(lb[i, j])
+        best = signed_distance(fps[i], others[j])
+        if math.isfinite(low) and math.isfinite(best) and np.count_nonzero(lb <= max(best, low)) == 1:
+            return best
     order = np.argsort(lb, axis=None)
     best = math.inf
     for k in order:
