@@ -113,8 +113,7 @@ def _clear_of_no_go(scene: Scene, fps) -> bool:
 
 
 def _clear_of_models(scene: Scene, fps, skip: str | None = None) -> bool:
-    others = [f for u in scene.units if u.id != skip and u.centres() for f in u.footprints()]
-    return nearest_distance(fps, others) > 0.05
+    return nearest_distance(fps, scene.footprints_except(skip)) > 0.05
 
 
 def _solve_along(place, measure, target: float, start: float, steps: int = 12) -> tuple[float, float] | None:

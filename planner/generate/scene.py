@@ -103,6 +103,10 @@ class GenUnit:
             self._bounds = (footprint_bounds(self.entry, c) if c else None,)
         return self._bounds[0]
 
+    def positioned(self) -> bool:
+        """Whether any model has a position (``bool(self.centres())``)."""
+        return any("x" in m for m in self.data["models"])
+
     def moved(self) -> None:
         self._fps = None
         self._bounds = None
@@ -127,6 +131,7 @@ class Scene:
     rulings: dict[str, str] = field(default_factory=dict)
     """The rulings every scenario of the run states (``GeneratorParams.rulings``)."""
     _region_bounds: dict = field(default_factory=dict)
+    _others: dict = field(default_factory=dict)
 
     @cached_property
     def table(self) -> Polygon:
@@ -156,6 +161,20 @@ class Scene:
     def blocking(self) -> list[tuple[dict, Polygon]]:
         return [(t, p) for t, p in zip(self.terrain, self.terrain_polys, strict=True)
                 if "blocks_line_of_sight" in t["traits"] or "building" in t]
+
+    def footprints_except(self, skip: str | None = None) -> list:
+        """The footprints of every positioned model of the units other than ``skip``, unit by unit:
+        one list kept while those units and their footprint lists are the same objects (a
+        builder measures many spots against it, and :func:`nearest_distance` keeps the arrays of
+        the last few lists it saw)."""
+        units = [u for u in self.units if u.id != skip and u.positioned()]
+        lists = [u.footprints() for u in units]
+        hit = self._others.get(skip)
+        if hit is not None and len(hit[0]) == len(lists) and all(a is b for a, b in zip(hit[0], lists, strict=True)):
+            return hit[1]
+        flat = [f for fl in lists for f in fl]
+        self._others[skip] = (lists, flat)
+        return flat
 
     def units_of(self, player: str) -> list[GenUnit]:
         return [u for u in self.units if u.player == player]
@@ -488,14 +507,14 @@ def nearest_distance(fps, others) -> float:
 
     if not others:
         return math.inf
-    b = _centres_radii(others)
+    b, bx, by, br = _centres_radii(others)
     if len(fps) == 1:
         # one footprint (most calls): the pair of least lower bound first (the same floats as
         # ``lb`` below). When no other pair's bound is at most both its bound and its distance,
         # that pair is the only one the loop below measures (first in its order, and the next
         # bound stops it): the same value. Otherwise (ties, a loose bound, NaN) that loop.
         f = fps[0]
-        lb1 = np.hypot(f.cx - b[:, 0], f.cy - b[:, 1]) - f.outer_radius - b[:, 2]
+        lb1 = np.hypot(f.cx - bx, f.cy - by) - f.outer_radius - br
         j = int(lb1.argmin())
         low = float(lb1[j])
         best = signed_distance(f, others[j])
@@ -524,14 +543,21 @@ def nearest_distance(fps, others) -> float:
 
 
 
+_GROUP_KEPT = 4
 _GROUP: list = [None, None]
+"""The last lists of footprints seen by :func:`_centres_radii` and their arrays, alternately
+(newest first, at most ``_GROUP_KEPT``): a builder measures its spots against the enemy and
+against every other model in turn."""
 
 
-def _centres_radii(fps: list) -> np.ndarray:
-    """[[cx, cy, outer radius], ...] of a list of footprints, kept for the last list seen (the
-    generators measure many placements against one group; callers do not mutate it)."""
-    if _GROUP[0] is fps and len(_GROUP[1]) == len(fps):
-        return _GROUP[1]
+def _centres_radii(fps: list) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """[[cx, cy, outer radius], ...] of a list of footprints and its three columns (contiguous
+    copies, the same floats), kept for the last few lists seen (the generators measure many
+    placements against one group; callers do not mutate it)."""
+    for k in range(0, len(_GROUP), 2):
+        if _GROUP[k] is fps and len(_GROUP[k + 1][0]) == len(fps):
+            return _GROUP[k + 1]
     arr = np.array([[f.cx, f.cy, f.outer_radius] for f in fps])
-    _GROUP[0], _GROUP[1] = fps, arr
-    return arr
+    hit = (arr, arr[:, 0].copy(), arr[:, 1].copy(), arr[:, 2].copy())
+    _GROUP[2:], _GROUP[:2] = _GROUP[:_GROUP_KEPT * 2 - 2], [fps, hit]
+    return hit
