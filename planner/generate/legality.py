@@ -48,7 +48,7 @@ from planner.generate.scene import (
 )
 from planner.generate.trusted import generated_scenario
 from planner.geometry.shapes import clearance_inside, footprint, signed_distance
-from planner.legality.checker import check_deployment
+from planner.legality.checker import deployment_findings, failed_findings
 from planner.legality.checks.coherency import coherency_range
 from planner.rules.registry import DEFAULT_RULESET, find_ruleset
 from planner.schema import SubType, UnitType
@@ -447,6 +447,19 @@ def _overlap(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick: 
     return None
 
 
+def verdict(world) -> tuple[bool, list[str], list]:
+    """The label's part of :func:`planner.legality.checker.check_deployment`'s report on
+    ``world``: whether it is legal, the rule ids it breaks (sorted, once each) and the subject
+    unit's findings. The same checks (:func:`deployment_findings`) and the same violations
+    (:func:`failed_findings`), without the report's records (a unit report per unit, the
+    violations, the rulings applied), which a label does not hold."""
+    findings = deployment_findings(world)
+    if SUBJECT not in world.units:
+        raise ValueError(f"the scene has no unit {SUBJECT!r}")
+    failed = failed_findings(world, findings)
+    return not failed, sorted({f.rule for f in failed}), findings.get(SUBJECT, [])
+
+
 BUILDERS = {"infiltrate_distance": _infiltrate_distance, "infiltrate_hidden": _infiltrate_hidden,
             "zone_edge": _zone_edge, "coherency": _coherency, "overlap": _overlap}
 
@@ -476,15 +489,14 @@ def legality_item(rng: np.random.Generator, p: GeneratorParams, index: int, rule
         raise RuntimeError(f"item {index}: could not build a near-boundary case in 100 scenes")
     data = scene.data(name=f"legality-{index}", description=f"generated: {target}, intended "
                                                              f"{'legal' if legal_side else 'illegal'}")
-    report = check_deployment(resolve(generated_scenario(data), require_positions=True))
-    subj = next(u for u in report.units if u.unit == SUBJECT)
-    margins = [f.margin for f in subj.findings if f.rule == info["rule"] and f.margin is not None]
+    legal, violations, subject_findings = verdict(resolve(generated_scenario(data), require_positions=True))
+    margins = [f.margin for f in subject_findings if f.rule == info["rule"] and f.margin is not None]
     label = {
         "kind": "legality",
         "index": index,
-        "legal": report.legal,
-        "violations": sorted({v.rule for v in report.violations}),
-        "exit_code": 0 if report.legal else 1,
+        "legal": legal,
+        "violations": violations,
+        "exit_code": 0 if legal else 1,
         "target": target,
         "target_rule": info["rule"],
         "threshold": info.get("threshold"),
@@ -495,8 +507,8 @@ def legality_item(rng: np.random.Generator, p: GeneratorParams, index: int, rule
         "deployment_map": scene.deployment_map,
         "details": {k: v for k, v in info.items() if k not in ("rule", "threshold")},
     }
-    if report.legal != legal_side:  # the scene missed the side aimed at: the description says the verdict apart
-        verdict = "legal" if report.legal else f"illegal ({', '.join(label['violations'])})"
-        data["description"] = f"generated: {target}, aimed at {label['intended']}; the check found it {verdict}"
+    if legal != legal_side:  # the scene missed the side aimed at: the description says the verdict apart
+        found = "legal" if legal else f"illegal ({', '.join(label['violations'])})"
+        data["description"] = f"generated: {target}, aimed at {label['intended']}; the check found it {found}"
     data["label"] = label
     return data
