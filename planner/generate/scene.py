@@ -331,10 +331,11 @@ def block_offsets(entry: CatalogueEntry, n: int, ranks: int, facing: float = 90.
 
 def unit_models(entry: CatalogueEntry, centres: list[tuple[float, float]], use_profile: bool,
                 facing: float = 90.0) -> list[dict]:
+    if use_profile:  # the same keys in the same order as below, in one dict
+        return [{"profile": entry.id, "x": r4(x), "y": r4(y), "facing": facing} for x, y in centres]
     models = []
     for x, y in centres:
-        m: dict = {"profile": entry.id} if use_profile else {
-            "base": entry.base.model_dump(mode="json"), "type": entry.type.value}
+        m: dict = {"base": entry.base.model_dump(mode="json"), "type": entry.type.value}
         m.update({"x": r4(x), "y": r4(y), "facing": facing})
         models.append(m)
     return models
