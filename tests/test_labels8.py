@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from shapely.geometry import box
 
 import planner.generate.scene as scene_mod
+from planner import schema
 from planner.generate import legality as gen_legality
 from planner.generate.distributions import LEGALITY_TARGETS, GeneratorParams
 from planner.generate.engine import Job, make_line
@@ -275,3 +276,58 @@ def test_generated_lines_do_not_depend_on_the_kept_arrays(monkeypatch) -> None:
     monkeypatch.setattr(scene_mod, "_GROUP", [None, None])
     monkeypatch.setattr(gen_legality, "_target_table", gen_legality._target_table.__wrapped__)
     assert [make_line(job, i) for i in range(6)] == kept
+
+
+# --------------------------------------------------------------------------- polygons made ahead
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(3, 7), st.floats(-50, 50), st.floats(-50, 50), st.floats(0.1, 9)),
+                min_size=1, max_size=9), st.booleans())
+def test_polygons_made_ahead_are_new_polygons_and_polygon_of_gives_them(rings, bow_tie: bool) -> None:
+    lists = []
+    for n, cx, cy, r in rings:
+        pts = [(cx + r * math.cos(2 * math.pi * k / n), cy + r * math.sin(2 * math.pi * k / n)) for k in range(n)]
+        if pts not in lists:  # a list twice in one call: the later polygon is kept (the same shape)
+            lists.append(pts)
+    if bow_tie:  # not a simple polygon: validity is judged when polygon_of is asked, as before
+        lists.append([(0.5, 0.25), (1.5, 1.25), (1.5, 0.25), (0.5, 1.25)])
+    schema._polygon_and_problem.cache_clear()  # none of these lists asked for before
+    schema._AHEAD.clear()
+    made = schema.polygons_ahead(lists)
+    assert [p.wkb for p in made] == [schema.new_polygon(tuple(pts)).wkb for pts in lists]
+    for pts, poly in zip(lists, made, strict=True):
+        assert schema.polygon_of(pts) is poly  # the very polygon, taken
+        assert schema.polygon_of(pts) is poly  # and then kept as before
+    assert not schema._AHEAD
+    # a list asked for before keeps its first polygon (the same shape)
+    again = schema.polygons_ahead(lists[:1])[0]
+    assert again is not made[0] and schema.polygon_of(lists[0]) is made[0]
+    schema._AHEAD.clear()
+    if bow_tie:
+        with pytest.raises(ValueError, match="is not a simple polygon: Self-intersection"):
+            schema._check_polygon(lists[-1], "footprint")
+
+
+def test_polygons_made_ahead_of_other_numbers_are_made_one_by_one_and_kept_bounded(monkeypatch) -> None:
+    monkeypatch.setattr(schema, "_AHEAD_MOST", 5)
+    schema._AHEAD.clear()
+    ints = [(0, 0), (3, 0), (3, 2), (0, 2)]
+    made = schema.polygons_ahead([ints, [(10.0, 10.0), (13.0, 10.0), (13.0, 12.0)]])
+    assert made[0].wkb == schema.new_polygon(tuple(ints)).wkb
+    assert len(schema._AHEAD) == 2
+    square = [(float(k), 0.0) for k in range(2)] + [(1.0, 1.0), (0.0, 1.0)]
+    schema.polygons_ahead([square] * 4)  # more than kept: the earlier ones are dropped first
+    assert list(schema._AHEAD) == [tuple(square)]
+    schema._AHEAD.clear()
+
+
+def test_a_scenes_terrain_polygons_are_what_validation_and_the_checker_take() -> None:
+    p = GeneratorParams()
+    rng = np.random.default_rng(12)
+    for _ in range(4):
+        s = base_scene(rng, p, DEFAULT_RULESET, armies=False)
+        assert len(s.terrain_polys) == len(s.terrain) > 0
+        for t, poly in zip(s.terrain, s.terrain_polys, strict=True):
+            assert schema.polygon_of([tuple(q) for q in t["footprint"]]) is poly
+            assert poly.is_valid

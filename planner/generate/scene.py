@@ -22,7 +22,7 @@ from planner.generate.distributions import GeneratorParams
 from planner.geometry.shapes import footprint
 from planner.io.catalogue import load_catalogue
 from planner.rules.registry import DEFAULT_RULESET, find_ruleset
-from planner.schema import CatalogueEntry, HullBase, OvalBase, RoundBase, UnitType, polygon_of
+from planner.schema import CatalogueEntry, HullBase, OvalBase, RoundBase, UnitType, polygons_ahead
 from planner.units import mm_to_in
 
 DECIMALS = 4
@@ -264,6 +264,7 @@ def add_terrain(scene: Scene, rng: np.random.Generator, p: GeneratorParams) -> N
     boxes: list[tuple[float, float, float, float]] = []
     width, depth, g = scene.width, scene.depth, p.terrain_gap
     rand = rng.random
+    kept: list[list[tuple[float, float]]] = []
     for _ in range(n):
         for _attempt in range(25):
             # uniform(rng, 0.6, 1.4) written out (the same float)
@@ -274,7 +275,6 @@ def add_terrain(scene: Scene, rng: np.random.Generator, p: GeneratorParams) -> N
                 continue
             if any(x0 - g < b[2] and b[0] < x1 + g and y0 - g < b[3] and b[1] < y1 + g for b in boxes):
                 continue
-            poly = polygon_of(pts)  # the polygon validation and the checker will ask for
             boxes.append((x0, y0, x1, y1))
             break
         else:
@@ -294,7 +294,9 @@ def add_terrain(scene: Scene, rng: np.random.Generator, p: GeneratorParams) -> N
                     "traits": ["impassable"] if imp else ["difficult"]}
         feat["footprint"] = [[float(x), float(y)] for x, y in pts]
         scene.terrain.append(feat)
-        scene.terrain_polys.append(poly)
+        kept.append(pts)
+    # the polygons validation and the checker will ask for (polygon_of), made together
+    scene.terrain_polys.extend(polygons_ahead(kept))
 
 
 # --------------------------------------------------------------------------- armies
