@@ -2,7 +2,7 @@
 
 Run on demand (it is not part of the test suite)::
 
-    .venv/bin/python benchmarks/bench_scaling.py --before /tmp/main-src [--repeat 5] [--rounds 2]
+    .venv/bin/python benchmarks/bench_scaling.py --before main [--repeat 5] [--rounds 2]
 
 The scenes are the table of ``bench_check.py`` (72" x 48", 12 blocking features, 10 Infiltrate
 units, 4 of them hidden in U-shaped hides), scaled:
@@ -16,11 +16,17 @@ units, 4 of them hidden in U-shaped hides), scaled:
 Each code version runs in its own process (``PYTHONPATH`` = the tree given), which builds every
 scene once and times ``check_deployment`` ``--repeat`` times per size (one warm-up first,
 ``gc.collect()`` before each call). The versions alternate, ``--rounds`` times each: the code
-given with ``--before`` (e.g. ``git archive <commit> planner | tar -x -C DIR``) and this tree.
-It prints the medians, the ratio after / before per size, the growth exponent (the slope of
-log time against log models, least squares over the sizes), the verdicts (both versions must
-give the same report: compared by a digest of the report's JSON) and the load average, and
-writes ``benchmarks/results/scaling.json``.
+given with ``--before`` and this tree. ``--before`` is a tree holding the previous ``planner/``
+(e.g. ``git archive <commit> planner models | tar -x -C DIR``) or a git revision of this
+repository (``main``, a commit), which is archived so into a temporary folder.
+
+It prints the medians of the wall time (``time.perf_counter``) and of the CPU time
+(``time.process_time``: this process's CPU, less sensitive to other work on the machine), the
+ratio after / before per size, the growth exponent (the slope of log time against log models,
+least squares over the sizes), the slope from 2 x 100 to 2 x 400 (log(t400 / t100) / log(4):
+the same table tiled, the stricter figure, since the 2 x 50 scene keeps every Infiltrator),
+the verdicts (both versions must give the same report: compared by a digest of the report's
+JSON) and the load average, and writes ``benchmarks/results/scaling.json``.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -110,14 +117,16 @@ def worker(sizes: list[int], repeat: int) -> dict:
         world = resolve(Scenario.model_validate(scene(n)), f"<scaling {n}>", require_positions=True)
         report = check_deployment(world)  # warm-up, and the verdict
         digest = hashlib.sha256(report.model_dump_json().encode()).hexdigest()[:16]
-        times = []
+        times, cpu = [], []
         for _ in range(repeat):
             gc.collect()
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             check_deployment(world)
-            times.append((time.perf_counter() - t0) * 1000.0)
-        out["sizes"][str(n)] = {"ms": times, "legal": report.legal, "violations": len(report.violations),
-                                "digest": digest}
+            t1, c1 = time.perf_counter(), time.process_time()
+            times.append((t1 - t0) * 1000.0)
+            cpu.append((c1 - c0) * 1000.0)
+        out["sizes"][str(n)] = {"ms": times, "cpu_ms": cpu, "legal": report.legal,
+                                "violations": len(report.violations), "digest": digest}
     return out
 
 
@@ -138,9 +147,34 @@ def exponent(ns: list[int], ms: list[float]) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
 
 
+def before_tree(spec: str, keep: list[tempfile.TemporaryDirectory]) -> Path:
+    """The tree ``--before`` names: a folder as it is, else a git revision of this repository
+    archived (``planner/`` and ``models/``) into a temporary folder (kept alive in ``keep``)."""
+    path = Path(spec)
+    if path.is_dir():
+        return path.resolve()
+    root = HERE.parent
+    rev = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{spec}^{{commit}}"], cwd=root,
+                         capture_output=True, text=True, check=False)
+    if rev.returncode != 0:
+        raise SystemExit(f"--before {spec}: neither a folder nor a git revision of {root}")
+    tmp = tempfile.TemporaryDirectory(prefix="bench-scaling-before-")
+    keep.append(tmp)
+    archive = subprocess.run(["git", "archive", rev.stdout.strip(), "planner", "models"], cwd=root,
+                             capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", tmp.name], input=archive.stdout, check=True)
+    print(f"before = {spec} ({rev.stdout.strip()[:10]}), archived into {tmp.name}")
+    return Path(tmp.name)
+
+
+def slope(t_small: float, t_large: float, ratio: float = 4.0) -> float:
+    """The growth exponent between two sizes ``ratio`` apart: log(t_large / t_small) / log(ratio)."""
+    return math.log(t_large / t_small) / math.log(ratio)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--before", type=Path, help="a tree holding the previous planner/ (run side by side)")
+    ap.add_argument("--before", help="a tree holding the previous planner/, or a git revision (run side by side)")
     ap.add_argument("--repeat", type=int, default=5, help="timed checks per size and process (default 5)")
     ap.add_argument("--rounds", type=int, default=2, help="processes per version, alternating (default 2)")
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)), help="models per side (default 50,100,200,400)")
@@ -153,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     after_tree = HERE.parent
-    versions = {"after": after_tree} | ({"before": args.before.resolve()} if args.before else {})
+    keep: list[tempfile.TemporaryDirectory] = []
+    versions = {"after": after_tree} | ({"before": before_tree(args.before, keep)} if args.before else {})
     load0 = os.getloadavg()
     runs: dict[str, list[dict]] = {v: [] for v in versions}
     for _ in range(args.rounds):
@@ -162,25 +197,38 @@ def main(argv: list[str] | None = None) -> int:
     load1 = os.getloadavg()
 
     med: dict[str, dict[int, float]] = {}
+    cpu: dict[str, dict[int, float]] = {}
     for v, rs in runs.items():
         med[v] = {n: statistics.median([t for r in rs for t in r["sizes"][str(n)]["ms"]]) for n in sizes}
+        cpu[v] = {n: statistics.median([t for r in rs for t in r["sizes"][str(n)]["cpu_ms"]]) for n in sizes}
     same = all(len({r["sizes"][str(n)]["digest"] for rs in runs.values() for r in rs}) == 1 for n in sizes)
-    print(f"check_deployment against the army size ({args.rounds} processes per version, {args.repeat} checks each)")
-    head = f"{'models':>9}  {'after ms':>9}" + (f"  {'before ms':>10}  {'after/before':>12}" if "before" in med else "")
-    print(head + "  verdict")
+    print(f"check_deployment against the army size ({args.rounds} processes per version, {args.repeat} checks each;"
+          " medians, wall / CPU (process time) ms)")
+    order = [v for v in ("after", "before") if v in med]
+    head = f"{'models':>9}" + "".join(f"  {v + ' wall':>12}  {v + ' CPU':>11}" for v in order)
+    print(head + ("  after/before (wall, CPU)" if "before" in med else "") + "  verdict")
     for n in sizes:
         r = runs["after"][0]["sizes"][str(n)]
-        line = f"{'2 x ' + str(n):>9}  {med['after'][n]:9.1f}"
+        line = f"{'2 x ' + str(n):>9}" + "".join(f"  {med[v][n]:12.1f}  {cpu[v][n]:11.1f}" for v in order)
         if "before" in med:
-            line += f"  {med['before'][n]:10.1f}  {med['after'][n] / med['before'][n]:12.2f}"
+            line += f"  {med['after'][n] / med['before'][n]:11.2f}, {cpu['after'][n] / cpu['before'][n]:.2f}"
         print(line + f"  {'legal' if r['legal'] else 'illegal'} ({r['violations']} violations)")
     exps = {v: exponent(sizes, [med[v][n] for n in sizes]) for v in med}
-    print("growth exponent (50 -> 400): " + ", ".join(f"{v} {e:.2f}" for v, e in exps.items()))
+    exps_cpu = {v: exponent(sizes, [cpu[v][n] for n in sizes]) for v in cpu}
+    lo, hi = min(sizes), max(sizes)
+    print(f"growth exponent (least squares, {lo} -> {hi}), wall / CPU: "
+          + ", ".join(f"{v} {exps[v]:.2f} / {exps_cpu[v]:.2f}" for v in order))
+    slopes: dict[str, dict[str, float]] = {}
+    if 100 in sizes and 400 in sizes:
+        slopes = {v: {"wall": slope(med[v][100], med[v][400]), "cpu": slope(cpu[v][100], cpu[v][400])} for v in med}
+        print("slope 2 x 100 -> 2 x 400, log(t400 / t100) / log(4), wall / CPU: "
+              + ", ".join(f"{v} {slopes[v]['wall']:.2f} / {slopes[v]['cpu']:.2f}" for v in order))
     print(f"same reports in every run: {'yes' if same else 'NO'}")
     print(f"load average (1, 5, 15 min): before the runs {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}, "
           f"after {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}")
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps({"sizes": sizes, "median_ms": med, "exponent": exps, "same_reports": same,
+    args.output.write_text(json.dumps({"sizes": sizes, "median_ms": med, "median_cpu_ms": cpu, "exponent": exps,
+                                       "exponent_cpu": exps_cpu, "slope_100_400": slopes, "same_reports": same,
                                        "load_average": [load0, load1], "runs": runs}, indent=1))
     print(f"wrote {args.output}")
     return 0 if same else 1

@@ -21,8 +21,7 @@ The public API (see the README's "As a library"); each name is imported on first
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # not typing's: ``import planner`` (the command line's first import) stays fast
 
 __version__ = "0.1.0"
 
@@ -66,6 +65,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from planner.adversary.threats import find_threats
     from planner.adversary.threats import parse_goal as threat_goal
     from planner.deepstrike import deep_strike_odds
@@ -89,6 +90,8 @@ def __getattr__(name: str) -> Any:
         module, attr = _EXPORTS[name]
     except KeyError:
         raise AttributeError(f"module 'planner' has no attribute {name!r}") from None
+    import importlib
+
     value = getattr(importlib.import_module(module), attr)
     globals()[name] = value  # later look-ups are plain attribute reads
     return value

@@ -563,7 +563,10 @@ def _check_polygon(points: list[Point], what: str) -> list[Point]:
 
 
 class Battlefield(Record):
-    """The table: width along x, depth along y, in inches. Horus Heresy default 72" x 48"."""
+    """The table: width along x, depth along y, in inches. A scenario without 'battlefield' is on its
+    ruleset's default table: 72" x 48" for hh2, wh40k5 and wh40k7; 60" x 44" for wh40k10 and wh40k11
+    (each ruleset module's BATTLEFIELD_WIDTH_IN and BATTLEFIELD_DEPTH_IN, applied when the scenario is
+    resolved). A 'battlefield' given without a width or depth takes 72" or 48"."""
 
     width: Num = Field(default=72.0, gt=0, le=1000)
     depth: Num = Field(default=48.0, gt=0, le=1000)
@@ -807,7 +810,7 @@ class SetupKind(StrEnum):
 
 class Restriction(Record):
     """An ability of this unit (or model): enemy units may not be set up, or arrive, within
-    ``within_in`` inches of it by the ``methods`` named ("within": not more than; issue #19 item 5).
+    ``within_in`` inches of it by the ``methods`` named ("within": not more than).
     A restriction beats any permission (:class:`Permission`) of the enemy unit."""
 
     within_in: Num = Field(gt=0, le=100, description="No enemy set-up or arrival within this distance (inches).")
@@ -1101,7 +1104,7 @@ class StayCloseGoal(GoalBase):
 
 
 class DenyGoal(Record):
-    """Screening (issue #7): place the marked units so that the enemy unit's legal Infiltrate area
+    """Screening: place the marked units so that the enemy unit's legal Infiltrate area
     is as small as possible; with ``protect`` and ``radius`` (inches), no legal arrival of it may
     have a base within ``radius`` of the point. Routed by ``planner plan`` to
     :func:`planner.adversary.deny.deny`."""
@@ -1148,7 +1151,7 @@ class CoverGoal(GoalBase):
 
 
 class ExposureGoal(GoalBase):
-    """Lose little to the enemy's first turn (issue 20): per placed unit, the expected models it
+    """Lose little to the enemy's first turn: per placed unit, the expected models it
     loses if every enemy unit able to shoot it after a Normal move does
     (:mod:`planner.combat.exposure`; units need profiles)."""
 
@@ -1156,7 +1159,7 @@ class ExposureGoal(GoalBase):
 
 
 class ObjectiveControlGoal(GoalBase):
-    """40k: keep Objective Control of ``objective`` after the enemy's first turn (issue 20): per placed
+    """40k: keep Objective Control of ``objective`` after the enemy's first turn: per placed
     unit, its full OC less its expected OC on the objective after the exposure goal's losses and
     battle-shock (:func:`planner.combat.exposure.oc_after`; OC 0 out of range); units need OC and Ld."""
 
@@ -1181,7 +1184,10 @@ class Scenario(Record):
     ruleset: str = Field(description="Ruleset id, e.g. 'hh2' (Horus Heresy 2.0).")
     name: str = ""
     description: str = ""
-    battlefield: Battlefield = Field(default_factory=Battlefield)
+    battlefield: Battlefield = Field(
+        default_factory=Battlefield,
+        description="The table, inches. Not given: the ruleset's default table (72\" x 48\" for hh2, wh40k5 and "
+                    "wh40k7; 60\" x 44\" Strike Force for wh40k10 and wh40k11), which check and plan warn of.")
     terrain: list[TerrainFeature] = Field(default_factory=list, max_length=MAX_TERRAIN)
     deployment_zones: list[DeploymentZone] = Field(default_factory=list, max_length=MAX_ITEMS)
     objectives: list[Objective] = Field(default_factory=list, max_length=MAX_ITEMS)

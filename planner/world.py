@@ -15,6 +15,7 @@ from planner.errors import ScenarioError, UnknownRulesetError
 from planner.io.catalogue import load_catalogue
 from planner.schema import (
     Base,
+    Battlefield,
     DeploymentZone,
     Scenario,
     SetupMethod,
@@ -142,6 +143,10 @@ class World:
     """The file's data as read (so that a planned scenario keeps the user's own wording)."""
     rulings_used: dict[str, str] = field(default_factory=dict)
     """The rulings :meth:`ruling` was asked for, with the reading applied (what reports state)."""
+    battlefield_default: bool = False
+    """The scenario gives no ``battlefield:``: the table is its ruleset's default size
+    (:attr:`planner.rules.base.Ruleset.BATTLEFIELD_WIDTH_IN`, ``BATTLEFIELD_DEPTH_IN``), which the
+    command line says."""
 
     def ruling(self, key: str) -> str:
         """The reading of ruling ``key`` applied to this scenario: the scenario's ``rulings:``
@@ -251,6 +256,10 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
     rs = _scenario_ruleset(scenario, file)
     if rs.id != scenario.ruleset:  # an alias ('hh2.0'): every later lookup uses the ruleset's id
         scenario = scenario.model_copy(update={"ruleset": rs.id})
+    battlefield_default = "battlefield" not in scenario.model_fields_set
+    if battlefield_default:  # the table's size differs by ruleset: its module gives the default
+        scenario = scenario.model_copy(update={"battlefield": Battlefield(width=rs.BATTLEFIELD_WIDTH_IN,
+                                                                          depth=rs.BATTLEFIELD_DEPTH_IN)})
     if any(a.roster is not None for a in scenario.armies):
         from planner.io.roster import expand_rosters
 
@@ -265,7 +274,7 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
         _check_setup(u, units, zones, terrain, scenario.battlefield, file, require_positions)
     _check_goals(scenario, rs, units, file)
     rs.check_rulings(scenario.rulings, file=file)
-    return World(scenario, file, units, players, zones, terrain)
+    return World(scenario, file, units, players, zones, terrain, battlefield_default=battlefield_default)
 
 
 def _scenario_ruleset(scenario: Scenario, file: str | None) -> Ruleset:

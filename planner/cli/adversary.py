@@ -10,12 +10,11 @@ import time
 from rich.console import Console
 from rich.markup import escape
 
+from planner.cli.exits import EXIT_ILLEGAL, EXIT_OK
 from planner.errors import ScenarioError
 from planner.schema import DenyGoal
 from planner.solve import stop
 from planner.world import World
-
-EXIT_OK, EXIT_ILLEGAL, EXIT_INPUT, EXIT_NO_ANSWER = 0, 1, 2, 3
 
 
 def deny_goal(world: World) -> tuple[int, DenyGoal] | None:

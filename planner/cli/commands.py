@@ -22,6 +22,15 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from planner.cli.exits import (
+    EXIT_ILLEGAL,
+    EXIT_INPUT,
+    EXIT_INTERNAL,
+    EXIT_NO_ANSWER,
+    EXIT_OK,
+    ctrl_c_received,
+    say_interrupted,
+)
 from planner.errors import PlannerError, ScenarioError
 from planner.rules.registry import DEFAULT_RULESET
 
@@ -35,7 +44,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-EXIT_OK, EXIT_ILLEGAL, EXIT_INPUT, EXIT_NO_ANSWER, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 JsonOpt = Annotated[str | None, typer.Option("--json", help="Write the JSON report to PATH, or '-' for stdout.")]
 FormatOpt = Annotated[str, typer.Option("--format", help="Report format on stdout: text, markdown, html (with the "
@@ -125,6 +133,20 @@ def _say_written_whole() -> None:
     Console(stderr=True).print(f"{stop.INTERRUPTED} while the outputs were written: they are complete")
 
 
+def say_battlefield_default(world) -> None:
+    """A warning on standard error when the scenario gives no ``battlefield:`` and its ruleset's
+    default table is used (:attr:`planner.world.World.battlefield_default`): which size."""
+    if world.battlefield_default:
+        bf, rs = world.scenario.battlefield, world.ruleset
+        Console(stderr=True, highlight=False, soft_wrap=True).print(
+            f"[yellow]warning:[/yellow] the scenario gives no battlefield: the {rs.id} default, {_inches(bf.width)} "
+            f"wide (x) by {_inches(bf.depth)} deep (y), is used ({escape(rs.BATTLEFIELD_NAME)})")
+
+
+def _inches(v: float) -> str:
+    return f'{v:g}"'
+
+
 def _run(fn, json_out: str | None = None) -> None:
     """Call ``fn`` and turn its result or error into the exit code (the one error boundary).
 
@@ -156,9 +178,12 @@ def _run(fn, json_out: str | None = None) -> None:
             pass
         raise typer.Exit(0) from None
     except KeyboardInterrupt:
-        Console(stderr=True).print("interrupted")
+        say_interrupted()
         raise typer.Exit(EXIT_NO_ANSWER) from None
     except Exception:  # noqa: BLE001 - the boundary: never show a traceback to the user
+        if ctrl_c_received():  # a library's own error for the KeyboardInterrupt raised inside it
+            say_interrupted()
+            raise typer.Exit(EXIT_NO_ANSWER) from None
         _internal_error()
     finally:
         end_run()
@@ -253,6 +278,7 @@ def check(
         _check_writable(suggest_out, "--suggest-out", (scenario,))
         chosen = _parse_rulings(ruling)
         world = load_scenario(scenario, require_positions=True).with_rulings(chosen)
+        say_battlefield_default(world)
         _check_writable(render_out, "--render")
         _check_writable(json_out, "--json")
         _check_writable(suggest_out, "--suggest-out")
@@ -335,6 +361,7 @@ def plan(
         _check_writable(json_out, "--json", (scenario,))
         chosen = _parse_rulings(ruling)
         world = load_scenario(scenario).with_rulings(chosen)
+        say_battlefield_default(world)
         # the files the scenario references are known now: claim the outputs again
         _check_writable(out, "--out")
         _check_writable(json_out, "--json")
@@ -865,7 +892,7 @@ def shoot(
     json_out: JsonOpt = None,
     ruling: RulingOpt = None,
 ) -> None:
-    """Exact distribution of wounds and models lost when one unit shoots another (issue 20).
+    """Exact distribution of wounds and models lost when one unit shoots another.
 
     Exit 0 when computed, 2 for invalid input (unknown unit or weapon, a missing characteristic).
     """
@@ -900,7 +927,7 @@ def exposure(
     ruling: RulingOpt = None,
 ) -> None:
     """First-turn exposure: which enemy units can shoot each of my units after a Normal move, and the
-    exact distribution of models lost (issue 20).
+    exact distribution of models lost.
 
     Exit 0 when computed, 2 for invalid input (a unit without a profile or M: the file, unit and field).
     """
@@ -1092,7 +1119,10 @@ def main() -> None:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         rv = app(standalone_mode=False)
-    except typer.Abort:
+    except typer.Abort as exc:
+        if isinstance(exc.__context__, KeyboardInterrupt):  # click turns a Ctrl-C outside a command into Abort
+            say_interrupted()
+            sys.exit(EXIT_NO_ANSWER)
         Console(stderr=True).print("Aborted!")
         sys.exit(1)
     except typer.TyperException as exc:  # click's command-line errors (exit 2), as typer shows them
@@ -1105,7 +1135,15 @@ def main() -> None:
             exc.show()  # type: ignore[attr-defined]
         _usage_error_report(exc, sys.argv[1:])
         sys.exit(getattr(exc, "exit_code", EXIT_INPUT))
+    if rv == TYPER_CTRL_C:
+        say_interrupted()
+        sys.exit(EXIT_NO_ANSWER)
     sys.exit(rv if isinstance(rv, int) else 0)
+
+
+TYPER_CTRL_C = 130
+"""What typer returns (``standalone_mode=False``) for a Ctrl-C outside a command's :func:`_run` (while the
+options are parsed, or a command imports what it needs): the command line says "interrupted", exit 3."""
 
 
 if __name__ == "__main__":

@@ -194,6 +194,30 @@ def _convex_parts(fp: Footprint, circumscribed: bool) -> Polygon:
     return fp.polygon(_N_POLY, circumscribed=circumscribed)
 
 
+_FREE_MAX = 4
+_FREE: dict[tuple[bytes, int], tuple[BaseGeometry, BaseGeometry]] = {}
+
+
+def _free_space(hull: BaseGeometry, blocked: BaseGeometry) -> BaseGeometry:
+    """``hull.difference(blocked)``, kept for the last :data:`_FREE_MAX` pairs: a hull of the
+    same coordinates (its WKB) and the same ``blocked`` object (immutable) give the same overlay.
+    Every hidden target of a player is proven against one group of observers whose hull usually
+    holds the target already, so their proofs share one hull and one blocked union: one overlay
+    of the whole table instead of one per target."""
+    key = (shapely.to_wkb(hull), id(blocked))
+    hit = _FREE.get(key)
+    if hit is not None and hit[0] is blocked:
+        return hit[1]
+    free = hull.difference(blocked)
+    try:
+        while _FREE and len(_FREE) >= _FREE_MAX:
+            _FREE.pop(next(iter(_FREE)), None)
+    except (RuntimeError, StopIteration):  # another thread changed the store meanwhile
+        _FREE.clear()
+    _FREE[key] = (blocked, free)
+    return free
+
+
 def _separated(hull: BaseGeometry, a_poly: BaseGeometry | Sequence[BaseGeometry], b_poly: BaseGeometry,
                blocked: BaseGeometry, a_tree: shapely.STRtree | None = None, b_hull: BaseGeometry | None = None,
                a_points: np.ndarray | None = None) -> bool:
@@ -207,7 +231,7 @@ def _separated(hull: BaseGeometry, a_poly: BaseGeometry | Sequence[BaseGeometry]
     ``b_poly`` (which it contains), so only the other parts are measured to ``b_poly``.
     ``a_points``: points inside ``a_poly``'s outlines (n x 2, e.g. the bases' centres): a part
     that holds one touches ``a_poly``; only the parts that hold none are measured to it."""
-    free = hull.difference(blocked)
+    free = _free_space(hull, blocked)
     if free.is_empty:
         return True
     parts = np.asarray(getattr(free, "geoms", [free]), dtype=object)

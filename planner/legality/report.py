@@ -212,12 +212,25 @@ def ruling_line(r: AppliedRuling) -> str:
     return f"{r.key}={r.value} ({'default' if r.default else 'chosen'}): {r.meaning} [{r.sources}]"
 
 
+RULE_STEP_IN = 1.0
+"""Every distance a rule compares with (9", 12", 2", 1", ... and 0" for a margin or an overlap) is a
+multiple of this: :func:`decimals` shows more digits for a value this close to one of them."""
+
+
+def decimals(v: float) -> int:
+    """How many decimals a distance (inches) is shown with: 3, or 6 when it is more than the tolerance
+    (:data:`planner.units.TOLERANCE_IN`) but less than 3 decimals show away from a distance a rule
+    compares with (a multiple of :data:`RULE_STEP_IN`): a pass at 9.000002" for "more than 9"" reads
+    ``9.000002"``, not ``9.000"``, and an overlap of 0.00001" is not ``0.000"``. The one place of
+    that choice (messages, text, Markdown, HTML)."""
+    off = abs(v - round(v / RULE_STEP_IN) * RULE_STEP_IN)
+    return 6 if TOLERANCE_IN < off < 5e-4 else 3
+
+
 def inches(v: float) -> str:
-    """A distance for a finding's message: 3 decimals and the inch mark, e.g. ``9.000"``; a value
-    that 3 decimals would show as zero but that is more than the tolerance gets 6 (``0.000010"``)."""
-    if TOLERANCE_IN < abs(v) < 5e-4:
-        return f'{v:.6f}"'
-    return f'{v:.3f}"'
+    """A distance for a finding's message: :func:`decimals` decimals and the inch mark, e.g. ``9.000"``,
+    ``9.000002"``, ``0.000010"``."""
+    return f'{v:.{decimals(v)}f}"'
 
 
 _FINDING_FIELDS = frozenset(Finding.model_fields)

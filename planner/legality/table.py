@@ -486,14 +486,38 @@ class Table:
     def _no_go_centres(self) -> tuple[np.ndarray, np.ndarray]:
         """The distance of every table base's centre to each of :attr:`no_go_polys` (features x
         bases, inches: shapely's floats, :func:`~planner.geometry.shapes.point_distances`) and
-        that less the base's outer radius (the bound of a round base)."""
+        that less the base's outer radius (the bound of a round base), where it can matter;
+        ``inf`` where it cannot.
+
+        A distance is needed where it can be below the least upper bound of some group of
+        bases holding this one (:meth:`_no_go_upper`) plus the widest gap between a base's
+        outer and inner radii (``delta``): :func:`~planner.legality.checks.placement.closest_no_go`
+        measures a pair only while its bound is below the closest distance found, which is at
+        most the first pair's, and a pair's signed distance is at most ``max(bound + delta, 0)``;
+        :meth:`no_go_bounds` and :meth:`no_go_oval_pairs` only look at bounds up to the least
+        upper bound. So each centre is measured exactly (the same floats) to the features within
+        its own upper bound (from the farthest corner of each feature's bounding box, which holds
+        the feature) plus ``delta`` and its outer radius; the farther pairs read ``inf``. Below
+        :data:`_NO_GO_WITHIN_MIN` features x bases every pair is measured (the same values where
+        they matter)."""
         fps = self._near_area[0]
         if not fps or not self.no_go_polys:
             z = np.zeros((len(self.no_go_polys), len(fps)))
             return z, z
         x, y = self._table_xy
-        dc = point_distances([poly for _, poly in self.no_go_polys], x, y)
-        return dc, dc - np.array([f.outer_radius for f in fps])
+        polys = [poly for _, poly in self.no_go_polys]
+        outer = np.array([f.outer_radius for f in fps])
+        if len(polys) * len(fps) < _NO_GO_WITHIN_MIN:
+            dc = point_distances(polys, x, y)
+            return dc, dc - outer
+        inner = np.array([f.inner_radius for f in fps])
+        b = shapely.bounds(np.asarray(polys, dtype=object))
+        far = np.hypot(np.maximum(np.abs(x[None, :] - b[:, 0:1]), np.abs(x[None, :] - b[:, 2:3])),
+                       np.maximum(np.abs(y[None, :] - b[:, 1:2]), np.abs(y[None, :] - b[:, 3:4])))
+        reach = np.maximum(far.min(axis=0) - inner, 0.0) + float((outer - inner).max()) + outer
+        reach += 1e-6 * (1.0 + float(np.abs(reach).max()))
+        dc = point_distances(polys, x, y, within=reach if np.isfinite(reach).all() else None)
+        return dc, dc - outer
 
     @cached_property
     def _table_xy(self) -> tuple[np.ndarray, np.ndarray]:
@@ -1211,16 +1235,36 @@ class Table:
         Only the lines that meet a piece's bounding box (widened: a screen, never a verdict)
         are tested, exactly, a few at a time until one crosses the piece: the first 4 of every
         piece, then the next 60 of the pieces not named yet, then the rest, each round one
-        vectorised predicate over every piece still open."""
+        vectorised predicate over every piece still open. With many lines and pieces
+        (:data:`_BEARING_MIN`) the lines are screened by bearing (:class:`_BearingScreen`): one
+        probe line per target base and piece is tested first, and only the pieces it leaves
+        unnamed are screened line by line. A piece is named if and only if some line crosses
+        it (``shapely.intersects``), and every such line meets its widened box, so the names are
+        the same whichever lines are tested first."""
         named: set[str] = set()
         if obstacles and obs and tgt:
             p = np.array([[a.cx, a.cy] for a in obs]) if obs_xy is None else obs_xy
             q = np.array([[b.cx, b.cy] for b in tgt])
-            start, end = np.repeat(p, len(q), axis=0), np.tile(q, (len(p), 1))
+            n_q = len(q)
             polys = np.asarray([o.polygon for o in obstacles], dtype=object)
-            # the lines meeting each piece's box, by piece, then by line (only the pairs whose
-            # bounding boxes meet are clipped): each piece's lines in order from ``first[k]``
-            box_of, line = _box_segment_pairs(start, end, shapely.bounds(polys), 1e-6)
+            bounds = shapely.bounds(polys)
+            # line l runs from p[l // n_q] to q[l % n_q] (every observer base to every target base)
+            if len(p) * n_q * len(obstacles) >= _BEARING_MIN:
+                # many lines and pieces: the lines by bearing from each target base; one probe line
+                # per target base and piece first, then the lines meeting the box of each piece
+                # not named yet (the same pairs as the box screen)
+                screen = _BearingScreen(p, q, bounds, 1e-6)
+                which, idx = screen.probes()
+                if len(which):
+                    hit = shapely.intersects(polys[which], shapely.linestrings(
+                        np.stack([p[idx // n_q], q[idx % n_q]], axis=1)))
+                    named.update(obstacles[k].id for k in set(which[hit].tolist()))
+                box_of, line = screen.pairs([k for k, o in enumerate(obstacles) if o.id not in named])
+            else:
+                start, end = np.repeat(p, n_q, axis=0), np.tile(q, (len(p), 1))
+                # the lines meeting each piece's box, by piece, then by line (only the pairs whose
+                # bounding boxes meet are clipped): each piece's lines in order from ``first[k]``
+                box_of, line = _box_segment_pairs(start, end, bounds, 1e-6)
             counts = np.bincount(box_of, minlength=len(obstacles))
             first = np.cumsum(counts) - counts
             rank = np.arange(len(box_of)) - first[box_of]
@@ -1235,7 +1279,8 @@ class Table:
                 if c1 is not None:
                     pick &= rank < c1
                 which, idx = box_of[pick], line[pick]
-                hit = shapely.intersects(polys[which], shapely.linestrings(np.stack([start[idx], end[idx]], axis=1)))
+                hit = shapely.intersects(polys[which], shapely.linestrings(np.stack([p[idx // n_q], q[idx % n_q]],
+                                                                                    axis=1)))
                 crossed = set(which[hit].tolist())
                 named.update(obstacles[k].id for k in crossed)
                 open_ = [k for k in ks if k not in crossed]
@@ -1293,7 +1338,7 @@ def _clip_meets(sx: np.ndarray, sy: np.ndarray, ex: np.ndarray, ey: np.ndarray,
     t0: np.ndarray | float = 0.0
     t1: np.ndarray | float = 1.0
     ok: np.ndarray | bool = True
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for s, e, lo, hi in ((sx, ex, x0, x1), (sy, ey, y0, y1)):
             d = e - s
             par = d == 0
@@ -1332,6 +1377,113 @@ def _box_segment_pairs(start: np.ndarray, end: np.ndarray, bounds: np.ndarray, m
     b, i = np.nonzero(near)
     meets = _clip_meets(sx.take(i), sy.take(i), ex.take(i), ey.take(i), x0.take(b), y0.take(b), x1.take(b), y1.take(b))
     return b[meets], i[meets]
+
+
+_NO_GO_WITHIN_MIN = 4_096
+"""No-go features x table bases from which :attr:`Table._no_go_centres` measures only the
+pairs within each base's reach (below it, every pair: one dense pass is cheaper)."""
+
+_BEARING_MIN = 20_000
+"""Lines x pieces from which :meth:`Table._blockers_between` screens the lines by bearing
+(:class:`_BearingScreen`) rather than by the bounding boxes of every (piece, line) pair."""
+
+_BEARING_TURN = 1e-8
+"""The widening of a box's range of bearings (radians) in :class:`_BearingScreen`: far above
+the rounding of the bearings (about 1e-13 rad at :data:`_BEARING_NEAR` from a box)."""
+
+_BEARING_NEAR = 1e-3
+"""A target base's centre within this of a (widened) box (inches): every line from it is
+screened for that box (its bearings there may span more than half a turn)."""
+
+
+class _BearingScreen:
+    """The lines from every point ``q[j]`` to every point ``p[i]`` (line ``l = i * len(q) + j``
+    runs from ``p[i]`` to ``q[j]``, as :meth:`Table._blockers_between` makes them) against boxes
+    ``bounds`` (m x 4) widened by ``margin``, screened by bearing: a segment from ``q[j]`` that
+    meets a box not within :data:`_BEARING_NEAR` of ``q[j]`` points into the box's range of
+    bearings seen from ``q[j]`` (less than half a turn, spanned by its corners), widened by
+    :data:`_BEARING_TURN`. The points are sorted by bearing from each ``q[j]``, so the
+    candidates of each (target point, box) are one run of that order (two across the cut at
+    pi: the order is doubled); :func:`_clip_meets` then decides each candidate on the numbers of
+    the box screen, so :meth:`pairs` gives the pairs of :func:`_box_segment_pairs` exactly."""
+
+    def __init__(self, p: np.ndarray, q: np.ndarray, bounds: np.ndarray, margin: float) -> None:
+        self.p, self.q = p, q
+        n_p, n_q, m = len(p), len(q), len(bounds)
+        self.n_p, self.n_q, self.m = n_p, n_q, m
+        x0, y0 = bounds[:, 0] - margin, bounds[:, 1] - margin
+        x1, y1 = bounds[:, 2] + margin, bounds[:, 3] + margin
+        self.box = (x0, y0, x1, y1)
+        qx, qy = q[:, 0:1], q[:, 1:2]
+        turn = 2.0 * math.pi
+        bearing = np.arctan2(p[None, :, 1] - qy, p[None, :, 0] - qx)  # (n_q, n_p)
+        self.order = np.argsort(bearing, axis=1, kind="stable")
+        ranked = np.take_along_axis(bearing, self.order, axis=1)
+        # each row twice (the second a turn on), the rows 4 turns apart: one sorted array
+        rows = np.arange(n_q)[:, None] * (4.0 * turn)
+        keys = (np.concatenate([ranked, ranked + turn], axis=1) + rows).ravel()
+        # each box's bearings: its corners' about the bearing of its centre (less than half a
+        # turn from it when the point is outside the box)
+        mid = np.arctan2((y0 + y1)[None, :] * 0.5 - qy, (x0 + x1)[None, :] * 0.5 - qx)  # (n_q, m)
+        cx = np.stack([x0, x1, x1, x0], axis=1)[None]
+        cy = np.stack([y0, y0, y1, y1], axis=1)[None]
+        rel = (np.arctan2(cy - qy[:, :, None], cx - qx[:, :, None]) - mid[:, :, None] + math.pi) % turn - math.pi
+        lo = (mid + rel.min(axis=2) - _BEARING_TURN + math.pi) % turn - math.pi
+        width = rel.max(axis=2) - rel.min(axis=2) + 2.0 * _BEARING_TURN
+        a = np.searchsorted(keys, (lo + rows).ravel(), "left")
+        b = np.searchsorted(keys, (lo + width + rows).ravel(), "right")
+        inside = ((qx >= (x0 - _BEARING_NEAR)[None, :]) & (qx <= (x1 + _BEARING_NEAR)[None, :])
+                  & (qy >= (y0 - _BEARING_NEAR)[None, :]) & (qy <= (y1 + _BEARING_NEAR)[None, :])).ravel()
+        row0 = np.repeat(np.arange(n_q) * (2 * n_p), m)
+        self.inside = inside
+        self.lo = np.where(inside, row0, a)  # (n_q * m): runs of the doubled rows, by (j, box)
+        self.hi = np.where(inside, row0 + n_p, np.minimum(b, a + n_p))
+
+    def _lines(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The (p index, q index) at positions ``pos`` of the doubled rows."""
+        j = pos // (2 * self.n_p)
+        return self.order.ravel()[j * self.n_p + pos % (2 * self.n_p) % self.n_p], j
+
+    def _meets(self, box: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        x0, y0, x1, y1 = self.box
+        return _clip_meets(self.p[i, 0], self.p[i, 1], self.q[j, 0], self.q[j, 1],
+                           x0.take(box), y0.take(box), x1.take(box), y1.take(box))
+
+    def probes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(box, line), lines worth testing first: per target point and box, the line of the
+        middle bearing of the box's candidates (the point outside the box) or the lines from
+        the first 4 points ``p`` (the point in or near the box), where they meet the box."""
+        boxes = np.tile(np.arange(self.m), self.n_q)
+        keep = ~self.inside & (self.hi > self.lo)
+        i, j = self._lines((self.lo[keep] + self.hi[keep]) // 2)
+        box = boxes[keep]
+        near = np.nonzero(self.inside)[0]
+        if len(near):
+            k = min(4, self.n_p)
+            i = np.concatenate([i, np.tile(np.arange(k), len(near))])
+            j = np.concatenate([j, np.repeat(near // self.m, k)])
+            box = np.concatenate([box, np.repeat(boxes[near], k)])
+        ok = self._meets(box, i, j)
+        return box[ok], i[ok] * self.n_q + j[ok]
+
+    def pairs(self, boxes: list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The (box, line) pairs of :func:`_box_segment_pairs` for these lines, in its order (by
+        box, then by line); only for ``boxes`` if given."""
+        sel = np.arange(self.n_q * self.m)
+        if boxes is not None:
+            want = np.zeros(self.m, dtype=np.bool_)
+            want[boxes] = True
+            sel = sel[np.tile(want, self.n_q)]
+        lo, hi = self.lo[sel], self.hi[sel]
+        counts = hi - lo
+        total = int(counts.sum())
+        pos = np.repeat(lo - (np.cumsum(counts) - counts), counts) + np.arange(total)
+        box = np.repeat(sel % self.m, counts)
+        i, j = self._lines(pos)
+        ok = self._meets(box, i, j)
+        box, line = box[ok], i[ok] * self.n_q + j[ok]
+        k = np.argsort(box * (self.n_p * self.n_q) + line, kind="stable")
+        return box[k], line[k]
 
 
 def _segments_meet_box(start: np.ndarray, end: np.ndarray, bounds: np.ndarray, margin: float, *,

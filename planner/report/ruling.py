@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from planner.legality.report import Evidence, Finding, LegalityReport, UnitReport
+from planner.legality.report import Evidence, Finding, LegalityReport, UnitReport, decimals
 from planner.units import TOLERANCE_IN
 
 if TYPE_CHECKING:
@@ -18,30 +18,27 @@ if TYPE_CHECKING:
 
 
 def fmt_number(v: float) -> str:
-    """A measured value, 3 decimals; one more than the tolerance but under what 3 decimals show
-    gets 6 (an overlap of 0.00001" is not printed as -0.000)."""
-    if TOLERANCE_IN < abs(v) < 5e-4:
-        return f"{v:.6f}"
-    return f"{v:.3f}"
+    """A measured value, 3 decimals, or 6 where 3 would hide what the verdict sees
+    (:func:`planner.legality.report.decimals`: an overlap of 0.00001" is not printed as -0.000)."""
+    return f"{v:.{decimals(v)}f}"
 
 
 def fmt_inches(v: float | None) -> str:
-    """A distance in inches, 3 decimals ('' for None; -0.000 shown as 0.000)."""
+    """A distance in inches, as :func:`fmt_number` ('' for None; -0.000 shown as 0.000)."""
     if v is None:
         return ""
     if abs(v) <= TOLERANCE_IN:
         v = 0.0
-    elif abs(v) < 5e-4:  # more than the tolerance, less than 3 decimals show
-        return f'{v:.6f}"'
-    return f'{v:.3f}"'
+    return fmt_number(v) + '"'
 
 
 def fmt_margin(v: float | None, failing: bool = False) -> str:
     """A margin in inches, signed, 3 decimals ('' for None). A margin of zero that fails (exactly
-    9.000" is not *more than* 9") reads as failing, not as '+0.000"'."""
+    9.000" is not *more than* 9"), or one that fails by less than the tolerance (9.0000005" is not
+    more than 9": margin +0.0000005"), reads as failing, ``0.000" (fails)``, never with a '+'."""
     if v is None:
         return ""
-    if abs(v) <= TOLERANCE_IN:
+    if abs(v) <= TOLERANCE_IN or (failing and v > 0):  # a failing margin never reads as room to spare
         return '0.000" (fails)' if failing else '+0.000"'
     if abs(v) < 5e-4:  # more than the tolerance, less than 3 decimals show
         return f'{v:+.6f}"' + (" (fails)" if failing else "")

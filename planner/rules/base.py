@@ -107,6 +107,10 @@ class Ruleset:
 
     BATTLEFIELD_WIDTH_IN: ClassVar[float] = 72.0
     BATTLEFIELD_DEPTH_IN: ClassVar[float] = 48.0
+    """The battlefield of a scenario that gives no ``battlefield:`` (width along x, depth along y,
+    inches): each ruleset's own (:func:`planner.world.resolve`; the command line says when it is used)."""
+    BATTLEFIELD_NAME: ClassVar[str] = "6' x 4'"
+    """What the default battlefield is called (in the warning that says it is used)."""
     RULE_TABLE: ClassVar[tuple[RuleInfo, ...]] = ()
     RULINGS: ClassVar[tuple[RulingInfo, ...]] = ()
     """The open points of this ruleset's sources and their readings (:class:`RulingInfo`)."""

@@ -2,7 +2,8 @@
 
 Sources: *Age of Darkness Rulebook* (page numbers as carried by the BSData ``2022 - Horus
 Heresy.gst`` rule entries); see the project's rules notes. Every HH2 number used by the checker
-and the planner is defined here and nowhere else.
+and the planner is defined here and nowhere else. Ruling: a scenario without ``battlefield:`` is on
+the standard 6' x 4' table, 72" (x) by 48" (y) (RULES.md §1.13; not found in the HH2 text here).
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ class HorusHeresy2(Ruleset):
 
     BATTLEFIELD_WIDTH_IN = 72.0
     BATTLEFIELD_DEPTH_IN = 48.0
+    BATTLEFIELD_NAME = "the standard Horus Heresy 6' x 4' table"
+    """Ruling: a scenario without ``battlefield:`` is on 72" x 48" (RULES.md §1.13: the standard
+    HH table, not found in the HH2 text here)."""
 
     DEPLOYMENT_MAPS = ("long_edge", "short_edge", "quarters")
     """The maps of the bundled scenarios (scenarios/README.md), as the generator draws them with
@@ -162,7 +166,7 @@ class HorusHeresy2(Ruleset):
         RuleInfo("restriction.within",
                  "an enemy unit's ability forbids set-up or arrival within X\" of it (by set-up method, as the "
                  "scenario states it with its source): the unit is set up more than X\" from it; a restriction beats a "
-                 "permission", "the ability's own source (scenario 'restrictions:'); issue #19 item 5"),
+                 "permission", "the ability's own source (scenario 'restrictions:')"),
         RuleInfo("placement.one", "each unit to deploy is set up once, at exactly one placement (the planner's "
                  "one-placement-per-unit constraint)", "HH2 rulebook, deployment; README, Planning"),
         RuleInfo("deepstrike_assault.edge_within_1", "Deep Strike Assault: the first model ends within 1\" of a "
@@ -182,7 +186,7 @@ class HorusHeresy2(Ruleset):
         RuleInfo("deepstrike_assault.restriction_within", "Deep Strike Assault: the first model ends within an "
                  "enemy unit's restriction on Deep Strike arrivals (X\", by the one restriction predicate) after its "
                  "scatter, so the opponent moves it (up to 18\") as for the 1\" triggers (an interpretation)",
-                 "the ability's own source (scenario 'restrictions:'); issue #19 item 5; HH2 rulebook p.310 [I]"),
+                 "the ability's own source (scenario 'restrictions:'); HH2 rulebook p.310 [I]"),
     )
 
     NIGHT_FIGHTING_SIGHT_IN: ClassVar[float] = 24.0
@@ -248,7 +252,7 @@ class HorusHeresy2(Ruleset):
                    "true-shape",
                    (("disc", "its circumscribed disc stands in for it (conservative)"),
                     ("true-shape", "its true hull or oval at its facing")),
-                   "HH2 p.310 [I]; Drop Pod Assault p.99; RULES.md §1.4; issue #19 item 2"),
+                   "HH2 p.310 [I]; Drop Pod Assault p.99; RULES.md §1.4"),
         RulingInfo("difficult-move",
                    "Exposure (planner exposure, the exposure goal): how much shorter is a Normal move that goes "
                    "through difficult terrain? The shared source texts name Move Through Cover ('no penalty for "

@@ -2,7 +2,8 @@
 
 Sources (RULES.md §3): 10E-GST (Infiltrators, Scouts, Deep Strike, Leader), 10E-CORE-MD
 (coherency, engagement range, measuring, embark), CONSCRIPT / 10E-SUM (Strategic Reserves),
-the Leviathan mission pack (no Reserves arrive in battle round 1). The shared checks live in
+the Leviathan mission pack (no Reserves arrive in battle round 1). Ruling: a scenario without
+``battlefield:`` is on the Strike Force battlefield, 60" (x) by 44" (y). The shared checks live in
 :mod:`planner.legality.wh40k`; this module holds only what is the 10th edition's own.
 """
 
@@ -26,7 +27,10 @@ class Warhammer40k10(Warhammer40k):
 
     BATTLEFIELD_WIDTH_IN = 60.0
     BATTLEFIELD_DEPTH_IN = 44.0
-    """Strike Force 44" x 60" (RULES.md §3.1)."""
+    BATTLEFIELD_NAME = "Strike Force, 44\" x 60\""
+    """Ruling: a scenario without ``battlefield:`` is on the Strike Force battlefield, 44" x 60"
+    (RULES.md §3.1), laid 60" along x and 44" along y as the deployment maps
+    (:mod:`planner.rules.wh40k_maps`) are."""
 
     SCATTER = False
     DEEP_STRIKE_MORE_THAN_IN = 9.0
@@ -92,8 +96,7 @@ class Warhammer40k10(Warhammer40k):
         RuleInfo("restriction.within",
                  "an enemy unit's ability forbids set-up or arrival within X\" of it (by set-up method, as the "
                  "scenario states it with its source): the unit is set up more than X\" horizontally from it; a "
-                 "restriction beats a permission", "the ability's own source (scenario 'restrictions:'); issue #19 "
-                 "item 5"),
+                 "restriction beats a permission", "the ability's own source (scenario 'restrictions:')"),
         RuleInfo("placement.one", "each unit to deploy is set up once, at exactly one placement (the planner's "
                  "one-placement-per-unit constraint)", "10E-CORE-MD Deploy Armies; README, Planning"),
         RuleInfo("bases.overlap", "no model's base overlaps another's (a unit arriving from reserves is not "

@@ -3,7 +3,8 @@
 Sources (RULES.md §3): 11E-GST (Infiltrators, Scouts, Deep Strike), 11E-CORE-A (03.03 coherency,
 03.04 engagement range, 01.04 measuring and FRAME, 01.02.04 not-on-battlefield units, 02.05.01
 keywords), 11E-CORE-B (13.08 benefit of cover, 13.10 obscuring, 14.01 objectives), 11E-CORE-C
-(18.02 embark, 19.01-19.02 attached units, 20.01-20.04 strategic reserves), 11E-NOTES. The
+(18.02 embark, 19.01-19.02 attached units, 20.01-20.04 strategic reserves), 11E-NOTES. Ruling: a
+scenario without ``battlefield:`` is on the 44" x 60" battlefield, 60" (x) by 44" (y). The
 shared checks live in :mod:`planner.legality.wh40k`; this module holds the edition's own.
 """
 
@@ -31,7 +32,10 @@ class Warhammer40k11(Warhammer40k):
 
     BATTLEFIELD_WIDTH_IN = 60.0
     BATTLEFIELD_DEPTH_IN = 44.0
-    """44" x 60" (RULES.md §3.1, 11E-NOTES §12)."""
+    BATTLEFIELD_NAME = "Strike Force, 44\" x 60\""
+    """Ruling: a scenario without ``battlefield:`` is on the 44" x 60" battlefield (RULES.md §3.1,
+    11E-NOTES §12: the pre-game order's "44\"x60\" battlefield"), laid 60" along x and 44" along y as
+    the deployment maps (:mod:`planner.rules.wh40k_maps`) are."""
 
     SCATTER = False
     DEEP_STRIKE_MORE_THAN_IN = 8.0
@@ -96,8 +100,7 @@ class Warhammer40k11(Warhammer40k):
         RuleInfo("restriction.within",
                  "an enemy unit's ability forbids set-up or arrival within X\" of it (by set-up method, as the "
                  "scenario states it with its source): the unit is set up more than X\" horizontally from it; a "
-                 "restriction beats a permission", "the ability's own source (scenario 'restrictions:'); issue #19 "
-                 "item 5"),
+                 "restriction beats a permission", "the ability's own source (scenario 'restrictions:')"),
         RuleInfo("placement.one", "each unit to deploy is set up once, at exactly one placement (the planner's "
                  "one-placement-per-unit constraint)", "11E-CORE-A 03.02; RULES.md §3.4, §3.5; README, Planning"),
         RuleInfo("bases.overlap", "no model's base overlaps another's (a unit arriving from reserves is not "

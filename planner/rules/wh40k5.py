@@ -2,7 +2,9 @@
 
 Source: the French seed text ``source-texts/002_66430696c88c6da6.txt`` ("Frappe en
 Profondeur"), which RULES.md §2.1 identifies as the **5th-edition** procedure and table (not
-7th). Every number the Deep Strike code reads for this ruleset is defined here.
+7th). Every number the Deep Strike code reads for this ruleset is defined here. Ruling: a
+scenario without ``battlefield:`` is on the standard 6' x 4' table, 72" (x) by 48" (y) (not in the
+seed text; as 7th, RULES.md §2.8).
 
 Procedure (seed): place one model where the unit should arrive; roll the scatter die: on a HIT
 it stays, otherwise it moves 2D6" in the arrow's direction; the other models go in base contact
@@ -39,6 +41,9 @@ class Warhammer40k5(ScatterDeepStrike):
 
     BATTLEFIELD_WIDTH_IN = 72.0
     BATTLEFIELD_DEPTH_IN = 48.0
+    BATTLEFIELD_NAME = "the standard 6' x 4' table"
+    """Ruling: a scenario without ``battlefield:`` is on 72" x 48" (the 5th edition standard table,
+    6' x 4'; not found in the texts here)."""
 
     SCATTER_HIT_FACES = 2
     """The scatter die: 2 HIT faces of 6 (RULES.md §1.11): P(HIT) = 1/3."""

@@ -2,7 +2,8 @@
 
 Source: RULES.md §2.1 (7E-HB copy of the 7th-edition text; the same trigger wording and table
 appear in two other independent fan rule files). Every number the Deep Strike code reads for
-this ruleset is defined here.
+this ruleset is defined here. Ruling: a scenario without ``battlefield:`` is on the standard
+6' x 4' table, 72" (x) by 48" (y) (RULES.md §2.8; not found in the 7th-edition texts here).
 
 Mishap trigger: at least one model would land **partially or fully off the table**, in
 impassable terrain, on top of a friendly model, or on top of or within 1" of an enemy model.
@@ -29,6 +30,9 @@ class Warhammer40k7(ScatterDeepStrike):
 
     BATTLEFIELD_WIDTH_IN = 72.0
     BATTLEFIELD_DEPTH_IN = 48.0
+    BATTLEFIELD_NAME = "the standard 6' x 4' table"
+    """Ruling: a scenario without ``battlefield:`` is on 72" x 48" (RULES.md §2.8: the 6th/7th
+    edition standard table, 6' x 4', not found in the texts here)."""
 
     SCATTER_HIT_FACES = 2
     """The scatter die: 2 HIT faces of 6 (RULES.md §1.11): P(HIT) = 1/3."""

@@ -90,7 +90,9 @@ def ctrl_c_stops() -> Iterator[None]:
     """Inside, the first Ctrl-C (SIGINT) requests a stop (:func:`request`) and a second raises
     :class:`KeyboardInterrupt`; the stop request is cleared on the way out, and the previous SIGINT
     handler restored. Outside the main thread, or where SIGINT is not Python's default handler (an
-    ignored SIGINT, e.g. ``planner serve``'s jobs, or another handler), nothing changes.
+    ignored SIGINT, e.g. ``planner serve``'s jobs, or another handler), nothing changes; the command
+    line's handler (:class:`planner.cli.exits.CtrlCAfterImports`, ``acts_as_default``) counts as
+    Python's default.
 
     Raises
     ------
@@ -98,7 +100,8 @@ def ctrl_c_stops() -> Iterator[None]:
         At the second Ctrl-C.
     """
     old = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or old is not signal.default_int_handler:
+    python_default = old is signal.default_int_handler or getattr(old, "acts_as_default", False)
+    if threading.current_thread() is not threading.main_thread() or not python_default:
         yield
         return
 
