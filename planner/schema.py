@@ -476,8 +476,11 @@ class Catalogue(Record):
 def _polygon_and_problem(points: tuple[tuple[float, float], ...]) -> tuple[Any, str | None]:
     """The shapely polygon of ``points`` and why it is not a simple polygon of positive area (None
     if it is), built once per point list: validating a scenario, the feature's :attr:`shape`, the
-    checker's zones and the generator's scenes ask for the same polygons (immutable, so shared)."""
-    poly = new_polygon(points)
+    checker's zones and the generator's scenes ask for the same polygons (immutable, so shared).
+    A polygon made ahead by :func:`polygons_ahead` is taken (and judged) here."""
+    poly = _AHEAD.pop(points, None)
+    if poly is None:
+        poly = new_polygon(points)
     if not poly.is_valid:
         from shapely.validation import explain_validity
 
@@ -505,6 +508,38 @@ def new_polygon(points: tuple[tuple[float, float], ...]) -> Any:
         if coords is not None and coords.ndim == 2 and coords.shape[1] == 2:
             return shapely.polygons(coords)
     return Polygon(points)
+
+
+_AHEAD: dict[tuple[tuple[float, float], ...], Any] = {}
+"""Polygons made by :func:`polygons_ahead` that :func:`polygon_of` has not asked for yet."""
+_AHEAD_MOST = 4096
+
+
+def polygons_ahead(point_lists: list[list[tuple[float, float]]]) -> list[Any]:
+    """``new_polygon`` of each list of (x, y) floats (the same geometries), made in one shapely
+    call per number of points, and kept for the first :func:`polygon_of` of each list, which then
+    gives this very polygon and judges its validity only then (the generator draws many scenes
+    whose terrain is never validated). A list whose points are not all floats is left to
+    :func:`new_polygon`."""
+    import numpy as np
+    import shapely
+
+    if len(_AHEAD) + len(point_lists) > _AHEAD_MOST:
+        _AHEAD.clear()
+    out: list[Any] = [None] * len(point_lists)
+    by_size: dict[int, list[int]] = {}
+    for i, pts in enumerate(point_lists):
+        if len(pts) >= 3 and all(type(x) is float and type(y) is float for x, y in pts):
+            by_size.setdefault(len(pts), []).append(i)
+        else:
+            out[i] = new_polygon(tuple(pts))
+    for ids in by_size.values():
+        made = np.asarray(shapely.polygons(np.array([point_lists[i] for i in ids], dtype=np.float64))).tolist()
+        for i, poly in zip(ids, made, strict=True):
+            out[i] = poly
+    for pts, poly in zip(point_lists, out, strict=True):
+        _AHEAD[tuple((x, y) for x, y in pts)] = poly
+    return out
 
 
 def polygon_of(points: list[Point] | tuple[Point, ...]) -> Any:

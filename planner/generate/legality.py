@@ -22,7 +22,9 @@ intended side only steers the generator towards balanced classes; the manifest s
 
 from __future__ import annotations
 
+import bisect
 import math
+from functools import lru_cache
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -46,7 +48,7 @@ from planner.generate.scene import (
 )
 from planner.generate.trusted import generated_scenario
 from planner.geometry.shapes import clearance_inside, footprint, signed_distance
-from planner.legality.checker import check_deployment
+from planner.legality.checker import deployment_findings, failed_findings
 from planner.legality.checks.coherency import coherency_range
 from planner.rules.registry import DEFAULT_RULESET, find_ruleset
 from planner.schema import SubType, UnitType
@@ -61,9 +63,30 @@ SCENES_PER_TARGET = 3
 
 
 def _pick_target(rng: np.random.Generator, p: GeneratorParams) -> str:
-    names = sorted(k for k, v in p.legality_targets.items() if v > 0)
-    w = np.array([p.legality_targets[k] for k in names], float)
-    return names[int(rng.choice(len(names), p=w / w.sum()))]
+    """A target drawn by its weight: ``names[rng.choice(len(names), p=w / w.sum())]``, the same draw
+    (numpy's ``choice`` takes one ``random()`` and finds it in the cumulative weights, normalised
+    by their last value, with ``searchsorted(side='right')``), the table kept per set of weights."""
+    names, prob, cdf = _target_table(tuple(p.legality_targets.items()))
+    if cdf is None:  # weights whose sum overflows: numpy's choice, and its error
+        return names[int(rng.choice(len(names), p=prob))]
+    return names[bisect.bisect_right(cdf, rng.random())]
+
+
+@lru_cache(maxsize=16)
+def _target_table(targets: tuple[tuple[str, float], ...]) -> tuple[list[str], np.ndarray, list[float] | None]:
+    """The targets of positive weight in name order, their probabilities and cumulative
+    probabilities as ``Generator.choice`` computes them (``p.cumsum()``, divided by its last
+    value); None for the latter unless every probability is a finite number (then ``choice``
+    would accept them)."""
+    weights = dict(targets)
+    names = sorted(k for k, v in weights.items() if v > 0)
+    w = np.array([weights[k] for k in names], float)
+    prob = w / w.sum()
+    if not (np.isfinite(w.sum()) and np.all(np.isfinite(prob))):
+        return names, prob, None
+    cdf = prob.cumsum()
+    cdf /= cdf[-1]
+    return names, prob, cdf.tolist()
 
 
 def _infantry(entries):
@@ -90,8 +113,7 @@ def _clear_of_no_go(scene: Scene, fps) -> bool:
 
 
 def _clear_of_models(scene: Scene, fps, skip: str | None = None) -> bool:
-    others = [f for u in scene.units if u.id != skip and u.centres() for f in u.footprints()]
-    return nearest_distance(fps, others) > 0.05
+    return nearest_distance(fps, scene.footprints_except(skip)) > 0.05
 
 
 def _solve_along(place, measure, target: float, start: float, steps: int = 12) -> tuple[float, float] | None:
@@ -425,6 +447,19 @@ def _overlap(scene: Scene, rng, p, entries, legal_side: bool, off: float, pick: 
     return None
 
 
+def verdict(world) -> tuple[bool, list[str], list]:
+    """The label's part of :func:`planner.legality.checker.check_deployment`'s report on
+    ``world``: whether it is legal, the rule ids it breaks (sorted, once each) and the subject
+    unit's findings. The same checks (:func:`deployment_findings`) and the same violations
+    (:func:`failed_findings`), without the report's records (a unit report per unit, the
+    violations, the rulings applied), which a label does not hold."""
+    findings = deployment_findings(world)
+    if SUBJECT not in world.units:
+        raise ValueError(f"the scene has no unit {SUBJECT!r}")
+    failed = failed_findings(world, findings)
+    return not failed, sorted({f.rule for f in failed}), findings.get(SUBJECT, [])
+
+
 BUILDERS = {"infiltrate_distance": _infiltrate_distance, "infiltrate_hidden": _infiltrate_hidden,
             "zone_edge": _zone_edge, "coherency": _coherency, "overlap": _overlap}
 
@@ -454,15 +489,14 @@ def legality_item(rng: np.random.Generator, p: GeneratorParams, index: int, rule
         raise RuntimeError(f"item {index}: could not build a near-boundary case in 100 scenes")
     data = scene.data(name=f"legality-{index}", description=f"generated: {target}, intended "
                                                              f"{'legal' if legal_side else 'illegal'}")
-    report = check_deployment(resolve(generated_scenario(data), require_positions=True))
-    subj = next(u for u in report.units if u.unit == SUBJECT)
-    margins = [f.margin for f in subj.findings if f.rule == info["rule"] and f.margin is not None]
+    legal, violations, subject_findings = verdict(resolve(generated_scenario(data), require_positions=True))
+    margins = [f.margin for f in subject_findings if f.rule == info["rule"] and f.margin is not None]
     label = {
         "kind": "legality",
         "index": index,
-        "legal": report.legal,
-        "violations": sorted({v.rule for v in report.violations}),
-        "exit_code": 0 if report.legal else 1,
+        "legal": legal,
+        "violations": violations,
+        "exit_code": 0 if legal else 1,
         "target": target,
         "target_rule": info["rule"],
         "threshold": info.get("threshold"),
@@ -473,8 +507,8 @@ def legality_item(rng: np.random.Generator, p: GeneratorParams, index: int, rule
         "deployment_map": scene.deployment_map,
         "details": {k: v for k, v in info.items() if k not in ("rule", "threshold")},
     }
-    if report.legal != legal_side:  # the scene missed the side aimed at: the description says the verdict apart
-        verdict = "legal" if report.legal else f"illegal ({', '.join(label['violations'])})"
-        data["description"] = f"generated: {target}, aimed at {label['intended']}; the check found it {verdict}"
+    if legal != legal_side:  # the scene missed the side aimed at: the description says the verdict apart
+        found = "legal" if legal else f"illegal ({', '.join(label['violations'])})"
+        data["description"] = f"generated: {target}, aimed at {label['intended']}; the check found it {found}"
     data["label"] = label
     return data

@@ -22,7 +22,7 @@ from planner.generate.distributions import GeneratorParams
 from planner.geometry.shapes import footprint
 from planner.io.catalogue import load_catalogue
 from planner.rules.registry import DEFAULT_RULESET, find_ruleset
-from planner.schema import CatalogueEntry, HullBase, OvalBase, RoundBase, UnitType, polygon_of
+from planner.schema import CatalogueEntry, HullBase, OvalBase, RoundBase, UnitType, polygons_ahead
 from planner.units import mm_to_in
 
 DECIMALS = 4
@@ -103,6 +103,10 @@ class GenUnit:
             self._bounds = (footprint_bounds(self.entry, c) if c else None,)
         return self._bounds[0]
 
+    def positioned(self) -> bool:
+        """Whether any model has a position (``bool(self.centres())``)."""
+        return any("x" in m for m in self.data["models"])
+
     def moved(self) -> None:
         self._fps = None
         self._bounds = None
@@ -127,10 +131,11 @@ class Scene:
     rulings: dict[str, str] = field(default_factory=dict)
     """The rulings every scenario of the run states (``GeneratorParams.rulings``)."""
     _region_bounds: dict = field(default_factory=dict)
+    _others: dict = field(default_factory=dict)
 
     @cached_property
     def table(self) -> Polygon:
-        return box(0, 0, self.width, self.depth)
+        return _table_box(self.width, self.depth)
 
     def no_go(self) -> list[Polygon]:
         """Footprints no model may stand in: impassable or solid features (and buildings)."""
@@ -157,6 +162,20 @@ class Scene:
         return [(t, p) for t, p in zip(self.terrain, self.terrain_polys, strict=True)
                 if "blocks_line_of_sight" in t["traits"] or "building" in t]
 
+    def footprints_except(self, skip: str | None = None) -> list:
+        """The footprints of every positioned model of the units other than ``skip``, unit by unit:
+        one list kept while those units and their footprint lists are the same objects (a
+        builder measures many spots against it, and :func:`nearest_distance` keeps the arrays of
+        the last few lists it saw)."""
+        units = [u for u in self.units if u.id != skip and u.positioned()]
+        lists = [u.footprints() for u in units]
+        hit = self._others.get(skip)
+        if hit is not None and len(hit[0]) == len(lists) and all(a is b for a, b in zip(hit[0], lists, strict=True)):
+            return hit[1]
+        flat = [f for fl in lists for f in fl]
+        self._others[skip] = (lists, flat)
+        return flat
+
     def units_of(self, player: str) -> list[GenUnit]:
         return [u for u in self.units if u.player == player]
 
@@ -174,6 +193,14 @@ class Scene:
 
 
 # --------------------------------------------------------------------------- battlefield and zones
+
+
+@lru_cache(maxsize=64)
+def _table_box(w: float, d: float) -> Polygon:
+    """``box(0, 0, w, d)``, one shared polygon per table size (shapely geometries are immutable):
+    what is measured against it is then kept by its identity (``planner.geometry.shapes``)
+    instead of being worked out again for each scene's new box."""
+    return box(0, 0, w, d)
 
 
 def zones_for(kind: str, w: float, d: float, p: GeneratorParams) -> dict[str, Polygon]:
@@ -201,20 +228,31 @@ def _r4(v: float) -> float:
     return round(v * _SCALE) / _SCALE
 
 
+_AREA_SPAN = 1.4 - 0.6
+"""``high - low`` of a feature's area factor U(0.6, 1.4) (as :func:`uniform` computes it)."""
+_L_SPAN = 0.6 - 0.35
+"""``high - low`` of the corner cut's U(0.35, 0.6) (as :func:`uniform` computes it)."""
+
+
 def _feature_points(rng: np.random.Generator, area: float, w: float, d: float) -> list[tuple[float, float]]:
-    aspect = uniform(rng, 1.0, 3.0)
+    # the draws of uniform(rng, lo, hi) written out where lo and hi are constants (the same
+    # floats: lo + (hi - lo) * next_double); the others through uniform, for its errors
+    rand = rng.random
+    aspect = float(1.0 + 2.0 * rand())
     fw = math.sqrt(area * aspect)
     fh = area / fw
     cx, cy = uniform(rng, fw / 2 + 1, w - fw / 2 - 1), uniform(rng, fh / 2 + 1, d - fh / 2 - 1)
-    if rng.random() < 0.3:  # an L: a rectangle less one corner
-        cw, ch = fw * uniform(rng, 0.35, 0.6), fh * uniform(rng, 0.35, 0.6)
+    if rand() < 0.3:  # an L: a rectangle less one corner
+        cw, ch = fw * float(0.35 + _L_SPAN * rand()), fh * float(0.35 + _L_SPAN * rand())
         pts = [(-fw / 2, -fh / 2), (fw / 2, -fh / 2), (fw / 2, fh / 2 - ch), (fw / 2 - cw, fh / 2 - ch),
                (fw / 2 - cw, fh / 2), (-fw / 2, fh / 2)]
     else:
         pts = [(-fw / 2, -fh / 2), (fw / 2, -fh / 2), (fw / 2, fh / 2), (-fw / 2, fh / 2)]
-    ang = uniform(rng, 0.0, math.pi) if rng.random() < 0.5 else float(rng.integers(0, 2)) * math.pi / 2
+    ang = float(0.0 + math.pi * rand()) if rand() < 0.5 else float(rng.integers(0, 2)) * math.pi / 2
     c, s = math.cos(ang), math.sin(ang)
-    return [(_r4(cx + x * c - y * s), _r4(cy + x * s + y * c)) for x, y in pts]
+    # _r4 written out: round(v * 10**4) / 10**4
+    sc = _SCALE
+    return [(round((cx + x * c - y * s) * sc) / sc, round((cy + x * s + y * c) * sc) / sc) for x, y in pts]
 
 
 def add_terrain(scene: Scene, rng: np.random.Generator, p: GeneratorParams) -> None:
@@ -224,18 +262,20 @@ def add_terrain(scene: Scene, rng: np.random.Generator, p: GeneratorParams) -> N
         return
     each = p.terrain_density * scene.width * scene.depth / n
     boxes: list[tuple[float, float, float, float]] = []
+    width, depth, g = scene.width, scene.depth, p.terrain_gap
+    rand = rng.random
+    kept: list[list[tuple[float, float]]] = []
     for _ in range(n):
         for _attempt in range(25):
-            pts = _feature_points(rng, each * uniform(rng, 0.6, 1.4), scene.width, scene.depth)
+            # uniform(rng, 0.6, 1.4) written out (the same float)
+            pts = _feature_points(rng, each * float(0.6 + _AREA_SPAN * rand()), width, depth)
             xs, ys = [q[0] for q in pts], [q[1] for q in pts]
-            lo, hi = (min(xs), min(ys)), (max(xs), max(ys))
-            if lo[0] <= 0 or lo[1] <= 0 or hi[0] >= scene.width or hi[1] >= scene.depth:
+            x0, y0, x1, y1 = min(xs), min(ys), max(xs), max(ys)
+            if x0 <= 0 or y0 <= 0 or x1 >= width or y1 >= depth:
                 continue
-            g = p.terrain_gap
-            if any(lo[0] - g < b[2] and b[0] < hi[0] + g and lo[1] - g < b[3] and b[1] < hi[1] + g for b in boxes):
+            if any(x0 - g < b[2] and b[0] < x1 + g and y0 - g < b[3] and b[1] < y1 + g for b in boxes):
                 continue
-            poly = polygon_of(pts)  # the polygon validation and the checker will ask for
-            boxes.append((lo[0], lo[1], hi[0], hi[1]))
+            boxes.append((x0, y0, x1, y1))
             break
         else:
             continue
@@ -254,7 +294,9 @@ def add_terrain(scene: Scene, rng: np.random.Generator, p: GeneratorParams) -> N
                     "traits": ["impassable"] if imp else ["difficult"]}
         feat["footprint"] = [[float(x), float(y)] for x, y in pts]
         scene.terrain.append(feat)
-        scene.terrain_polys.append(poly)
+        kept.append(pts)
+    # the polygons validation and the checker will ask for (polygon_of), made together
+    scene.terrain_polys.extend(polygons_ahead(kept))
 
 
 # --------------------------------------------------------------------------- armies
@@ -291,10 +333,11 @@ def block_offsets(entry: CatalogueEntry, n: int, ranks: int, facing: float = 90.
 
 def unit_models(entry: CatalogueEntry, centres: list[tuple[float, float]], use_profile: bool,
                 facing: float = 90.0) -> list[dict]:
+    if use_profile:  # the same keys in the same order as below, in one dict
+        return [{"profile": entry.id, "x": r4(x), "y": r4(y), "facing": facing} for x, y in centres]
     models = []
     for x, y in centres:
-        m: dict = {"profile": entry.id} if use_profile else {
-            "base": entry.base.model_dump(mode="json"), "type": entry.type.value}
+        m: dict = {"base": entry.base.model_dump(mode="json"), "type": entry.type.value}
         m.update({"x": r4(x), "y": r4(y), "facing": facing})
         models.append(m)
     return models
@@ -467,14 +510,14 @@ def nearest_distance(fps, others) -> float:
 
     if not others:
         return math.inf
-    b = _centres_radii(others)
+    b, bx, by, br = _centres_radii(others)
     if len(fps) == 1:
         # one footprint (most calls): the pair of least lower bound first (the same floats as
         # ``lb`` below). When no other pair's bound is at most both its bound and its distance,
         # that pair is the only one the loop below measures (first in its order, and the next
         # bound stops it): the same value. Otherwise (ties, a loose bound, NaN) that loop.
         f = fps[0]
-        lb1 = np.hypot(f.cx - b[:, 0], f.cy - b[:, 1]) - f.outer_radius - b[:, 2]
+        lb1 = np.hypot(f.cx - bx, f.cy - by) - f.outer_radius - br
         j = int(lb1.argmin())
         low = float(lb1[j])
         best = signed_distance(f, others[j])
@@ -482,6 +525,16 @@ def nearest_distance(fps, others) -> float:
             return best
     a = np.array([[f.cx, f.cy, f.outer_radius] for f in fps])
     lb = np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1]) - a[:, None, 2] - b[None, :, 2]
+    if len(fps) > 1:
+        # several footprints: the same shortcut over the whole matrix (the pair of least bound,
+        # the first in row-major order on a tie; it is also the loop's first pair when no other
+        # bound is at most both its bound and its distance, and then its only one)
+        k = int(lb.argmin())
+        i, j = divmod(k, len(others))
+        low = float(lb[i, j])
+        best = signed_distance(fps[i], others[j])
+        if math.isfinite(low) and math.isfinite(best) and np.count_nonzero(lb <= max(best, low)) == 1:
+            return best
     order = np.argsort(lb, axis=None)
     best = math.inf
     for k in order:
@@ -493,14 +546,21 @@ def nearest_distance(fps, others) -> float:
 
 
 
+_GROUP_KEPT = 4
 _GROUP: list = [None, None]
+"""The last lists of footprints seen by :func:`_centres_radii` and their arrays, alternately
+(newest first, at most ``_GROUP_KEPT``): a builder measures its spots against the enemy and
+against every other model in turn."""
 
 
-def _centres_radii(fps: list) -> np.ndarray:
-    """[[cx, cy, outer radius], ...] of a list of footprints, kept for the last list seen (the
-    generators measure many placements against one group; callers do not mutate it)."""
-    if _GROUP[0] is fps and len(_GROUP[1]) == len(fps):
-        return _GROUP[1]
+def _centres_radii(fps: list) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """[[cx, cy, outer radius], ...] of a list of footprints and its three columns (contiguous
+    copies, the same floats), kept for the last few lists seen (the generators measure many
+    placements against one group; callers do not mutate it)."""
+    for k in range(0, len(_GROUP), 2):
+        if _GROUP[k] is fps and len(_GROUP[k + 1][0]) == len(fps):
+            return _GROUP[k + 1]
     arr = np.array([[f.cx, f.cy, f.outer_radius] for f in fps])
-    _GROUP[0], _GROUP[1] = fps, arr
-    return arr
+    hit = (arr, arr[:, 0].copy(), arr[:, 1].copy(), arr[:, 2].copy())
+    _GROUP[2:], _GROUP[:2] = _GROUP[:_GROUP_KEPT * 2 - 2], [fps, hit]
+    return hit
