@@ -1373,8 +1373,11 @@ class _Planning:
         6-10 units that crowd each other, grown from a seed unit (1.5 s steps, measured in
         ``plan8``), found nothing there; the whole model over the candidates taken (the former
         polish) did not in 3 s. A neighbourhood proven optimal from a plan is not solved again
-        while the plan and its units' candidates are the same. Only a better real plan comes out of
-        it (:meth:`adopt`); no bound."""
+        while the plan and its units' candidates are the same. Where every unit disagrees the
+        neighbourhood is the whole model, which the next round's solve searches too: it gets at most
+        the local search's budget (:data:`SEARCH_S`, halving after a round that found nothing; the
+        6 units of berserker-assault took 7-9 s of the rounds' time at 8 s). Only a better real plan
+        comes out of it (:meth:`adopt`); no bound."""
         if self.start is None or budget < RINS_MIN_S:
             return
         inc = self.start
@@ -1383,6 +1386,10 @@ class _Planning:
         key = (free, cost, tuple(len(self.cands[gid]) for gid in sorted(free)))
         if not free or key in self.rins_done or not self.measure_overlaps():
             return
+        if len(free) == len(self.groups):
+            # every unit free: the whole model over the candidates taken (as the next round's own solve,
+            # hinted with the plan), given the local search's budget only (SEARCH_S, halving)
+            budget = min(budget, self.search_s)
         found: dict = {}
         status, *_ = _solve(self.groups, self.cands, self.settings,
                             min(self.builder.deadline, time.monotonic() + budget), self.overlapping, inc, None,
