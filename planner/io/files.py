@@ -657,8 +657,9 @@ def load_scenario_record(path: str | Path) -> Scenario:
 
 
 def load_catalogue_file(path: str | Path) -> Catalogue:
-    """Read and validate one catalogue file of the ``models/`` folder."""
-    return parse_record(Catalogue, read_data(path), str(path))
+    """Read and validate one catalogue file of the ``models/`` folder (messages call it a
+    catalogue file: "is a folder, not a catalogue file")."""
+    return parse_record(Catalogue, read_data(path, "catalogue"), str(path))
 
 
 def scenario_to_data(scenario: Scenario) -> dict[str, Any]:
