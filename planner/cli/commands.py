@@ -566,7 +566,8 @@ def import_roster(
         for w in warnings:
             err.print(f"[yellow]warning:[/yellow] {escape(w)}")
         n_models = sum(len(u.models) for u in army.units)
-        summary = f"Imported {len(army.units)} units ({n_models} models) from {roster} ({rec.generator})"
+        summary = (f"Imported {len(army.units)} unit{'' if len(army.units) == 1 else 's'} ({n_models} model{'' if n_models == 1 else 's'}) "
+                   f"from {roster} ({rec.generator})")
         if out is not None:
             if out.lower().endswith(".json"):
                 dump_data(army_to_data(army), out, what="army")

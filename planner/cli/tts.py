@@ -32,7 +32,8 @@ def run_import(save_file: str, ruleset: str, map_id: str | None, out: str | None
                       f"{escape(u['reason'])}")
     n_units = sum(len(a.units) for a in imp.scenario.armies)
     n_models = sum(len(u.models) for a in imp.scenario.armies for u in a.units)
-    summary = (f"Imported {n_units} units ({n_models} models), {len(imp.scenario.terrain)} terrain features, "
+    summary = (f"Imported {n_units} unit{'' if n_units == 1 else 's'} ({n_models} model{'' if n_models == 1 else 's'}), "
+               f"{len(imp.scenario.terrain)} terrain features, "
                f"{len(imp.scenario.deployment_zones)} deployment zones from {save_file}; "
                f"{len(imp.unmatched)} objects not matched")
     if out is not None:
@@ -68,6 +69,7 @@ def run_export(plan_file: str, out: str, console: Console) -> tuple[dict[str, An
                  inputs=(plan_file,))
     n_models = sum(len(u.models) for u in world.units.values())
     placed = sum(1 for u in world.units.values() for m in u.models if m.x is not None)
-    console.print(f"Wrote a Tabletop Simulator save of {len(world.units)} units ({placed} of {n_models} models on "
+    console.print(f"Wrote a Tabletop Simulator save of {len(world.units)} unit{'' if len(world.units) == 1 else 's'} "
+                  f"({placed} of {n_models} model{'' if n_models == 1 else 's'} on "
                   f"the table, the others in bags) to {escape(out)}")
     return {"file": plan_file, "out": out, "units": len(world.units), "models": n_models, "on_table": placed}, 0
