@@ -566,7 +566,9 @@ class Battlefield(Record):
     """The table: width along x, depth along y, in inches. A scenario without 'battlefield' is on its
     ruleset's default table: 72" x 48" for hh2, wh40k5 and wh40k7; 60" x 44" for wh40k10 and wh40k11
     (each ruleset module's BATTLEFIELD_WIDTH_IN and BATTLEFIELD_DEPTH_IN, applied when the scenario is
-    resolved). A 'battlefield' given without a width or depth takes 72" or 48"."""
+    resolved). A 'battlefield' given without a width or a depth takes the missing one from the
+    same default table. The 72" / 48" field defaults below apply only to a record that was not
+    resolved."""
 
     width: Num = Field(default=72.0, gt=0, le=1000)
     depth: Num = Field(default=48.0, gt=0, le=1000)

@@ -143,10 +143,11 @@ class World:
     """The file's data as read (so that a planned scenario keeps the user's own wording)."""
     rulings_used: dict[str, str] = field(default_factory=dict)
     """The rulings :meth:`ruling` was asked for, with the reading applied (what reports state)."""
-    battlefield_default: bool = False
-    """The scenario gives no ``battlefield:``: the table is its ruleset's default size
-    (:attr:`planner.rules.base.Ruleset.BATTLEFIELD_WIDTH_IN`, ``BATTLEFIELD_DEPTH_IN``), which the
-    command line says."""
+    battlefield_default: tuple[str, ...] = ()
+    """The table's dimensions (``"width"``, ``"depth"``) the scenario does not give, taken from its
+    ruleset's default table (:attr:`planner.rules.base.Ruleset.BATTLEFIELD_WIDTH_IN`,
+    ``BATTLEFIELD_DEPTH_IN``): both when there is no ``battlefield:``; empty when the scenario gives
+    both. The command line says which were taken."""
 
     def ruling(self, key: str) -> str:
         """The reading of ruling ``key`` applied to this scenario: the scenario's ``rulings:``
@@ -256,10 +257,7 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
     rs = _scenario_ruleset(scenario, file)
     if rs.id != scenario.ruleset:  # an alias ('hh2.0'): every later lookup uses the ruleset's id
         scenario = scenario.model_copy(update={"ruleset": rs.id})
-    battlefield_default = "battlefield" not in scenario.model_fields_set
-    if battlefield_default:  # the table's size differs by ruleset: its module gives the default
-        scenario = scenario.model_copy(update={"battlefield": Battlefield(width=rs.BATTLEFIELD_WIDTH_IN,
-                                                                          depth=rs.BATTLEFIELD_DEPTH_IN)})
+    scenario, battlefield_default = _default_battlefield(scenario, rs)
     if any(a.roster is not None for a in scenario.armies):
         from planner.io.roster import expand_rosters
 
@@ -275,6 +273,19 @@ def resolve(scenario: Scenario, file: str | None = None, *, require_positions: b
     _check_goals(scenario, rs, units, file)
     rs.check_rulings(scenario.rulings, file=file)
     return World(scenario, file, units, players, zones, terrain, battlefield_default=battlefield_default)
+
+
+def _default_battlefield(scenario: Scenario, rs: Ruleset) -> tuple[Scenario, tuple[str, ...]]:
+    """``scenario`` with every table dimension it does not give (no ``battlefield:``, or one
+    without ``width`` or ``depth``) taken from its ruleset's default table (the size differs by
+    ruleset: its module gives it), and the names of the dimensions taken."""
+    given = scenario.battlefield.model_fields_set if "battlefield" in scenario.model_fields_set else set()
+    missing = tuple(k for k in ("width", "depth") if k not in given)
+    if not missing:
+        return scenario, ()
+    size = {"width": rs.BATTLEFIELD_WIDTH_IN, "depth": rs.BATTLEFIELD_DEPTH_IN}
+    bf = Battlefield(**{k: getattr(scenario.battlefield, k) if k in given else size[k] for k in ("width", "depth")})
+    return scenario.model_copy(update={"battlefield": bf}), missing
 
 
 def _scenario_ruleset(scenario: Scenario, file: str | None) -> Ruleset:

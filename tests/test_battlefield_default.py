@@ -34,8 +34,24 @@ def test_a_battlefield_given_is_kept_and_not_called_default():
     world = resolve(Scenario.model_validate({"ruleset": "wh40k10", "battlefield": {"width": 72, "depth": 48}}))
     assert (world.scenario.battlefield.width, world.scenario.battlefield.depth) == (72, 48)
     assert not world.battlefield_default
-    world = resolve(Scenario.model_validate({"ruleset": "hh2", "battlefield": {}}))  # given, empty: its own defaults
-    assert not world.battlefield_default
+    world = resolve(Scenario.model_validate({"ruleset": "wh40k10", "battlefield": {}}))  # given, empty: both defaulted
+    assert (world.scenario.battlefield.width, world.scenario.battlefield.depth) == (60, 44)
+    assert world.battlefield_default == ("width", "depth")
+
+
+@pytest.mark.parametrize(("ruleset", "given", "size", "missing"), [
+    ("wh40k10", {"width": 60}, (60, 44), ("depth",)),
+    ("wh40k11", {"width": 72}, (72, 44), ("depth",)),
+    ("wh40k10", {"depth": 30}, (60, 30), ("width",)),
+    ("hh2", {"width": 48}, (48, 48), ("depth",)),
+    ("hh2", {"depth": 72}, (72, 72), ("width",)),
+    ("wh40k7", {"depth": 44}, (72, 44), ("width",)),
+])
+def test_a_partial_battlefield_takes_the_missing_dimension_from_the_ruleset(ruleset, given, size, missing):
+    """Not the schema's 72" / 48": ``battlefield: {width: 60}`` under wh40k10 is 60" x 44"."""
+    world = resolve(Scenario.model_validate({"ruleset": ruleset, "battlefield": given}))
+    assert (world.scenario.battlefield.width, world.scenario.battlefield.depth) == size
+    assert world.battlefield_default == missing
 
 
 def _one_model_at(tmp_path: Path, ruleset: str, x: float, y: float, battlefield: dict | None = None) -> Path:
@@ -81,3 +97,19 @@ def test_hh2_default_is_still_72_by_48(tmp_path):
     res = _check(path)
     assert res.returncode == 0, res
     assert 'the hh2 default, 72" wide (x) by 48" deep (y)' in " ".join(res.stderr.split())
+
+
+def test_40k_partial_battlefield_is_checked_on_the_rulesets_depth_and_says_so(tmp_path):
+    """wh40k10 ``battlefield: {width: 60}``: (30, 46) is on 60" x 48" but off 60" x 44" (exit 1), and
+    the warning names the dimension taken and the table used; (30, 43) is legal."""
+    off = _check(_one_model_at(tmp_path, "wh40k10", 30, 46, {"width": 60}))
+    assert off.returncode == 1, off
+    assert "wh40k10.battlefield" in off.stdout
+    assert ('warning: the scenario\'s battlefield gives no depth: the wh40k10 default depth (Strike Force, 44" x 60"), '
+            '44", is used, so the table is 60" wide (x) by 44" deep (y)') in " ".join(off.stderr.split())
+    on = _check(_one_model_at(tmp_path, "wh40k10", 30, 43, {"width": 60}))
+    assert on.returncode == 0, on
+    assert "gives no depth" in on.stderr
+    whole = _check(_one_model_at(tmp_path, "wh40k10", 30, 43, {"width": 60, "depth": 44}))
+    assert whole.returncode == 0, whole
+    assert "warning: the scenario" not in whole.stderr

@@ -254,3 +254,47 @@ def test_roster_collection_finds_single_model_units():
     for n in ["Centurion", "Qin Xa", "Tsolmon Khan", "Techmarine, Legion", "Servo-automata"]:
         assert n in names, n
     assert "Techmarine Covenant" not in names
+
+
+def _cli_check_with_models(models: Path) -> tuple[int, str]:
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PLANNER_MODELS": str(models), "PYTHONPATH": str(root)}
+    res = subprocess.run([sys.executable, "-m", "planner", "check",
+                          str(root / "scenarios" / "long-edge-ravenguard-vs-ironhands.yaml")],
+                         capture_output=True, text=True, env=env, cwd=root, timeout=120)
+    return res.returncode, " ".join(res.stderr.split())
+
+
+@pytest.mark.parametrize(("name", "make", "words"), [
+    ("adir.yaml", lambda p: p.mkdir(), "is a folder, not a catalogue file"),
+    ("scen.yaml", lambda p: p.write_text("ruleset: hh2\narmies: []\n"), "field system: Field required"),
+    ("neg.yaml", lambda p: p.write_text("system: hh2\nentries: [{id: x, name: y, base: {diameter_mm: -3}, "
+                                        "type: infantry}]\n"), "field entries[0].base.diameter_mm: Input should be"),
+    ("broken.yaml", lambda p: p.write_text("system: [hh2\n"), "malformed YAML"),
+])
+def test_a_bad_file_in_the_planner_models_folder_is_called_a_catalogue_file(tmp_path: Path, name, make, words):
+    """Not a scenario error: the message says it is a catalogue file, named by PLANNER_MODELS (exit 2)."""
+    models = tmp_path / "models"
+    models.mkdir()
+    make(models / name)
+    code, err = _cli_check_with_models(models)
+    assert code == 2, err
+    assert f"error: {models / name}: " in err and words in err
+    assert ("read as a models catalogue file because the environment variable PLANNER_MODELS names its folder "
+            f"{models}") in err
+    assert "scenario file" not in err and "Traceback" not in err
+
+
+def test_a_bad_catalogue_file_without_the_variable_is_still_called_a_catalogue_file(tmp_path: Path):
+    from planner.errors import ScenarioError
+    from planner.io.catalogue import _load
+
+    (tmp_path / "x.yaml").write_text("ruleset: hh2\n")
+    with pytest.raises(ScenarioError) as err:
+        _load(str(tmp_path), "hh2")
+    assert err.value.file == str(tmp_path / "x.yaml") and err.value.location == "system"
+    assert str(err.value).endswith(f"; read as a models catalogue file of the folder {tmp_path}")

@@ -740,3 +740,19 @@ def test_a_7th_edition_building_with_walls_is_impassable_as_a_whole():
     landing = judge_landing(st, 36, 24)
     bad = [f for f in landing.findings if not f.passed]
     assert any("would land in keep" in f.message for f in bad), [f.message for f in bad]
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_cli_deepstrike_wording_for_one_model_and_several(tmp_path, n):
+    """"(1 model)", not "(1 models)"; a one-model unit has no rings ("rings of -" was printed)."""
+    path = tmp_path / "ds.yaml"
+    path.write_text(yaml.safe_dump(scene_data(n=n, ovals=False)), encoding="utf-8")
+    r = _in_process("deepstrike", str(path), "--unit", "ds", "--at", "36,30")
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    assert f"Deep Strike of ds ({n} model{'' if n == 1 else 's'}) under" in out
+    assert "rings of -" not in out and "1 models" not in out
+    if n == 1:
+        assert "on target: the unit's one model at the aim point (no rings)" in out
+    else:
+        assert "rings of 2" in out

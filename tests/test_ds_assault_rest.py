@@ -142,7 +142,7 @@ def test_cli_reports_the_rest_of_the_assault(tmp_path):
     assert sum(oc["probability"] for oc in data["outcomes"]) == pytest.approx(1.0)
     assert "the rest of the assault" in r.output and "every later unit finds space within 6" in r.output
     assert "interpretation: Disordered: the opponent's worst legal place" in r.output
-    assert "on target, Disordered: pod2 (1 models): placed by the opponent within 24" in r.output
+    assert "on target, Disordered: pod2 (1 model): placed by the opponent within 24" in r.output
     # P(space) printed as in the JSON; the controller places them only when not Disordered (outcome 0)
     text = " ".join(r.output.split())
     assert f"which stays) = {data['p_space']:.4f}" in text

@@ -22,7 +22,7 @@ def test_the_bound_of_round_1_is_kept_when_round_2_runs_out_building(monkeypatch
     real, calls, seen = P._solve, [], []
 
     def solve(groups, cands, *args, **kwargs):
-        if not kwargs.get("rest"):  # the best real plan over the candidates taken (polish): not a round
+        if not kwargs.get("rest"):  # a neighbourhood over the candidates taken (rins, local search): not a round
             return real(groups, cands, *args, **kwargs)
         calls.append(sum(len(v) for v in cands.values()))
         if len(calls) == 1:

@@ -240,6 +240,21 @@ def test_the_size_limit_is_named_and_can_be_raised(tmp_path: Path):
     assert r.exit_code == 2 and "PLANNER_MAX_INPUT_MB" in r.stderr
 
 
+
+@pytest.mark.parametrize("value", ["-1", "nan", "abc", "0", "86400.5", "1e400"])
+def test_a_bad_read_time_limit_is_refused_on_every_run_not_only_for_a_fifo(value: str):
+    """Like PLANNER_MAX_INPUT_MB: a regular scenario file, exit 2 naming the variable and value."""
+    r = run("check", LONG_EDGE, env={"PLANNER_READ_TIMEOUT": value})
+    assert r.exit_code == 2, r.stderr
+    assert (f"field PLANNER_READ_TIMEOUT: give the read time limit in seconds, more than 0 and at most 86400 "
+            f"(value: {value!r})") in one_line(r.stderr)
+    assert "Traceback" not in r.stderr
+
+
+def test_a_good_read_time_limit_with_a_regular_file_is_fine():
+    assert run("check", LONG_EDGE, env={"PLANNER_READ_TIMEOUT": "86400"}).exit_code == 0
+
+
 BOMB = ("\n".join(["a: &a [x, x, x, x, x, x, x, x, x]"]
                  + [f"{n}: &{n} [{', '.join([f'*{p}'] * 9)}]" for p, n in zip("abcdefgh", "bcdefghi", strict=True)])
         + "\n")

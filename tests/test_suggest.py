@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 
 from planner.cli.commands import app
 from planner.legality.checker import check_deployment
-from planner.schema import Scenario
+from planner.schema import RoundBase, Scenario
 from planner.solve.candidates import REPAIR_RADIUS_IN, formations
 from planner.solve.suggest import SuggestReport, apply_moves, suggest_moves
 from planner.world import load_scenario, resolve
@@ -269,6 +269,35 @@ def test_cli_suggest_small(tmp_path):
     r3 = CliRunner().invoke(app, ["check", str(src), "--suggest-out", str(src)])
     assert r3.exit_code == 2 and "--suggest-out" in r3.output
     assert src.read_bytes() == original
+
+
+def test_round_based_units_get_no_facing_change_reported(bundled):
+    """The solver may turn a round base (it changes nothing): the suggestion neither reports nor
+    applies it ("facing 0 -> 90" was printed for the Falcon's Claws, all on round bases)."""
+    world, report = bundled
+    moves = [mv for s in report.units for mv in s.moves]
+    round_only = {u for u in {mv.unit_id for mv in moves}
+                  if all(isinstance(m.base, RoundBase) for m in world.units[u].models)}
+    assert {"ws-falcons-claws", "ws-centurion"} <= round_only  # the Centurion moves with the Claws it joins
+    for mv in moves:
+        if mv.unit_id in round_only:
+            assert mv.to_facing == mv.from_facing, mv
+    assert " -> 90" not in render(report) and "facing 0 -> " not in render(report)
+
+
+def test_a_non_round_base_keeps_the_solvers_turn_and_a_round_one_does_not():
+    from planner.solve.suggest import _moves
+
+    def scen(facing):
+        return small([], [{"id": "r", "setup": "deployment_zone", "models": [marine(16, 3) | {"facing": facing}]},
+                          {"id": "o", "setup": "deployment_zone",
+                           "models": [{"base": {"length_mm": 60, "width_mm": 35}, "x": 17, "y": 7, "facing": facing}]}])
+
+    before, after = world_of(scen(0)), world_of(scen(90))
+    (r,) = _moves(before, after, ["r"])
+    (o,) = _moves(before, after, ["o"])
+    assert (r.from_facing, r.to_facing) == (0, 0)
+    assert (o.from_facing, o.to_facing) == (0, 90)
 
 
 if __name__ == "__main__":  # regenerate the golden text

@@ -582,3 +582,38 @@ def test_description_base_written_to_six_digits_is_not_a_contradiction():
     save = json.loads(json.dumps(scenario_to_tts(scenario)))
     assert "Base: 32.5123mm" in json.dumps(save)
     assert tts_to_scenario(parse_save(save, "s.json"), "hh2").warnings == []
+
+
+@pytest.mark.parametrize(("ruleset", "profile", "size"), [
+    ("hh2", "legion-tactical-marine", (48, 48)), ("hh2", "legion-tactical-marine", (72, 48)),
+    ("hh2", "legion-tactical-marine", (30, 72)), ("wh40k10", "sm-intercessor", (72, 48)),
+    ("wh40k10", "sm-intercessor", (60, 44)), ("wh40k10", "sm-intercessor", (60, 48))])
+def test_cli_round_trip_keeps_the_battlefield_whole(tmp_path, ruleset, profile, size):
+    """export-tts then import-tts writes ``battlefield`` with both dimensions, even one equal to the
+    schema's default (48"), so ``check`` of the imported file uses the same table and gives no
+    default-table warning; under wh40k10 a missing 48" would be read as 44"."""
+    src = tmp_path / "src.yaml"
+    src.write_text(yaml.safe_dump({
+        "ruleset": ruleset, "battlefield": {"width": size[0], "depth": size[1]},
+        "deployment_zones": [{"id": "z", "player": "blue", "polygon": [[0, 0], [20, 0], [20, 20], [0, 20]]}],
+        "armies": [{"player": "blue", "units": [{"id": "a", "models": [{"profile": profile, "x": 10, "y": 10}]}]}]}))
+    save, back = tmp_path / "save.json", tmp_path / "back.yaml"
+    res = CliRunner().invoke(app, ["export-tts", str(src), "--out", str(save)])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(app, ["import-tts", str(save), "--ruleset", ruleset, "--out", str(back)])
+    assert res.exit_code == 0, res.output
+    assert yaml.safe_load(back.read_text())["battlefield"] == {"width": size[0], "depth": size[1]}
+    world = load_scenario(str(back))
+    assert (world.scenario.battlefield.width, world.scenario.battlefield.depth) == size
+    assert world.battlefield_default == ()
+    check = CliRunner().invoke(app, ["check", str(back)])
+    assert check.exit_code == 0, check.output
+    assert "warning: the scenario" not in check.output
+
+
+def test_compact_data_keeps_the_battlefield_whole_in_its_place():
+    scenario = Scenario.model_validate({"ruleset": "hh2", "name": "n", "battlefield": {"width": 48, "depth": 48}})
+    data = compact_scenario_data(scenario)
+    assert data["battlefield"] == {"width": 48, "depth": 48}
+    assert list(data) == ["ruleset", "name", "battlefield"]
+    assert "battlefield" not in compact_scenario_data(Scenario(ruleset="hh2"))  # none given: none written

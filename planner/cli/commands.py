@@ -135,13 +135,23 @@ def _say_written_whole() -> None:
 
 
 def say_battlefield_default(world) -> None:
-    """A warning on standard error when the scenario gives no ``battlefield:`` and its ruleset's
-    default table is used (:attr:`planner.world.World.battlefield_default`): which size."""
-    if world.battlefield_default:
-        bf, rs = world.scenario.battlefield, world.ruleset
-        Console(stderr=True, highlight=False, soft_wrap=True).print(
-            f"[yellow]warning:[/yellow] the scenario gives no battlefield: the {rs.id} default, {_inches(bf.width)} "
-            f"wide (x) by {_inches(bf.depth)} deep (y), is used ({escape(rs.BATTLEFIELD_NAME)})")
+    """A warning on standard error when the scenario gives no ``battlefield:``, or one without a
+    width or a depth, and its ruleset's default table fills it in
+    (:attr:`planner.world.World.battlefield_default`): which size, and which dimension."""
+    missing = world.battlefield_default
+    if not missing:
+        return
+    bf, rs = world.scenario.battlefield, world.ruleset
+    size = f'{_inches(bf.width)} wide (x) by {_inches(bf.depth)} deep (y)'
+    name = escape(rs.BATTLEFIELD_NAME)
+    if len(missing) == 2:
+        text = f"the scenario gives no battlefield: the {rs.id} default, {size}, is used ({name})"
+    else:
+        (dim,) = missing
+        value = bf.width if dim == "width" else bf.depth
+        text = (f"the scenario's battlefield gives no {dim}: the {rs.id} default {dim} ({name}), {_inches(value)}, "
+                f"is used, so the table is {size}")
+    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[yellow]warning:[/yellow] {text}")
 
 
 def _inches(v: float) -> str:

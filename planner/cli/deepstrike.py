@@ -145,7 +145,8 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
     if at is not None:
         parse_point(at, "--at")
     code = 0
-    console.print(f"[bold]Deep Strike[/bold] of {escape(st.unit.label)} ({len(st.unit.models)} models) "
+    n = len(st.unit.models)
+    console.print(f"[bold]Deep Strike[/bold] of {escape(st.unit.label)} ({n} model{'' if n == 1 else 's'}) "
                   f"under {R.ruleset}; formation orientation "
                   + (f"{orientation:g} deg (as asked)" if asked else "the controller's choice"))
     if not st.exact_bases:
@@ -371,9 +372,11 @@ def _print_best_formation(console: Console, b) -> None:
     if b.packing_estimate is not None:
         console.print(f"  point estimate (per-landing packing, sampled; not a bound): "
                       f"{b.packing_estimate['p_mishap']:.4f}")
-    if b.on_target is not None:
+    if b.on_target is not None and b.on_target["rings"]:
         console.print(f"  on target: {escape(b.on_target['label'])}, rings of "
-                      f"{', '.join(map(str, b.on_target['rings'])) or '-'}")
+                      f"{', '.join(map(str, b.on_target['rings']))}")
+    elif b.on_target is not None:  # one model: no ring around it, and no orientation to speak of
+        console.print("  on target: the unit's one model at the aim point (no rings)")
     else:
         console.print("  on target: no candidate formation places every model (a mishap)")
     for note in b.interpretations:

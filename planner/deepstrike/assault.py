@@ -348,16 +348,21 @@ def assault_groups(st: DeepStrikeSetup) -> list[FollowerGroup]:
     out = []
     u = st.unit
     if len(u.models) > 1:
-        out.append(FollowerGroup(u.id, f"the rest of {u.label} ({len(u.models) - 1} models)", st.shapes[1:],
+        out.append(FollowerGroup(u.id, f"the rest of {u.label} ({_models(len(u.models) - 1)})", st.shapes[1:],
                                  st.radii[1:], st.exact_bases, True))
     for v in st.world.units.values():
         if v.id == u.id or v.player != u.player or v.setup.method is not SetupMethod.RESERVES \
                 or v.setup.arrival != "deep_strike":
             continue
         radii, exact = formation_radii([m.base for m in v.models])
-        out.append(FollowerGroup(v.id, f"{v.label} ({len(v.models)} models)",
+        out.append(FollowerGroup(v.id, f"{v.label} ({_models(len(v.models))})",
                                  [footprint(m.base, 0.0, 0.0, st.facing_deg) for m in v.models], radii, exact))
     return out
+
+
+def _models(n: int) -> str:
+    """"1 model", "3 models"."""
+    return f"{n} model{'' if n == 1 else 's'}"
 
 
 _SCREEN_SLACK_IN = 1e-8

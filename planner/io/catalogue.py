@@ -170,16 +170,21 @@ def _ruleset_heights(system: str) -> dict[UnitType, float]:
 
 
 @lru_cache(maxsize=8)
-def _load(folder: str, system: str) -> ModelCatalogue:
+def _load(folder: str, system: str, from_env: bool = False) -> ModelCatalogue:
     entries: list[CatalogueEntry] = []
     rules: list[BaseRule] = []
     seen: dict[str, str] = {}
     root = Path(folder)
     files = sorted(root.glob("**/*.yaml")) + sorted(root.glob("**/*.yml")) if root.is_dir() else []
     if not files:
-        raise ScenarioError("no models catalogue: no catalogue files (*.yaml, *.yml) in the folder", file=folder)
+        where = f" named by the environment variable {ENV_VAR}" if from_env else ""
+        raise ScenarioError(f"no models catalogue: no catalogue files (*.yaml, *.yml) in the folder{where}", file=folder)
     for f in files:
-        cat = load_catalogue_file(f)
+        try:
+            cat = load_catalogue_file(f)
+        except ScenarioError as exc:  # say it is a catalogue file (and who named its folder), not a scenario
+            raise ScenarioError(f"{exc.detail}; {_whose(folder, from_env)}", file=exc.file,
+                                location=exc.location, value=exc.value) from None
         if cat.system != system and system not in cat.also:
             continue
         for i, e in enumerate(cat.entries):
@@ -208,4 +213,11 @@ def load_catalogue(system: str) -> ModelCatalogue:
         If there is no catalogue folder (:func:`catalogue_dir`) or it holds no catalogue file, a
         catalogue file does not validate, or two entries share an id.
     """
-    return _load(str(catalogue_dir()), system)
+    return _load(str(catalogue_dir()), system, bool(os.environ.get(ENV_VAR)))
+
+
+def _whose(folder: str, from_env: bool) -> str:
+    """Why a file with an error was read, for its message: a models catalogue file, and the
+    environment variable when it named the folder (the error is not the scenario's)."""
+    return (f"read as a models catalogue file because the environment variable {ENV_VAR} names its folder {folder}"
+            if from_env else f"read as a models catalogue file of the folder {folder}")

@@ -499,6 +499,7 @@ def read_input(path: str | Path, what: str, max_bytes: int) -> bytes:
 
     name = str(path)
     limit = input_limit(max_bytes)
+    timeout = _read_timeout()  # checked on every read, as the size limit is, not only when a FIFO is read
     hint = f"; set {LIMIT_ENV} (megabytes) to raise the limit"
     try:
         st = os.stat(path)
@@ -513,7 +514,7 @@ def read_input(path: str | Path, what: str, max_bytes: int) -> bytes:
                 note_read(path, os.fstat(fh.fileno()))
                 data = fh.read(limit + 1)
         else:
-            data = _read_stream(path, name, limit)
+            data = _read_stream(path, name, limit, timeout)
     except FileNotFoundError:
         raise ScenarioError("no such file", file=name) from None
     except IsADirectoryError:
@@ -525,14 +526,14 @@ def read_input(path: str | Path, what: str, max_bytes: int) -> bytes:
     return data
 
 
-def _read_stream(path: str | Path, name: str, limit: int) -> bytes:
-    """A FIFO or a device: read without blocking past the deadline, at most ``limit + 1`` bytes."""
+def _read_stream(path: str | Path, name: str, limit: int, timeout: float) -> bytes:
+    """A FIFO or a device: read without blocking past the deadline (``timeout`` seconds), at most
+    ``limit + 1`` bytes."""
     import select
     import time
 
     from planner.io.outputs import note_read
 
-    timeout = _read_timeout()
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens at once, with or without a writer
     try:
         note_read(path, os.fstat(fd))
@@ -657,8 +658,9 @@ def load_scenario_record(path: str | Path) -> Scenario:
 
 
 def load_catalogue_file(path: str | Path) -> Catalogue:
-    """Read and validate one catalogue file of the ``models/`` folder."""
-    return parse_record(Catalogue, read_data(path), str(path))
+    """Read and validate one catalogue file of the ``models/`` folder (messages call it a
+    catalogue file: "is a folder, not a catalogue file")."""
+    return parse_record(Catalogue, read_data(path, "catalogue"), str(path))
 
 
 def scenario_to_data(scenario: Scenario) -> dict[str, Any]:

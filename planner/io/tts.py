@@ -1272,9 +1272,16 @@ def _restore_tags(model: BaseModel, data: dict[str, Any]) -> None:
 def compact_scenario_data(scenario: Scenario) -> dict[str, Any]:
     """The scenario as plain data with only what differs from the schema's defaults (a scenario
     as a person would write it), every tagged union's tag kept (a goal's ``kind``): what
-    ``planner import-tts`` writes; it validates back to ``scenario``."""
+    ``planner import-tts`` writes; it validates back to ``scenario``. The ``battlefield`` is kept
+    whole (width and depth, even one equal to the schema's default) whenever the scenario gives
+    one: a missing dimension would be read as the ruleset's default table's, and a 48" x 48" table
+    written as ``{width: 48}`` would be checked with a default-table warning."""
     data = scenario.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
     _restore_tags(scenario, data)
+    if "battlefield" in scenario.model_fields_set:
+        whole = scenario.battlefield.model_dump(mode="json")
+        order = [f.alias or name for name, f in type(scenario).model_fields.items()]  # the dump's key order
+        data = {k: whole if k == "battlefield" else data[k] for k in order if k in data or k == "battlefield"}
     return data
 
 

@@ -144,8 +144,14 @@ class PlanResult(BaseModel):
     conflicts: list[Conflict] = Field(default_factory=list, description="Why no plan exists (infeasible).")
     wall_time_s: float
     solver_time_s: float = Field(default=0.0, description="CP-SAT's own time, seconds, over every solve of "
-                                 "the run (rounds, local search, polish).")
+                                 "the run (rounds, local search, relaxation-induced neighbourhoods).")
     rounds: int = 0
+    found_by: str | None = Field(default=None, description="The step that found the plan returned (a plan of "
+                                 "its cost): 'greedy' (biggest units first), 'recreate' (ruin and recreate), "
+                                 "'CP-SAT round N' (the round's solve), 'repair after round N', 'lns after round N' "
+                                 "(local search), 'rins after round N' (the units where the round's relaxed "
+                                 "optimum and the plan disagree, re-placed when the next round's candidates are "
+                                 "taken); planner.solve.planner._Planning.")
     placements: list[UnitPlacement] = Field(default_factory=list)
     legal: bool | None = None
     legality: LegalityReport | None = None
@@ -476,7 +482,7 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
            t0: float, ids: dict[str, str] | None = None, rest: dict[str, int] | None = None,
            found: dict | None = None, floor: int | None = None, hint_rest: frozenset[str] = frozenset(),
            fixed: dict[str, Candidate] | None = None, memo: dict | None = None,
-           prior: Sequence[tuple[frozenset[str], int]] = ()):
+           prior: Sequence[tuple[frozenset[str], int]] = (), guide: dict[str, Candidate | None] | None = None):
     """Build and solve the CP-SAT models of a round over the candidates so far, with overlaps
     ``overlapping`` and, for each unit in ``rest``, the option of a candidate not taken yet at
     that cost (:class:`_Rest`); one model per part of units that can interact (:func:`_parts`),
@@ -495,7 +501,9 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
     ``prior``: the last round's parts (their units) with the bounds proven for them, where
     :meth:`_Planning.solve_round` found that valid (:func:`_part_floor`): each part of this round
     costs at least the sum of the last round's parts inside it (plus its other units' least costs),
-    a floor stated to CP-SAT and counted in the bound, also for a part cut short by the time."""
+    a floor stated to CP-SAT and counted in the bound, also for a part cut short by the time.
+    ``guide``: units hinted at these candidates rather than at ``hint`` (None: not hinted; a
+    candidate the pruning dropped is not hinted either), ``hint`` still pruning (:meth:`_Planning.rins`)."""
     ids = ids or rule_ids(DEFAULT_RULESET)
     rest = rest or {}
     found = {} if found is None else found
@@ -563,6 +571,12 @@ def _solve(groups: list[Group], cands: dict[str, list[Candidate]], settings: Sol
             cp.add(objective >= pf)
         if hint is not None:
             for g in pg:
+                if guide is not None and g.id in guide:
+                    want = guide[g.id]
+                    if want is not None and any(c is want for c in live[g.id]):
+                        for c in live[g.id]:
+                            cp.add_hint(xp[g.id, c.index], c is want)
+                    continue
                 at_rest = g.id in hint_rest and (g.id, -1) in xp
                 for c in live[g.id]:
                     cp.add_hint(xp[g.id, c.index], _is_rest(c) if at_rest else c is hint[g.id])
@@ -652,16 +666,16 @@ def _full_subsolvers(solver: cp_model.CpSolver, workers: int) -> None:
         solver.parameters.subsolvers.extend(FULL_SUBSOLVERS)
 
 
-POLISH_S = 3.0
-"""At most this long, s, for the best real plan over the candidates taken after a round whose
-optimum used untaken candidates (:meth:`_Planning.polish`)."""
+SEARCH_S = 3.0
+"""The local search after a round whose optimum used untaken candidates gets at most this long, s
+(and at most :data:`LNS_S`); its budget halves after each round in which the repair and the search
+found no better plan, down to :data:`SEARCH_MIN_S`."""
 
 LNS_S = 1.5
 """At most this long, s, for the local search over the best real plan (:meth:`_Planning.lns`)."""
 
 SEARCH_MIN_S = 0.5
-"""The local search and the polish of a round get at least this long, s (their budget halves after
-each round in which they found no better plan, from ``POLISH_S``)."""
+"""The local search of a round gets at least this long, s."""
 
 LAGRANGE_S = 12.0
 """At most this long, s, for the Lagrangian bound over every candidate before round 1's CP-SAT
@@ -687,6 +701,16 @@ LNS_UNITS = 5
 
 LNS_STEP_S = 0.5
 """At most this long, s, for one neighbourhood's CP-SAT solve."""
+
+RINS_S = 8.0
+"""At most this long, s, for one relaxation-induced neighbourhood (:meth:`_Planning.rins`), and at
+most :data:`RINS_SHARE` of the time left."""
+
+RINS_SHARE = 0.4
+"""The relaxation-induced neighbourhood's share of the time left, at most."""
+
+RINS_MIN_S = 0.5
+"""A relaxation-induced neighbourhood is not tried with less time than this, s."""
 
 CLIQUE_STEP_IN = 0.5
 """Spacing of the lattice of points whose covering candidates form the clique cuts, inches."""
@@ -1048,16 +1072,21 @@ class _Planning:
         self.memo: dict = {}  # the last round's parts solved to optimality (_solve)
         self.last_parts: tuple[list[tuple[frozenset[str], int]], dict[str, int], dict[str, int]] | None = None
         # the last round's parts with their bounds, offers and candidate counts (prior_parts)
-        self.search_s = POLISH_S  # the next round's time for the local search and the polish (s)
+        self.search_s = SEARCH_S  # the next round's time for the local search (s)
         self.cp_s = 0.0  # CP-SAT's time over every solve so far (s)
         self._packing: tuple[int | None] | None = None  # the packing bound by area, when first asked
         self.lagrange_bound: int | None = None  # the Lagrangian bound over every candidate (lagrange)
         self.recreated = False  # did the ruin-and-recreate search (recreate) improve the plan?
+        self.found_by: str | None = None  # the step that found the best real plan (adopt)
+        self.rins_done: set[tuple] = set()  # neighbourhoods of rins proven to hold no better plan
+        self.relaxed: tuple[int, dict] | None = None  # the last round and its optimum, where it used untaken
+        # candidates (rins at the next round's start)
 
     def plan(self) -> PlanResult:
         """A greedy first plan, then rounds of more candidates and a CP-SAT solve until one answers."""
         # a first legal plan before anything else: the answer if time runs short, and the hint
         self.start = self.greedy(self.t0 + 0.6 * max(0.0, self.builder.deadline - self.t0))
+        self.found_by = "greedy"
         self.report_start()
         while True:
             self.rounds += 1
@@ -1067,6 +1096,7 @@ class _Planning:
                 return answer
             if self.start is None:
                 self.start = self.greedy(time.monotonic() + 0.4 * max(0.0, self.builder.deadline - time.monotonic()))
+                self.found_by = "greedy"
                 self.report_start()
             if self.rounds == 1 and self.crowded():
                 self.lagrange(min(LAGRANGE_S, LAGRANGE_SHARE * (self.builder.deadline - time.monotonic())))
@@ -1282,21 +1312,6 @@ class _Planning:
             return None
         return plan
 
-    def polish(self, floor: int | None = None, budget: float = POLISH_S) -> None:
-        """The best real plan over the candidates taken (no :class:`_Rest` options), hinted with
-        the best known, within ``budget`` s: a better plan to keep (and a better hint). ``floor``:
-        the optimum of the round's relaxation (no real plan costs less), so CP-SAT may stop there."""
-        if self.start is None:
-            return
-        until = min(self.builder.deadline, time.monotonic() + budget)
-        if until - stop.clock() < 0.2 or not self.measure_overlaps():
-            return
-        found: dict = {}
-        status, *_ = _solve(self.groups, self.cands, self.settings, until, self.overlapping, self.start, None, None,
-                            self.t0, rule_ids(self.world.scenario.ruleset), rest={}, found=found, floor=floor)
-        self.cp_s += found.get("cp_s", 0.0)
-        self.adopt(found.get("plan"))
-
     def lns(self, budget: float = LNS_S) -> None:
         """A local search over the best real plan, within ``budget`` s: the unit placed farthest above
         its cheapest candidate and the ``LNS_UNITS - 1`` units placed nearest that candidate are
@@ -1334,10 +1349,60 @@ class _Planning:
                        self.overlapping, inc, None, None, self.t0, ids, rest={}, found=found,
                        fixed={gid: c for gid, c in inc.items() if gid not in hood})
                 self.cp_s += found.get("cp_s", 0.0)
-                self.adopt(found.get("plan"))
+                self.adopt(found.get("plan"), f"lns after round {self.rounds}")
                 if self.incumbent_cost() != cost:
                     again = True
                     break
+
+    def rins(self, round_: int, picked: dict, budget: float) -> None:
+        """A relaxation-induced neighbourhood (RINS) over the best real plan, within ``budget`` s:
+        the units that round ``round_``'s relaxed optimum ``picked`` places elsewhere than the best
+        real plan (or at a candidate not taken yet, :class:`_Rest`) are re-placed exactly over their
+        candidates taken by CP-SAT, and the units on which both agree stay where they are
+        (``_solve(fixed=...)``). Called when the next round's candidates are taken, so the units the
+        optimum rested are re-placed over their new candidates too. CP-SAT is hinted with the
+        relaxed optimum's candidates (the rested units not hinted), not with the plan: on the
+        neighbourhood below, exported and solved alone at load 4, the plan's hint gave no better
+        plan in 10 s, the relaxed optimum's found the better one in 4-5 s.
+
+        Where the relaxation and the plan disagree is where a better plan is to be found: on the
+        20-unit instance of issue 18, round 2's optimum and the plan 343.068 disagree on ten units,
+        exactly the ten that the better plan 340.713 moves, over round 3's candidates; CP-SAT
+        (its ``max_lp`` worker) solves that neighbourhood to optimality in 4-6 s on 2 cores. The
+        local search (:meth:`lns`, five units near one unit's cheapest place) and neighbourhoods of
+        6-10 units that crowd each other, grown from a seed unit (1.5 s steps, measured in
+        ``plan8``), found nothing there; the whole model over the candidates taken (the former
+        polish) did not in 3 s. A neighbourhood proven optimal from a plan is not solved again
+        while the plan and its units' candidates are the same. Where every unit disagrees the
+        neighbourhood is the whole model, which the next round's solve searches too: it gets at most
+        the local search's budget (:data:`SEARCH_S`, halving after a round that found nothing; the
+        6 units of berserker-assault took 7-9 s of the rounds' time at 8 s). Only a better real plan
+        comes out of it (:meth:`adopt`); no bound."""
+        if self.start is None or budget < RINS_MIN_S:
+            return
+        inc = self.start
+        free = frozenset(gid for gid, c in picked.items() if _is_rest(c) or c is not inc[gid])
+        cost = self.incumbent_cost()
+        key = (free, cost, tuple(len(self.cands[gid]) for gid in sorted(free)))
+        if not free or key in self.rins_done or not self.measure_overlaps():
+            return
+        if len(free) == len(self.groups):
+            # every unit free: the whole model over the candidates taken (as the next round's own solve,
+            # hinted with the plan), given the local search's budget only (SEARCH_S, halving)
+            budget = min(budget, self.search_s)
+        found: dict = {}
+        status, *_ = _solve(self.groups, self.cands, self.settings,
+                            min(self.builder.deadline, time.monotonic() + budget), self.overlapping, inc, None,
+                            None, self.t0, rule_ids(self.world.scenario.ruleset), rest={}, found=found,
+                            fixed={gid: c for gid, c in inc.items() if gid not in free},
+                            guide={gid: None if _is_rest(picked[gid]) else picked[gid] for gid in free})
+        self.cp_s += found.get("cp_s", 0.0)
+        self.adopt(found.get("plan"), f"rins after round {round_}")
+        if status == cp_model.OPTIMAL and self.incumbent_cost() == cost:
+            self.rins_done.add(key)
+        if _DEBUG:
+            _log.debug("rins %d free %s: %s -> %s (%s) t=%.1f", len(free), sorted(free), cost, self.incumbent_cost(),
+                       cp_model.CpSolver().status_name(status), time.monotonic() - self.t0)
 
     def recreate(self, budget: float, units: int = RECREATE_UNITS) -> None:
         """A ruin-and-recreate search over the best real plan, within ``budget`` s: a unit drawn at
@@ -1386,7 +1451,7 @@ class _Planning:
                     plan[gid] = c
                 else:
                     cost = self.incumbent_cost()
-                    self.adopt(plan)
+                    self.adopt(plan, "recreate")
                     if self.incumbent_cost() != cost:
                         self.recreated = True
                         tried.clear()
@@ -1422,17 +1487,24 @@ class _Planning:
         """The cost of the best real plan so far (integer units), or None."""
         return None if self.start is None else sum(c.icost for c in self.start.values())
 
-    def adopt(self, plan: dict[str, Candidate] | None) -> None:
-        """Keep ``plan`` as the best real plan (and the next round's hint) if it is cheaper."""
+    def adopt(self, plan: dict[str, Candidate] | None, by: str | None = None) -> None:
+        """Keep ``plan`` as the best real plan (and the next round's hint) if it is cheaper; ``by``
+        names the step that found it (:attr:`found_by`; default: this round's CP-SAT solve)."""
         cost = self.incumbent_cost()
         if plan is not None and (cost is None or sum(c.icost for c in plan.values()) < cost):
             self.start = plan
+            self.found_by = by if by is not None else f"CP-SAT round {self.rounds}"
 
     def solve_round(self) -> PlanResult | None:
         """Solve over the candidates taken, each unit with candidates left also offered "one not
         taken yet" at its stream's bound (:class:`_Rest`): the answer, or None to take more
         candidates and solve again."""
         groups, t0 = self.groups, self.t0
+        if self.relaxed is not None:
+            # the units where the last round's relaxed optimum and the best plan disagree, re-placed over
+            # their candidates taken since (the rested units' among them): a better plan, a better hint
+            self.rins(*self.relaxed, min(RINS_S, RINS_SHARE * (self.builder.deadline - time.monotonic())))
+            self.relaxed = None
         _, rest = _outside_bound(groups, self.cands, self.streams)
         inc = self.incumbent_cost()
         # a plan with an untaken candidate of u costs at least next(u) + rest[u]: offered only if
@@ -1507,21 +1579,20 @@ class _Planning:
         self.rested = frozenset(rested)
         if rested:
             before = self.incumbent_cost()
-            self.adopt(self.repair(picked))
+            self.adopt(self.repair(picked), f"repair after round {self.rounds}")
             repaired = self.incumbent_cost()
-            t_lns, budget = time.monotonic(), self.search_s
+            budget = self.search_s
             if not r.out_of_time:
                 self.lns(min(LNS_S, budget))
             searched = self.incumbent_cost()
-            if r.status == cp_model.OPTIMAL and not r.out_of_time and searched == repaired:
-                # only when the local search found nothing better, in what is left of the budget
-                self.polish(int(round(solver.objective_value)) // r.tie if r.outside is None else None,
-                            budget - (time.monotonic() - t_lns))
-            # a round whose repair, search and polish found no better plan halves the next one's budget
-            self.search_s = POLISH_S if self.incumbent_cost() != before else max(SEARCH_MIN_S, budget / 2)
+            # the next round re-places the units where this optimum and the plan disagree (rins), once
+            # the units it rested have taken their next candidates
+            self.relaxed = (self.rounds, picked)
+            # a round whose repair and search found no better plan halves the next one's budget
+            self.search_s = SEARCH_S if self.incumbent_cost() != before else max(SEARCH_MIN_S, budget / 2)
             if _DEBUG:
-                _log.debug("rested %s: repaired %s, local search %s, polished %s, t=%.1f", rested, repaired,
-                           searched, self.incumbent_cost(), time.monotonic() - self.t0)
+                _log.debug("rested %s: repaired %s, local search %s, t=%.1f", rested, repaired, searched,
+                           time.monotonic() - self.t0)
         else:
             self.adopt(picked)
         obj = int(round(solver.objective_value)) // r.tie
@@ -1665,13 +1736,14 @@ class _Planning:
                            f"plan's cost ({message})")
         return _result(self.world, self.groups, self.cands, chosen, self.terms, self.t0, status=status, bound=bound,
                        message=message, solver_time=self.cp_s,
-                       rounds=self.rounds)
+                       rounds=self.rounds, found_by=self.found_by)
 
 
 def _result(world: World, groups: list[Group], cands: dict[str, list[Candidate]], chosen: dict[str, Candidate],
             terms: list[Term], t0: float, *, status: Literal["optimal", "feasible"], bound: int | None,
-            message: str, solver_time: float, rounds: int) -> PlanResult:
-    """The plan for the chosen candidates, re-checked by the independent checker."""
+            message: str, solver_time: float, rounds: int, found_by: str | None = None) -> PlanResult:
+    """The plan for the chosen candidates, re-checked by the independent checker; ``found_by``: the
+    step that found it, named at the end of the message (:attr:`PlanResult.found_by`)."""
     planned_data = _with_positions(world, chosen)
     planned = Scenario.model_validate(planned_data)
     # every unit positioned, except units still to place in a later step (--next / --unit)
@@ -1686,6 +1758,8 @@ def _result(world: World, groups: list[Group], cands: dict[str, list[Candidate]]
         gap = (iobj - bound) / iobj if iobj > 0 else 0.0
         if status == "feasible" and "gap" not in message:
             message += f"; best bound {best:.3f}, gap {gap:.1%}"
+    if found_by is not None:
+        message += f"; the plan was found by {found_by}"
     goals = []
     for k, t in enumerate(terms):
         value = sum(c.values[k] for c in chosen.values())
@@ -1699,7 +1773,7 @@ def _result(world: World, groups: list[Group], cands: dict[str, list[Candidate]]
     return PlanResult(status=status, message=message, objective=obj, best_bound=best, gap=gap,
                       terms={gv.name: gv.cost for gv in goals}, goals=goals, wall_time_s=time.monotonic() - t0,
                       solver_time_s=solver_time, rounds=rounds, placements=placements, legal=report.legal,
-                      legality=report, scenario=planned, scenario_data=planned_data)
+                      legality=report, scenario=planned, scenario_data=planned_data, found_by=found_by)
 
 
 # --------------------------------------------------------------------------- infeasibility

@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from planner.errors import ScenarioError
 from planner.legality.checker import check_deployment
 from planner.legality.report import LegalityReport
-from planner.schema import Scenario, SetupMethod
+from planner.schema import RoundBase, Scenario, SetupMethod
 from planner.units import TOLERANCE_IN
 from planner.world import World, resolve
 
@@ -262,11 +262,15 @@ def _planning_world(world: World, members: list[str]) -> World:
 
 
 def _moves(world: World, moved: World, members: list[str]) -> list[ModelMove]:
+    """Each member model's move. A unit whose bases are all round keeps its facings (its footprint
+    is the same at every facing: a turn the solver made changes nothing and is neither reported
+    nor applied)."""
     out = []
     for uid in members:
+        round_only = all(isinstance(m.base, RoundBase) for m in world.units[uid].models)
         for a, b in zip(world.units[uid].models, moved.units[uid].models, strict=True):
             assert a.x is not None and a.y is not None and b.x is not None and b.y is not None
             out.append(ModelMove(unit_id=uid, model_id=a.id, from_x=a.x, from_y=a.y, to_x=b.x, to_y=b.y,
                                  distance_in=math.hypot(b.x - a.x, b.y - a.y), from_facing=a.facing,
-                                 to_facing=b.facing))
+                                 to_facing=a.facing if round_only else b.facing))
     return out
