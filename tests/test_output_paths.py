@@ -96,3 +96,46 @@ def test_a_writable_output_is_written_and_no_probe_is_left(scenario):
     assert (sub / "r.json").is_file()
     assert not [p for p in scenario.parent.rglob(".planner-probe-*")]
     shutil.rmtree(scenario.parent / "new")
+
+
+def _interrupt_after(monkeypatch, name: str):
+    """``os.NAME`` does its work, then a Ctrl-C lands (KeyboardInterrupt) before the next statement."""
+    real = getattr(os, name)
+
+    def cut(*args, **kw):
+        real(*args, **kw)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, name, cut)
+
+
+@pytest.mark.parametrize("step", ["open", "close"])
+def test_a_ctrl_c_in_the_folder_probe_leaves_no_probe_file(tmp_path, monkeypatch, step):
+    """fu14 #4: a Ctrl-C just after the probe file is made (as os.open returns, or as it is
+    closed, before its removal) leaves nothing: the removal is in a finally that holds its name."""
+    from planner.io.outputs import _probe_folder
+
+    with monkeypatch.context() as m:
+        _interrupt_after(m, step)
+        with pytest.raises(KeyboardInterrupt):
+            _probe_folder(tmp_path, str(tmp_path / "r.json"), "--json", "")
+    assert list(tmp_path.iterdir()) == []
+    _probe_folder(tmp_path, str(tmp_path / "r.json"), "--json", "")  # and unpatched: nothing left either
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("step", ["open", "fchmod", "replace"])
+def test_a_ctrl_c_in_an_atomic_write_leaves_the_old_file_or_the_new_one_and_no_temporary(tmp_path, monkeypatch,
+                                                                                          step):
+    from planner.io.outputs import _write_atomic
+
+    target = tmp_path / "r.json"
+    target.write_text("old")
+    with monkeypatch.context() as m:
+        _interrupt_after(m, step)
+        with pytest.raises(KeyboardInterrupt):
+            _write_atomic(str(target), b"new", os.stat(target))
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+    assert target.read_text() == ("new" if step == "replace" else "old")  # replace had renamed it whole
+    _write_atomic(str(target), b"newer", os.stat(target))
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"] and target.read_text() == "newer"

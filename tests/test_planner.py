@@ -215,5 +215,8 @@ def test_cli_plan_refuses_to_overwrite_its_input(tmp_path):
 def test_plan_deployment_refuses_a_deny_goal_with_an_input_error():
     """A library call with a deny goal is an input error naming the goal, not an AttributeError."""
     world = load_scenario(Path(__file__).parent / "assets" / "deny-small.yaml")
-    with pytest.raises(ScenarioError, match=r"goals\[0\]\.kind.*denial planner"):
+    with pytest.raises(ScenarioError, match=r"goals\[0\]\.kind.*denial planner") as err:
         plan_deployment(world)
+    # worded for a user: what plans it, no internal function (fu14 #1)
+    assert "`planner plan FILE`" in str(err.value)
+    assert "planner.adversary" not in str(err.value) and "plan_deployment" not in str(err.value)

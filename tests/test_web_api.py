@@ -500,6 +500,69 @@ def test_plan_a_roster_army_to_the_end(client, folder):
     assert "no such file" in body["error"]
 
 
+DENY = ROOT / "tests" / "assets" / "deny-small.yaml"
+
+
+def test_plan_a_deny_goal_as_planner_plan_does(client, tmp_path):
+    """fu14 #1: a scenario with a ``deny`` goal is planned by the page's Plan as by ``planner plan``
+    (one routing, planner.cli.plan.plan_scenario, to the denial planner): the same screen, its
+    area and the planned scenario, which the checker finds legal; the result has what the page
+    shows (status, message, placements, scenario_data)."""
+    from typer.testing import CliRunner
+
+    from planner.cli.commands import app
+
+    data = yaml.safe_load(DENY.read_text())
+    r = client.post("/api/plan", json={"scenario": data, "file": "deny-small.yaml", "units": ["a", "b"],
+                                       "time_limit": 20, "workers": 1})
+    assert r.status_code == 200, r.text
+    evs = events(client, r.json()["events"])
+    assert [k for k, _ in evs] == ["result"], evs  # a denial sends no progress events
+    web = evs[-1][1]
+    cli = CliRunner().invoke(app, ["plan", str(DENY), "--json", str(tmp_path / "p.json"), "--time-limit", "20",
+                                   "--workers", "1"])
+    assert cli.exit_code == 0, cli.output
+    want = json.loads((tmp_path / "p.json").read_text())
+    assert web["status"] == want["status"] == "optimal" and web["legal"] is want["legal"] is True
+    assert web["area_sq_in"] == want["area_sq_in"] == 156.0  # deny-small's proven screen (36" x 21", 2" grid)
+    assert web["area_before_sq_in"] == want["area_before_sq_in"] == 648.0
+    assert web["placements"] == want["placements"] and {p["unit"] for p in web["placements"]} == {"a", "b"}
+    assert web["message"] == want["message"] and "156 sq in left" in web["message"]
+    placed = web["scenario_data"]
+    report = client.post("/api/check", json={"scenario": placed}).json()["report"]
+    assert report["legal"], report
+    got = {u["id"]: u for a in placed["armies"] for u in a["units"]}
+    for p in web["placements"]:
+        assert all("x" in m and "y" in m for m in got[p["unit"]]["models"])
+        assert all(0 <= m["y"] <= 5 for m in got[p["unit"]]["models"])  # in my 5" zone
+    assert got["inf"].get("setup") == "reserves"  # the enemy unit stays in Reserves, as in the CLI's --out
+    assert client.get(f"/api/plan/{r.json()['job']}").json()["status"] == "done"
+    # the API's player: the screening player's marked units are the denial's; the API plans them the same way
+    r = client.post("/api/plan", json={"scenario": data, "player": "me", "time_limit": 20, "workers": 1})
+    assert r.status_code == 200, r.text
+    kind, again = events(client, r.json()["events"])[-1]
+    assert kind == "result" and again["placements"] == web["placements"], again
+
+
+def test_plan_a_deny_goal_with_other_units_is_refused_up_front(client):
+    """A denial places every marked unit of mine together: asking for fewer, or for others, is an
+    HTTP 400 naming the unit, worded for a user (no internal function named)."""
+    data = yaml.safe_load(DENY.read_text())
+    fewer = assert_400(client.post("/api/plan", json={"scenario": data, "units": ["a"]}), "units", "b")
+    assert "deny goal" in fewer["error"] and "(a, b)" in fewer["error"] and "b too" in fewer["error"], fewer
+    more = assert_400(client.post("/api/plan", json={"scenario": data, "units": ["a", "b", "inf"]}), "units", "inf")
+    assert "not inf" in more["error"], more
+    for body in (fewer, more):
+        assert "planner.adversary" not in body["error"] and "plan_deployment" not in body["error"]
+    assert_400(client.post("/api/plan", json={"scenario": data, "player": "en"}), "player", "en")  # nothing marked
+    bad = copy.deepcopy(data)
+    bad["goals"][0]["enemy_unit"] = "nobody"
+    assert_400(client.post("/api/plan", json={"scenario": bad, "units": ["a", "b"]}), "goals[0].enemy_unit", "nobody")
+    two = copy.deepcopy(data)
+    two["goals"].append(dict(two["goals"][0]))
+    assert_400(client.post("/api/plan", json={"scenario": two, "units": ["a", "b"]}), "goals[1]", "deny")
+
+
 def test_plan_bad_input(client):
     data = scenario()
     assert_400(client.post("/api/plan", json={"scenario": data, "units": ["blue-scouts"]}), "units", "blue-scouts")

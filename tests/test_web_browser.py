@@ -219,6 +219,21 @@ def test_plan_shows_its_status(page):
     assert y is None or y > 0
 
 
+def test_plan_a_deny_goal_shows_the_screen(page, server):
+    """fu14 #1: the page's Plan of a scenario with a deny goal gives the denial planner's answer
+    (as planner plan: the area left in the status), and the planned units stand on the board."""
+    shutil.copy(ROOT / "tests" / "assets" / "deny-small.yaml", server[1] / "deny-small.yaml")
+    open_file(page, "deny-small.yaml")
+    page.select_option("#plan-player", "me")
+    page.fill("#plan-time", "20")
+    page.click("#plan")
+    page.wait_for_function("document.getElementById('plan-status').textContent.startsWith('status:')")
+    text = page.inner_text("#plan-status")
+    assert text.startswith("status: optimal") and "156 sq in left" in text, text
+    assert "NaN" not in text and "planner.adversary" not in text
+    page.wait_for_function("document.getElementById('verdict').textContent === 'LEGAL'")
+
+
 def test_plan_cancel(page):
     page.select_option("#bundled", label="plan-ravenguard-infiltrate.yaml")
     page.wait_for_function("document.body.dataset.loaded && document.body.dataset.loaded.endsWith("

@@ -163,6 +163,26 @@ def _my_groups(world: World, player: str) -> list[Group]:
     return list(groups.values())
 
 
+def _my_player(world: World, enemy_player: str) -> str | None:
+    """My side in a denial: the player opposing the enemy unit's (None: no other player)."""
+    me = [p for p in world.players if p != enemy_player]
+    return me[0] if me else None
+
+
+def denial_units(world: World, enemy_unit: str, option: str = "--enemy-unit") -> tuple[str | None, set[str]]:
+    """The units a denial (or a min-max) against ``enemy_unit`` places, as :func:`build_screen`
+    chooses them: my player (the enemy unit's opponent; None: none) and the ids of my units marked
+    ``place: true`` on the battlefield, with the Independent Characters that join them.
+
+    Raises
+    ------
+    ScenarioError
+        As :func:`planner.adversary.legal_area.enemy_group` (named ``option``) and :func:`_my_groups`.
+    """
+    me = _my_player(world, enemy_group(world, enemy_unit, option).host.player)
+    return me, ({u.id for g in _my_groups(world, me) for u in g.members} if me is not None else set())
+
+
 def off_table(world: World, unit_ids: set[str]) -> World:
     """The scenario with these units in Reserves (not on the table), resolved again."""
     data = copy.deepcopy(world.raw) if world.raw is not None else \
@@ -193,10 +213,9 @@ def build_screen(world: World, enemy_units: list[str], settings: DenySettings,
     """
     t0 = time.monotonic()
     egroups = [enemy_group(world, e) for e in enemy_units]
-    enemy_player = egroups[0].host.player
-    me = [p for p in world.players if p != enemy_player]
-    groups = _my_groups(world, me[0]) if me else []
-    if not groups:
+    me = _my_player(world, egroups[0].host.player)
+    groups = _my_groups(world, me) if me is not None else []
+    if me is None or not groups:
         raise ScenarioError("denial places my units marked 'place: true' (the enemy unit's opponent): none is "
                             "marked", file=world.file, location="armies")
     hidden = {u.id for g in egroups for u in g.members}
@@ -204,7 +223,7 @@ def build_screen(world: World, enemy_units: list[str], settings: DenySettings,
     table = w2.ruleset.table(w2)
     placing = {u.id for g in groups for u in g.members}
     egroups = [enemy_group(w2, e) for e in enemy_units]
-    groups = _my_groups(w2, me[0])
+    groups = _my_groups(w2, me)
     fixed = fixed_units(table, placing | hidden)
     bf = w2.scenario.battlefield
     tgt = target or (bf.width / 2, bf.depth / 2)

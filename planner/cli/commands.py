@@ -8,6 +8,7 @@ holds the traceback). Outputs never land on an input (:mod:`planner.io.outputs`)
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -358,7 +359,6 @@ def plan(
     """
 
     def go() -> int:
-        from planner.cli.plan import run_plan
         from planner.io.files import dump_scenario
         from planner.report.formats import parse_format, plan_output
         from planner.report.progress import SolveProgress
@@ -377,21 +377,15 @@ def plan(
         _check_writable(json_out, "--json")
         _check_writable(render_out, "--render")
         console = _console(json_out == "-" or form != "text")
-        # --- adversary hook (issue #7): a 'deny' goal routes to the denial solver
-        from planner.cli.adversary import deny_goal, run_deny_plan
+        # --- adversary hook (issue #7): a 'deny' goal routes to the denial solver (plan_scenario: as the page's Plan)
+        from planner.cli.adversary import deny_goal
+        from planner.cli.plan import illegal_table, placing_for, plan_scenario, player_units
 
-        note = None
         goal = deny_goal(world)
-        from planner.cli.plan import illegal_table, player_units, units_to_place
-
         only = unit or None
         if player is not None:
             only = player_units(world, player, only, next_step=next_step, deny=goal is not None)
-
-        if goal is not None:
-            placing = units_to_place(world, None, every_marked=True) | {goal[1].enemy_unit, *goal[1].also}
-        else:
-            placing = units_to_place(world, only, every_marked=next_step)
+        placing = placing_for(world, only, next_step=next_step)
         found = illegal_table(world, placing, console, allow_illegal, "the plan")
         if found and not allow_illegal:
             _write_json(json_out, {"status": "illegal_table", "scenario": scenario,
@@ -403,14 +397,11 @@ def plan(
         # search (while the plan is checked or written) lets the outputs be written whole and then
         # says so; a second one ends at once ("interrupted", exit 3, nothing more written)
         with stop.ctrl_c_stops():
-            if goal is not None:
-                result = run_deny_plan(world, time_limit, workers, seed, console, quiet=form != "text",
-                                       next_step=next_step, units=only)
-            else:
-                with SolveProgress(console, time_limit_s=time_limit) as progress:
-                    result, note = run_plan(world, SolverSettings(time_limit_s=time_limit, workers=workers,
-                                                                  seed=seed),
-                                            next_step=next_step, units=only, on_progress=progress.update)
+            settings = SolverSettings(time_limit_s=time_limit, workers=workers, seed=seed)
+            shown = SolveProgress(console, time_limit_s=time_limit) if goal is None else contextlib.nullcontext()
+            with shown as progress:
+                result, note = plan_scenario(world, settings, console, quiet=form != "text", next_step=next_step,
+                                             units=only, on_progress=progress.update if progress is not None else None)
             # --- end of adversary hook
             if result.interrupted and result.status == "unknown":
                 raise KeyboardInterrupt  # interrupted before any plan: as any Ctrl-C (exit 3, nothing written)

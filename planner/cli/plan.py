@@ -116,6 +116,48 @@ def run_plan(world: World, settings: SolverSettings, *, next_step: bool = False,
     return plan_deployment(world, settings, units=units, on_progress=on_progress), note
 
 
+def placing_for(world: World, units: list[str] | None, *, next_step: bool = False) -> set[str]:
+    """The units a plan leaves off the table when the units already on it are checked first
+    (:func:`table_violations`): with a ``deny`` goal, every marked unit and the enemy units
+    (they arrive later); otherwise those of :func:`units_to_place` (``next_step``: every marked
+    unit, the alternation chooses among them).
+
+    Raises
+    ------
+    ScenarioError
+        More than one deny goal (:func:`planner.cli.adversary.deny_goal`).
+    """
+    from planner.cli.adversary import deny_goal
+
+    goal = deny_goal(world)
+    if goal is not None:
+        return units_to_place(world, None, every_marked=True) | {goal[1].enemy_unit, *goal[1].also}
+    return units_to_place(world, units, every_marked=next_step)
+
+
+def plan_scenario(world: World, settings: SolverSettings, console, *, quiet: bool = False, next_step: bool = False,
+                  units: list[str] | None = None, on_progress: ProgressCallback | None = None):
+    """Plan as ``planner plan`` does (the command and the page's Plan, :mod:`planner.web.jobs`, both
+    come here): a scenario with a ``deny`` goal goes to the denial planner
+    (:func:`planner.cli.adversary.run_deny_plan`, whose text report is printed on ``console``
+    unless ``quiet``; ``on_progress`` is not called), any other to :func:`run_plan`. Returns the
+    result (a :class:`planner.solve.planner.PlanResult`, or a
+    :class:`planner.adversary.deny.DenyResult`) and a note for the report, or None.
+
+    Raises
+    ------
+    ScenarioError
+        As :func:`run_plan` or :func:`planner.cli.adversary.run_deny_plan` (a deny goal with
+        ``next_step`` or ``units``: it places every marked unit of mine together).
+    """
+    from planner.cli.adversary import deny_goal, run_deny_plan
+
+    if deny_goal(world) is not None:
+        return run_deny_plan(world, settings.time_limit_s, settings.workers, settings.seed, console, quiet=quiet,
+                             next_step=next_step, units=units), None
+    return run_plan(world, settings, next_step=next_step, units=units, on_progress=on_progress)
+
+
 def illegal_table(world: World, placing: set[str], console, allow: bool, what: str) -> list[Violation]:
     """Check the units already on the table (:func:`table_violations`) and print their violations
     as such: an error (the caller exits 1 before planning) or, with ``allow``

@@ -27,12 +27,13 @@ explicit inputs given to :func:`claim` are protected.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import secrets
 import stat
 import sys
-import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -239,18 +240,46 @@ def _check_writable(given: str, option: str) -> None:
 def _probe_folder(folder: Path, given: str, option: str, why: str) -> None:
     """Make and remove a temporary file in ``folder``: it accepts new files, or an error saying
     what was tried (a new file in ``folder``; ``why``: what the output needs it for, or "") and
-    the system's reason (its errno text)."""
+    the system's reason (its errno text). Nothing is left, even when a Ctrl-C lands in between."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".planner-probe-", suffix=".tmp", dir=folder)
+        with _temp_file(str(folder), ".planner-probe-") as (fd, _):
+            os.close(fd)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise ScenarioError(f"cannot write there: the folder {folder} does not accept a new file{why} (making one "
                             f"failed: {reason})", location=option, value=given) from None
-    os.close(fd)
+
+
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+@contextlib.contextmanager
+def _temp_file(folder: str, prefix: str) -> Iterator[tuple[int, str]]:
+    """A new file ``folder/PREFIX<random>.tmp`` (mode 600): its open descriptor and its path. The
+    path is removed on leaving (a file renamed away meanwhile is gone already), whatever ends the
+    block, a Ctrl-C included: the name is known before the file is made, and the removal is in a
+    ``finally`` that starts before it (:func:`tempfile.mkstemp` returns only after making it, so a
+    KeyboardInterrupt between its return and a ``try`` left the file behind).
+
+    Raises
+    ------
+    OSError
+        The folder does not accept the new file.
+    """
+    path = None
     try:
-        os.unlink(tmp)
-    except OSError:
-        pass
+        while True:
+            path = os.path.join(folder, f"{prefix}{secrets.token_hex(8)}.tmp")
+            try:
+                fd = os.open(path, _TEMP_FLAGS, 0o600)
+                break
+            except FileExistsError:  # another file by that name (not ours to remove): another name
+                path = None
+        yield fd, path
+    finally:
+        if path is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
 
 
 def write_output(target: str | Path, data: str | bytes, option: str, *, what: str = "output",
@@ -332,17 +361,10 @@ def _write_atomic(real: str, raw: bytes, st: os.stat_result | None) -> None:
     """A regular file: a temporary file in the same folder, then an atomic rename."""
     folder = os.path.dirname(real) or "."
     os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(real)}.", suffix=".tmp", dir=folder)
-    try:
+    with _temp_file(folder, f".{os.path.basename(real)}.") as (fd, tmp):
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
             fh.flush()
             os.fchmod(fh.fileno(), stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask())
         os.replace(tmp, real)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 

@@ -168,8 +168,8 @@ def compile_goals(world, table: Table, player: str, placing: set[str]) -> list[T
             return ScenarioError(msg, file=world.file, location=f"{loc}.{fld}", value=value)  # noqa: B023
 
         if g.kind == "deny":
-            raise err("a deny goal is solved by the denial planner (planner.adversary.deny.deny, or 'planner "
-                      "plan'), not by plan_deployment", "kind", g.kind)
+            raise err("a deny goal is planned by the denial planner, which `planner plan FILE` (and the page's "
+                      "Plan) use for it; it cannot be planned here, together with other goals", "kind", g.kind)
         units = None
         if g.units is not None:
             for k, uid in enumerate(g.units):

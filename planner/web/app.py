@@ -699,10 +699,17 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
                                         location="player", value=body.player)
             elif stray := [u for u in units if u in world.units and world.units[u].player != body.player]:
                 raise ScenarioError(f"not a unit of {body.player}", location="units", value=stray[0])
-        try:
-            _groups(world, units)  # unknown or unmarked units: HTTP 400 naming them
-        except ScenarioError as exc:
-            raise ScenarioError(exc.detail, location="units", value=exc.value) from None
+        from planner.cli.adversary import deny_goal
+
+        goal = deny_goal(world)  # (more than one: HTTP 400)
+        if goal is not None:
+            _deny_units(world, goal, units)  # as `planner plan`: the denial places every marked unit of mine together
+            units = None  # (the denial planner takes them itself)
+        else:
+            try:
+                _groups(world, units)  # unknown or unmarked units: HTTP 400 naming them
+            except ScenarioError as exc:
+                raise ScenarioError(exc.detail, location="units", value=exc.value) from None
         # the job plans the data checked here: its rosters read once, their units in place of the references
         job = app.state.jobs.start(world.raw, body.file, units, body.time_limit, body.workers, body.seed)
         return {"job": job.id, "events": f"/api/plan/{job.id}/events", "cancel": f"/api/plan/{job.id}/cancel"}
@@ -743,6 +750,35 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
+
+
+def _deny_units(world, goal, units: list[str] | None) -> None:
+    """A plan with a ``deny`` goal (index, goal) places every unit of my player marked ``place:
+    true`` together, as ``planner plan`` does (:func:`planner.adversary.deny.denial_units`): the
+    units the page asks for (``units``: ticked, or the player's marked units; None: every marked
+    unit) must be those, the Independent Characters joined to them may be left out.
+
+    Raises
+    ------
+    ScenarioError
+        (HTTP 400) Other units asked for, or some of mine left out; the goal's enemy unit is unknown
+        or cannot Infiltrate.
+    """
+    from planner.adversary.deny import denial_units
+
+    i, g = goal
+    me, ids = denial_units(world, g.enemy_unit, f"goals[{i}].enemy_unit")
+    if units is None:
+        return
+    hosts = {u for u in ids if not world.units[u].setup.joined}
+    stray = sorted(set(units) - ids)
+    missing = sorted(hosts - set(units))
+    if stray or missing:
+        mine = f"the units of {me} marked 'place: true' ({', '.join(sorted(ids))})" if ids else \
+            f"the units of {me} marked 'place: true' (none is marked)"
+        raise ScenarioError(f"a deny goal (goals[{i}]) places {mine} together, as planner plan does: plan those, "
+                            + (f"not {', '.join(stray)}" if stray else f"{', '.join(missing)} too"),
+                            location="units", value=stray[0] if stray else missing[0])
 
 
 def _check_or_none(world) -> dict[str, Any] | None:

@@ -1,9 +1,10 @@
 """Plans run by the page: each in its own process (``spawn``), so that the server and the page
 stay responsive while CP-SAT and the candidate search use the cores, and Cancel can end it.
 
-The process sends ``("progress", {"objective", "bound", "elapsed_s"})`` for each improving
-solution (the planner's ``on_progress``), then one ``("result", PlanResult as JSON with
-``scenario_data``)``, ``("error", HTTP 400 body)`` or ``("internal", HTTP 500 body)``.
+The process plans as ``planner plan`` does (:func:`planner.cli.plan.plan_scenario`: a scenario
+with a ``deny`` goal by the denial planner). It sends ``("progress", {"objective", "bound",
+"elapsed_s"})`` for each improving solution (the planner's ``on_progress``; none for a denial),
+then one ``("result", PlanResult or DenyResult as JSON with ``scenario_data``)``, ``("error", HTTP 400 body)`` or ``("internal", HTTP 500 body)``.
 """
 
 from __future__ import annotations
@@ -38,12 +39,14 @@ def _worker(data: dict, file: str | None, units: list[str] | None, time_limit: f
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        from planner.cli.plan import table_violations, units_to_place
-        from planner.solve.planner import SolverSettings, plan_deployment
+        from rich.console import Console
+
+        from planner.cli.plan import placing_for, plan_scenario, table_violations
+        from planner.solve.planner import SolverSettings
         from planner.world import scenario_world
 
         world = scenario_world(data, file)
-        placing = units_to_place(world, units)
+        placing = placing_for(world, units)
         found = table_violations(world, placing)
         if found:
             out.put(("result", {"status": "illegal_table", "message": "the units already on the table break a rule "
@@ -55,7 +58,8 @@ def _worker(data: dict, file: str | None, units: list[str] | None, time_limit: f
             out.put(("progress", {"objective": obj, "bound": bound, "elapsed_s": round(elapsed, 3)}))
 
         settings = SolverSettings(time_limit_s=time_limit, workers=workers, seed=seed)
-        result = plan_deployment(world, settings, units=units, on_progress=progress)
+        # as `planner plan` plans: a deny goal by the denial planner (no progress events then), others by CP-SAT
+        result, _ = plan_scenario(world, settings, Console(quiet=True), quiet=True, units=units, on_progress=progress)
         from planner.report.ruling import plan_json
 
         payload = plan_json(result, {"scenario"})
