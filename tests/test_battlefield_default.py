@@ -113,3 +113,25 @@ def test_40k_partial_battlefield_is_checked_on_the_rulesets_depth_and_says_so(tm
     whole = _check(_one_model_at(tmp_path, "wh40k10", 30, 43, {"width": 60, "depth": 44}))
     assert whole.returncode == 0, whole
     assert "warning: the scenario" not in whole.stderr
+
+
+@pytest.mark.parametrize(("command", "extra"), [("render", ["--out", "picture.svg"]),
+                                                ("export-tts", ["--out", "save.json"])])
+def test_other_commands_say_the_default_battlefield_too(tmp_path, command, extra):
+    """Every command that reads a scenario says when the ruleset's default table filled it in, not
+    only check and plan (render draws that table; export-tts writes it into the save)."""
+    path = _one_model_at(tmp_path, "wh40k10", 30, 20)
+    res = subprocess.run([sys.executable, "-m", "planner", command, str(path),
+                          *[str(tmp_path / a) if a.endswith((".svg", ".json")) else a for a in extra]],
+                         capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         timeout=120)
+    assert res.returncode == 0, res
+    assert ('warning: the scenario gives no battlefield: the wh40k10 default, 60" wide (x) by 44" deep (y)'
+            in " ".join(res.stderr.split())), res.stderr
+    given = _one_model_at(tmp_path, "wh40k10", 31, 20, {"width": 60, "depth": 44})
+    res = subprocess.run([sys.executable, "-m", "planner", command, str(given),
+                          *[str(tmp_path / ("2" + a)) if a.endswith((".svg", ".json")) else a for a in extra]],
+                         capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         timeout=120)
+    assert res.returncode == 0, res
+    assert "no battlefield" not in res.stderr

@@ -692,6 +692,7 @@ def deepstrike(
         _check_writable(json_out, "--json", (scenario,))
         chosen = _parse_rulings(ruling)  # checked against the Deep Strike's ruleset (make_setup)
         world = load_scenario(scenario)
+        say_battlefield_default(world)
         for target, option in ((map_file, "--map"), (render_out, "--render"), (json_out, "--json")):
             _check_writable(target, option)
         console = _console(json_out == "-")
@@ -741,6 +742,7 @@ def render(
         _check_picture(out, scenario, "--out")
         _check_writable(json_out, "--json", (scenario,))
         world = load_scenario(scenario)
+        say_battlefield_default(world)
         _check_writable(out, "--out")
         _check_writable(json_out, "--json")
         data, code = run_render(world, out, exclusion=exclusion, legal=legal_area, sight_lines=sight_lines,
@@ -785,6 +787,7 @@ def threats(
         _check_writable(json_out, "--json", (scenario,))
         chosen = _parse_rulings(ruling)
         world = load_scenario(scenario).with_rulings(chosen)
+        say_battlefield_default(world)
         _check_writable(render_out, "--render")
         _check_writable(json_out, "--json")
         console = _console(json_out == "-")
@@ -869,6 +872,7 @@ def alternate(
 
         _check_writable(json_out, "--json", (scenario,))
         world = load_scenario(scenario)
+        say_battlefield_default(world)
         _check_writable(json_out, "--json")
         data, code = run_alternate(world, winner, point, grid, top_k or None, _console(json_out == "-"))
         _write_json(json_out, data, [scenario])
@@ -905,6 +909,7 @@ def shoot(
 
         _check_writable(json_out, "--json", (scenario,))
         world = load_scenario(scenario).with_rulings(_parse_rulings(ruling))
+        say_battlefield_default(world)
         data, code = run_shoot(world, attacker, target, weapon, moved=moved, half_range=half_range, cover=cover,
                                in_cover=in_cover, attached=attached, console=_console(json_out == "-"),
                                facing=facing)
@@ -941,6 +946,7 @@ def exposure(
         _check_picture(render_out, scenario)
         _check_writable(json_out, "--json", (scenario,))
         world = load_scenario(scenario).with_rulings(_parse_rulings(ruling))
+        say_battlefield_default(world)
         waiting = [u for u in world.units.values() if u.on_battlefield and not u.is_positioned]
         if waiting:
             raise ScenarioError(f"planner exposure measures a deployment: {len(waiting)} unit(s) on the battlefield "

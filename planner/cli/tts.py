@@ -59,11 +59,13 @@ def run_export(plan_file: str, out: str, console: Console) -> tuple[dict[str, An
     ScenarioError
         The scenario does not load, or ``out`` cannot be written (it is never an input).
     """
+    from planner.cli.commands import say_battlefield_default
     from planner.io.outputs import write_output
     from planner.io.tts import scenario_to_tts
     from planner.world import load_scenario
 
     world = load_scenario(plan_file)
+    say_battlefield_default(world)
     save = scenario_to_tts(world.scenario, source=plan_file)
     write_output(out, json.dumps(save, indent=2, allow_nan=False) + "\n", "--out", what="TTS save",
                  inputs=(plan_file,))
