@@ -132,7 +132,8 @@ def test_other_shapes_of_data_are_validated_as_before():
 
 
 def _loop(fps, others) -> float:
-    """``nearest_distance`` as it was: every pair by its lower bound, the general loop."""
+    """``nearest_distance`` as it was: every pair by its lower bound, the general loop (the oracle of
+    this file and test_labels8)."""
     if not others:
         return math.inf
     a = np.array([[f.cx, f.cy, f.outer_radius] for f in fps])

@@ -22,11 +22,12 @@ from planner.generate.engine import Job, make_line
 from planner.generate.legality import SUBJECT, _pick_target, verdict
 from planner.generate.scene import base_scene, nearest_distance, uniform
 from planner.generate.trusted import generated_scenario
-from planner.geometry.shapes import footprint, signed_distance
+from planner.geometry.shapes import footprint
 from planner.legality.checker import check_deployment
 from planner.rules.registry import DEFAULT_RULESET
 from planner.schema import HullBase, OvalBase, RoundBase, Scenario
 from planner.world import resolve
+from tests.test_generate_trusted import _loop  # the oracle: every pair by its lower bound
 
 SMALL = {"units_min": 1, "units_max": 2, "infantry_models": [5, 8]}
 
@@ -192,22 +193,6 @@ def test_footprints_except_is_every_other_positioned_models_footprint() -> None:
 
 
 # --------------------------------------------------------------------------- nearest_distance
-
-
-def _loop(fps, others) -> float:
-    """nearest_distance as the loop over every pair in order of the lower bound."""
-    if not others:
-        return math.inf
-    a = np.array([[f.cx, f.cy, f.outer_radius] for f in fps])
-    b = np.array([[f.cx, f.cy, f.outer_radius] for f in others])
-    lb = np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1]) - a[:, None, 2] - b[None, :, 2]
-    best = math.inf
-    for k in np.argsort(lb, axis=None):
-        i, j = divmod(int(k), len(others))
-        if lb[i, j] >= best:
-            break
-        best = min(best, signed_distance(fps[i], others[j]))
-    return best
 
 
 _BASES = [RoundBase(diameter_mm=32), RoundBase(diameter_mm=25), OvalBase(length_mm=105, width_mm=70),

@@ -29,6 +29,7 @@ from planner.cli.exits import (
     EXIT_INTERNAL,
     EXIT_NO_ANSWER,
     EXIT_OK,
+    TYPER_CTRL_C,
     ctrl_c_received,
     say_interrupted,
 )
@@ -1147,11 +1148,6 @@ def main() -> None:
         say_interrupted()
         sys.exit(EXIT_NO_ANSWER)
     sys.exit(rv if isinstance(rv, int) else 0)
-
-
-TYPER_CTRL_C = 130
-"""What typer returns (``standalone_mode=False``) for a Ctrl-C outside a command's :func:`_run` (while the
-options are parsed, or a command imports what it needs): the command line says "interrupted", exit 3."""
 
 
 if __name__ == "__main__":

@@ -16,6 +16,11 @@ from types import FrameType
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_INPUT, EXIT_NO_ANSWER, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
+TYPER_CTRL_C = 130
+"""What typer returns (``standalone_mode=False``) for a Ctrl-C outside a command's own boundary
+(while the options are parsed, or a command imports what it needs): not an exit code of ours; the
+command line says "interrupted", exit 3."""
+
 INTERRUPTED_LINE = "interrupted"
 """What standard error says when a Ctrl-C ends a command before it has an answer (exit 3)."""
 

@@ -151,7 +151,7 @@ class PlanResult(BaseModel):
                                  "'CP-SAT round N' (the round's solve), 'repair after round N', 'lns after round N' "
                                  "(local search), 'rins after round N' (the units where the round's relaxed "
                                  "optimum and the plan disagree, re-placed when the next round's candidates are "
-                                 "taken); planner.solve.planner._Planning.")
+                                 "taken).")
     placements: list[UnitPlacement] = Field(default_factory=list)
     legal: bool | None = None
     legality: LegalityReport | None = None
