@@ -6,7 +6,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from typer.testing import CliRunner
 
+from planner.cli import app
+from planner.errors import ScenarioError
 from planner.generate import engine
 
 JOB = engine.Job(seed=5, kinds=("legality",), ruleset=None, params={})
@@ -58,3 +61,26 @@ def test_stopping_early_cancels_what_is_in_flight():
     it.close()
     assert first == ["0", "1", "2"]
     assert w.cancelled and set(w.cancelled) == set(w.live)
+
+
+@pytest.mark.parametrize(("kinds", "ruleset", "words"), [
+    (("legality",), "wh40k10", "legality labels need the deployment checker's scenes, which exist for hh2 only"),
+    (("deepstrike", "puzzle"), "wh40k11", "puzzle labels need the deployment checker's scenes"),
+    (("deepstrike",), "hh2", "a Deep Strike Assault (hh2) is not labelled"),
+    (("legality",), "nope", "unknown ruleset; known: hh2"),
+])
+def test_a_job_refuses_a_ruleset_its_kinds_cannot_label_as_the_command_does(kinds, ruleset, words):
+    """A library caller meets the CLI's refusal (the one check, engine.check_ruleset) at Job(),
+    not a TypeError inside the generator at some item."""
+    with pytest.raises(ScenarioError) as info:
+        engine.Job(seed=1, kinds=kinds, ruleset=ruleset, params={})
+    assert info.value.location == "ruleset" and info.value.value == ruleset
+    assert words in info.value.detail
+    cli_words = CliRunner().invoke(app, ["generate", "--count", "1", "--out", "/nonexistent/never-made",
+                                         "--kind", ",".join(kinds), "--ruleset", ruleset])
+    assert cli_words.exit_code == 2 and info.value.detail in " ".join(cli_words.output.split())
+
+
+def test_a_job_keeps_the_rulesets_that_label():
+    assert engine.Job(seed=1, kinds=("legality", "puzzle"), ruleset="hh2", params={}).ruleset == "hh2"
+    assert engine.Job(seed=1, kinds=("deepstrike",), ruleset="wh40k10", params={}).kinds == ("deepstrike",)

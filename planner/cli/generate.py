@@ -34,7 +34,7 @@ from rich.text import Text
 from planner import __version__
 from planner.errors import ScenarioError
 from planner.generate.distributions import KINDS, GeneratorParams
-from planner.generate.engine import Job, make_line, run
+from planner.generate.engine import Job, check_ruleset, labelled_deepstrike, make_line, run
 from planner.generate.lines import line_schema
 from planner.io.dataset import (
     LINES,
@@ -73,48 +73,6 @@ def parse_kinds(text: str) -> tuple[str, ...]:
         raise ScenarioError(f"give one or more of {', '.join(KINDS)}, comma-separated, each once",
                             location="--kind", value=text)
     return kinds
-
-
-def check_ruleset(ruleset: str | None, kinds: tuple[str, ...]) -> str | None:
-    """The ruleset id for ``--ruleset`` (None: each kind's default).
-
-    Raises
-    ------
-    ScenarioError
-        Unknown ruleset, or one a kind cannot label (legality and puzzles need a checker: hh2;
-        Deep Strike needs a Deep Strike procedure: wh40k5, wh40k7, wh40k10, wh40k11).
-    """
-    if ruleset is None:
-        return None
-    from planner.rules.registry import all_rulesets, find_ruleset
-
-    try:
-        ruleset_obj = find_ruleset(ruleset)
-    except ScenarioError as exc:
-        raise ScenarioError(exc.detail, location="--ruleset", value=ruleset) from None
-    rs = ruleset_obj.id
-    for k in kinds:
-        if k in ("legality", "puzzle") and not ruleset_obj.GENERATES_LEGALITY_LABELS:
-            able = ", ".join(r.id for r in all_rulesets() if r.GENERATES_LEGALITY_LABELS)
-            raise ScenarioError(f"{k} labels need the deployment checker's scenes, which exist for {able} only",
-                                location="--ruleset", value=ruleset)
-        if k == "deepstrike":
-            from planner.deepstrike.procedure import deepstrike_rules
-
-            try:
-                _labelled_deepstrike(deepstrike_rules, rs)
-            except ScenarioError as exc:
-                raise ScenarioError(exc.detail, location="--ruleset", value=ruleset) from None
-    return rs
-
-
-def _labelled_deepstrike(deepstrike_rules, ruleset: str) -> None:
-    """Raise ScenarioError unless Deep Strike labels exist for ``ruleset``: the scatter-and-mishap
-    odds of wh40k5/wh40k7 and the arrival checks of wh40k10/wh40k11 (HH2's Deep Strike Assault has
-    odds of its own, :mod:`planner.deepstrike.assault`, not labelled here)."""
-    if deepstrike_rules(ruleset).procedure == "assault":
-        raise ScenarioError("Deep Strike labels are the scatter-and-mishap odds (wh40k5, wh40k7) and the arrival "
-                            "checks (wh40k10, wh40k11); a Deep Strike Assault (hh2) is not labelled", value=ruleset)
 
 
 def load_params(path: str | None) -> GeneratorParams:
@@ -250,16 +208,14 @@ def run_generate(count: int, seed: int, out: str, workers: int = 1, ruleset: str
     """
     console = console or Console(stderr=True)
     kinds = parse_kinds(kinds_text)
-    rs = check_ruleset(ruleset, kinds)
+    rs = check_ruleset(ruleset, kinds, location="--ruleset")
     params = load_params(params_file)
     if rulings or params.rulings:
         params = _with_rulings(params, rulings or {}, rs, kinds, params_file)
     if "deepstrike" in kinds and rs is None:
-        from planner.deepstrike.procedure import deepstrike_rules
-
         for r in params.deepstrike_rulesets:
             try:
-                _labelled_deepstrike(deepstrike_rules, r)
+                labelled_deepstrike(r)
             except ScenarioError as exc:
                 raise ScenarioError(exc.detail, file=params_file, location="deepstrike_rulesets", value=r) from None
     if seed < 0:

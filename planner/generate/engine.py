@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from planner.errors import ScenarioError
 from planner.generate.distributions import GeneratorParams
 from planner.rules.registry import DEFAULT_RULESET
 
@@ -25,14 +26,77 @@ BATCH = 8
 """Items per task sent to a worker."""
 
 
+def labelled_deepstrike(ruleset: str) -> None:
+    """Raise ScenarioError unless Deep Strike labels exist for ``ruleset``: the scatter-and-mishap
+    odds of wh40k5/wh40k7 and the arrival checks of wh40k10/wh40k11 (HH2's Deep Strike Assault has
+    odds of its own, :mod:`planner.deepstrike.assault`, not labelled here).
+
+    Raises
+    ------
+    ScenarioError
+        ``ruleset`` has no Deep Strike procedure, or its procedure is an assault (no location set:
+        the caller names its option or field).
+    """
+    from planner.deepstrike.procedure import deepstrike_rules
+
+    if deepstrike_rules(ruleset).procedure == "assault":
+        raise ScenarioError("Deep Strike labels are the scatter-and-mishap odds (wh40k5, wh40k7) and the arrival "
+                            "checks (wh40k10, wh40k11); a Deep Strike Assault (hh2) is not labelled", value=ruleset)
+
+
+def check_ruleset(ruleset: str | None, kinds: tuple[str, ...], location: str = "ruleset") -> str | None:
+    """The ruleset id (None: each kind's default) if every kind in ``kinds`` can be labelled under
+    ``ruleset``; the one check of that, made by :class:`Job` and by ``planner generate --ruleset``.
+
+    Raises
+    ------
+    ScenarioError
+        At ``location`` (``ruleset`` for a :class:`Job`, ``--ruleset`` on the command line): an
+        unknown ruleset, or one a kind cannot label (legality and puzzles need the deployment
+        checker's scenes: hh2; Deep Strike needs a Deep Strike procedure: wh40k5, wh40k7, wh40k10,
+        wh40k11).
+    """
+    if ruleset is None:
+        return None
+    from planner.rules.registry import all_rulesets, find_ruleset
+
+    try:
+        ruleset_obj = find_ruleset(ruleset)
+    except ScenarioError as exc:
+        raise ScenarioError(exc.detail, location=location, value=ruleset) from None
+    rs = ruleset_obj.id
+    for k in kinds:
+        if k in ("legality", "puzzle") and not ruleset_obj.GENERATES_LEGALITY_LABELS:
+            able = ", ".join(r.id for r in all_rulesets() if r.GENERATES_LEGALITY_LABELS)
+            raise ScenarioError(f"{k} labels need the deployment checker's scenes, which exist for {able} only",
+                                location=location, value=ruleset)
+        if k == "deepstrike":
+            try:
+                labelled_deepstrike(rs)
+            except ScenarioError as exc:
+                raise ScenarioError(exc.detail, location=location, value=ruleset) from None
+    return rs
+
+
 @dataclass(frozen=True)
 class Job:
-    """What every item needs besides its index (sent to workers as JSON-able data)."""
+    """What every item needs besides its index (sent to workers as JSON-able data).
+
+    Raises
+    ------
+    ScenarioError
+        On construction, a ``ruleset`` that cannot label one of ``kinds`` (:func:`check_ruleset`),
+        so a library caller meets the same refusal as ``planner generate --ruleset``, before any
+        line is made.
+    """
 
     seed: int
     kinds: tuple[str, ...]
     ruleset: str | None
     params: dict
+
+    def __post_init__(self) -> None:
+        check_ruleset(self.ruleset, self.kinds)
 
     def kind_of(self, index: int) -> str:
         """Kinds take turns by index (item ``i`` is ``kinds[i % len(kinds)]``)."""
@@ -253,8 +317,6 @@ def check_ray_address(address: str, timeout_s: float = RAY_CONNECT_TIMEOUT_S) ->
     """
     import socket
 
-    from planner.errors import ScenarioError
-
     text = address.strip()
     if text in ("auto", "local"):
         return
@@ -287,9 +349,7 @@ def run_ray(job: Job, start: int, stop: int, workers: int, address: str | None) 
             try:
                 ray.init(address=address, log_to_driver=False)
             except ConnectionError as exc:  # something answers there, but not a Ray cluster
-                from planner.errors import ScenarioError
-
-                raise ScenarioError(f"cannot join a Ray cluster at this address: {exc}", location="--address",
+                            raise ScenarioError(f"cannot join a Ray cluster at this address: {exc}", location="--address",
                                     value=address) from None
         else:
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
