@@ -46,3 +46,67 @@ def test_nan_for_a_number_option_says_it_must_be_finite(monkeypatch, capsys, typ
     r = _report(monkeypatch, capsys, "deepstrike", SCEN, "--unit", "x", f"--facing={typed}")
     assert (r["location"], r["value"]) == ("--facing", typed)
     assert "must be a finite number" in r["error"] and "less than" not in r["error"]
+
+
+def _range_options() -> list[tuple[tuple[str, ...], str, str]]:
+    """(command path, option, a value just outside its range) for every option of every command
+    with a min or max (read from the app, so a new range option is covered)."""
+    import typer
+
+    from planner.cli.commands import app
+
+    found = []
+
+    def walk(cmd, path):
+        for name, sub in sorted(getattr(cmd, "commands", {}).items()):
+            walk(sub, (*path, name))
+        for p in getattr(cmd, "params", []):
+            lo, hi = getattr(p, "min", None), getattr(p, "max", None)
+            if lo is not None or hi is not None:
+                found.append((path, p.opts[-1], str(lo - 1 if lo is not None else hi + 1)))
+
+    walk(typer.main.get_command(app), ())
+    return found
+
+
+RANGE_OPTIONS = _range_options()
+
+
+def test_the_range_options_are_found():
+    assert (("plan",), "--time-limit", "-0.9") in RANGE_OPTIONS
+    assert (("plan",), "--workers", "0") in RANGE_OPTIONS and (("serve",), "--port", "0") in RANGE_OPTIONS
+    assert len({c for c, _, _ in RANGE_OPTIONS}) >= 5
+
+
+@pytest.mark.parametrize(("command", "option", "typed"), RANGE_OPTIONS,
+                         ids=[f"{' '.join(c)} {o}" for c, o, _ in RANGE_OPTIONS])
+def test_a_value_out_of_range_is_the_one_line_input_error(monkeypatch, capsys, command, option, typed):
+    """Not click's boxed usage text: ``error: field --opt: ... (value: 'typed')``, exit 2, as for a
+    bad value in a scenario file."""
+    monkeypatch.setattr(sys, "argv", ["planner", *command, f"{option}={typed}"])
+    with pytest.raises(SystemExit) as e:
+        main()
+    err = capsys.readouterr().err
+    assert e.value.code == 2
+    assert err.count("\n") == 1 and err.startswith(f"error: field {option}: Input should be "), err
+    assert err.endswith(f" (value: '{typed}')\n") and "Usage:" not in err
+
+
+def test_a_value_not_a_number_and_nan_are_one_line_too(monkeypatch, capsys):
+    for typed, words in (("abc", "Input should be a valid number, unable to parse string as a number"),
+                         ("nan", "must be a finite number")):
+        monkeypatch.setattr(sys, "argv", ["planner", "deepstrike", SCEN, "--unit", "x", f"--facing={typed}"])
+        with pytest.raises(SystemExit) as e:
+            main()
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and err == f"error: field --facing: {words} (value: '{typed}')\n", err
+
+
+@pytest.mark.parametrize("args", [("plan",), ("plan", SCEN, "--bogus"), ("plan", SCEN, "--time-limit")])
+def test_usage_errors_keep_the_usage_text_and_the_pointer_to_help(monkeypatch, capsys, args):
+    monkeypatch.setattr(sys, "argv", ["planner", *args])
+    with pytest.raises(SystemExit) as e:
+        main()
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "error: field" not in err
+    assert ("Try 'planner plan --help' for help." in err) == (args[-1] != "--time-limit")

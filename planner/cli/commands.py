@@ -1097,13 +1097,31 @@ def _usage_error_report(exc: Exception, argv: list[str]) -> None:
     if target is None:
         return
     inputs = [a for k, a in enumerate(argv) if k != at and not a.startswith("-") and Path(a).is_file()]
+    data = {"ok": False, "exit_code": getattr(exc, "exit_code", EXIT_INPUT), "error": exc.format_message()
+            if hasattr(exc, "format_message") else str(exc), "file": None,
+            "location": _usage_error_where(exc), "value": _typed_value(exc, argv)}
+    _write_error_report(target, data, inputs)
+
+
+def _usage_error_where(exc: Exception) -> str | None:
+    """The option or argument a command-line error is about (``--time-limit``; ``-t, --time-limit``
+    for an option with a short name; an unknown option's own name), or None."""
     param = getattr(exc, "param", None)
     where = getattr(exc, "param_hint", None) or (", ".join(getattr(param, "opts", []) or []) or None) \
         or getattr(exc, "option_name", None)  # an unknown option: itself
-    data = {"ok": False, "exit_code": getattr(exc, "exit_code", EXIT_INPUT), "error": exc.format_message()
-            if hasattr(exc, "format_message") else str(exc), "file": None,
-            "location": where if isinstance(where, str) else None, "value": _typed_value(exc, argv)}
-    _write_error_report(target, data, inputs)
+    return where if isinstance(where, str) else None
+
+
+def _invalid_value_line(exc: Exception, argv: list[str]) -> str | None:
+    """The one-line message of an option or argument given a value it refuses (out of its range,
+    not a number, ...), worded as any other invalid input is: ``field --time-limit: Input should be
+    greater than or equal to 0.1 (value: '-5')`` (:class:`~planner.errors.ScenarioError`'s form);
+    None for the other command-line errors (an unknown option, a missing argument or value), which
+    keep click's usage text and its pointer to ``--help``."""
+    # typer's BadParameter itself: its one subclass, MissingParameter, is a missing argument or option
+    if type(exc) is not typer.BadParameter or exc.param is None:
+        return None
+    return str(ScenarioError(exc.message, location=_usage_error_where(exc) or "", value=_typed_value(exc, argv)))
 
 
 def _say_finite(exc: Exception, argv: list[str]) -> None:
@@ -1117,7 +1135,7 @@ def _say_finite(exc: Exception, argv: list[str]) -> None:
     except ValueError:
         return
     if number is not None and not math.isfinite(number):
-        exc.message = f"must be a finite number, got {typed}"
+        exc.message = "must be a finite number"
 
 
 def main() -> None:
@@ -1136,12 +1154,16 @@ def main() -> None:
         sys.exit(1)
     except typer.TyperException as exc:  # click's command-line errors (exit 2), as typer shows them
         _say_finite(exc, sys.argv[1:])
-        try:
-            from typer.rich_utils import rich_format_error
+        line = _invalid_value_line(exc, sys.argv[1:])
+        if line is not None:  # a refused value is invalid input: the one-line error, as for a scenario's
+            Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]error:[/red] {escape(line)}")
+        else:
+            try:
+                from typer.rich_utils import rich_format_error
 
-            rich_format_error(exc)  # type: ignore[arg-type]
-        except ImportError:
-            exc.show()  # type: ignore[attr-defined]
+                rich_format_error(exc)  # type: ignore[arg-type]
+            except ImportError:
+                exc.show()  # type: ignore[attr-defined]
         _usage_error_report(exc, sys.argv[1:])
         sys.exit(getattr(exc, "exit_code", EXIT_INPUT))
     if rv == TYPER_CTRL_C:
