@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
@@ -141,6 +142,13 @@ class HullBase(Record):
     width_in: Num = Field(gt=0, le=100)
 
 
+BASE_SIZE_FIELDS = {"round": ("diameter_mm",), "oval": ("length_mm", "width_mm"), "hull": ("length_in", "width_in")}
+"""The size fields of each base kind (the fields of :class:`RoundBase`, :class:`OvalBase`, :class:`HullBase`)."""
+
+BASE_KINDS_TEXT = "a base is {diameter_mm}, {length_mm, width_mm} (oval) or {length_in, width_in} (hull)"
+"""How to give a base, said when a base gives none of the size fields or those of two kinds."""
+
+
 def _base_shape(v: object) -> str | None:
     """The base kind: ``shape`` if given, else inferred from the size fields."""
     if isinstance(v, BaseModel):
@@ -149,22 +157,40 @@ def _base_shape(v: object) -> str | None:
         return None
     if "shape" in v:
         return v["shape"] if v["shape"] in ("round", "oval", "hull") else None
-    if "diameter_mm" in v:
-        return "round"
-    if "length_mm" in v or "width_mm" in v:
-        return "oval"
-    if "length_in" in v or "width_in" in v:
-        return "hull"
+    for kind, fields in BASE_SIZE_FIELDS.items():
+        if any(f in v for f in fields):
+            return kind
     return None
+
+
+def _one_base_kind(v: object) -> object:
+    """Refuse a base whose size fields (or ``shape``) belong to more than one kind of base, e.g.
+    ``{diameter_mm: 32, length_mm: 60}``, naming the fields that conflict.
+
+    Raises
+    ------
+    ValueError
+        "conflicting base fields: diameter_mm (round), length_mm (oval); give one kind: a base
+        is {diameter_mm}, ..." (the shape too when ``shape`` names a kind its fields are not of).
+    """
+    if not isinstance(v, dict):
+        return v
+    given = {kind: [f for f in fields if f in v] for kind, fields in BASE_SIZE_FIELDS.items()}
+    kinds = {kind for kind, fs in given.items() if fs}
+    shape = v.get("shape")
+    if shape in BASE_SIZE_FIELDS and kinds and kinds != {shape}:
+        named = [f"shape {shape}"] + [f"{f} ({kind})" for kind, fs in given.items() if kind != shape for f in fs]
+    elif len(kinds) > 1:
+        named = [f"{f} ({kind})" for kind, fs in given.items() for f in fs]
+    else:
+        return v
+    raise ValueError(f"conflicting base fields: {', '.join(named)}; give one kind: {BASE_KINDS_TEXT}")
 
 
 Base = Annotated[
     Annotated[RoundBase, Tag("round")] | Annotated[OvalBase, Tag("oval")] | Annotated[HullBase, Tag("hull")],
-    Discriminator(
-        _base_shape,
-        custom_error_type="base_shape",
-        custom_error_message="a base is {diameter_mm}, {length_mm, width_mm} (oval) or {length_in, width_in} (hull)",
-    ),
+    Discriminator(_base_shape, custom_error_type="base_shape", custom_error_message=BASE_KINDS_TEXT),
+    BeforeValidator(_one_base_kind),
 ]
 
 

@@ -154,6 +154,22 @@ def test_bad_oval_size(tmp_path):
     _assert_input_error(p, "armies[1].units[0].models[0].base.width_mm", "-1")
 
 
+@pytest.mark.parametrize(("base", "named"), [
+    ({"diameter_mm": 32, "length_mm": 60}, "diameter_mm (round), length_mm (oval)"),
+    ({"length_mm": 60, "width_mm": 30, "length_in": 3}, "length_mm (oval), width_mm (oval), length_in (hull)"),
+    ({"shape": "round", "diameter_mm": 32, "width_in": 2}, "shape round, width_in (hull)"),
+    ({"shape": "hull", "diameter_mm": 32}, "shape hull, diameter_mm (round)"),
+])
+def test_a_base_with_the_sizes_of_two_kinds_names_the_fields_that_conflict(tmp_path, base, named):
+    def f(d):
+        d["armies"][1]["units"][0]["models"][0]["base"] = base
+
+    p = _write(tmp_path, _mutated(f))
+    _assert_input_error(p, f"field armies[1].units[0].models[0].base: conflicting base fields: {named}; "
+                           "give one kind: a base is {diameter_mm}, {length_mm, width_mm} (oval) or "
+                           "{length_in, width_in} (hull)")
+
+
 def test_self_intersecting_polygon(tmp_path):
     def f(d):
         d["terrain"][0]["footprint"] = [[30, 20], [34, 24], [34, 20], [30, 24]]
