@@ -65,7 +65,18 @@ Count = Annotated[int, Strict(), AfterValidator(_bounded_count)]
 """A whole number as written (not a boolean, not 10.0), at most :data:`MAX_MAGNITUDE` in size."""
 Point = tuple[Num, Num]
 Height = Annotated[float, Strict(), AfterValidator(_bounded_number), Field(gt=0, le=100)]
-"""A height above the table in inches (more than 0, at most 100)."""
+"""A model's height in inches (more than 0, at most 100): a model is a volume, never flat."""
+TerrainTop = Annotated[float, Strict(), AfterValidator(_bounded_number), Field(ge=0, le=100, description=(
+    "Height of the top above the table, inches (0 to 100); 0: flat (a mat, a road), which no sight line "
+    "between two models passes under, so it never blocks one by its height."))]
+"""The top of a terrain piece, wall or feature above the table in inches (0 to 100).
+
+Ruling (2.5D line of sight, issue 15): a piece blocks a line where its top is higher than the
+line there (:func:`planner.geometry.sight.split_by_height`); every model has a height above 0,
+so a line between two models never runs at or below the table and a top of 0 (a flat mat, a
+road) never blocks by height. The feature is still terrain for everything else (standing in it,
+its traits); a ruleset whose area terrain blocks at any height (``AREA_BLOCKS_AT_ANY_HEIGHT``,
+40k) ignores heights of area terrain, 0 included."""
 
 ID_FIELDS = frozenset({"id", "player", "zone", "in_", "joined", "profile", "objective", "unit", "enemy_unit",
                        "against", "units", "features", "also", "system", "ruleset"})
@@ -651,12 +662,13 @@ class AreaCategory(StrEnum):
 class TerrainPiece(Record):
     """One polygon of a terrain feature (inches). A feature may be drawn as several pieces (a ruin
     as two halves sharing an edge, a hill and its crest): standing in any piece is standing in
-    the feature. ``height_in`` is the height of the piece's top above the table; none means the
-    feature's ``height_in``, and if that is none too, a piece that blocks every sight line (as
-    high as any line), which is what every feature meant before heights existed."""
+    the feature. ``height_in`` is the height of the piece's top above the table (0: flat, see
+    :data:`TerrainTop`); none means the feature's ``height_in``, and if that is none too, a piece
+    that blocks every sight line (as high as any line), which is what every feature meant before
+    heights existed."""
 
     footprint: list[Point]
-    height_in: Height | None = None
+    height_in: TerrainTop | None = None
 
     @field_validator("footprint")
     @classmethod
@@ -673,7 +685,7 @@ class Wall(Record):
     points: list[Point] | None = Field(default=None, description="Polyline of the wall's centre line (2+ points).")
     thickness_in: Num = Field(default=0.25, gt=0, le=12)
     footprint: list[Point] | None = Field(default=None, description="The wall as a thin polygon instead.")
-    height_in: Height | None = None
+    height_in: TerrainTop | None = None
 
     @field_validator("points")
     @classmethod
@@ -735,8 +747,9 @@ class TerrainFeature(Record):
     name: str = ""
     footprint: list[Point] | None = None
     pieces: list[TerrainPiece] = Field(default_factory=list, max_length=MAX_VERTICES)
-    height_in: Height | None = Field(default=None, description="Height of the feature's top (inches); "
-                                                                "none: blocks every line it crosses.")
+    height_in: TerrainTop | None = Field(default=None, description="Height of the feature's top (inches; 0: "
+                                                                    "flat, never blocks by height); none: blocks "
+                                                                    "every line it crosses.")
     kind: TerrainKind = TerrainKind.AREA
     traits: list[TerrainTrait] = Field(default_factory=list)
     standing_in: StandingIn = Field(

@@ -199,6 +199,27 @@ def test_a_rhino_behind_a_4_inch_wall_is_hidden():
     assert _rules(report, "rhino") == set()
 
 
+def test_a_flat_piece_of_height_0_is_allowed_and_never_blocks_by_height():
+    """Ruling (planner.schema.TerrainTop): a top of 0 is a flat mat or road; every line between
+    two models runs above the table, so it hides nothing: the Rhino is seen (and needs more than
+    12"), as with no terrain at all, and as with a 0.01" top; the same footprint with no height
+    blocks every line."""
+    seen = {"hh2.infiltrate.hidden"}
+    assert _rules(_hh2([_vehicle()], [ENEMY], []), "rhino") == seen
+    for top in (0, 0.0, 0.01):
+        assert _rules(_hh2([_vehicle()], [ENEMY], [_wall(top)]), "rhino") == seen, top
+    assert _rules(_hh2([_vehicle()], [ENEMY], [{**_wall(1.0), "height_in": None}]), "rhino") == set()
+    # a piece and a wall may be flat too; a model may not (a model is a volume)
+    piece = {"id": "road", "kind": "open", "pieces": [{"footprint": [[24, 15], [48, 15], [48, 15.5], [24, 15.5]],
+                                                       "height_in": 0}],
+             "walls": [{"points": [[24, 15.25], [48, 15.25]], "height_in": 0}], "traits": ["blocks_line_of_sight"]}
+    assert _rules(_hh2([_vehicle()], [ENEMY], [piece]), "rhino") == seen
+    with pytest.raises(ValueError, match="greater than 0"):
+        _hh2([_vehicle(height_in=0)], [ENEMY], [])
+    with pytest.raises(ValueError, match="greater than or equal to 0"):
+        _hh2([_vehicle()], [ENEMY], [_wall(-0.5)])
+
+
 def test_the_wall_height_boundary():
     """Both models 2.5" tall: the highest line is level at 2.5"; a wall exactly 2.5" high is
     passed over, one 2.5" + 2 x tolerance high hides the Rhino."""

@@ -38,7 +38,7 @@ def test_walls_floors_roof_and_category():
 
 @pytest.mark.parametrize(("data", "words"), [
     ({"id": "x"}, "needs a footprint or pieces"),
-    ({"id": "x", "footprint": HALF_A, "height_in": 0}, "greater than 0"),
+    ({"id": "x", "footprint": HALF_A, "height_in": -0.5}, "greater than or equal to 0"),  # 0 is flat: allowed
     ({"id": "x", "footprint": HALF_A, "height_in": "3"}, "valid number"),
     ({"id": "x", "footprint": HALF_A, "walls": [{"points": [[0, 0]]}]}, "2 to"),
     ({"id": "x", "footprint": HALF_A, "walls": [{"points": [[0, 0], [1, 1]], "footprint": HALF_B}]}, "not both"),
