@@ -189,7 +189,7 @@ def _one_base_kind(v: object) -> object:
     given = {kind: [f for f in fields if f in v] for kind, fields in BASE_SIZE_FIELDS.items()}
     kinds = {kind for kind, fs in given.items() if fs}
     shape = v.get("shape")
-    if shape in BASE_SIZE_FIELDS and kinds and kinds != {shape}:
+    if isinstance(shape, str) and shape in BASE_SIZE_FIELDS and kinds and kinds != {shape}:
         named = [f"shape {shape}"] + [f"{f} ({kind})" for kind, fs in given.items() if kind != shape for f in fs]
     elif len(kinds) > 1:
         named = [f"{f} ({kind})" for kind, fs in given.items() for f in fs]

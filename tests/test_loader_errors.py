@@ -170,6 +170,14 @@ def test_a_base_with_the_sizes_of_two_kinds_names_the_fields_that_conflict(tmp_p
                            "{length_in, width_in} (hull)")
 
 
+def test_a_base_whose_shape_is_not_text_is_an_input_error(tmp_path):
+    """Found by the fuzzer: the conflict check looked a list ``shape`` up as a dict key (TypeError)."""
+    def f(d):
+        d["armies"][1]["units"][0]["models"][0]["base"] = {"shape": ["round"], "diameter_mm": 32}
+
+    _assert_input_error(_write(tmp_path, _mutated(f)), "armies[1].units[0].models[0].base")
+
+
 def test_self_intersecting_polygon(tmp_path):
     def f(d):
         d["terrain"][0]["footprint"] = [[30, 20], [34, 24], [34, 20], [30, 24]]
@@ -376,3 +384,19 @@ def test_yaml_12_numbers_in_exponent_form_are_numbers(tmp_path, text, value):
     data = read_data(p)
     assert data["a"] == value and type(data["a"]) is type(value)
     assert data["b"] == "1e2"  # quoted stays text
+
+
+@pytest.mark.parametrize(("where", "limit"), [("models", 1000), ("units", 1000), ("terrain", 500)])
+def test_a_list_over_its_limit_gives_the_count_as_the_value_and_the_limit(tmp_path, where, limit):
+    def f(d):
+        if where == "models":
+            d["armies"][1]["units"][0]["models"] = [{"base": {"diameter_mm": 32}, "x": 36, "y": 40}] * (limit + 1)
+        elif where == "units":
+            d["armies"][1]["units"] = [{"id": f"u{i}", "type": "Infantry", "models": [{"base": {"diameter_mm": 25}}]}
+                                       for i in range(limit + 1)]
+        else:
+            d["terrain"] = [{"id": f"t{i}", "footprint": [[0, 0], [1, 0], [1, 1]]} for i in range(limit + 1)]
+
+    p = _write(tmp_path, _mutated(f))
+    field = {"models": "armies[1].units[0].models", "units": "armies[1].units", "terrain": "terrain"}[where]
+    _assert_input_error(p, f"field {field}: too many items: at most {limit} are allowed (value: {limit + 1})")
