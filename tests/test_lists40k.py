@@ -414,3 +414,11 @@ def test_a_gw_list_without_its_title_keeps_its_first_unit(tmp_path, name):
     titled = tmp_path / "titled.txt"
     titled.write_text("My List (1085 Points)\n\n" + body, encoding="utf-8")
     assert [u.id for u in import_list(titled, "wh40k11", "blue")[0].units] == want
+
+
+def test_a_list_over_the_model_limit_says_the_count_and_the_limit(tmp_path):
+    f = _gw(tmp_path, "OTHER\n\n" + "Intercessor Squad (80 pts)\n• 1000x Intercessor\n    • 1000x Bolt rifle\n\n" * 11)
+    with pytest.raises(ScenarioError) as e:
+        import_list(f, "wh40k11", "blue")
+    assert (e.value.location, e.value.value) == ("units[10] 'Intercessor Squad'", 11000)
+    assert e.value.detail == "the list has 11000 models up to this unit; at most 10000 in all"

@@ -851,3 +851,16 @@ def test_hh2_2022_roster_shapes(tmp_path):
     assert not any(w.startswith("edition: ") for w in warnings)
     assert sorted(w.split("base rule ")[1] for w in warnings if "from base rule" in w) == [
         "hh2-rule-infantry", "hh2-rule-infantry", "hh2-rule-primarch"]
+
+
+def test_a_roster_over_the_model_limit_says_the_count_and_the_limit(tmp_path):
+    unit = ('<selection name="Squad {i}" number="1" type="unit"><categories><category name="Infantry"/>'
+            '</categories><selections><selection name="Intercessor" number="1000" type="model"/></selections>'
+            "</selection>")
+    xml = TENTH.split(b"<selections>", 1)[0] + b"<selections>" + "".join(
+        unit.format(i=i) for i in range(11)).encode() + b"</selections></force></forces></roster>"
+    p = _write(tmp_path, "big.ros", xml)
+    with pytest.raises(ScenarioError) as e:
+        import_roster(p, "wh40k10", "blue", default_base_mm=32)
+    assert (e.value.location, e.value.value) == ("force[0]/selection 'Squad 10'", 11000)
+    assert e.value.detail == "the roster has 11000 models up to this unit; at most 10000 in all"

@@ -93,6 +93,10 @@ def validation_error(exc: ValidationError, data: Any, file: str | None) -> Scena
     msg = err["msg"]
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, ") :]
+    if err.get("type") == "too_long" and isinstance(err.get("input"), list | dict):
+        # pydantic's "List should have at most 1000 items after validation, not 1001": the count as
+        # the value (a list of records is not shown), the limit in the words
+        msg, value = f"too many items: at most {err['ctx']['max_length']} are allowed", err["ctx"]["actual_length"]
     more = len(exc.errors()) - 1
     typo = _typo_of(exc.errors())
     if typo is not None:  # 'modles:' for 'models:': both errors are the one mistake

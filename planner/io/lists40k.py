@@ -55,7 +55,19 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import ScenarioError
-from planner.schema import Army, Base, HullBase, Model, OvalBase, RoundBase, Setup, Unit, UnitType
+from planner.schema import (
+    MAX_MODELS,
+    MAX_MODELS_PER_UNIT,
+    Army,
+    Base,
+    HullBase,
+    Model,
+    OvalBase,
+    RoundBase,
+    Setup,
+    Unit,
+    UnitType,
+)
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """Largest list file read (a real list is a few kB of text, a few hundred kB of JSON)."""
@@ -69,8 +81,6 @@ MAX_UNITS = 200
 """Most units in a list (each is looked up in the dataset; a 2,000-point list has about 20)."""
 MAX_WARGEAR_LINES = 2000
 """Most wargear lines in a list (each is looked up in the dataset)."""
-MAX_MODELS_PER_UNIT = 1000
-MAX_MODELS = 10000
 
 FORMATS: dict[str, str] = {
     "gw": "Games Workshop app text export",
@@ -583,7 +593,8 @@ class _ListBuilder:
                                 location=where, value=count)
         self.total += count
         if self.total > MAX_MODELS:
-            raise ScenarioError(f"the list has more than {MAX_MODELS} models", file=self.lst.file, location=where)
+            raise ScenarioError(f"the list has {self.total} models up to this unit; at most {MAX_MODELS} in all",
+                                file=self.lst.file, location=where, value=self.total)
         sheet = self.datasheet(ref)
         raw = sheet.raw if sheet is not None else {}
         if sheet is None:

@@ -61,6 +61,8 @@ from typing import Any
 from planner.errors import ScenarioError
 from planner.io.files import read_input
 from planner.schema import (
+    MAX_MODELS,
+    MAX_MODELS_PER_UNIT,
     Army,
     Model,
     OvalBase,
@@ -82,8 +84,6 @@ MAX_UNCOMPRESSED_BYTES = 50 * 1024 * 1024
 """Largest ``.ros`` inside a ``.rosz`` once decompressed."""
 MAX_DEPTH = 64
 """Deepest nesting of selections."""
-MAX_MODELS_PER_UNIT = 1000
-MAX_MODELS = 10000
 
 def game_systems(ruleset: str) -> tuple[str, ...]:
     """Words of a roster's ``gameSystemName`` that ruleset ``ruleset`` accepts (case-insensitive;
@@ -1031,10 +1031,11 @@ class _ArmyBuilder:
         count = sum(m.count for m in spec.models)
         if count > MAX_MODELS_PER_UNIT:
             raise ScenarioError(f"unit has {count} models; at most {MAX_MODELS_PER_UNIT}", file=self.roster.file,
-                                location=sel.path)
+                                location=sel.path, value=count)
         self.total_models += count
         if self.total_models > MAX_MODELS:
-            raise ScenarioError(f"roster has more than {MAX_MODELS} models", file=self.roster.file, location=sel.path)
+            raise ScenarioError(f"the roster has {self.total_models} models up to this unit; at most {MAX_MODELS} "
+                                "in all", file=self.roster.file, location=sel.path, value=self.total_models)
 
     def model_row(self, ms: _ModelSpec, spec: _UnitSpec, terminator: bool, name: str,
                   unit_rule_set: set[SpecialRule]) -> _Row:
