@@ -259,7 +259,7 @@ def round_footprint(x: float, y: float, diameter_mm: float) -> Footprint:
 
 def segment(p: tuple[float, float], q: tuple[float, float]) -> Footprint:
     """A line segment, as a convex footprint (used for polygon edges)."""
-    return Footprint("segment", (p[0] + q[0]) / 2, (p[1] + q[1]) / 2, verts=(p, q))
+    return _new_footprint("segment", (p[0] + q[0]) / 2, (p[1] + q[1]) / 2, verts=(p, q))
 
 
 def _new_footprint(kind: str, cx: float, cy: float, a: float = 0.0, b: float = 0.0, angle: float = 0.0,

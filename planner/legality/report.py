@@ -249,11 +249,34 @@ def _trusted(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
     return obj
 
 
+_EVIDENCE_TEXT = frozenset(("nearest_enemy_unit", "nearest_enemy_model", "model", "seen_by", "other_model",
+                            "terrain_feature", "note"))
+"""The fields of :class:`Evidence` that hold text (or None): :func:`make_evidence` takes them as given."""
+
+
+def make_evidence(**values: Any) -> Evidence:
+    """``Evidence(**values)``: the same record (fields, values, fields set), made without
+    pydantic's validation when every value is text (``str``) for a text field of
+    :data:`_EVIDENCE_TEXT` (the checker's own ids and words), validated otherwise (lists, None,
+    anything else: so the same errors). The checkers make one for most findings.
+
+    Raises
+    ------
+    pydantic.ValidationError
+        As ``Evidence(**values)``, for values it refuses (only from the validated path).
+    """
+    if not (_EVIDENCE_TEXT.issuperset(values) and all(type(v) is str for v in values.values())):
+        return Evidence(**values)
+    fields: dict[str, Any] = {"nearest_enemy_unit": None, "nearest_enemy_model": None, "model": None,
+                              "observer_units": [], "seen_by": None, "sight_line": None, "blocking_features": [],
+                              "sight_passes": [], "other_model": None, "terrain_feature": None, "note": None}
+    fields.update(values)
+    return _trusted(Evidence, fields, set(values))
+
+
 def _no_evidence() -> Evidence:
     """``Evidence()``: every field its default (the lists new), none set."""
-    return _trusted(Evidence, {"nearest_enemy_unit": None, "nearest_enemy_model": None, "model": None,
-                               "observer_units": [], "seen_by": None, "sight_line": None, "blocking_features": [],
-                               "sight_passes": [], "other_model": None, "terrain_feature": None, "note": None}, set())
+    return make_evidence()
 
 
 def _real(v: float | None) -> float | None:
@@ -296,7 +319,7 @@ def make_finding(rule: str, passed: bool, unit: UnitInfo, message: str, *, model
     many = list(failing) if failing else []
     if not (type(rule) is str and type(message) is str and type(required) is str and type(unit.id) is str
             and (model is None or type(model) is str) and isinstance(passed, (bool, np.bool_))
-            and all(type(f) is FailingModel for f in many)
+            and (not many or all(type(f) is FailingModel for f in many))
             and (evidence is None or type(evidence) is Evidence)):  # anything else: validated
         return Finding(rule=rule, passed=passed, unit=unit.id, model=model, measured=measured, required=required,
                        margin=margin, message=message, evidence=evidence or Evidence(),
