@@ -181,3 +181,79 @@ def test_one_call_measures_each_blocker_as_one_by_one(rects, x: float, y: float,
     assert together == one_by_one
     assert bool((np.array(together) < rt + 0.05).any()) is any(d < rt + 0.05 for d in one_by_one)
     assert all(math.isfinite(d) for d in together)
+
+
+# --------------------------------------------------------------------------- records without validation
+
+
+def _record_classes() -> list[type]:
+    from pydantic import BaseModel
+
+    from planner import schema
+    from planner.legality import report
+
+    out: list[type] = []
+    for mod in (schema, report):
+        out += [
+            c
+            for c in vars(mod).values()
+            if isinstance(c, type) and issubclass(c, BaseModel) and c is not BaseModel
+        ]
+    return out
+
+
+def test_trusted_records_set_the_slots_object_setattr_sets() -> None:
+    """``_trusted`` sets a record's four slots by their descriptors: the same instance as the
+    ``object.__setattr__`` calls it replaced (no record class has a ``__new__`` of its own)."""
+    from planner.legality.report import _trusted
+
+    classes = _record_classes()
+    assert len(classes) > 20
+    for cls in classes:
+        assert cls.__new__ is object.__new__, cls
+    values = {
+        "nearest_enemy_unit": "red-1",
+        "nearest_enemy_model": "2",
+        "model": "1",
+        "observer_units": ["red-1"],
+        "seen_by": None,
+        "sight_line": None,
+        "blocking_features": [],
+        "sight_passes": [],
+        "other_model": None,
+        "terrain_feature": None,
+        "note": None,
+    }
+    old = object.__new__(Evidence)
+    object.__setattr__(old, "__dict__", dict(values))
+    object.__setattr__(old, "__pydantic_fields_set__", {"model"})
+    object.__setattr__(old, "__pydantic_extra__", None)
+    object.__setattr__(old, "__pydantic_private__", None)
+    new = _trusted(Evidence, dict(values), {"model"})
+    assert new == old and new.__dict__ == old.__dict__ and new.model_fields_set == old.model_fields_set
+    assert new.__pydantic_extra__ is None and new.__pydantic_private__ is None
+    assert new.model_dump_json() == old.model_dump_json() == Evidence(**values).model_dump_json()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(1.0, 200.0), st.floats(1.0, 200.0))
+def test_one_battlefield_box_per_size_is_the_box(width: float, depth: float) -> None:
+    """The shared battlefield is ``box(0, 0, width, depth)`` (the same WKB), one object per size."""
+    from planner.geometry.shapes import battlefield_box
+
+    got = battlefield_box(width, depth)
+    assert got.wkb == shapely.box(0.0, 0.0, width, depth).wkb
+    assert battlefield_box(width, depth) is got
+
+
+def test_the_generators_scene_and_the_checkers_table_share_the_battlefield() -> None:
+    from planner.generate.distributions import GeneratorParams
+    from planner.generate.scene import base_scene
+    from planner.generate.trusted import generated_scenario
+    from planner.legality.table import Table
+    from planner.world import resolve
+
+    scene = base_scene(item_rng(1, 0), GeneratorParams(), "hh2")
+    table = Table(resolve(generated_scenario(scene.data()), require_positions=True))
+    assert table.battlefield is scene.table
+    assert table.battlefield.bounds == (0.0, 0.0, scene.width, scene.depth)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Generic, TypeVar, cast, overload
 
 import numpy as np
@@ -250,6 +251,15 @@ def polygons(fps: Sequence[Footprint], n: int = 96, *, circumscribed: bool = Fal
             # a footprint listed twice: the first one made is kept, as one by one
             out[k] = _POLYGONS.get(key) or _keep_polygon(key, poly)
     return cast(list[Polygon], out)
+
+
+@lru_cache(maxsize=64)
+def battlefield_box(width: float, depth: float) -> Polygon:
+    """The battlefield ``box(0, 0, width, depth)`` (inches), one shared polygon per size:
+    shapely geometries are immutable, and what is measured against a polygon is kept by its
+    identity (:func:`clearances_inside`, :func:`clearance_inside`), so the generator's scenes
+    and the checker's tables of one size measure against one box instead of a new one each."""
+    return shapely.box(0.0, 0.0, width, depth)
 
 
 def round_footprint(x: float, y: float, diameter_mm: float) -> Footprint:

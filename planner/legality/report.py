@@ -236,16 +236,25 @@ def inches(v: float) -> str:
 _FINDING_FIELDS = frozenset(Finding.model_fields)
 
 
+_SLOTS = BaseModel.__dict__
+_set_dict = _SLOTS["__dict__"].__set__
+_set_fields_set = _SLOTS["__pydantic_fields_set__"].__set__
+_set_extra = _SLOTS["__pydantic_extra__"].__set__
+_set_private = _SLOTS["__pydantic_private__"].__set__
+"""The setters of a pydantic record's four instance slots (``BaseModel.__slots__``): what
+``object.__setattr__`` finds for them, without its look-up along the class's MRO."""
+
+
 def _trusted(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
     """An instance of ``cls`` holding ``values`` (every field, already of its type), as
     validation would leave it (``model_fields_set`` ``fields_set``), without validating: for
     records the checker builds from its own measurements (:func:`make_finding`), a few
     thousand a second. ``tests/test_checkfast5.py`` compares them with validated ones."""
-    obj = cls.__new__(cls)
-    object.__setattr__(obj, "__dict__", values)
-    object.__setattr__(obj, "__pydantic_fields_set__", fields_set)
-    object.__setattr__(obj, "__pydantic_extra__", None)
-    object.__setattr__(obj, "__pydantic_private__", None)
+    obj = object.__new__(cls)  # a record class defines no ``__new__`` of its own
+    _set_dict(obj, values)
+    _set_fields_set(obj, fields_set)
+    _set_extra(obj, None)
+    _set_private(obj, None)
     return obj
 
 

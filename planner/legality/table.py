@@ -12,7 +12,7 @@ from typing import cast
 
 import numpy as np
 import shapely
-from shapely.geometry import Point, Polygon, box
+from shapely.geometry import Point, Polygon
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
@@ -20,6 +20,7 @@ from planner.geometry.measure import nearest, nearest_candidates
 from planner.geometry.segment_screen import SegmentScreen, first_clear
 from planner.geometry.shapes import (
     Footprint,
+    battlefield_box,
     clearance_inside,
     clearances_inside,
     distance_to_polygon,
@@ -89,7 +90,7 @@ class Table:
     def __init__(self, world: World):
         self.world = world
         bf = world.scenario.battlefield
-        self.battlefield = _battlefield_box(bf.width, bf.depth)
+        self.battlefield = battlefield_box(bf.width, bf.depth)
         self.terrain_key = tuple(t.model_dump_json() for t in world.scenario.terrain)
         self.terrain_polys: dict[str, Polygon] = _terrain_polys(self.terrain_key, world.scenario.terrain)
         self.zone_polys: dict[str, Polygon] = {z.id: polygon_of(z.polygon) for z in world.scenario.deployment_zones}
@@ -1291,23 +1292,6 @@ _NO_FEATURES: frozenset[str] = frozenset()
 _PREPARED_MAX = 16
 _PREPARED: dict[tuple[object, ...], dict[str, object]] = {}
 _POLYS: dict[tuple[str, ...], dict[str, Polygon]] = {}
-
-
-_BATTLEFIELDS: dict[tuple[float, float], Polygon] = {}
-
-
-def _battlefield_box(width: float, depth: float) -> Polygon:
-    """``box(0, 0, width, depth)``, one shared polygon per size (at most ``_PREPARED_MAX``
-    sizes kept): shapely geometries are immutable, and what is measured against a polygon is
-    kept by its identity (:func:`planner.geometry.shapes.clearances_inside`), so tables of one
-    size (the generator's labels) share it."""
-    key = (width, depth)
-    hit = _BATTLEFIELDS.get(key)
-    if hit is None:
-        if len(_BATTLEFIELDS) >= _PREPARED_MAX:
-            _BATTLEFIELDS.pop(next(iter(_BATTLEFIELDS)))
-        hit = _BATTLEFIELDS[key] = box(0.0, 0.0, width, depth)
-    return hit
 
 
 def _terrain_polys(key: tuple[str, ...], terrain: list[TerrainFeature]) -> dict[str, Polygon]:
