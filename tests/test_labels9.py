@@ -257,3 +257,11 @@ def test_the_generators_scene_and_the_checkers_table_share_the_battlefield() -> 
     table = Table(resolve(generated_scenario(scene.data()), require_positions=True))
     assert table.battlefield is scene.table
     assert table.battlefield.bounds == (0.0, 0.0, scene.width, scene.depth)
+
+
+def test_a_finding_without_evidence_holds_the_default_record() -> None:
+    from planner.legality.report import _evidence_defaults, _no_evidence
+
+    assert _no_evidence() == Evidence() and _no_evidence().model_fields_set == set()
+    assert list(_evidence_defaults()) == list(Evidence.model_fields)
+    assert _no_evidence().observer_units is not _no_evidence().observer_units

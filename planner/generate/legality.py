@@ -47,7 +47,7 @@ from planner.generate.scene import (
     unit_models,
 )
 from planner.generate.trusted import generated_scenario
-from planner.geometry.shapes import clearance_inside, footprint, signed_distance
+from planner.geometry.shapes import clearance_inside, distance_to_polygon, footprint, signed_distance
 from planner.legality.checker import deployment_findings, failed_findings
 from planner.legality.checks.coherency import coherency_range
 from planner.rules.registry import DEFAULT_RULESET, find_ruleset
@@ -99,7 +99,6 @@ def _on_table(scene: Scene, fps) -> bool:
 
 
 def _clear_of_no_go(scene: Scene, fps) -> bool:
-    from planner.geometry.shapes import distance_to_polygon
     no_go = scene.no_go()
     if not no_go or not fps:
         return True

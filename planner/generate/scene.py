@@ -19,7 +19,7 @@ from shapely.geometry import Polygon, box
 
 from planner.errors import ScenarioError
 from planner.generate.distributions import GeneratorParams
-from planner.geometry.shapes import battlefield_box, footprint
+from planner.geometry.shapes import battlefield_box, footprint, signed_distance
 from planner.io.catalogue import load_catalogue
 from planner.rules.registry import DEFAULT_RULESET, find_ruleset
 from planner.schema import CatalogueEntry, HullBase, OvalBase, RoundBase, UnitType, polygons_ahead
@@ -498,8 +498,6 @@ def enemy_footprints(scene: Scene, player: str):
 
 def nearest_distance(fps, others) -> float:
     """Least closest-point distance between two groups of footprints (exact), inches."""
-    from planner.geometry.shapes import signed_distance
-
     if not others:
         return math.inf
     b, bx, by, br = _centres_radii(others)

@@ -276,16 +276,21 @@ def make_evidence(**values: Any) -> Evidence:
     """
     if not (_EVIDENCE_TEXT.issuperset(values) and all(type(v) is str for v in values.values())):
         return Evidence(**values)
-    fields: dict[str, Any] = {"nearest_enemy_unit": None, "nearest_enemy_model": None, "model": None,
-                              "observer_units": [], "seen_by": None, "sight_line": None, "blocking_features": [],
-                              "sight_passes": [], "other_model": None, "terrain_feature": None, "note": None}
+    fields = _evidence_defaults()
     fields.update(values)
     return _trusted(Evidence, fields, set(values))
 
 
+def _evidence_defaults() -> dict[str, Any]:
+    """Every field of :class:`Evidence` at its default, in field order (the lists new)."""
+    return {"nearest_enemy_unit": None, "nearest_enemy_model": None, "model": None, "observer_units": [],
+            "seen_by": None, "sight_line": None, "blocking_features": [], "sight_passes": [], "other_model": None,
+            "terrain_feature": None, "note": None}
+
+
 def _no_evidence() -> Evidence:
-    """``Evidence()``: every field its default (the lists new), none set."""
-    return make_evidence()
+    """``Evidence()``: every field its default (the lists new), none set (a finding without evidence)."""
+    return _trusted(Evidence, _evidence_defaults(), set())
 
 
 def _real(v: float | None) -> float | None:
