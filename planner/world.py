@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -74,6 +74,24 @@ class ModelInfo:
 
     def has(self, rule: SpecialRule) -> bool:
         return rule in self.rules
+
+
+_MODEL_INFO_FIELDS = tuple(f.name for f in fields(ModelInfo))
+
+
+def _model_info(*values: Any) -> ModelInfo:
+    """``ModelInfo(*values)`` (every field given, in the class's order): an equal object with the
+    same fields in the same order, made without the frozen dataclass's field-by-field
+    ``object.__setattr__`` (0.6 instead of 1.6 us; :func:`resolve` makes one per model).
+
+    Raises
+    ------
+    ValueError
+        Not one value per field.
+    """
+    mi = object.__new__(ModelInfo)
+    mi.__dict__.update(zip(_MODEL_INFO_FIELDS, values, strict=True))
+    return mi
 
 
 @dataclass
@@ -415,9 +433,9 @@ def _resolve_model(scenario: Scenario, unit: Unit, unit_rules: list, m, mi: int,
     _check_model_position(m, mpath, scenario.battlefield, file)
     _check_model_floor(m, base, mpath, scenario, file)
     label = m.name or (entry.name if entry else "") or unit.name or unit.id
-    return ModelInfo(unit.id, mi, mid, label, base, mtype, subs, rules, bulky,
-                     m.x, m.y, m.facing, kws, abilities, m.z or 0.0,
-                     m.height_in if m.height_in is not None else (entry.height_in if entry else None))
+    return _model_info(unit.id, mi, mid, label, base, mtype, subs, rules, bulky,
+                       m.x, m.y, m.facing, kws, abilities, m.z or 0.0,
+                       m.height_in if m.height_in is not None else (entry.height_in if entry else None))
 
 
 def _model_type(m, unit: Unit, entry, mpath: str, file: str | None) -> tuple[UnitType, frozenset[str]]:

@@ -104,7 +104,10 @@ class Job:
 
 
 def item_rng(seed: int, index: int) -> np.random.Generator:
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
+    """The random stream of item ``index``: ``np.random.default_rng(SeedSequence(seed,
+    spawn_key=(index,)))``, built as numpy's default generator is (a ``PCG64`` of that seed
+    sequence) without ``default_rng``'s argument handling (6 of its 16 us)."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(index,))))
 
 
 _PARAMS_CACHE: dict[str, GeneratorParams] = {}

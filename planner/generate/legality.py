@@ -47,7 +47,7 @@ from planner.generate.scene import (
     unit_models,
 )
 from planner.generate.trusted import generated_scenario
-from planner.geometry.shapes import clearance_inside, footprint, signed_distance
+from planner.geometry.shapes import clearance_inside, distance_to_polygon, footprint, signed_distance
 from planner.legality.checker import deployment_findings, failed_findings
 from planner.legality.checks.coherency import coherency_range
 from planner.rules.registry import DEFAULT_RULESET, find_ruleset
@@ -99,7 +99,6 @@ def _on_table(scene: Scene, fps) -> bool:
 
 
 def _clear_of_no_go(scene: Scene, fps) -> bool:
-    from planner.geometry.shapes import distance_to_polygon
     no_go = scene.no_go()
     if not no_go or not fps:
         return True
@@ -229,6 +228,7 @@ def _behind_corner(scene: Scene, rng, entries, shift: float, distance: float, *,
             row += 1
     if not corners:
         return None
+    blocker_array = np.array(blockers, dtype=object)
     for _ in range(tries):
         q, verts, c, k, dist = corners[int(rng.integers(len(corners)))]
         ef, eu, ei = enemies[k]
@@ -264,8 +264,8 @@ def _behind_corner(scene: Scene, rng, entries, shift: float, distance: float, *,
             continue
         fps = place(sol[0])
         x, y = fps[0].cx, fps[0].cy
-        if any(shapely.distance(b, shapely.Point(x, y)) < rt + 0.05 for b in blockers):
-            continue  # standing in (or touching) a feature: not hidden by it
+        if bool((shapely.distance(blocker_array, shapely.Point(x, y)) < rt + 0.05).any()):
+            continue  # standing in (or touching) a feature: not hidden by it (each distance in one call)
         if not (_on_table(scene, fps) and _clear_of_no_go(scene, fps) and _clear_of_models(scene, fps)):
             continue
         others = [f for f in efs if f is not ef] if check_others else []

@@ -19,7 +19,7 @@ from shapely.geometry import Polygon, box
 
 from planner.errors import ScenarioError
 from planner.generate.distributions import GeneratorParams
-from planner.geometry.shapes import footprint
+from planner.geometry.shapes import battlefield_box, footprint, signed_distance
 from planner.io.catalogue import load_catalogue
 from planner.rules.registry import DEFAULT_RULESET, find_ruleset
 from planner.schema import CatalogueEntry, HullBase, OvalBase, RoundBase, UnitType, polygons_ahead
@@ -135,7 +135,7 @@ class Scene:
 
     @cached_property
     def table(self) -> Polygon:
-        return _table_box(self.width, self.depth)
+        return battlefield_box(self.width, self.depth)
 
     def no_go(self) -> list[Polygon]:
         """Footprints no model may stand in: impassable or solid features (and buildings)."""
@@ -193,14 +193,6 @@ class Scene:
 
 
 # --------------------------------------------------------------------------- battlefield and zones
-
-
-@lru_cache(maxsize=64)
-def _table_box(w: float, d: float) -> Polygon:
-    """``box(0, 0, w, d)``, one shared polygon per table size (shapely geometries are immutable):
-    what is measured against it is then kept by its identity (``planner.geometry.shapes``)
-    instead of being worked out again for each scene's new box."""
-    return box(0, 0, w, d)
 
 
 def zones_for(kind: str, w: float, d: float, p: GeneratorParams) -> dict[str, Polygon]:
@@ -506,8 +498,6 @@ def enemy_footprints(scene: Scene, player: str):
 
 def nearest_distance(fps, others) -> float:
     """Least closest-point distance between two groups of footprints (exact), inches."""
-    from planner.geometry.shapes import signed_distance
-
     if not others:
         return math.inf
     b, bx, by, br = _centres_radii(others)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Generic, TypeVar, cast, overload
 
 import numpy as np
@@ -252,6 +253,15 @@ def polygons(fps: Sequence[Footprint], n: int = 96, *, circumscribed: bool = Fal
     return cast(list[Polygon], out)
 
 
+@lru_cache(maxsize=64)
+def battlefield_box(width: float, depth: float) -> Polygon:
+    """The battlefield ``box(0, 0, width, depth)`` (inches), one shared polygon per size:
+    shapely geometries are immutable, and what is measured against a polygon is kept by its
+    identity (:func:`clearances_inside`, :func:`clearance_inside`), so the generator's scenes
+    and the checker's tables of one size measure against one box instead of a new one each."""
+    return shapely.box(0.0, 0.0, width, depth)
+
+
 def round_footprint(x: float, y: float, diameter_mm: float) -> Footprint:
     """A round base of ``diameter_mm`` centred at (x, y) inches."""
     return Footprint("circle", x, y, mm_to_in(diameter_mm) / 2.0)
@@ -259,7 +269,7 @@ def round_footprint(x: float, y: float, diameter_mm: float) -> Footprint:
 
 def segment(p: tuple[float, float], q: tuple[float, float]) -> Footprint:
     """A line segment, as a convex footprint (used for polygon edges)."""
-    return Footprint("segment", (p[0] + q[0]) / 2, (p[1] + q[1]) / 2, verts=(p, q))
+    return _new_footprint("segment", (p[0] + q[0]) / 2, (p[1] + q[1]) / 2, verts=(p, q))
 
 
 def _new_footprint(kind: str, cx: float, cy: float, a: float = 0.0, b: float = 0.0, angle: float = 0.0,

@@ -28,12 +28,12 @@ from planner.legality.checks.distance import (
 from planner.legality.checks.placement import NoGo, closest_no_go, wholly_within
 from planner.legality.checks.restriction import restriction_findings
 from planner.legality.report import (
-    Evidence,
     FailingModel,
     Finding,
     also_failing,
     also_outside,
     inches,
+    make_evidence,
     make_finding,
     sight_passes,
     worst_first,
@@ -226,7 +226,7 @@ class HH2Checker:
                     f"{_f(-worst[0])} outside{also}")
         self.add(_finding(rule, ok, u, msg, model=m.id, measured=worst[0],
                           required=f"wholly within deployment zone {zone_id}", margin=worst[0],
-                          evidence=Evidence(model=m.id), failing=failing))
+                          evidence=make_evidence(model=m.id), failing=failing))
 
     def check_impassable(self, placed: Placed, when: str) -> None:
         u = placed.unit
@@ -246,7 +246,7 @@ class HH2Checker:
                else f"model {m.id} stands {self.table.no_go_place(tid, kind=True)}{when}{also}")
         self.add(_finding(self.R.rid("terrain.impassable"), ok, u, msg, model=m.id, measured=d,
                           required="not in impassable terrain, buildings or walls", margin=d,
-                          evidence=Evidence(model=m.id, terrain_feature=tid), failing=failing))
+                          evidence=make_evidence(model=m.id, terrain_feature=tid), failing=failing))
 
     def _in_no_go_words(self, g: NoGo) -> str:
         """A base standing in no-go terrain in words: ``in t-wall, 0.500" deep`` (or on a wall of it)."""
@@ -331,14 +331,14 @@ class HH2Checker:
                     self.add(_finding(self.R.rid("bases.no_overlap"), False, u,
                                       f"model {u.models[i].id} overlaps {other} by {_f(-d)}", model=u.models[i].id,
                                       measured=d, required="bases do not overlap", margin=d,
-                                      evidence=Evidence(model=u.models[i].id, other_model=other)))
+                                      evidence=make_evidence(model=u.models[i].id, other_model=other)))
             elif u.id in closest:
                 d, i, k = closest[u.id]
                 other = f"{items[k][0].id}/{items[k][0].models[items[k][1]].id}"
                 self.add(_finding(self.R.rid("bases.no_overlap"), True, u,
                                   f"no overlapping bases; closest: model {u.models[i].id}, {_f(d)} from {other}",
                                   model=u.models[i].id, measured=d, required="bases do not overlap", margin=d,
-                                  evidence=Evidence(model=u.models[i].id, other_model=other)))
+                                  evidence=make_evidence(model=u.models[i].id, other_model=other)))
             else:
                 self.add(_finding(self.R.rid("bases.no_overlap"), True, u, "no other base within 1\"",
                                   required="bases do not overlap"))
@@ -367,7 +367,7 @@ class HH2Checker:
                else f"out of unit coherency ({rng:g}\"): {names[j]} is {_f(gap)} from the rest of the unit{also}")
         self.add(_finding(rule, ok, u, msg, model=models[j].id, measured=gap,
                           required=f"within {rng:g}\" of another model, one group", margin=rng - gap,
-                          evidence=Evidence(model=names[j], other_model=names[i]),
+                          evidence=make_evidence(model=names[j], other_model=names[i]),
                           failing=[f.model_copy(update={"model": models[k].id})
                                    for f, (k, _, _) in zip(failing, far, strict=True)]))
 
@@ -408,7 +408,7 @@ class HH2Checker:
                                        f'{self.R.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN:g}" from every enemy unit'))
             return
         d, i, other, j = near
-        ev = Evidence(nearest_enemy_unit=other.unit.id, nearest_enemy_model=other.model_id(j),
+        ev = make_evidence(nearest_enemy_unit=other.unit.id, nearest_enemy_model=other.model_id(j),
                       model=u.models[i].id)
         verdict = infiltrate_distance(self.R, d)
         far_enough = verdict is not InfiltrateDistance.TOO_CLOSE
@@ -459,7 +459,7 @@ class HH2Checker:
                                   + self._ignored_words(o, placed, s) + f"){when}{also}",
                                   model=s.target_model,
                                   required="no deployed enemy unit can draw line of sight", failing=failing,
-                                  evidence=Evidence(observer_units=ids, seen_by=f"{o.unit.id}/{s.observer_model}",
+                                  evidence=make_evidence(observer_units=ids, seen_by=f"{o.unit.id}/{s.observer_model}",
                                                     sight_line=seg, model=s.target_model,
                                                     sight_passes=sight_passes(s.passes))))
                 return
@@ -477,7 +477,7 @@ class HH2Checker:
                           + "".join(f"; {_piece_blocks(c)}" for c in s.passes if c.blocks and c.top is not None)
                           + when,
                           required="no deployed enemy unit can draw line of sight",
-                          evidence=Evidence(observer_units=ids, blocking_features=sorted(blocking),
+                          evidence=make_evidence(observer_units=ids, blocking_features=sorted(blocking),
                                             sight_passes=sight_passes(s.passes))))
 
     def _ignored_words(self, o: Placed, placed: Placed, s: UnitSight) -> str:
@@ -541,7 +541,7 @@ class HH2Checker:
                           f"than {self.R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}\"", measured=d,
                           required=f'building more than {self.R.INFILTRATE_HIDDEN_MORE_THAN_IN:g}" from every enemy unit',
                           margin=d - self.R.INFILTRATE_HIDDEN_MORE_THAN_IN,
-                          evidence=Evidence(nearest_enemy_unit=e.id, nearest_enemy_model=placed_e.model_id(k),
+                          evidence=make_evidence(nearest_enemy_unit=e.id, nearest_enemy_model=placed_e.model_id(k),
                                             terrain_feature=tid)))
 
     # ------------------------------------------------------------------ Scout
@@ -603,7 +603,7 @@ class HH2Checker:
                           f"{other.model_id(j)}); needs more than {self.R.SCOUT_MORE_THAN_IN:g}\"{also}",
                           model=u.models[i].id, measured=d, required=f'more than {self.R.SCOUT_MORE_THAN_IN:g}" from every enemy unit',
                           margin=d - self.R.SCOUT_MORE_THAN_IN, failing=failing,
-                          evidence=Evidence(nearest_enemy_unit=other.unit.id,
+                          evidence=make_evidence(nearest_enemy_unit=other.unit.id,
                                             nearest_enemy_model=other.model_id(j), model=u.models[i].id)))
 
     # ------------------------------------------------------------------ Independent Characters
@@ -641,7 +641,7 @@ class HH2Checker:
                        "Infiltrate, during deployment")
             required = "an IC joining a unit that sets up by Infiltrate has Infiltrate"
         self.add(_finding(self.R.rid("ic.infiltrate"), ok, ic, msg, required=required,
-                          evidence=Evidence(other_model=host.id, note=note + " (HH2 p.242)")))
+                          evidence=make_evidence(other_model=host.id, note=note + " (HH2 p.242)")))
         # unit-type limits (p.241, p.195)
         ic_types = ic.types
         problems = []

@@ -236,24 +236,61 @@ def inches(v: float) -> str:
 _FINDING_FIELDS = frozenset(Finding.model_fields)
 
 
+_SLOTS = BaseModel.__dict__
+_set_dict = _SLOTS["__dict__"].__set__
+_set_fields_set = _SLOTS["__pydantic_fields_set__"].__set__
+_set_extra = _SLOTS["__pydantic_extra__"].__set__
+_set_private = _SLOTS["__pydantic_private__"].__set__
+"""The setters of a pydantic record's four instance slots (``BaseModel.__slots__``): what
+``object.__setattr__`` finds for them, without its look-up along the class's MRO."""
+
+
 def _trusted(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
     """An instance of ``cls`` holding ``values`` (every field, already of its type), as
     validation would leave it (``model_fields_set`` ``fields_set``), without validating: for
     records the checker builds from its own measurements (:func:`make_finding`), a few
     thousand a second. ``tests/test_checkfast5.py`` compares them with validated ones."""
-    obj = cls.__new__(cls)
-    object.__setattr__(obj, "__dict__", values)
-    object.__setattr__(obj, "__pydantic_fields_set__", fields_set)
-    object.__setattr__(obj, "__pydantic_extra__", None)
-    object.__setattr__(obj, "__pydantic_private__", None)
+    obj = object.__new__(cls)  # a record class defines no ``__new__`` of its own
+    _set_dict(obj, values)
+    _set_fields_set(obj, fields_set)
+    _set_extra(obj, None)
+    _set_private(obj, None)
     return obj
 
 
+_EVIDENCE_TEXT = frozenset(("nearest_enemy_unit", "nearest_enemy_model", "model", "seen_by", "other_model",
+                            "terrain_feature", "note"))
+"""The fields of :class:`Evidence` that hold text (or None): :func:`make_evidence` takes them as given."""
+
+
+def make_evidence(**values: Any) -> Evidence:
+    """``Evidence(**values)``: the same record (fields, values, fields set), made without
+    pydantic's validation when every value is text (``str``) for a text field of
+    :data:`_EVIDENCE_TEXT` (the checker's own ids and words), validated otherwise (lists, None,
+    anything else: so the same errors). The checkers make one for most findings.
+
+    Raises
+    ------
+    pydantic.ValidationError
+        As ``Evidence(**values)``, for values it refuses (only from the validated path).
+    """
+    if not (_EVIDENCE_TEXT.issuperset(values) and all(type(v) is str for v in values.values())):
+        return Evidence(**values)
+    fields = _evidence_defaults()
+    fields.update(values)
+    return _trusted(Evidence, fields, set(values))
+
+
+def _evidence_defaults() -> dict[str, Any]:
+    """Every field of :class:`Evidence` at its default, in field order (the lists new)."""
+    return {"nearest_enemy_unit": None, "nearest_enemy_model": None, "model": None, "observer_units": [],
+            "seen_by": None, "sight_line": None, "blocking_features": [], "sight_passes": [], "other_model": None,
+            "terrain_feature": None, "note": None}
+
+
 def _no_evidence() -> Evidence:
-    """``Evidence()``: every field its default (the lists new), none set."""
-    return _trusted(Evidence, {"nearest_enemy_unit": None, "nearest_enemy_model": None, "model": None,
-                               "observer_units": [], "seen_by": None, "sight_line": None, "blocking_features": [],
-                               "sight_passes": [], "other_model": None, "terrain_feature": None, "note": None}, set())
+    """``Evidence()``: every field its default (the lists new), none set (a finding without evidence)."""
+    return _trusted(Evidence, _evidence_defaults(), set())
 
 
 def _real(v: float | None) -> float | None:
@@ -296,7 +333,7 @@ def make_finding(rule: str, passed: bool, unit: UnitInfo, message: str, *, model
     many = list(failing) if failing else []
     if not (type(rule) is str and type(message) is str and type(required) is str and type(unit.id) is str
             and (model is None or type(model) is str) and isinstance(passed, (bool, np.bool_))
-            and all(type(f) is FailingModel for f in many)
+            and (not many or all(type(f) is FailingModel for f in many))
             and (evidence is None or type(evidence) is Evidence)):  # anything else: validated
         return Finding(rule=rule, passed=passed, unit=unit.id, model=model, measured=measured, required=required,
                        margin=margin, message=message, evidence=evidence or Evidence(),

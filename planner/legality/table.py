@@ -12,7 +12,7 @@ from typing import cast
 
 import numpy as np
 import shapely
-from shapely.geometry import Point, Polygon, box
+from shapely.geometry import Point, Polygon
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
@@ -20,6 +20,7 @@ from planner.geometry.measure import nearest, nearest_candidates
 from planner.geometry.segment_screen import SegmentScreen, first_clear
 from planner.geometry.shapes import (
     Footprint,
+    battlefield_box,
     clearance_inside,
     clearances_inside,
     distance_to_polygon,
@@ -89,7 +90,7 @@ class Table:
     def __init__(self, world: World):
         self.world = world
         bf = world.scenario.battlefield
-        self.battlefield = box(0.0, 0.0, bf.width, bf.depth)
+        self.battlefield = battlefield_box(bf.width, bf.depth)
         self.terrain_key = tuple(t.model_dump_json() for t in world.scenario.terrain)
         self.terrain_polys: dict[str, Polygon] = _terrain_polys(self.terrain_key, world.scenario.terrain)
         self.zone_polys: dict[str, Polygon] = {z.id: polygon_of(z.polygon) for z in world.scenario.deployment_zones}

@@ -193,6 +193,11 @@ class Ruleset:
     def _rule_ids(self) -> frozenset[str]:
         return frozenset(r.id for r in self.RULE_TABLE)
 
+    @cached_property
+    def _full_ids(self) -> dict[str, str]:
+        """:meth:`rid` of each rule the ruleset lists (the checkers ask for one per finding)."""
+        return {rule: f"{self.id}.{rule}" for rule in self._rule_ids}
+
     def rid(self, rule: str) -> str:
         """The full rule id of ``rule`` (``'infiltrate.hidden'`` -> ``'hh2.infiltrate.hidden'``).
 
@@ -201,9 +206,10 @@ class Ruleset:
         KeyError
             If the ruleset does not list that rule (a rule id the code emits is always listed).
         """
-        if rule not in self._rule_ids:
+        full = self._full_ids.get(rule)
+        if full is None:
             raise KeyError(f"{self.id}.{rule}")
-        return f"{self.id}.{rule}"
+        return full
 
     def rule(self, rule_id: str) -> RuleInfo:
         """The rule with full id ``rule_id``.
