@@ -712,6 +712,10 @@ RINS_SHARE = 0.4
 RINS_MIN_S = 0.5
 """A relaxation-induced neighbourhood is not tried with less time than this, s."""
 
+RINS_PLAN_HINT = 0.5
+"""A relaxation-induced neighbourhood is hinted with the best plan, not the relaxed optimum, where at
+least this share of the units it frees are rested (:func:`_rins_guide`)."""
+
 CLIQUE_STEP_IN = 0.5
 """Spacing of the lattice of points whose covering candidates form the clique cuts, inches."""
 
@@ -933,6 +937,24 @@ def _packing_icost(builder: CandidateBuilder, groups: list[Group], terms: list[T
 EXTRA_GROWTH = 2
 """A unit whose "not taken yet" option a round's optimum used takes at most this many times the
 candidates it has (all those below :func:`_below`, if fewer)."""
+
+
+def _rins_guide(picked: dict, free: frozenset[str]) -> dict[str, Candidate | None] | None:
+    """The hint of a relaxation-induced neighbourhood (:meth:`_Planning.rins`) freeing units ``free``,
+    from a round's relaxed optimum ``picked`` (unit id -> candidate or :class:`_Rest`): the relaxed
+    optimum's candidates (a rested unit not hinted), as ``_solve``'s ``guide``; or None (hinted with
+    the best plan) where at least :data:`RINS_PLAN_HINT` of the freed units are rested, since the
+    relaxed optimum then places too few of them to guide the search.
+
+    Measured (``plan9``, 30 s runs at load 3.6-5.6, ``PLANNER_DEBUG=1``): the 20-unit instance's
+    neighbourhood after round 2 frees 10 units, 2 rested, and the relaxed optimum's hint finds 340.713
+    (``plan8``); ravenguard's and ironhands' after round 1 free 8-9 units, 7 rested: with the plan's hint
+    ravenguard reached 477.7-480.9 in 5 of 5 runs (with the relaxed optimum's, 1 of 3 in ``plan8``),
+    ironhands' neighbourhood was proven in 5.1 s against 8.7 s (one run each)."""
+    rested = sum(1 for gid in free if _is_rest(picked[gid]))
+    if rested >= RINS_PLAN_HINT * len(free):
+        return None
+    return {gid: None if _is_rest(picked[gid]) else picked[gid] for gid in free}
 
 
 def _below(inc: int | None, relaxed: int, rest: int, offered: int | None) -> int | None:
@@ -1361,9 +1383,10 @@ class _Planning:
         candidates taken by CP-SAT, and the units on which both agree stay where they are
         (``_solve(fixed=...)``). Called when the next round's candidates are taken, so the units the
         optimum rested are re-placed over their new candidates too. CP-SAT is hinted with the
-        relaxed optimum's candidates (the rested units not hinted), not with the plan: on the
-        neighbourhood below, exported and solved alone at load 4, the plan's hint gave no better
-        plan in 10 s, the relaxed optimum's found the better one in 4-5 s.
+        relaxed optimum's candidates (the rested units not hinted), or with the plan where most of the
+        freed units are rested (:func:`_rins_guide`): on the 20-unit neighbourhood below, exported and
+        solved alone at load 4, the plan's hint gave no better plan in 10 s, the relaxed optimum's found
+        the better one in 4-5 s; on the rosters' (7 of 8-9 units rested) the plan's hint does better.
 
         Where the relaxation and the plan disagree is where a better plan is to be found: on the
         20-unit instance of issue 18, round 2's optimum and the plan 343.068 disagree on ten units,
@@ -1374,10 +1397,13 @@ class _Planning:
         ``plan8``), found nothing there; the whole model over the candidates taken (the former
         polish) did not in 3 s. A neighbourhood proven optimal from a plan is not solved again
         while the plan and its units' candidates are the same. Where every unit disagrees the
-        neighbourhood is the whole model, which the next round's solve searches too: it gets at most
-        the local search's budget (:data:`SEARCH_S`, halving after a round that found nothing; the
-        6 units of berserker-assault took 7-9 s of the rounds' time at 8 s). Only a better real plan
-        comes out of it (:meth:`adopt`); no bound."""
+        neighbourhood is the whole model, which the next round's solve searches too: hinted with the
+        relaxed optimum, it gets at most the local search's budget (:data:`SEARCH_S`, halving after a
+        round that found nothing; the 6 units of berserker-assault took 7-9 s of the rounds' time at
+        8 s). Hinted with the plan it keeps its budget: the next round's solve is hinted mostly at
+        "not taken yet" options then, and ravenguard's whole-army neighbourhood found 478.4 at 8 s in
+        3 of 3 runs, none in 2 of 2 at 3 s (``plan9``). Only a better real plan comes out of it
+        (:meth:`adopt`); no bound."""
         if self.start is None or budget < RINS_MIN_S:
             return
         inc = self.start
@@ -1386,16 +1412,18 @@ class _Planning:
         key = (free, cost, tuple(len(self.cands[gid]) for gid in sorted(free)))
         if not free or key in self.rins_done or not self.measure_overlaps():
             return
-        if len(free) == len(self.groups):
-            # every unit free: the whole model over the candidates taken (as the next round's own solve,
-            # hinted with the plan), given the local search's budget only (SEARCH_S, halving)
+        guide = _rins_guide(picked, free)
+        if len(free) == len(self.groups) and guide is not None:
+            # every unit free, hinted with the relaxed optimum: the whole model over the candidates taken,
+            # much as the next round's own solve (hinted with the plan, the rested units at their
+            # "not taken yet" options, a minority here), given the local search's budget only
             budget = min(budget, self.search_s)
         found: dict = {}
         status, *_ = _solve(self.groups, self.cands, self.settings,
                             min(self.builder.deadline, time.monotonic() + budget), self.overlapping, inc, None,
                             None, self.t0, rule_ids(self.world.scenario.ruleset), rest={}, found=found,
                             fixed={gid: c for gid, c in inc.items() if gid not in free},
-                            guide={gid: None if _is_rest(picked[gid]) else picked[gid] for gid in free})
+                            guide=guide)
         self.cp_s += found.get("cp_s", 0.0)
         self.adopt(found.get("plan"), f"rins after round {round_}")
         if status == cp_model.OPTIMAL and self.incumbent_cost() == cost:
