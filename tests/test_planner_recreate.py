@@ -87,3 +87,53 @@ def test_an_army_pulled_to_one_point_is_planned_legal_and_no_dearer_than_the_gre
     res = P.plan_deployment(world, P.SolverSettings(time_limit_s=20, workers=2, margin_in=0.0))
     assert res.legal and res.objective is not None
     assert res.objective <= sum(c.icost for c in greedy.values()) / P.COST_SCALE + 1e-9
+
+
+def _brute_over_taken(run: P._Planning, fixed: dict) -> int | None:
+    """The least cost of a plan over the candidates taken, ``fixed`` units fixed (every combination)."""
+    lists = [[fixed[g.id]] if g.id in fixed else run.cands[g.id] for g in run.groups]
+    costs = [sum(c.icost for c in combo) for combo in itertools.product(*lists)
+             if not any(a.overlaps(b) for a, b in itertools.combinations(combo, 2))]
+    return min(costs) if costs else None
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_exact_recreate_of_every_unit_ends_at_the_brute_force_optimum_over_the_candidates_taken(seed):
+    """Every unit freed in each step: the search ends at the best plan over the candidates taken by then
+    (the last step solved that whole model, and pulled nothing after it), from the greedy plan."""
+    run = _run(_shared_goal(3, seed), per_unit=4)
+    run.take_candidates()
+    plan = run.greedy(time.monotonic() + 10)
+    assert plan is not None
+    run.start, run.found_by = dict(plan), "greedy"
+    before = run.incumbent_cost()
+    assert before is not None
+    counts = {g.id: len(run.cands[g.id]) for g in run.groups}
+    run.recreate_exact(20.0, units=3, pull=4)
+    assert any(len(run.cands[g.id]) > counts[g.id] for g in run.groups)  # candidates were pulled
+    want = _brute_over_taken(run, {})
+    assert want is not None and run.incumbent_cost() == want <= before
+    assert run.found_by == ("exact recreate" if want < before else "greedy")
+    assert not any(a.overlaps(b) for a, b in itertools.combinations(run.start.values(), 2))
+    assert all(any(c is d for d in run.cands[gid]) for gid, c in run.start.items())
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_the_exact_recreate_of_some_units_never_makes_the_plan_dearer_or_overlapping(seed):
+    """Two of four units freed a step: the plan is never dearer, never overlapping, made of candidates
+    taken, and the units' pulled candidates are clear of the bases of the units that stayed; no time,
+    no change."""
+    run = _run(_shared_goal(4, seed), per_unit=3)
+    run.take_candidates()
+    plan = run.greedy(time.monotonic() + 10)
+    assert plan is not None
+    run.start, run.found_by = dict(plan), "greedy"
+    run.recreate_exact(0.0, units=2, pull=3)
+    assert run.start == plan and run.found_by == "greedy"
+    before = run.incumbent_cost()
+    run.recreate_exact(5.0, units=2, pull=3)
+    after = run.incumbent_cost()
+    assert after is not None and before is not None and after <= before
+    assert run.found_by == ("exact recreate" if after < before else "greedy")
+    assert not any(a.overlaps(b) for a, b in itertools.combinations(run.start.values(), 2))
+    assert all(any(c is d for d in run.cands[gid]) for gid, c in run.start.items())

@@ -88,3 +88,46 @@ def test_the_planner_runs_rins_at_the_next_round_and_names_the_step_that_found_t
     steps = ("greedy", "recreate", "CP-SAT round ", "repair after round ", "lns after round ", "rins after round ")
     assert res.found_by.startswith(steps)
     assert res.model_dump(mode="json")["found_by"] == res.found_by
+
+
+def test_rins_is_hinted_with_the_plan_where_most_freed_units_are_rested():
+    run, _ = _setup(0)
+    ids = [g.id for g in run.groups]
+    a, b, c, d = (run.cands[gid][1] for gid in ids)
+    rest = P._Rest(-1, 0)
+    # one of four freed units rested: the relaxed optimum's candidates, the rested unit unhinted
+    assert P._rins_guide({ids[0]: a, ids[1]: b, ids[2]: c, ids[3]: rest}, frozenset(ids)) == {
+        ids[0]: a, ids[1]: b, ids[2]: c, ids[3]: None}
+    # half of them rested (or more): the plan's hint
+    assert P._rins_guide({ids[0]: a, ids[1]: b, ids[2]: rest, ids[3]: rest}, frozenset(ids)) is None
+    assert P._rins_guide({ids[0]: rest, ids[1]: rest, ids[2]: rest, ids[3]: d}, frozenset(ids)) is None
+    # only the freed units count: two freed, neither rested; the agreeing unit's rest does not count
+    assert P._rins_guide({ids[0]: a, ids[1]: b, ids[2]: rest}, frozenset(ids[:2])) == {ids[0]: a, ids[1]: b}
+
+
+def test_a_whole_army_rins_keeps_its_budget_only_when_hinted_with_the_plan(monkeypatch):
+    """Every unit free: hinted with the relaxed optimum, the local search's budget (search_s); hinted with
+    the plan (most units rested), the budget asked for."""
+    run, legal = _setup(1)
+    start = {g.id: c for g, c in zip(run.groups, legal[0], strict=True)}
+    seen: list[tuple[float, object]] = []
+    real = P._solve
+
+    def spy(*args, **kwargs):
+        seen.append((args[3] - P.time.monotonic(), kwargs["guide"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(P, "_solve", spy)
+    other = {g.id: next(c for c in run.cands[g.id] if c is not start[g.id]) for g in run.groups}
+    ids = [g.id for g in run.groups]
+    few_rested = {**other, ids[0]: P._Rest(-1, 0)}
+    most_rested = {gid: P._Rest(-1, 0) for gid in ids[:3]} | {ids[3]: other[ids[3]]}
+    monkeypatch.setattr(run, "search_s", 1.0)  # the cached run is shared with the other tests
+    for picked in (few_rested, most_rested):
+        run.start, run.rins_done = dict(start), set()
+        run.rins(1, picked, 10.0)
+    (left_few, guide_few), (left_most, guide_most) = seen
+    assert guide_few == {gid: None if P._is_rest(c) else c for gid, c in few_rested.items()}
+    assert left_few <= 1.0
+    assert guide_most is None
+    assert left_most > 5.0  # min(10 s, the builder's deadline): far more than search_s

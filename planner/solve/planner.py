@@ -696,6 +696,17 @@ RECREATE_UNITS = 3
 chogorian-brotherhood, 20 s from the greedy plan 1599.511: 3 units 1570.954, 4 units 1577.903 in 30 s,
 6 units 1584.724)."""
 
+RECREATE_EXACT_S = 6.0
+"""At most this long, s, for the exact ruin-and-recreate search (:meth:`_Planning.recreate_exact`, measured
+after :meth:`_Planning.recreate` where units crowd; not called by the planner)."""
+
+RECREATE_EXACT_UNITS = 5
+"""Units taken out and re-placed together by CP-SAT in one step of :meth:`_Planning.recreate_exact`."""
+
+RECREATE_EXACT_PULL = 16
+"""Candidates pulled from each freed unit's stream, clear of the units that stay, in one step of
+:meth:`_Planning.recreate_exact`."""
+
 LNS_UNITS = 5
 """Units freed together in one neighbourhood of :meth:`_Planning.lns` (the others stay)."""
 
@@ -711,6 +722,10 @@ RINS_SHARE = 0.4
 
 RINS_MIN_S = 0.5
 """A relaxation-induced neighbourhood is not tried with less time than this, s."""
+
+RINS_PLAN_HINT = 0.5
+"""A relaxation-induced neighbourhood is hinted with the best plan, not the relaxed optimum, where at
+least this share of the units it frees are rested (:func:`_rins_guide`)."""
 
 CLIQUE_STEP_IN = 0.5
 """Spacing of the lattice of points whose covering candidates form the clique cuts, inches."""
@@ -935,6 +950,24 @@ EXTRA_GROWTH = 2
 candidates it has (all those below :func:`_below`, if fewer)."""
 
 
+def _rins_guide(picked: dict, free: frozenset[str]) -> dict[str, Candidate | None] | None:
+    """The hint of a relaxation-induced neighbourhood (:meth:`_Planning.rins`) freeing units ``free``,
+    from a round's relaxed optimum ``picked`` (unit id -> candidate or :class:`_Rest`): the relaxed
+    optimum's candidates (a rested unit not hinted), as ``_solve``'s ``guide``; or None (hinted with
+    the best plan) where at least :data:`RINS_PLAN_HINT` of the freed units are rested, since the
+    relaxed optimum then places too few of them to guide the search.
+
+    Measured (``plan9``, 30 s runs at load 3.6-5.6, ``PLANNER_DEBUG=1``): the 20-unit instance's
+    neighbourhood after round 2 frees 10 units, 2 rested, and the relaxed optimum's hint finds 340.713
+    (``plan8``); ravenguard's and ironhands' after round 1 free 8-9 units, 7 rested: with the plan's hint
+    ravenguard reached 477.7-480.9 in 5 of 5 runs (with the relaxed optimum's, 1 of 3 in ``plan8``),
+    ironhands' neighbourhood was proven in 5.1 s against 8.7 s (one run each)."""
+    rested = sum(1 for gid in free if _is_rest(picked[gid]))
+    if rested >= RINS_PLAN_HINT * len(free):
+        return None
+    return {gid: None if _is_rest(picked[gid]) else picked[gid] for gid in free}
+
+
 def _below(inc: int | None, relaxed: int, rest: int, offered: int | None) -> int | None:
     """The cost (integer units) below which a unit's untaken candidates can still be in a plan
     cheaper than the incumbent ``inc``, after a round whose model (a relaxation of the whole grid,
@@ -1102,7 +1135,8 @@ class _Planning:
                 self.lagrange(min(LAGRANGE_S, LAGRANGE_SHARE * (self.builder.deadline - time.monotonic())))
                 self.recreate(min(RECREATE_S, RECREATE_SHARE * (self.builder.deadline - time.monotonic())))
                 if _DEBUG:
-                    _log.debug("recreate: plan %s t=%.1f", self.incumbent_cost(), time.monotonic() - self.t0)
+                    _log.debug("recreate: plan %s (%s) t=%.1f", self.incumbent_cost(), self.found_by,
+                               time.monotonic() - self.t0)
             answer = self.solve_round()
             if answer is not None:
                 return answer
@@ -1361,9 +1395,10 @@ class _Planning:
         candidates taken by CP-SAT, and the units on which both agree stay where they are
         (``_solve(fixed=...)``). Called when the next round's candidates are taken, so the units the
         optimum rested are re-placed over their new candidates too. CP-SAT is hinted with the
-        relaxed optimum's candidates (the rested units not hinted), not with the plan: on the
-        neighbourhood below, exported and solved alone at load 4, the plan's hint gave no better
-        plan in 10 s, the relaxed optimum's found the better one in 4-5 s.
+        relaxed optimum's candidates (the rested units not hinted), or with the plan where most of the
+        freed units are rested (:func:`_rins_guide`): on the 20-unit neighbourhood below, exported and
+        solved alone at load 4, the plan's hint gave no better plan in 10 s, the relaxed optimum's found
+        the better one in 4-5 s; on the rosters' (7 of 8-9 units rested) the plan's hint does better.
 
         Where the relaxation and the plan disagree is where a better plan is to be found: on the
         20-unit instance of issue 18, round 2's optimum and the plan 343.068 disagree on ten units,
@@ -1374,10 +1409,13 @@ class _Planning:
         ``plan8``), found nothing there; the whole model over the candidates taken (the former
         polish) did not in 3 s. A neighbourhood proven optimal from a plan is not solved again
         while the plan and its units' candidates are the same. Where every unit disagrees the
-        neighbourhood is the whole model, which the next round's solve searches too: it gets at most
-        the local search's budget (:data:`SEARCH_S`, halving after a round that found nothing; the
-        6 units of berserker-assault took 7-9 s of the rounds' time at 8 s). Only a better real plan
-        comes out of it (:meth:`adopt`); no bound."""
+        neighbourhood is the whole model, which the next round's solve searches too: hinted with the
+        relaxed optimum, it gets at most the local search's budget (:data:`SEARCH_S`, halving after a
+        round that found nothing; the 6 units of berserker-assault took 7-9 s of the rounds' time at
+        8 s). Hinted with the plan it keeps its budget: the next round's solve is hinted mostly at
+        "not taken yet" options then, and ravenguard's whole-army neighbourhood found 478.4 at 8 s in
+        3 of 3 runs, none in 2 of 2 at 3 s (``plan9``). Only a better real plan comes out of it
+        (:meth:`adopt`); no bound."""
         if self.start is None or budget < RINS_MIN_S:
             return
         inc = self.start
@@ -1386,16 +1424,18 @@ class _Planning:
         key = (free, cost, tuple(len(self.cands[gid]) for gid in sorted(free)))
         if not free or key in self.rins_done or not self.measure_overlaps():
             return
-        if len(free) == len(self.groups):
-            # every unit free: the whole model over the candidates taken (as the next round's own solve,
-            # hinted with the plan), given the local search's budget only (SEARCH_S, halving)
+        guide = _rins_guide(picked, free)
+        if len(free) == len(self.groups) and guide is not None:
+            # every unit free, hinted with the relaxed optimum: the whole model over the candidates taken,
+            # much as the next round's own solve (hinted with the plan, the rested units at their
+            # "not taken yet" options, a minority here), given the local search's budget only
             budget = min(budget, self.search_s)
         found: dict = {}
         status, *_ = _solve(self.groups, self.cands, self.settings,
                             min(self.builder.deadline, time.monotonic() + budget), self.overlapping, inc, None,
                             None, self.t0, rule_ids(self.world.scenario.ruleset), rest={}, found=found,
                             fixed={gid: c for gid, c in inc.items() if gid not in free},
-                            guide={gid: None if _is_rest(picked[gid]) else picked[gid] for gid in free})
+                            guide=guide)
         self.cp_s += found.get("cp_s", 0.0)
         self.adopt(found.get("plan"), f"rins after round {round_}")
         if status == cp_model.OPTIMAL and self.incumbent_cost() == cost:
@@ -1455,6 +1495,66 @@ class _Planning:
                     if self.incumbent_cost() != cost:
                         self.recreated = True
                         tried.clear()
+        except CandidateTimeout:
+            return
+
+    def recreate_exact(self, budget: float, units: int = RECREATE_EXACT_UNITS,
+                       pull: int = RECREATE_EXACT_PULL) -> None:
+        """A ruin-and-recreate search over the best real plan whose recreate is exact, within ``budget``
+        s: a unit drawn at random (seeded by ``settings.seed``) and the ``units - 1`` units placed
+        nearest it are taken out; each takes up to ``pull`` more candidates from its stream, the next
+        ones clear of the bases of the units that stay (:meth:`CandidateStream.next_clear`: the holes
+        the freed units leave, and beyond); then CP-SAT re-places the freed units together over all
+        their candidates taken, the others fixed (``_solve(fixed=...)``, hinted and pruned by the plan:
+        the plan itself is a solution). The new plan is kept when cheaper (:meth:`adopt`). A step
+        drawn again from the same plan is skipped, and the search stops after as many skips in a row
+        as there are units. The candidates pulled are taken (``cands``), so the streams' bounds and
+        every round's relaxation stay valid. Only a better real plan comes out of it; no bound.
+
+        :meth:`recreate` re-places its units one by one (each at its cheapest clear place); here they
+        are placed jointly, which a packing needs when two freed units want the same hole. **Not called
+        by the planner** (``plan9``, one 30 s run each after :meth:`recreate`, 6 s: chogorian-brotherhood
+        1570.954 -> 1566.849, ironhands 712.679 -> 707.916, ravenguard 478.8 -> 481.2: mixed, too few runs)."""
+        if self.start is None or len(self.groups) < 2:
+            return
+        until = min(self.builder.deadline, time.monotonic() + budget)
+        rng = random.Random(self.settings.seed + 1)
+        ids = rule_ids(self.world.scenario.ruleset)
+        k = min(units, len(self.groups))
+        tried: set[tuple[frozenset[str], int]] = set()
+        misses = 0
+        try:
+            while stop.clock() < until - 0.2 and misses < len(self.groups):
+                inc = self.start
+                cost = self.incumbent_cost()
+                assert cost is not None
+                g = rng.choice(self.groups)
+                cx, cy = inc[g.id].anchor
+                near = sorted((h for h in self.groups if h.id != g.id),
+                              key=lambda h: (math.hypot(inc[h.id].anchor[0] - cx, inc[h.id].anchor[1] - cy), h.id))
+                free = frozenset([g.id] + [h.id for h in near[:k - 1]])
+                if (free, cost) in tried:
+                    misses += 1
+                    continue
+                tried.add((free, cost))
+                misses = 0
+                fixed = {gid: c for gid, c in inc.items() if gid not in free}
+                fps = [f for c in fixed.values() for f in c.footprints]
+                xy = np.array([[f.cx, f.cy] for f in fps]).reshape(-1, 2)
+                r = np.array([f.outer_radius for f in fps])
+                for gid in sorted(free):
+                    for _ in range(pull):
+                        c = self.streams[gid].next_clear(xy, r, until)
+                        if c is None:
+                            break
+                        self.cands[gid].append(c)
+                if not self.measure_overlaps():
+                    return
+                found: dict = {}
+                _solve(self.groups, self.cands, self.settings, until, self.overlapping, inc, None, None, self.t0,
+                       ids, rest={}, found=found, fixed=fixed)
+                self.cp_s += found.get("cp_s", 0.0)
+                self.adopt(found.get("plan"), "exact recreate")
         except CandidateTimeout:
             return
 
