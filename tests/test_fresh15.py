@@ -1,0 +1,73 @@
+"""What fresh15 found: the arriving unit's own position is not part of the table ``threats`` checks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from typer.testing import CliRunner
+
+from planner.cli import app
+
+runner = CliRunner()
+
+
+def _scenario(tac_y: float) -> dict:
+    # inf stands exactly 9.0" from tac (base edge to base edge): its own Infiltrate position is illegal
+    return {
+        "ruleset": "hh2",
+        "battlefield": {"width": 72, "depth": 48},
+        "deployment_zones": [
+            {"id": "red-zone", "player": "red", "polygon": [[0, 0], [72, 0], [72, 12], [0, 12]]},
+            {"id": "blue-zone", "player": "blue", "polygon": [[0, 36], [72, 36], [72, 48], [0, 48]]},
+        ],
+        "armies": [
+            {
+                "player": "red",
+                "units": [
+                    {
+                        "id": "tac",
+                        "models": [{"base": {"diameter_mm": 32}, "type": "Infantry", "x": 36, "y": tac_y}],
+                    }
+                ],
+            },
+            {
+                "player": "blue",
+                "units": [
+                    {
+                        "id": "inf",
+                        "rules": ["Infiltrate"],
+                        "setup": "infiltrate",
+                        "models": [
+                            {"base": {"diameter_mm": 25}, "type": "Infantry", "x": 36, "y": 20.12204724409449}
+                        ],
+                    }
+                ],
+            },
+        ],
+    }
+
+
+def _threats(tmp_path: Path, data: dict, name: str) -> tuple[int, str, dict]:
+    path, js = tmp_path / f"{name}.yaml", tmp_path / f"{name}.json"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    res = runner.invoke(app, ["threats", str(path), "--enemy-unit", "inf", "--json", str(js)])
+    return res.exit_code, res.output, json.loads(js.read_text())
+
+
+def test_the_arriving_units_own_position_is_not_a_broken_rule_of_the_table(tmp_path):
+    code, out, data = _threats(tmp_path, _scenario(10.0), "own")
+    assert code == 0, out
+    assert data["deployment_legal"] is True and data["deployment_violations"] == []
+    assert "not legal" not in out and "hh2.infiltrate.distance" not in out
+    assert data["best"]["legal"] is True
+
+
+def test_a_table_illegal_for_another_reason_still_refuses(tmp_path):
+    # tac outside its zone (y 30): the usual refusal before the scan
+    code, out, data = _threats(tmp_path, _scenario(30.0), "ill")
+    assert code == 1, out
+    assert data["status"] == "illegal_table"
+    assert [v["rule"] for v in data["violations"]] == ["hh2.deployment.wholly_within_zone"]
+    assert "already illegal before threats places anything" in out
