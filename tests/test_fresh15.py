@@ -71,3 +71,18 @@ def test_a_table_illegal_for_another_reason_still_refuses(tmp_path):
     assert data["status"] == "illegal_table"
     assert [v["rule"] for v in data["violations"]] == ["hh2.deployment.wholly_within_zone"]
     assert "already illegal before threats places anything" in out
+
+
+def test_a_type_error_on_a_mapping_says_what_was_given(tmp_path):
+    data = _scenario(10.0)
+    data["armies"][0]["units"] = {
+        "models": [{"base": {"diameter_mm": 32}, "type": "Infantry", "x": 36, "y": 10}]
+    }
+    path, js = tmp_path / "map.yaml", tmp_path / "map.json"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    res = runner.invoke(app, ["check", str(path), "--json", str(js)])
+    assert res.exit_code == 2, res.output
+    err = json.loads(js.read_text())
+    assert err["location"] == "armies[0].units"
+    assert err["error"].endswith("field armies[0].units: Input should be a valid list, got a mapping")
+    assert "got a mapping" in res.output

@@ -85,6 +85,7 @@ def validation_error(exc: ValidationError, data: Any, file: str | None) -> Scena
     # drop pydantic's union member tags such as 'tagged-union[...]'
     loc = tuple(p for p in loc if not (isinstance(p, str) and "[" in p and p.endswith("]")))
     value = err.get("input")
+    given = _kind_given(err)
     if isinstance(value, dict | list):
         value = _value_at(data, loc)
         # show a list of plain values (a polygon, an empty model list); hide mappings
@@ -93,6 +94,8 @@ def validation_error(exc: ValidationError, data: Any, file: str | None) -> Scena
     msg = err["msg"]
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, ") :]
+    if given is not None:
+        msg += f", got {given}"
     more = len(exc.errors()) - 1
     typo = _typo_of(exc.errors())
     if typo is not None:  # 'modles:' for 'models:': both errors are the one mistake
@@ -102,6 +105,15 @@ def validation_error(exc: ValidationError, data: Any, file: str | None) -> Scena
     if more:
         msg += f" (and {more} more problem{'s' if more > 1 else ''})"
     return ScenarioError(msg, file=file, location=_loc_to_str(loc), value=value)
+
+
+def _kind_given(err: Any) -> str | None:
+    """For a type error (pydantic's ``*_type``: a list wanted, say) on a mapping or a list, what was
+    given ("a mapping", "a list"): such a value is not shown in full. None otherwise."""
+    if not str(err.get("type", "")).endswith("_type"):
+        return None
+    value = err.get("input")
+    return "a mapping" if isinstance(value, dict) else "a list" if isinstance(value, list) else None
 
 
 def _typo_of(errors: list[Any]) -> tuple[str, str, bool] | None:
