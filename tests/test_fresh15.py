@@ -86,3 +86,18 @@ def test_a_type_error_on_a_mapping_says_what_was_given(tmp_path):
     assert err["location"] == "armies[0].units"
     assert err["error"].endswith("field armies[0].units: Input should be a valid list, got a mapping")
     assert "got a mapping" in res.output
+
+
+def test_a_text_list_read_as_an_xml_roster_gets_a_hint(tmp_path):
+    res = runner.invoke(
+        app, ["import-roster", "tests/data/lists40k/gw-app.txt", "--ruleset", "hh2", "--player", "blue"]
+    )
+    assert res.exit_code == 2, res.output
+    assert "not a well-formed XML roster at line 1 column 0" in res.output
+    assert "read with --ruleset wh40k10 or wh40k11" in res.output
+    # broken XML gets no such hint
+    bad = tmp_path / "bad.ros"
+    bad.write_text("<roster><force></roster>", encoding="utf-8")
+    res = runner.invoke(app, ["import-roster", str(bad), "--ruleset", "hh2", "--player", "blue"])
+    assert res.exit_code == 2, res.output
+    assert "not a well-formed XML roster" in res.output and "wh40k10" not in res.output
