@@ -101,3 +101,11 @@ def test_a_text_list_read_as_an_xml_roster_gets_a_hint(tmp_path):
     res = runner.invoke(app, ["import-roster", str(bad), "--ruleset", "hh2", "--player", "blue"])
     assert res.exit_code == 2, res.output
     assert "not a well-formed XML roster" in res.output and "wh40k10" not in res.output
+
+
+def test_import_tts_on_an_empty_file_says_it_is_empty(tmp_path):
+    empty = tmp_path / "empty.json"
+    empty.write_text("\n", encoding="utf-8")
+    res = runner.invoke(app, ["import-tts", str(empty), "--ruleset", "hh2"])
+    assert res.exit_code == 2, res.output
+    assert "expected a JSON document, got empty" in res.output and "malformed JSON" not in res.output

@@ -582,8 +582,11 @@ def parse_json(text: str, name: str) -> Any:
     Raises
     ------
     ScenarioError
-        Naming ``name`` (the file), for malformed or refused JSON.
+        Naming ``name`` (the file), for malformed or refused JSON, or an empty text ("got empty",
+        as :func:`parse_record` says of an empty YAML file).
     """
+    if not text.strip():
+        raise ScenarioError("expected a JSON document, got empty", file=name)
     try:
         data = json.loads(text, object_pairs_hook=_json_pairs, parse_int=_json_int, parse_float=_json_float,
                           parse_constant=_json_constant)
