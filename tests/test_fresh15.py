@@ -109,3 +109,16 @@ def test_import_tts_on_an_empty_file_says_it_is_empty(tmp_path):
     res = runner.invoke(app, ["import-tts", str(empty), "--ruleset", "hh2"])
     assert res.exit_code == 2, res.output
     assert "expected a JSON document, got empty" in res.output and "malformed JSON" not in res.output
+
+
+def test_next_with_unit_places_that_unit_or_names_the_conflict(tmp_path):
+    s = "scenarios/plan-ravenguard-infiltrate.yaml"
+    out = tmp_path / "x.yaml"
+    res = runner.invoke(
+        app, ["plan", s, "--next", "--unit", "rg-breacher", "--out", str(out), "--time-limit", "10"]
+    )
+    assert res.exit_code == 0, res.output
+    assert "placed Breacher Siege Squad, Legion (rg-breacher)" in res.output
+    res = runner.invoke(app, ["plan", s, "--next", "--unit", "rg-sabres", "--out", str(tmp_path / "y.yaml")])
+    assert res.exit_code == 2, res.output
+    assert "the Infiltrate alternation places rg-tactical (player raven-guard) next" in res.output
