@@ -110,9 +110,8 @@ def deepstrike_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in:
 
 
 def _deployment_report(world: World, enemy_unit: str) -> LegalityReport | None:
-    """The checker's report on the deployment (None where the scenario is not complete)."""
-    from planner.legality.checker import check_deployment
+    """The checker's report on the table the unit arrives on (:func:`planner.adversary.threats.table_report`)."""
+    from planner.adversary.report import enemy_ids
+    from planner.adversary.threats import table_report
 
-    if not all(u.is_positioned for u in world.units.values() if u.on_battlefield and u.id != enemy_unit):
-        return None
-    return check_deployment(world)
+    return table_report(world, enemy_ids(world, [enemy_unit]))

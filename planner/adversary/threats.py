@@ -191,6 +191,18 @@ def cut_short(result: ThreatResult, valued: int | None = None, legal: int | None
     result.message = stop.said(f"{what}; {result.message}")
 
 
+def table_report(world: World, arriving: set[str]) -> LegalityReport | None:
+    """The checker's report on the table the enemy arrives on: ``arriving`` (the enemy unit and the
+    Independent Characters joined to it) off the table, as a ``deny`` goal has them
+    (:func:`planner.adversary.deny.off_table`): their current positions are not part of the table.
+    None when some other unit on the battlefield has no position (nothing complete to check)."""
+    from planner.adversary.deny import off_table
+
+    if not all(u.is_positioned for u in world.units.values() if u.on_battlefield and u.id not in arriving):
+        return None
+    return check_deployment(off_table(world, arriving))
+
+
 def violation_lines(report: LegalityReport | None) -> list[str]:
     """The checker's violations of ``report`` as 'unit U: message [rule]' lines, as the planner
     prints a table already illegal (none for None)."""
@@ -310,8 +322,7 @@ def find_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in: float
     # a scan cut short is valued whole (what it found, at most the work already done; a second Ctrl-C
     # still ends the command at once); a whole scan's valuing is cut by a Ctrl-C that comes during it
     best, value, valued = _best_of(space, goal, mine, legal, stoppable and not stop.requested())
-    base_report = check_deployment(world) if all(u.is_positioned for u in world.units.values()
-                                                 if u.on_battlefield and u.id not in exclude) else None
+    base_report = table_report(world, exclude)
     region = None
     one = space.all_positions[0].footprints
     if len(one) == 1 and one[0].kind == "circle":

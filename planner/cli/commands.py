@@ -338,7 +338,7 @@ def plan(
     workers: Annotated[int, typer.Option("--workers", min=1, max=64, help="CP-SAT worker threads.")] = 2,
     seed: Annotated[int, typer.Option("--seed", min=0, max=2**31 - 1, help="CP-SAT random seed (0 to 2147483647).")] = 0,
     next_step: Annotated[bool, typer.Option("--next", metavar="",
-                                            help="Place only the next Infiltrator of the alternation.")] = False,
+                                            help="Place only the next Infiltrator of the alternation (with --unit ID: that one, if it is that player's turn and no order is fixed; else exit 2).")] = False,
     unit: Annotated[list[str] | None, typer.Option("--unit", help="Place only this marked unit (repeatable).")] = None,
     player: Annotated[str | None, typer.Option("--player", help="Place only this player's marked units (the other "
                                                                 "player's stay where they stand).")] = None,

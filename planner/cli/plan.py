@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 
+from planner.errors import ScenarioError
 from planner.legality.report import Violation
 from planner.solve.planner import PlanResult, ProgressCallback, SolverSettings, plan_deployment
 from planner.world import World
@@ -105,7 +106,10 @@ def run_plan(world: World, settings: SolverSettings, *, next_step: bool = False,
     if next_step:
         from planner.solve.alternation import next_infiltrator, record_step
 
-        unit, order = next_infiltrator(world)
+        if units and len(units) > 1:
+            raise ScenarioError("--next places one unit: give at most one --unit", file=world.file,
+                                location="--unit", value=",".join(units))
+        unit, order = next_infiltrator(world, units[0] if units else None)
         if world.raw is None:
             world.raw = world.scenario.model_dump(mode="json", by_alias=True, exclude_none=True)
         record_step(world.raw, world, unit, order)

@@ -85,6 +85,7 @@ def validation_error(exc: ValidationError, data: Any, file: str | None) -> Scena
     # drop pydantic's union member tags such as 'tagged-union[...]'
     loc = tuple(p for p in loc if not (isinstance(p, str) and "[" in p and p.endswith("]")))
     value = err.get("input")
+    given = _kind_given(err)
     if isinstance(value, dict | list):
         value = _value_at(data, loc)
         # show a list of plain values (a polygon, an empty model list); hide mappings
@@ -97,6 +98,8 @@ def validation_error(exc: ValidationError, data: Any, file: str | None) -> Scena
         # pydantic's "List should have at most 1000 items after validation, not 1001": the count as
         # the value (a list of records is not shown), the limit in the words
         msg, value = f"too many items: at most {err['ctx']['max_length']} are allowed", err["ctx"]["actual_length"]
+    elif given is not None:
+        msg += f", got {given}"
     more = len(exc.errors()) - 1
     typo = _typo_of(exc.errors())
     if typo is not None:  # 'modles:' for 'models:': both errors are the one mistake
@@ -106,6 +109,15 @@ def validation_error(exc: ValidationError, data: Any, file: str | None) -> Scena
     if more:
         msg += f" (and {more} more problem{'s' if more > 1 else ''})"
     return ScenarioError(msg, file=file, location=_loc_to_str(loc), value=value)
+
+
+def _kind_given(err: Any) -> str | None:
+    """For a type error (pydantic's ``*_type``: a list wanted, say) on a mapping or a list, what was
+    given ("a mapping", "a list"): such a value is not shown in full. None otherwise."""
+    if not str(err.get("type", "")).endswith("_type"):
+        return None
+    value = err.get("input")
+    return "a mapping" if isinstance(value, dict) else "a list" if isinstance(value, list) else None
 
 
 def _typo_of(errors: list[Any]) -> tuple[str, str, bool] | None:
@@ -574,8 +586,11 @@ def parse_json(text: str, name: str) -> Any:
     Raises
     ------
     ScenarioError
-        Naming ``name`` (the file), for malformed or refused JSON.
+        Naming ``name`` (the file), for malformed or refused JSON, or an empty text ("got empty",
+        as :func:`parse_record` says of an empty YAML file).
     """
+    if not text.strip():
+        raise ScenarioError("expected a JSON document, got empty", file=name)
     try:
         data = json.loads(text, object_pairs_hook=_json_pairs, parse_int=_json_int, parse_float=_json_float,
                           parse_constant=_json_constant)

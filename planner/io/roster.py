@@ -258,6 +258,20 @@ def _read_zip(path: Path | io.BytesIO, name: str) -> tuple[bytes, str]:
         raise ScenarioError(f"cannot read the archive: {exc.strerror or exc}", file=name) from None
 
 
+def _text_list_hint(data: bytes) -> str:
+    """A hint for a file that looks like a text army list (UTF-8 text not opening with ``<``):
+    those are read with ``--ruleset wh40k10`` or ``wh40k11`` (:mod:`planner.io.lists40k`); else ""."""
+    import codecs
+
+    try:  # not final: a character cut at 4 KiB is not an error
+        head = codecs.getincrementaldecoder("utf-8-sig")().decode(data[:4096], final=False).lstrip()
+    except UnicodeDecodeError:
+        return ""
+    if not head or head.startswith("<") or "\x00" in head:
+        return ""
+    return "; this looks like a text army list: those are read with --ruleset wh40k10 or wh40k11"
+
+
 def _parse_xml(data: bytes, name: str, member: str | None) -> Any:
     from xml.etree.ElementTree import ParseError
 
@@ -274,7 +288,8 @@ def _parse_xml(data: bytes, name: str, member: str | None) -> Any:
     except ParseError as exc:
         line, col = getattr(exc, "position", (None, None))
         at = f" at line {line} column {col}" if line is not None else ""
-        raise ScenarioError(f"not a well-formed XML roster{at}", file=name, location=where) from None
+        raise ScenarioError(f"not a well-formed XML roster{at}{_text_list_hint(data)}", file=name,
+                            location=where) from None
     except (RecursionError, MemoryError):
         raise ScenarioError("XML document nests too deeply or is too large", file=name, location=where) from None
     except (LookupError, ValueError) as exc:

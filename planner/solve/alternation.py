@@ -36,18 +36,37 @@ def _deployed(world: World) -> list[UnitInfo]:
             if u.method is SetupMethod.INFILTRATE and not u.setup.joined and u.is_positioned]
 
 
-def next_infiltrator(world: World) -> tuple[UnitInfo, int]:
+def next_infiltrator(world: World, wanted: str | None = None) -> tuple[UnitInfo, int]:
     """The unit to place next and its order in the alternation (1 = first Infiltrator down).
+    With ``wanted`` (``plan --next --unit ID``), that unit instead, when the alternation allows it:
+    it waits to Infiltrate, belongs to the player whose turn it is, and neither it nor the
+    alternation's own choice has an ``order`` fixed in the file.
 
     Raises
     ------
     ScenarioError
-        If no Infiltrate unit is marked ``place: true`` without positions.
+        If no Infiltrate unit is marked ``place: true`` without positions; if ``wanted`` is not
+        allowed next (location ``--unit``, the message names the unit the alternation places).
     """
     waiting = _waiting(world)
     if not waiting:
         raise ScenarioError("no Infiltrate unit is marked 'place: true' without positions: nobody is next",
                             file=world.file, location="armies")
+    u, order = _next_of(world, waiting)
+    if wanted is None or wanted == u.id:
+        return u, order
+    w = next((x for x in waiting if x.id == wanted), None)
+    if w is not None and w.player == u.player and w.setup.order is None and u.setup.order is None:
+        return w, order
+    why = ("it is not an Infiltrate unit marked 'place: true' without positions" if w is None
+           else f"it is player {w.player}'s unit and the turn is player {u.player}'s" if w.player != u.player
+           else "the file fixes the Infiltrate order")
+    raise ScenarioError(f"the Infiltrate alternation places {u.id} (player {u.player}) next, not this unit: {why}",
+                        file=world.file, location="--unit", value=wanted)
+
+
+def _next_of(world: World, waiting: list[UnitInfo]) -> tuple[UnitInfo, int]:
+    """The alternation's own choice among ``waiting`` (not empty), and its order."""
     deployed = _deployed(world)
     last = max((u.setup.order or 0 for u in deployed), default=0)
     order = max(last, len(deployed)) + 1
