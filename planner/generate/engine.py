@@ -352,7 +352,7 @@ def run_ray(job: Job, start: int, stop: int, workers: int, address: str | None) 
             try:
                 ray.init(address=address, log_to_driver=False)
             except ConnectionError as exc:  # something answers there, but not a Ray cluster
-                            raise ScenarioError(f"cannot join a Ray cluster at this address: {exc}", location="--address",
+                raise ScenarioError(f"cannot join a Ray cluster at this address: {exc}", location="--address",
                                     value=address) from None
         else:
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
