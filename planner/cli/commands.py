@@ -650,7 +650,8 @@ def deepstrike(
                                                                   "(wh40k5, wh40k7, wh40k10, wh40k11).")] = None,
     orientation: Annotated[float | None, typer.Option("--orientation", min=-360, max=360,
                                                       help="Odds also for this fixed direction of the rings, "
-                                                           "degrees (default: the best formation, and 0).")] = None,
+                                                           "degrees (default: the best formation, and 0; "
+                                                           "10th/11th: check the arrival in this one only).")] = None,
     map_file: Annotated[str | None, typer.Option("--map", help="Write a mishap heat map (10th/11th: where the "
                                                                "arrival is illegal; .csv, or .png with "
                                                                "matplotlib).")] = None,

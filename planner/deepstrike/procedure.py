@@ -16,6 +16,8 @@ Mishap triggers (one rule id each, ``<ruleset>.deepstrike.mishap.<trigger>``):
 modules), ``impassable`` (a base overlapping impassable terrain; 7th: also buildings),
 ``on_model`` (bases overlapping a friendly or enemy model), ``enemy_within_1`` (within 1" of an
 enemy model). Dangerous terrain: a base on or touching a difficult (or dangerous) feature.
+10th/11th (no scatter, procedure ``arrival``): a legal/not-legal arrival check, each rule it
+breaks by the id ``planner check`` reports for the same arrival (:data:`ARRIVAL_RULES`).
 
 Odds: exact over the HIT faces (1/3) and the 36 outcomes of 2D6; over the direction each
 probability is the angle-measure of the scatter circle inside a region of the first model's
