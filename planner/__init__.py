@@ -8,7 +8,8 @@ The public API (see the README's "As a library"); each name is imported on first
 - :func:`plan_deployment` (World, :class:`SolverSettings`) -> :class:`PlanResult`
 - :func:`suggest_moves` (World) -> :class:`SuggestReport`: the least total move making each illegal unit legal
 - :func:`find_threats` (World, enemy unit id, :func:`threat_goal`) -> the enemy's legal area and best arrival
-- :func:`deep_strike_odds` (World, unit id, aim x, y) -> exact Deep Strike odds
+- :func:`deep_strike_odds` (World, unit id, aim x, y) -> exact Deep Strike odds (wh40k10/wh40k11: a
+  legal/not-legal arrival check, 0 or 1, its ``triggers`` keyed by the rule ids ``planner check`` reports)
 - :func:`render_file` / :func:`render_bytes` (World, :class:`RenderOptions`) -> an SVG or PNG picture
 - :func:`import_roster` (a BattleScribe/New Recruit file; for wh40k10/wh40k11 also a GW app, New Recruit,
   ListForge or Rosterizer list) -> an army and its warnings

@@ -325,7 +325,7 @@ def test_ring_formation_mixed_bases():
 def test_new_editions_arrival_distance(ruleset, limit):
     st = make_setup(_world(ruleset, red=[_enemy(30, 30, 32)]), "ds")
     at = 30 - R32 - limit - R25           # exactly the limit: not "more than"
-    assert "distance" in judge_landing(st, 30, at).triggers
+    assert judge_landing(st, 30, at).triggers == [f"{ruleset}.deepstrike.distance"]  # planner check's id
     assert judge_landing(st, 30, at - 0.01).triggers == []
     assert odds(st, 30, at - 0.01).p_clean == 1.0
 

@@ -153,7 +153,7 @@ def test_a_deep_strike_off_the_edge_has_the_checkers_id(ruleset):
     assert set(by_rule) == {f"{ruleset}.battlefield", f"{ruleset}.deepstrike.distance", f"{ruleset}.terrain.placement",
                             f"{ruleset}.bases.overlap"}
     assert set(by_rule) <= _listed(ruleset)
-    assert not by_rule[f"{ruleset}.battlefield"].passed and land.triggers == ["off_table"]
+    assert not by_rule[f"{ruleset}.battlefield"].passed and land.triggers == [f"{ruleset}.battlefield"]
     # the checker says the same under the same id
     assert failed(check_deployment(w)) == {f"{ruleset}.battlefield"}
     assert f"{ruleset}.deepstrike.battlefield" not in _listed(ruleset)

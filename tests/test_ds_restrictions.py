@@ -44,11 +44,12 @@ def test_deep_strike_landing_honours_the_restriction(gap, legal):
     assert st.restricted
     y = 6 + B32 + gap
     land = judge_landing(st, 30.0, y)
-    assert land.mishap is not legal and (("restriction" in land.triggers) is not legal)
+    # the trigger is the rule id planner check reports (one table: DeepStrikeRules.arrival_rule_id)
+    assert land.mishap is not legal and land.triggers == ([] if legal else ["wh40k10.restriction.within"])
     (f,) = [f for f in land.findings if f.rule == "wh40k10.restriction.within"]
     assert f.passed is legal and f.measured == pytest.approx(gap, abs=1e-9) and "datasheet p.9" in f.message
     o = odds(st, 30.0, y)
-    assert o.triggers["restriction"] == (0.0 if legal else 1.0)
+    assert o.triggers["wh40k10.restriction.within"] == (0.0 if legal else 1.0)
     # the checker, with the unit arriving at that position
     d = _w40k()
     d["armies"][1]["units"][0]["setup"]["battle_round"] = 2
@@ -61,7 +62,8 @@ def test_deep_strike_landing_honours_the_restriction(gap, legal):
 def test_no_restriction_keeps_the_old_landing():
     st = make_setup(resolve(Scenario.model_validate(_w40k(None))), "ds")
     assert not st.restricted
-    assert set(odds(st, 30.0, 20.0).triggers) == {"off_table", "distance", "impassable", "on_model"}
+    assert list(odds(st, 30.0, 20.0).triggers) == ["wh40k10.battlefield", "wh40k10.deepstrike.distance",
+                                                   "wh40k10.terrain.placement", "wh40k10.bases.overlap"]
 
 
 def test_40k_deep_strike_threats_honour_the_restriction(tmp_path):
@@ -111,7 +113,7 @@ def test_generated_deep_strike_with_a_restricting_unit_follows_the_checker(tmp_p
         assert [f.passed for f in found] == [f["passed"] for f in lab["restriction"]]
         ok = all(f.passed for f in found)
         verdicts.add(ok)
-        assert (lab["odds"]["triggers"]["restriction"] == 0.0) is ok
+        assert (lab["odds"]["triggers"]["wh40k10.restriction.within"] == 0.0) is ok
         if not ok:
             assert lab["odds"]["p_mishap"] == 1.0  # an arrival within X" is illegal
     assert seen >= 4 and verdicts == {True, False}

@@ -60,6 +60,8 @@ def test_40k_landing_agrees_with_the_checker_around_terrain_and_a_friendly_model
                 m.update(x=cx, y=cy)
             rep = check_deployment(resolve(Scenario.model_validate(d), "w.yaml", require_positions=True))
             assert rep.legal is not land.mishap, (x, y, land.triggers, [v.rule for v in rep.violations])
+            # the landing's triggers are the rule ids planner check reports for the arriving unit
+            assert set(land.triggers) == {v.rule for v in rep.violations if v.unit == "ds"}, (x, y)
             seen[rep.legal] += 1
             rules_fired |= {v.rule for v in rep.violations}
             assert {v.rule for v in rep.violations} <= {f.rule for f in land.findings if not f.passed} | {
@@ -78,9 +80,9 @@ def test_40k_landing_agrees_with_the_checker_around_terrain_and_a_friendly_model
     assert rock.message == ('model 1 would be set up in rock; also model 2 (in rock, 3.630" deep), '
                             'model 3 (in rock, 2.539" deep)')
     assert rock.failing_models == ["1", "2", "3"]
-    assert "impassable" in judge_landing(st, 26.0, 22.0).triggers
+    assert judge_landing(st, 26.0, 22.0).triggers == [f"{ruleset}.terrain.placement"]
     on = judge_landing(st, 22.0, 17.0)
-    assert on.triggers == ["on_model"] and odds(st, 22.0, 17.0).triggers["on_model"] == 1.0
+    assert on.triggers == [f"{ruleset}.bases.overlap"] and odds(st, 22.0, 17.0).triggers[f"{ruleset}.bases.overlap"] == 1.0
 
 
 def test_7th_edition_solid_feature_is_impassable_for_the_mishap():

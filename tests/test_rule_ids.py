@@ -79,6 +79,9 @@ TEMPLATES: dict[str, set[str]] = {
     # the 5th/7th mishap triggers, in findings and in the odds
     "R.rule_id(f'mishap.{trigger}')": {f"{rs}.deepstrike.mishap.{t}" for rs in SCATTER for t in procedure.TRIGGERS},
     "st.rules.rule_id(f'mishap.{t}')": {f"{rs}.deepstrike.mishap.{t}" for rs in SCATTER for t in procedure.TRIGGERS},
+    # DeepStrikeRules.arrival_rule_id: the 10th/11th arrival's rules (planner check's ids), one table
+    "{self.ruleset}.{dict(ARRIVAL_RULES)[trigger]}": {f"{rs}.{rule}" for rs in FORTY_K
+                                                      for _, rule in procedure.ARRIVAL_RULES},
     # the HH2 Deep Strike Assault odds, one per trigger
     "{RULE}.{t}": {f"hh2.{assault.RULE}.{t}" for t in assault.ALL_TRIGGERS},
     "{st.rules.ruleset}.{RULE}": set(),  # the same ids: the ruleset, then the two parts above

@@ -650,8 +650,10 @@ def deepstrike(
                                                                   "(wh40k5, wh40k7, wh40k10, wh40k11).")] = None,
     orientation: Annotated[float | None, typer.Option("--orientation", min=-360, max=360,
                                                       help="Odds also for this fixed direction of the rings, "
-                                                           "degrees (default: the best formation, and 0).")] = None,
-    map_file: Annotated[str | None, typer.Option("--map", help="Write a mishap heat map (.csv, or .png with "
+                                                           "degrees (default: the best formation, and 0; "
+                                                           "10th/11th: check the arrival in this one only).")] = None,
+    map_file: Annotated[str | None, typer.Option("--map", help="Write a mishap heat map (10th/11th: where the "
+                                                               "arrival is illegal; .csv, or .png with "
                                                                "matplotlib).")] = None,
     resolution: Annotated[float, typer.Option("--resolution", min=0.1, max=12.0, help="Map/search cell, inches.")]
     = 1.0,
@@ -677,9 +679,14 @@ def deepstrike(
                                                        "(default 15; a divisor of 15 gives a larger candidate set, "
                                                        "never worse odds).")] = None,
 ) -> None:
-    """Deep Strike odds: clean landing, each mishap result and trigger, dangerous terrain, a goal point.
+    """Deep Strike odds (wh40k5/wh40k7, hh2) or, for wh40k10/wh40k11, an arrival check.
 
-    Exit 0 with the odds (10th/11th: 0 if the set-up at --at is legal, 1 if not), 2 for invalid input.
+    wh40k5/wh40k7: the exact odds of a clean landing, each mishap result and trigger, dangerous terrain,
+    a goal point; hh2: the Deep Strike Assault odds of the first model. wh40k10/wh40k11 do not scatter:
+    --at is a legal/not-legal arrival check (LEGAL or NOT LEGAL, each rule broken by the rule id that
+    'planner check' reports, e.g. wh40k10.deepstrike.distance, with its meaning; no odds table).
+
+    Exit 0 with the odds (10th/11th: 0 if the arrival at --at is legal, 1 if not), 2 for invalid input.
     """
 
     def go() -> int:

@@ -117,7 +117,7 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
     orientation = float(orientation) if orientation is not None else 0.0
     st = make_setup(world, unit, ruleset, orientation, inertial_guidance, facing, rulings)
     R = st.rules
-    _refuse_unused(R, near, within, orientation if asked else None, formation_step)
+    _refuse_unused(R, near, within, orientation if asked else None, formation_step, n_sim)
     if formation_step is not None and R.procedure != "assault":
         _refuse_unused_step(R, at is not None, best, asked, len(st.unit.models) >= 2, formation_step)
     formation_step = 15.0 if formation_step is None else formation_step
@@ -175,7 +175,11 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
                 if chosen
                 else f"aim ({x:g}, {y:g}), fixed orientation {orientation:g} deg"
                 + (" (as asked)" if asked else " (for comparison)"))
-        _print_odds(console, o, R.scatter, what)
+        if R.scatter:
+            _print_odds(console, o, what)
+        else:  # 10th/11th: legal or not, by the rule ids of planner check (no odds to give)
+            data |= {"legal": not land.mishap, "rules_failed": list(land.triggers)}
+            _print_arrival(console, st, land, x, y, what, chosen)
         data["formation_drawn"] = [(f"the controller's formation, {land.formation_label}" if chosen else
                                     f"formation, orientation {orientation:g} deg") + " (on target)",
                                    [list(c) for c in land.formation.centres]]
@@ -188,14 +192,6 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
                                            bfo.on_target["positions"]]
         if not R.scatter:
             code = 1 if land.mishap else 0
-            if chosen:
-                console.print(escape(f"Formation set up: {land.formation_label}"
-                                     + (" (none legal: the first tried, shown illegal)" if land.mishap else "")),
-                              highlight=False)
-            for f in land.findings:
-                if not f.passed:
-                    needs = f" (required: {f.required})" if f.required else ""
-                    console.print(f"  [red]x[/red] {escape(f'[{f.rule}] {f.message}{needs}')}", highlight=False)
         if n_sim:
             s = simulate(st, x, y, n_sim, seed, within=wgoal)
             data["simulation"] = asdict(s)
@@ -213,7 +209,7 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
         console.print(f"Best aim point over the {resolution:g}\" grid (--resolution) for a {b.goal}: "
                       f"({b.x:.2f}, {b.y:.2f}), P = {b.probability:.4f} "
                       f"(formation at the fixed orientation {orientation:g} deg); {search}")
-        _print_odds(console, b.odds, R.scatter, f"best ({b.x:.2f}, {b.y:.2f})")
+        _print_odds(console, b.odds, f"best ({b.x:.2f}, {b.y:.2f})")
         if note:  # the search assumes the fixed orientation: the controller's best formation at the cell it picks
             data["best"] |= {"orientation_deg": orientation, "orientation": "fixed", "note": note}
             if R.scatter:
@@ -231,12 +227,12 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
                 f"{R.ruleset} Deep Strike procedure here has no restriction rule (40k 10th and 11th, and the HH2 Deep Strike Assault, apply them).")
         data.setdefault("notes", []).append(note)
         console.print(escape(note), highlight=False)
-    _print_rulings(console, data["rulings"])
+    _print_rulings(console, data["rulings"], "these odds" if R.scatter else "this arrival check")
     return data, code
 
 
 def _refuse_unused(R, near: str | None, within: float | None, orientation: float | None,
-                   formation_step: float | None) -> None:
+                   formation_step: float | None, n_sim: int | None = None) -> None:
     """Refuse an option the ruleset's Deep Strike procedure would silently ignore (exit 2, naming it).
 
     Raises
@@ -244,7 +240,8 @@ def _refuse_unused(R, near: str | None, within: float | None, orientation: float
     ScenarioError
         HH2 (Deep Strike Assault): ``--within``, ``--orientation``, ``--formation-step`` (the first model
         lands alone, the controller places the rest: no goal point, no rings); 10th/11th (no scatter):
-        ``--near``, ``--within`` (the unit is set up where it is aimed: no chance of a goal to weigh)."""
+        ``--near``, ``--within`` (the unit is set up where it is aimed: no chance of a goal to weigh),
+        ``--simulate`` (no dice to replay: the arrival is legal or not)."""
     if R.procedure == "assault":
         why = {"--within": ("the HH2 Deep Strike Assault has no goal point (--near and --best are for wh40k5, "
                             "wh40k7)", within),
@@ -260,6 +257,10 @@ def _refuse_unused(R, near: str | None, within: float | None, orientation: float
                 raise ScenarioError(f"{option} does not apply under {R.ruleset}: the unit does not scatter, it is set "
                                     "up where --at aims (or it is illegal there); --near/--within weigh the chance of "
                                     "a scattered landing near a point (wh40k5, wh40k7)", location=option, value=value)
+        if n_sim is not None:  # it replayed the regions of the Mishap procedure, not the arrival check
+            raise ScenarioError(f"--simulate does not apply under {R.ruleset}: the unit does not scatter and no "
+                                "dice are rolled, so there is nothing to replay; --at checks whether the arrival is "
+                                "legal (wh40k5, wh40k7 and hh2 replay their scatter)", location="--simulate", value=n_sim)
 
 
 def _refuse_unused_step(R, at: bool, best: bool, asked: bool, many: bool, formation_step: float) -> None:
@@ -284,10 +285,11 @@ def _refuse_unused_step(R, at: bool, best: bool, asked: bool, many: bool, format
                         value=formation_step)
 
 
-def _print_rulings(console: Console, rulings: list[dict]) -> None:
-    """The rulings applied, one line each (as ``planner check`` prints them), or that none applied."""
+def _print_rulings(console: Console, rulings: list[dict], decided: str = "these odds") -> None:
+    """The rulings applied, one line each (as ``planner check`` prints them), or that none applied
+    (none decides ``decided``: the odds, or 10th/11th the arrival check)."""
     if not rulings:
-        console.print("Rulings applied: none (no open point of the sources decides these odds)")
+        console.print(f"Rulings applied: none (no open point of the sources decides {decided})")
         return
     console.print("Rulings applied:")
     for r in rulings:
@@ -329,13 +331,13 @@ def _triggers_note(console: Console, triggers: dict[str, float], total: float, w
         console.print(escape(TRIGGERS_NOTE.format(total=what)), highlight=False)
 
 
-def _print_odds(console: Console, o, scatter: bool, title: str) -> None:
+def _print_odds(console: Console, o, title: str) -> None:
+    """The odds table of a scatter (5th/7th Mishap procedure); 10th/11th print :func:`_print_arrival`."""
     t = RichTable(title=escape(f"Deep Strike odds, {title}"))
     t.add_column("outcome")
     t.add_column("probability", justify="right")
-    t.add_row("clean landing" if scatter else "legal set-up", f"{o.p_clean:.4f}")
-    # 10th/11th edition have no mishap: a set-up that breaks the arrival distance is illegal
-    t.add_row("mishap" if scatter else "illegal set-up", f"{o.p_mishap:.4f}")
+    t.add_row("clean landing", f"{o.p_clean:.4f}")
+    t.add_row("mishap", f"{o.p_mishap:.4f}")
     for k, v in o.results.items():
         t.add_row(f"  mishap result: {k}", f"{v:.4f}")
     for k, v in o.triggers.items():
@@ -345,9 +347,39 @@ def _print_odds(console: Console, o, scatter: bool, title: str) -> None:
     if o.within is not None:
         t.add_row("clean landing within range of the point", f"{o.within:.4f}")
     console.print(t)
-    _triggers_note(console, o.triggers, o.p_mishap, "mishap" if scatter else "illegal set-up")
-    if scatter:
-        console.print(f"exact over the scatter die and 2D6; direction: closed-form arcs, error <= {o.error_bound:g}")
+    _triggers_note(console, o.triggers, o.p_mishap, "mishap")
+    console.print(f"exact over the scatter die and 2D6; direction: closed-form arcs, error <= {o.error_bound:g}")
+
+
+def _print_arrival(console: Console, st, land, x: float, y: float, what: str, chosen: bool) -> None:
+    """10th/11th (no scatter): the arrival check at (x, y), LEGAL or NOT LEGAL, each rule broken by
+    its id (the id ``planner check`` reports: :meth:`~planner.deepstrike.procedure.DeepStrikeRules.arrival_rule_id`)
+    with its meaning and the failing findings under it, the models in dangerous terrain if any."""
+    from planner.rules.registry import find_ruleset
+
+    R = st.rules
+    verdict = "[red]NOT LEGAL[/red]" if land.mishap else "[green]LEGAL[/green]"
+    console.print(f"[bold]Deep Strike arrival check[/bold], {escape(st.unit.label)} at ({x:g}, {y:g}), "
+                  f"{R.ruleset}: {verdict}", highlight=False)
+    console.print(escape(f"  {what}"), highlight=False)
+    if chosen:
+        console.print(escape(f"Formation set up: {land.formation_label}"
+                             + (" (none legal: the first tried, shown illegal)" if land.mishap else "")),
+                      highlight=False)
+    rs = find_ruleset(R.ruleset)
+    if not land.mishap:
+        console.print(escape("Every rule of the arrival holds: " + ", ".join(R.arrival_rule_ids(st.restricted))),
+                      highlight=False)
+    else:
+        console.print(f"Rule{'s' if len(land.triggers) > 1 else ''} broken ({len(land.triggers)}):")
+    for rid in land.triggers:  # the rule and its meaning, then its failing findings as planner check words them
+        console.print(escape(f"  {rid}: {rs.rule(rid).meaning}"), highlight=False)
+        for f in land.findings:
+            if f.rule == rid and not f.passed:
+                needs = f" (required: {f.required})" if f.required else ""
+                console.print(f"    [red]x[/red] {escape(f'[{f.rule}] {f.message}{needs}')}", highlight=False)
+    if land.dangerous_models:
+        console.print(escape("Models in dangerous terrain: " + ", ".join(land.dangerous_models)), highlight=False)
 
 
 def _print_best_formation(console: Console, b) -> None:

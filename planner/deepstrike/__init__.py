@@ -27,7 +27,9 @@ def deep_strike_odds(world: World, unit_id: str, x: float, y: float, *, ruleset:
         The scenario (:func:`planner.load_scenario`); the unit is in it, e.g. in Reserves.
     ruleset : str, optional
         Override the scenario's ruleset: ``wh40k5``/``wh40k7`` (scatter and Mishap table),
-        ``wh40k10``/``wh40k11`` (no scatter: the set-up is legal or not, odds 0 or 1), ``hh2``
+        ``wh40k10``/``wh40k11`` (no scatter: a legal/not-legal arrival check, ``p_mishap`` 1.0 if
+        illegal else 0.0, ``triggers`` keyed by the rule ids ``planner check`` reports, e.g.
+        ``wh40k10.deepstrike.distance``, 1.0 for each rule broken), ``hh2``
         (Deep Strike Assault: the first model's odds).
     within : (x, y, d), optional
         Also the probability of a clean landing with a model within ``d`` inches of (x, y)

@@ -16,6 +16,8 @@ Mishap triggers (one rule id each, ``<ruleset>.deepstrike.mishap.<trigger>``):
 modules), ``impassable`` (a base overlapping impassable terrain; 7th: also buildings),
 ``on_model`` (bases overlapping a friendly or enemy model), ``enemy_within_1`` (within 1" of an
 enemy model). Dangerous terrain: a base on or touching a difficult (or dangerous) feature.
+10th/11th (no scatter, procedure ``arrival``): a legal/not-legal arrival check, each rule it
+breaks by the id ``planner check`` reports for the same arrival (:data:`ARRIVAL_RULES`).
 
 Odds: exact over the HIT faces (1/3) and the 36 outcomes of 2D6; over the direction each
 probability is the angle-measure of the scatter circle inside a region of the first model's
@@ -75,6 +77,19 @@ NUMERIC_ERROR = 2e-6
 """Bound on the floating-point error of the arc measure (see :mod:`planner.deepstrike.regions`)."""
 
 TRIGGERS = ("off_table", "impassable", "on_model", "enemy_within_1")
+ARRIVAL_RULES: tuple[tuple[str, str], ...] = (
+    ("off_table", "battlefield"),
+    ("distance", "deepstrike.distance"),
+    ("restriction", "restriction.within"),
+    ("impassable", "terrain.placement"),
+    ("on_model", "bases.overlap"),
+)
+"""10th/11th arrival (procedure ``arrival``): each way :func:`judge_landing` finds a set-up illegal
+-> the rule (its id less the ruleset prefix) that ``planner check`` reports for the same failure of
+a unit arriving from reserves (:class:`planner.legality.wh40k.WH40kChecker`: ``check_battlefield``,
+``check_arrival``, ``restriction_findings``, ``check_terrain``, ``check_overlaps``). The one table:
+the arrival's findings, :attr:`Landing.triggers` and :attr:`Odds.triggers` all take their ids from it
+(:meth:`DeepStrikeRules.arrival_rule_id`)."""
 _BIG = 1000.0
 
 
@@ -101,6 +116,22 @@ class DeepStrikeRules:
 
     def rule_id(self, what: str) -> str:
         return f"{self.ruleset}.deepstrike.{what}"
+
+    def arrival_rule_id(self, trigger: str) -> str:
+        """The full rule id of a 10th/11th arrival trigger (:data:`ARRIVAL_RULES`), the id ``planner
+        check`` gives the same failure: ``'distance'`` -> ``'wh40k10.deepstrike.distance'``.
+
+        Raises
+        ------
+        KeyError
+            If ``trigger`` is not one of :data:`ARRIVAL_RULES`.
+        """
+        return f"{self.ruleset}.{dict(ARRIVAL_RULES)[trigger]}"
+
+    def arrival_rule_ids(self, restricted: bool = False) -> tuple[str, ...]:
+        """Every rule a 10th/11th arrival is judged by, in :data:`ARRIVAL_RULES` order (the
+        restriction rule only when ``restricted``: some enemy restriction names Deep Strike arrivals)."""
+        return tuple(self.arrival_rule_id(t) for t, _ in ARRIVAL_RULES if restricted or t != "restriction")
 
     def scatter_distances(self) -> list[tuple[float, float]]:
         """(distance in inches, probability) of an arrow roll: exact over the 6^dice outcomes."""
@@ -368,6 +399,10 @@ class Landing:
     y: float
     formation: Formation
     triggers: list[str]
+    """What makes the landing a mishap: 5th/7th the trigger names of :data:`TRIGGERS`; 10th/11th
+    (an illegal arrival) the ids of the rules it breaks (:meth:`DeepStrikeRules.arrival_rule_id`,
+    the ids of ``planner check``), in :data:`ARRIVAL_RULES` order. Empty: a clean landing / a
+    legal arrival."""
     dangerous_models: list[str]
     findings: list[Finding]
     formation_label: str = ""
@@ -449,7 +484,7 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float, form: Formation | Non
             close = worst_first(((k, dk, rk) for k, (dk, rk) in nearest.items() if not is_more_than_distance(dk, more)),
                                 j, larger_is_worse=False)
             also, failing = also_failing(placed, [(k, f"{inches(dk)} from {rk}", dk, rk) for k, dk, rk in close])
-        findings.append(make_finding(R.rule_id("distance"), ok, unit,
+        findings.append(make_finding(R.arrival_rule_id("distance"), ok, unit,
                                      (f"closest enemy model {ref} at {_fmt(d)} from model {labels[j]}{also}" if ref
                                       else "no enemy model"),
                                      model=labels[j], measured=None if ref is None else d,
@@ -475,7 +510,7 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float, form: Formation | Non
         if hit is not None and not hit.ok:  # the deepest first, every model standing in one (as the checker)
             hit = closest_no_go(fps, no_go)
         if hit is None or hit.ok:
-            findings.append(Finding(rule=f"{R.ruleset}.terrain.placement", passed=True, unit=unit.id,
+            findings.append(Finding(rule=R.arrival_rule_id("impassable"), passed=True, unit=unit.id,
                                     required="not in impassable terrain or inside a solid feature",
                                     message="no model in impassable terrain or a solid feature"))
             ok = True
@@ -484,7 +519,7 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float, form: Formation | Non
             place = _no_go_place(st)
             also, failing = also_failing(placed, [(g.index, f"{place(g.feature)}, {inches(-g.distance)} deep",
                                                    g.distance, g.feature) for g in hit.inside])
-            findings.append(make_finding(f"{R.ruleset}.terrain.placement", False, unit,
+            findings.append(make_finding(R.arrival_rule_id("impassable"), False, unit,
                                          f"model {labels[hit.index]} would be set up {place(hit.feature)}{also}",
                                          model=labels[hit.index], measured=hit.distance, failing=failing,
                                          required="not in impassable terrain or inside a solid feature",
@@ -496,16 +531,17 @@ def judge_landing(st: DeepStrikeSetup, x: float, y: float, form: Formation | Non
         if ons:  # every model set up on another, in model order (the rule has no measure to order by)
             j, on = ons[0]
             also, failing = also_failing(placed, [(k, f"on {rk}", None, rk) for k, rk in ons])
-            findings.append(make_finding(f"{R.ruleset}.bases.overlap", False, unit,
+            findings.append(make_finding(R.arrival_rule_id("on_model"), False, unit,
                                          f"model {labels[j]} would be set up on {on}{also}", model=labels[j],
                                          required="bases do not overlap", failing=failing,
                                          evidence=Evidence(model=labels[j], other_model=on)))
             fired.append("on_model")
         else:
-            findings.append(Finding(rule=f"{R.ruleset}.bases.overlap", passed=True, unit=unit.id,
+            findings.append(Finding(rule=R.arrival_rule_id("on_model"), passed=True, unit=unit.id,
                                     required="bases do not overlap", message="no model is set up on another model"))
-        findings[0] = findings[0].model_copy(update={"rule": f"{R.ruleset}.battlefield"})  # the checker's id
-        return Landing(x, y, form, fired, [], findings)
+        findings[0] = findings[0].model_copy(update={"rule": R.arrival_rule_id("off_table")})  # the checker's id
+        order = [t for t, _ in ARRIVAL_RULES]
+        return Landing(x, y, form, [R.arrival_rule_id(t) for t in sorted(set(fired), key=order.index)], [], findings)
     # --- impassable terrain
     worst = (math.inf, 0, None)
     deepest: dict[int, tuple[float, str]] = {}  # each model's deepest (or closest) impassable feature
@@ -923,7 +959,13 @@ def region_probabilities(st: DeepStrikeSetup, rs: RegionSet, x, y) -> np.ndarray
 
 @dataclass
 class Odds:
-    """Exact odds of one aim point (probabilities; ``error_bound`` on each)."""
+    """Exact odds of one aim point (probabilities; ``error_bound`` on each).
+
+    ``triggers``: rule id -> P(the landing meets that trigger) (5th/7th
+    ``<ruleset>.deepstrike.mishap.<trigger>``; they overlap). 10th/11th (no scatter) are an arrival
+    check, legal or not: ``p_mishap`` 1.0 (illegal) or 0.0 (legal), ``p_clean`` the other, and
+    ``triggers`` every rule of :meth:`DeepStrikeRules.arrival_rule_ids` (the ids ``planner check``
+    reports) -> 1.0 if the set-up breaks it, else 0.0."""
 
     x: float
     y: float
@@ -966,9 +1008,8 @@ def odds(st: DeepStrikeSetup, x: float, y: float, within: tuple[float, float, fl
     if not st.rules.scatter:  # the controller sets the unit up in the formation that is legal, if any
         land = judge_landing(st, x, y) if fixed else best_setup(st, x, y, ORIENTATION_STEP_DEG if step_deg is None else step_deg)
         pm = 1.0 if land.mishap else 0.0
-        return Odds(x, y, pm, 1 - pm, {}, {t: (1.0 if t in land.triggers else 0.0)
-                                              for t in ("off_table", "distance", "impassable", "on_model")
-                                              + (("restriction",) if st.restricted else ())},
+        return Odds(x, y, pm, 1 - pm, {}, {rid: (1.0 if rid in land.triggers else 0.0)
+                                           for rid in st.rules.arrival_rule_ids(st.restricted)},
                     {m: 1.0 for m in land.dangerous_models}, None)
     o = _odds_from(st, x, y, within, "outer")
     if _has_ovals(st):

@@ -87,7 +87,9 @@ class DeepStrikeOdds(_L):
     p_mishap: float = Field(description="Probability of a mishap (10th/11th: that the set-up is not legal).")
     p_clean: float = Field(description="1 - p_mishap.")
     results: dict[str, float] = Field(description="Probability of each mishap table result, by result name.")
-    triggers: dict[str, float] = Field(description="Probability of each mishap trigger, by rule id (they overlap).")
+    triggers: dict[str, float] = Field(description="Probability of each mishap trigger, by rule id (they overlap); "
+                                       "10th/11th: each rule the arrival is judged by, by the id planner check "
+                                       "reports (e.g. wh40k10.deepstrike.distance), 1.0 if broken, else 0.0.")
     dangerous: dict[str, float] = Field(
         description="Probability of landing clean with a model in each dangerous feature, by feature id.")
     within: float | None = Field(description="Probability of landing clean with a model near a goal point "
