@@ -757,8 +757,9 @@ def render(
 @app.command()
 def threats(
     scenario: Annotated[str, typer.Argument(help="Scenario file: my units positioned; the enemy unit anywhere.")],
-    enemy_unit: Annotated[str, typer.Option("--enemy-unit", help="Id of the enemy unit that Infiltrates "
-                                                                      "(or Deep Strikes, wh40k10/11).")],
+    enemy_unit: Annotated[str, typer.Option("--unit", "--enemy-unit", help="Id of the enemy unit that Infiltrates "
+                                                                                "(or Deep Strikes, wh40k10/11); "
+                                                                                "--enemy-unit is the same option.")],
     goal: Annotated[str | None, typer.Option("--goal", help="near_units (default), near_point:X,Y, "
                                                             "near_objective:ID, sight, hidden_near:X,Y.")] = None,
     grid: Annotated[float, typer.Option("--grid", min=0.5, max=12.0, help="Anchor grid, inches.")] = 2.0,

@@ -1,0 +1,73 @@
+"""What fix16 fixed (a fresh user's CLI findings): threats says it disregards the enemy unit's own
+positions and takes ``--unit``; range errors of number options in the house words; ``check`` of a
+scenario without units; the model limit's error location; a generate Job's unknown kind."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import yaml
+from typer.testing import CliRunner
+
+from planner.cli import app
+
+runner = CliRunner()
+
+
+def _scenario(inf_positioned: bool = True) -> dict:
+    inf_model: dict = {"base": {"diameter_mm": 25}, "type": "Infantry"}
+    if inf_positioned:
+        inf_model |= {"x": 36, "y": 30}
+    return {
+        "ruleset": "hh2",
+        "battlefield": {"width": 72, "depth": 48},
+        "deployment_zones": [
+            {"id": "red-zone", "player": "red", "polygon": [[0, 0], [72, 0], [72, 12], [0, 12]]},
+            {"id": "blue-zone", "player": "blue", "polygon": [[0, 36], [72, 36], [72, 48], [0, 48]]},
+        ],
+        "armies": [
+            {"player": "red", "units": [
+                {"id": "tac", "models": [{"base": {"diameter_mm": 32}, "type": "Infantry", "x": 36, "y": 6}]}]},
+            {"player": "blue", "units": [
+                {"id": "inf", "rules": ["Infiltrate"], "setup": "infiltrate", "models": [inf_model]}]},
+        ],
+    }
+
+
+def _write(tmp_path: Path, data: dict, name: str = "s") -> Path:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def _threats(path: Path, *opts: str) -> tuple[int, str, str, dict]:
+    js = path.with_suffix(".json")
+    res = runner.invoke(app, ["threats", str(path), *opts, "--grid", "4", "--json", str(js)])
+    return res.exit_code, res.stdout, res.stderr, json.loads(js.read_text())
+
+
+# --- 2. threats --unit ID, --enemy-unit kept as an alias
+
+def test_threats_unit_and_enemy_unit_give_the_same_answer(tmp_path):
+    path = _write(tmp_path, _scenario(True))
+    a = _threats(path, "--unit", "inf")
+    b = _threats(path, "--enemy-unit", "inf")
+    for r in (a, b):
+        r[3].pop("wall_time_s")
+    assert a[0] == b[0] == 0
+    assert a[3] == b[3] and a[3]["best"] is not None and a[3]["enemy_unit"] == "inf"
+
+
+def test_threats_help_lists_both_spellings():
+    res = runner.invoke(app, ["threats", "--help"], env={"COLUMNS": "200", "TERMINAL_WIDTH": "200"})
+    assert res.exit_code == 0
+    assert "--unit" in res.stdout and "--enemy-unit" in res.stdout
+
+
+def test_an_unknown_unit_names_the_option(tmp_path):
+    path = _write(tmp_path, _scenario(True))
+    res = runner.invoke(app, ["threats", str(path), "--unit", "nope"])
+    assert res.exit_code == 2
+    assert "field --unit: no unit with this id; units: inf, tac (value: 'nope')" in res.stderr
