@@ -4,7 +4,6 @@ scenario without units; the model limit's error location; a generate Job's unkno
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 
@@ -31,7 +30,8 @@ def _scenario(inf_positioned: bool = True) -> dict:
             {"player": "red", "units": [
                 {"id": "tac", "models": [{"base": {"diameter_mm": 32}, "type": "Infantry", "x": 36, "y": 6}]}]},
             {"player": "blue", "units": [
-                {"id": "inf", "rules": ["Infiltrate"], "setup": "infiltrate", "models": [inf_model]}]},
+                {"id": "inf", "rules": ["Infiltrate"], "setup": "infiltrate", "models": [inf_model],
+                 **({} if inf_positioned else {"place": True})}]},
         ],
     }
 
@@ -71,3 +71,39 @@ def test_an_unknown_unit_names_the_option(tmp_path):
     res = runner.invoke(app, ["threats", str(path), "--unit", "nope"])
     assert res.exit_code == 2
     assert "field --unit: no unit with this id; units: inf, tac (value: 'nope')" in res.stderr
+# --- 1. threats names the enemy unit whose positions it disregards
+
+def test_threats_warns_that_the_enemy_units_own_positions_are_disregarded(tmp_path):
+    code, out, err, data = _threats(_write(tmp_path, _scenario(True)), "--unit", "inf")
+    assert code == 0, out + err
+    want = ("unit inf already has positions in the scenario: threats disregards them (inf is treated as not "
+            "yet placed, the unit arriving)")
+    assert data["warnings"] == [want]
+    assert f"warning: {want}" in err
+
+
+def test_threats_without_positions_for_the_enemy_unit_warns_of_nothing(tmp_path):
+    code, out, err, data = _threats(_write(tmp_path, _scenario(False)), "--unit", "inf")
+    assert code == 0, out + err
+    assert data["warnings"] == [] and "disregards" not in err + out
+
+
+def test_the_warning_names_a_joined_character_with_a_position(tmp_path):
+    data = _scenario(True)
+    data["armies"][1]["units"].append({"id": "ic", "setup": {"joined": "inf"}, "rules": ["Infiltrate"],
+                                       "models": [{"base": {"diameter_mm": 25}, "type": "Infantry",
+                                                   "x": 38, "y": 30}]})
+    code, out, err, rep = _threats(_write(tmp_path, data), "--unit", "inf")
+    assert code in (0, 1), out + err
+    assert rep["warnings"] == ["units ic, inf already have positions in the scenario: threats disregards them "
+                               "(inf is treated as not yet placed, the unit arriving)"]
+
+
+def test_the_warning_is_in_the_illegal_table_report_too(tmp_path):
+    data = _scenario(True)
+    data["armies"][0]["units"][0]["models"][0]["y"] = 30  # tac outside its zone: refused before the scan
+    code, out, err, rep = _threats(_write(tmp_path, data), "--unit", "inf")
+    assert code == 1 and rep["status"] == "illegal_table"
+    assert rep["warnings"][0].startswith("unit inf already has positions")
+
+

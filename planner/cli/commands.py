@@ -773,7 +773,8 @@ def threats(
     ruling: RulingOpt = None,
 ) -> None:
     """Worst case: the enemy unit's best legal Infiltrate (or 10th/11th Deep Strike) placement against my
-    deployment, and its legal area.
+    deployment, and its legal area. Positions the enemy unit (or a character joined to it) already has in
+    the scenario are disregarded: it is the unit arriving (a warning says so; JSON "warnings").
 
     Exit 0 with a best placement that passes the checker, 1 if there is none (or it or the deployment is
     illegal: the units already on the table are checked first, see --allow-illegal-table), 2 for invalid input,
@@ -793,13 +794,19 @@ def threats(
         _check_writable(render_out, "--render")
         _check_writable(json_out, "--json")
         console = _console(json_out == "-")
+        from planner.cli.adversary import arriving_positions_note
         from planner.cli.plan import illegal_table
 
+        note = arriving_positions_note(world, enemy_unit)
+        warnings = [note] if note else []
+        if note:
+            Console(stderr=True, highlight=False, soft_wrap=True).print(f"[yellow]warning:[/yellow] {escape(note)}")
         if enemy_unit in world.units:
             found = illegal_table(world, {enemy_unit}, console, allow_illegal, "threats")
             if found and not allow_illegal:
                 _write_json(json_out, {"status": "illegal_table", "scenario": scenario,
-                                       "violations": [v.model_dump(mode="json") for v in found]}, [scenario])
+                                       "violations": [v.model_dump(mode="json") for v in found],
+                                       "warnings": warnings}, [scenario])
                 return EXIT_ILLEGAL
         from planner.solve import stop
 
@@ -808,6 +815,7 @@ def threats(
         # exit 3, nothing more written)
         with stop.ctrl_c_stops():
             data, code = run_threats(world, enemy_unit, goal, grid, show_map, console, render_out)
+            data["warnings"] = warnings
             _write_json(json_out, data, [scenario])
             late = stop.requested() and not data["interrupted"]
         if late:
