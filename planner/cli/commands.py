@@ -1123,8 +1123,8 @@ def _usage_error_where(exc: Exception) -> str | None:
 
 def _invalid_value_line(exc: Exception, argv: list[str]) -> str | None:
     """The one-line message of an option or argument given a value it refuses (out of its range,
-    not a number, ...), worded as any other invalid input is: ``field --time-limit: Input should be
-    greater than or equal to 0.1 (value: '-5')`` (:class:`~planner.errors.ScenarioError`'s form);
+    not a number, ...), worded as any other invalid input is: ``field --time-limit: out of range: give
+    a number from 0.1 to 86400 (value: '-5')`` (:class:`~planner.errors.ScenarioError`'s form);
     None for the other command-line errors (an unknown option, a missing argument or value), which
     keep click's usage text and its pointer to ``--help``."""
     # typer's BadParameter itself: its one subclass, MissingParameter, is a missing argument or option
@@ -1134,8 +1134,8 @@ def _invalid_value_line(exc: Exception, argv: list[str]) -> str | None:
 
 
 def _say_finite(exc: Exception, argv: list[str]) -> None:
-    """A number option given nan or inf: say it must be a finite number (the range check's own
-    words, e.g. "Input should be less than or equal to 360", do not say why nan is refused)."""
+    """A number option given nan or inf: say it must be a finite number (a range's words, e.g.
+    "give a number from -360 to 360", do not say why nan is refused)."""
     if not isinstance(exc, typer.BadParameter) or not getattr(exc, "param", None):
         return
     typed = _typed_value(exc, argv)
@@ -1145,6 +1145,47 @@ def _say_finite(exc: Exception, argv: list[str]) -> None:
         return
     if number is not None and not math.isfinite(number):
         exc.message = "must be a finite number"
+
+
+RANGE_ERRORS = frozenset({"greater_than_equal", "less_than_equal", "greater_than", "less_than"})
+"""pydantic's error types for a number outside an option's ``min``/``max`` (typer checks the range
+with pydantic)."""
+
+
+def _say_range(exc: Exception, argv: list[str]) -> None:
+    """A number option given a (finite) value outside its ``min``/``max``: say the range in the
+    house words, ``out of range: give a number from 0.1 to 86400`` (``a whole number`` for an
+    integer option; ``of 0 or more`` / ``of 360 or less`` for a range open on one side), in place
+    of pydantic's text ("Input should be greater than or equal to 0.1"). The bounds are the
+    option's own (``typer.Option(min=, max=)``); a NaN is :func:`_say_finite`'s."""
+    param = getattr(exc, "param", None)
+    errors = getattr(exc.__cause__, "errors", None)
+    if not isinstance(exc, typer.BadParameter) or param is None or not callable(errors):
+        return
+    try:
+        types = {e.get("type") for e in errors()}
+    except Exception:  # noqa: BLE001 - not pydantic's ValidationError: leave the message as it is
+        return
+    if not types or not types <= RANGE_ERRORS:
+        return
+    typed = _typed_value(exc, argv)
+    with contextlib.suppress(TypeError, ValueError):
+        if not math.isfinite(float(typed)):  # type: ignore[arg-type]
+            return
+    lo, hi = getattr(param, "min", None), getattr(param, "max", None)
+    annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+    what = "a whole number" if annotation is int else "a number"
+    if lo is not None and hi is not None:
+        exc.message = f"out of range: give {what} from {_bound(lo)} to {_bound(hi)}"
+    elif lo is not None:
+        exc.message = f"out of range: give {what} of {_bound(lo)} or more"
+    elif hi is not None:
+        exc.message = f"out of range: give {what} of {_bound(hi)} or less"
+
+
+def _bound(v: float) -> str:
+    """An option's bound as typed in --help: ``0.1``, ``86400``, ``2147483647``."""
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
 
 
 def main() -> None:
@@ -1163,6 +1204,7 @@ def main() -> None:
         sys.exit(1)
     except typer.TyperException as exc:  # click's command-line errors (exit 2), as typer shows them
         _say_finite(exc, sys.argv[1:])
+        _say_range(exc, sys.argv[1:])
         line = _invalid_value_line(exc, sys.argv[1:])
         if line is not None:  # a refused value is invalid input: the one-line error, as for a scenario's
             Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]error:[/red] {escape(line)}")
