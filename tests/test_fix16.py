@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from typer.testing import CliRunner
 
 from planner.cli import app
+from planner.errors import ScenarioError
 
 runner = CliRunner()
 
@@ -107,3 +109,20 @@ def test_the_warning_is_in_the_illegal_table_report_too(tmp_path):
     assert rep["warnings"][0].startswith("unit inf already has positions")
 
 
+
+
+# --- 4. the README says which rulesets generate labels, as the code does
+
+def test_the_readme_says_legality_and_puzzle_labels_are_hh2_only():
+    from planner.generate.engine import check_ruleset
+    from planner.rules.registry import all_rulesets
+
+    assert [r.id for r in all_rulesets() if r.GENERATES_LEGALITY_LABELS] == ["hh2"]
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert "the legality and puzzle labels are Horus Heresy 2.0 (`hh2`) only" in readme
+    for rs in ("wh40k5", "wh40k7", "wh40k10", "wh40k11"):  # what the README says of Deep Strike
+        assert check_ruleset(rs, ("deepstrike",)) == rs
+        with pytest.raises(ScenarioError, match="exist for hh2 only"):
+            check_ruleset(rs, ("legality",))
+    with pytest.raises(ScenarioError, match="Deep Strike Assault"):
+        check_ruleset("hh2", ("deepstrike",))
