@@ -126,3 +126,31 @@ def test_the_readme_says_legality_and_puzzle_labels_are_hh2_only():
             check_ruleset(rs, ("legality",))
     with pytest.raises(ScenarioError, match="Deep Strike Assault"):
         check_ruleset("hh2", ("deepstrike",))
+
+
+# --- 5. check of a scenario without units: invalid input (exit 2), not a vacuous "legal"
+
+def test_check_without_units_is_invalid_input_with_the_error_report(tmp_path):
+    for name, armies in (("none", []), ("empty", [{"player": "red", "units": []}])):
+        path = _write(tmp_path, {"ruleset": "hh2", "battlefield": {"width": 72, "depth": 48}, "armies": armies},
+                      name)
+        js = tmp_path / f"{name}.json"
+        res = runner.invoke(app, ["check", str(path), "--json", str(js)])
+        assert res.exit_code == 2
+        assert res.stderr == f"error: {path}: field units: the scenario has no units to check (add armies with units)\n"
+        assert json.loads(js.read_text()) == {
+            "ok": False, "exit_code": 2, "file": str(path), "location": "units", "value": None,
+            "error": f"{path}: field units: the scenario has no units to check (add armies with units)"}
+
+
+def test_check_with_units_but_nothing_placed_is_as_before(tmp_path):
+    """Its own error, unchanged: the first model without a position, with the hint to plan it."""
+    data = _scenario(False)
+    data["armies"][0]["units"][0]["models"][0].pop("x")
+    data["armies"][0]["units"][0]["models"][0].pop("y")
+    data["armies"][0]["units"][0]["place"] = True
+    res = runner.invoke(app, ["check", str(_write(tmp_path, data)), "--json", "-"])
+    assert res.exit_code == 2, res.output
+    report = json.loads(res.stdout)
+    assert report["location"] == "armies[0].units[0].models[0].x"
+    assert "no units to check" not in report["error"] and "plan it first" in report["error"]

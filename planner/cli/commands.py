@@ -277,7 +277,8 @@ def check(
                                         help="Also report, per model and enemy unit, the benefit of cover and why "
                                              "(wh40k10, wh40k11; not part of the verdict).")] = False,
 ) -> None:
-    """Check a deployment: exit 0 if legal, 1 if not, 2 for invalid input (with --suggest too)."""
+    """Check a deployment: exit 0 if legal, 1 if not, 2 for invalid input (with --suggest too; a scenario
+    without units is invalid input: there is nothing to check)."""
 
     def go() -> int:
         from planner.legality.checker import check_deployment
@@ -290,14 +291,14 @@ def check(
         _check_writable(suggest_out, "--suggest-out", (scenario,))
         chosen = _parse_rulings(ruling)
         world = load_scenario(scenario, require_positions=True).with_rulings(chosen)
+        if not world.units:  # nothing to judge is not a legal deployment (units still to place: as before)
+            raise ScenarioError("the scenario has no units to check (add armies with units)", file=scenario,
+                                location="units")
         say_battlefield_default(world)
         _check_writable(render_out, "--render")
         _check_writable(json_out, "--json")
         _check_writable(suggest_out, "--suggest-out")
         report = check_deployment(world, cover=True) if cover else check_deployment(world)
-        if not world.units:
-            Console(stderr=True, highlight=False).print(
-                "[yellow]warning:[/yellow] the scenario has no units: nothing to check (add armies with units)")
         waiting = [u.id for u in world.units.values() if not world.ruleset.HAS_DEEP_STRIKE_ARRIVAL
                    and not u.on_battlefield and any(m.x is not None for m in u.models)]
         if waiting:  # HH2 judges the deployment; a Deep Strike landing is planner deepstrike's
