@@ -154,3 +154,25 @@ def test_check_with_units_but_nothing_placed_is_as_before(tmp_path):
     report = json.loads(res.stdout)
     assert report["location"] == "armies[0].units[0].models[0].x"
     assert "no units to check" not in report["error"] and "plan it first" in report["error"]
+
+
+# --- 6. the scenario's model limit: its error has a location (armies) and the count as its value
+
+def test_the_scenario_model_limit_error_names_armies_and_the_count(tmp_path):
+    from planner.schema import MAX_MODELS
+
+    per_unit = 100
+    units = MAX_MODELS // per_unit + 1  # one unit over: MAX_MODELS + 100 models
+    model = {"base": {"diameter_mm": 25}, "x": 1, "y": 1}
+    data = {"ruleset": "hh2", "battlefield": {"width": 72, "depth": 48},
+            "armies": [{"player": "red", "units": [{"id": f"u{i}", "models": [model] * per_unit}
+                                                   for i in range(units)]}]}
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    js = tmp_path / "err.json"
+    res = runner.invoke(app, ["check", str(path), "--json", str(js)])
+    n = units * per_unit
+    line = f"{path}: field armies: the scenario has {n} models; at most {MAX_MODELS} are allowed (value: {n})"
+    assert (res.exit_code, res.stderr) == (2, f"error: {line}\n")
+    assert json.loads(js.read_text()) == {"ok": False, "exit_code": 2, "error": line, "file": str(path),
+                                          "location": "armies", "value": n}
