@@ -176,3 +176,40 @@ def test_the_scenario_model_limit_error_names_armies_and_the_count(tmp_path):
     assert (res.exit_code, res.stderr) == (2, f"error: {line}\n")
     assert json.loads(js.read_text()) == {"ok": False, "exit_code": 2, "error": line, "file": str(path),
                                           "location": "armies", "value": n}
+
+
+# --- 7. a generate Job's kinds: an unknown one fails at construction (as --kind does), naming the field
+
+def test_a_job_with_an_unknown_kind_fails_at_construction():
+    from planner.generate.engine import Job
+
+    with pytest.raises(ScenarioError) as e:
+        Job(seed=1, kinds=("legality", "bogus"), ruleset=None, params={})
+    assert (e.value.location, e.value.value) == ("kinds", "bogus")
+    assert str(e.value) == ("field kinds: unknown kind; give one or more of legality, puzzle, deepstrike, each once "
+                            "(value: 'bogus')")
+    for kinds, shown in (((), []), (("puzzle", "puzzle"), ["puzzle", "puzzle"]), ("legality", "legality")):
+        with pytest.raises(ScenarioError, match="give one or more of legality, puzzle, deepstrike") as e:
+            Job(seed=1, kinds=kinds, ruleset=None, params={})  # type: ignore[arg-type]
+        assert (e.value.location, e.value.value) == ("kinds", shown)
+
+
+def test_generate_kind_and_the_resumed_manifest_say_the_same(tmp_path):
+    res = runner.invoke(app, ["generate", "--count", "1", "--out", str(tmp_path / "d"), "--kind", "legality,bogus"])
+    assert (res.exit_code, res.stderr) == (2, "error: field --kind: unknown kind; give one or more of legality, "
+                                              "puzzle, deepstrike, comma-separated, each once (value: "
+                                              "'legality,bogus')\n")
+    out = tmp_path / "run"
+    res = runner.invoke(app, ["generate", "--count", "1", "--out", str(out), "--seed", "3"])
+    assert res.exit_code == 0, res.output
+    manifest = out / "manifest.json"
+    m = json.loads(manifest.read_text())
+    m["kinds"] = ["legalty"]
+    manifest.write_text(json.dumps(m))
+    res = runner.invoke(app, ["generate", "--count", "2", "--out", str(out), "--seed", "3", "--resume",
+                              "--json", str(tmp_path / "err.json")])
+    line = (f"{manifest}: field kinds: unknown kind; give one or more of legality, puzzle, deepstrike, each once "
+            "(value: 'legalty')")
+    assert (res.exit_code, res.stderr) == (2, f"error: {line}\n")
+    assert json.loads((tmp_path / "err.json").read_text()) == {
+        "ok": False, "exit_code": 2, "error": line, "file": str(manifest), "location": "kinds", "value": "legalty"}
