@@ -131,7 +131,7 @@ def test_the_range_error_of_each_limit_option(monkeypatch, capsys, args, line):
 
 
 def test_a_value_not_a_number_and_nan_are_one_line_too(monkeypatch, capsys):
-    for typed, words in (("abc", "Input should be a valid number, unable to parse string as a number"),
+    for typed, words in (("abc", "not a number: give a number from -360 to 360"),
                          ("nan", "must be a finite number")):
         monkeypatch.setattr(sys, "argv", ["planner", "deepstrike", SCEN, "--unit", "x", f"--facing={typed}"])
         with pytest.raises(SystemExit) as e:
@@ -148,3 +148,19 @@ def test_usage_errors_keep_the_usage_text_and_the_pointer_to_help(monkeypatch, c
     err = capsys.readouterr().err
     assert e.value.code == 2 and "error: field" not in err
     assert ("Try 'planner plan --help' for help." in err) == (args[-1] != "--time-limit")
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    (("plan", SCEN, "--workers", "1.5"), "field --workers: not a whole number: give a whole number from 1 to 64 "
+                                         "(value: '1.5')"),
+    (("plan", SCEN, "--time-limit", "abc"), "field --time-limit: not a number: give a number from 0.1 to 86400 "
+                                            "(value: 'abc')"),
+    (("generate", "--count", "1", "--out", "unused", "--seed", "x"),
+     "field --seed: not a whole number: give a whole number of 0 or more (value: 'x')"),
+])
+def test_text_for_a_number_option_says_what_to_give(monkeypatch, capsys, args, line):
+    """Not pydantic's "Input should be a valid integer, unable to parse string as an integer"."""
+    monkeypatch.setattr(sys, "argv", ["planner", *args])
+    with pytest.raises(SystemExit) as e:
+        main()
+    assert (e.value.code, capsys.readouterr().err) == (2, f"error: {line}\n")

@@ -1151,14 +1151,18 @@ def _say_finite(exc: Exception, argv: list[str]) -> None:
 RANGE_ERRORS = frozenset({"greater_than_equal", "less_than_equal", "greater_than", "less_than"})
 """pydantic's error types for a number outside an option's ``min``/``max`` (typer checks the range
 with pydantic)."""
+NOT_A_NUMBER_ERRORS = frozenset({"int_parsing", "int_from_float", "float_parsing", "int_type", "float_type"})
+"""pydantic's error types for a number option given text that is not a number (a whole number)."""
 
 
-def _say_range(exc: Exception, argv: list[str]) -> None:
-    """A number option given a (finite) value outside its ``min``/``max``: say the range in the
-    house words, ``out of range: give a number from 0.1 to 86400`` (``a whole number`` for an
-    integer option; ``of 0 or more`` / ``of 360 or less`` for a range open on one side), in place
-    of pydantic's text ("Input should be greater than or equal to 0.1"). The bounds are the
-    option's own (``typer.Option(min=, max=)``); a NaN is :func:`_say_finite`'s."""
+def _say_number(exc: Exception, argv: list[str]) -> None:
+    """A number option given a (finite) value outside its ``min``/``max``, or text that is not a
+    number: say so in the house words, with the option's range, in place of pydantic's text
+    ("Input should be greater than or equal to 0.1", "Input should be a valid integer, unable to
+    parse string as an integer"): ``out of range: give a number from 0.1 to 86400``, ``not a whole
+    number: give a whole number from 1 to 64`` (``a whole number`` for an integer option; ``of 0 or
+    more`` / ``of 360 or less`` for a range open on one side). The bounds are the option's own
+    (``typer.Option(min=, max=)``); a NaN or an infinity is :func:`_say_finite`'s."""
     param = getattr(exc, "param", None)
     errors = getattr(exc.__cause__, "errors", None)
     if not isinstance(exc, typer.BadParameter) or param is None or not callable(errors):
@@ -1167,7 +1171,11 @@ def _say_range(exc: Exception, argv: list[str]) -> None:
         types = {e.get("type") for e in errors()}
     except Exception:  # noqa: BLE001 - not pydantic's ValidationError: leave the message as it is
         return
-    if not types or not types <= RANGE_ERRORS:
+    if types and types <= RANGE_ERRORS:
+        head = "out of range"
+    elif types and types <= NOT_A_NUMBER_ERRORS:
+        head = "not a number"
+    else:
         return
     typed = _typed_value(exc, argv)
     with contextlib.suppress(TypeError, ValueError):
@@ -1176,12 +1184,16 @@ def _say_range(exc: Exception, argv: list[str]) -> None:
     lo, hi = getattr(param, "min", None), getattr(param, "max", None)
     annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
     what = "a whole number" if annotation is int else "a number"
+    if head == "not a number":
+        head = f"not {what}"
     if lo is not None and hi is not None:
-        exc.message = f"out of range: give {what} from {_bound(lo)} to {_bound(hi)}"
+        exc.message = f"{head}: give {what} from {_bound(lo)} to {_bound(hi)}"
     elif lo is not None:
-        exc.message = f"out of range: give {what} of {_bound(lo)} or more"
+        exc.message = f"{head}: give {what} of {_bound(lo)} or more"
     elif hi is not None:
-        exc.message = f"out of range: give {what} of {_bound(hi)} or less"
+        exc.message = f"{head}: give {what} of {_bound(hi)} or less"
+    else:
+        exc.message = f"{head}: give {what}"
 
 
 def _bound(v: float) -> str:
@@ -1205,7 +1217,7 @@ def main() -> None:
         sys.exit(1)
     except typer.TyperException as exc:  # click's command-line errors (exit 2), as typer shows them
         _say_finite(exc, sys.argv[1:])
-        _say_range(exc, sys.argv[1:])
+        _say_number(exc, sys.argv[1:])
         line = _invalid_value_line(exc, sys.argv[1:])
         if line is not None:  # a refused value is invalid input: the one-line error, as for a scenario's
             Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]error:[/red] {escape(line)}")
