@@ -28,6 +28,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 MAX_MAGNITUDE = 1_000_000
 """Largest magnitude of any number in a scenario (inches, mm, degrees, weights, counts): larger
@@ -40,6 +41,9 @@ MAX_MODELS_PER_UNIT = 1000
 """Most models of one unit."""
 MAX_MODELS = 10_000
 """Most models of a scenario, all armies together."""
+TOO_MANY_MODELS = "too_many_models"
+"""The error type of a scenario over :data:`MAX_MODELS` (at ``armies``; ``ctx["count"]`` the count,
+the value :func:`planner.io.files.validation_error` shows)."""
 MAX_UNITS = 1000
 """Most units of one army."""
 MAX_ITEMS = 100
@@ -1240,9 +1244,13 @@ class Scenario(Record):
         description="Readings of points the sources leave open, KEY: VALUE (`planner rules --rulings` lists "
                     "them); a ruling not given takes its default.")
 
-    @model_validator(mode="after")
-    def _model_count(self) -> Scenario:
-        n = sum(len(u.models) for a in self.armies for u in a.units)
+    @field_validator("armies", mode="after")
+    @classmethod
+    def _model_count(cls, armies: list[Army]) -> list[Army]:
+        """At most :data:`MAX_MODELS` models in all the armies: an error at ``armies`` whose value
+        is the count (:data:`TOO_MANY_MODELS`)."""
+        n = sum(len(u.models) for a in armies for u in a.units)
         if n > MAX_MODELS:
-            raise ValueError(f"the scenario has {n} models; at most {MAX_MODELS} are allowed")
-        return self
+            raise PydanticCustomError(TOO_MANY_MODELS, "the scenario has {count} models; at most {limit} are allowed",
+                                      {"count": n, "limit": MAX_MODELS})
+        return armies

@@ -269,7 +269,7 @@ def test_cli_plan_with_a_deny_goal_writes_a_legal_screen_and_threats_agree(tmp_p
 def test_cli_threats_bad_input_exits_2_naming_the_option():
     p = _cli("threats", str(DENY_SMALL), "--enemy-unit", "nope")
     assert p.returncode == 2
-    assert "--enemy-unit" in p.stderr and "nope" in p.stderr
+    assert "field --unit:" in p.stderr and "nope" in p.stderr
     p = _cli_in_process("threats", str(DENY_SMALL), "--enemy-unit", "inf", "--goal", "near_point:x")
     assert p.returncode == 2 and "--goal" in p.stderr
 

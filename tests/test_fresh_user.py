@@ -51,14 +51,15 @@ def test_hidden_from_one_enemy_unit_is_singular(tmp_path):
     assert not any("all 1 " in t for t in texts)
 
 
-def test_a_scenario_with_no_units_says_nothing_was_checked(tmp_path):
+def test_a_scenario_with_no_units_is_invalid_input_for_check(tmp_path):
+    """Nothing to check is not a legal deployment (fix16: was exit 0 with a warning)."""
     (tmp_path / "only.yaml").write_text("ruleset: hh2\n")
-    r = run(["check", "only.yaml"], tmp_path)
-    assert r.exit_code == 0
-    assert "No units to check: the scenario has no units, so no rule was checked" in r.output
-    assert "Legal deployment" not in r.output
-    r = run(["check", "only.yaml", "--format", "markdown"], tmp_path)
-    assert "NO UNITS TO CHECK" in r.output and "LEGAL: every rule" not in r.output
+    for fmt in ("text", "markdown"):
+        r = run(["check", "only.yaml", "--format", fmt], tmp_path)
+        assert r.exit_code == 2
+        assert r.stderr == ("error: only.yaml: field units: the scenario has no units to check (add armies with "
+                            "units)\n")
+        assert "Legal" not in r.output and "LEGAL" not in r.output
 
 
 def test_api_check_names_the_units_still_to_place(tmp_path):

@@ -98,7 +98,7 @@ class Relation:
     unknown: set[int] = field(default_factory=set)
 
 
-def enemy_group(world: World, unit_id: str, option: str = "--enemy-unit") -> Group:
+def enemy_group(world: World, unit_id: str, option: str = "--unit") -> Group:
     """The enemy unit with the Independent Characters joined to it, as a :class:`Group`.
 
     Raises
@@ -186,7 +186,7 @@ class ArrivalSpace:
         models = group.models
         forms = _coherent_forms(models, formations_per_anchor, world.ruleset)
         if not forms:
-            raise ScenarioError("no formation keeps this unit in coherency", file=world.file, location="--enemy-unit",
+            raise ScenarioError("no formation keeps this unit in coherency", file=world.file, location="--unit",
                                 value=group.id)
         bf = world.scenario.battlefield
         g = self.grid

@@ -26,6 +26,25 @@ def deny_goal(world: World) -> tuple[int, DenyGoal] | None:
     return found[0] if found else None
 
 
+def arriving_positions_note(world: World, enemy_unit: str) -> str | None:
+    """The warning ``planner threats`` gives when the enemy unit (or an Independent Character
+    joined to it: :func:`planner.adversary.report.enemy_ids`, the units taken off the table) already
+    has positions in the scenario: they are disregarded, the unit is scanned as not yet placed.
+    None when none of them has a position (or the unit is unknown: its error comes later)."""
+    from planner.adversary.report import enemy_ids
+
+    if enemy_unit not in world.units:
+        return None
+    placed = sorted(u for u in enemy_ids(world, [enemy_unit])
+                    if any(m.x is not None for m in world.units[u].models))
+    if not placed:
+        return None
+    names = ", ".join(placed)
+    return (f"unit{'s' if len(placed) > 1 else ''} {names} already {'have' if len(placed) > 1 else 'has'} "
+            f"positions in the scenario: threats disregards them ({enemy_unit} is treated as not yet placed, "
+            "the unit arriving)")
+
+
 def run_threats(world: World, enemy_unit: str, goal_text: str | None, grid_in: float, show_map: bool,
                 console: Console, render_path: str | None = None) -> tuple[dict, int]:
     """``planner threats``: print the report (and draw the legal area to ``render_path``, .svg or

@@ -277,7 +277,8 @@ def check(
                                         help="Also report, per model and enemy unit, the benefit of cover and why "
                                              "(wh40k10, wh40k11; not part of the verdict).")] = False,
 ) -> None:
-    """Check a deployment: exit 0 if legal, 1 if not, 2 for invalid input (with --suggest too)."""
+    """Check a deployment: exit 0 if legal, 1 if not, 2 for invalid input (with --suggest too; a scenario
+    without units is invalid input: there is nothing to check)."""
 
     def go() -> int:
         from planner.legality.checker import check_deployment
@@ -290,14 +291,14 @@ def check(
         _check_writable(suggest_out, "--suggest-out", (scenario,))
         chosen = _parse_rulings(ruling)
         world = load_scenario(scenario, require_positions=True).with_rulings(chosen)
+        if not world.units:  # nothing to judge is not a legal deployment (units still to place: as before)
+            raise ScenarioError("the scenario has no units to check (add armies with units)", file=scenario,
+                                location="units")
         say_battlefield_default(world)
         _check_writable(render_out, "--render")
         _check_writable(json_out, "--json")
         _check_writable(suggest_out, "--suggest-out")
         report = check_deployment(world, cover=True) if cover else check_deployment(world)
-        if not world.units:
-            Console(stderr=True, highlight=False).print(
-                "[yellow]warning:[/yellow] the scenario has no units: nothing to check (add armies with units)")
         waiting = [u.id for u in world.units.values() if not world.ruleset.HAS_DEEP_STRIKE_ARRIVAL
                    and not u.on_battlefield and any(m.x is not None for m in u.models)]
         if waiting:  # HH2 judges the deployment; a Deep Strike landing is planner deepstrike's
@@ -764,8 +765,9 @@ def render(
 @app.command()
 def threats(
     scenario: Annotated[str, typer.Argument(help="Scenario file: my units positioned; the enemy unit anywhere.")],
-    enemy_unit: Annotated[str, typer.Option("--enemy-unit", help="Id of the enemy unit that Infiltrates "
-                                                                      "(or Deep Strikes, wh40k10/11).")],
+    enemy_unit: Annotated[str, typer.Option("--unit", "--enemy-unit", help="Id of the enemy unit that Infiltrates "
+                                                                                "(or Deep Strikes, wh40k10/11); "
+                                                                                "--enemy-unit is the same option.")],
     goal: Annotated[str | None, typer.Option("--goal", help="near_units (default), near_point:X,Y, "
                                                             "near_objective:ID, sight, hidden_near:X,Y.")] = None,
     grid: Annotated[float, typer.Option("--grid", min=0.5, max=12.0, help="Anchor grid, inches.")] = 2.0,
@@ -779,7 +781,8 @@ def threats(
     ruling: RulingOpt = None,
 ) -> None:
     """Worst case: the enemy unit's best legal Infiltrate (or 10th/11th Deep Strike) placement against my
-    deployment, and its legal area.
+    deployment, and its legal area. Positions the enemy unit (or a character joined to it) already has in
+    the scenario are disregarded: it is the unit arriving (a warning says so; JSON "warnings").
 
     Exit 0 with a best placement that passes the checker, 1 if there is none (or it or the deployment is
     illegal: the units already on the table are checked first, see --allow-illegal-table), 2 for invalid input,
@@ -799,13 +802,19 @@ def threats(
         _check_writable(render_out, "--render")
         _check_writable(json_out, "--json")
         console = _console(json_out == "-")
+        from planner.cli.adversary import arriving_positions_note
         from planner.cli.plan import illegal_table
 
+        note = arriving_positions_note(world, enemy_unit)
+        warnings = [note] if note else []
+        if note:
+            Console(stderr=True, highlight=False, soft_wrap=True).print(f"[yellow]warning:[/yellow] {escape(note)}")
         if enemy_unit in world.units:
             found = illegal_table(world, {enemy_unit}, console, allow_illegal, "threats")
             if found and not allow_illegal:
                 _write_json(json_out, {"status": "illegal_table", "scenario": scenario,
-                                       "violations": [v.model_dump(mode="json") for v in found]}, [scenario])
+                                       "violations": [v.model_dump(mode="json") for v in found],
+                                       "warnings": warnings}, [scenario])
                 return EXIT_ILLEGAL
         from planner.solve import stop
 
@@ -814,6 +823,7 @@ def threats(
         # exit 3, nothing more written)
         with stop.ctrl_c_stops():
             data, code = run_threats(world, enemy_unit, goal, grid, show_map, console, render_out)
+            data["warnings"] = warnings
             _write_json(json_out, data, [scenario])
             late = stop.requested() and not data["interrupted"]
         if late:
@@ -1121,8 +1131,8 @@ def _usage_error_where(exc: Exception) -> str | None:
 
 def _invalid_value_line(exc: Exception, argv: list[str]) -> str | None:
     """The one-line message of an option or argument given a value it refuses (out of its range,
-    not a number, ...), worded as any other invalid input is: ``field --time-limit: Input should be
-    greater than or equal to 0.1 (value: '-5')`` (:class:`~planner.errors.ScenarioError`'s form);
+    not a number, ...), worded as any other invalid input is: ``field --time-limit: out of range: give
+    a number from 0.1 to 86400 (value: '-5')`` (:class:`~planner.errors.ScenarioError`'s form);
     None for the other command-line errors (an unknown option, a missing argument or value), which
     keep click's usage text and its pointer to ``--help``."""
     # typer's BadParameter itself: its one subclass, MissingParameter, is a missing argument or option
@@ -1132,8 +1142,8 @@ def _invalid_value_line(exc: Exception, argv: list[str]) -> str | None:
 
 
 def _say_finite(exc: Exception, argv: list[str]) -> None:
-    """A number option given nan or inf: say it must be a finite number (the range check's own
-    words, e.g. "Input should be less than or equal to 360", do not say why nan is refused)."""
+    """A number option given nan or inf: say it must be a finite number (a range's words, e.g.
+    "give a number from -360 to 360", do not say why nan is refused)."""
     if not isinstance(exc, typer.BadParameter) or not getattr(exc, "param", None):
         return
     typed = _typed_value(exc, argv)
@@ -1143,6 +1153,59 @@ def _say_finite(exc: Exception, argv: list[str]) -> None:
         return
     if number is not None and not math.isfinite(number):
         exc.message = "must be a finite number"
+
+
+RANGE_ERRORS = frozenset({"greater_than_equal", "less_than_equal", "greater_than", "less_than"})
+"""pydantic's error types for a number outside an option's ``min``/``max`` (typer checks the range
+with pydantic)."""
+NOT_A_NUMBER_ERRORS = frozenset({"int_parsing", "int_from_float", "float_parsing", "int_type", "float_type"})
+"""pydantic's error types for a number option given text that is not a number (a whole number)."""
+
+
+def _say_number(exc: Exception, argv: list[str]) -> None:
+    """A number option given a (finite) value outside its ``min``/``max``, or text that is not a
+    number: say so in the house words, with the option's range, in place of pydantic's text
+    ("Input should be greater than or equal to 0.1", "Input should be a valid integer, unable to
+    parse string as an integer"): ``out of range: give a number from 0.1 to 86400``, ``not a whole
+    number: give a whole number from 1 to 64`` (``a whole number`` for an integer option; ``of 0 or
+    more`` / ``of 360 or less`` for a range open on one side). The bounds are the option's own
+    (``typer.Option(min=, max=)``); a NaN or an infinity is :func:`_say_finite`'s."""
+    param = getattr(exc, "param", None)
+    errors = getattr(exc.__cause__, "errors", None)
+    if not isinstance(exc, typer.BadParameter) or param is None or not callable(errors):
+        return
+    try:
+        types = {e.get("type") for e in errors()}
+    except Exception:  # noqa: BLE001 - not pydantic's ValidationError: leave the message as it is
+        return
+    if types and types <= RANGE_ERRORS:
+        head = "out of range"
+    elif types and types <= NOT_A_NUMBER_ERRORS:
+        head = "not a number"
+    else:
+        return
+    typed = _typed_value(exc, argv)
+    with contextlib.suppress(TypeError, ValueError):
+        if not math.isfinite(float(typed)):  # type: ignore[arg-type]
+            return
+    lo, hi = getattr(param, "min", None), getattr(param, "max", None)
+    annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+    what = "a whole number" if annotation is int else "a number"
+    if head == "not a number":
+        head = f"not {what}"
+    if lo is not None and hi is not None:
+        exc.message = f"{head}: give {what} from {_bound(lo)} to {_bound(hi)}"
+    elif lo is not None:
+        exc.message = f"{head}: give {what} of {_bound(lo)} or more"
+    elif hi is not None:
+        exc.message = f"{head}: give {what} of {_bound(hi)} or less"
+    else:
+        exc.message = f"{head}: give {what}"
+
+
+def _bound(v: float) -> str:
+    """An option's bound as typed in --help: ``0.1``, ``86400``, ``2147483647``."""
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
 
 
 def main() -> None:
@@ -1161,6 +1224,7 @@ def main() -> None:
         sys.exit(1)
     except typer.TyperException as exc:  # click's command-line errors (exit 2), as typer shows them
         _say_finite(exc, sys.argv[1:])
+        _say_number(exc, sys.argv[1:])
         line = _invalid_value_line(exc, sys.argv[1:])
         if line is not None:  # a refused value is invalid input: the one-line error, as for a scenario's
             Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]error:[/red] {escape(line)}")

@@ -33,8 +33,8 @@ from rich.text import Text
 
 from planner import __version__
 from planner.errors import ScenarioError
-from planner.generate.distributions import KINDS, GeneratorParams
-from planner.generate.engine import Job, check_ruleset, labelled_deepstrike, make_line, run
+from planner.generate.distributions import GeneratorParams
+from planner.generate.engine import Job, check_kinds, check_ruleset, labelled_deepstrike, make_line, run
 from planner.generate.lines import line_schema
 from planner.io.dataset import (
     LINES,
@@ -67,12 +67,8 @@ def parse_kinds(text: str) -> tuple[str, ...]:
     ScenarioError
         An unknown or repeated kind.
     """
-    kinds = tuple(k.strip() for k in text.split(",") if k.strip())
-    bad = [k for k in kinds if k not in KINDS]
-    if not kinds or bad or len(set(kinds)) != len(kinds):
-        raise ScenarioError(f"give one or more of {', '.join(KINDS)}, comma-separated, each once",
-                            location="--kind", value=text)
-    return kinds
+    return check_kinds(tuple(k.strip() for k in text.split(",") if k.strip()), "--kind", text,
+                       form="comma-separated")
 
 
 def load_params(path: str | None) -> GeneratorParams:
@@ -265,6 +261,8 @@ def _generate_into(folder: Path, out: str, job: Job, count: int, resume: bool, w
         if not isinstance(old, dict):
             raise ScenarioError("cannot resume: the manifest is not a JSON object", file=str(folder / MANIFEST),
                                 location="--out", value=out)
+        # the manifest's own kinds first: one this version does not know is named there, with the known ones
+        check_kinds(old.get("kinds"), "kinds", file=str(folder / MANIFEST))
         for key, now in (("seed", seed), ("kinds", list(kinds)), ("ruleset", rs), ("params", job.params)):
             if old.get(key) != now:
                 raise ScenarioError(f"the folder was made with another {key} ({old.get(key)!r}); resume with the "

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from planner.errors import ScenarioError
-from planner.generate.distributions import GeneratorParams
+from planner.generate.distributions import KINDS, GeneratorParams
 from planner.rules.registry import DEFAULT_RULESET
 
 BATCH = 8
@@ -42,6 +42,34 @@ def labelled_deepstrike(ruleset: str) -> None:
     if deepstrike_rules(ruleset).procedure == "assault":
         raise ScenarioError("Deep Strike labels are the scatter-and-mishap odds (wh40k5, wh40k7) and the arrival "
                             "checks (wh40k10, wh40k11); a Deep Strike Assault (hh2) is not labelled", value=ruleset)
+
+
+def check_kinds(kinds: object, location: str = "kinds", value: object = None, *,
+                form: str = "", file: str | None = None) -> tuple[str, ...]:
+    """``kinds`` if it is one or more of :data:`~planner.generate.distributions.KINDS`, each once;
+    the one check of that, made by :class:`Job` and by ``planner generate --kind``.
+
+    Raises
+    ------
+    ScenarioError
+        At ``location`` (``kinds`` for a :class:`Job` and a run's manifest ``file``, ``--kind`` on
+        the command line), naming the
+        accepted kinds (``form``, e.g. ``comma-separated``, said with them) and, as the value,
+        ``value`` if given, else the first kind not accepted (or the kinds themselves: none, a
+        repeated one, or not a tuple or list of texts).
+    """
+    accepted = f"give one or more of {', '.join(KINDS)}{', ' + form if form else ''}, each once"
+    if not isinstance(kinds, tuple | list) or not all(isinstance(k, str) for k in kinds):
+        raise ScenarioError(f"{accepted} (a tuple of texts)", file=file, location=location,
+                            value=value if value is not None else kinds)
+    bad = [k for k in kinds if k not in KINDS]
+    if bad:
+        raise ScenarioError(f"unknown kind; {accepted}", file=file, location=location,
+                            value=value if value is not None else bad[0])
+    if not kinds or len(set(kinds)) != len(kinds):
+        raise ScenarioError(accepted, file=file, location=location,
+                            value=value if value is not None else list(kinds))
+    return tuple(kinds)
 
 
 def check_ruleset(ruleset: str | None, kinds: tuple[str, ...], location: str = "ruleset") -> str | None:
@@ -85,9 +113,10 @@ class Job:
     Raises
     ------
     ScenarioError
-        On construction, a ``ruleset`` that cannot label one of ``kinds`` (:func:`check_ruleset`),
-        so a library caller meets the same refusal as ``planner generate --ruleset``, before any
-        line is made.
+        On construction, ``kinds`` not one or more of the known kinds, each once (at ``kinds``:
+        :func:`check_kinds`), or a ``ruleset`` that cannot label one of them (:func:`check_ruleset`),
+        so a library caller meets the same refusals as ``planner generate --kind``/``--ruleset``,
+        before any line is made.
     """
 
     seed: int
@@ -96,6 +125,7 @@ class Job:
     params: dict
 
     def __post_init__(self) -> None:
+        check_kinds(self.kinds)
         check_ruleset(self.ruleset, self.kinds)
 
     def kind_of(self, index: int) -> str:
@@ -145,7 +175,7 @@ def make_line(job: Job, index: int) -> str:
         from planner.generate.deepstrike import deepstrike_item
 
         data = deepstrike_item(rng, p, index, job.ruleset)
-    else:  # validated by the command
+    else:  # refused by Job (check_kinds)
         raise ValueError(f"unknown kind {kind!r}")
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 

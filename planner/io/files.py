@@ -29,7 +29,7 @@ from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
 from planner.errors import ScenarioError
-from planner.schema import Catalogue, Scenario
+from planner.schema import TOO_MANY_MODELS, Catalogue, Scenario
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -100,6 +100,8 @@ def validation_error(exc: ValidationError, data: Any, file: str | None) -> Scena
         msg, value = f"too many items: at most {err['ctx']['max_length']} are allowed", err["ctx"]["actual_length"]
     elif given is not None:
         msg += f", got {given}"
+    if err.get("type") == TOO_MANY_MODELS:  # the scenario's model limit, at armies: the count is the value
+        value = err["ctx"]["count"]
     more = len(exc.errors()) - 1
     typo = _typo_of(exc.errors())
     if typo is not None:  # 'modles:' for 'models:': both errors are the one mistake
