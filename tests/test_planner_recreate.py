@@ -137,3 +137,23 @@ def test_the_exact_recreate_of_some_units_never_makes_the_plan_dearer_or_overlap
     assert run.found_by == ("exact recreate" if after < before else "greedy")
     assert not any(a.overlaps(b) for a, b in itertools.combinations(run.start.values(), 2))
     assert all(any(c is d for d in run.cands[gid]) for gid, c in run.start.items())
+
+
+@pytest.mark.parametrize("n_units, exact", [(6, False), (8, True)])
+def test_the_planner_gives_the_exact_recreate_half_the_budget_only_where_it_frees_at_most_two_thirds(
+        monkeypatch, n_units, exact):
+    """Where units crowd, round 1 runs :meth:`recreate` then :meth:`recreate_exact` in one budget, the
+    exact search with what :meth:`recreate` (given half, :data:`RECREATE_EXACT_SHARE`) leaves of it (here
+    all of it: the spies return at once); where its 5 units are more than 2/3 of the army (6 units), it is not run and
+    :meth:`recreate` keeps the whole budget."""
+    calls: list[tuple[str, float]] = []
+    monkeypatch.setattr(P._Planning, "recreate", lambda self, budget, **k: calls.append(("recreate", budget)))
+    monkeypatch.setattr(P._Planning, "recreate_exact", lambda self, budget, **k: calls.append(("exact", budget)))
+    world = resolve(Scenario.model_validate(_shared_goal(n_units, 0)))
+    res = P.plan_deployment(world, P.SolverSettings(time_limit_s=20, candidates_per_unit=2, margin_in=0.0))
+    assert res.legal
+    assert [name for name, _ in calls] == (["recreate", "exact"] if exact else ["recreate"])
+    budget = calls[0][1] / (1 - P.RECREATE_EXACT_SHARE) if exact else calls[0][1]
+    assert 0 < budget <= P.RECREATE_S
+    if exact:  # what recreate left of the same budget: all of it, less the spy's microseconds
+        assert budget - 0.05 < calls[1][1] <= budget

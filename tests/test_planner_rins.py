@@ -85,7 +85,8 @@ def test_the_planner_runs_rins_at_the_next_round_and_names_the_step_that_found_t
     assert_plan_legal(res)
     assert calls and all(r == now - 1 for r, now in calls)  # round N's optimum, when round N + 1's candidates are in
     assert res.found_by is not None and res.message.endswith(f"; the plan was found by {res.found_by}")
-    steps = ("greedy", "recreate", "CP-SAT round ", "repair after round ", "lns after round ", "rins after round ")
+    steps = ("greedy", "recreate", "exact recreate", "CP-SAT round ", "repair after round ", "lns after round ",
+             "rins after round ")
     assert res.found_by.startswith(steps)
     assert res.model_dump(mode="json")["found_by"] == res.found_by
 

@@ -148,7 +148,8 @@ class PlanResult(BaseModel):
     rounds: int = 0
     found_by: str | None = Field(default=None, description="The step that found the plan returned (a plan of "
                                  "its cost): 'greedy' (biggest units first), 'recreate' (ruin and recreate), "
-                                 "'CP-SAT round N' (the round's solve), 'repair after round N', 'lns after round N' "
+                                 "'exact recreate' (ruin and recreate by CP-SAT), 'CP-SAT round N' (the "
+                                 "round's solve), 'repair after round N', 'lns after round N' "
                                  "(local search), 'rins after round N' (the units where the round's relaxed "
                                  "optimum and the plan disagree, re-placed when the next round's candidates are "
                                  "taken).")
@@ -696,9 +697,16 @@ RECREATE_UNITS = 3
 chogorian-brotherhood, 20 s from the greedy plan 1599.511: 3 units 1570.954, 4 units 1577.903 in 30 s,
 6 units 1584.724)."""
 
-RECREATE_EXACT_S = 6.0
-"""At most this long, s, for the exact ruin-and-recreate search (:meth:`_Planning.recreate_exact`, measured
-after :meth:`_Planning.recreate` where units crowd; not called by the planner)."""
+RECREATE_EXACT_SHARE = 0.5
+"""The exact ruin-and-recreate search's share of the ruin-and-recreate budget (:data:`RECREATE_S`): where
+units crowd, :meth:`_Planning.recreate` runs first with the rest, then :meth:`_Planning.recreate_exact` with
+what is left of the budget (measured in ``benchmarks/README.md``, tenth pass: 3 runs a roster)."""
+
+RECREATE_EXACT_MOST = 2 / 3
+"""The exact ruin-and-recreate search runs only where its step frees at most this share of the units
+(:data:`RECREATE_EXACT_UNITS` of them): freeing most of the army is the rounds' own whole model, which
+they search with a bound (berserker-assault, 5 of 6 units freed: the same plan, and its proof lost in
+2 of 2 runs of 30 s; :meth:`recreate` then keeps the whole budget)."""
 
 RECREATE_EXACT_UNITS = 5
 """Units taken out and re-placed together by CP-SAT in one step of :meth:`_Planning.recreate_exact`."""
@@ -1133,7 +1141,12 @@ class _Planning:
                 self.report_start()
             if self.rounds == 1 and self.crowded():
                 self.lagrange(min(LAGRANGE_S, LAGRANGE_SHARE * (self.builder.deadline - time.monotonic())))
-                self.recreate(min(RECREATE_S, RECREATE_SHARE * (self.builder.deadline - time.monotonic())))
+                budget = min(RECREATE_S, RECREATE_SHARE * (self.builder.deadline - time.monotonic()))
+                exact = RECREATE_EXACT_UNITS <= RECREATE_EXACT_MOST * len(self.groups)
+                t = time.monotonic()
+                self.recreate((1.0 - RECREATE_EXACT_SHARE) * budget if exact else budget)
+                if exact:
+                    self.recreate_exact(budget - (time.monotonic() - t))
                 if _DEBUG:
                     _log.debug("recreate: plan %s (%s) t=%.1f", self.incumbent_cost(), self.found_by,
                                time.monotonic() - self.t0)
@@ -1512,9 +1525,11 @@ class _Planning:
         every round's relaxation stay valid. Only a better real plan comes out of it; no bound.
 
         :meth:`recreate` re-places its units one by one (each at its cheapest clear place); here they
-        are placed jointly, which a packing needs when two freed units want the same hole. **Not called
-        by the planner** (``plan9``, one 30 s run each after :meth:`recreate`, 6 s: chogorian-brotherhood
-        1570.954 -> 1566.849, ironhands 712.679 -> 707.916, ravenguard 478.8 -> 481.2: mixed, too few runs)."""
+        are placed jointly, which a packing needs when two freed units want the same hole. The planner
+        calls it after :meth:`recreate`, with :data:`RECREATE_EXACT_SHARE` of their budget (measured, 3
+        runs of 30 s a roster, against :meth:`recreate` alone with the whole budget: ironhands 707.9-711.3
+        against 712.7-713.5, ravenguard 476.6 in 3 of 3 against 478.2-485.3, chogorian-brotherhood
+        1571.13 against 1570.95; ``benchmarks/README.md``, tenth pass)."""
         if self.start is None or len(self.groups) < 2:
             return
         until = min(self.builder.deadline, time.monotonic() + budget)
