@@ -137,10 +137,10 @@ def test_check_without_units_is_invalid_input_with_the_error_report(tmp_path):
         js = tmp_path / f"{name}.json"
         res = runner.invoke(app, ["check", str(path), "--json", str(js)])
         assert res.exit_code == 2
-        assert res.stderr == f"error: {path}: field units: the scenario has no units to check (add armies with units)\n"
+        assert res.stderr == f"error: {path}: field armies: the scenario has no units to check (add armies with units)\n"
         assert json.loads(js.read_text()) == {
-            "ok": False, "exit_code": 2, "file": str(path), "location": "units", "value": None,
-            "error": f"{path}: field units: the scenario has no units to check (add armies with units)"}
+            "ok": False, "exit_code": 2, "file": str(path), "location": "armies", "value": None,
+            "error": f"{path}: field armies: the scenario has no units to check (add armies with units)"}
 
 
 def test_check_with_units_but_nothing_placed_is_as_before(tmp_path):

@@ -57,7 +57,7 @@ def test_a_scenario_with_no_units_is_invalid_input_for_check(tmp_path):
     for fmt in ("text", "markdown"):
         r = run(["check", "only.yaml", "--format", fmt], tmp_path)
         assert r.exit_code == 2
-        assert r.stderr == ("error: only.yaml: field units: the scenario has no units to check (add armies with "
+        assert r.stderr == ("error: only.yaml: field armies: the scenario has no units to check (add armies with "
                             "units)\n")
         assert "Legal" not in r.output and "LEGAL" not in r.output
 

@@ -293,7 +293,7 @@ def check(
         world = load_scenario(scenario, require_positions=True).with_rulings(chosen)
         if not world.units:  # nothing to judge is not a legal deployment (units still to place: as before)
             raise ScenarioError("the scenario has no units to check (add armies with units)", file=scenario,
-                                location="units")
+                                location="armies")
         say_battlefield_default(world)
         _check_writable(render_out, "--render")
         _check_writable(json_out, "--json")
