@@ -173,3 +173,16 @@ def test_translate_scenario_data_moves_every_position_and_nothing_else():
     assert r == {"id": "r", "setup": "reserves", "models": [{"profile": "p"}]}  # no position: as it was
     assert out["goals"] == [{"kind": "near_point", "x": 30, "y": 22},
                             {"kind": "deny", "enemy_unit": "e", "protect": [30, 22], "radius": 6}, {"kind": "hidden"}]
+
+
+def test_round_trip_keeps_the_rulings(tmp_path):
+    """The scenario note holds ``rulings``; import-tts wrote them off (a ruling that changes a verdict
+    would be read back with its default)."""
+    data = yaml.safe_load(LONG_EDGE.read_text())
+    data["rulings"] = {"ic-infiltrate": "uses"}
+    src = tmp_path / "ruled.yaml"
+    src.write_text(yaml.safe_dump(data))
+    out = tmp_path / "back.yaml"
+    _import(_export(tmp_path, src), out, "--ruleset", "hh2")
+    assert yaml.safe_load(out.read_text())["rulings"] == {"ic-infiltrate": "uses"}
+    assert load_scenario(str(out)).scenario.rulings == {"ic-infiltrate": "uses"}

@@ -916,7 +916,7 @@ class _Importer:
             self.origin[f"deployment_zones[{zi}]"] = path
         h = self.header or {}
         data: dict[str, Any] = {"ruleset": self.rs.id}
-        for k in ("name", "description", "goals", "points_limit"):
+        for k in ("name", "description", "goals", "points_limit", "rulings"):
             if k in h:
                 data[k] = h[k]
         data.setdefault("name", f"Imported from {Path(self.save.file).name}")
