@@ -7,15 +7,18 @@ from __future__ import annotations
 import copy
 import json
 import math
+import typing
 from pathlib import Path
 
 import pytest
 import yaml
+from pydantic import BaseModel
 from typer.testing import CliRunner
 
 from planner.cli.commands import app
 from planner.io.tts import translate_scenario_data
 from planner.legality.checker import check_deployment
+from planner.schema import Scenario
 from planner.world import load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -186,3 +189,38 @@ def test_round_trip_keeps_the_rulings(tmp_path):
     _import(_export(tmp_path, src), out, "--ruleset", "hh2")
     assert yaml.safe_load(out.read_text())["rulings"] == {"ic-infiltrate": "uses"}
     assert load_scenario(str(out)).scenario.rulings == {"ic-infiltrate": "uses"}
+
+
+def _positional_fields() -> set[tuple[str, str]]:
+    """Every field of the scenario schema that holds a position on the table: named x / y or
+    ``from``, or holding points (``tuple[Num, Num]``), as (record class, field name)."""
+    seen: set[type] = set()
+    out: set[tuple[str, str]] = set()
+
+    def walk(cls: type[BaseModel]) -> None:
+        if cls in seen:
+            return
+        seen.add(cls)
+        for name, info in cls.model_fields.items():
+            if name in ("x", "y", "from_") or "tuple[" in str(info.annotation):
+                out.add((cls.__name__, name))
+            stack = [info.annotation]
+            while stack:
+                t = stack.pop()
+                if isinstance(t, type) and issubclass(t, BaseModel):
+                    walk(t)
+                else:
+                    stack.extend(typing.get_args(t))
+
+    walk(Scenario)
+    return out
+
+
+def test_every_positional_field_of_the_schema_is_one_translate_scenario_data_moves():
+    """A new positional field fails here until translate_scenario_data moves it (and the test above
+    checks it): else --map would leave it in the old table's frame, as setup.from was."""
+    assert _positional_fields() == {
+        ("Model", "x"), ("Model", "y"), ("Setup", "from_"), ("Objective", "x"), ("Objective", "y"),
+        ("DeploymentZone", "polygon"), ("TerrainFeature", "footprint"), ("TerrainPiece", "footprint"),
+        ("Wall", "points"), ("Wall", "footprint"), ("Floor", "footprint"), ("NearPointGoal", "x"),
+        ("NearPointGoal", "y"), ("DenyGoal", "protect")}
