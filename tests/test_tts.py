@@ -223,6 +223,7 @@ def test_hand_made_save_with_a_map(tmp_path):
     bounds = [(z["player"], min(p[1] for p in z["polygon"]), max(p[1] for p in z["polygon"])) for z in zones]
     assert bounds == [("red", 0, 10), ("blue", 34, 44)]  # Dawn of War, 10" deep; the first player gets zone a
     assert report["scenario"]["battlefield"] == {"width": 60, "depth": 44}
+    assert not any("moved by" in w for w in report["warnings"])  # no scenario note: read on 60" x 44", not moved
     assert [u["reason"] for u in report["unmatched"]][:1] == ["a line on the table; the zones come from --map "
                                                                "dawn-of-war-10in"]
     bad = CliRunner().invoke(app, ["import-tts", str(path), "--ruleset", "wh40k10", "--map", "no-such-map"])

@@ -586,8 +586,11 @@ def import_roster(
 def import_tts(
     save: Annotated[str, typer.Argument(help="Tabletop Simulator save or saved-object file (JSON).")],
     ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset id.")],
-    map_id: Annotated[str | None, typer.Option("--map", help="40k deployment map for the zones (e.g. "
-                                                             "hammer-and-anvil, dawn-of-war-10in).")] = None,
+    map_id: Annotated[str | None, typer.Option("--map", help="40k deployment map for the zones and "
+                                                             "its 60x44 battlefield (e.g. hammer-and-anvil, "
+                                                             "dawn-of-war-10in); wh40k10/wh40k11 only. A save of "
+                                                             "another table size is moved onto it centre on "
+                                                             "centre, with a warning.")] = None,
     out: Annotated[str | None, typer.Option("--out", help="Write the scenario here (YAML, or JSON if it ends in "
                                                            ".json); default: print the YAML.")] = None,
     json_out: JsonOpt = None,

@@ -59,15 +59,13 @@ def new_scenario(ruleset: str, layout: str, map_id: str | None, rosters: list[st
     """
     from planner.io.layouts import PLAYERS, layout_scenario
     from planner.io.roster import army_to_data, import_roster
-    from planner.rules.registry import find_ruleset
+    from planner.rules.registry import find_ruleset, require_standard_layouts
 
     try:
         rs = find_ruleset(ruleset)
     except ScenarioError as exc:
         raise ScenarioError(exc.detail, location="--ruleset", value=ruleset) from None
-    if not rs.HAS_STANDARD_LAYOUTS:
-        raise ScenarioError("the standard layouts are for the 60\" x 44\" Warhammer 40,000 battlefield: wh40k10 or "
-                            "wh40k11", location="--ruleset", value=ruleset)
+    require_standard_layouts(rs, "--ruleset", ruleset)
     if len(players) > 2:
         raise ScenarioError("at most two players (defender, then attacker)", location="--player", value=players[2])
     if len(set(players)) != len(players):

@@ -53,6 +53,8 @@ What the importer reads (:func:`tts_to_scenario`), object by object, nested bags
   ``posZ`` (an input error otherwise, never the table centre).
 - *Deployment zones*: closed ``VectorLines`` (``loop``, or a last point on the first); the player
   is the planner's notes, else the TTS colour name of the line (``red``, ``blue`` ...).
+  With ``--map``, the map's zones instead, on its battlefield: the scenario read on the save's
+  table is moved onto it by one :func:`translate_scenario_data` (see :func:`tts_to_scenario`).
 - Every other object (and every open line) is listed as not matched, with the reason.
 
 The exporter (:func:`scenario_to_tts`) writes that same format: each model a ``BlockSquare`` at
@@ -602,6 +604,66 @@ def _map_terrain_points(rec: dict[str, Any], fn: Callable[[list[float]], list[fl
                         if isinstance(it, dict) else it for it in items]
     return out
 
+def translate_scenario_data(data: dict[str, Any], dx: float, dy: float) -> dict[str, Any]:
+    """Scenario ``data`` (plain data, as a file holds it) with every position on the table moved by
+    ``(dx, dy)`` inches: terrain outlines (:func:`_map_terrain_points`), deployment zone polygons,
+    objective markers, model centres, Scout first positions (``setup.from``, their facings kept),
+    ``near_point`` goal points and ``deny`` goal ``protect`` points. Facings, heights, ids and
+    everything else are kept; ``battlefield`` is not changed (the caller sets the new table). The
+    one transform of a scenario moved onto another table (``planner import-tts --map``): a
+    position left out here would be measured in the old table's frame. A record of the wrong
+    shape is kept as it is (the schema judges it later). New lists and records; ``data`` is not
+    changed.
+
+    >>> d = translate_scenario_data({"objectives": [{"id": "o", "x": 36, "y": 24}]}, -6, -2)
+    >>> d["objectives"][0]["x"], d["objectives"][0]["y"]
+    (30, 22)
+    """
+
+    def move(q: Any) -> Any:
+        if not (isinstance(q, list | tuple) and len(q) >= 2 and all(isinstance(v, int | float) for v in q[:2])):
+            return q
+        return [round(q[0] + dx, 9), round(q[1] + dy, 9), *q[2:]]
+
+    def move_xy(rec: Any) -> Any:
+        if not isinstance(rec, dict) or not all(isinstance(rec.get(k), int | float) for k in ("x", "y")):
+            return rec
+        return {**rec, "x": round(rec["x"] + dx, 9), "y": round(rec["y"] + dy, 9)}
+
+    def move_unit(u: Any) -> Any:
+        if not isinstance(u, dict):
+            return u
+        out = dict(u)
+        if isinstance(u.get("models"), list):
+            out["models"] = [move_xy(m) for m in u["models"]]
+        setup = u.get("setup")
+        if isinstance(setup, dict) and isinstance(setup.get("from"), list):
+            out["setup"] = {**setup, "from": [move(q) for q in setup["from"]]}
+        return out
+
+    def move_goal(g: Any) -> Any:
+        g = move_xy(g)  # near_point
+        if isinstance(g, dict) and "protect" in g:  # deny
+            g = {**g, "protect": move(g["protect"])}
+        return g
+
+    out = dict(data)
+    if isinstance(data.get("terrain"), list):
+        out["terrain"] = [_map_terrain_points(t, move) if isinstance(t, dict) else t for t in data["terrain"]]
+    if isinstance(data.get("deployment_zones"), list):
+        out["deployment_zones"] = [{**z, "polygon": [move(q) for q in z["polygon"]]}
+                                   if isinstance(z, dict) and isinstance(z.get("polygon"), list) else z
+                                   for z in data["deployment_zones"]]
+    if isinstance(data.get("objectives"), list):
+        out["objectives"] = [move_xy(o) for o in data["objectives"]]
+    if isinstance(data.get("armies"), list):
+        out["armies"] = [{**a, "units": [move_unit(u) for u in a["units"]]}
+                         if isinstance(a, dict) and isinstance(a.get("units"), list) else a for a in data["armies"]]
+    if isinstance(data.get("goals"), list):
+        out["goals"] = [move_goal(g) for g in data["goals"]]
+    return out
+
+
 def scenario_to_tts(scenario: Scenario, *, source: str = "") -> dict[str, Any]:
     """A TTS save (plain data, to write as JSON) that spawns the scenario's deployment.
 
@@ -713,6 +775,9 @@ class Imported:
     """Objects and lines not read into the scenario: ``{"object", "name", "reason"}``."""
     origin: dict[str, str]
     """Scenario field path (``armies[0].units[1].models[2]``) -> the save's object path."""
+    moved: tuple[float, float] | None = None
+    """``--map`` put the save's table on a battlefield of another size, centre on centre: every
+    position was moved by this (dx, dy), inches (:func:`translate_scenario_data`); None: not moved."""
 
 
 def _slug(text: str) -> str:
@@ -771,12 +836,12 @@ class _Importer:
                     if t.lower().startswith("uuid:"):
                         self.uuid_names.setdefault(t.split(":", 1)[1], m.group(1))
         h: dict[str, Any] = self.header or {}
-        if map_id is not None:
-            self.width, self.depth = 60.0, 44.0
-        else:
-            bf: dict[str, Any] = h["battlefield"] if isinstance(h.get("battlefield"), dict) else {}
-            self.width = float(bf.get("width", self.rs.default_width_in))
-            self.depth = float(bf.get("depth", self.rs.default_depth_in))
+        # the save's own table: every position is read in its frame (the scenario note's records
+        # are in it too); --map moves the whole scenario onto the map's battlefield at the end
+        bf: dict[str, Any] = h["battlefield"] if isinstance(h.get("battlefield"), dict) else {}
+        self.width = float(bf.get("width", self.rs.default_width_in))
+        self.depth = float(bf.get("depth", self.rs.default_depth_in))
+        self.map_spec = self._map_spec() if map_id is not None else None
         if self.header and self.header.get("ruleset") not in (None, self.rs.id):
             self.warnings.append(f"the save was written for ruleset {self.header.get('ruleset')!r}; read as "
                                  f"{self.rs.id!r} (--ruleset)")
@@ -851,7 +916,7 @@ class _Importer:
             self.origin[f"deployment_zones[{zi}]"] = path
         h = self.header or {}
         data: dict[str, Any] = {"ruleset": self.rs.id}
-        for k in ("name", "description", "goals", "points_limit"):
+        for k in ("name", "description", "goals", "points_limit", "rulings"):
             if k in h:
                 data[k] = h[k]
         data.setdefault("name", f"Imported from {Path(self.save.file).name}")
@@ -860,11 +925,34 @@ class _Importer:
         data["deployment_zones"] = [z for z, _ in zones]
         data["objectives"] = objectives
         data["armies"] = armies
+        moved = self._onto_map(data) if self.map_id is not None else None
         try:
             scenario = Scenario.model_validate(data)
         except ValidationError as exc:
             raise self._validation(exc, data) from None
-        return Imported(scenario, self.warnings, self.unmatched, self.origin)
+        return Imported(scenario, self.warnings, self.unmatched, self.origin, moved)
+
+    def _onto_map(self, data: dict[str, Any]) -> tuple[float, float] | None:
+        """Put the scenario read in the save's frame (``data``, changed in place) on the map's
+        60" x 44" battlefield, centre on centre as TTS shows them (the table centre is TTS's
+        origin): every position moved by one :func:`translate_scenario_data`, with a warning, if
+        the save's table is of another size; then the map's zones. The shift, or None."""
+        from planner.rules.wh40k_maps import DEPTH_IN, WIDTH_IN
+
+        dx, dy = (WIDTH_IN - self.width) / 2, (DEPTH_IN - self.depth) / 2
+        moved = None
+        if dx or dy:
+            data.update(translate_scenario_data(data, dx, dy))
+            moved = (dx, dy)
+            self.warnings.append(f"the save's table is {self.width:g}\" x {self.depth:g}\"; --map {self.map_id} puts "
+                                 f"it on the {WIDTH_IN:g}\" x {DEPTH_IN:g}\" battlefield centre on centre: every "
+                                 f"position moved by ({dx:+g}\", {dy:+g}\")")
+        data["battlefield"] = {"width": WIDTH_IN, "depth": DEPTH_IN}
+        zones = self._map_zones([a["player"] for a in data["armies"]])
+        data["deployment_zones"] = [z for z, _ in zones]
+        for zi, (_, path) in enumerate(zones):
+            self.origin[f"deployment_zones[{zi}]"] = path
+        return moved
 
     def _validation(self, exc: ValidationError, data: dict) -> ScenarioError:
         from planner.io.files import validation_error
@@ -1161,8 +1249,6 @@ class _Importer:
             for acc in accs:
                 ui, ai = len(army["units"]), len(armies) - 1
                 army["units"].append(self._unit(acc, taken, f"armies[{ai}].units[{ui}]"))
-        if self.map_id is not None:
-            zones.extend(self._map_zones([a["player"] for a in armies]))
         for player in (a["player"] for a in (self.header or {}).get("armies", []) or [] if isinstance(a, dict)):
             if player not in by_player:
                 self.warnings.append(f"player {player!r} of the save's scenario note has no model in the save")
@@ -1218,9 +1304,19 @@ class _Importer:
         unit["models"] = out_models
         return unit
 
-    def _map_zones(self, players: list[str]) -> list[tuple[dict[str, Any], str]]:
-        from planner.rules.wh40k_maps import MAPS, polygon_points, zones
+    def _map_spec(self) -> tuple[str, float]:
+        """``--map``: the map's name in :data:`planner.rules.wh40k_maps.MAPS` and its Dawn of War depth.
 
+        Raises
+        ------
+        ScenarioError
+            Naming ``--map`` and its value: a ruleset whose battlefield the maps are not for
+            (:func:`planner.rules.registry.require_standard_layouts`), or an unknown map.
+        """
+        from planner.rules.registry import require_standard_layouts
+        from planner.rules.wh40k_maps import MAPS
+
+        require_standard_layouts(self.rs, "--map", self.map_id)
         name, depth = self.map_id or "", 12.0
         m = re.fullmatch(r"dawn-of-war-(\d+)in", name)
         if m:
@@ -1228,6 +1324,13 @@ class _Importer:
         if name not in MAPS:
             raise ScenarioError(f"unknown deployment map; known: {', '.join(MAPS)}, dawn-of-war-10in, "
                                 "dawn-of-war-12in", location="--map", value=self.map_id)
+        return name, depth
+
+    def _map_zones(self, players: list[str]) -> list[tuple[dict[str, Any], str]]:
+        from planner.rules.wh40k_maps import polygon_points, zones
+
+        assert self.map_spec is not None
+        name, depth = self.map_spec
         if len(players) < 2:
             raise ScenarioError("a deployment map needs two players with models in the save", location="--map",
                                 value=self.map_id)
@@ -1296,20 +1399,29 @@ def tts_to_scenario(save: TtsSave, ruleset: str, map_id: str | None = None) -> I
         Ruleset id (its catalogue gives bases by model name; its battlefield size is the default).
     map_id : str, optional
         A 40k deployment map (:data:`planner.rules.wh40k_maps.MAPS`, or ``dawn-of-war-10in``):
-        its zones (60" x 44") replace the lines on the table; the first two players get zones a, b.
+        its zones replace the lines on the table (the first two players get zones a, b) and its
+        60" x 44" battlefield the save's table. The save is read on its own table (its scenario
+        note's, else the ruleset's default), then the whole scenario is moved onto the map's,
+        centre on centre as TTS shows them, by one :func:`translate_scenario_data` (models,
+        Scout first positions, terrain, objectives, goal points), with a warning when the sizes
+        differ (:attr:`Imported.moved`).
 
     Raises
     ------
     ScenarioError
-        Unknown ruleset or map; the imported scenario does not validate (the message names the
-        save's object it came from).
+        Unknown ruleset or map; ``--map`` on a ruleset whose battlefield the maps are not for
+        (hh2, wh40k5, wh40k7: :func:`planner.rules.registry.require_standard_layouts`); the
+        imported scenario does not validate (the message names the save's object it came from).
     """
     return _Importer(save, ruleset, map_id).run()
 
 
 def check_imported(imp: Imported, file: str) -> None:
     """Resolve the imported scenario as ``planner check`` would load it (catalogue profiles,
-    references, positions on the table); an error names the save's object.
+    references, positions on the table); an error names the save's object. When ``--map`` moved
+    the scenario onto a battlefield of another size (:attr:`Imported.moved`), a warning in
+    ``imp.warnings`` counts the models on the table now not wholly on it (the checker's
+    ``battlefield`` rule: :func:`planner.legality.checks.placement.wholly_within`).
 
     Raises
     ------
@@ -1319,12 +1431,30 @@ def check_imported(imp: Imported, file: str) -> None:
     from planner.world import resolve
 
     try:
-        resolve(imp.scenario, None)
+        world = resolve(imp.scenario, None)
     except ScenarioError as exc:
         best = max((k for k in imp.origin if exc.location.startswith(k)), key=len, default=None)
         where = f" (from the save's {imp.origin[best]})" if best else ""
         raise ScenarioError(f"{exc.detail}{where}", file=file, location=f"imported scenario {exc.location}"
                             if exc.location else "", value=exc.value) from None
+    if imp.moved is None:
+        return
+    from planner.geometry.shapes import battlefield_box, footprint
+    from planner.legality.checks.placement import wholly_within
+
+    placed = [(u, m, footprint(m.base, m.x, m.y, m.facing)) for u in world.units.values() if u.on_battlefield
+              for m in u.models if m.x is not None and m.y is not None]
+    if not placed:
+        return
+    bf = world.scenario.battlefield
+    worst = wholly_within([fp for _, _, fp in placed], battlefield_box(bf.width, bf.depth))
+    if worst.outside:
+        u, m, _ = placed[worst.outside[0][0]]
+        n = len(worst.outside)
+        imp.warnings.append(f"{n} of {len(placed)} models on the table {'is' if n == 1 else 'are'} not wholly on "
+                            f"the {bf.width:g}\" x {bf.depth:g}\" battlefield of --map after the move (the most "
+                            f"over the edge: unit {u.id} model {m.id}, {-worst.outside[0][1]:.3f}\"); the check "
+                            "will find them off the table")
 
 
 def import_tts(path: str | Path, ruleset: str, map_id: str | None = None) -> Imported:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from planner.errors import UnknownRulesetError
+from planner.errors import ScenarioError, UnknownRulesetError
 from planner.rules import hh2, wh40k5, wh40k7, wh40k10, wh40k11
 from planner.rules.base import Ruleset
 
@@ -87,6 +87,24 @@ def all_rulesets() -> list[Ruleset]:
     """Every known ruleset, by id."""
     _load_plugins_once()
     return [RULESETS[k] for k in sorted(RULESETS)]
+
+
+def require_standard_layouts(ruleset: Ruleset, location: str, value: object) -> None:
+    """Refuse the Chapter Approved layouts and the 40k deployment maps (60" x 44") on a ruleset whose
+    battlefield they are not for (``HAS_STANDARD_LAYOUTS`` false: hh2, wh40k5, wh40k7). The one check
+    of ``planner new --ruleset`` and ``planner import-tts --map``.
+
+    Raises
+    ------
+    ScenarioError
+        Naming ``location`` (the option, e.g. ``--map``) and ``value`` (exit 2 on the command line).
+    """
+    if ruleset.HAS_STANDARD_LAYOUTS:
+        return
+    fit = " or ".join(r.id for r in all_rulesets() if r.HAS_STANDARD_LAYOUTS)
+    raise ScenarioError(f"the standard layouts and deployment maps are for the 60\" x 44\" Warhammer 40,000 "
+                        f"battlefield: {fit}, not ruleset {ruleset.id} ({ruleset.default_width_in:g}\" x "
+                        f"{ruleset.default_depth_in:g}\")", location=location, value=value)
 
 
 def ruleset_goal_kinds() -> frozenset[str]:
