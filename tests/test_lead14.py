@@ -152,3 +152,25 @@ def test_planner_and_checker_share_the_order_rule(tmp_path):
     w = _world(tmp_path, copy.deepcopy(data))
     assert deployed_before(w.units["tac-b"], w.units["b-inf"])
     assert not deployed_before(w.units["recon"], w.units["b-inf"])
+
+
+def test_a_clear_line_through_the_ruin_a_model_stands_in_says_why(tmp_path):
+    # recon stands partly in a sight-blocking ruin (no heights): tac sees it through the ruin, and the
+    # message names the ruin and the standing-in ruling (as it already did on an upper floor)
+    data = {
+        "ruleset": "hh2", "battlefield": {"width": 72, "depth": 48}, "deployment_zones": _ZONES,
+        "terrain": [{"id": "ruin", "kind": "area", "standing_in": "partly", "traits": ["blocks_line_of_sight"],
+                     "footprint": [[0, 14], [72, 14], [72, 20], [0, 20]]}],
+        "armies": [
+            {"player": "red", "units": [
+                {"id": "tac", "models": [{"base": {"diameter_mm": 32}, "type": "Infantry", "x": 36, "y": 9.4}]}]},
+            {"player": "blue", "units": [
+                {"id": "recon", "rules": ["Infiltrate"], "setup": "infiltrate",
+                 "models": [{"base": {"diameter_mm": 25}, "type": "Infantry", "x": 36, "y": 20.3}]}]},
+        ],
+    }
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    res = runner.invoke(app, ["check", str(path)])
+    assert res.exit_code == 1
+    assert "it crosses ruin footprint and is not blocked by it: model recon/1 stands in ruin" in " ".join(res.stdout.split())

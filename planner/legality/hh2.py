@@ -74,8 +74,10 @@ def _ignored(ignored: Iterable[tuple[Crossing, str]], observer: str, target: str
         if not c.blocks:
             continue  # a line over a piece's top is clear of it whoever stands where
         name = f"{c.id}{' ' + c.piece if c.piece else ''}"
-        out += (f"; it crosses {name} (top {c.top:g}\") at {c.line_height:.2f}\", below its top, and is not blocked "
-                f"by it: model {observer if who == 'observer' else target} stands in {c.id} ({ruling})")
+        where = (f" (top {c.top:g}\") at {c.line_height:.2f}\", below its top," if c.top is not None
+                 else "")  # a feature without heights: any line through it
+        out += (f"; it crosses {name}{where} and is not blocked by it: model "
+                f"{observer if who == 'observer' else target} stands in {c.id} ({ruling})")
     return out
 
 
