@@ -174,3 +174,15 @@ def test_a_clear_line_through_the_ruin_a_model_stands_in_says_why(tmp_path):
     res = runner.invoke(app, ["check", str(path)])
     assert res.exit_code == 1
     assert "it crosses ruin footprint and is not blocked by it: model recon/1 stands in ruin" in " ".join(res.stdout.split())
+
+
+def test_a_missing_output_folder_is_made_with_a_note(tmp_path):
+    x = 35 + _R32 + 2.0 + _R40
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(_ic_table(x)), encoding="utf-8")
+    out = tmp_path / "new" / "deeper" / "r.json"
+    res = runner.invoke(app, ["check", str(path), "--json", str(out)])
+    assert res.exit_code == 0 and out.is_file()
+    assert f"note: created the folder {out.parent} for r.json" in " ".join(res.stderr.split())
+    res = runner.invoke(app, ["check", str(path), "--json", str(out)])  # the folder is there now: no note
+    assert res.exit_code == 0 and "created the folder" not in res.stderr
