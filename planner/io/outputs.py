@@ -360,7 +360,9 @@ def _umask() -> int:
 def _write_atomic(real: str, raw: bytes, st: os.stat_result | None) -> None:
     """A regular file: a temporary file in the same folder, then an atomic rename."""
     folder = os.path.dirname(real) or "."
-    os.makedirs(folder, exist_ok=True)
+    if not os.path.isdir(folder):  # a mistyped folder is made, and said (not silent)
+        os.makedirs(folder, exist_ok=True)
+        print(f"note: created the folder {folder} for {os.path.basename(real)}", file=sys.stderr)
     with _temp_file(folder, f".{os.path.basename(real)}.") as (fd, tmp):
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)

@@ -74,8 +74,10 @@ def _ignored(ignored: Iterable[tuple[Crossing, str]], observer: str, target: str
         if not c.blocks:
             continue  # a line over a piece's top is clear of it whoever stands where
         name = f"{c.id}{' ' + c.piece if c.piece else ''}"
-        out += (f"; it crosses {name} (top {c.top:g}\") at {c.line_height:.2f}\", below its top, and is not blocked "
-                f"by it: model {observer if who == 'observer' else target} stands in {c.id} ({ruling})")
+        where = (f" (top {c.top:g}\") at {c.line_height:.2f}\", below its top," if c.top is not None
+                 else "")  # a feature without heights: any line through it
+        out += (f"; it crosses {name}{where} and is not blocked by it: model "
+                f"{observer if who == 'observer' else target} stands in {c.id} ({ruling})")
     return out
 
 
@@ -90,6 +92,28 @@ def infiltrates(unit: UnitInfo) -> bool:
     """True if the unit's (first) set-up is by Infiltrate."""
     s = unit.setup
     return s.method is SetupMethod.INFILTRATE or (s.method is SetupMethod.SCOUT and s.first == "infiltrate")
+
+
+def deployed_before(observer: UnitInfo, unit: UnitInfo) -> bool:
+    """True if the enemy unit ``observer`` is on the table when ``unit`` Infiltrates (case 3).
+
+    An enemy Infiltrator is not deployed yet when both give ``setup.order`` and its order is the
+    higher; without both orders it counts as deployed before (the stricter reading for ``unit``).
+    """
+    return not (infiltrates(observer) and unit.setup.order is not None and observer.setup.order is not None
+                and observer.setup.order > unit.setup.order)
+
+
+def unordered_infiltrators(world: World) -> list[tuple[str, str]]:
+    """Pairs of enemy units on the battlefield, both setting up by Infiltrate, each counted as
+    deployed before the other (:func:`deployed_before` both ways: no ``setup.order`` on one or both).
+
+    On a real table one of them was placed first; the check cannot know which, so each is judged
+    against the other. Returns ``(id, id)`` pairs, sorted, the first id of the first player in file order.
+    """
+    inf = [u for u in world.units.values() if u.on_battlefield and u.is_positioned and infiltrates(u)]
+    return sorted((a.id, b.id) for i, a in enumerate(inf) for b in inf[i + 1:]
+                  if a.player != b.player and deployed_before(a, b) and deployed_before(b, a))
 
 
 def is_dedicated_transport(unit: UnitInfo) -> bool:
@@ -346,8 +370,11 @@ class HH2Checker:
     def check_coherency(self, u: UnitInfo) -> None:
         if u.setup.joined:
             return  # checked with the unit it joins
-        group = [u] + [self.world.units[j] for j in u.joined_by
-                       if self.world.units[j].on_battlefield and self.world.units[j].is_positioned]
+        # an IC set up out of range of the unit is reported once, by hh2.ic.coherency under the IC
+        # (check_ic); the unit's own finding judges the unit with the ICs that stand in range of it
+        group = [u] + [ic for j in u.joined_by
+                       if (ic := self.world.units[j]).on_battlefield and ic.is_positioned
+                       and self._ic_gap(ic, u)[2]]
         models = [m for g in group for m in g.models]
         if len(models) < 2:
             return
@@ -365,11 +392,27 @@ class HH2Checker:
         rule = self.R.rid("coherency")
         msg = (f"in unit coherency ({rng:g}\"): every model linked, longest link {_f(gap)}" if ok
                else f"out of unit coherency ({rng:g}\"): {names[j]} is {_f(gap)} from the rest of the unit{also}")
-        self.add(_finding(rule, ok, u, msg, model=models[j].id, measured=gap,
+        def own(k: int) -> str:  # a model of a joined IC is named with its unit: "praetor/1"
+            return models[k].id if models[k].unit_id == u.id else names[k]
+
+        self.add(_finding(rule, ok, u, msg, model=own(j), measured=gap,
                           required=f"within {rng:g}\" of another model, one group", margin=rng - gap,
                           evidence=make_evidence(model=names[j], other_model=names[i]),
-                          failing=[f.model_copy(update={"model": models[k].id})
+                          failing=[f.model_copy(update={"model": own(k)})
                                    for f, (k, _, _) in zip(failing, far, strict=True)]))
+
+    def _ic_gap(self, ic: UnitInfo, host: UnitInfo) -> tuple[float, float, bool]:
+        """Closest distance from the IC's bases to the unit's it joins, the coherency range, within it.
+
+        Returns ``(d, rng, ok)`` in inches: ``d`` closest point to closest point (0 where bases touch or
+        overlap), ``rng`` the coherency range of the joined unit, ``ok`` whether ``d`` is within it
+        (HH2 p.241, hh2.ic.coherency). Both units must be positioned on the battlefield.
+        """
+        a = self.table.final(ic).footprints
+        b = self.table.final(host).footprints
+        rng = coherency_range(list(ic.models) + list(host.models), self.R)
+        d = min(max(0.0, signed_distance(x, y)) for x in a for y in b)
+        return d, rng, is_within_distance(d, rng)
 
     # ------------------------------------------------------------------ Infiltrate
     def _observers(self, u: UnitInfo) -> list[Placed]:
@@ -384,10 +427,8 @@ class HH2Checker:
         if hit is None:
             hit = []
             for e in self.table.enemy_presence(u.player, "first"):
-                if infiltrates(e.unit) and u.setup.order is not None and e.unit.setup.order is not None \
-                        and e.unit.setup.order > u.setup.order:
-                    continue
-                hit.append(e)
+                if deployed_before(e.unit, u):
+                    hit.append(e)
             self._observer_lists[key] = hit
         return list(hit)
 
@@ -666,11 +707,7 @@ class HH2Checker:
             self.add(_finding(self.R.rid("ic.coherency"), True, ic, f"joined to {host.id}, off the battlefield with it",
                               required="set up with the unit"))
             return
-        a = self.table.final(ic).footprints
-        b = self.table.final(host).footprints
-        rng = coherency_range(list(ic.models) + list(host.models), self.R)
-        d = min(max(0.0, signed_distance(x, y)) for x in a for y in b)
-        ok = is_within_distance(d, rng)
+        d, rng, ok = self._ic_gap(ic, host)
         self.add(_finding(self.R.rid("ic.coherency"), ok, ic,
                           f"{_f(d)} from {host.id}: within coherency ({rng:g}\")" if ok
                           else f"{_f(d)} from {host.id}: not within coherency ({rng:g}\")",

@@ -1008,8 +1008,9 @@ class Table:
         """The pieces with a height of the area features that observer model ``i`` or target model
         ``j`` stands in (:meth:`standing_in`, :meth:`target_standing_in`) that ``seg`` crosses, each
         with "observer" or "target" (who stands in it): the pieces the sight rule leaves out for
-        this pair, so a report can say why a line through them is not blocked; [] without heights."""
-        if not self.has_heights or seg is None:
+        this pair, so a report can say why a line through them is not blocked. Without heights, the
+        features themselves (each a :class:`Crossing` with ``top`` None: as high as any line)."""
+        if seg is None:
             return []
         a, b = observer.footprints[i], target.footprints[j]
         ta, tb = self.tops_of(observer)[i], self.tops_of(target)[j]
@@ -1021,7 +1022,8 @@ class Table:
         for t in self.blocking_features:
             if t.id in mine or t.id in theirs:
                 who = "observer" if t.id in mine else "target"
-                out += [(c, who) for c in crossings(p, q, (ta, tb), self.pieces[t.id]) if c.top is not None]
+                out += [(c, who) for c in crossings(p, q, (ta, tb), self.pieces[t.id])
+                        if c.top is not None or not self.has_heights]
         return out
 
     def _passes(self, observer: Placed, i: int, target: Placed, j: int,

@@ -595,9 +595,9 @@ class CandidateBuilder:
             if u.method is SetupMethod.SCOUT:
                 self._observers[key] = t.enemy_presence(u.player, "final")
             else:
-                self._observers[key] = [e for e in t.enemy_presence(u.player, "first")
-                                        if not (e.unit.setup.order and u.setup.order
-                                                and e.unit.setup.order > u.setup.order)]
+                from planner.legality.hh2 import deployed_before  # the checker's case-3 order, one place
+
+                self._observers[key] = [e for e in t.enemy_presence(u.player, "first") if deployed_before(e.unit, u)]
         return self._observers[key]
 
     @cached_property
