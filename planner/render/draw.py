@@ -33,11 +33,10 @@ from planner.errors import ScenarioError
 from planner.legality.report import LegalityReport
 from planner.render.areas import (
     DRAW_POINTS,
-    infiltrate_distances,
+    infiltrate_exclusions,
     legal_area,
     outline,
     placed_models,
-    unit_exclusion,
 )
 from planner.schema import SetupMethod, TerrainKind, TerrainTrait
 from planner.world import World
@@ -465,34 +464,50 @@ def _draw_objectives(ax, world: World, summary: RenderSummary, legend: _Legend) 
 
 
 def _draw_exclusion(ax, world: World, who: str, table, summary: RenderSummary, legend: _Legend) -> None:
-    """The Infiltrate exclusion areas (the ruleset's plain-sight and hidden distances) around the
-    enemy units of ``who`` (a player, or a unit's player)."""
+    """The Infiltrate exclusion areas round the enemies of ``who`` (a player, or a unit's player):
+    :func:`planner.render.areas.infiltrate_exclusions` (HH2: the plain-sight and hidden distances
+    round each enemy unit; 40k: the Infiltrators distance round each enemy unit and each enemy
+    deployment zone). Each area outlined (``exclusion-<D>-<unit>``, ``exclusion-<D>-zone-<zone>``),
+    their union at each distance filled once (``excluded-<D>``)."""
     from matplotlib.patches import Patch
 
     player = world.units[who].player if who in world.units else who
     if player not in world.players:
         raise ScenarioError(f"no player or unit with this name (players: {', '.join(world.players)})",
                             file=world.file, location="--exclusion", value=who)
-    d = infiltrate_distances(world.scenario.ruleset)
-    styles: list[tuple[float, str, float, LineStyleType]] = [(d.plain_in, "#ff8f00", 0.16, ":"),
-                                                            (d.hidden_in, "#d50000", 0.16, "-")]
+    d, areas = infiltrate_exclusions(world, player, "--exclusion")
+    enemy_players = ", ".join(p for p in world.players if p != player)
+    hh2 = d.hidden_in is not None
+    styles: list[tuple[float, str, float, LineStyleType]] = (
+        [(d.plain_in, "#ff8f00", 0.16, ":"), (d.hidden_in, "#d50000", 0.16, "-")] if d.hidden_in is not None
+        else [(d.plain_in, "#d50000", 0.16, "-")])
     for dist, col, alpha, ls in styles:
         geoms = []
-        for e in world.enemies_of(player):
-            geom = unit_exclusion(e, dist)
-            # each enemy unit's own area as an outline; the union of them filled once (below)
-            if _add_geom(ax, geom, f"exclusion-{dist:g}-{_safe(e.id)}", facecolor="none", alpha=0.8,
-                         edgecolor=col, linewidth=0.45, linestyle=ls, zorder=3, clip=table):
-                summary.add("exclusion")
-                geoms.append(geom)
+        for kind in ("unit", "zone"):
+            drawn = False
+            for a in areas:
+                if a.distance_in != dist or a.kind != kind:
+                    continue
+                gid = f"exclusion-{dist:g}-{'zone-' if kind == 'zone' else ''}{_safe(a.source)}"
+                # each area as an outline; the union of them filled once (below)
+                if _add_geom(ax, a.geom, gid, facecolor="none", alpha=0.8, edgecolor=col, linewidth=0.45,
+                             linestyle=ls if kind == "unit" else "--", zorder=3, clip=table):
+                    summary.add("exclusion")
+                    geoms.append(a.geom)
+                    drawn = True
+            if kind == "zone" and not drawn:
+                continue
+            if hh2:
+                why = (f"Infiltrate hidden needs more than {dist:g}\"" if dist == d.hidden_in
+                       else f"in plain sight more than {dist:g}\"")
+            else:
+                why = f"Infiltrators need more than {dist:g}\""
+            of = f"a unit of {enemy_players}" if kind == "unit" else f"the deployment zone of {enemy_players}"
+            legend(Patch(facecolor=col, alpha=alpha + 0.1, edgecolor=col, linestyle=ls if kind == "unit" else "--"),
+                   f"within {dist:g}\" of {of} ({why})")
         if geoms:
             _add_geom(ax, unary_union(geoms), f"excluded-{dist:g}", facecolor=col, alpha=alpha, edgecolor="none",
                       zorder=2.9, clip=table)
-        enemy_players = ", ".join(p for p in world.players if p != player)
-        why = (f"Infiltrate hidden needs more than {dist:g}\"" if dist == d.hidden_in
-               else f"in plain sight more than {dist:g}\"")
-        legend(Patch(facecolor=col, alpha=alpha + 0.1, edgecolor=col, linestyle=ls),
-               f"within {dist:g}\" of a unit of {enemy_players} ({why})")
 
 
 def _draw_legal_area(ax, world: World, unit: str, summary: RenderSummary, legend: _Legend) -> None:
