@@ -7,7 +7,8 @@ checked by parsing it:
 - ``battlefield``, ``zone-<zone>``, ``terrain-<feature>``, ``objective-<id>``;
 - ``base-<unit>-<model>`` (one per model on the battlefield, its true outline), ``facing-<unit>``,
   ``label-<unit>``;
-- overlays: ``exclusion-<D>-<unit>`` (points within D" of an enemy unit), ``legal-<unit>`` and
+- overlays: ``exclusion-<D>-<unit>`` (points within D" of an enemy unit), ``exclusion-<D>-zone-<zone>``
+  (within D" of an enemy deployment zone: 40k Infiltrators), ``excluded-<D>`` (their union, filled), ``legal-<unit>`` and
   ``legal-hidden-<unit>``, ``sightline-clear-<unit>-<k>``, ``sightline-blocked-<unit>-<observer>``,
   ``violation-<unit>[-<model>]``, ``measure-<unit>-<k>``, ``heatmap``;
 - an enemy unit's legal arrival area (:class:`ArrivalCells`): ``threat-area-<unit>`` (a group of
