@@ -40,7 +40,7 @@ from planner.geometry.shapes import (
     signed_distance,
 )
 from planner.legality.checks.coherency import coherency_shortfalls
-from planner.legality.checks.distance import each_too_close
+from planner.legality.checks.distance import each_too_close, infiltrators_far_enough
 from planner.legality.checks.placement import (
     NoGo,
     closest_no_go,
@@ -565,9 +565,9 @@ class WH40kChecker:
                     best = (d, i, zid)
         if best is not None:
             d, i, zid = best
-            ok = is_more_than_distance(d, limit)
+            ok = infiltrators_far_enough(R, d)
             # every model too close, the closest first (a judge moves each one)
-            close = worst_first(((k, dk, z) for k, (dk, z) in nearest.items() if not is_more_than_distance(dk, limit)),
+            close = worst_first(((k, dk, z) for k, (dk, z) in nearest.items() if not infiltrators_far_enough(R, dk)),
                                 i, larger_is_worse=False)
             also, failing = also_failing(group, [(k, f"{_f(dk)} from {z}", dk, z) for k, dk, z in close])
             self.add(_finding(P + "infiltrators.zone_distance", ok, u,
@@ -583,7 +583,7 @@ class WH40kChecker:
                               required=f"more than {limit:g}\" from all {what}"))
             return
         d, i, other, j = near
-        ok = is_more_than_distance(d, limit)
+        ok = infiltrators_far_enough(R, d)
         also, failing = ("", []) if ok else self._each_too_close(group, near, self.enemies(u, "first"), limit)
         self.add(_finding(P + "infiltrators.distance", ok, u,
                           f"model {group.model_id(i)} is {_f(d)} from enemy {other.unit.id}/{other.model_id(j)}{when}"

@@ -14,10 +14,12 @@ from dataclasses import dataclass
 
 import shapely
 from shapely.geometry import Polygon, box
+from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
 from planner.errors import ScenarioError
 from planner.geometry.shapes import Footprint, footprint
+from planner.rules.base import InfiltrateDistances
 from planner.schema import SetupMethod
 from planner.world import ModelInfo, UnitInfo, World
 
@@ -54,8 +56,7 @@ def placed_models(u: UnitInfo) -> list[tuple[ModelInfo, Footprint]]:
 def unit_exclusion(u: UnitInfo, distance_in: float):
     """Points within ``distance_in`` inches of some base of unit ``u`` (a shapely geometry; empty if
     the unit has no model on the battlefield)."""
-    parts = [outline(fp).buffer(distance_in, quad_segs=BUFFER_QUAD_SEGS) for _, fp in placed_models(u)]
-    return unary_union(parts) if parts else Polygon()
+    return footprints_exclusion([fp for _, fp in placed_models(u)], distance_in)
 
 
 def enemies_on_battlefield(world: World, player: str) -> list[UnitInfo]:
@@ -63,29 +64,96 @@ def enemies_on_battlefield(world: World, player: str) -> list[UnitInfo]:
     return [u for u in world.enemies_of(player) if placed_models(u)]
 
 
-@dataclass(frozen=True)
-class InfiltrateDistances:
-    """The ruleset's Infiltrate distances: more than ``hidden_in`` if hidden, more than ``plain_in``."""
-
-    hidden_in: float
-    plain_in: float
-
-
-def infiltrate_distances(ruleset: str) -> InfiltrateDistances:
-    """The Infiltrate distances of the ruleset with id ``ruleset`` (its ``INFILTRATE_*`` numbers).
+def infiltrate_distances(ruleset: str, option: str = "--exclusion") -> InfiltrateDistances:
+    """The Infiltrate distances of the ruleset with id ``ruleset``
+    (:meth:`planner.rules.base.Ruleset.infiltrate_distances`: HH2's 9"/12", 40k's Infiltrators
+    9" (10th) / 8" (11th) from enemy models and the enemy deployment zone).
 
     Raises
     ------
     ScenarioError
-        If the ruleset is unknown or defines no Infiltrate distances.
+        If the ruleset is unknown, or has no Infiltrate set-up (e.g. wh40k5, wh40k7): the error
+        names ``option`` (``--exclusion``, ``--legal-area``; the web page's field) and the
+        rulesets that have one; exit 2, as an option the ruleset does not use.
     """
-    from planner.rules.registry import find_ruleset
+    from planner.rules.registry import all_rulesets, find_ruleset
 
-    rs = find_ruleset(ruleset)
-    hidden, plain = rs.INFILTRATE_HIDDEN_MORE_THAN_IN, rs.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN
-    if hidden is None or plain is None:
-        raise ScenarioError("this ruleset has no Infiltrate distances to draw", location="ruleset", value=ruleset)
-    return InfiltrateDistances(float(hidden), float(plain))
+    d = find_ruleset(ruleset).infiltrate_distances()
+    if d is None:
+        have = ", ".join(r.id for r in all_rulesets() if r.infiltrate_distances() is not None)
+        raise ScenarioError(f"ruleset {ruleset} has no Infiltrate set-up, so there are no Infiltrate distances to "
+                            f"draw (drawn for {have})", location=option, value=ruleset)
+    return d
+
+
+def footprints_exclusion(fps, distance_in: float):
+    """Points within ``distance_in`` inches of some of the footprints ``fps`` (their outlines
+    offset, as :func:`unit_exclusion`; empty for none)."""
+    parts = [outline(fp).buffer(distance_in, quad_segs=BUFFER_QUAD_SEGS) for fp in fps]
+    return unary_union(parts) if parts else Polygon()
+
+
+def infiltrators_measured_to(world: World, player: str):
+    """The enemy units a 40k Infiltrator of ``player`` is measured to, as the checker measures
+    them (``WH40kChecker.enemies(u, "first")``): each enemy unit on the battlefield (not embarked,
+    not in reserves) at the footprints where it was set up (before a Scouts move). A list of
+    :class:`planner.legality.table.Placed`."""
+    table = world.ruleset.table(world)
+    return [table.first(e) for e in table.enemy_units(player)]
+
+
+def enemy_zones(world: World, player: str) -> list[tuple[str, Polygon]]:
+    """(zone id, polygon) of every deployment zone not ``player``'s: the checker's enemy zones
+    (``WH40kChecker.enemy_zones``, the table's zone polygons)."""
+    polys = world.ruleset.table(world).zone_polys
+    return [(z.id, polys[z.id]) for z in world.zones.values() if z.player != player]
+
+
+def zone_exclusion(world: World, player: str, distance_in: float):
+    """Points within ``distance_in`` inches of an enemy deployment zone of ``player`` (the zones
+    themselves included: a model in a zone is 0" from it), rule ``infiltrators.zone_distance``."""
+    parts = [poly.buffer(distance_in, quad_segs=BUFFER_QUAD_SEGS) for _, poly in enemy_zones(world, player)]
+    return unary_union(parts) if parts else Polygon()
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """One exclusion area of an Infiltrate overlay: the points within ``distance_in`` of ``source``
+    (an enemy unit, ``kind`` 'unit', or an enemy deployment zone, ``kind`` 'zone'); ``geom`` a
+    shapely geometry, inches."""
+
+    distance_in: float
+    kind: str
+    source: str
+    geom: BaseGeometry
+
+
+def infiltrate_exclusions(world: World, player: str, option: str = "--exclusion"
+                          ) -> tuple[InfiltrateDistances, list[Exclusion]]:
+    """The ruleset's Infiltrate distances and the areas an Infiltrator of ``player`` must keep out
+    of, as the checker measures them: HH2, within the plain-sight distance (12") and within the
+    hidden distance (9") of each enemy unit on the battlefield; 40k Infiltrators, within 9" (10th) /
+    8" (11th) of each enemy unit where it was set up (:func:`infiltrators_measured_to`) and of each
+    enemy deployment zone. Plain-sight areas first; an enemy unit without a model on the battlefield
+    has none.
+
+    Raises
+    ------
+    ScenarioError
+        A ruleset without Infiltrate distances (:func:`infiltrate_distances`, naming ``option``).
+    """
+    d = infiltrate_distances(world.scenario.ruleset, option)
+    out: list[Exclusion] = []
+    if d.hidden_in is None:
+        out += [Exclusion(d.plain_in, "unit", p.unit.id, footprints_exclusion(p.footprints, d.plain_in))
+                for p in infiltrators_measured_to(world, player) if p.footprints]
+        if d.zone_in is not None:
+            out += [Exclusion(d.zone_in, "zone", zid, poly.buffer(d.zone_in, quad_segs=BUFFER_QUAD_SEGS))
+                    for zid, poly in enemy_zones(world, player)]
+        return d, out
+    for dist in (d.plain_in, d.hidden_in):
+        out += [Exclusion(dist, "unit", e.id, unit_exclusion(e, dist)) for e in enemies_on_battlefield(world, player)]
+    return d, out
 
 
 def no_go_terrain(world: World):
@@ -112,12 +180,17 @@ class LegalArea:
     what_hidden: str | None = None
 
 
-def legal_area(world: World, unit_id: str) -> LegalArea:
-    """The area where the bases of ``unit_id`` may stand for its set-up (see :class:`LegalArea`).
+def legal_area(world: World, unit_id: str, option: str = "--legal-area") -> LegalArea:
+    """The area where the bases of ``unit_id`` may stand for its set-up (see :class:`LegalArea`;
+    ``option``: what an error names, the command line's ``--legal-area`` or the web page's field).
 
     Deployment zone: the zone minus no-go terrain. Infiltrate (HH2 p.242): the battlefield minus
     no-go terrain, more than the plain-sight distance from every enemy unit (certain), and the band
-    between the hidden and plain-sight distances (only if hidden). Scout (HH2 p.246): the battlefield
+    between the hidden and plain-sight distances (only if hidden). 40k Infiltrators (10E-GST /
+    11E-GST p.39): the battlefield minus no-go terrain, more than 9" (10th) / 8" (11th) from every
+    enemy deployment zone and from every enemy unit on the battlefield where it was set up (the
+    checker's rules ``infiltrators.zone_distance`` and ``infiltrators.distance``, the same numbers
+    and the same units measured to). Scout (HH2 p.246): the battlefield
     minus no-go terrain, within the unit's 6"/12" of where its models stood (the union over its
     models: each model may only use the part round its own start) and more than 9" from every
     enemy unit.
@@ -125,11 +198,12 @@ def legal_area(world: World, unit_id: str) -> LegalArea:
     Raises
     ------
     ScenarioError
-        Unknown unit, or a set-up that is not on the battlefield (embarked, reserves).
+        Unknown unit, a set-up that is not on the battlefield (embarked, reserves), or an
+        Infiltrator of a ruleset without Infiltrate distances (naming ``--legal-area``).
     """
     if unit_id not in world.units:
         raise ScenarioError(f"no unit with this id (units: {', '.join(world.units)})", file=world.file,
-                            location="--legal-area", value=unit_id)
+                            location=option, value=unit_id)
     u = world.units[unit_id]
     bf = world.scenario.battlefield
     field = box(0.0, 0.0, bf.width, bf.depth).difference(no_go_terrain(world))
@@ -153,11 +227,19 @@ def legal_area(world: World, unit_id: str) -> LegalArea:
         zone_id = u.setup.zone or (z.id if (z := world.zone_of(u.player)) else None)
         if zone_id is None:
             raise ScenarioError("the unit's player has no deployment zone", file=world.file,
-                                location="--legal-area", value=unit_id)
+                                location=option, value=unit_id)
         zone = Polygon(world.zones[zone_id].polygon)
         return LegalArea(u.id, zone.intersection(field), None, f"{u.id}: deployment zone {zone_id}")
     if method is SetupMethod.INFILTRATE:
-        d = infiltrate_distances(world.scenario.ruleset)
+        d = infiltrate_distances(world.scenario.ruleset, option)
+        if d.hidden_in is None:  # 40k Infiltrators: one distance, from the enemy zones and units
+            rid = world.ruleset.id
+            zones = [zone_exclusion(world, u.player, d.zone_in)] if d.zone_in is not None else []
+            far = unary_union(zones + [footprints_exclusion(p.footprints, d.plain_in)
+                                 for p in infiltrators_measured_to(world, u.player)])
+            return LegalArea(u.id, field.difference(far), None,
+                             f"{u.id}: Infiltrators, more than {d.plain_in:g}\" from the enemy deployment zone and "
+                             f"enemy models ({rid}.{d.zone_rule}, {rid}.{d.unit_rule})")
         enemies = enemies_on_battlefield(world, u.player)
         near = unary_union([unit_exclusion(e, d.hidden_in) for e in enemies]) if enemies else Polygon()
         far = unary_union([unit_exclusion(e, d.plain_in) for e in enemies]) if enemies else Polygon()
@@ -169,7 +251,7 @@ def legal_area(world: World, unit_id: str) -> LegalArea:
     hint = ("; for Deep Strike use 'planner deepstrike --render'" if u.method is SetupMethod.RESERVES
             else f"; draw the legal area of {u.setup.in_} instead" if u.method is SetupMethod.EMBARKED else "")
     raise ScenarioError(f"the unit is not set up on the battlefield (set-up {u.method.value}){hint}",
-                        file=world.file, location="--legal-area", value=unit_id)
+                        file=world.file, location=option, value=unit_id)
 
 
 def area(geom) -> float:

@@ -7,7 +7,8 @@ checked by parsing it:
 - ``battlefield``, ``zone-<zone>``, ``terrain-<feature>``, ``objective-<id>``;
 - ``base-<unit>-<model>`` (one per model on the battlefield, its true outline), ``facing-<unit>``,
   ``label-<unit>``;
-- overlays: ``exclusion-<D>-<unit>`` (points within D" of an enemy unit), ``legal-<unit>`` and
+- overlays: ``exclusion-<D>-<unit>`` (points within D" of an enemy unit), ``exclusion-<D>-zone-<zone>``
+  (within D" of an enemy deployment zone: 40k Infiltrators), ``excluded-<D>`` (their union, filled), ``legal-<unit>`` and
   ``legal-hidden-<unit>``, ``sightline-clear-<unit>-<k>``, ``sightline-blocked-<unit>-<observer>``,
   ``violation-<unit>[-<model>]``, ``measure-<unit>-<k>``, ``heatmap``;
 - an enemy unit's legal arrival area (:class:`ArrivalCells`): ``threat-area-<unit>`` (a group of
@@ -33,11 +34,10 @@ from planner.errors import ScenarioError
 from planner.legality.report import LegalityReport
 from planner.render.areas import (
     DRAW_POINTS,
-    infiltrate_distances,
+    infiltrate_exclusions,
     legal_area,
     outline,
     placed_models,
-    unit_exclusion,
 )
 from planner.schema import SetupMethod, TerrainKind, TerrainTrait
 from planner.world import World
@@ -257,11 +257,12 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
     summary = RenderSummary()
     legend = _Legend()
     ax_w = 10.0
-    fig, ax = _figure_and_axes(plt, world, opts, W, D, ax_w)
+    lay = _Layout(ax_w, HEAT_BAR_IN if opts.heat is not None else 0.0)
+    fig, ax = _figure_and_axes(plt, world, opts, W, D, lay)
     table = _draw_table(ax, W, D)
     _draw_zones(ax, world, colours, summary, legend)
     if opts.heat is not None:  # under terrain and models
-        _draw_heat(fig, ax, opts.heat, summary)
+        _draw_heat(fig, ax, opts.heat, summary, lay)
     _draw_terrain(ax, world, summary, legend)
     _draw_objectives(ax, world, summary, legend)
     # overlays under the models: exclusion areas and legal area
@@ -291,8 +292,7 @@ def build_figure(world: World, report: LegalityReport | None = None, options: Re
     if opts.heat is not None:
         legend(Patch(facecolor="#f03b20", alpha=0.6), f"Deep Strike heat map: {opts.heat.label} (colour bar)")
     _draw_scale_bar(ax, offtable, W)
-    leg = fig.legend(legend.handles, legend.names, loc="upper left",
-                     bbox_to_anchor=(0.05 + ax_w / (ax_w + 4.2) * 0.95 + 0.005, 0.92),
+    leg = fig.legend(legend.handles, legend.names, loc="upper left", bbox_to_anchor=(lay.legend_x, 0.92),
                      fontsize=6.5, frameon=True, title="Legend", title_fontsize=8)
     leg.set_gid("legend")
     summary.legend = list(legend.names)
@@ -314,11 +314,54 @@ class _Legend:
             self.names.append(name)
 
 
-def _figure_and_axes(plt, world: World, opts: RenderOptions, W: float, D: float, ax_w: float):
-    """The figure and the battlefield axes (``ax_w`` inches wide, to scale): limits, ticks, title."""
+LEGEND_ROOM_IN = 4.2
+"""Figure width right of the battlefield axes, inches (the legend)."""
+HEAT_BAR_IN = 0.8
+"""Extra figure width for a heat map's colour bar, its ticks and its label, between the
+battlefield and the legend (so that the legend covers neither), inches."""
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where the battlefield axes, a colour bar and the legend go (figure fractions): the axes
+    ``ax_w`` inches wide, then ``bar_in`` inches for a colour bar (0: none), then the legend."""
+
+    ax_w: float
+    bar_in: float = 0.0
+
+    @property
+    def fig_w(self) -> float:
+        return self.ax_w + LEGEND_ROOM_IN + self.bar_in
+
+    @property
+    def scale(self) -> float:
+        """The fractions of the figure without a colour bar, in this one's (1.0 exactly without)."""
+        return (self.ax_w + LEGEND_ROOM_IN) / self.fig_w
+
+    @property
+    def ax_rect(self) -> tuple[float, float, float, float]:
+        return (0.05 * self.scale, 0.06, self.ax_w / (self.ax_w + LEGEND_ROOM_IN) * 0.95 * self.scale, 0.86)
+
+    @property
+    def ax_right(self) -> float:
+        return (0.05 + self.ax_w / (self.ax_w + LEGEND_ROOM_IN) * 0.95) * self.scale
+
+    @property
+    def bar_rect(self) -> tuple[float, float, float, float]:
+        """The colour bar: 0.08" right of the axes, 0.16" wide, the middle two thirds of the height."""
+        return (self.ax_right + 0.08 / self.fig_w, 0.16, 0.16 / self.fig_w, 0.66)
+
+    @property
+    def legend_x(self) -> float:
+        return self.ax_right + self.bar_in / self.fig_w + 0.005 * self.scale
+
+
+def _figure_and_axes(plt, world: World, opts: RenderOptions, W: float, D: float, lay: _Layout):
+    """The figure and the battlefield axes (``lay.ax_w`` inches wide, to scale): limits, ticks, title."""
+    ax_w = lay.ax_w
     ax_h = ax_w * (D + 6.0) / (W + 2.0)
-    fig = plt.figure(figsize=(ax_w + 4.2, ax_h + 0.8))
-    ax = fig.add_axes((0.05, 0.06, ax_w / (ax_w + 4.2) * 0.95, 0.86))
+    fig = plt.figure(figsize=(lay.fig_w, ax_h + 0.8))
+    ax = fig.add_axes(lay.ax_rect)
     ax.set_aspect("equal")
     ax.set_xlim(-1.0, W + 1.0)
     ax.set_ylim(-5.0, D + 1.0)
@@ -356,15 +399,16 @@ def _draw_zones(ax, world: World, colours: dict[str, str], summary: RenderSummar
         legend(Patch(facecolor=c, alpha=0.25, edgecolor=c, linestyle="--"), f"deployment zone: {z.player}")
 
 
-def _draw_heat(fig, ax, hm: HeatMap, summary: RenderSummary) -> None:
-    """The Deep Strike heat map (one cell per grid point) and its colour bar."""
+def _draw_heat(fig, ax, hm: HeatMap, summary: RenderSummary, lay: _Layout) -> None:
+    """The Deep Strike heat map (one cell per grid point) and its colour bar (in its own axes at
+    ``lay.bar_rect``, left of the legend: the battlefield axes keep their size)."""
     step_x = float(hm.xs[1] - hm.xs[0]) if len(hm.xs) > 1 else 1.0
     step_y = float(hm.ys[1] - hm.ys[0]) if len(hm.ys) > 1 else 1.0
     im = ax.imshow(hm.values, origin="lower", extent=(hm.xs[0] - step_x / 2, hm.xs[-1] + step_x / 2,
                                                       hm.ys[0] - step_y / 2, hm.ys[-1] + step_y / 2),
                    vmin=0.0, vmax=1.0, cmap="YlOrRd", alpha=0.6, zorder=1.5, interpolation="nearest")
     im.set_gid("heatmap")
-    cb = fig.colorbar(im, ax=ax, fraction=0.025, pad=0.01)
+    cb = fig.colorbar(im, cax=fig.add_axes(lay.bar_rect))
     cb.set_label(hm.label, fontsize=8)
     summary.add("heatmap")
 
@@ -465,34 +509,50 @@ def _draw_objectives(ax, world: World, summary: RenderSummary, legend: _Legend) 
 
 
 def _draw_exclusion(ax, world: World, who: str, table, summary: RenderSummary, legend: _Legend) -> None:
-    """The Infiltrate exclusion areas (the ruleset's plain-sight and hidden distances) around the
-    enemy units of ``who`` (a player, or a unit's player)."""
+    """The Infiltrate exclusion areas round the enemies of ``who`` (a player, or a unit's player):
+    :func:`planner.render.areas.infiltrate_exclusions` (HH2: the plain-sight and hidden distances
+    round each enemy unit; 40k: the Infiltrators distance round each enemy unit and each enemy
+    deployment zone). Each area outlined (``exclusion-<D>-<unit>``, ``exclusion-<D>-zone-<zone>``),
+    their union at each distance filled once (``excluded-<D>``)."""
     from matplotlib.patches import Patch
 
     player = world.units[who].player if who in world.units else who
     if player not in world.players:
         raise ScenarioError(f"no player or unit with this name (players: {', '.join(world.players)})",
                             file=world.file, location="--exclusion", value=who)
-    d = infiltrate_distances(world.scenario.ruleset)
-    styles: list[tuple[float, str, float, LineStyleType]] = [(d.plain_in, "#ff8f00", 0.16, ":"),
-                                                            (d.hidden_in, "#d50000", 0.16, "-")]
+    d, areas = infiltrate_exclusions(world, player, "--exclusion")
+    enemy_players = ", ".join(p for p in world.players if p != player)
+    hh2 = d.hidden_in is not None
+    styles: list[tuple[float, str, float, LineStyleType]] = (
+        [(d.plain_in, "#ff8f00", 0.16, ":"), (d.hidden_in, "#d50000", 0.16, "-")] if d.hidden_in is not None
+        else [(d.plain_in, "#d50000", 0.16, "-")])
     for dist, col, alpha, ls in styles:
         geoms = []
-        for e in world.enemies_of(player):
-            geom = unit_exclusion(e, dist)
-            # each enemy unit's own area as an outline; the union of them filled once (below)
-            if _add_geom(ax, geom, f"exclusion-{dist:g}-{_safe(e.id)}", facecolor="none", alpha=0.8,
-                         edgecolor=col, linewidth=0.45, linestyle=ls, zorder=3, clip=table):
-                summary.add("exclusion")
-                geoms.append(geom)
+        for kind in ("unit", "zone"):
+            drawn = False
+            for a in areas:
+                if a.distance_in != dist or a.kind != kind:
+                    continue
+                gid = f"exclusion-{dist:g}-{'zone-' if kind == 'zone' else ''}{_safe(a.source)}"
+                # each area as an outline; the union of them filled once (below)
+                if _add_geom(ax, a.geom, gid, facecolor="none", alpha=0.8, edgecolor=col, linewidth=0.45,
+                             linestyle=ls if kind == "unit" else "--", zorder=3, clip=table):
+                    summary.add("exclusion")
+                    geoms.append(a.geom)
+                    drawn = True
+            if kind == "zone" and not drawn:
+                continue
+            if hh2:
+                why = (f"Infiltrate hidden needs more than {dist:g}\"" if dist == d.hidden_in
+                       else f"in plain sight more than {dist:g}\"")
+            else:
+                why = f"Infiltrators need more than {dist:g}\""
+            of = f"a unit of {enemy_players}" if kind == "unit" else f"the deployment zone of {enemy_players}"
+            legend(Patch(facecolor=col, alpha=alpha + 0.1, edgecolor=col, linestyle=ls if kind == "unit" else "--"),
+                   f"within {dist:g}\" of {of} ({why})")
         if geoms:
             _add_geom(ax, unary_union(geoms), f"excluded-{dist:g}", facecolor=col, alpha=alpha, edgecolor="none",
                       zorder=2.9, clip=table)
-        enemy_players = ", ".join(p for p in world.players if p != player)
-        why = (f"Infiltrate hidden needs more than {dist:g}\"" if dist == d.hidden_in
-               else f"in plain sight more than {dist:g}\"")
-        legend(Patch(facecolor=col, alpha=alpha + 0.1, edgecolor=col, linestyle=ls),
-               f"within {dist:g}\" of a unit of {enemy_players} ({why})")
 
 
 def _draw_legal_area(ax, world: World, unit: str, summary: RenderSummary, legend: _Legend) -> None:
@@ -704,6 +764,7 @@ def _draw_evidence(ax, world: World, report: LegalityReport, opts: RenderOptions
         return None
 
     drawn: set[str] = set()
+    drawn_passes: set[tuple] = set()
     k_line = 0
     for ur in report.units:
         for f in ur.findings:
@@ -757,10 +818,17 @@ def _draw_evidence(ax, world: World, report: LegalityReport, opts: RenderOptions
                     mk.set_gid(f"{gid}-at-{_safe(tid)}")
                     ax.add_line(mk)
                     for sp in ev.sight_passes:  # the blocking piece and how high the centre line passes it
-                        if sp.blocks and sp.top_in is not None:
-                            lab = ax.text(sp.at[0], sp.at[1], f'{sp.feature}{" " + sp.piece if sp.piece else ""}: top {sp.top_in:g}" above '
-                                          f'the line at {sp.line_in:.2f}"', fontsize=4, color="#000000",
-                                          zorder=6.7, clip_on=True)
+                        key = (f.unit, f.rule, sp.feature, sp.piece, tuple(sp.at))
+                        if sp.blocks and sp.top_in is not None and key not in drawn_passes:
+                            # once per finding (not once per observer's line, all at the same point),
+                            # set off above the point on a light box, clear of the X markers on the edge
+                            drawn_passes.add(key)
+                            lab = ax.annotate(f'{sp.feature}{" " + sp.piece if sp.piece else ""}: top {sp.top_in:g}" '
+                                              f'above the line at {sp.line_in:.2f}"', xy=(sp.at[0], sp.at[1]),
+                                              xytext=(0, 6), textcoords="offset points", ha="center", va="bottom",
+                                              fontsize=4, color="#000000", zorder=6.7, annotation_clip=True,
+                                              bbox={"boxstyle": "round,pad=0.15", "facecolor": "#ffffff",
+                                                    "edgecolor": "none", "alpha": 0.8})
                             lab.set_gid(f"{gid}-pass-{_safe(sp.feature)}")
                     summary.add("sightline")
                     legend(Line2D([], [], color="#616161", linewidth=0.7, linestyle=(0, (3, 2)), marker="X",

@@ -81,6 +81,26 @@ class RulingInfo:
         return tuple(v for v, _ in self.readings)
 
 
+@dataclass(frozen=True)
+class InfiltrateDistances:
+    """Where an Infiltrator may be set up, as distances it stays *more than* away from (inches;
+    exactly the distance is too close). What :meth:`Ruleset.infiltrate_distances` gives, and what
+    the pictures and the web page draw (:mod:`planner.render.areas`).
+
+    ``plain_in``: from every enemy unit (its closest model) on the battlefield, even in plain sight
+    (rule ``unit_rule``); ``hidden_in``: the shorter distance allowed out of sight of every deployed
+    enemy unit (HH2; None: no such band); ``zone_in``: from every enemy deployment zone (40k
+    Infiltrators, rule ``zone_rule``; None: no zone rule). Rule ids are relative to the ruleset
+    (``'infiltrators.distance'``).
+    """
+
+    plain_in: float
+    hidden_in: float | None = None
+    zone_in: float | None = None
+    unit_rule: str = "infiltrate.distance"
+    zone_rule: str | None = None
+
+
 class Ruleset:
     """A game system's deployment rules (see the module docstring).
 
@@ -152,6 +172,15 @@ class Ruleset:
     """Infiltrate while hidden: more than this from every enemy unit (None: no such rule)."""
     INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN: ClassVar[float | None] = None
     """Infiltrate in plain sight: more than this from every enemy unit (None: no such rule)."""
+
+    def infiltrate_distances(self) -> InfiltrateDistances | None:
+        """The distances of the ruleset's Infiltrate set-up (:class:`InfiltrateDistances`), or None
+        if it has none. Here: HH2's, from :attr:`INFILTRATE_HIDDEN_MORE_THAN_IN` and
+        :attr:`INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN` (rule ``infiltrate.distance``); 40k overrides it."""
+        hidden, plain = self.INFILTRATE_HIDDEN_MORE_THAN_IN, self.INFILTRATE_PLAIN_SIGHT_MORE_THAN_IN
+        if hidden is None or plain is None:
+            return None
+        return InfiltrateDistances(plain_in=float(plain), hidden_in=float(hidden))
 
     # ------------------------------------------------------------ heights (2.5D line of sight)
     MODEL_HEIGHT_IN: ClassVar[dict[str, float]] = {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from planner.rules.base import Ruleset
+from planner.rules.base import InfiltrateDistances, Ruleset
 from planner.rules.wh40k_maps import MAPS
 
 if TYPE_CHECKING:
@@ -90,6 +90,14 @@ class Warhammer40k(Ruleset):
     OBJECTIVE_RANGE_IN: ClassVar[float]
     COVER_KEYWORDS: ClassVar[tuple[str, ...]]
     VISIBILITY: ClassVar[str]
+
+    def infiltrate_distances(self) -> InfiltrateDistances:
+        """Infiltrators (10E-GST p.39, 11E-GST p.39): more than :attr:`INFILTRATORS_MORE_THAN_IN`
+        horizontally from every enemy deployment zone (rule ``infiltrators.zone_distance``) and from
+        every enemy model / unit on the battlefield (``infiltrators.distance``); no hidden band."""
+        d = float(self.INFILTRATORS_MORE_THAN_IN)
+        return InfiltrateDistances(plain_in=d, zone_in=d, unit_rule="infiltrators.distance",
+                                   zone_rule="infiltrators.zone_distance")
 
     def run_checks(self, world: World) -> dict[str, list[Finding]]:
         from planner.legality.wh40k import WH40kChecker

@@ -19,6 +19,7 @@ from __future__ import annotations
 from planner.geometry.measure import farthest_from, is_more_than_distance, is_within_distance
 from planner.geometry.shapes import Footprint, distance_to_polygon
 from planner.legality.checks.coherency import is_coherent_40k
+from planner.legality.checks.distance import infiltrators_far_enough
 from planner.legality.checks.placement import closest_no_go, first_outside
 from planner.legality.checks.restriction import first_breach, first_setup_breach
 from planner.legality.table import Placed
@@ -146,15 +147,14 @@ def judge(builder, group, fps: list[Footprint], exact_sight: bool = False
     if near is not None and not is_more_than_distance(near, R.ENGAGEMENT_RANGE_IN + builder.margin):
         return (f"{rs}.engagement", n[2].unit.id), near
     if u.method is SetupMethod.INFILTRATE:
-        limit = R.INFILTRATORS_MORE_THAN_IN + builder.margin
-        if near is not None and not is_more_than_distance(near, limit):
+        if near is not None and not infiltrators_far_enough(R, near, builder.margin):
             return (f"{rs}.infiltrators.distance", n[2].unit.id), near
         for z in t.world.zones.values():
             if z.player == u.player:
                 continue
             poly = t.zone_polys[z.id]
             for f in fps:
-                if not is_more_than_distance(max(0.0, distance_to_polygon(f, poly)), limit):
+                if not infiltrators_far_enough(R, max(0.0, distance_to_polygon(f, poly)), builder.margin):
                     return (f"{rs}.infiltrators.zone_distance", z.id), near
     return None, near
 

@@ -124,7 +124,9 @@ def _unit(world: World, unit: str | None, field: str = "unit"):
 def overlay(world: World, kind: str, unit: str | None, *, resolution: float = 1.0, grid: float = 2.0
             ) -> dict[str, Any]:
     """An overlay for the page: ``infiltrate`` (the ruleset's Infiltrate distances round the enemy
-    units of ``unit``'s player), ``legal`` (where ``unit``'s bases may stand,
+    units of ``unit``'s player, :func:`planner.render.areas.infiltrate_exclusions`: layers
+    ``exclusion-<D>``, and for 40k Infiltrators ``exclusion-zone-<D>`` round the enemy deployment
+    zones), ``legal`` (where ``unit``'s bases may stand,
     :func:`planner.render.areas.legal_area`), ``heat`` (``unit``'s Deep Strike heat map,
     :func:`planner.cli.render.deepstrike_heat`, cells of ``resolution`` inches), ``threat`` (the
     legal arrival anchors of enemy unit ``unit``, :func:`planner.adversary.threats.find_threats`
@@ -136,23 +138,27 @@ def overlay(world: World, kind: str, unit: str | None, *, resolution: float = 1.
     Raises
     ------
     ScenarioError
-        Unknown kind or unit, or what the underlying function refuses (naming the field).
+        Unknown kind or unit, or what the underlying function refuses (naming the field: ``kind``
+        for an Infiltrate overlay of a ruleset without Infiltrate distances, ``unit`` for a legal
+        area the unit's set-up does not have).
     """
-    from planner.render.areas import enemies_on_battlefield, infiltrate_distances, legal_area, unit_exclusion
+    from planner.render.areas import infiltrate_exclusions, legal_area
 
     u = _unit(world, unit)
     out: dict[str, Any] = {"kind": kind, "unit": u.id, "layers": [], "cells": [], "cell_in": None}
     if kind == "infiltrate":
-        d = infiltrate_distances(world.ruleset.id)
-        enemies = enemies_on_battlefield(world, u.player)
         from shapely.ops import unary_union
 
-        for dist in (d.plain_in, d.hidden_in):
-            geom = unary_union([unit_exclusion(e, dist) for e in enemies]) if enemies else Polygon()
-            out["layers"].append({"id": f"exclusion-{dist:g}", "label": f"within {dist:g}\" of an enemy unit",
-                                  "polygons": rings(geom)})
+        d, areas = infiltrate_exclusions(world, u.player, "kind")
+        for dist, kind_of, words in ([(d.plain_in, "unit", "an enemy unit")]
+                                     + ([(d.hidden_in, "unit", "an enemy unit")] if d.hidden_in is not None else [])
+                                     + ([(d.zone_in, "zone", "an enemy deployment zone")] if d.zone_in is not None
+                                        else [])):
+            geom = unary_union([a.geom for a in areas if a.kind == kind_of and a.distance_in == dist])
+            out["layers"].append({"id": f"exclusion-{'zone-' if kind_of == 'zone' else ''}{dist:g}",
+                                  "label": f"within {dist:g}\" of {words}", "polygons": rings(geom)})
     elif kind == "legal":
-        la = legal_area(world, u.id)
+        la = legal_area(world, u.id, option="unit")
         out["layers"].append({"id": "legal", "label": la.what, "polygons": rings(la.certain)})  # type: ignore[arg-type]
         if la.if_hidden is not None:
             out["layers"].append({"id": "legal-hidden", "label": la.what_hidden or "only if hidden",

@@ -1,4 +1,5 @@
-"""Distance predicates of the set-up rules: the Infiltrate distances and a Scout redeploy's.
+"""Distance predicates of the set-up rules: the Infiltrate (HH2) and Infiltrators (40k) distances
+and a Scout redeploy's.
 
 ``margin`` (inches, default 0) is the planner's safety margin on "more than" distances: a plan
 keeps it so that a player can reproduce the placement with a tape measure; the checker uses 0.
@@ -17,6 +18,7 @@ from planner.geometry.shapes import Footprint
 if TYPE_CHECKING:
     from planner.legality.table import Placed
     from planner.rules.base import Ruleset
+    from planner.rules.wh40k import Warhammer40k
 
 
 class InfiltrateDistance(Enum):
@@ -48,6 +50,14 @@ def infiltrate_distance(rs: Ruleset, nearest_in: float, margin: float = 0.0) -> 
     if not is_more_than_distance(nearest_in, plain + margin):
         return InfiltrateDistance.HIDDEN_NEEDED
     return InfiltrateDistance.PLAIN_SIGHT
+
+
+def infiltrators_far_enough(rs: Warhammer40k, nearest_in: float, margin: float = 0.0) -> bool:
+    """Rules ``<rs>.infiltrators.distance`` and ``<rs>.infiltrators.zone_distance`` (40k 10th/11th,
+    10E-GST / 11E-GST p.39): an Infiltrator is more than ``INFILTRATORS_MORE_THAN_IN`` horizontally
+    from the enemy deployment zone and every enemy model / unit (``nearest_in``: the closest-point
+    distance to the one measured, inches; 0 inside a zone). Strict: exactly the distance is too close."""
+    return is_more_than_distance(nearest_in, rs.INFILTRATORS_MORE_THAN_IN + margin)
 
 
 def scout_far_enough(rs: Ruleset, nearest_in: float, margin: float = 0.0) -> bool:
