@@ -134,7 +134,8 @@ def test_infiltrate_legal_area_keeps_the_distances(long_edge):
     la = legal_area(world, "rg-tactical")
     d = infiltrate_distances("hh2")
     assert (d.hidden_in, d.plain_in) == (9.0, 12.0)
-    enemy_fps = [fp for e in enemies_on_battlefield(world, "raven-guard") for _, fp in placed_models(e)]
+    # measured as the checker measures: to where each enemy was set up (ih-outriders before its Scout move)
+    enemy_fps = [fp for p in world.ruleset.table(world).enemy_presence("raven-guard", "first") for fp in p.footprints]
     assert enemy_fps
     # sample points of each shaded part: a tiny base there is more than 12" (certain) or 9"-12" (band) away
     rng = np.random.default_rng(1)

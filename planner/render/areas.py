@@ -132,7 +132,8 @@ def infiltrate_exclusions(world: World, player: str, option: str = "--exclusion"
                           ) -> tuple[InfiltrateDistances, list[Exclusion]]:
     """The ruleset's Infiltrate distances and the areas an Infiltrator of ``player`` must keep out
     of, as the checker measures them: HH2, within the plain-sight distance (12") and within the
-    hidden distance (9") of each enemy unit on the battlefield; 40k Infiltrators, within 9" (10th) /
+    hidden distance (9") of each enemy unit on the battlefield where it was set up (before a Scout
+    redeploy) and of each Building holding an enemy garrison; 40k Infiltrators, within 9" (10th) /
     8" (11th) of each enemy unit where it was set up (:func:`infiltrators_measured_to`) and of each
     enemy deployment zone. Plain-sight areas first; an enemy unit without a model on the battlefield
     has none.
@@ -151,8 +152,12 @@ def infiltrate_exclusions(world: World, player: str, option: str = "--exclusion"
             out += [Exclusion(d.zone_in, "zone", zid, poly.buffer(d.zone_in, quad_segs=BUFFER_QUAD_SEGS))
                     for zid, poly in enemy_zones(world, player)]
         return d, out
+    # HH2: the checker's observers (Table.enemy_presence(..., "first")): where each enemy unit was
+    # set up (before a Scout redeploy, which comes after Infiltrate), a garrison as its Building
+    presence = world.ruleset.table(world).enemy_presence(player, "first")
     for dist in (d.plain_in, d.hidden_in):
-        out += [Exclusion(dist, "unit", e.id, unit_exclusion(e, dist)) for e in enemies_on_battlefield(world, player)]
+        out += [Exclusion(dist, "unit", p.unit.id, footprints_exclusion(p.footprints, dist))
+                for p in presence if p.footprints]
     return d, out
 
 
@@ -219,7 +224,9 @@ def legal_area(world: World, unit_id: str, option: str = "--legal-area") -> Lega
             starts = [footprint(m.base, p[0], p[1], p[2] if len(p) > 2 else m.facing)
                       for m, p in zip(u.models, u.setup.from_, strict=True)]
             reach = unary_union([outline(fp).buffer(limit, quad_segs=BUFFER_QUAD_SEGS) for fp in starts])
-            excl = unary_union([unit_exclusion(e, more_than) for e in enemies_on_battlefield(world, u.player)])
+            # the checker's: every enemy where it stands now, a garrison as its Building
+            excl = unary_union([footprints_exclusion(p.footprints, more_than)
+                                for p in world.ruleset.table(world).enemy_presence(u.player, "final")])
             return LegalArea(u.id, field.intersection(reach).difference(excl), None,
                              f"{u.id}: Scout, within {limit:g}\" of where its models stood (each model of its "
                              f"own) and more than {more_than:g}\" from enemies")
@@ -240,9 +247,12 @@ def legal_area(world: World, unit_id: str, option: str = "--legal-area") -> Lega
             return LegalArea(u.id, field.difference(far), None,
                              f"{u.id}: Infiltrators, more than {d.plain_in:g}\" from the enemy deployment zone and "
                              f"enemy models ({rid}.{d.zone_rule}, {rid}.{d.unit_rule})")
-        enemies = enemies_on_battlefield(world, u.player)
-        near = unary_union([unit_exclusion(e, d.hidden_in) for e in enemies]) if enemies else Polygon()
-        far = unary_union([unit_exclusion(e, d.plain_in) for e in enemies]) if enemies else Polygon()
+        from planner.legality.hh2 import deployed_before  # the checker's observers of u (case 3 order)
+
+        enemies = [p.footprints for p in world.ruleset.table(world).enemy_presence(u.player, "first")
+                   if p.footprints and deployed_before(p.unit, u)]
+        near = unary_union([footprints_exclusion(f, d.hidden_in) for f in enemies]) if enemies else Polygon()
+        far = unary_union([footprints_exclusion(f, d.plain_in) for f in enemies]) if enemies else Polygon()
         certain = field.difference(far)
         band = field.difference(near).difference(certain)
         return LegalArea(u.id, certain, band,
