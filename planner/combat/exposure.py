@@ -291,6 +291,7 @@ class Obstacles:
         self.nogo = unary_union(nogo) if nogo else None
         polys = [f.polygon(32, circumscribed=True) for o in own for f in o.footprints]
         self.own_labels = np.array([o.unit.id for o in own for _ in o.footprints], dtype=object)
+        self.own_centres = np.array([[f.cx, f.cy] for o in own for f in o.footprints], dtype=float).reshape(-1, 2)
         self.own = shapely.STRtree(polys) if polys else None
         enemy = [f.polygon(32, circumscribed=True) for o in enemies for f in o.footprints]
         self.enemy = shapely.STRtree(enemy) if enemy else None
@@ -302,7 +303,16 @@ class Obstacles:
 
 
 class Mover:
-    """One unit of the shooting side: its start bases, M, and the moves it can make."""
+    """One unit of the shooting side: its start bases, M, and the moves it can make.
+
+    Where the unit stands always counts: ``v = 0`` is kept even if the unit stands where no move
+    could end (an illegal table: overlapping its own side's models, on no-go terrain, within 1" of
+    the enemy or off the battlefield), so a unit never loses its shot because of where it already
+    stands. A base that already meets one of its own side's models at the start may move only away
+    from it (the move does not bring the two centres nearer: along a straight line their distance
+    then never falls); the other obstacles still forbid every move but ``v = 0``.
+    ``stands_clear`` is False when ``v = 0`` was kept only by that rule.
+    """
 
     def __init__(self, table: Table, unit: UnitInfo, move_in: float, penalty_in: float, obstacles: Obstacles,
                  rings: int = RINGS, bearings: int = BEARINGS):
@@ -320,9 +330,22 @@ class Mover:
             for j in range(bearings):
                 t = 2 * math.pi * (j + 0.5 * (k % 2)) / bearings
                 lattice.append((r * math.cos(t), r * math.sin(t)))
+        self._meets_own = self._start_contacts()
+        self.stands_clear = bool(self.valid([(0.0, 0.0)]))
         self.moves = self.valid(lattice) if self.move_in > 0 else [(0.0, 0.0)]
-        if (0.0, 0.0) not in self.moves and self.valid([(0.0, 0.0)]):
-            self.moves.insert(0, (0.0, 0.0))
+        if (0.0, 0.0) not in self.moves:
+            self.moves.insert(0, (0.0, 0.0))  # where the unit stands always counts (the class docstring)
+
+    def _start_contacts(self) -> set[tuple[int, int]]:
+        """The (base, own-side footprint) pairs of another unit that already meet where the unit stands
+        (the same test as :meth:`valid`'s, on the start centres)."""
+        ob = self.obstacles
+        if ob.own is None or not self.start:
+            return set()
+        pts = shapely.points(np.array([[f.cx, f.cy] for f in self.start], dtype=float))
+        i, j = ob.own.query(pts, predicate="dwithin", distance=np.array([_outer(f) for f in self.start]))
+        return {(int(a), int(b)) for a, b in zip(i.tolist(), j.tolist(), strict=True)
+                if ob.own_labels[b] != self.unit.id}
 
     def valid(self, moves: list[tuple[float, float]]) -> list[tuple[float, float]]:
         """The moves of ``moves`` the unit can make (see the module docstring), in order. A base
@@ -351,6 +374,13 @@ class Mover:
         if ob.own is not None:
             i, j = ob.own.query(paths, predicate="dwithin", distance=rad)
             hit = ob.own_labels[j] != self.unit.id
+            if self._meets_own and hit.any():
+                # a base already meeting that model where it stands: only a move nearer its centre is barred
+                base = i % m
+                met = np.array([(int(b), int(k)) in self._meets_own for b, k in zip(base.tolist(), j.tolist(),
+                                                                                    strict=True)], dtype=bool)
+                away = ((v[i // m] * (c[base] - ob.own_centres[j])).sum(axis=1) >= -1e-12)
+                hit &= ~(met & away)
             bad[i[hit]] = True
         if ob.enemy is not None:
             i, _ = ob.enemy.query(paths, predicate="dwithin", distance=rad + ENGAGEMENT_IN)
