@@ -29,8 +29,18 @@ with the report, :data:`MODEL_NOTES`):
   judged against the witness position's models.
 - **Target choice.** Each enemy unit shoots the one of my units where it does most expected damage
   (models lost, then wounds lost): the worst for me. A unit shot by several enemy units: the models
-  lost add up, capped at the unit's models (exact for models of one wound; else an approximation:
-  a wounded model's carried-over damage is not tracked between volleys).
+  lost add up, capped at the unit's models, and the wounds lost (Hull Points for a vehicle) add up,
+  capped at the unit's wounds (:meth:`Exposure.unit_wounds`): both distributions are the sum of the
+  volleys' independent distributions, each volley's from the unit at full strength
+  (:func:`_combine`). Rulings (:meth:`Exposure.losses`): for a unit of one-wound models a wound
+  lost is a model lost, so its wounds-lost distribution *is* its models-lost distribution (the same
+  numbers). For a unit of models of one profile of W wounds (one allocation group: a model takes
+  its wounds before the next one does), the models lost come from the same distribution: ``k``
+  wounds lost are ``k // W`` models (one volley's own distributions agree exactly), so damage carried
+  over from one volley to the next is counted; a volley's damage wasted on a model an earlier volley
+  wounded is not tracked (each volley is resolved against the unit at full strength). For a unit of
+  several profiles (joined characters included) and for vehicles, models and wounds are each summed
+  and capped on their own: an approximation (a wounded model's carried-over damage is not tracked).
 - **Marked for Death** (HH2, seed text 000): if a unit of the enemy has the rule, the marked unit is
   the one of mine that makes the enemy's total expected models lost largest.
 - **Vehicles** (HH2, Armour Values): shot by :func:`planner.combat.vehicles.shoot_vehicle` on the
@@ -99,7 +109,11 @@ MODEL_NOTES = (
     "target.",
     "Target choice: each enemy unit shoots the one of my units where it does most expected damage (models lost, "
     "then wounds lost): the worst for me.",
-    "Several volleys at one unit: models lost add up, capped at the unit's models (exact for one-wound models).",
+    "Several volleys at one unit: wounds lost (Hull Points) add up, capped at the unit's wounds; one-wound "
+    "models: wounds lost are models lost (the same distribution, exact); models of one profile of W wounds: "
+    "k wounds lost are k // W models lost (damage wasted on a model an earlier volley wounded is not "
+    "tracked); several profiles or vehicles: models lost add up, capped at the unit's models, on their own "
+    "(carried-over damage is not tracked).",
     "Marked for Death: the unit the enemy marks is the one of mine that makes its total expected models lost "
     "largest (the worst for me).",
 )
@@ -178,7 +192,12 @@ class UnitExposure:
     not_proven: list[str]
     shot_by: list[Threat]
     models_lost: Pmf
-    expected_wounds_lost: float
+    """P(k models lost), k = 0 .. ``models``, from the volleys of ``shot_by`` (:meth:`Exposure.losses`)."""
+    wounds: int
+    """The unit's wounds at full strength (Hull Points for a Horus Heresy vehicle), with its joined characters."""
+    wounds_lost: Pmf
+    """P(k wounds lost), k = 0 .. ``wounds``: the volleys' wounds lost summed, capped at ``wounds``
+    (one-wound models: ``models_lost`` itself; :meth:`Exposure.losses`)."""
     separable_models_lost: float
     """Expected models lost if every enemy unit able to shoot it did (the planning goal's measure)."""
 
@@ -186,10 +205,16 @@ class UnitExposure:
     def expected_models_lost(self) -> float:
         return mean(self.models_lost)
 
+    @property
+    def expected_wounds_lost(self) -> float:
+        """Mean of :attr:`wounds_lost`: never more than :attr:`wounds`."""
+        return mean(self.wounds_lost)
+
     def to_json(self) -> dict[str, Any]:
-        return {"unit": self.unit, "models": self.models, "can_shoot": self.can_shoot,
+        return {"unit": self.unit, "models": self.models, "wounds": self.wounds, "can_shoot": self.can_shoot,
                 "not_proven_hidden": self.not_proven, "expected_models_lost": self.expected_models_lost,
                 "expected_wounds_lost": self.expected_wounds_lost, "models_lost_pmf": list(self.models_lost),
+                "wounds_lost_pmf": list(self.wounds_lost),
                 "separable_models_lost": self.separable_models_lost,
                 "shot_by": [t.to_json() for t in self.shot_by]}
 
@@ -660,6 +685,26 @@ class Exposure:
             hit = self._records[target.id] = attached_record(self.world, target, self.lookup)
         return hit
 
+    def unit_wounds(self, target: UnitInfo) -> tuple[int, int | None]:
+        """The wounds of ``target`` with its joined characters at full strength, and the W of each
+        of its models when they share one profile (the dice maths' one allocation group), else None:
+        the sum of W over its models as the dice maths profiles them
+        (:func:`planner.combat.profiles.hh_target`, :func:`planner.combat.profiles.target_40k`); a
+        Horus Heresy vehicle: its Hull Points times its vehicles
+        (:func:`planner.combat.profiles.hh_vehicle`), and None. Raises ScenarioError (with the file)
+        for a missing W or HP."""
+        rs = self.world.ruleset
+        try:
+            if self.is_vehicle(target):
+                v = hh_vehicle(target.record, lookup=self.lookup)
+                return v.hull_points * v.models - v.hull_points_lost, None
+            groups: Any = (hh_target(self.record(target), lookup=self.lookup).groups if rs.COMBAT_DICE == "heresy"
+                           else target_40k(self.record(target), lookup=self.lookup).groups)
+        except ScenarioError as e:
+            raise (e.with_file(self.world.file) if self.world.file else e) from None
+        one = int(groups[0].wounds) if len(groups) == 1 and not groups[0].wounded else None
+        return sum(g.models * g.wounds - g.wounded for g in groups), one
+
     def placed_of(self, target: UnitInfo) -> Placed:
         """``target``'s models with those of the characters joining it, where they stand (ids ``unit/model``)."""
         members = [target, *(self.world.units[j] for j in target.joined_by if j in self.joined)]
@@ -897,11 +942,10 @@ class Exposure:
         for t in self.targets:
             shots = [th for th in chosen.values() if th.target == t.id]
             size = len(placed[t.id].footprints)
-            pmf = _combine([th.result.models_lost for th in shots], size)
+            pmf, wounds, wpmf = self.losses(t, shots, size)
             able = [a for (a, tid) in threats if tid == t.id]
             sep = sum(th.expected_models_lost for (a, tid), th in threats.items() if tid == t.id)
-            units.append(UnitExposure(t.id, size, able, unproven[t.id], shots, pmf,
-                                      sum(th.expected_wounds_lost for th in shots), sep))
+            units.append(UnitExposure(t.id, size, able, unproven[t.id], shots, pmf, wounds, wpmf, sep))
         for th in threats.values():
             for s in th.result.interpretations:
                 if s not in notes:
@@ -913,6 +957,22 @@ class Exposure:
                               {a.id: (chosen[a.id].target if a.id in chosen else None) for a in self.attackers},
                               marked, notes, volleys_computed=self.computed, volleys_cached=self.cached,
                               objective_control=control)
+
+    def losses(self, target: UnitInfo, shots: list[Threat], size: int) -> tuple[Pmf, int, Pmf]:
+        """The models-lost distribution of ``target`` (``size`` models) shot by ``shots``, its
+        wounds and its wounds-lost distribution (the module docstring's rulings): one-wound models,
+        the wounds lost are the models lost; models of one profile of W wounds each, shot by several
+        volleys, the wounds lost summed and capped, and ``k`` wounds lost are ``k // W`` models
+        lost (a model takes its wounds before the next does: one volley's own figures agree
+        exactly); otherwise (several profiles, vehicles) each sum capped on its own."""
+        wounds, per_model = self.unit_wounds(target)
+        pmf = _combine([th.result.models_lost for th in shots], size)
+        if wounds == size and not self.is_vehicle(target):
+            return pmf, wounds, pmf
+        wpmf = _combine([th.result.wounds_lost for th in shots], wounds)
+        if per_model is not None and len(shots) > 1 and wounds == per_model * size:
+            pmf = _models_of_wounds(wpmf, per_model)
+        return pmf, wounds, wpmf
 
     def _control(self, units: list[UnitExposure], placed: dict[str, Placed], notes: list[str]) -> list[ObjectiveOC]:
         """40k: the expected OC of each of my units on each objective after the volleys the enemy
@@ -955,11 +1015,21 @@ def _choose(threats: dict[tuple[str, str], Threat], attackers: list[UnitInfo]) -
 
 
 def _combine(pmfs: list[Pmf], cap: int) -> Pmf:
-    """Models lost from several volleys: the sum, capped at ``cap`` models
-    (:func:`planner.combat.control.combine_losses`, trimmed)."""
+    """Losses from several independent volleys (models, or wounds): the sum of the distributions,
+    capped at ``cap`` (the unit's models, or its wounds): ``P(cap)`` takes every sum of ``cap`` or
+    more (:func:`planner.combat.control.combine_losses`, trimmed)."""
     from planner.combat.control import combine_losses
 
     return trim(combine_losses(pmfs, cap))
+
+
+def _models_of_wounds(wounds_lost: Pmf, per_model: int) -> Pmf:
+    """Models lost for ``wounds_lost`` (P(k wounds)) on models of ``per_model`` wounds each, taken one
+    after the other: ``k // per_model`` (trimmed)."""
+    out = [0.0] * (len(wounds_lost) // per_model + 1)
+    for k, p in enumerate(wounds_lost):
+        out[k // per_model] += p
+    return trim(out)
 
 
 def exposure(world: World, player: str, *, first: str = "enemy", table: Table | None = None,
