@@ -14,6 +14,9 @@ with the report, :data:`MODEL_NOTES`):
   than the engagement distance (:data:`ENGAGEMENT_IN`, 1") from every enemy model; a move whose
   swept bases touch difficult terrain is at most ``M - penalty`` (:meth:`difficult_penalty_in`, the
   ruling ``difficult-move``), none for a unit of only Move Through Cover models (seed text 001).
+  ``v = 0`` always counts, wherever the unit stands (a unit never loses its shot because of where it
+  already stands: :class:`Mover`), and a base already meeting a model of its own side at the start
+  (touching, or overlapping on an illegal table) may move only away from it.
 - **Can it shoot?** From a kept position, the models within the weapon's range of the target
   (closest-point distance, "within" = not more than, :func:`planner.geometry.measure.is_within_distance`)
   must include one that draws line of sight to it by
@@ -30,17 +33,13 @@ with the report, :data:`MODEL_NOTES`):
 - **Target choice.** Each enemy unit shoots the one of my units where it does most expected damage
   (models lost, then wounds lost): the worst for me. A unit shot by several enemy units: the models
   lost add up, capped at the unit's models, and the wounds lost (Hull Points for a vehicle) add up,
-  capped at the unit's wounds (:meth:`Exposure.unit_wounds`): both distributions are the sum of the
-  volleys' independent distributions, each volley's from the unit at full strength
-  (:func:`_combine`). Rulings (:meth:`Exposure.losses`): for a unit of one-wound models a wound
-  lost is a model lost, so its wounds-lost distribution *is* its models-lost distribution (the same
-  numbers). For a unit of models of one profile of W wounds (one allocation group: a model takes
-  its wounds before the next one does), the models lost come from the same distribution: ``k``
-  wounds lost are ``k // W`` models (one volley's own distributions agree exactly), so damage carried
-  over from one volley to the next is counted; a volley's damage wasted on a model an earlier volley
-  wounded is not tracked (each volley is resolved against the unit at full strength). For a unit of
-  several profiles (joined characters included) and for vehicles, models and wounds are each summed
-  and capped on their own: an approximation (a wounded model's carried-over damage is not tracked).
+  capped at the unit's wounds (:meth:`Exposure.unit_wounds`): each the sum of the volleys'
+  independent distributions, each volley's from the unit at full strength (:func:`_combine`,
+  :meth:`Exposure.losses`). Ruling: for a unit of one-wound models a wound lost is a model lost,
+  so its wounds-lost distribution *is* its models-lost distribution (the same numbers; exact). For
+  models of several wounds both sums are an approximation: a wounded model's carried-over damage is
+  not tracked between volleys (so, say, three volleys that can each take one wound of a 2-wound
+  model count no model lost, but up to its 2 wounds lost).
 - **Marked for Death** (HH2, seed text 000): if a unit of the enemy has the rule, the marked unit is
   the one of mine that makes the enemy's total expected models lost largest.
 - **Vehicles** (HH2, Armour Values): shot by :func:`planner.combat.vehicles.shoot_vehicle` on the
@@ -100,7 +99,8 @@ MODEL_NOTES = (
     "Move: a Normal move of up to M as one rigid formation in a straight line (v = 0, a polar lattice of "
     f"{RINGS} rings x {BEARINGS} bearings, and the moves straight at each target); swept bases stay on the "
     "battlefield, off impassable/solid terrain and walls, off the own side's other units and more than 1\" from "
-    "enemy models.",
+    "enemy models; standing still (v = 0) always counts, and a base already meeting a model of its own side "
+    "moves only away from it.",
     "Can shoot: some model within range (closest points, 'within' = not more than) draws line of sight to the "
     "target by the checker's sight predicate; proven when found, or when the target is more than range + M "
     "away; otherwise 'not found on the lattice' (the threat found is a lower bound).",
@@ -109,11 +109,9 @@ MODEL_NOTES = (
     "target.",
     "Target choice: each enemy unit shoots the one of my units where it does most expected damage (models lost, "
     "then wounds lost): the worst for me.",
-    "Several volleys at one unit: wounds lost (Hull Points) add up, capped at the unit's wounds; one-wound "
-    "models: wounds lost are models lost (the same distribution, exact); models of one profile of W wounds: "
-    "k wounds lost are k // W models lost (damage wasted on a model an earlier volley wounded is not "
-    "tracked); several profiles or vehicles: models lost add up, capped at the unit's models, on their own "
-    "(carried-over damage is not tracked).",
+    "Several volleys at one unit: models lost add up, capped at the unit's models; wounds lost (Hull Points) add "
+    "up, capped at the unit's wounds; one-wound models: wounds lost are models lost (the same distribution, "
+    "exact); models of several wounds: a wounded model's carried-over damage is not tracked between volleys.",
     "Marked for Death: the unit the enemy marks is the one of mine that makes its total expected models lost "
     "largest (the worst for me).",
 )
@@ -336,7 +334,8 @@ class Mover:
     stands. A base that already meets one of its own side's models at the start may move only away
     from it (the move does not bring the two centres nearer: along a straight line their distance
     then never falls); the other obstacles still forbid every move but ``v = 0``.
-    ``stands_clear`` is False when ``v = 0`` was kept only by that rule.
+    ``stands_clear`` is False when where the unit stands is itself barred (no-go terrain, within 1"
+    of the enemy, off the battlefield): ``v = 0`` is then its only move.
     """
 
     def __init__(self, table: Table, unit: UnitInfo, move_in: float, penalty_in: float, obstacles: Obstacles,
@@ -685,25 +684,22 @@ class Exposure:
             hit = self._records[target.id] = attached_record(self.world, target, self.lookup)
         return hit
 
-    def unit_wounds(self, target: UnitInfo) -> tuple[int, int | None]:
-        """The wounds of ``target`` with its joined characters at full strength, and the W of each
-        of its models when they share one profile (the dice maths' one allocation group), else None:
-        the sum of W over its models as the dice maths profiles them
-        (:func:`planner.combat.profiles.hh_target`, :func:`planner.combat.profiles.target_40k`); a
-        Horus Heresy vehicle: its Hull Points times its vehicles
-        (:func:`planner.combat.profiles.hh_vehicle`), and None. Raises ScenarioError (with the file)
-        for a missing W or HP."""
+    def unit_wounds(self, target: UnitInfo) -> int:
+        """The wounds of ``target`` with its joined characters at full strength: the sum of W over
+        its models as the dice maths profiles them (:func:`planner.combat.profiles.hh_target`,
+        :func:`planner.combat.profiles.target_40k`); a Horus Heresy vehicle: its Hull Points times
+        its vehicles (:func:`planner.combat.profiles.hh_vehicle`). Raises ScenarioError (with the
+        file) for a missing W or HP."""
         rs = self.world.ruleset
         try:
             if self.is_vehicle(target):
                 v = hh_vehicle(target.record, lookup=self.lookup)
-                return v.hull_points * v.models - v.hull_points_lost, None
+                return v.hull_points * v.models - v.hull_points_lost
             groups: Any = (hh_target(self.record(target), lookup=self.lookup).groups if rs.COMBAT_DICE == "heresy"
                            else target_40k(self.record(target), lookup=self.lookup).groups)
         except ScenarioError as e:
             raise (e.with_file(self.world.file) if self.world.file else e) from None
-        one = int(groups[0].wounds) if len(groups) == 1 and not groups[0].wounded else None
-        return sum(g.models * g.wounds - g.wounded for g in groups), one
+        return sum(g.models * g.wounds - g.wounded for g in groups)
 
     def placed_of(self, target: UnitInfo) -> Placed:
         """``target``'s models with those of the characters joining it, where they stand (ids ``unit/model``)."""
@@ -960,19 +956,15 @@ class Exposure:
 
     def losses(self, target: UnitInfo, shots: list[Threat], size: int) -> tuple[Pmf, int, Pmf]:
         """The models-lost distribution of ``target`` (``size`` models) shot by ``shots``, its
-        wounds and its wounds-lost distribution (the module docstring's rulings): one-wound models,
-        the wounds lost are the models lost; models of one profile of W wounds each, shot by several
-        volleys, the wounds lost summed and capped, and ``k`` wounds lost are ``k // W`` models
-        lost (a model takes its wounds before the next does: one volley's own figures agree
-        exactly); otherwise (several profiles, vehicles) each sum capped on its own."""
-        wounds, per_model = self.unit_wounds(target)
+        wounds and its wounds-lost distribution (the module docstring's rulings): the volleys'
+        models lost summed, capped at ``size``; one-wound models: the wounds lost are the models
+        lost (that same distribution); otherwise the volleys' wounds lost summed, capped at the
+        unit's wounds (:meth:`unit_wounds`)."""
+        wounds = self.unit_wounds(target)
         pmf = _combine([th.result.models_lost for th in shots], size)
         if wounds == size and not self.is_vehicle(target):
             return pmf, wounds, pmf
-        wpmf = _combine([th.result.wounds_lost for th in shots], wounds)
-        if per_model is not None and len(shots) > 1 and wounds == per_model * size:
-            pmf = _models_of_wounds(wpmf, per_model)
-        return pmf, wounds, wpmf
+        return pmf, wounds, _combine([th.result.wounds_lost for th in shots], wounds)
 
     def _control(self, units: list[UnitExposure], placed: dict[str, Placed], notes: list[str]) -> list[ObjectiveOC]:
         """40k: the expected OC of each of my units on each objective after the volleys the enemy
@@ -1021,15 +1013,6 @@ def _combine(pmfs: list[Pmf], cap: int) -> Pmf:
     from planner.combat.control import combine_losses
 
     return trim(combine_losses(pmfs, cap))
-
-
-def _models_of_wounds(wounds_lost: Pmf, per_model: int) -> Pmf:
-    """Models lost for ``wounds_lost`` (P(k wounds)) on models of ``per_model`` wounds each, taken one
-    after the other: ``k // per_model`` (trimmed)."""
-    out = [0.0] * (len(wounds_lost) // per_model + 1)
-    for k, p in enumerate(wounds_lost):
-        out[k // per_model] += p
-    return trim(out)
 
 
 def exposure(world: World, player: str, *, first: str = "enemy", table: Table | None = None,
