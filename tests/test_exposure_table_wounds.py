@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 
 from planner.cli.commands import app
 from planner.combat.exposure import Exposure, _combine, exposure
+from planner.legality.checker import check_deployment
 from planner.schema import Scenario
 from planner.world import World, resolve
 
@@ -112,10 +113,15 @@ def test_allowed_anyway_the_overlap_costs_no_shot_and_the_losses_are_the_legal_t
     assert modes["tac1"] == (True, True)  # tac1 moves into half range: away from the model it overlaps
 
 
-def test_every_squad_touching_its_neighbour_still_shoots():
-    # fresh13's exp-overlap: each squad's last base touches (the circumscribed outlines: meets) the next one's first
-    data = _data([_squad("tac0", 2.0), _squad("tac1", 15.5 + 2 * R), _squad("tac2", 29.0 + 4 * R)], [VICTIM])
-    rep = exposure(_world(data), "blue")
+def test_every_squad_touching_its_neighbour_is_legal_and_still_shoots():
+    # each squad's last base touches the next one's first: legal (touching bases pass the checker), but
+    # the move test's circumscribed outlines meet, which used to bar every move, v = 0 included (0.000)
+    data = {**_overkill(), "armies": [
+        {"player": "red", "units": [_squad("tac0", 2.0), _squad("tac1", 15.5 + 2 * R), _squad("tac2", 29.0 + 4 * R)]},
+        {"player": "blue", "units": [VICTIM]}]}
+    world = _world(data)
+    assert check_deployment(world).violations == []
+    rep = exposure(world, "blue")
     assert set(rep.choices.values()) == {"victim"} and rep.expected_models_lost > 1.9
 
 
