@@ -197,13 +197,18 @@ def test_cli_exposure_prints_and_writes_the_expected_oc(tmp_path):
 
     p = tmp_path / "scene.yaml"
     p.write_text(yaml.safe_dump(_data("wh40k11", [_squad(ON)], [_guns()])), encoding="utf-8")
+    # the squad stands on the centre objective, outside its deployment zone: planner exposure refuses
+    # that table (exit 1, as plan and threats) unless told to measure it anyway
     r = CliRunner().invoke(app, ["exposure", str(p), "--player", "blue", "--json", "-"])
+    assert r.exit_code == 1 and "already illegal" in r.output and "wholly_within_zone" in r.output
+    r = CliRunner().invoke(app, ["exposure", str(p), "--player", "blue", "--json", "-", "--allow-illegal-table"])
     assert r.exit_code == 0, r.output
     data = json.loads(r.output[r.output.index("{"):])
+    assert data["warnings"] and "wholly_within_zone" in " ".join(data["warnings"])
     [oc] = data["objective_control"]
     expected = _expected_oc(lambda k: 2 * (5 - k))
     assert oc["objective"] == "obj" and oc["expected_oc"] == pytest.approx(expected) and oc["full_oc"] == {"squad": 10}
-    r = CliRunner().invoke(app, ["exposure", str(p), "--player", "blue"])
+    r = CliRunner().invoke(app, ["exposure", str(p), "--player", "blue", "--allow-illegal-table"])
     assert r.exit_code == 0 and f"Expected OC on obj after the enemy's turn: {expected:.3f}" in r.output
 
 

@@ -962,12 +962,17 @@ def exposure(
     render_out: Annotated[str | None, typer.Option("--render", help="Draw the threat regions and my units "
                                                                      "coloured by expected loss to FILE.svg "
                                                                      "or FILE.png.")] = None,
+    allow_illegal: AllowIllegalOpt = False,
     ruling: RulingOpt = None,
 ) -> None:
     """First-turn exposure: which enemy units can shoot each of my units after a Normal move, and the
     exact distribution of models lost.
 
-    Exit 0 when computed, 2 for invalid input (a unit without a profile or M: the file, unit and field).
+    The table is checked first, as by planner plan and threats: if a unit on it breaks a rule, exit 1
+    (JSON status "illegal_table") before measuring anything; with --allow-illegal-table, a warning (JSON
+    "warnings" and "table_violations") and the losses measured from where the units stand.
+    Exit 0 when computed, 1 for an illegal table, 2 for invalid input (a unit without a profile or M:
+    the file, unit and field).
     """
 
     def go() -> int:
@@ -985,8 +990,23 @@ def exposure(
                                 f"{', ...' if len(waiting) > 6 else ''}); place them first, e.g. planner plan "
                                 f"{scenario} --out planned.yaml, then planner exposure planned.yaml",
                                 file=scenario, location=f"{waiting[0].path}.models", value=waiting[0].id)
+        from planner.cli.exposure import ILLEGAL_TABLE_GOING_ON, illegal_table_warnings
+        from planner.cli.plan import illegal_table
+
+        console = _console(json_out == "-")
+        found = illegal_table(world, set(), console, allow_illegal, "exposure", does="measures anything",
+                              going_on=ILLEGAL_TABLE_GOING_ON,
+                              anyway="measure anyway (each unit shoots from where it stands)")
+        if found and not allow_illegal:
+            _write_json(json_out, {"status": "illegal_table", "scenario": scenario,
+                                   "violations": [v.model_dump(mode="json") for v in found], "warnings": []},
+                        [scenario])
+            return EXIT_ILLEGAL
         data, code = run_exposure(world, player, first, fmt=fmt, scenario=scenario, render_path=render_out,
-                                  console=_console(json_out == "-"))
+                                  console=console)
+        data["warnings"] = illegal_table_warnings(found)
+        if found:
+            data["table_violations"] = [v.model_dump(mode="json") for v in found]
         _write_json(json_out, data, [scenario])
         return code
 

@@ -11,10 +11,30 @@ from rich.table import Table
 
 from planner.combat.exposure import Exposure, ExposureReport, exposure
 from planner.errors import ScenarioError
+from planner.legality.report import Violation
 from planner.world import World
 
 HEADERS = ("unit", "models", "shot by", "expected models lost", "P(none lost)", "expected wounds lost",
            "can shoot it", "hidden, not proven")
+
+
+ILLEGAL_TABLE_GOING_ON = ("the losses are measured from where the units stand: a unit standing where no move "
+                          "could end still shoots from there, and a base already meeting its own side's models "
+                          "moves only away from them")
+"""What ``planner exposure --allow-illegal-table`` says it does with an illegal table
+(:class:`planner.combat.exposure.Mover`)."""
+
+
+def illegal_table_warnings(found: list[Violation]) -> list[str]:
+    """The JSON ``warnings`` of ``planner exposure`` for the violations ``found`` on the table
+    (:func:`planner.cli.plan.illegal_table`, with ``--allow-illegal-table``): one line saying what is
+    measured, then one per violation; [] for a legal table."""
+    if not found:
+        return []
+    n = len(found)
+    return [f"the table is already illegal: {n} violation{'s' if n != 1 else ''} by units already deployed "
+            f"(--allow-illegal-table): {ILLEGAL_TABLE_GOING_ON}",
+            *(f"unit {v.unit}: {v.message} [{v.rule}]" for v in found)]
 
 
 def default_player(world: World) -> str:

@@ -162,10 +162,17 @@ def plan_scenario(world: World, settings: SolverSettings, console, *, quiet: boo
     return run_plan(world, settings, next_step=next_step, units=units, on_progress=on_progress)
 
 
-def illegal_table(world: World, placing: set[str], console, allow: bool, what: str) -> list[Violation]:
+def illegal_table(world: World, placing: set[str], console, allow: bool, what: str, *,
+                  does: str = "places anything", going_on: str = "the result cannot be legal while these stand",
+                  anyway: str = "plan anyway (the result will be reported illegal)") -> list[Violation]:
     """Check the units already on the table (:func:`table_violations`) and print their violations
     as such: an error (the caller exits 1 before planning) or, with ``allow``
-    (``--allow-illegal-table``), a warning. Returns the violations ([] when the table is legal)."""
+    (``--allow-illegal-table``), a warning. Returns the violations ([] when the table is legal).
+
+    The words: "the table is already illegal before ``what`` ``does``", then with ``allow``
+    "going on (--allow-illegal-table): ``going_on``", else "fix the scenario, or give
+    --allow-illegal-table to ``anyway``" (``planner plan`` and ``threats`` keep the defaults;
+    ``planner exposure`` measures rather than places)."""
     from rich.markup import escape
 
     found = table_violations(world, placing)
@@ -173,13 +180,12 @@ def illegal_table(world: World, placing: set[str], console, allow: bool, what: s
         return found
     head = "[red]error:[/red]" if not allow else "[yellow]warning:[/yellow]"
     n = len(found)
-    console.print(f"{head} the table is already illegal before {escape(what)} places anything: {n} violation"
+    console.print(f"{head} the table is already illegal before {escape(what)} {escape(does)}: {n} violation"
                   f"{'s' if n != 1 else ''} by units already deployed:")
     for v in found:
         console.print(f"  unit {escape(v.unit)}: {escape(v.message)} {escape(f'[{v.rule}]')}", highlight=False)
     if allow:
-        console.print("  going on (--allow-illegal-table): the result cannot be legal while these stand")
+        console.print(f"  going on (--allow-illegal-table): {escape(going_on)}")
     else:
-        console.print("  fix the scenario, or give --allow-illegal-table to plan anyway (the result will be "
-                      "reported illegal)")
+        console.print(f"  fix the scenario, or give --allow-illegal-table to {escape(anyway)}")
     return found

@@ -14,6 +14,9 @@ with the report, :data:`MODEL_NOTES`):
   than the engagement distance (:data:`ENGAGEMENT_IN`, 1") from every enemy model; a move whose
   swept bases touch difficult terrain is at most ``M - penalty`` (:meth:`difficult_penalty_in`, the
   ruling ``difficult-move``), none for a unit of only Move Through Cover models (seed text 001).
+  ``v = 0`` always counts, wherever the unit stands (a unit never loses its shot because of where it
+  already stands: :class:`Mover`), and a base already meeting a model of its own side at the start
+  (touching, or overlapping on an illegal table) may move only away from it.
 - **Can it shoot?** From a kept position, the models within the weapon's range of the target
   (closest-point distance, "within" = not more than, :func:`planner.geometry.measure.is_within_distance`)
   must include one that draws line of sight to it by
@@ -29,8 +32,14 @@ with the report, :data:`MODEL_NOTES`):
   judged against the witness position's models.
 - **Target choice.** Each enemy unit shoots the one of my units where it does most expected damage
   (models lost, then wounds lost): the worst for me. A unit shot by several enemy units: the models
-  lost add up, capped at the unit's models (exact for models of one wound; else an approximation:
-  a wounded model's carried-over damage is not tracked between volleys).
+  lost add up, capped at the unit's models, and the wounds lost (Hull Points for a vehicle) add up,
+  capped at the unit's wounds (:meth:`Exposure.unit_wounds`): each the sum of the volleys'
+  independent distributions, each volley's from the unit at full strength (:func:`_combine`,
+  :meth:`Exposure.losses`). Ruling: for a unit of one-wound models a wound lost is a model lost,
+  so its wounds-lost distribution *is* its models-lost distribution (the same numbers; exact). For
+  models of several wounds both sums are an approximation: a wounded model's carried-over damage is
+  not tracked between volleys (so, say, three volleys that can each take one wound of a 2-wound
+  model count no model lost, but up to its 2 wounds lost).
 - **Marked for Death** (HH2, seed text 000): if a unit of the enemy has the rule, the marked unit is
   the one of mine that makes the enemy's total expected models lost largest.
 - **Vehicles** (HH2, Armour Values): shot by :func:`planner.combat.vehicles.shoot_vehicle` on the
@@ -90,7 +99,8 @@ MODEL_NOTES = (
     "Move: a Normal move of up to M as one rigid formation in a straight line (v = 0, a polar lattice of "
     f"{RINGS} rings x {BEARINGS} bearings, and the moves straight at each target); swept bases stay on the "
     "battlefield, off impassable/solid terrain and walls, off the own side's other units and more than 1\" from "
-    "enemy models.",
+    "enemy models; standing still (v = 0) always counts, and a base already meeting a model of its own side "
+    "moves only away from it.",
     "Can shoot: some model within range (closest points, 'within' = not more than) draws line of sight to the "
     "target by the checker's sight predicate; proven when found, or when the target is more than range + M "
     "away; otherwise 'not found on the lattice' (the threat found is a lower bound).",
@@ -99,7 +109,9 @@ MODEL_NOTES = (
     "target.",
     "Target choice: each enemy unit shoots the one of my units where it does most expected damage (models lost, "
     "then wounds lost): the worst for me.",
-    "Several volleys at one unit: models lost add up, capped at the unit's models (exact for one-wound models).",
+    "Several volleys at one unit: models lost add up, capped at the unit's models; wounds lost (Hull Points) add "
+    "up, capped at the unit's wounds; one-wound models: wounds lost are models lost (the same distribution, "
+    "exact); models of several wounds: a wounded model's carried-over damage is not tracked between volleys.",
     "Marked for Death: the unit the enemy marks is the one of mine that makes its total expected models lost "
     "largest (the worst for me).",
 )
@@ -178,7 +190,12 @@ class UnitExposure:
     not_proven: list[str]
     shot_by: list[Threat]
     models_lost: Pmf
-    expected_wounds_lost: float
+    """P(k models lost), k = 0 .. ``models``, from the volleys of ``shot_by`` (:meth:`Exposure.losses`)."""
+    wounds: int
+    """The unit's wounds at full strength (Hull Points for a Horus Heresy vehicle), with its joined characters."""
+    wounds_lost: Pmf
+    """P(k wounds lost), k = 0 .. ``wounds``: the volleys' wounds lost summed, capped at ``wounds``
+    (one-wound models: ``models_lost`` itself; :meth:`Exposure.losses`)."""
     separable_models_lost: float
     """Expected models lost if every enemy unit able to shoot it did (the planning goal's measure)."""
 
@@ -186,10 +203,16 @@ class UnitExposure:
     def expected_models_lost(self) -> float:
         return mean(self.models_lost)
 
+    @property
+    def expected_wounds_lost(self) -> float:
+        """Mean of :attr:`wounds_lost`: never more than :attr:`wounds`."""
+        return mean(self.wounds_lost)
+
     def to_json(self) -> dict[str, Any]:
-        return {"unit": self.unit, "models": self.models, "can_shoot": self.can_shoot,
+        return {"unit": self.unit, "models": self.models, "wounds": self.wounds, "can_shoot": self.can_shoot,
                 "not_proven_hidden": self.not_proven, "expected_models_lost": self.expected_models_lost,
                 "expected_wounds_lost": self.expected_wounds_lost, "models_lost_pmf": list(self.models_lost),
+                "wounds_lost_pmf": list(self.wounds_lost),
                 "separable_models_lost": self.separable_models_lost,
                 "shot_by": [t.to_json() for t in self.shot_by]}
 
@@ -291,6 +314,7 @@ class Obstacles:
         self.nogo = unary_union(nogo) if nogo else None
         polys = [f.polygon(32, circumscribed=True) for o in own for f in o.footprints]
         self.own_labels = np.array([o.unit.id for o in own for _ in o.footprints], dtype=object)
+        self.own_centres = np.array([[f.cx, f.cy] for o in own for f in o.footprints], dtype=float).reshape(-1, 2)
         self.own = shapely.STRtree(polys) if polys else None
         enemy = [f.polygon(32, circumscribed=True) for o in enemies for f in o.footprints]
         self.enemy = shapely.STRtree(enemy) if enemy else None
@@ -302,7 +326,17 @@ class Obstacles:
 
 
 class Mover:
-    """One unit of the shooting side: its start bases, M, and the moves it can make."""
+    """One unit of the shooting side: its start bases, M, and the moves it can make.
+
+    Where the unit stands always counts: ``v = 0`` is kept even if the unit stands where no move
+    could end (an illegal table: overlapping its own side's models, on no-go terrain, within 1" of
+    the enemy or off the battlefield), so a unit never loses its shot because of where it already
+    stands. A base that already meets one of its own side's models at the start may move only away
+    from it (the move does not bring the two centres nearer: along a straight line their distance
+    then never falls); the other obstacles still forbid every move but ``v = 0``.
+    ``stands_clear`` is False when where the unit stands is itself barred (no-go terrain, within 1"
+    of the enemy, off the battlefield): ``v = 0`` is then its only move.
+    """
 
     def __init__(self, table: Table, unit: UnitInfo, move_in: float, penalty_in: float, obstacles: Obstacles,
                  rings: int = RINGS, bearings: int = BEARINGS):
@@ -320,9 +354,22 @@ class Mover:
             for j in range(bearings):
                 t = 2 * math.pi * (j + 0.5 * (k % 2)) / bearings
                 lattice.append((r * math.cos(t), r * math.sin(t)))
+        self._meets_own = self._start_contacts()
+        self.stands_clear = bool(self.valid([(0.0, 0.0)]))
         self.moves = self.valid(lattice) if self.move_in > 0 else [(0.0, 0.0)]
-        if (0.0, 0.0) not in self.moves and self.valid([(0.0, 0.0)]):
-            self.moves.insert(0, (0.0, 0.0))
+        if (0.0, 0.0) not in self.moves:
+            self.moves.insert(0, (0.0, 0.0))  # where the unit stands always counts (the class docstring)
+
+    def _start_contacts(self) -> set[tuple[int, int]]:
+        """The (base, own-side footprint) pairs of another unit that already meet where the unit stands
+        (the same test as :meth:`valid`'s, on the start centres)."""
+        ob = self.obstacles
+        if ob.own is None or not self.start:
+            return set()
+        pts = shapely.points(np.array([[f.cx, f.cy] for f in self.start], dtype=float))
+        i, j = ob.own.query(pts, predicate="dwithin", distance=np.array([_outer(f) for f in self.start]))
+        return {(int(a), int(b)) for a, b in zip(i.tolist(), j.tolist(), strict=True)
+                if ob.own_labels[b] != self.unit.id}
 
     def valid(self, moves: list[tuple[float, float]]) -> list[tuple[float, float]]:
         """The moves of ``moves`` the unit can make (see the module docstring), in order. A base
@@ -351,6 +398,13 @@ class Mover:
         if ob.own is not None:
             i, j = ob.own.query(paths, predicate="dwithin", distance=rad)
             hit = ob.own_labels[j] != self.unit.id
+            if self._meets_own and hit.any():
+                # a base already meeting that model where it stands: only a move nearer its centre is barred
+                base = i % m
+                met = np.array([(int(b), int(k)) in self._meets_own for b, k in zip(base.tolist(), j.tolist(),
+                                                                                    strict=True)], dtype=bool)
+                away = ((v[i // m] * (c[base] - ob.own_centres[j])).sum(axis=1) >= -1e-12)
+                hit &= ~(met & away)
             bad[i[hit]] = True
         if ob.enemy is not None:
             i, _ = ob.enemy.query(paths, predicate="dwithin", distance=rad + ENGAGEMENT_IN)
@@ -630,6 +684,23 @@ class Exposure:
             hit = self._records[target.id] = attached_record(self.world, target, self.lookup)
         return hit
 
+    def unit_wounds(self, target: UnitInfo) -> int:
+        """The wounds of ``target`` with its joined characters at full strength: the sum of W over
+        its models as the dice maths profiles them (:func:`planner.combat.profiles.hh_target`,
+        :func:`planner.combat.profiles.target_40k`); a Horus Heresy vehicle: its Hull Points times
+        its vehicles (:func:`planner.combat.profiles.hh_vehicle`). Raises ScenarioError (with the
+        file) for a missing W or HP."""
+        rs = self.world.ruleset
+        try:
+            if self.is_vehicle(target):
+                v = hh_vehicle(target.record, lookup=self.lookup)
+                return v.hull_points * v.models - v.hull_points_lost
+            groups: Any = (hh_target(self.record(target), lookup=self.lookup).groups if rs.COMBAT_DICE == "heresy"
+                           else target_40k(self.record(target), lookup=self.lookup).groups)
+        except ScenarioError as e:
+            raise (e.with_file(self.world.file) if self.world.file else e) from None
+        return sum(g.models * g.wounds - g.wounded for g in groups)
+
     def placed_of(self, target: UnitInfo) -> Placed:
         """``target``'s models with those of the characters joining it, where they stand (ids ``unit/model``)."""
         members = [target, *(self.world.units[j] for j in target.joined_by if j in self.joined)]
@@ -867,11 +938,10 @@ class Exposure:
         for t in self.targets:
             shots = [th for th in chosen.values() if th.target == t.id]
             size = len(placed[t.id].footprints)
-            pmf = _combine([th.result.models_lost for th in shots], size)
+            pmf, wounds, wpmf = self.losses(t, shots, size)
             able = [a for (a, tid) in threats if tid == t.id]
             sep = sum(th.expected_models_lost for (a, tid), th in threats.items() if tid == t.id)
-            units.append(UnitExposure(t.id, size, able, unproven[t.id], shots, pmf,
-                                      sum(th.expected_wounds_lost for th in shots), sep))
+            units.append(UnitExposure(t.id, size, able, unproven[t.id], shots, pmf, wounds, wpmf, sep))
         for th in threats.values():
             for s in th.result.interpretations:
                 if s not in notes:
@@ -883,6 +953,18 @@ class Exposure:
                               {a.id: (chosen[a.id].target if a.id in chosen else None) for a in self.attackers},
                               marked, notes, volleys_computed=self.computed, volleys_cached=self.cached,
                               objective_control=control)
+
+    def losses(self, target: UnitInfo, shots: list[Threat], size: int) -> tuple[Pmf, int, Pmf]:
+        """The models-lost distribution of ``target`` (``size`` models) shot by ``shots``, its
+        wounds and its wounds-lost distribution (the module docstring's rulings): the volleys'
+        models lost summed, capped at ``size``; one-wound models: the wounds lost are the models
+        lost (that same distribution); otherwise the volleys' wounds lost summed, capped at the
+        unit's wounds (:meth:`unit_wounds`)."""
+        wounds = self.unit_wounds(target)
+        pmf = _combine([th.result.models_lost for th in shots], size)
+        if wounds == size and not self.is_vehicle(target):
+            return pmf, wounds, pmf
+        return pmf, wounds, _combine([th.result.wounds_lost for th in shots], wounds)
 
     def _control(self, units: list[UnitExposure], placed: dict[str, Placed], notes: list[str]) -> list[ObjectiveOC]:
         """40k: the expected OC of each of my units on each objective after the volleys the enemy
@@ -925,8 +1007,9 @@ def _choose(threats: dict[tuple[str, str], Threat], attackers: list[UnitInfo]) -
 
 
 def _combine(pmfs: list[Pmf], cap: int) -> Pmf:
-    """Models lost from several volleys: the sum, capped at ``cap`` models
-    (:func:`planner.combat.control.combine_losses`, trimmed)."""
+    """Losses from several independent volleys (models, or wounds): the sum of the distributions,
+    capped at ``cap`` (the unit's models, or its wounds): ``P(cap)`` takes every sum of ``cap`` or
+    more (:func:`planner.combat.control.combine_losses`, trimmed)."""
     from planner.combat.control import combine_losses
 
     return trim(combine_losses(pmfs, cap))
