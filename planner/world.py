@@ -600,11 +600,17 @@ def _check_positioned(u: UnitInfo, file: str | None, require_positions: bool) ->
 
 
 def _check_goals(scenario: Scenario, rs: Ruleset, units: dict[str, UnitInfo], file: str | None) -> None:
-    """Each goal is of a kind the ruleset has, names an existing objective or unit, and its point
-    (``near_point``, a deny goal's ``protect``) is on the battlefield."""
+    """Each goal is of a kind the ruleset has, names an existing objective or unit (every field
+    that names one: :data:`GOAL_OBJECTIVE_FIELDS`, :data:`GOAL_UNIT_FIELDS`), and its point
+    (``near_point``, a deny goal's ``protect``) is on the battlefield. Every command that loads a
+    scenario (``check`` as ``plan``) refuses such a goal alike."""
     from planner.rules.registry import ruleset_goal_kinds, rulesets_with_goal
 
     objective_ids = {o.id for o in scenario.objectives}
+    no_objective = (f"no objective with this id (objectives: {sorted(objective_ids)})" if objective_ids
+                    else "no objective with this id: the scenario has no objectives")
+    no_unit = (f"no unit with this id (units: {', '.join(sorted(units))})" if units
+               else "no unit with this id: the scenario has no units")
     bf = scenario.battlefield
     for gi, g in enumerate(scenario.goals):
         off = f"the goal point must be on the {bf.width:g}\" x {bf.depth:g}\" battlefield"
@@ -616,11 +622,22 @@ def _check_goals(scenario: Scenario, rs: Ruleset, units: dict[str, UnitInfo], fi
         if g.kind not in rs.GOAL_KINDS and g.kind in ruleset_goal_kinds():
             raise _err(f"{g.kind} goals are for {rulesets_with_goal(g.kind)}, not {rs.id}",
                        file, f"goals[{gi}].kind", g.kind)
-        if g.kind in ("objective", "objective_control") and g.objective not in objective_ids:
-            raise _err(f"no objective with this id (objectives: {sorted(objective_ids)})", file,
-                       f"goals[{gi}].objective", g.objective)
-        if g.kind == "cover" and g.against not in units:
-            raise _err("no unit with this id", file, f"goals[{gi}].against", g.against)
+        if g.kind in GOAL_OBJECTIVE_FIELDS and g.objective not in objective_ids:
+            raise _err(no_objective, file, f"goals[{gi}].objective", g.objective)
+        for name in GOAL_UNIT_FIELDS.get(g.kind, ()):
+            value = getattr(g, name)
+            for j, uid in enumerate(value if isinstance(value, list) else [value]):
+                if uid not in units:
+                    where = f"goals[{gi}].{name}" + (f"[{j}]" if isinstance(value, list) else "")
+                    raise _err(no_unit, file, where, uid)
+
+
+GOAL_OBJECTIVE_FIELDS = ("objective", "objective_control", "near_objective", "control_objective")
+"""The goal kinds whose field ``objective`` names an objective of the scenario."""
+GOAL_UNIT_FIELDS: dict[str, tuple[str, ...]] = {
+    "cover": ("against",), "near_enemy_unit": ("unit",), "near_friendly": ("unit",), "far_from_enemy": ("unit",),
+    "deny": ("enemy_unit", "also")}
+"""Per goal kind, the fields that name units of the scenario (a list field: each of its ids)."""
 
 
 def load_scenario(path: str | Path, *, require_positions: bool = False) -> World:
