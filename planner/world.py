@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -599,6 +600,13 @@ def _check_positioned(u: UnitInfo, file: str | None, require_positions: bool) ->
                    f"{u.path}.models[{i}].x")
 
 
+def no_unit_text(ids: Iterable[str]) -> str:
+    """The error text for an id that names no unit: the scenario's unit ids (sorted), or that it
+    has none."""
+    ids = sorted(ids)
+    return f"no unit with this id (units: {', '.join(ids)})" if ids else "no unit with this id: the scenario has no units"
+
+
 def _check_goals(scenario: Scenario, rs: Ruleset, units: dict[str, UnitInfo], file: str | None) -> None:
     """Each goal is of a kind the ruleset has, names an existing objective or unit (every field
     that names one: :data:`GOAL_OBJECTIVE_FIELDS`, :data:`GOAL_UNIT_FIELDS`), and its point
@@ -609,8 +617,7 @@ def _check_goals(scenario: Scenario, rs: Ruleset, units: dict[str, UnitInfo], fi
     objective_ids = {o.id for o in scenario.objectives}
     no_objective = (f"no objective with this id (objectives: {sorted(objective_ids)})" if objective_ids
                     else "no objective with this id: the scenario has no objectives")
-    no_unit = (f"no unit with this id (units: {', '.join(sorted(units))})" if units
-               else "no unit with this id: the scenario has no units")
+    no_unit = no_unit_text(units)
     bf = scenario.battlefield
     for gi, g in enumerate(scenario.goals):
         off = f"the goal point must be on the {bf.width:g}\" x {bf.depth:g}\" battlefield"

@@ -180,6 +180,6 @@ def illegal_table(world: World, placing: set[str], console, allow: bool, what: s
     if allow:
         console.print("  going on (--allow-illegal-table): the result cannot be legal while these stand")
     else:
-        console.print("  fix the scenario, or give --allow-illegal-table to plan anyway (the result will be "
-                      "reported illegal)")
+        console.print(f"  fix the scenario, or give --allow-illegal-table to run {escape(what)} anyway (the result "
+                      "will be reported with the table illegal)")
     return found

@@ -19,7 +19,7 @@ from shapely.ops import unary_union
 from planner.errors import ScenarioError
 from planner.geometry.shapes import Footprint, footprint
 from planner.schema import SetupMethod
-from planner.world import ModelInfo, UnitInfo, World
+from planner.world import ModelInfo, UnitInfo, World, no_unit_text
 
 OUTLINE_POINTS = 720
 """Vertices of a round or oval base outline (inscribed: every vertex on the true curve)."""
@@ -128,7 +128,7 @@ def legal_area(world: World, unit_id: str) -> LegalArea:
         Unknown unit, or a set-up that is not on the battlefield (embarked, reserves).
     """
     if unit_id not in world.units:
-        raise ScenarioError(f"no unit with this id (units: {', '.join(world.units)})", file=world.file,
+        raise ScenarioError(no_unit_text(world.units), file=world.file,
                             location="--legal-area", value=unit_id)
     u = world.units[unit_id]
     bf = world.scenario.battlefield
