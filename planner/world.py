@@ -609,7 +609,7 @@ def no_unit_text(ids: Iterable[str]) -> str:
 
 def _check_goals(scenario: Scenario, rs: Ruleset, units: dict[str, UnitInfo], file: str | None) -> None:
     """Each goal is of a kind the ruleset has, names an existing objective or unit (every field
-    that names one: :data:`GOAL_OBJECTIVE_FIELDS`, :data:`GOAL_UNIT_FIELDS`), and its point
+    that names one: :data:`GOAL_REFERENCES`), and its point
     (``near_point``, a deny goal's ``protect``) is on the battlefield. Every command that loads a
     scenario (``check`` as ``plan``) refuses such a goal alike."""
     from planner.rules.registry import ruleset_goal_kinds, rulesets_with_goal
@@ -629,22 +629,23 @@ def _check_goals(scenario: Scenario, rs: Ruleset, units: dict[str, UnitInfo], fi
         if g.kind not in rs.GOAL_KINDS and g.kind in ruleset_goal_kinds():
             raise _err(f"{g.kind} goals are for {rulesets_with_goal(g.kind)}, not {rs.id}",
                        file, f"goals[{gi}].kind", g.kind)
-        if g.kind in GOAL_OBJECTIVE_FIELDS and g.objective not in objective_ids:
-            raise _err(no_objective, file, f"goals[{gi}].objective", g.objective)
-        for name in GOAL_UNIT_FIELDS.get(g.kind, ()):
+        for name, what in GOAL_REFERENCES.get(g.kind, ()):
             value = getattr(g, name)
-            for j, uid in enumerate(value if isinstance(value, list) else [value]):
-                if uid not in units:
+            known, why = (objective_ids, no_objective) if what == "objective" else (units, no_unit)
+            for j, ref in enumerate(value if isinstance(value, list) else [value]):
+                if ref not in known:
                     where = f"goals[{gi}].{name}" + (f"[{j}]" if isinstance(value, list) else "")
-                    raise _err(no_unit, file, where, uid)
+                    raise _err(why, file, where, ref)
 
 
-GOAL_OBJECTIVE_FIELDS = ("objective", "objective_control", "near_objective", "control_objective")
-"""The goal kinds whose field ``objective`` names an objective of the scenario."""
-GOAL_UNIT_FIELDS: dict[str, tuple[str, ...]] = {
-    "cover": ("against",), "near_enemy_unit": ("unit",), "near_friendly": ("unit",), "far_from_enemy": ("unit",),
-    "deny": ("enemy_unit", "also")}
-"""Per goal kind, the fields that name units of the scenario (a list field: each of its ids)."""
+GOAL_REFERENCES: dict[str, tuple[tuple[str, str], ...]] = {
+    "near_objective": (("objective", "objective"),), "control_objective": (("objective", "objective"),),
+    "objective": (("objective", "objective"),), "objective_control": (("objective", "objective"),),
+    "cover": (("against", "unit"),), "near_enemy_unit": (("unit", "unit"),), "near_friendly": (("unit", "unit"),),
+    "far_from_enemy": (("unit", "unit"),), "deny": (("enemy_unit", "unit"), ("also", "unit"))}
+"""Per goal kind, its fields that name an objective or a unit of the scenario (field, "objective"
+or "unit"; a list field: each of its ids). A deny goal's ``objective`` is its objective function
+(area or reply), not a marker."""
 
 
 def load_scenario(path: str | Path, *, require_positions: bool = False) -> World:
