@@ -352,7 +352,7 @@ class DenyResult(BaseModel):
                                                             "grid_in x grid_in.")
     recheck_grid_in: float | None = Field(
         default=None, description="With a protected point: the finer grid (inches, half the enemy grid, at least "
-                                  "0.5) the answer was re-checked on by the threats scan "
+                                  "0.5\") the answer was re-checked on by the threats scan "
                                   "(planner.adversary.threats.find_threats); None: not re-checked.")
     recheck_best: EnemyPlacement | None = Field(
         default=None, description="The enemy's closest legal arrival to the protected point on the re-check grid "
@@ -419,7 +419,8 @@ def deny(world: World, enemy_unit: str, settings: DenySettings | None = None,
     as small as possible; with ``protect = (x, y, r)`` (inches) no legal arrival on the enemy grid
     (``settings.enemy_grid_in``) may have a base within ``r`` of the point, and the answer is
     re-checked on a grid half as fine (:func:`recheck_protect`: an arrival between the grid's
-    anchors may come closer; the result says what the re-check found). See the module docstring for the model and what "optimal" means.
+    anchors may come closer; the result says what the re-check found). See the module docstring
+    for the model and what "optimal" means.
 
     Raises
     ------
@@ -511,7 +512,7 @@ def deny(world: World, enemy_unit: str, settings: DenySettings | None = None,
         msg = ("no deployment of the candidates keeps every legal arrival out of the protected disc (proven over "
                f"the candidates and the {sp.grid:g}\" enemy grid)" if status == "infeasible"
                else "no answer within the time limit")
-        return DenyResult(status=status, message=msg, enemy_unit=enemy_unit, protect=protect,
+        return DenyResult(status=status, message=msg, enemy_unit=enemy_unit, protect=protect, grid_in=sp.grid,
                           area_before_sq_in=area_before, greedy_area_sq_in=g_area, greedy_time_s=g_time,
                           iterations=iterations, exact_sight_pairs=screen.exact_pairs, build_time_s=screen.build_s,
                           wall_time_s=time.monotonic() - t0)
@@ -582,15 +583,16 @@ def recheck_protect(planned: World, data: dict, enemy_unit: str, protect: tuple[
     """Re-check a denial's protected disc on a finer grid: the threats scan
     (:func:`planner.adversary.threats.find_threats`, the checker's predicates, as ``planner threats
     --goal near_point:X,Y --grid G``) of the planned scenario ``planned`` (raw data ``data``) on the
-    grid half as fine as ``grid_in`` (inches, at least :data:`RECHECK_MIN_GRID_IN`).
+    grid half as fine as ``grid_in`` (inches), or :data:`RECHECK_MIN_GRID_IN` if that is finer
+    than it.
 
     Returns the :class:`DenyResult` fields ``recheck_grid_in``, ``recheck_best`` (the enemy's
     closest legal arrival there, value in inches) and ``recheck_inside`` (it is within the radius);
-    an empty dict without a protected point, when the grid is already the finest, or after a stop
-    request (Ctrl-C: no more work)."""
-    fine = grid_in / 2
-    if protect is None or fine < RECHECK_MIN_GRID_IN - 1e-9 or stop.requested():
+    an empty dict without a protected point, when ``grid_in`` is already the finest, or after a
+    stop request (Ctrl-C: no more work)."""
+    if protect is None or grid_in <= RECHECK_MIN_GRID_IN + 1e-9 or stop.requested():
         return {}
+    fine = max(RECHECK_MIN_GRID_IN, grid_in / 2)
     from planner.adversary.threats import find_threats
 
     planned.raw = data

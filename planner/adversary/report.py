@@ -93,7 +93,7 @@ def recheck_line(result) -> str | None:
     head = f"Re-check on the finer {g:g}\" grid (as planner threats --grid {g:g})"
     b = result.recheck_best
     if b is None:
-        return f"{head}: no legal arrival of {result.enemy_unit} at all"
+        return f"{head}: no legal arrival of {result.enemy_unit} on it either"
     where = (f"{head}: the enemy's closest legal arrival is at ({b.anchor[0]:g}, {b.anchor[1]:g}), "
              f"{b.value:.3f}\" from the point")
     if result.recheck_inside:
