@@ -1150,18 +1150,27 @@ class StayCloseGoal(GoalBase):
 
 class DenyGoal(Record):
     """Screening: place the marked units so that the enemy unit's legal Infiltrate area
-    is as small as possible; with ``protect`` and ``radius`` (inches), no legal arrival of it may
-    have a base within ``radius`` of the point. Routed by ``planner plan`` to
-    :func:`planner.adversary.deny.deny`."""
+    is as small as possible; with ``protect`` and ``radius`` (inches), no legal arrival of it on
+    the enemy grid (anchors every ``grid_in`` inches, default 2") may have a base within ``radius``
+    of the point. The proof covers that grid only: an arrival between its anchors may come closer
+    (the report re-checks on a grid half as fine and says what it finds). Routed by
+    ``planner plan`` to :func:`planner.adversary.deny.deny`."""
 
     kind: Literal["deny"] = "deny"
     enemy_unit: str = Field(min_length=1, description="Id of the enemy unit that Infiltrates after my set-up.")
     also: list[str] = Field(default_factory=list, description="More enemy units (objective 'reply' only).")
     protect: Point | None = None
-    radius: Num | None = Field(default=None, gt=0, le=1000)
+    radius: Num | None = Field(default=None, gt=0, le=1000, description=(
+        "Inches: no legal arrival on the grid_in grid may have a base within this distance of 'protect' "
+        "(an arrival between the grid's anchors may; the report re-checks on a finer grid)."))
     objective: Literal["area", "reply"] = Field(
         default="area", description="'area': least legal area left; 'reply' (min-max, needs 'protect'): keep the "
                                     "enemy's best arrival as far from the point as possible.")
+    grid_in: Num = Field(
+        default=2.0, ge=0.5, le=12,
+        description="The enemy's arrival grid, inches (anchors every grid_in, as 'planner threats --grid'): the "
+                    "area, the radius and the best reply are proven over this grid only, and an arrival between its "
+                    "anchors may come closer; a finer grid is slower.")
     weight: Num = Field(default=1.0, gt=0)
 
     @model_validator(mode="after")

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -599,12 +600,24 @@ def _check_positioned(u: UnitInfo, file: str | None, require_positions: bool) ->
                    f"{u.path}.models[{i}].x")
 
 
+def no_unit_text(ids: Iterable[str]) -> str:
+    """The error text for an id that names no unit: the scenario's unit ids (sorted), or that it
+    has none."""
+    ids = sorted(ids)
+    return f"no unit with this id (units: {', '.join(ids)})" if ids else "no unit with this id: the scenario has no units"
+
+
 def _check_goals(scenario: Scenario, rs: Ruleset, units: dict[str, UnitInfo], file: str | None) -> None:
-    """Each goal is of a kind the ruleset has, names an existing objective or unit, and its point
-    (``near_point``, a deny goal's ``protect``) is on the battlefield."""
+    """Each goal is of a kind the ruleset has, names an existing objective or unit (every field
+    that names one: :data:`GOAL_REFERENCES`), and its point
+    (``near_point``, a deny goal's ``protect``) is on the battlefield. Every command that loads a
+    scenario (``check`` as ``plan``) refuses such a goal alike."""
     from planner.rules.registry import ruleset_goal_kinds, rulesets_with_goal
 
     objective_ids = {o.id for o in scenario.objectives}
+    no_objective = (f"no objective with this id (objectives: {sorted(objective_ids)})" if objective_ids
+                    else "no objective with this id: the scenario has no objectives")
+    no_unit = no_unit_text(units)
     bf = scenario.battlefield
     for gi, g in enumerate(scenario.goals):
         off = f"the goal point must be on the {bf.width:g}\" x {bf.depth:g}\" battlefield"
@@ -616,11 +629,23 @@ def _check_goals(scenario: Scenario, rs: Ruleset, units: dict[str, UnitInfo], fi
         if g.kind not in rs.GOAL_KINDS and g.kind in ruleset_goal_kinds():
             raise _err(f"{g.kind} goals are for {rulesets_with_goal(g.kind)}, not {rs.id}",
                        file, f"goals[{gi}].kind", g.kind)
-        if g.kind in ("objective", "objective_control") and g.objective not in objective_ids:
-            raise _err(f"no objective with this id (objectives: {sorted(objective_ids)})", file,
-                       f"goals[{gi}].objective", g.objective)
-        if g.kind == "cover" and g.against not in units:
-            raise _err("no unit with this id", file, f"goals[{gi}].against", g.against)
+        for name, what in GOAL_REFERENCES.get(g.kind, ()):
+            value = getattr(g, name)
+            known, why = (objective_ids, no_objective) if what == "objective" else (units, no_unit)
+            for j, ref in enumerate(value if isinstance(value, list) else [value]):
+                if ref not in known:
+                    where = f"goals[{gi}].{name}" + (f"[{j}]" if isinstance(value, list) else "")
+                    raise _err(why, file, where, ref)
+
+
+GOAL_REFERENCES: dict[str, tuple[tuple[str, str], ...]] = {
+    "near_objective": (("objective", "objective"),), "control_objective": (("objective", "objective"),),
+    "objective": (("objective", "objective"),), "objective_control": (("objective", "objective"),),
+    "cover": (("against", "unit"),), "near_enemy_unit": (("unit", "unit"),), "near_friendly": (("unit", "unit"),),
+    "far_from_enemy": (("unit", "unit"),), "deny": (("enemy_unit", "unit"), ("also", "unit"))}
+"""Per goal kind, its fields that name an objective or a unit of the scenario (field, "objective"
+or "unit"; a list field: each of its ids). A deny goal's ``objective`` is its objective function
+(area or reply), not a marker."""
 
 
 def load_scenario(path: str | Path, *, require_positions: bool = False) -> World:

@@ -263,8 +263,10 @@ def test_overlays_are_the_render_functions_areas(client):
     assert cells and r.json()["cell_in"] == 3
     # every legal anchor is more than 9" from the enemy base centre + radius (a necessary condition)
     assert all(math.hypot(x - 18, y - 2) > 9 + R32 for x, y, _ in cells)
-    assert_400(client.post("/api/overlay", json={"scenario": data, "kind": "heat", "unit": "blue-scouts"}),
-               "armies[1].units[1].rules", "blue-scouts")
+    # an Infiltrator is not set up to Deep Strike: its set-up is named first (fresh13 finding 13)
+    heat = assert_400(client.post("/api/overlay", json={"scenario": data, "kind": "heat", "unit": "blue-scouts"}),
+                      "armies[1].units[1].setup", "infiltrate")
+    assert "blue-scouts is not set up to Deep Strike (set up by infiltrate)" in heat["error"], heat
     assert_400(client.post("/api/overlay", json={"scenario": data, "kind": "nope", "unit": "blue-scouts"}), "kind",
                "nope")
     assert_400(client.post("/api/overlay", json={"scenario": data, "kind": "legal", "unit": "ghost"}), "unit",

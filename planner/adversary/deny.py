@@ -350,6 +350,16 @@ class DenyResult(BaseModel):
     legal_cells: list[tuple[float, float]] = Field(default_factory=list)
     grid_in: float | None = Field(default=None, description="The enemy anchor grid (inches): each legal cell is "
                                                             "grid_in x grid_in.")
+    recheck_grid_in: float | None = Field(
+        default=None, description="With a protected point: the finer grid (inches, half the enemy grid, at least "
+                                  "0.5\") the answer was re-checked on by the threats scan "
+                                  "(planner.adversary.threats.find_threats); None: not re-checked.")
+    recheck_best: EnemyPlacement | None = Field(
+        default=None, description="The enemy's closest legal arrival to the protected point on the re-check grid "
+                                  "(value: inches, base to point); None: none there (or not re-checked).")
+    recheck_inside: bool | None = Field(
+        default=None, description="The re-check found a legal arrival within the radius (the radius holds on the "
+                                  "enemy grid only); None: not re-checked.")
 
     @property
     def exit_code(self) -> int:
@@ -406,8 +416,11 @@ def _protected(screen: Screen, s: int, protect: tuple[float, float, float] | Non
 def deny(world: World, enemy_unit: str, settings: DenySettings | None = None,
          protect: tuple[float, float, float] | None = None, with_greedy: bool = True) -> DenyResult:
     """Place my units (marked ``place: true``) so that the enemy unit's legal Infiltrate area is
-    as small as possible; with ``protect = (x, y, r)`` (inches) no legal arrival may have a base
-    within ``r`` of the point. See the module docstring for the model and what "optimal" means.
+    as small as possible; with ``protect = (x, y, r)`` (inches) no legal arrival on the enemy grid
+    (``settings.enemy_grid_in``) may have a base within ``r`` of the point, and the answer is
+    re-checked on a grid half as fine (:func:`recheck_protect`: an arrival between the grid's
+    anchors may come closer; the result says what the re-check found). See the module docstring
+    for the model and what "optimal" means.
 
     Raises
     ------
@@ -497,9 +510,9 @@ def deny(world: World, enemy_unit: str, settings: DenySettings | None = None,
             break
     if best_exact is None:
         msg = ("no deployment of the candidates keeps every legal arrival out of the protected disc (proven over "
-               "the candidates and grid)" if status == "infeasible"
+               f"the candidates and the {sp.grid:g}\" enemy grid)" if status == "infeasible"
                else "no answer within the time limit")
-        return DenyResult(status=status, message=msg, enemy_unit=enemy_unit, protect=protect,
+        return DenyResult(status=status, message=msg, enemy_unit=enemy_unit, protect=protect, grid_in=sp.grid,
                           area_before_sq_in=area_before, greedy_area_sq_in=g_area, greedy_time_s=g_time,
                           iterations=iterations, exact_sight_pairs=screen.exact_pairs, build_time_s=screen.build_s,
                           wall_time_s=time.monotonic() - t0)
@@ -543,6 +556,7 @@ def _deny_result(world, screen: Screen, chosen, status, enemy_unit, protect, n_l
             rep = check_with(world_planned, sp, p)
             enemy_best = EnemyPlacement(unit=enemy_unit, formation=p.formation, anchor=p.anchor, value=v,
                                         models=p.positions, legal=rep.legal)
+    recheck = recheck_protect(resolve(planned, world.file), data, enemy_unit, protect, sp.grid)
     area = n_left * sp.cell_area
     msg = (f"optimal over the candidate placements and the {sp.grid:g}\" enemy grid: {area:g} sq in left"
            if status == "optimal" else
@@ -556,4 +570,34 @@ def _deny_result(world, screen: Screen, chosen, status, enemy_unit, protect, n_l
                                                 anchor=chosen[g.id].anchor, candidates=len(screen.cands[g.id]))
                                   for g in screen.groups],
                       enemy_best=enemy_best, legal=report.legal, legality=report, scenario=planned,
-                      scenario_data=data, legal_cells=sorted({p.anchor for p in left}), grid_in=sp.grid)
+                      scenario_data=data, legal_cells=sorted({p.anchor for p in left}), grid_in=sp.grid,
+                      **recheck)
+
+
+RECHECK_MIN_GRID_IN = 0.5
+"""The finest grid the re-check of a protected point uses (the finest of ``planner threats --grid``)."""
+
+
+def recheck_protect(planned: World, data: dict, enemy_unit: str, protect: tuple[float, float, float] | None,
+                    grid_in: float) -> dict:
+    """Re-check a denial's protected disc on a finer grid: the threats scan
+    (:func:`planner.adversary.threats.find_threats`, the checker's predicates, as ``planner threats
+    --goal near_point:X,Y --grid G``) of the planned scenario ``planned`` (raw data ``data``) on the
+    grid half as fine as ``grid_in`` (inches), or :data:`RECHECK_MIN_GRID_IN` if that is finer
+    than it.
+
+    Returns the :class:`DenyResult` fields ``recheck_grid_in``, ``recheck_best`` (the enemy's
+    closest legal arrival there, value in inches) and ``recheck_inside`` (it is within the radius);
+    an empty dict without a protected point, when ``grid_in`` is already the finest, or after a
+    stop request (Ctrl-C: no more work)."""
+    if protect is None or grid_in <= RECHECK_MIN_GRID_IN + 1e-9 or stop.requested():
+        return {}
+    fine = max(RECHECK_MIN_GRID_IN, grid_in / 2)
+    from planner.adversary.threats import find_threats
+
+    planned.raw = data
+    goal = ThreatGoal("near_point", protect[:2], "closest to the protected point")
+    t = find_threats(planned, enemy_unit, goal, fine)
+    b = t.best
+    return {"recheck_grid_in": t.grid_in, "recheck_best": b,
+            "recheck_inside": b is not None and is_within_distance(b.value, protect[2])}

@@ -108,7 +108,8 @@ def enemy_group(world: World, unit_id: str, option: str = "--unit") -> Group:
     """
     u = world.units.get(unit_id)
     if u is None:
-        raise ScenarioError(f"no unit with this id; units: {', '.join(sorted(world.units))}", file=world.file,
+        raise ScenarioError(f"no unit with this id; units: {', '.join(sorted(world.units))}" if world.units
+                            else "no unit with this id: the scenario has no units", file=world.file,
                             location=option, value=unit_id)
     if u.setup.joined:
         raise ScenarioError(f"{unit_id!r} is an Independent Character joined to {u.setup.joined!r}: name that unit",

@@ -164,7 +164,8 @@ def minmax(world: World, enemy_units: list[str], point: tuple[float, float], set
     for c in chosen.values():
         mine.update(c.positions)
     gap = max(0.0, upper - v)
-    msg = (f"optimal over the candidates and grid: the enemy's best reply is {v:.3f}\" from the point"
+    msg = (f"optimal over the candidates and the {settings.enemy_grid_in:g}\" enemy grid: the enemy's best reply "
+           f"is {v:.3f}\" from the point"
            if status == "optimal" else f"feasible: value {v:.3f}\", bound {upper:.3f}\" (gap {gap:.3f}\")")
     return MinMaxResult(status=status, message=msg, value_in=v, bound_in=max(v, upper) if status != "optimal" else v,
                         gap_in=0.0 if status == "optimal" else gap, iterations=it, replies=len(cuts),

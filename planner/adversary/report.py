@@ -70,6 +70,38 @@ def deny_picture(world: World, result, goal) -> tuple[World, RenderOptions]:
     return w, RenderOptions(arrival=arrival, title=f"Denial against {', '.join(units)}")
 
 
+def closest_left_line(result) -> str | None:
+    """The denial's "closest arrival left" statement (the enemy's best arrival on the proof grid),
+    or None when there is none (``result``: a DenyResult; a min-max result: its best reply)."""
+    e = result.enemy_best
+    if e is None:
+        return None
+    if result.reply_value_in is not None:
+        return (f"Enemy's best reply: {e.unit} at ({e.anchor[0]:g}, {e.anchor[1]:g}), {e.value:.3f}\"; "
+                f"checker: {'legal' if e.legal else 'ILLEGAL'}")
+    grid = f" on the {result.grid_in:g}\" grid" if result.grid_in else ""
+    return (f"Enemy's closest arrival left{grid}: {e.unit} at ({e.anchor[0]:g}, {e.anchor[1]:g}), {e.value:.3f}\"; "
+            f"checker: {'legal' if e.legal else 'ILLEGAL'}")
+
+
+def recheck_line(result) -> str | None:
+    """What the re-check of the protected disc on the finer grid found
+    (:func:`planner.adversary.deny.recheck_protect`), or None when it was not run."""
+    if result.recheck_grid_in is None or result.protect is None:
+        return None
+    g, r = result.recheck_grid_in, result.protect[2]
+    head = f"Re-check on the finer {g:g}\" grid (as planner threats --grid {g:g})"
+    b = result.recheck_best
+    if b is None:
+        return f"{head}: no legal arrival of {result.enemy_unit} on it either"
+    where = (f"{head}: the enemy's closest legal arrival is at ({b.anchor[0]:g}, {b.anchor[1]:g}), "
+             f"{b.value:.3f}\" from the point")
+    if result.recheck_inside:
+        return (f"{where}: INSIDE the {r:g}\" radius, which is proven on the {result.grid_in:g}\" grid only; "
+                f"give the deny goal a finer grid_in (0.5 is the finest) to screen it")
+    return f"{where}: outside the {r:g}\" radius"
+
+
 def deny_lines(result) -> list[str]:
     """The denial report, one statement a line (the same facts as the text report)."""
     lines = [f"Status: {result.status} - {result.message}"]
@@ -86,14 +118,12 @@ def deny_lines(result) -> list[str]:
                      + f"; greedy screen: {result.greedy_area_sq_in} sq in")
         if result.protect is not None:
             x, y, r = result.protect
-            lines.append(f"Protected point ({x:g}, {y:g}), radius {r:g}\": no legal arrival may have a base within it")
+            on = f" on the {result.grid_in:g}\" grid" if result.grid_in else ""
+            lines.append(f"Protected point ({x:g}, {y:g}), radius {r:g}\": no legal arrival{on} may have a base "
+                         "within it")
         lines.append(f"{result.iterations} round(s), {result.exact_sight_pairs} sight pairs decided exactly, "
                      f"{result.wall_time_s:.1f} s")
-    if result.enemy_best is not None:
-        e = result.enemy_best
-        who = "Enemy's best reply" if result.reply_value_in is not None else "Enemy's closest arrival left"
-        lines.append(f"{who}: {e.unit} at ({e.anchor[0]:g}, {e.anchor[1]:g}), {e.value:.3f}\"; "
-                     f"checker: {'legal' if e.legal else 'ILLEGAL'}")
+    lines += [x for x in (closest_left_line(result), recheck_line(result)) if x is not None]
     if result.legal is not None:
         lines.append(f"My deployment: {'legal' if result.legal else 'ILLEGAL'} (independent checker)")
     return lines

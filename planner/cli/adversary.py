@@ -123,8 +123,8 @@ def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, cons
     Raises
     ------
     ScenarioError
-        ``--next`` or ``--unit`` (a deny goal places every marked unit of mine together), an unknown
-        enemy unit.
+        ``--next`` or ``--unit`` (a deny goal places every marked unit of mine together), an enemy
+        unit that cannot Infiltrate (an unknown one is refused when the scenario is loaded).
     """
     from planner.adversary.deny import DenySettings, deny
     from planner.adversary.threats import ascii_map
@@ -137,10 +137,8 @@ def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, cons
                             value="--next" if next_step else ",".join(units or []))
     if quiet:
         console = Console(file=_Null(), highlight=False)
-    if goal.enemy_unit not in world.units:
-        raise ScenarioError(f"no unit with this id; units: {', '.join(sorted(world.units))}", file=world.file,
-                            location=f"goals[{i}].enemy_unit", value=goal.enemy_unit)
-    settings = DenySettings(time_limit_s=time_limit, workers=workers, seed=seed)
+    # (the goal's unit ids are checked when the scenario is loaded: planner.world._check_goals)
+    settings = DenySettings(time_limit_s=time_limit, workers=workers, seed=seed, enemy_grid_in=goal.grid_in)
     if goal.objective == "reply":
         return run_minmax_plan(world, goal, settings, console)
     protect = (goal.protect[0], goal.protect[1], goal.radius) if goal.protect is not None and goal.radius is not None \
@@ -152,10 +150,12 @@ def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, cons
                   f"{r.iterations} round(s), {r.exact_sight_pairs} sight pairs decided exactly, {r.wall_time_s:.1f} s")
     for p in r.placements:
         console.print(f"  {escape(p.unit)}: {p.formation} at ({p.anchor[0]:g}, {p.anchor[1]:g})")
-    if r.enemy_best is not None:
-        e = r.enemy_best
-        console.print(f"enemy's closest arrival left: ({e.anchor[0]:g}, {e.anchor[1]:g}), {e.value:.3f}\"; checker: "
-                      f"{'legal' if e.legal else 'ILLEGAL'}")
+    from planner.adversary.report import closest_left_line, recheck_line
+
+    if (line := closest_left_line(r)) is not None:
+        console.print(escape(line))
+    if (line := recheck_line(r)) is not None:
+        console.print(escape(line), style="red" if r.recheck_inside else None)
     if r.scenario is not None:
         console.print(f"my deployment: {'legal' if r.legal else 'ILLEGAL'} (independent checker)")
         w = resolve(r.scenario, world.file)
@@ -187,11 +187,7 @@ def run_minmax_plan(world: World, goal: DenyGoal, settings, console: Console):
     from planner.schema import Scenario
     from planner.world import resolve
 
-    units = [goal.enemy_unit, *goal.also]
-    for u in units:
-        if u not in world.units:
-            raise ScenarioError(f"no unit with this id; units: {', '.join(sorted(world.units))}", file=world.file,
-                                location="goals.also" if u in goal.also else "goals.enemy_unit", value=u)
+    units = [goal.enemy_unit, *goal.also]  # (known units: checked at load, planner.world._check_goals)
     t = time.monotonic()
     r = minmax(world, units, (goal.protect[0], goal.protect[1]), settings)  # type: ignore[index]
     r.message = stop.said(r.message)

@@ -164,14 +164,15 @@ def plan_scenario(world: World, settings: SolverSettings, console, *, quiet: boo
 
 def illegal_table(world: World, placing: set[str], console, allow: bool, what: str, *,
                   does: str = "places anything", going_on: str = "the result cannot be legal while these stand",
-                  anyway: str = "plan anyway (the result will be reported illegal)") -> list[Violation]:
+                  anyway: str | None = None) -> list[Violation]:
     """Check the units already on the table (:func:`table_violations`) and print their violations
     as such: an error (the caller exits 1 before planning) or, with ``allow``
     (``--allow-illegal-table``), a warning. Returns the violations ([] when the table is legal).
 
     The words: "the table is already illegal before ``what`` ``does``", then with ``allow``
     "going on (--allow-illegal-table): ``going_on``", else "fix the scenario, or give
-    --allow-illegal-table to ``anyway``" (``planner plan`` and ``threats`` keep the defaults;
+    --allow-illegal-table to ``anyway``" (default: "run ``what`` anyway (the result will be reported
+    with the table illegal)"; ``planner plan`` and ``threats`` keep the defaults;
     ``planner exposure`` measures rather than places)."""
     from rich.markup import escape
 
@@ -187,5 +188,6 @@ def illegal_table(world: World, placing: set[str], console, allow: bool, what: s
     if allow:
         console.print(f"  going on (--allow-illegal-table): {escape(going_on)}")
     else:
-        console.print(f"  fix the scenario, or give --allow-illegal-table to {escape(anyway)}")
+        console.print(f"  fix the scenario, or give --allow-illegal-table to "
+                      f"{escape(anyway or f'run {what} anyway (the result will be reported with the table illegal)')}")
     return found

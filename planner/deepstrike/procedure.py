@@ -69,7 +69,7 @@ from planner.legality.report import Evidence, Finding
 from planner.rules.registry import all_rulesets, find_ruleset
 from planner.schema import SetupMethod, TerrainTrait
 from planner.units import TOLERANCE_IN
-from planner.world import UnitInfo, World
+from planner.world import UnitInfo, World, no_unit_text
 
 ERROR_BOUND = 1e-4
 """Documented bound on the error of every probability reported."""
@@ -278,7 +278,7 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
         Unknown unit, or a ruleset without a Deep Strike procedure.
     """
     if unit_id not in world.units:
-        raise ScenarioError(f"no unit with this id (units: {', '.join(world.units)})", file=world.file,
+        raise ScenarioError(no_unit_text(world.units), file=world.file,
                             location="--unit", value=unit_id)
     rules = deepstrike_rules(ruleset or world.scenario.ruleset, inertial_guidance)
     unit = world.units[unit_id]
@@ -286,6 +286,13 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
         raise ScenarioError("the orientation must be a finite number of degrees", location="--orientation",
                             value=orientation_deg)
     # RULES.md §2.1: every model needs Deep Strike, and the unit starts the game in Reserve
+    # (the set-up first: a unit deployed on the table is not Deep Striking at all, whatever its rules)
+    if unit.setup.method is not SetupMethod.RESERVES or unit.setup.arrival != "deep_strike":
+        how = (f"in Reserve with arrival {unit.setup.arrival}" if unit.setup.method is SetupMethod.RESERVES
+               else f"set up by {unit.setup.method.value}")
+        raise ScenarioError(f"{unit_id} is not set up to Deep Strike ({how}): a Deep Striking unit starts the "
+                            "game in Reserve: set it up with 'setup: {method: reserves, arrival: deep_strike}'",
+                            file=world.file, location=f"{unit.path}.setup", value=unit.setup.method.value)
     missing = [m.id for m in world.ruleset.without_deep_strike(unit.models)]
     if missing:
         field = world.ruleset.DEEP_STRIKE_FIELD
@@ -293,10 +300,6 @@ def make_setup(world: World, unit_id: str, ruleset: str | None = None, orientati
                             f"(models without it: "
                             f"{', '.join(missing[:5])})", file=world.file, location=f"{unit.path}.{field}",
                             value=unit_id)
-    if unit.setup.method is not SetupMethod.RESERVES or unit.setup.arrival != "deep_strike":
-        raise ScenarioError("a Deep Striking unit starts the game in Reserve: set it up with "
-                            "'setup: {method: reserves, arrival: deep_strike}'", file=world.file,
-                            location=f"{unit.path}.setup", value=unit.setup.method.value)
     radii, exact = formation_radii([m.base for m in unit.models])
     obstacles = []
     for u in world.units.values():

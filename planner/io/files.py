@@ -84,6 +84,7 @@ def validation_error(exc: ValidationError, data: Any, file: str | None) -> Scena
     loc = tuple(p for p in err["loc"] if p not in ("round", "oval", "hull", "near_point", "function-after"))
     # drop pydantic's union member tags such as 'tagged-union[...]'
     loc = tuple(p for p in loc if not (isinstance(p, str) and "[" in p and p.endswith("]")))
+    loc = _without_tags(loc, data)
     value = err.get("input")
     given = _kind_given(err)
     if isinstance(value, dict | list):
@@ -111,6 +112,26 @@ def validation_error(exc: ValidationError, data: Any, file: str | None) -> Scena
     if more:
         msg += f" (and {more} more problem{'s' if more > 1 else ''})"
     return ScenarioError(msg, file=file, location=_loc_to_str(loc), value=value)
+
+
+def _without_tags(loc: tuple[Any, ...], data: Any) -> tuple[Any, ...]:
+    """``loc`` without the discriminator tags pydantic puts in it: a part that is not a key of the
+    mapping at that point of ``data`` but one of its values (the ``kind: cover`` of a goal gives
+    ``goals.0.cover.against`` for the file's ``goals[0].against``), never the last part."""
+    out: list[Any] = []
+    cur = data
+    for i, part in enumerate(loc):
+        if (isinstance(cur, dict) and isinstance(part, str) and part not in cur and i < len(loc) - 1
+                and part in [v for v in cur.values() if isinstance(v, str)]):
+            continue  # a tag: the data stays where it is
+        out.append(part)
+        if isinstance(cur, dict):
+            cur = cur.get(part)
+        elif isinstance(cur, list) and isinstance(part, int) and 0 <= part < len(cur):
+            cur = cur[part]
+        else:
+            cur = None
+    return tuple(out)
 
 
 def _kind_given(err: Any) -> str | None:

@@ -21,7 +21,7 @@ from planner.errors import ScenarioError
 from planner.geometry.shapes import Footprint, footprint
 from planner.rules.base import InfiltrateDistances
 from planner.schema import SetupMethod
-from planner.world import ModelInfo, UnitInfo, World
+from planner.world import ModelInfo, UnitInfo, World, no_unit_text
 
 OUTLINE_POINTS = 720
 """Vertices of a round or oval base outline (inscribed: every vertex on the true curve)."""
@@ -207,8 +207,7 @@ def legal_area(world: World, unit_id: str, option: str = "--legal-area") -> Lega
         Infiltrator of a ruleset without Infiltrate distances (naming ``--legal-area``).
     """
     if unit_id not in world.units:
-        raise ScenarioError(f"no unit with this id (units: {', '.join(world.units)})", file=world.file,
-                            location=option, value=unit_id)
+        raise ScenarioError(no_unit_text(world.units), file=world.file, location=option, value=unit_id)
     u = world.units[unit_id]
     bf = world.scenario.battlefield
     field = box(0.0, 0.0, bf.width, bf.depth).difference(no_go_terrain(world))

@@ -36,7 +36,7 @@ from planner.legality.checker import check_deployment
 from planner.legality.report import LegalityReport
 from planner.schema import RoundBase, Scenario, SetupMethod
 from planner.units import TOLERANCE_IN
-from planner.world import World, resolve
+from planner.world import World, no_unit_text, resolve
 
 DEFAULT_GRID_IN = 0.5
 """The grid of the suggestions, inches (finer than the planner's default 1": moves are small)."""
@@ -176,7 +176,7 @@ def suggest_moves(world: World, unit_ids: list[str] | None = None, time_limit_s:
     else:
         for uid in unit_ids:
             if uid not in world.units:
-                raise ScenarioError(f"no unit with this id (units: {', '.join(sorted(world.units))})",
+                raise ScenarioError(no_unit_text(world.units),
                                     file=world.file, location="--unit", value=uid)
         targets = list(dict.fromkeys(unit_ids))
     settings = SolverSettings(time_limit_s=time_limit_s, workers=1, seed=seed, grid_in=grid_in, margin_in=0.0)

@@ -20,7 +20,7 @@ from shapely.geometry.base import BaseGeometry
 from planner.errors import ScenarioError
 from planner.geometry.shapes import footprint
 from planner.schema import TerrainFeature
-from planner.world import World
+from planner.world import World, no_unit_text
 
 PLAYER_COLOURS = ("#1f5fbf", "#c0392b", "#2e8b57", "#8e44ad", "#d35400", "#16a085")
 
@@ -117,7 +117,7 @@ def rings(geom: BaseGeometry) -> list[list[list[list[float]]]]:
 
 def _unit(world: World, unit: str | None, field: str = "unit"):
     if not unit or unit not in world.units:
-        raise ScenarioError(f"no unit with this id (units: {', '.join(world.units)})", location=field, value=unit)
+        raise ScenarioError(no_unit_text(world.units), location=field, value=unit)
     return world.units[unit]
 
 
