@@ -141,7 +141,14 @@ class PlanResult(BaseModel):
     gap: float | None = Field(default=None, description="(objective - bound) / objective, if feasible.")
     terms: dict[str, float] = Field(default_factory=dict, description="Each goal's cost (weight * value), by name.")
     goals: list[GoalValue] = Field(default_factory=list)
-    conflicts: list[Conflict] = Field(default_factory=list, description="Why no plan exists (infeasible).")
+    conflicts: list[Conflict] = Field(default_factory=list, description="Why no plan exists (infeasible); with "
+                                      "limit 'formations': what rejected every placement of the planner's "
+                                      "formations (not a proof over the rules).")
+    limit: Literal["formations"] | None = Field(default=None, description="Status unknown because of a limit of "
+                                                "the planner, not of the time: 'formations' (no formation of the "
+                                                "planner, 1-3 ranks in two facings, fits a unit's region: a "
+                                                "deeper formation, or models placed by hand, may fit; exit 3); "
+                                                "None otherwise.")
     wall_time_s: float
     solver_time_s: float = Field(default=0.0, description="CP-SAT's own time, seconds, over every solve of "
                                  "the run (rounds, local search, relaxation-induced neighbourhoods).")
@@ -1956,7 +1963,14 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
     if not verdict:
         return PlanResult(status="unknown", wall_time_s=time.monotonic() - t0, rounds=rounds,
                           message=f"no plan found over {grid}, and the infeasibility proof did not conclude")
-    core = proof.shrink(list(proof.core) or keys)
+    limits = {g.id: lim for g in groups if (lim := _formation_limit(g, streams[g.id], builder)) is not None}
+    core = list(proof.core) or keys
+    if limits:  # a proof that holds whatever those units' formations: without their literals (and pairs)
+        free = [k for k in keys if not set(k[1:] if k[0] == "pair" else k[:1]) & set(limits)]
+        if free and proof.infeasible_with(free):
+            core = list(proof.core) or free
+            limits = {}
+    core = proof.shrink(core)
     out = _core_conflicts(world, groups, core, ids, settings)
     if not out:  # a unit whose region holds no grid point at all
         out = [Conflict(units=[g.id], rules=[ids["battlefield"]],
@@ -1966,6 +1980,13 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
         limit = _formation_limit(next(g for g in groups if g.id == c.units[0]), streams[c.units[0]], builder)
         if limit is not None:
             c.message += f" ({limit})"
+    if limits:  # the planner's formations, not the rules, leave no plan: no answer, not a proof (exit 3)
+        return PlanResult(status="unknown", limit="formations", wall_time_s=time.monotonic() - t0, rounds=rounds,
+                          conflicts=out,
+                          message=f"no plan over {grid}, and not proven infeasible: no formation of the planner "
+                                  f"fits the region of unit{'s' if len(limits) > 1 else ''} "
+                                  f"{', '.join(sorted(limits))}, so the rules may still allow a deployment. "
+                                  + "; ".join(c.message for c in out))
     return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, rounds=rounds, conflicts=out,
                       message=_proof_scope(grid, settings) + ". " + "; ".join(c.message for c in out))
 
