@@ -73,6 +73,16 @@ def _parse_rulings(values: list[str] | None) -> dict[str, str]:
     return out
 
 
+TIME_LIMIT_MIN_S, TIME_LIMIT_MAX_S = 0.1, 86400.0
+"""The bounds of a command's ``--time-limit`` (wall-clock seconds): ``plan`` and ``threats``."""
+
+
+def _time_limit_option(help_text: str) -> Any:
+    """The ``--time-limit`` option of ``plan`` and ``threats``: wall-clock seconds, from
+    :data:`TIME_LIMIT_MIN_S` to :data:`TIME_LIMIT_MAX_S` (a value outside is refused, exit 2)."""
+    return typer.Option("--time-limit", min=TIME_LIMIT_MIN_S, max=TIME_LIMIT_MAX_S, help=help_text)
+
+
 AllowIllegalOpt = Annotated[bool, typer.Option("--allow-illegal-table", metavar="",
                                                help="Go on (with a warning) when the units already on the table "
                                                     "break a rule.")]
@@ -335,7 +345,8 @@ def check(
 def plan(
     scenario: Annotated[str, typer.Argument(help="Scenario file; units with 'place: true' are placed.")],
     out: Annotated[str | None, typer.Option("--out", help="Write the planned scenario here (YAML or JSON).")] = None,
-    time_limit: Annotated[float, typer.Option("--time-limit", min=0.1, max=86400, help="Time limit of the planning, wall-clock seconds (the independent check and the report come after it).")] = 20.0,
+    time_limit: Annotated[float, _time_limit_option("Time limit of the planning, wall-clock seconds (the "
+                                                    "independent check and the report come after it).")] = 20.0,
     workers: Annotated[int, typer.Option("--workers", min=1, max=64, help="CP-SAT worker threads.")] = 2,
     seed: Annotated[int, typer.Option("--seed", min=0, max=2**31 - 1, help="CP-SAT random seed (0 to 2147483647).")] = 0,
     next_step: Annotated[bool, typer.Option("--next", metavar="",
@@ -687,7 +698,9 @@ def deepstrike(
     --at is a legal/not-legal arrival check (LEGAL or NOT LEGAL, each rule broken by the rule id that
     'planner check' reports, e.g. wh40k10.deepstrike.distance, with its meaning; no odds table).
 
-    Exit 0 with the odds (10th/11th: 0 if the arrival at --at is legal, 1 if not), 2 for invalid input.
+    Exit 0 with the odds (10th/11th: 0 if the arrival at --at is legal, 1 if not; hh2: 1 for an aim point
+    where the first model may not be placed, e.g. in or within 1" of Impassable Terrain, with the rule id),
+    2 for invalid input.
     """
 
     def go() -> int:
@@ -779,6 +792,10 @@ def threats(
                                                                      "FILE.svg or FILE.png.")] = None,
     allow_illegal: AllowIllegalOpt = False,
     ruling: RulingOpt = None,
+    time_limit: Annotated[float, _time_limit_option("Time limit of the scan and the valuing, wall-clock seconds "
+                                                    "(the check of the best placement and the report come "
+                                                    "after it); when it runs out, the threats found so far "
+                                                    "are reported, exit 3.")] = 60.0,
 ) -> None:
     """Worst case: the enemy unit's best legal Infiltrate (or 10th/11th Deep Strike) placement against my
     deployment, and its legal area. Positions the enemy unit (or a character joined to it) already has in
@@ -786,8 +803,8 @@ def threats(
 
     Exit 0 with a best placement that passes the checker, 1 if there is none (or it or the deployment is
     illegal: the units already on the table are checked first, see --allow-illegal-table), 2 for invalid input,
-    3 when Ctrl-C cut the scan: the threats found so far are reported and written, marked interrupted (a second
-    Ctrl-C ends at once, writing nothing).
+    3 when Ctrl-C or --time-limit cut the scan: the threats found so far are reported and written, marked
+    interrupted or time_limit_reached (a second Ctrl-C ends at once, writing nothing).
     """
 
     def go() -> int:
@@ -822,7 +839,7 @@ def threats(
         # (marked interrupted, exit 3) and written whole; a second one ends at once ("interrupted",
         # exit 3, nothing more written)
         with stop.ctrl_c_stops():
-            data, code = run_threats(world, enemy_unit, goal, grid, show_map, console, render_out)
+            data, code = run_threats(world, enemy_unit, goal, grid, show_map, console, render_out, time_limit)
             data["warnings"] = warnings
             _write_json(json_out, data, [scenario])
             late = stop.requested() and not data["interrupted"]
