@@ -451,13 +451,19 @@ def plan(
 @app.command()
 def schema(
     what: Annotated[str, typer.Argument(help="scenario (default), report, plan or catalogue")] = "scenario",
+    json_out: JsonOpt = None,
 ) -> None:
-    """Print a JSON Schema: of scenario files, of the check report, of the plan report, or of catalogue files."""
+    """Print a JSON Schema: of scenario files, of the check report, of the plan report, or of catalogue files.
+
+    --json PATH|- writes the report {"schema": WHAT, "json_schema": the schema} (with '-', that report is
+    what standard output holds). Exit 0, 2 for an unknown WHAT (with --json, the error report).
+    """
 
     def go() -> int:
         from planner.legality.report import LegalityReport
         from planner.schema import Catalogue, Scenario
 
+        _check_writable(json_out, "--json")
         models: dict[str, Any] = {"scenario": Scenario, "report": LegalityReport, "catalogue": Catalogue}
         if what == "plan":
             from planner.solve.planner import PlanResult
@@ -466,10 +472,13 @@ def schema(
         if what not in models:
             raise ScenarioError(f"unknown schema; choose one of {', '.join([*models, 'plan'])}", location="WHAT",
                                 value=what)
-        sys.stdout.write(json.dumps(models[what].model_json_schema(by_alias=True), indent=2) + "\n")
+        found = models[what].model_json_schema(by_alias=True)
+        if json_out != "-":
+            sys.stdout.write(json.dumps(found, indent=2) + "\n")
+        _write_json(json_out, {"schema": what, "json_schema": found}, [])
         return EXIT_OK
 
-    _run(go)
+    _run(go, json_out)
 
 
 @app.command()
