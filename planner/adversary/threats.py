@@ -190,7 +190,7 @@ def cut_short(result: ThreatResult, valued: int | None = None, legal: int | None
     cut = (judged is not None and total is not None and judged < total) or \
         (valued is not None and legal is not None and valued < legal)
     if not stop.requested():
-        if not (cut and time.monotonic() >= deadline):
+        if not (cut and stop.clock() >= deadline):
             return
         result.time_limit_reached = True
     else:
