@@ -367,7 +367,8 @@ def plan(
     The units already on the table are checked first: if they break a rule, exit 1 before
     planning (or, with --allow-illegal-table, a warning and a plan reported illegal).
     Exit 0 with a legal plan, 1 when proven infeasible or illegal, 3 when no plan was found
-    within the limit. Ctrl-C stops the search and keeps the best plan found so far (written as
+    within the limits (the time, or the planner's formations: status unknown, JSON limit
+    "formations", when none of them fits a unit's region; the rules may still allow one). Ctrl-C stops the search and keeps the best plan found so far (written as
     at the time limit; exit 3 unless it is proven optimal); a second Ctrl-C ends at once.
     """
 

@@ -171,7 +171,8 @@ class PlanResult(BaseModel):
     @property
     def exit_code(self) -> int:
         """0 legal (and, when :attr:`interrupted`, proven optimal), 1 illegal or infeasible, 3 no
-        answer within the limits (an interrupted feasible plan has no proof: 3 too)."""
+        answer within the limits (an interrupted feasible plan has no proof: 3 too; so is status
+        unknown, with :attr:`limit` ``formations`` too)."""
         if self.status in ("optimal", "feasible"):
             if not self.legal:
                 return 1
@@ -1033,7 +1034,9 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
     PlanResult
         Status (optimal / feasible / infeasible / unknown) with what it is proven over, the
         objective and its named terms, the bound, the placements, the planned scenario and the
-        checker's verdict on it; for ``infeasible`` the conflicting rules by unit.
+        checker's verdict on it; for ``infeasible`` the conflicting rules by unit; ``unknown``
+        with ``limit="formations"`` (and the conflicts) when no formation of the planner fits a
+        unit's region and no proof without such units exists (not a proof over the rules).
 
     Raises
     ------
@@ -1945,6 +1948,12 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
     it breaks keeps every conflict found a true one); one literal per pair of units guards their
     mutual no-overlap. CP-SAT's sufficient assumptions are then shrunk by deletion. Candidates
     the fast line-of-sight test rejected are judged again with the exact test.
+
+    When no formation of some units fits their region (:func:`_formation_limit`), the proof is
+    sought again without those units' literals (and their pairs): if it holds, the answer is
+    ``infeasible`` by the other units' rules; if not, the planner's formations, not the rules,
+    leave no plan, and the answer is ``unknown`` with ``limit="formations"`` (exit 3), its
+    conflicts those of the whole proof.
     """
     proof = _Assumptions(groups, cands)
     for g in groups:
