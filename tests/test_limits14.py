@@ -226,3 +226,31 @@ def test_hh2_deep_strike_aim_clear_of_terrain_has_its_odds_and_is_legal_exit_0(t
 def test_hh2_aim_point_off_the_table_stays_invalid_input(tmp_path):
     code, _, err = _cli("deepstrike", LONG_EDGE, "--unit", "ih-assault", "--at", "80,30")
     assert code == 2 and "--at" in err
+
+
+# ------------------------------------------------------------------ 6: a deny goal, the same limit
+
+@pytest.mark.parametrize(("objective", "n", "code", "status", "limit"), [
+    ("area", 100, 3, "unknown", "formations"),  # 3x34 (51.1" wide) in a 36" x 5" zone: the formations
+    ("reply", 100, 3, "unknown", "formations"),
+    ("area", 60, 1, "infeasible", None),  # 3x20 fits the zone's box, but no 2" grid point holds it wholly
+])
+def test_a_deny_goal_whose_unit_has_no_candidate_is_unknown_or_infeasible_never_invalid_input(
+        tmp_path, objective, n, code, status, limit):
+    data = yaml.safe_load((ROOT / "tests" / "assets" / "deny-small.yaml").read_text(encoding="utf-8"))
+    data["armies"][0]["units"][1]["models"] = [{"base": {"diameter_mm": 32}}] * n
+    if objective == "reply":
+        data["goals"] = [{"kind": "deny", "enemy_unit": "inf", "objective": "reply", "protect": [18, 10]}]
+    js = tmp_path / "deny.json"
+    got, out, _ = _cli("plan", _write(tmp_path, "deny.yaml", data), "--time-limit", "10", "--json", js)
+    report = json.loads(js.read_text())
+    assert got == code, out
+    assert (report["status"], report["solver_status"], report["limit"]) == (status, status, limit)
+    assert report["message"].startswith('no legal candidate placement for unit b on the 2" grid' if limit else
+                                        'proven infeasible over the 2" candidate grid')
+    if limit:
+        assert "not proven infeasible: the limit is the planner's formations, not the rules" in report["message"]
+        assert '3x34@90 (51.1" x 4.3"), does not fit in its deployment zone (36" x 5")' in report["message"]
+    else:
+        assert "(rules: hh2.battlefield, hh2.deployment.wholly_within_zone)" in report["message"]
+    assert report["placements"] == [] and report["area_before_sq_in"] is None

@@ -130,7 +130,7 @@ def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, cons
         ``--next`` or ``--unit`` (a deny goal places every marked unit of mine together), an unknown
         enemy unit.
     """
-    from planner.adversary.deny import DenySettings, deny
+    from planner.adversary.deny import DenyResult, DenySettings, NoCandidate, deny
     from planner.adversary.threats import ascii_map
     from planner.world import resolve
 
@@ -145,11 +145,20 @@ def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, cons
         raise ScenarioError(f"no unit with this id; units: {', '.join(sorted(world.units))}", file=world.file,
                             location=f"goals[{i}].enemy_unit", value=goal.enemy_unit)
     settings = DenySettings(time_limit_s=time_limit, workers=workers, seed=seed)
-    if goal.objective == "reply":
-        return run_minmax_plan(world, goal, settings, console)
+    t0 = time.monotonic()
     protect = (goal.protect[0], goal.protect[1], goal.radius) if goal.protect is not None and goal.radius is not None \
         else None
-    r = deny(world, goal.enemy_unit, settings, protect=protect)
+    try:
+        if goal.objective == "reply":
+            return run_minmax_plan(world, goal, settings, console)
+        r = deny(world, goal.enemy_unit, settings, protect=protect)
+    except NoCandidate as none:  # no deployment of mine to offer: a proof over the grid (1), or the formations (3)
+        who = ", ".join([goal.enemy_unit, *goal.also]) if goal.objective == "reply" else goal.enemy_unit
+        r = DenyResult(status=none.status, limit=none.limit, message=none.message, enemy_unit=who, protect=protect,
+                       wall_time_s=time.monotonic() - t0)
+        what = "Min-max" if goal.objective == "reply" else "Denial"
+        console.print(f"[bold]{what} against {escape(who)}[/bold]: {escape(r.status)} - {escape(r.message)}")
+        return r
     _mark_interrupted(r)
     console.print(f"[bold]Denial against {escape(goal.enemy_unit)}[/bold]: {escape(r.status)} - {escape(r.message)}")
     console.print(f"legal area before: {r.area_before_sq_in:g} sq in; greedy screen: {r.greedy_area_sq_in} sq in; "
