@@ -254,3 +254,29 @@ def test_a_deny_goal_whose_unit_has_no_candidate_is_unknown_or_infeasible_never_
     else:
         assert "(rules: hh2.battlefield, hh2.deployment.wholly_within_zone)" in report["message"]
     assert report["placements"] == [] and report["area_before_sq_in"] is None
+
+
+def test_threats_with_no_formation_on_the_battlefield_is_no_answer_exit_3_not_a_perfect_screen(tmp_path):
+    data = yaml.safe_load((ROOT / "tests" / "assets" / "deny-small.yaml").read_text(encoding="utf-8"))
+    data.pop("goals")
+    mine = data["armies"][0]["units"]
+    for u, xs in zip(mine, ([5], [20, 22]), strict=True):
+        u.pop("place")
+        for m, x in zip(u["models"], xs, strict=True):
+            m.update(x=x, y=2)
+    data["armies"][1]["units"][0]["models"] = [{"base": {"diameter_mm": 32}}] * 100  # 3x34: 51.1" on a 36" table
+    js = tmp_path / "threats.json"
+    code, out, _ = _cli("threats", _write(tmp_path, "big-enemy.yaml", data), "--enemy-unit", "inf", "--json", js)
+    report = json.loads(js.read_text())
+    assert code == 3
+    assert (report["limit"], report["complete"], report["best"], report["legal_anchors"]) == \
+        ("formations", True, None, 0)
+    assert report["message"].startswith("no legal arrival for the enemy unit on the grid, and that is not a proof: "
+                                        "the limit is the planner's formations, not the rules")
+    assert '3x34@90 (51.1" x 4.3"), does not fit in its battlefield (36" x 21")' in report["message"]
+    assert report["message"] in out
+    # a 3-model enemy unit on the same table: a real answer (exit 0), no limit
+    data["armies"][1]["units"][0]["models"] = [{"base": {"diameter_mm": 32}}] * 3
+    code, _, _ = _cli("threats", _write(tmp_path, "small-enemy.yaml", data), "--enemy-unit", "inf", "--json", js)
+    report = json.loads(js.read_text())
+    assert code == 0 and report["limit"] is None and report["best"]["legal"] is True

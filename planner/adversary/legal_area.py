@@ -194,6 +194,8 @@ class ArrivalSpace:
         if not forms:
             raise ScenarioError("no formation keeps this unit in coherency", file=world.file, location="--unit",
                                 value=group.id)
+        self.forms = forms
+        """The formations tried at each anchor (the most compact of 1-3 ranks, one per facing)."""
         bf = world.scenario.battlefield
         g = self.grid
         positions: list[Position] = []
@@ -233,6 +235,19 @@ class ArrivalSpace:
         self.anchor_index = {a: k for k, a in enumerate(anchors)}
         self.anchors = anchors
         self._sight_cache: dict[tuple[int, int], bool] = {}
+
+    def formation_limit(self) -> str | None:
+        """When none of the formations tried (:attr:`forms`) fits on the battlefield, by its
+        bounding box, the phrase that says the limit is the scan's formations, not the rules
+        (:func:`planner.solve.planner.formation_limit_words`, the one test); else None."""
+        from planner.solve.planner import formation_limit_words
+
+        models = self.group.models
+        forms = [(tuple(footprint(m.base, dx, dy, f.facing) for m, (dx, dy) in zip(models, f.offsets, strict=True)),
+                  f.name) for f in self.forms]
+        bf = self.world.scenario.battlefield
+        return formation_limit_words(forms, (0.0, 0.0, bf.width, bf.depth), len(models), "battlefield",
+                                     "only in its most compact formation of 1-3 ranks in each of two facings")
 
     @functools.cached_property
     def _xy(self) -> np.ndarray:

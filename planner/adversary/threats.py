@@ -20,6 +20,7 @@ import copy
 import math
 import time
 from dataclasses import dataclass
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -148,6 +149,10 @@ class ThreatResult(BaseModel):
     legal_cells: list[tuple[float, float]] = Field(default_factory=list)
     interrupted: bool = Field(default=False, description="Ctrl-C was pressed while the threats were sought (the "
                                                          "message says when).")
+    limit: Literal["formations"] | None = Field(default=None, description="No legal arrival because no formation "
+                                                "the scan tries fits on the battlefield: the limit is the "
+                                                "scan's formations, not the rules (exit 3, not a proof); None "
+                                                "otherwise.")
     time_limit_s: float | None = Field(default=None, description="The time limit of the scan and the valuing, "
                                                                  "wall-clock seconds (None: none).")
     time_limit_reached: bool = Field(default=False, description="The time limit cut the scan or the valuing "
@@ -167,10 +172,11 @@ class ThreatResult(BaseModel):
     def exit_code(self) -> int:
         """0 a best placement that passes the checker on a legal deployment; 1 none (proven over the
         grid), or it or the deployment illegal; 3 an answer cut short by Ctrl-C or the time limit
-        (:attr:`complete` False) that proves nothing illegal (no answer within the limits)."""
+        (:attr:`complete` False) that proves nothing illegal, or no arrival because of the scan's
+        formations (:attr:`limit`): no answer within the limits."""
         if not self.deployment_legal or (self.best is not None and self.best.legal is False):
             return 1
-        if not self.complete:
+        if not self.complete or self.limit is not None:
             return 3
         return 0 if self.best is not None and self.best.legal else 1
 
@@ -361,13 +367,16 @@ def find_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in: float
     where = "on the grid" if space.judged == space.total_positions else "among the positions judged"
     msg = (f"best for the enemy ({goal.label}): {value:g}" if best is not None
            else f"no legal arrival for the enemy unit {where}" + (" meeting the goal" if legal else ""))
+    limit = space.formation_limit() if not legal and space.judged == space.total_positions else None
+    if limit is not None:
+        msg += f", and that is not a proof: {limit}"
     result = ThreatResult(enemy_unit=enemy_unit, goal=goal.label, grid_in=space.grid, legal_anchors=len(
         {p.anchor for p in legal}), legal_area_sq_in=space.area(legal), distance_region_sq_in=region, best=placement,
         message=msg, wall_time_s=time.monotonic() - t0,
         deployment_legal=base_report.legal if base_report is not None else True,
         deployment_violations=violation_lines(base_report), legality=report,
         legal_cells=sorted({p.anchor for p in legal}), positions_judged=space.judged,
-        positions=space.total_positions)
+        positions=space.total_positions, limit="formations" if limit is not None else None)
     if stoppable:
         cut_short(result, valued, len(legal), time_limit_s=time_limit_s, deadline=deadline)
     return result

@@ -2005,26 +2005,39 @@ def _formation_limit(g: Group, s: CandidateStream, builder: CandidateBuilder) ->
     two facings: :func:`planner.solve.candidates.formations`) fits, by its bounding box, in the
     bounding box of the unit's region (its deployment zone, or the battlefield), no placement of
     the grid can be wholly within that region, whatever the other rules say, and the phrase says
-    so and that a deeper formation is not tried; else None. Extents are exact (each base's
-    support function), inches."""
+    so and that a deeper formation is not tried; else None (:func:`formation_limit_words`)."""
     region = builder.region(g)
     forms = [fi for fi, f in enumerate(s.forms) if f.at is None]
     if region is None or not forms or not len(s.anchors):
         return None
-    x0, y0, x1, y1 = region.bounds
+    where = "deployment zone" if g.host.method is SetupMethod.DEPLOYMENT_ZONE else "battlefield"
+    return formation_limit_words([(s.positions(0, fi), s.forms[fi].name) for fi in forms], region.bounds,
+                                 len(g.models), where, "only in 1-3 ranks of shoulder-to-shoulder models, two facings")
+
+
+def formation_limit_words(forms: Sequence[tuple[Sequence[Footprint], str]], bounds: tuple[float, float, float, float],
+                          n_models: int, where: str, tried: str) -> str | None:
+    """The planner's formation limit, the one test (the planner's candidates, ``planner threats``'
+    arrival positions): ``forms`` (each formation's footprints at any anchor, and its name) are
+    the formations tried (``tried`` says which, e.g. "only in 1-3 ranks ..."); if none fits, by its
+    bounding box (exact extents: each base's support function, inches), in the bounding box
+    ``bounds`` (x0, y0, x1, y1, inches) of the unit's region (``where``: "deployment zone",
+    "battlefield"), the phrase that says so, names the most compact and says that a deeper
+    formation, or models placed by hand, may fit; None when some formation fits."""
+    x0, y0, x1, y1 = bounds
     width, depth = x1 - x0, y1 - y0
+    if not forms or width <= 0 or depth <= 0:
+        return None
     sizes = []
-    for fi in forms:
-        fps = s.positions(0, fi)
+    for fps, name in forms:
         w = max(f.support(1.0, 0.0) for f in fps) + max(f.support(-1.0, 0.0) for f in fps)
         h = max(f.support(0.0, 1.0) for f in fps) + max(f.support(0.0, -1.0) for f in fps)
         if w <= width + TOLERANCE_IN and h <= depth + TOLERANCE_IN:
             return None
-        sizes.append((max(w / width, h / depth), w, h, s.forms[fi].name))
+        sizes.append((max(w / width, h / depth), w, h, name))
     _, w, h, name = min(sizes)
-    where = "deployment zone" if g.host.method is SetupMethod.DEPLOYMENT_ZONE else "battlefield"
-    return (f"the limit is the planner's formations, not the rules: the grid holds the unit ({len(g.models)} models) "
-            f"only in 1-3 ranks of shoulder-to-shoulder models, two facings, and the most compact of them, "
+    return (f"the limit is the planner's formations, not the rules: the grid holds the unit ({n_models} models) "
+            f"{tried}, and the most compact of them, "
             f"{name} ({w:.1f}\" x {h:.1f}\"), does not fit in its {where} ({width:g}\" x {depth:g}\"); a deeper "
             "formation, or the models placed by hand, may fit")
 
