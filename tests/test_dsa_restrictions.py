@@ -181,8 +181,12 @@ def test_cli_names_the_restriction(tmp_path):
     assert TRIG in data["assault_odds"]["triggers"]
     assert data["assault_followers"]["on_target"][0]["restrictions"] == ["Auspex Ward (warden, 12\", [test ability p.1])"]
     x, y = _aim(X)
-    r = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ds", "--at", f"{x!r},{y!r}"])
-    assert r.exit_code == 2 and "Auspex Ward" in r.output and "Traceback" not in r.output
+    r = CliRunner().invoke(app, ["deepstrike", str(src), "--unit", "ds", "--at", f"{x!r},{y!r}", "--json", "-"])
+    # an aim point within the restriction is not legal (exit 1, the rule id), not invalid input
+    assert r.exit_code == 1 and "Auspex Ward" in r.output and "Traceback" not in r.output
+    assert "NOT LEGAL" in r.output and "hh2.restriction.within: " in r.output
+    data = json.loads(r.output[r.output.index("\n{") + 1:])
+    assert data["legal"] is False and data["rules_failed"] == ["hh2.restriction.within"]
 
 
 def test_replay_agrees_with_the_exact_relocation_odds():

@@ -1,5 +1,5 @@
-"""Last session's leftovers: an infeasible plan names the limit that blocks it (the planner's
-1-3-rank formations; the Infiltrate rule "out of sight, or more than 12"")."""
+"""Last session's leftovers: a plan with no answer names the limit that blocks it (the planner's
+1-3-rank formations: status unknown, exit 3; the Infiltrate rule "out of sight, or more than 12"")."""
 
 from __future__ import annotations
 
@@ -29,13 +29,14 @@ def _plan(path: str, tmp_path) -> tuple[int, dict]:
     return res.exit_code, json.loads(out.read_text())
 
 
-def test_a_300_model_unit_infeasible_names_the_planners_formations_as_the_limit(tmp_path):
+def test_a_300_model_unit_no_formation_fits_names_the_planners_formations_as_the_limit(tmp_path):
     zones = [{"id": "red-zone", "player": "red", "polygon": [[0, 0], [72, 0], [72, 12], [0, 12]]},
              {"id": "blue-zone", "player": "blue", "polygon": [[0, 36], [72, 36], [72, 48], [0, 48]]}]
     path = _scenario(tmp_path, "horde.yaml", 72, 48, zones, {"id": "horde", "place": True, "models": [MARINE] * 300},
                      [{**MARINE, "x": 36, "y": 40}])
     code, data = _plan(path, tmp_path)
-    assert code == 1 and data["status"] == "infeasible"
+    # the planner's formations, not the rules, leave no plan: no answer (exit 3), not a proof (session 14)
+    assert code == 3 and (data["status"], data["limit"]) == ("unknown", "formations")
     (c,) = data["conflicts"]
     # 3 ranks of 100 32 mm bases shoulder to shoulder: 100 x (1.26" + the formation gap) across, > 72"
     assert "the limit is the planner's formations, not the rules" in c["message"]

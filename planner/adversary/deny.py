@@ -27,6 +27,7 @@ import copy
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 from ortools.sat.python import cp_model
@@ -200,6 +201,40 @@ def off_table(world: World, unit_ids: set[str]) -> World:
     return w
 
 
+class NoCandidate(Exception):
+    """A unit of mine has no legal candidate placement on the candidate grid, so a denial (or a
+    min-max) has no deployment to offer: ``status`` ``infeasible`` (every candidate of the grid
+    rejected by the checker's exact predicates: a proof over the grid, exit 1) or ``unknown``
+    (``limit`` ``"formations"``: no formation of the planner fits the unit's region, the rules may
+    still allow one; or a rejection by the fast line-of-sight test the exact test overturns: not
+    a proof; exit 3), the ``rules`` that rejected them, the ``message``."""
+
+    def __init__(self, unit: str, status: str, message: str, rules: list[str], limit: str | None = None):
+        super().__init__(message)
+        self.unit, self.status, self.message, self.rules, self.limit = unit, status, message, rules, limit
+
+    @classmethod
+    def of(cls, world: World, g, stream, builder, grid_in: float) -> NoCandidate:
+        """Why ``g`` (a :class:`planner.solve.planner.Group`) has no candidate in its exhausted
+        ``stream``, judged as :func:`planner.solve.planner.plan_deployment` judges a unit without
+        a plan (the same formation limit, the same exact re-judging of line of sight)."""
+        from planner.solve.planner import _formation_limit, _rejection_reasons
+
+        reasons = _rejection_reasons(g, stream, builder)
+        rules = sorted({r for r, _ in (reasons or stream.rejected)})
+        name = g.host.label if g.host.label == g.id else f"{g.host.label} ({g.id})"
+        where = f"no legal candidate placement for unit {name} on the {grid_in:g}\" grid"
+        limit = _formation_limit(g, stream, builder)
+        if limit is not None:
+            return cls(g.id, "unknown", f"{where}, and not proven infeasible: {limit}", rules, "formations")
+        if reasons is None:
+            return cls(g.id, "unknown", f"{where} with the fast line-of-sight test, but the exact test proves some "
+                                        "rejected placements hidden; not a proof of infeasibility", rules)
+        return cls(g.id, "infeasible", f"proven infeasible over the {grid_in:g}\" candidate grid (judged with the "
+                                       f"checker's exact predicates; not a proof for positions off the grid): "
+                                       f"{where} (rules: {', '.join(rules) or 'none'})", rules)
+
+
 def build_screen(world: World, enemy_units: list[str], settings: DenySettings,
                  target: tuple[float, float] | None = None) -> Screen:
     """Candidates for my units marked ``place: true``, the enemy units' arrival spaces and their
@@ -208,8 +243,10 @@ def build_screen(world: World, enemy_units: list[str], settings: DenySettings,
     Raises
     ------
     ScenarioError
-        Unknown or non-Infiltrate enemy unit; nothing of mine marked ``place: true``; no legal
-        candidate for some unit of mine.
+        Unknown or non-Infiltrate enemy unit; nothing of mine marked ``place: true``.
+    NoCandidate
+        No legal candidate for some unit of mine (why: proven over the grid, or the planner's
+        formations).
     """
     t0 = time.monotonic()
     egroups = [enemy_group(world, e) for e in enemy_units]
@@ -232,7 +269,8 @@ def build_screen(world: World, enemy_units: list[str], settings: DenySettings,
     for g in groups:
         cs = []
         anchors: set[tuple[float, float]] = set()
-        for c in builder.stream(g):
+        stream = builder.stream(g)
+        for c in stream:
             # one candidate per anchor, the cheapest legal formation there (the stream is in cost
             # order): the capped candidates then spread over more ground, which is what screens
             if c.anchor in anchors:
@@ -242,8 +280,7 @@ def build_screen(world: World, enemy_units: list[str], settings: DenySettings,
             if len(cs) >= settings.candidates_per_unit:
                 break
         if not cs:
-            raise ScenarioError(f"no legal candidate placement for {g.id} on the {settings.grid_in:g}\" grid",
-                                file=world.file, location=g.host.path)
+            raise NoCandidate.of(world, g, stream, builder, settings.grid_in)
         cands[g.id] = cs
     spaces = [ArrivalSpace(w2, eg, fixed, settings.enemy_grid_in, table=table) for eg in egroups]
     rel: dict[tuple[int, str, int], Relation] = {}
@@ -322,13 +359,18 @@ class DenyResult(BaseModel):
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
     status: str = Field(description="optimal (proven over candidates and grid), feasible (gap left), infeasible, "
                                     "unknown")
+    limit: Literal["formations"] | None = Field(default=None, description="Status unknown because no formation "
+                                                "of the planner fits the region of a unit of mine (exit 3; the "
+                                                "rules may still allow one), as a plan's limit; None otherwise.")
     message: str
     enemy_unit: str
     protect: tuple[float, float, float] | None = None
     area_sq_in: float | None = Field(default=None, description="Exact legal area left: anchors x cell area.")
     area_bound_sq_in: float | None = Field(default=None, description="Proven lower bound on that area.")
     anchors_left: int | None = None
-    area_before_sq_in: float = Field(description="Legal area with none of my marked units on the table.")
+    area_before_sq_in: float | None = Field(default=None, description="Legal area with none of my marked units on "
+                                                                      "the table (None: not measured, no "
+                                                                      "deployment was sought: NoCandidate).")
     reply_value_in: float | None = Field(default=None, description="Min-max (objective 'reply'): the enemy's "
                                                                    "best reply distance my deployment guarantees.")
     reply_bound_in: float | None = Field(default=None, description="Min-max: proven upper bound on that value.")
@@ -426,6 +468,8 @@ def deny(world: World, enemy_unit: str, settings: DenySettings | None = None,
     ------
     ScenarioError
         See :func:`build_screen`.
+    NoCandidate
+        A unit of mine with no legal candidate (:func:`build_screen`).
     SolverError
         If CP-SAT reports the model invalid (a bug).
     """

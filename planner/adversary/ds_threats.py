@@ -45,10 +45,11 @@ def is_deepstrike_arrival(world: World, unit_id: str) -> bool:
 
 
 def deepstrike_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in: float = 2.0, *,
-                       stoppable: bool = False) -> ThreatResult:
+                       stoppable: bool = False, time_limit_s: float | None = None) -> ThreatResult:
     """The enemy unit's legal Deep Strike arrival anchors against my deployment and its best one.
-    With ``stoppable``, a stop request (Ctrl-C) ends the scan: the answer is then the one of the
-    anchors judged so far (:func:`planner.adversary.threats.cut_short`).
+    With ``stoppable``, a stop request (Ctrl-C) or the time limit (``time_limit_s``, wall-clock
+    seconds from the call; None: none) ends the scan: the answer is then the one of the anchors
+    judged so far (:func:`planner.adversary.threats.cut_short`).
 
     Returns a :class:`planner.adversary.threats.ThreatResult` (``best.legal``: the landing judged by
     the Deep Strike procedure's exact predicates; ``legality`` None).
@@ -65,6 +66,7 @@ def deepstrike_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in:
         raise ScenarioError("Deep Strike arrivals (10th/11th) take the goals near_units, near_point:X,Y and "
                             "near_objective:ID", location="--goal", value=goal.kind)
     t0 = time.monotonic()
+    deadline = t0 + time_limit_s if time_limit_s is not None else math.inf
     st = make_setup(world, enemy_unit)
     mine = [o.fp for o in st.obstacles if o.enemy]
     g = float(grid_in)
@@ -74,7 +76,7 @@ def deepstrike_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in:
     judged = 0
     for j in range(ny):
         for i in range(nx):
-            if stoppable and stop.requested():
+            if stoppable and stop.clock() >= deadline:  # a stop request (clock: inf) or the time limit
                 break
             judged += 1
             x, y = i * g, j * g
@@ -105,7 +107,7 @@ def deepstrike_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in:
                           deployment_violations=violation_lines(base), legal_cells=legal, positions_judged=judged,
                           positions=nx * ny)
     if stoppable:
-        cut_short(result)
+        cut_short(result, time_limit_s=time_limit_s, deadline=deadline)
     return result
 
 

@@ -24,6 +24,7 @@ rule is "more than 9" and hidden from *every* deployed enemy unit, or more than 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -170,10 +171,15 @@ class ArrivalSpace:
         not judged yet count as not legal, and :attr:`judged` says how many were (``planner
         threats``' partial answer). Without it (the denial, the min-max, the alternation, whose
         answers need the whole space) the scan always ends.
+    deadline : float
+        With ``stoppable``, the scan also ends (as at a stop request) once
+        :func:`planner.solve.stop.clock` reaches this ``time.monotonic()`` time, seconds
+        (``planner threats --time-limit``); ``inf`` (default): no time limit.
     """
 
     def __init__(self, world: World, group: Group, fixed: list[Placed], grid_in: float = 2.0,
-                 formations_per_anchor: int = 2, table: Table | None = None, *, stoppable: bool = False):
+                 formations_per_anchor: int = 2, table: Table | None = None, *, stoppable: bool = False,
+                 deadline: float = math.inf):
         self.world = world
         self.far_in, self.near_in = infiltrate_distances(world)
         self.table = table or world.ruleset.table(world)
@@ -189,11 +195,23 @@ class ArrivalSpace:
         if not forms:
             raise ScenarioError("no formation keeps this unit in coherency", file=world.file, location="--unit",
                                 value=group.id)
+        self.forms = forms
+        """The formations tried at each anchor (the most compact of 1-3 ranks, one per facing)."""
         bf = world.scenario.battlefield
         g = self.grid
         positions: list[Position] = []
-        for i in range(0, math.floor(bf.width / g) + 1):
-            for j in range(0, math.floor(bf.depth / g) + 1):
+        ok: list[bool] = []  # each position judged as it is laid out, in index order
+        nx, ny = math.floor(bf.width / g) + 1, math.floor(bf.depth / g) + 1
+        self.total_positions = nx * ny * len(forms)
+        """How many arrival positions the grid has (each anchor with each formation tried): those
+        of :attr:`all_positions`, unless a stop request or the deadline ended a ``stoppable``
+        scan (:attr:`all_positions` then holds the first of them, the ones judged)."""
+        stopped = False
+        for i in range(0, nx):
+            for j in range(0, ny):
+                if stoppable and stop.clock() >= deadline:  # a stop request (clock: inf) or the time limit
+                    stopped = True
+                    break
                 ax, ay = i * g, j * g
                 for f in forms:
                     fps = tuple(footprint(m.base, ax + dx, ay + dy, f.facing)
@@ -203,24 +221,45 @@ class ArrivalSpace:
                     for u in group.members:
                         pos[u.id] = [(fps[k + n].cx, fps[k + n].cy, f.facing) for n in range(len(u.models))]
                         k += len(u.models)
-                    positions.append(Position(len(positions), (ax, ay), f.name, fps, pos))
-        self.all_positions = positions
-        ok: list[bool] = []
-        for p in positions:
-            if stoppable and stop.requested():
+                    p = Position(len(positions), (ax, ay), f.name, fps, pos)
+                    positions.append(p)
+                    ok.append(self._static(p))
+            if stopped:
                 break
-            ok.append(self._static(p))
+        self.all_positions = positions
         self.judged = len(ok)
         """How many positions (in :attr:`all_positions` order) were judged: all of them, unless a
-        stop request ended a ``stoppable`` scan."""
+        stop request or the deadline ended a ``stoppable`` scan."""
         self.static_ok = np.array(ok + [False] * (len(positions) - len(ok)), dtype=bool)
         self.positions = [p for p in positions if self.static_ok[p.index]]
         anchors = sorted({p.anchor for p in positions})
         self.anchor_index = {a: k for k, a in enumerate(anchors)}
         self.anchors = anchors
-        self._xy = np.array([p.xy for p in positions])  # (P, n, 2)
-        self._r = np.array([p.radii for p in positions])  # (P, n)
         self._sight_cache: dict[tuple[int, int], bool] = {}
+
+    def formation_limit(self) -> str | None:
+        """When none of the formations tried (:attr:`forms`) fits on the battlefield, by its
+        bounding box, the phrase that says the limit is the scan's formations, not the rules
+        (:func:`planner.solve.planner.formation_limit_words`, the one test); else None."""
+        from planner.solve.planner import formation_limit_words
+
+        models = self.group.models
+        forms = [(tuple(footprint(m.base, dx, dy, f.facing) for m, (dx, dy) in zip(models, f.offsets, strict=True)),
+                  f.name) for f in self.forms]
+        bf = self.world.scenario.battlefield
+        return formation_limit_words(forms, (0.0, 0.0, bf.width, bf.depth), len(models), "battlefield",
+                                     "only in its most compact formation of 1-3 ranks in each of two facings")
+
+    @functools.cached_property
+    def _xy(self) -> np.ndarray:
+        """The model centres of every position of :attr:`all_positions`, (P, n, 2), inches (built
+        on first use: a scan the time limit cuts short need not pay for them)."""
+        return np.array([p.xy for p in self.all_positions])
+
+    @functools.cached_property
+    def _r(self) -> np.ndarray:
+        """The outer radius of every model of every position, (P, n), inches (built on first use)."""
+        return np.array([p.radii for p in self.all_positions])
 
     # ------------------------------------------------------------------ static legality
     def placed(self, p: Position) -> Placed:

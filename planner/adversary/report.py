@@ -110,7 +110,8 @@ def deny_lines(result) -> list[str]:
                      f"from the point (proven upper bound {result.reply_bound_in:.3f}\"); "
                      f"{result.iterations} round(s)")
     else:
-        lines.append(f"Legal area of {result.enemy_unit} before: {result.area_before_sq_in:g} sq in; left: "
+        before = f"{result.area_before_sq_in:g} sq in" if result.area_before_sq_in is not None else "not measured"
+        lines.append(f"Legal area of {result.enemy_unit} before: {before}; left: "
                      f"{result.area_sq_in if result.area_sq_in is not None else 'none found'}"
                      + (" sq in" if result.area_sq_in is not None else "")
                      + (f" ({result.anchors_left} anchors on the {result.grid_in:g}\" grid)"

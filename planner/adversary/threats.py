@@ -20,6 +20,7 @@ import copy
 import math
 import time
 from dataclasses import dataclass
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -148,8 +149,18 @@ class ThreatResult(BaseModel):
     legal_cells: list[tuple[float, float]] = Field(default_factory=list)
     interrupted: bool = Field(default=False, description="Ctrl-C was pressed while the threats were sought (the "
                                                          "message says when).")
+    limit: Literal["formations"] | None = Field(default=None, description="No legal arrival because no formation "
+                                                "the scan tries fits on the battlefield: the limit is the "
+                                                "scan's formations, not the rules (exit 3, not a proof); None "
+                                                "otherwise.")
+    time_limit_s: float | None = Field(default=None, description="The time limit of the scan and the valuing, "
+                                                                 "wall-clock seconds (None: none).")
+    time_limit_reached: bool = Field(default=False, description="The time limit cut the scan or the valuing "
+                                                                "short (complete is then False; the message "
+                                                                "says where).")
     complete: bool = Field(default=True, description="Every arrival position was judged and valued for the goal. "
-                                                     "False when Ctrl-C cut the scan: the legal area and the best "
+                                                     "False when Ctrl-C or the time limit cut the scan: the legal "
+                                                     "area and the best "
                                                      "placement are those of the positions judged (positions_judged "
                                                      "of positions): the true area is at least this one, and the "
                                                      "enemy's true best at least as good.")
@@ -160,24 +171,36 @@ class ThreatResult(BaseModel):
     @property
     def exit_code(self) -> int:
         """0 a best placement that passes the checker on a legal deployment; 1 none (proven over the
-        grid), or it or the deployment illegal; 3 an answer cut short by Ctrl-C (:attr:`complete`
-        False) that proves nothing illegal (no answer within the limits)."""
+        grid), or it or the deployment illegal; 3 an answer cut short by Ctrl-C or the time limit
+        (:attr:`complete` False) that proves nothing illegal, or no arrival because of the scan's
+        formations (:attr:`limit`): no answer within the limits."""
         if not self.deployment_legal or (self.best is not None and self.best.legal is False):
             return 1
-        if not self.complete:
+        if not self.complete or self.limit is not None:
             return 3
         return 0 if self.best is not None and self.best.legal else 1
 
 
-def cut_short(result: ThreatResult, valued: int | None = None, legal: int | None = None) -> None:
+def cut_short(result: ThreatResult, valued: int | None = None, legal: int | None = None, *,
+              time_limit_s: float | None = None, deadline: float = math.inf) -> None:
     """Mark ``result`` as answered after a stop request (Ctrl-C, :mod:`planner.solve.stop`), if
-    one was made: the scan cut after ``positions_judged`` of ``positions``, or (``valued`` of
-    ``legal``) the goal valued for some of the legal positions only, or the answer whole (the
-    Ctrl-C came while it was checked). Nothing when no stop was requested."""
-    if not stop.requested():
-        return
-    result.interrupted = True
+    one was made, or after the time limit (``time_limit_s``, seconds, which ran out at the
+    ``time.monotonic()`` time ``deadline``), if it was reached: the scan cut after
+    ``positions_judged`` of ``positions``, or (``valued`` of ``legal``) the goal valued for some
+    of the legal positions only, or the answer whole (the Ctrl-C came while it was checked; a time
+    limit reached after the scan and the valuing cut nothing, and is not reported). Nothing when
+    no stop was requested and the time limit was not reached. ``result.time_limit_s`` is set to
+    ``time_limit_s``."""
+    result.time_limit_s = time_limit_s
     judged, total = result.positions_judged, result.positions
+    cut = (judged is not None and total is not None and judged < total) or \
+        (valued is not None and legal is not None and valued < legal)
+    if not stop.requested():
+        if not (cut and stop.clock() >= deadline):
+            return
+        result.time_limit_reached = True
+    else:
+        result.interrupted = True
     if judged is not None and total is not None and judged < total:
         result.complete = False
         what = (f"the scan was cut after {judged} of {total} arrival positions: the legal area is at least the one "
@@ -188,7 +211,10 @@ def cut_short(result: ThreatResult, valued: int | None = None, legal: int | None
                 "best placement is the best of those valued")
     else:
         what = "the scan had ended (the answer is whole; the placement was being checked)"
-    result.message = stop.said(f"{what}; {result.message}")
+    if result.time_limit_reached:
+        result.message = f"time limit reached ({time_limit_s:g} s): {what}; {result.message}"
+    else:
+        result.message = stop.said(f"{what}; {result.message}")
 
 
 def table_report(world: World, arriving: set[str]) -> LegalityReport | None:
@@ -280,13 +306,14 @@ def best_reply(space: ArrivalSpace, goal: ThreatGoal, mine: list[Placed],
 
 
 def _best_of(space: ArrivalSpace, goal: ThreatGoal, mine: list[Placed], legal: list[Position],
-             stoppable: bool = False) -> tuple[Position | None, float | None, int]:
+             stoppable: bool = False, deadline: float = math.inf) -> tuple[Position | None, float | None, int]:
     """:func:`best_reply` over ``legal``, and how many positions were valued: all of them, unless
-    (``stoppable``) a stop request (Ctrl-C) ended the valuing early."""
+    (``stoppable``) a stop request (Ctrl-C) or the ``deadline`` (``time.monotonic()`` seconds)
+    ended the valuing early."""
     best, best_v = None, None
     valued = 0
     for p in legal:
-        if stoppable and stop.requested():
+        if stoppable and stop.clock() >= deadline:  # a stop request (clock: inf) or the time limit
             break
         valued += 1
         v = goal_value(space, goal, p, mine)
@@ -299,11 +326,12 @@ def _best_of(space: ArrivalSpace, goal: ThreatGoal, mine: list[Placed], legal: l
 
 
 def find_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in: float = 2.0, *,
-                 stoppable: bool = False) -> ThreatResult:
+                 stoppable: bool = False, time_limit_s: float | None = None) -> ThreatResult:
     """Where can ``enemy_unit`` Infiltrate against the deployment in ``world``, and where is it
     best for the enemy? See the module docstring for the goals. With ``stoppable``, a stop request
-    (Ctrl-C, :mod:`planner.solve.stop`) ends the scan and the valuing of the positions: the answer
-    is then the one of the positions judged so far (:func:`cut_short`).
+    (Ctrl-C, :mod:`planner.solve.stop`) or the time limit (``time_limit_s``, wall-clock seconds
+    from the call; None: none) ends the scan and the valuing of the positions: the answer is then
+    the one of the positions judged so far (:func:`cut_short`).
 
     Raises
     ------
@@ -311,20 +339,23 @@ def find_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in: float
         If the unit is unknown or cannot Infiltrate.
     """
     t0 = time.monotonic()
+    deadline = t0 + time_limit_s if time_limit_s is not None else math.inf
     group = enemy_group(world, enemy_unit)
     table = world.ruleset.table(world)
     exclude = {u.id for u in group.members}
     fixed = fixed_units(table, exclude)
-    space = ArrivalSpace(world, group, fixed, grid_in, table=table, stoppable=stoppable)
+    space = ArrivalSpace(world, group, fixed, grid_in, table=table, stoppable=stoppable, deadline=deadline)
     mine = space.observers
     # every legal position is legal against fixed units already (static); mine are among the fixed
     legal = space.positions
-    # a scan cut short is valued whole (what it found, at most the work already done; a second Ctrl-C
-    # still ends the command at once); a whole scan's valuing is cut by a Ctrl-C that comes during it
-    best, value, valued = _best_of(space, goal, mine, legal, stoppable and not stop.requested())
+    # a scan cut short (Ctrl-C or the time limit) is valued whole (what it found, at most the work
+    # already done; a second Ctrl-C still ends the command at once); a whole scan's valuing is cut by
+    # a Ctrl-C that comes during it, or by the time limit
+    best, value, valued = _best_of(space, goal, mine, legal, stoppable and not stop.requested()
+                                   and space.judged == space.total_positions, deadline)
     base_report = table_report(world, exclude)
     region = None
-    one = space.all_positions[0].footprints
+    one = space.all_positions[0].footprints if space.all_positions else ()
     if len(one) == 1 and one[0].kind == "circle":
         region = distance_region_area(world, mine, one[0].outer_radius)
     placement = None
@@ -333,18 +364,21 @@ def find_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in: float
         report = check_with(world, space, best)
         placement = EnemyPlacement(unit=enemy_unit, formation=best.formation, anchor=best.anchor, value=value,
                                    models=best.positions, legal=report.legal)
-    where = "on the grid" if space.judged == len(space.all_positions) else "among the positions judged"
+    where = "on the grid" if space.judged == space.total_positions else "among the positions judged"
     msg = (f"best for the enemy ({goal.label}): {value:g}" if best is not None
            else f"no legal arrival for the enemy unit {where}" + (" meeting the goal" if legal else ""))
+    limit = space.formation_limit() if not legal and space.judged == space.total_positions else None
+    if limit is not None:
+        msg += f", and that is not a proof: {limit}"
     result = ThreatResult(enemy_unit=enemy_unit, goal=goal.label, grid_in=space.grid, legal_anchors=len(
         {p.anchor for p in legal}), legal_area_sq_in=space.area(legal), distance_region_sq_in=region, best=placement,
         message=msg, wall_time_s=time.monotonic() - t0,
         deployment_legal=base_report.legal if base_report is not None else True,
         deployment_violations=violation_lines(base_report), legality=report,
         legal_cells=sorted({p.anchor for p in legal}), positions_judged=space.judged,
-        positions=len(space.all_positions))
+        positions=space.total_positions, limit="formations" if limit is not None else None)
     if stoppable:
-        cut_short(result, valued, len(legal))
+        cut_short(result, valued, len(legal), time_limit_s=time_limit_s, deadline=deadline)
     return result
 
 

@@ -46,13 +46,16 @@ def arriving_positions_note(world: World, enemy_unit: str) -> str | None:
 
 
 def run_threats(world: World, enemy_unit: str, goal_text: str | None, grid_in: float, show_map: bool,
-                console: Console, render_path: str | None = None) -> tuple[dict, int]:
+                console: Console, render_path: str | None = None,
+                time_limit_s: float | None = None) -> tuple[dict, int]:
     """``planner threats``: print the report (and draw the legal area to ``render_path``, .svg or
     .png); return (JSON data, exit code).
 
     A stop request (the first Ctrl-C, inside :func:`planner.solve.stop.ctrl_c_stops`) ends the scan:
     the threats found so far are reported, marked interrupted (exit 3 unless something illegal is
-    proven; :attr:`planner.adversary.threats.ThreatResult.exit_code`).
+    proven; :attr:`planner.adversary.threats.ThreatResult.exit_code`). The time limit
+    (``time_limit_s``, wall-clock seconds of the scan and the valuing; None: none) ends it the same
+    way, marked ``time_limit_reached``.
 
     Raises
     ------
@@ -66,12 +69,13 @@ def run_threats(world: World, enemy_unit: str, goal_text: str | None, grid_in: f
 
     goal = parse_goal(goal_text, world)
     deep = is_deepstrike_arrival(world, enemy_unit)
-    r = (deepstrike_threats if deep else find_threats)(world, enemy_unit, goal, grid_in, stoppable=True)
+    r = (deepstrike_threats if deep else find_threats)(world, enemy_unit, goal, grid_in, stoppable=True,
+                                                        time_limit_s=time_limit_s)
     if r.interrupted and not r.positions_judged:
         raise KeyboardInterrupt  # before the scan judged anything: nothing found to report
     how = "arrive by Deep Strike" if deep else "Infiltrate"
     console.print(f"[bold]Threats: where can {escape(enemy_unit)} {how}?[/bold] ({escape(goal.label)})")
-    if r.interrupted:
+    if r.interrupted or r.time_limit_reached:
         console.print(f"[yellow]{escape(r.message)}[/yellow]")
     if not r.deployment_legal:
         console.print("[red]the deployment itself is not legal (run planner check):[/red]")
@@ -87,7 +91,7 @@ def run_threats(world: World, enemy_unit: str, goal_text: str | None, grid_in: f
         judge = "Deep Strike procedure" if deep else "checker"
         console.print(f"best for the enemy: {b.formation} at ({b.anchor[0]:g}, {b.anchor[1]:g}), value {b.value:.3f}; "
                       f"{judge}: {'legal' if b.legal else 'ILLEGAL'}")
-    elif not r.interrupted:  # (an interrupted run has said its message above)
+    elif not (r.interrupted or r.time_limit_reached):  # (a run cut short has said its message above)
         console.print(escape(r.message))
     if show_map:
         if deep:
@@ -126,7 +130,7 @@ def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, cons
         ``--next`` or ``--unit`` (a deny goal places every marked unit of mine together), an enemy
         unit that cannot Infiltrate (an unknown one is refused when the scenario is loaded).
     """
-    from planner.adversary.deny import DenySettings, deny
+    from planner.adversary.deny import DenyResult, DenySettings, NoCandidate, deny
     from planner.adversary.threats import ascii_map
     from planner.world import resolve
 
@@ -139,11 +143,20 @@ def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, cons
         console = Console(file=_Null(), highlight=False)
     # (the goal's unit ids are checked when the scenario is loaded: planner.world._check_goals)
     settings = DenySettings(time_limit_s=time_limit, workers=workers, seed=seed, enemy_grid_in=goal.grid_in)
-    if goal.objective == "reply":
-        return run_minmax_plan(world, goal, settings, console)
+    t0 = time.monotonic()
     protect = (goal.protect[0], goal.protect[1], goal.radius) if goal.protect is not None and goal.radius is not None \
         else None
-    r = deny(world, goal.enemy_unit, settings, protect=protect)
+    try:
+        if goal.objective == "reply":
+            return run_minmax_plan(world, goal, settings, console)
+        r = deny(world, goal.enemy_unit, settings, protect=protect)
+    except NoCandidate as none:  # no deployment of mine to offer: a proof over the grid (1), or the formations (3)
+        who = ", ".join([goal.enemy_unit, *goal.also]) if goal.objective == "reply" else goal.enemy_unit
+        r = DenyResult(status=none.status, limit=none.limit, message=none.message, enemy_unit=who, protect=protect,
+                       wall_time_s=time.monotonic() - t0)
+        what = "Min-max" if goal.objective == "reply" else "Denial"
+        console.print(f"[bold]{what} against {escape(who)}[/bold]: {escape(r.status)} - {escape(r.message)}")
+        return r
     _mark_interrupted(r)
     console.print(f"[bold]Denial against {escape(goal.enemy_unit)}[/bold]: {escape(r.status)} - {escape(r.message)}")
     console.print(f"legal area before: {r.area_before_sq_in:g} sq in; greedy screen: {r.greedy_area_sq_in} sq in; "

@@ -73,6 +73,16 @@ def _parse_rulings(values: list[str] | None) -> dict[str, str]:
     return out
 
 
+TIME_LIMIT_MIN_S, TIME_LIMIT_MAX_S = 0.1, 86400.0
+"""The bounds of a command's ``--time-limit`` (wall-clock seconds): ``plan`` and ``threats``."""
+
+
+def _time_limit_option(help_text: str) -> Any:
+    """The ``--time-limit`` option of ``plan`` and ``threats``: wall-clock seconds, from
+    :data:`TIME_LIMIT_MIN_S` to :data:`TIME_LIMIT_MAX_S` (a value outside is refused, exit 2)."""
+    return typer.Option("--time-limit", min=TIME_LIMIT_MIN_S, max=TIME_LIMIT_MAX_S, help=help_text)
+
+
 AllowIllegalOpt = Annotated[bool, typer.Option("--allow-illegal-table", metavar="",
                                                help="Go on (with a warning) when the units already on the table "
                                                     "break a rule.")]
@@ -345,7 +355,8 @@ def check(
 def plan(
     scenario: Annotated[str, typer.Argument(help="Scenario file; units with 'place: true' are placed.")],
     out: Annotated[str | None, typer.Option("--out", help="Write the planned scenario here (YAML or JSON).")] = None,
-    time_limit: Annotated[float, typer.Option("--time-limit", min=0.1, max=86400, help="Time limit of the planning, wall-clock seconds (the independent check and the report come after it).")] = 20.0,
+    time_limit: Annotated[float, _time_limit_option("Time limit of the planning, wall-clock seconds (the "
+                                                    "independent check and the report come after it).")] = 20.0,
     workers: Annotated[int, typer.Option("--workers", min=1, max=64, help="CP-SAT worker threads.")] = 2,
     seed: Annotated[int, typer.Option("--seed", min=0, max=2**31 - 1, help="CP-SAT random seed (0 to 2147483647).")] = 0,
     next_step: Annotated[bool, typer.Option("--next", metavar="",
@@ -366,7 +377,8 @@ def plan(
     The units already on the table are checked first: if they break a rule, exit 1 before
     planning (or, with --allow-illegal-table, a warning and a plan reported illegal).
     Exit 0 with a legal plan, 1 when proven infeasible or illegal, 3 when no plan was found
-    within the limit. Ctrl-C stops the search and keeps the best plan found so far (written as
+    within the limits (the time, or the planner's formations: status unknown, JSON limit
+    "formations", when none of them fits a unit's region; the rules may still allow one). Ctrl-C stops the search and keeps the best plan found so far (written as
     at the time limit; exit 3 unless it is proven optimal); a second Ctrl-C ends at once.
     """
 
@@ -450,13 +462,19 @@ def plan(
 @app.command()
 def schema(
     what: Annotated[str, typer.Argument(help="scenario (default), report, plan or catalogue")] = "scenario",
+    json_out: JsonOpt = None,
 ) -> None:
-    """Print a JSON Schema: of scenario files, of the check report, of the plan report, or of catalogue files."""
+    """Print a JSON Schema: of scenario files, of the check report, of the plan report, or of catalogue files.
+
+    --json PATH|- writes the report {"schema": WHAT, "json_schema": the schema} (with '-', that report is
+    what standard output holds). Exit 0, 2 for an unknown WHAT (with --json, the error report).
+    """
 
     def go() -> int:
         from planner.legality.report import LegalityReport
         from planner.schema import Catalogue, Scenario
 
+        _check_writable(json_out, "--json")
         models: dict[str, Any] = {"scenario": Scenario, "report": LegalityReport, "catalogue": Catalogue}
         if what == "plan":
             from planner.solve.planner import PlanResult
@@ -465,10 +483,13 @@ def schema(
         if what not in models:
             raise ScenarioError(f"unknown schema; choose one of {', '.join([*models, 'plan'])}", location="WHAT",
                                 value=what)
-        sys.stdout.write(json.dumps(models[what].model_json_schema(by_alias=True), indent=2) + "\n")
+        found = models[what].model_json_schema(by_alias=True)
+        if json_out != "-":
+            sys.stdout.write(json.dumps(found, indent=2) + "\n")
+        _write_json(json_out, {"schema": what, "json_schema": found}, [])
         return EXIT_OK
 
-    _run(go)
+    _run(go, json_out)
 
 
 @app.command()
@@ -700,7 +721,9 @@ def deepstrike(
     --at is a legal/not-legal arrival check (LEGAL or NOT LEGAL, each rule broken by the rule id that
     'planner check' reports, e.g. wh40k10.deepstrike.distance, with its meaning; no odds table).
 
-    Exit 0 with the odds (10th/11th: 0 if the arrival at --at is legal, 1 if not), 2 for invalid input.
+    Exit 0 with the odds (10th/11th: 0 if the arrival at --at is legal, 1 if not; hh2: 1 for an aim point
+    where the first model may not be placed, e.g. in or within 1" of Impassable Terrain, with the rule id),
+    2 for invalid input.
     """
 
     def go() -> int:
@@ -792,6 +815,10 @@ def threats(
                                                                      "FILE.svg or FILE.png.")] = None,
     allow_illegal: AllowIllegalOpt = False,
     ruling: RulingOpt = None,
+    time_limit: Annotated[float, _time_limit_option("Time limit of the scan and the valuing, wall-clock seconds "
+                                                    "(the check of the best placement and the report come "
+                                                    "after it); when it runs out, the threats found so far "
+                                                    "are reported, exit 3.")] = 60.0,
 ) -> None:
     """Worst case: the enemy unit's best legal Infiltrate (or 10th/11th Deep Strike) placement against my
     deployment, and its legal area. Positions the enemy unit (or a character joined to it) already has in
@@ -799,8 +826,8 @@ def threats(
 
     Exit 0 with a best placement that passes the checker, 1 if there is none (or it or the deployment is
     illegal: the units already on the table are checked first, see --allow-illegal-table), 2 for invalid input,
-    3 when Ctrl-C cut the scan: the threats found so far are reported and written, marked interrupted (a second
-    Ctrl-C ends at once, writing nothing).
+    3 when Ctrl-C or --time-limit cut the scan: the threats found so far are reported and written, marked
+    interrupted or time_limit_reached (a second Ctrl-C ends at once, writing nothing).
     """
 
     def go() -> int:
@@ -835,7 +862,7 @@ def threats(
         # (marked interrupted, exit 3) and written whole; a second one ends at once ("interrupted",
         # exit 3, nothing more written)
         with stop.ctrl_c_stops():
-            data, code = run_threats(world, enemy_unit, goal, grid, show_map, console, render_out)
+            data, code = run_threats(world, enemy_unit, goal, grid, show_map, console, render_out, time_limit)
             data["warnings"] = warnings
             _write_json(json_out, data, [scenario])
             late = stop.requested() and not data["interrupted"]

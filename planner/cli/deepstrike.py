@@ -417,8 +417,10 @@ def _print_best_formation(console: Console, b) -> None:
 
 
 def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, seed, console: Console):
-    """HH2 Deep Strike Assault: the first model's odds (:mod:`planner.deepstrike.assault`)."""
-    from planner.deepstrike.assault import assault_odds
+    """HH2 Deep Strike Assault: the first model's odds (:mod:`planner.deepstrike.assault`); exit 0,
+    or 1 for an aim point where the first model may not be placed (as a 10th/11th arrival that is
+    not legal: the rules broken by id, JSON ``legal: false`` and ``rules_failed``; no odds)."""
+    from planner.deepstrike.assault import aim_refusal, assault_odds
 
     if best or near is not None:
         raise ScenarioError("--best and --near need a ruleset with a Mishap table (wh40k5, wh40k7)",
@@ -435,6 +437,13 @@ def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, se
         if not bf.holds(x, y):
             raise ScenarioError(f"the aim point must be on the {bf.width:g}\" x {bf.depth:g}\" battlefield",
                                 location="--at", value=at)
+        refused = aim_refusal(st, x, y)
+        data |= {"legal": refused is None, "rules_failed": list(refused.rules) if refused else []}
+        if refused is not None:  # a legal question with the answer no (exit 1), not malformed input
+            _print_refused_aim(console, st, refused, x, y)
+            if map_file is not None:
+                data["map"] = _heat_map(st, resolution, map_file, "relocated", console) | {"value": "p_relocated"}
+            return data, 1
         o = assault_odds(st, x, y)
         data["assault_odds"] = asdict(o)
         t = RichTable(title=f"Deep Strike Assault odds, aim ({x:g}, {y:g})")
@@ -474,6 +483,21 @@ def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, se
     if map_file is not None:
         data["map"] = _heat_map(st, resolution, map_file, "relocated", console) | {"value": "p_relocated"}
     return data, 0
+
+
+def _print_refused_aim(console: Console, st, refused, x: float, y: float) -> None:
+    """HH2: the aim point where the first model may not be placed, NOT LEGAL, each rule broken by
+    its id with its meaning (as :func:`_print_arrival` says a 10th/11th arrival that is not legal)."""
+    from planner.rules.registry import find_ruleset
+
+    rs = find_ruleset(st.rules.ruleset)
+    console.print(f"[bold]Deep Strike Assault aim point[/bold], {escape(st.unit.label)} at ({x:g}, {y:g}), "
+                  f"{st.rules.ruleset}: [red]NOT LEGAL[/red] (no odds: the first model may not be placed there)",
+                  highlight=False)
+    console.print(escape(f"  {refused.message}"), highlight=False)
+    console.print(f"Rule{'s' if len(refused.rules) > 1 else ''} broken ({len(refused.rules)}):")
+    for rid in refused.rules:
+        console.print(escape(f"  {rid}: {rs.rule(rid).meaning}"), highlight=False)
 
 
 def _print_followers(console: Console, fo) -> None:

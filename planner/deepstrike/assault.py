@@ -238,29 +238,53 @@ def outcomes(st: DeepStrikeSetup, p_relocated: float, p_disordered: float) -> li
              "text": f"{tf}; {tr}"} for f, pf, tf in first for who, dist, pr, tr in rest]
 
 
+@dataclass(frozen=True)
+class AimRefusal:
+    """Why the first model of a Deep Strike Assault may not be placed at an aim point: the rules it
+    breaks there (full rule ids, as ``planner rules --ruleset hh2`` lists them) and the words."""
+
+    rules: tuple[str, ...]
+    message: str
+
+
+def aim_refusal(st: DeepStrikeSetup, x: float, y: float) -> AimRefusal | None:
+    """Why the first model may not be placed at the aim point (x, y), inches, or None when it may:
+    it must be at least 1" from every enemy model, battlefield edge and Impassable Terrain, not in
+    a solid feature or wall nor on a model (rules ``<ruleset>.deepstrike_assault.<trigger>``), and
+    clear of an enemy restriction on Deep Strike arrivals (``<ruleset>.restriction.within``). The
+    one test of the aim point: :func:`assault_odds` refuses by it, ``planner deepstrike`` reports
+    it as an illegal aim (exit 1)."""
+    rs_clear, ids = assault_regions(st, clear=True)
+    bad = rs_clear.contains([x], [y])[0]
+    if bad[0]:
+        why = [t for t in (*TRIGGERS, ON_MODEL_TRIGGER) if t in ids and bad[ids[t]]]
+        return AimRefusal(tuple(f"{st.rules.ruleset}.{RULE}.{t}" for t in why),
+                          f"the first model must be placed at least 1\" from every enemy model, battlefield edge "
+                          f"and Impassable Terrain, and not in a solid feature or wall nor on a model "
+                          f"({', '.join(why)})")
+    breach = restriction_breach(st, st.unit, [st.shapes[0].moved(x, y)], (st.unit.models[0].id,))
+    if breach is not None:
+        from planner.legality.checks.restriction import describe
+
+        return AimRefusal((f"{st.rules.ruleset}.restriction.within",),
+                          f"the first model may not be set up within {breach.held.restriction.within_in:g}\" of "
+                          f"{breach.held.holder.id}: it is {describe(breach)}")
+    return None
+
+
 def assault_odds(st: DeepStrikeSetup, x: float, y: float, *, warlord_trait: bool = False) -> AssaultOdds:
     """Exact odds of the first model of a Deep Strike Assault aimed at (x, y).
 
     Raises
     ------
     ScenarioError
-        If the aim point is not at least 1" from every enemy model, battlefield edge and
-        Impassable Terrain (the model may not be placed there).
+        If the first model may not be placed at the aim point (:func:`aim_refusal`: not at least 1"
+        from every enemy model, battlefield edge and Impassable Terrain, in a solid feature, on a
+        model, or within an enemy restriction), location ``--at``.
     """
-    rs_clear, ids = assault_regions(st, clear=True)
-    bad = rs_clear.contains([x], [y])[0]
-    if bad[0]:
-        why = [t for t in (*TRIGGERS, ON_MODEL_TRIGGER) if t in ids and bad[ids[t]]]
-        raise ScenarioError(f"the first model must be placed at least 1\" from every enemy model, battlefield edge "
-                            f"and Impassable Terrain, and not in a solid feature or wall nor on a model "
-                            f"({', '.join(why)})", location="--at", value=f"{x:g},{y:g}")
-    breach = restriction_breach(st, st.unit, [st.shapes[0].moved(x, y)], (st.unit.models[0].id,))
-    if breach is not None:
-        from planner.legality.checks.restriction import describe
-
-        raise ScenarioError(f"the first model may not be set up within {breach.held.restriction.within_in:g}\" of "
-                            f"{breach.held.holder.id}: it is {describe(breach)}", location="--at",
-                            value=f"{x:g},{y:g}")
+    refused = aim_refusal(st, x, y)
+    if refused is not None:
+        raise ScenarioError(refused.message, location="--at", value=f"{x:g},{y:g}")
     igs = st.rules.scale < 1.0
     vals = {}
     for side in (("outer", "inner") if _has_ovals(st) else ("outer",)):

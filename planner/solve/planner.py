@@ -141,7 +141,14 @@ class PlanResult(BaseModel):
     gap: float | None = Field(default=None, description="(objective - bound) / objective, if feasible.")
     terms: dict[str, float] = Field(default_factory=dict, description="Each goal's cost (weight * value), by name.")
     goals: list[GoalValue] = Field(default_factory=list)
-    conflicts: list[Conflict] = Field(default_factory=list, description="Why no plan exists (infeasible).")
+    conflicts: list[Conflict] = Field(default_factory=list, description="Why no plan exists (infeasible); with "
+                                      "limit 'formations': what rejected every placement of the planner's "
+                                      "formations (not a proof over the rules).")
+    limit: Literal["formations"] | None = Field(default=None, description="Status unknown because of a limit of "
+                                                "the planner, not of the time: 'formations' (no formation of the "
+                                                "planner, 1-3 ranks in two facings, fits a unit's region: a "
+                                                "deeper formation, or models placed by hand, may fit; exit 3); "
+                                                "None otherwise.")
     wall_time_s: float
     solver_time_s: float = Field(default=0.0, description="CP-SAT's own time, seconds, over every solve of "
                                  "the run (rounds, local search, relaxation-induced neighbourhoods).")
@@ -164,7 +171,8 @@ class PlanResult(BaseModel):
     @property
     def exit_code(self) -> int:
         """0 legal (and, when :attr:`interrupted`, proven optimal), 1 illegal or infeasible, 3 no
-        answer within the limits (an interrupted feasible plan has no proof: 3 too)."""
+        answer within the limits (an interrupted feasible plan has no proof: 3 too; so is status
+        unknown, with :attr:`limit` ``formations`` too)."""
         if self.status in ("optimal", "feasible"):
             if not self.legal:
                 return 1
@@ -1026,7 +1034,9 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
     PlanResult
         Status (optimal / feasible / infeasible / unknown) with what it is proven over, the
         objective and its named terms, the bound, the placements, the planned scenario and the
-        checker's verdict on it; for ``infeasible`` the conflicting rules by unit.
+        checker's verdict on it; for ``infeasible`` the conflicting rules by unit; ``unknown``
+        with ``limit="formations"`` (and the conflicts) when no formation of the planner fits a
+        unit's region and no proof without such units exists (not a proof over the rules).
 
     Raises
     ------
@@ -1938,6 +1948,12 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
     it breaks keeps every conflict found a true one); one literal per pair of units guards their
     mutual no-overlap. CP-SAT's sufficient assumptions are then shrunk by deletion. Candidates
     the fast line-of-sight test rejected are judged again with the exact test.
+
+    When no formation of some units fits their region (:func:`_formation_limit`), the proof is
+    sought again without those units' literals (and their pairs): if it holds, the answer is
+    ``infeasible`` by the other units' rules; if not, the planner's formations, not the rules,
+    leave no plan, and the answer is ``unknown`` with ``limit="formations"`` (exit 3), its
+    conflicts those of the whole proof.
     """
     proof = _Assumptions(groups, cands)
     for g in groups:
@@ -1956,7 +1972,14 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
     if not verdict:
         return PlanResult(status="unknown", wall_time_s=time.monotonic() - t0, rounds=rounds,
                           message=f"no plan found over {grid}, and the infeasibility proof did not conclude")
-    core = proof.shrink(list(proof.core) or keys)
+    limits = {g.id: lim for g in groups if (lim := _formation_limit(g, streams[g.id], builder)) is not None}
+    core = list(proof.core) or keys
+    if limits:  # a proof that holds whatever those units' formations: without their literals (and pairs)
+        free = [k for k in keys if not set(k[1:] if k[0] == "pair" else k[:1]) & set(limits)]
+        if free and proof.infeasible_with(free):
+            core = list(proof.core) or free
+            limits = {}
+    core = proof.shrink(core)
     out = _core_conflicts(world, groups, core, ids, settings)
     if not out:  # a unit whose region holds no grid point at all
         out = [Conflict(units=[g.id], rules=[ids["battlefield"]],
@@ -1966,6 +1989,13 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
         limit = _formation_limit(next(g for g in groups if g.id == c.units[0]), streams[c.units[0]], builder)
         if limit is not None:
             c.message += f" ({limit})"
+    if limits:  # the planner's formations, not the rules, leave no plan: no answer, not a proof (exit 3)
+        return PlanResult(status="unknown", limit="formations", wall_time_s=time.monotonic() - t0, rounds=rounds,
+                          conflicts=out,
+                          message=f"no plan over {grid}, and not proven infeasible: no formation of the planner "
+                                  f"fits the region of unit{'s' if len(limits) > 1 else ''} "
+                                  f"{', '.join(sorted(limits))}, so the rules may still allow a deployment. "
+                                  + "; ".join(c.message for c in out))
     return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, rounds=rounds, conflicts=out,
                       message=_proof_scope(grid, settings) + ". " + "; ".join(c.message for c in out))
 
@@ -1975,26 +2005,39 @@ def _formation_limit(g: Group, s: CandidateStream, builder: CandidateBuilder) ->
     two facings: :func:`planner.solve.candidates.formations`) fits, by its bounding box, in the
     bounding box of the unit's region (its deployment zone, or the battlefield), no placement of
     the grid can be wholly within that region, whatever the other rules say, and the phrase says
-    so and that a deeper formation is not tried; else None. Extents are exact (each base's
-    support function), inches."""
+    so and that a deeper formation is not tried; else None (:func:`formation_limit_words`)."""
     region = builder.region(g)
     forms = [fi for fi, f in enumerate(s.forms) if f.at is None]
     if region is None or not forms or not len(s.anchors):
         return None
-    x0, y0, x1, y1 = region.bounds
+    where = "deployment zone" if g.host.method is SetupMethod.DEPLOYMENT_ZONE else "battlefield"
+    return formation_limit_words([(s.positions(0, fi), s.forms[fi].name) for fi in forms], region.bounds,
+                                 len(g.models), where, "only in 1-3 ranks of shoulder-to-shoulder models, two facings")
+
+
+def formation_limit_words(forms: Sequence[tuple[Sequence[Footprint], str]], bounds: tuple[float, float, float, float],
+                          n_models: int, where: str, tried: str) -> str | None:
+    """The planner's formation limit, the one test (the planner's candidates, ``planner threats``'
+    arrival positions): ``forms`` (each formation's footprints at any anchor, and its name) are
+    the formations tried (``tried`` says which, e.g. "only in 1-3 ranks ..."); if none fits, by its
+    bounding box (exact extents: each base's support function, inches), in the bounding box
+    ``bounds`` (x0, y0, x1, y1, inches) of the unit's region (``where``: "deployment zone",
+    "battlefield"), the phrase that says so, names the most compact and says that a deeper
+    formation, or models placed by hand, may fit; None when some formation fits."""
+    x0, y0, x1, y1 = bounds
     width, depth = x1 - x0, y1 - y0
+    if not forms or width <= 0 or depth <= 0:
+        return None
     sizes = []
-    for fi in forms:
-        fps = s.positions(0, fi)
+    for fps, name in forms:
         w = max(f.support(1.0, 0.0) for f in fps) + max(f.support(-1.0, 0.0) for f in fps)
         h = max(f.support(0.0, 1.0) for f in fps) + max(f.support(0.0, -1.0) for f in fps)
         if w <= width + TOLERANCE_IN and h <= depth + TOLERANCE_IN:
             return None
-        sizes.append((max(w / width, h / depth), w, h, s.forms[fi].name))
+        sizes.append((max(w / width, h / depth), w, h, name))
     _, w, h, name = min(sizes)
-    where = "deployment zone" if g.host.method is SetupMethod.DEPLOYMENT_ZONE else "battlefield"
-    return (f"the limit is the planner's formations, not the rules: the grid holds the unit ({len(g.models)} models) "
-            f"only in 1-3 ranks of shoulder-to-shoulder models, two facings, and the most compact of them, "
+    return (f"the limit is the planner's formations, not the rules: the grid holds the unit ({n_models} models) "
+            f"{tried}, and the most compact of them, "
             f"{name} ({w:.1f}\" x {h:.1f}\"), does not fit in its {where} ({width:g}\" x {depth:g}\"); a deeper "
             "formation, or the models placed by hand, may fit")
 
