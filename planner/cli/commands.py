@@ -316,16 +316,8 @@ def check(
                 f"[yellow]warning:[/yellow] positions of units not deployed (in reserve or embarked: "
                 f"{escape(', '.join(waiting[:5]))}{' ...' if len(waiting) > 5 else ''}) are not checked: the "
                 f"{world.ruleset.id} check judges the deployment; a Deep Strike landing is planner deepstrike's")
-        if world.ruleset.id == "hh2":
-            from planner.legality.hh2 import unordered_infiltrators
-
-            pairs = unordered_infiltrators(world)
-            if pairs:  # case 3's order, said (each judged as deployed before the other)
-                shown = ", ".join(f"{a} and {b}" for a, b in pairs[:5]) + (" ..." if len(pairs) > 5 else "")
-                Console(stderr=True, highlight=False, soft_wrap=True).print(
-                    f"[yellow]warning:[/yellow] enemy Infiltrators without setup.order ({escape(shown)}): each is "
-                    "judged as deployed before the other, an observer of it; give setup.order (1, 2, ...) for the "
-                    "order they were placed in")
+        for note in world.ruleset.check_warnings(world):  # e.g. HH2 case 3's order, said
+            Console(stderr=True, highlight=False, soft_wrap=True).print(f"[yellow]warning:[/yellow] {escape(note)}")
         from planner.legality.table import Table
 
         for u in world.units.values():  # the Scout first-facing ruling's assumption, said (not silent)

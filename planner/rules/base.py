@@ -341,6 +341,12 @@ class Ruleset:
         """
         raise self._unsupported("deployment checker")
 
+    def check_warnings(self, world: World) -> list[str]:
+        """Warnings ``planner check`` prints before its verdict: assumptions the check makes about
+        a scenario that leaves something open (HH2: enemy Infiltrators without ``setup.order``).
+        Words, one warning each; [] by default."""
+        return []
+
     def cover_report(self, world: World) -> list[Any]:
         """Per model on the battlefield and enemy unit on the battlefield, whether the model has
         the benefit of cover against it and why (:class:`planner.legality.report.ModelCover`).

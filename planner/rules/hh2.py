@@ -321,6 +321,16 @@ class HorusHeresy2(Ruleset):
 
         return HH2Checker(world, self).run()
 
+    def check_warnings(self, world: World) -> list[str]:
+        from planner.legality.hh2 import unordered_infiltrators
+
+        pairs = unordered_infiltrators(world)
+        if not pairs:
+            return []
+        shown = ", ".join(f"{a} and {b}" for a, b in pairs[:5]) + (" ..." if len(pairs) > 5 else "")
+        return [f"enemy Infiltrators without setup.order ({shown}): each is judged as deployed before the "
+                "other, an observer of it; give setup.order (1, 2, ...) for the order they were placed in"]
+
     def planner_judge(self) -> Any:
         from planner.solve import hh2_judge
 
