@@ -70,7 +70,7 @@ def test_a_table_illegal_for_another_reason_still_refuses(tmp_path):
     assert code == 1, out
     assert data["status"] == "illegal_table"
     assert [v["rule"] for v in data["violations"]] == ["hh2.deployment.wholly_within_zone"]
-    assert "already illegal before threats places anything" in out
+    assert "already illegal before threats scans the enemy unit's arrivals" in out
 
 
 def test_a_type_error_on_a_mapping_says_what_was_given(tmp_path):

@@ -842,7 +842,7 @@ def threats(
         if note:
             Console(stderr=True, highlight=False, soft_wrap=True).print(f"[yellow]warning:[/yellow] {escape(note)}")
         if enemy_unit in world.units:
-            found = illegal_table(world, {enemy_unit}, console, allow_illegal, "threats")
+            found = illegal_table(world, {enemy_unit}, console, allow_illegal, "threats", does="scans the enemy unit's arrivals")
             if found and not allow_illegal:
                 _write_json(json_out, {"status": "illegal_table", "scenario": scenario,
                                        "violations": [v.model_dump(mode="json") for v in found],
