@@ -207,3 +207,26 @@ def test_a_goal_missing_a_field_is_named_by_its_path_in_the_file(tmp_path):
     f.write_text(yaml.safe_dump(data))
     p = _in_process("check", f)
     assert p.returncode == 2 and "field goals[1].objective: Field required" in p.stderr
+
+
+def test_the_recheck_is_bounded_by_its_time_limit(tmp_path):
+    # the re-check's scan stops at its time limit: a limit of 0 judges nothing, so nothing is proven
+    # ("cut short"); with no limit it finds the arrival inside the radius (the first test's 4.469")
+    from planner.adversary.deny import DenyResult, recheck_protect
+    from planner.adversary.report import recheck_line
+    from planner.world import load_scenario
+
+    p = _cli("plan", _deny_file(tmp_path, protect=[15, 12], radius=5), "--time-limit", "30", "--workers", "1",
+             "--out", tmp_path / "dp.yaml")
+    assert p.returncode == 0, p.stdout + p.stderr
+    planned = load_scenario(tmp_path / "dp.yaml")
+    data = yaml.safe_load((tmp_path / "dp.yaml").read_text())
+    full = recheck_protect(planned, data, "inf", (15.0, 12.0, 5.0), 2.0)
+    assert full["recheck_complete"] is True and full["recheck_inside"] is True
+    assert full["recheck_best"].value == pytest.approx(4.469, abs=1e-3)
+    cut = recheck_protect(load_scenario(tmp_path / "dp.yaml"), data, "inf", (15.0, 12.0, 5.0), 2.0, time_limit_s=0.0)
+    assert cut["recheck_complete"] is False and cut["recheck_best"] is None and cut["recheck_inside"] is False
+    r = DenyResult(status="optimal", message="", enemy_unit="inf", protect=(15.0, 12.0, 5.0), grid_in=2.0, wall_time_s=0.0,
+                   **cut)
+    assert recheck_line(r) == ('Re-check on the finer 1" grid (as planner threats --grid 1), cut short by the time '
+                               'limit (only the positions judged count): no legal arrival of inf found')

@@ -402,6 +402,9 @@ class DenyResult(BaseModel):
     recheck_inside: bool | None = Field(
         default=None, description="The re-check found a legal arrival within the radius (the radius holds on the "
                                   "enemy grid only); None: not re-checked.")
+    recheck_complete: bool | None = Field(
+        default=None, description="The re-check judged every position of its grid (False: cut short by the time "
+                                  "limit or Ctrl-C, so 'none inside' is not proven); None: not re-checked.")
 
     @property
     def exit_code(self) -> int:
@@ -564,13 +567,13 @@ def deny(world: World, enemy_unit: str, settings: DenySettings | None = None,
         status = "feasible"
     n_left, chosen = best_exact
     r = _deny_result(world, screen, chosen, status, enemy_unit, protect, n_left, lower, area_before, g_area,
-                     g_time, iterations, t0)
+                     g_time, iterations, t0, deadline)
     r.solve_time_s = solve_s
     return r
 
 
 def _deny_result(world, screen: Screen, chosen, status, enemy_unit, protect, n_left, lower, area_before, g_area,
-                 g_time, iterations, t0) -> DenyResult:
+                 g_time, iterations, t0, deadline: float = math.inf) -> DenyResult:
     sp = screen.spaces[0]
     data = copy.deepcopy(world.raw) if world.raw is not None else \
         world.scenario.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -600,7 +603,8 @@ def _deny_result(world, screen: Screen, chosen, status, enemy_unit, protect, n_l
             rep = check_with(world_planned, sp, p)
             enemy_best = EnemyPlacement(unit=enemy_unit, formation=p.formation, anchor=p.anchor, value=v,
                                         models=p.positions, legal=rep.legal)
-    recheck = recheck_protect(resolve(planned, world.file), data, enemy_unit, protect, sp.grid)
+    recheck = recheck_protect(resolve(planned, world.file), data, enemy_unit, protect, sp.grid,
+                              time_limit_s=max(RECHECK_MIN_S, deadline - time.monotonic()))
     area = n_left * sp.cell_area
     msg = (f"optimal over the candidate placements and the {sp.grid:g}\" enemy grid: {area:g} sq in left"
            if status == "optimal" else
@@ -621,19 +625,26 @@ def _deny_result(world, screen: Screen, chosen, status, enemy_unit, protect, n_l
 RECHECK_MIN_GRID_IN = 0.5
 """The finest grid the re-check of a protected point uses (the finest of ``planner threats --grid``)."""
 
+RECHECK_MIN_S = 2.0
+"""Seconds the re-check may take at least, when the denial used its whole time limit (the re-check's
+scan stops at its limit, and the report says it was cut short)."""
+
 
 def recheck_protect(planned: World, data: dict, enemy_unit: str, protect: tuple[float, float, float] | None,
-                    grid_in: float) -> dict:
+                    grid_in: float, time_limit_s: float | None = None) -> dict:
     """Re-check a denial's protected disc on a finer grid: the threats scan
     (:func:`planner.adversary.threats.find_threats`, the checker's predicates, as ``planner threats
     --goal near_point:X,Y --grid G``) of the planned scenario ``planned`` (raw data ``data``) on the
     grid half as fine as ``grid_in`` (inches), or :data:`RECHECK_MIN_GRID_IN` if that is finer
     than it.
 
+    The scan stops at ``time_limit_s`` (wall-clock seconds; None: no limit) or a stop request
+    (Ctrl-C); then only the positions judged count (``recheck_complete`` False).
+
     Returns the :class:`DenyResult` fields ``recheck_grid_in``, ``recheck_best`` (the enemy's
-    closest legal arrival there, value in inches) and ``recheck_inside`` (it is within the radius);
-    an empty dict without a protected point, when ``grid_in`` is already the finest, or after a
-    stop request (Ctrl-C: no more work)."""
+    closest legal arrival there, value in inches), ``recheck_inside`` (it is within the radius) and
+    ``recheck_complete``; an empty dict without a protected point, when ``grid_in`` is already the
+    finest, or after a stop request (Ctrl-C: no more work)."""
     if protect is None or grid_in <= RECHECK_MIN_GRID_IN + 1e-9 or stop.requested():
         return {}
     fine = max(RECHECK_MIN_GRID_IN, grid_in / 2)
@@ -641,7 +652,8 @@ def recheck_protect(planned: World, data: dict, enemy_unit: str, protect: tuple[
 
     planned.raw = data
     goal = ThreatGoal("near_point", protect[:2], "closest to the protected point")
-    t = find_threats(planned, enemy_unit, goal, fine)
+    t = find_threats(planned, enemy_unit, goal, fine, stoppable=True, time_limit_s=time_limit_s)
     b = t.best
     return {"recheck_grid_in": t.grid_in, "recheck_best": b,
-            "recheck_inside": b is not None and is_within_distance(b.value, protect[2])}
+            "recheck_inside": b is not None and is_within_distance(b.value, protect[2]),
+            "recheck_complete": not (t.time_limit_reached or t.interrupted)}

@@ -91,15 +91,17 @@ def recheck_line(result) -> str | None:
         return None
     g, r = result.recheck_grid_in, result.protect[2]
     head = f"Re-check on the finer {g:g}\" grid (as planner threats --grid {g:g})"
+    if result.recheck_complete is False:
+        head += ", cut short by the time limit (only the positions judged count)"
     b = result.recheck_best
     if b is None:
-        return f"{head}: no legal arrival of {result.enemy_unit} on it either"
+        return f"{head}: no legal arrival of {result.enemy_unit} {'found' if result.recheck_complete is False else 'on it either'}"
     where = (f"{head}: the enemy's closest legal arrival is at ({b.anchor[0]:g}, {b.anchor[1]:g}), "
              f"{b.value:.3f}\" from the point")
     if result.recheck_inside:
         return (f"{where}: INSIDE the {r:g}\" radius, which is proven on the {result.grid_in:g}\" grid only; "
                 f"give the deny goal a finer grid_in (0.5 is the finest) to screen it")
-    return f"{where}: outside the {r:g}\" radius"
+    return f"{where}: outside the {r:g}\" radius" + (" (not proven: cut short)" if result.recheck_complete is False else "")
 
 
 def deny_lines(result) -> list[str]:
