@@ -948,7 +948,7 @@ class _Importer:
                                  f"it on the {WIDTH_IN:g}\" x {DEPTH_IN:g}\" battlefield centre on centre: every "
                                  f"position moved by ({dx:+g}\", {dy:+g}\")")
         data["battlefield"] = {"width": WIDTH_IN, "depth": DEPTH_IN}
-        zones = self._map_zones([a["player"] for a in data["armies"]])
+        zones = self._map_zones([a["player"] for a in data["armies"]], data["armies"])
         data["deployment_zones"] = [z for z, _ in zones]
         for zi, (_, path) in enumerate(zones):
             self.origin[f"deployment_zones[{zi}]"] = path
@@ -1326,7 +1326,13 @@ class _Importer:
                                 "dawn-of-war-12in", location="--map", value=self.map_id)
         return name, depth
 
-    def _map_zones(self, players: list[str]) -> list[tuple[dict[str, Any], str]]:
+    def _map_zones(self, players: list[str], armies: list[dict[str, Any]] | None = None
+                   ) -> list[tuple[dict[str, Any], str]]:
+        """The map's two zones for the first two players: each player gets the zone its models
+        stand nearer (the sum of their centres' distances to each zone, the smaller assignment;
+        the save's army order on a tie or without positions), and a warning says who got which."""
+        from shapely.geometry import Point
+
         from planner.rules.wh40k_maps import polygon_points, zones
 
         assert self.map_spec is not None
@@ -1335,8 +1341,27 @@ class _Importer:
             raise ScenarioError("a deployment map needs two players with models in the save", location="--map",
                                 value=self.map_id)
         a, b = zones(name, dawn_of_war_depth_in=depth)
+        pair = players[:2]
+
+        def cost(player: str, poly: Any) -> float:
+            pts = [Point(m["x"], m["y"]) for army in armies or [] if army.get("player") == player
+                   for u in army.get("units", []) for m in u.get("models", [])
+                   if isinstance(m.get("x"), int | float) and isinstance(m.get("y"), int | float)]
+            return sum(poly.distance(q) for q in pts)
+
+        if armies is not None and cost(pair[0], b) + cost(pair[1], a) < cost(pair[0], a) + cost(pair[1], b) - 1e-9:
+            pair = [pair[1], pair[0]]  # the armies stand the other way round
+        if armies is not None:
+            self.warnings.append(f"--map {self.map_id}: zone {name}-{pair[0]} ({_side(a)}) to {pair[0]}, zone "
+                                 f"{name}-{pair[1]} ({_side(b)}) to {pair[1]}, by where their models stand")
         return [({"id": f"{name}-{p}", "player": p, "polygon": polygon_points(poly)}, f"--map {self.map_id}")
-                for p, poly in zip(players[:2], (a, b), strict=True)]
+                for p, poly in zip(pair, (a, b), strict=True)]
+
+
+def _side(poly: Any) -> str:
+    """Where a zone lies on the battlefield, in words: its bounds, 'x 0-60", y 0-10"'."""
+    x0, y0, x1, y1 = poly.bounds
+    return f"x {x0:g}-{x1:g}\", y {y0:g}-{y1:g}\""
 
 
 def _tags_of(annotation: Any) -> set[str]:
