@@ -242,3 +242,15 @@ def test_map_zones_go_to_the_armies_where_they_stand(tmp_path, first):
     report = check_deployment(load_scenario(str(out)))
     assert not [f for u in report.units for f in u.findings
                 if not f.passed and f.rule == "wh40k10.deployment.wholly_within_zone"]
+
+
+def test_models_left_out_are_counted_in_one_warning(tmp_path):
+    # fresh14 finding 8: the hand-made HH2 save read as wh40k10 leaves out the HH2 models the 40k
+    # catalogue does not know; one warning counts them by unit, and the JSON has it
+    save = ROOT / "tests" / "data" / "tts" / "hand-made-hh2.json"
+    report, output = _import(save, tmp_path / "hm10.yaml", "--ruleset", "wh40k10", "--map", "dawn-of-war-10in")
+    want = ("8 models of the save's units were not read (listed as not matched): Tactical Squad (5), Assault Squad "
+            "(3); the scenario, and a check of it, do not have them")
+    assert want in " ".join(output.split()) and want in report["warnings"]
+    _, hh2 = _import(save, tmp_path / "hm.yaml", "--ruleset", "hh2")
+    assert "were not read" not in hh2 and "was not read" not in hh2

@@ -825,6 +825,8 @@ class _Importer:
         self.warnings: list[str] = []
         self._cut: set[str] = set()
         self.unmatched: list[dict[str, str]] = []
+        self.left_out: dict[str, int] = {}
+        """Unit name -> models of it that were not read (a judge is told the count)."""
         self.origin: dict[str, str] = {}
         self.header_units = self._header_units()
         self.uuid_names: dict[str, str] = {}
@@ -867,6 +869,19 @@ class _Importer:
         """The object's ``Base:`` line or ``base:`` tag read strictly (None if it has none)."""
         f = obj.fields()
         return parse_base_value(f["base"], self.save.file, obj.where("base")) if "base" in f else None
+
+    def _leave_out(self, unit: str) -> None:
+        self.left_out[unit] = self.left_out.get(unit, 0) + 1
+
+    def left_out_warning(self) -> str | None:
+        """One line counting the models of units that were not read, by unit, or None."""
+        if not self.left_out:
+            return None
+        n = sum(self.left_out.values())
+        names = ", ".join(f"{u} ({k})" for u, k in list(self.left_out.items())[:6]) + \
+            (" ..." if len(self.left_out) > 6 else "")
+        return (f"{n} model{'' if n == 1 else 's'} of the save's units {'was' if n == 1 else 'were'} not read (listed "
+                f"as not matched): {names}; the scenario, and a check of it, do not have them")
 
     def skip(self, obj: TtsObject | TtsLine, reason: str) -> None:
         name = obj.label if isinstance(obj, TtsObject) else f"{obj.colour} line"
@@ -926,6 +941,8 @@ class _Importer:
         data["objectives"] = objectives
         data["armies"] = armies
         moved = self._onto_map(data) if self.map_id is not None else None
+        if (note := self.left_out_warning()) is not None:
+            self.warnings.append(note)
         try:
             scenario = Scenario.model_validate(data)
         except ValidationError as exc:
@@ -1052,6 +1069,7 @@ class _Importer:
             uid = n.get("unit")
             if not isinstance(uid, str) or uid not in header_units:
                 self.skip(obj, f"the planner's notes name unit {uid!r}, which the save's scenario note does not have")
+                self._leave_out(str(uid))
                 return
             rec: dict[str, Any] = n["model"] if isinstance(n.get("model"), dict) else {}
             player, record = header_units[uid]
@@ -1066,6 +1084,7 @@ class _Importer:
             return
         model = self._generic_model(obj, f)
         if model is None:
+            self._leave_out(name or key)
             return
         player = f.get("player")
         known = self._known_unit(obj, f)
@@ -1225,6 +1244,7 @@ class _Importer:
                     for o, _ in acc.models:
                         self.skip(o, f"unit {acc.name!r} names no player ('Player: NAME') and is not wholly in one "
                                      "deployment zone")
+                        self._leave_out(acc.name)
                     continue
             by_player.setdefault(acc.player, []).append(acc)
             if acc.player not in order:
