@@ -186,3 +186,25 @@ def test_a_missing_output_folder_is_made_with_a_note(tmp_path):
     assert f"note: created the folder {out.parent} for r.json" in " ".join(res.stderr.split())
     res = runner.invoke(app, ["check", str(path), "--json", str(out)])  # the folder is there now: no note
     assert res.exit_code == 0 and "created the folder" not in res.stderr
+
+
+def test_an_option_of_one_value_given_twice_is_refused(tmp_path):
+    # fresh14 finding 9: --exclusion red --exclusion blue drew blue only; now exit 2 naming the option
+    import json
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    js = tmp_path / "r.json"
+    res = subprocess.run([sys.executable, "-m", "planner", "render", "scenarios/wh40k/dawn-of-war-12in.yaml",
+                          "--out", str(tmp_path / "r.svg"), "--exclusion", "red", "--exclusion=blue", "--json", str(js)],
+                         capture_output=True, text=True, cwd=root, timeout=120)
+    assert res.returncode == 2
+    assert "error: field --exclusion: given 2 times: give it once (values: 'red', 'blue')" in res.stderr
+    assert json.loads(js.read_text())["location"] == "--exclusion"
+    assert not (tmp_path / "r.svg").exists()
+    # a list option (--ruling) may be repeated
+    ok = subprocess.run([sys.executable, "-m", "planner", "check", "scenarios/long-edge-ravenguard-vs-ironhands.yaml",
+                         "--ruling", "ic-infiltrate=has", "--ruling", "night-fighting-deployment=ignored"],
+                        capture_output=True, text=True, cwd=root, timeout=120)
+    assert ok.returncode in (0, 1) and "given 2 times" not in ok.stderr
