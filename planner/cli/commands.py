@@ -1297,7 +1297,7 @@ def refuse_repeated_options(argv: list[str]) -> None:
                 i += 1
             seen.setdefault(str(single[name].name), (name, []))[1].append(value)
         i += 1
-    for name, (opt, values) in seen.items():
+    for opt, values in seen.values():
         if len(values) > 1:
             raise RepeatedOption(opt, values)
 

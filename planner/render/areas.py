@@ -142,7 +142,7 @@ def infiltrate_exclusions(world: World, player: str, option: str = "--exclusion"
     Raises
     ------
     ScenarioError
-        A ruleset without Infiltrate distances (:func:`infiltrate_distances`, naming ``option``).
+        A ruleset without Infiltrate distances (:func:`infiltrate_distances`, naming ``option`` and ``value``: the option's value, the player without one).
     """
     d = infiltrate_distances(world.scenario.ruleset, option, value if value is not None else player)
     out: list[Exclusion] = []
