@@ -208,3 +208,21 @@ def test_an_option_of_one_value_given_twice_is_refused(tmp_path):
                          "--ruling", "ic-infiltrate=has", "--ruling", "night-fighting-deployment=ignored"],
                         capture_output=True, text=True, cwd=root, timeout=120)
     assert ok.returncode in (0, 1) and "given 2 times" not in ok.stderr
+
+
+def test_a_mistyped_optional_key_gets_a_hint(tmp_path):
+    # fresh14 finding 13: 'sub_types' for 'subtypes' (optional: no missing-field error to pair it with)
+    data = {"ruleset": "hh2", "battlefield": {"width": 72, "depth": 48}, "armies": [{"player": "red", "units": [
+        {"id": "a", "models": [{"base": {"diameter_mm": 32}, "type": "Infantry", "sub_types": ["Character"],
+                                "x": 10, "y": 5}]}]}]}
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    res = runner.invoke(app, ["check", str(path)])
+    assert res.exit_code == 2
+    assert ("field armies[0].units[0].models[0].sub_types: Extra inputs are not permitted; the key 'sub_types' is "
+            "not a field here (did you mean 'subtypes'?)") in " ".join(res.stderr.split())
+    data["armies"][0]["units"][0]["models"][0].pop("sub_types")
+    data["armies"][0]["units"][0]["models"][0]["zzzq"] = 1  # nothing close: no hint
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    res = runner.invoke(app, ["check", str(path)])
+    assert res.exit_code == 2 and "did you mean" not in res.stderr

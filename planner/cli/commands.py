@@ -1129,6 +1129,8 @@ def _typed_value(exc: Exception, argv: list[str]) -> object:
     (click's errors carry the parameter, not its text): the value after its last ``--opt VALUE``
     or ``--opt=VALUE`` (every one, a list, for a repeatable option), or the unknown option's name
     itself; None where the command line holds none (a missing option, a positional argument)."""
+    if isinstance(exc, RepeatedOption):
+        return ", ".join(exc.values)  # every value given, in order
     name = getattr(exc, "option_name", None)
     param = getattr(exc, "param", None)
     opts = [o for o in (getattr(param, "opts", None) or []) + (getattr(param, "secondary_opts", None) or [])
