@@ -230,3 +230,23 @@ def test_the_recheck_is_bounded_by_its_time_limit(tmp_path):
                    **cut)
     assert recheck_line(r) == ('Re-check on the finer 1" grid (as planner threats --grid 1), cut short by the time '
                                'limit (only the positions judged count): no legal arrival of inf found')
+
+
+def test_the_recheck_never_reads_as_a_proof_off_the_grid(tmp_path):
+    # fresh14 finding 1: radius 6 round (18, 10): the 1" re-check finds nothing inside, and says a
+    # position between its points is not checked; at grid_in 0.5 (no re-check) the report says the
+    # radius holds on that grid only
+    f = _deny_file(tmp_path, protect=[18, 10], radius=6)
+    js = tmp_path / "d.json"
+    p = _in_process("plan", f, "--time-limit", "30", "--workers", "1", "--out", tmp_path / "d.yaml", "--json", js)
+    assert p.returncode == 0, p.stdout
+    r = json.loads(js.read_text())
+    assert r["recheck_grid_in"] == 1.0 and r["recheck_inside"] is False
+    text = " ".join(p.stdout.split())
+    assert ("outside the 6\" radius on that grid too; a position between the grid points is not checked and may be "
+            "inside") in text
+    f5 = _deny_file(tmp_path, protect=[18, 10], radius=6, grid_in=0.5)
+    p5 = _in_process("plan", f5, "--time-limit", "30", "--workers", "1", "--out", tmp_path / "d5.yaml")
+    assert p5.returncode == 0, p5.stdout
+    assert ("The 6\" radius is proven for the enemy's arrivals on the 0.5\" grid only (the finest): a position "
+            "between its points is not checked and may be inside") in " ".join(p5.stdout.split())

@@ -186,3 +186,43 @@ def test_a_missing_output_folder_is_made_with_a_note(tmp_path):
     assert f"note: created the folder {out.parent} for r.json" in " ".join(res.stderr.split())
     res = runner.invoke(app, ["check", str(path), "--json", str(out)])  # the folder is there now: no note
     assert res.exit_code == 0 and "created the folder" not in res.stderr
+
+
+def test_an_option_of_one_value_given_twice_is_refused(tmp_path):
+    # fresh14 finding 9: --exclusion red --exclusion blue drew blue only; now exit 2 naming the option
+    import json
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    js = tmp_path / "r.json"
+    res = subprocess.run([sys.executable, "-m", "planner", "render", "scenarios/wh40k/dawn-of-war-12in.yaml",
+                          "--out", str(tmp_path / "r.svg"), "--exclusion", "red", "--exclusion=blue", "--json", str(js)],
+                         capture_output=True, text=True, cwd=root, timeout=120)
+    assert res.returncode == 2
+    assert "error: field --exclusion: given 2 times: give it once (values: 'red', 'blue')" in res.stderr
+    assert json.loads(js.read_text())["location"] == "--exclusion"
+    assert not (tmp_path / "r.svg").exists()
+    # a list option (--ruling) may be repeated
+    ok = subprocess.run([sys.executable, "-m", "planner", "check", "scenarios/long-edge-ravenguard-vs-ironhands.yaml",
+                         "--ruling", "ic-infiltrate=has", "--ruling", "night-fighting-deployment=ignored"],
+                        capture_output=True, text=True, cwd=root, timeout=120)
+    assert ok.returncode in (0, 1) and "given 2 times" not in ok.stderr
+
+
+def test_a_mistyped_optional_key_gets_a_hint(tmp_path):
+    # fresh14 finding 13: 'sub_types' for 'subtypes' (optional: no missing-field error to pair it with)
+    data = {"ruleset": "hh2", "battlefield": {"width": 72, "depth": 48}, "armies": [{"player": "red", "units": [
+        {"id": "a", "models": [{"base": {"diameter_mm": 32}, "type": "Infantry", "sub_types": ["Character"],
+                                "x": 10, "y": 5}]}]}]}
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    res = runner.invoke(app, ["check", str(path)])
+    assert res.exit_code == 2
+    assert ("field armies[0].units[0].models[0].sub_types: Extra inputs are not permitted; the key 'sub_types' is "
+            "not a field here (did you mean 'subtypes'?)") in " ".join(res.stderr.split())
+    data["armies"][0]["units"][0]["models"][0].pop("sub_types")
+    data["armies"][0]["units"][0]["models"][0]["zzzq"] = 1  # nothing close: no hint
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    res = runner.invoke(app, ["check", str(path)])
+    assert res.exit_code == 2 and "did you mean" not in res.stderr

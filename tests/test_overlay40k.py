@@ -160,6 +160,7 @@ def test_a_ruleset_without_infiltrate_names_the_option(tmp_path):
         assert r.exit_code == 2, r.output
         assert "field --exclusion" in r.stderr and "no Infiltrate set-up" in r.stderr
         assert "drawn for hh2, wh40k10, wh40k11" in r.stderr and "Traceback" not in r.stderr
+        assert f"(value: '{args[1]}')" in " ".join(r.stderr.split())  # the option's value, not the ruleset's
     # a unit set up by Infiltrate in wh40k7 (the scenario allows it; the ruleset has no such rule)
     data = scene_data("wh40k7", n=3)
     data["armies"][0]["units"][1]["setup"] = "infiltrate"

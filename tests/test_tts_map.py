@@ -224,3 +224,33 @@ def test_every_positional_field_of_the_schema_is_one_translate_scenario_data_mov
         ("DeploymentZone", "polygon"), ("TerrainFeature", "footprint"), ("TerrainPiece", "footprint"),
         ("Wall", "points"), ("Wall", "footprint"), ("Floor", "footprint"), ("NearPointGoal", "x"),
         ("NearPointGoal", "y"), ("DenyGoal", "protect")}
+
+
+@pytest.mark.parametrize("first", ["blue", "red"])
+def test_map_zones_go_to_the_armies_where_they_stand(tmp_path, first):
+    # fresh14 finding 5: the map's zones went by army order in the save; blue stands in the south
+    # (y 13 -> 11 after the shift) and red in the north (y 40 -> 38) whichever army comes first
+    data = copy.deepcopy(SCOUTS_72X48)
+    if first == "red":
+        data["armies"].reverse()
+    out = tmp_path / "dow.yaml"
+    _, output = _import(_export(tmp_path, data), out, "--ruleset", "wh40k10", "--map", "dawn-of-war-10in")
+    zones = {z["player"]: z["polygon"] for z in yaml.safe_load(out.read_text())["deployment_zones"]}
+    assert max(y for _, y in zones["blue"]) == pytest.approx(10) and min(y for _, y in zones["red"]) == pytest.approx(34)
+    assert ("zone dawn-of-war-blue (x 0-60\", y 0-10\") to blue, zone dawn-of-war-red (x 0-60\", y 34-44\") to red, "
+            "by where their models stand") in " ".join(output.split())
+    report = check_deployment(load_scenario(str(out)))
+    assert not [f for u in report.units for f in u.findings
+                if not f.passed and f.rule == "wh40k10.deployment.wholly_within_zone"]
+
+
+def test_models_left_out_are_counted_in_one_warning(tmp_path):
+    # fresh14 finding 8: the hand-made HH2 save read as wh40k10 leaves out the HH2 models the 40k
+    # catalogue does not know; one warning counts them by unit, and the JSON has it
+    save = ROOT / "tests" / "data" / "tts" / "hand-made-hh2.json"
+    report, output = _import(save, tmp_path / "hm10.yaml", "--ruleset", "wh40k10", "--map", "dawn-of-war-10in")
+    want = ("8 models of the save's units were not read (listed as not matched): Tactical Squad (5), Assault Squad "
+            "(3); the scenario, and a check of it, do not have them")
+    assert want in " ".join(output.split()) and want in report["warnings"]
+    _, hh2 = _import(save, tmp_path / "hm.yaml", "--ruleset", "hh2")
+    assert "were not read" not in hh2 and "was not read" not in hh2

@@ -27,7 +27,8 @@ def _report(monkeypatch, capsys, *args: str) -> dict:
 @pytest.mark.parametrize(("args", "location", "value"), [
     (("plan", SCEN, "--time-limit", "-5"), "--time-limit", "-5"),
     (("plan", SCEN, "--time-limit=-5"), "--time-limit", "-5"),
-    (("plan", SCEN, "--time-limit", "30", "--time-limit", "0.01"), "--time-limit", "0.01"),
+    # an option of one value given twice is refused as such (it was: the last one kept, silently)
+    (("plan", SCEN, "--time-limit", "30", "--time-limit", "0.01"), "--time-limit", "30, 0.01"),
     (("deepstrike", SCEN, "--unit", "x", "--resolution", "abc"), "--resolution", "abc"),
     (("plan", SCEN, "--bogus", "3"), "--bogus", "--bogus"),
 ])

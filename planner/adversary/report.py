@@ -86,9 +86,16 @@ def closest_left_line(result) -> str | None:
 
 def recheck_line(result) -> str | None:
     """What the re-check of the protected disc on the finer grid found
-    (:func:`planner.adversary.deny.recheck_protect`), or None when it was not run."""
-    if result.recheck_grid_in is None or result.protect is None:
+    (:func:`planner.adversary.deny.recheck_protect`), or, with a protected point and no re-check
+    (the enemy grid is already the finest), what the radius is proven for; None without a protected
+    point or a screen. A grid is a sample: a position between its points may still be inside."""
+    if result.protect is None or result.reply_value_in is not None or result.status not in ("optimal", "feasible"):
         return None
+    if result.recheck_grid_in is None:
+        if not result.grid_in:
+            return None
+        return (f"The {result.protect[2]:g}\" radius is proven for the enemy's arrivals on the {result.grid_in:g}\" "
+                f"grid only (the finest): a position between its points is not checked and may be inside")
     g, r = result.recheck_grid_in, result.protect[2]
     head = f"Re-check on the finer {g:g}\" grid (as planner threats --grid {g:g})"
     if result.recheck_complete is False:
@@ -101,7 +108,9 @@ def recheck_line(result) -> str | None:
     if result.recheck_inside:
         return (f"{where}: INSIDE the {r:g}\" radius, which is proven on the {result.grid_in:g}\" grid only; "
                 f"give the deny goal a finer grid_in (0.5 is the finest) to screen it")
-    return f"{where}: outside the {r:g}\" radius" + (" (not proven: cut short)" if result.recheck_complete is False else "")
+    return (f"{where}: outside the {r:g}\" radius on that grid too" + (" (not proven: cut short)" if
+            result.recheck_complete is False else "") + "; a position between the grid points is not checked and may "
+            "be inside")
 
 
 def deny_lines(result) -> list[str]:

@@ -1129,6 +1129,8 @@ def _typed_value(exc: Exception, argv: list[str]) -> object:
     (click's errors carry the parameter, not its text): the value after its last ``--opt VALUE``
     or ``--opt=VALUE`` (every one, a list, for a repeatable option), or the unknown option's name
     itself; None where the command line holds none (a missing option, a positional argument)."""
+    if isinstance(exc, RepeatedOption):
+        return ", ".join(exc.values)  # every value given, in order
     name = getattr(exc, "option_name", None)
     param = getattr(exc, "param", None)
     opts = [o for o in (getattr(param, "opts", None) or []) + (getattr(param, "secondary_opts", None) or [])
@@ -1260,6 +1262,48 @@ def _bound(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else f"{v:g}"
 
 
+class RepeatedOption(typer.TyperException):
+    """An option that takes one value given more than once (``--exclusion red --exclusion blue``):
+    click keeps the last silently; the planner refuses it (exit 2) naming the option and values."""
+
+    exit_code = EXIT_INPUT
+
+    def __init__(self, option: str, values: list[str]) -> None:
+        super().__init__(f"given {len(values)} times: give it once (values: {', '.join(map(repr, values))})")
+        self.param_hint, self.values = option, values
+
+
+def refuse_repeated_options(argv: list[str]) -> None:
+    """Raise :class:`RepeatedOption` if ``argv`` (without the program name) gives an option of its
+    command that takes one value (not a flag, not a list such as ``--ruling``) more than once."""
+    if not argv:
+        return
+    group = typer.main.get_command(app)
+    cmd = getattr(group, "commands", {}).get(argv[0])
+    if cmd is None:
+        return
+    single = {o: p for p in cmd.params if getattr(p, "param_type_name", "") == "option"
+              and not getattr(p, "multiple", False) and not getattr(p, "is_flag", False)
+              and not getattr(p, "count", False) for o in [*p.opts, *p.secondary_opts]}
+    seen: dict[str, tuple[str, list[str]]] = {}
+    rest = argv[1:]
+    i = 0
+    while i < len(rest):
+        a = rest[i]
+        if a == "--":
+            break
+        name, eq, value = a.partition("=")
+        if name in single:
+            if not eq:
+                value = rest[i + 1] if i + 1 < len(rest) else ""
+                i += 1
+            seen.setdefault(str(single[name].name), (name, []))[1].append(value)
+        i += 1
+    for opt, values in seen.values():
+        if len(values) > 1:
+            raise RepeatedOption(opt, values)
+
+
 def main() -> None:
     """Console-script entry point: the typer app, with command-line errors (exit 2) also written
     to ``--json`` as the error report."""
@@ -1267,7 +1311,13 @@ def main() -> None:
         # like cat or grep: when the reader goes away (`| head`), stop quietly
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
+        refuse_repeated_options(sys.argv[1:])
         rv = app(standalone_mode=False)
+    except RepeatedOption as exc:
+        Console(stderr=True, highlight=False, soft_wrap=True).print(
+            f"[red]error:[/red] {escape(f'field {exc.param_hint}: {exc.message}')}")
+        _usage_error_report(exc, sys.argv[1:])
+        sys.exit(EXIT_INPUT)
     except typer.Abort as exc:
         if isinstance(exc.__context__, KeyboardInterrupt):  # click turns a Ctrl-C outside a command into Abort
             say_interrupted()

@@ -10,6 +10,8 @@ to write over any file the command reads.
 
 from __future__ import annotations
 
+import difflib
+import functools
 import json
 import math
 import os
@@ -109,9 +111,30 @@ def validation_error(exc: ValidationError, data: Any, file: str | None) -> Scena
         wanted, key, close = typo
         msg += f"; the key {key!r} here is not a field" + (f" (did you mean {wanted!r}?)" if close else "")
         more -= 1
+    elif err.get("type") == "extra_forbidden" and loc and isinstance(loc[-1], str):
+        close = difflib.get_close_matches(loc[-1], sorted(_schema_keys()), n=1, cutoff=0.75)
+        if close:  # 'sub_types:' for 'subtypes:' (an optional field: no missing-field error to pair with)
+            msg += f"; the key {loc[-1]!r} is not a field here (did you mean {close[0]!r}?)"
     if more:
         msg += f" (and {more} more problem{'s' if more > 1 else ''})"
     return ScenarioError(msg, file=file, location=_loc_to_str(loc), value=value)
+
+
+@functools.cache
+def _schema_keys() -> frozenset[str]:
+    """Every key a scenario file may use somewhere (the fields, by alias, of the models in
+    :mod:`planner.schema`): the words a mistyped key is matched against."""
+    import inspect
+
+    from pydantic import BaseModel
+
+    import planner.schema as schema
+
+    keys: set[str] = set()
+    for _, cls in inspect.getmembers(schema, inspect.isclass):
+        if issubclass(cls, BaseModel) and cls.__module__ == schema.__name__:
+            keys |= {info.alias or name for name, info in cls.model_fields.items()}
+    return frozenset(keys)
 
 
 def _without_tags(loc: tuple[Any, ...], data: Any) -> tuple[Any, ...]:

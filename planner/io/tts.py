@@ -825,6 +825,8 @@ class _Importer:
         self.warnings: list[str] = []
         self._cut: set[str] = set()
         self.unmatched: list[dict[str, str]] = []
+        self.left_out: dict[str, int] = {}
+        """Unit name -> models of it that were not read (a judge is told the count)."""
         self.origin: dict[str, str] = {}
         self.header_units = self._header_units()
         self.uuid_names: dict[str, str] = {}
@@ -867,6 +869,19 @@ class _Importer:
         """The object's ``Base:`` line or ``base:`` tag read strictly (None if it has none)."""
         f = obj.fields()
         return parse_base_value(f["base"], self.save.file, obj.where("base")) if "base" in f else None
+
+    def _leave_out(self, unit: str) -> None:
+        self.left_out[unit] = self.left_out.get(unit, 0) + 1
+
+    def left_out_warning(self) -> str | None:
+        """One line counting the models of units that were not read, by unit, or None."""
+        if not self.left_out:
+            return None
+        n = sum(self.left_out.values())
+        names = ", ".join(f"{u} ({k})" for u, k in list(self.left_out.items())[:6]) + \
+            (" ..." if len(self.left_out) > 6 else "")
+        return (f"{n} model{'' if n == 1 else 's'} of the save's units {'was' if n == 1 else 'were'} not read (listed "
+                f"as not matched): {names}; the scenario, and a check of it, do not have them")
 
     def skip(self, obj: TtsObject | TtsLine, reason: str) -> None:
         name = obj.label if isinstance(obj, TtsObject) else f"{obj.colour} line"
@@ -926,6 +941,8 @@ class _Importer:
         data["objectives"] = objectives
         data["armies"] = armies
         moved = self._onto_map(data) if self.map_id is not None else None
+        if (note := self.left_out_warning()) is not None:
+            self.warnings.append(note)
         try:
             scenario = Scenario.model_validate(data)
         except ValidationError as exc:
@@ -948,7 +965,7 @@ class _Importer:
                                  f"it on the {WIDTH_IN:g}\" x {DEPTH_IN:g}\" battlefield centre on centre: every "
                                  f"position moved by ({dx:+g}\", {dy:+g}\")")
         data["battlefield"] = {"width": WIDTH_IN, "depth": DEPTH_IN}
-        zones = self._map_zones([a["player"] for a in data["armies"]])
+        zones = self._map_zones([a["player"] for a in data["armies"]], data["armies"])
         data["deployment_zones"] = [z for z, _ in zones]
         for zi, (_, path) in enumerate(zones):
             self.origin[f"deployment_zones[{zi}]"] = path
@@ -1052,6 +1069,7 @@ class _Importer:
             uid = n.get("unit")
             if not isinstance(uid, str) or uid not in header_units:
                 self.skip(obj, f"the planner's notes name unit {uid!r}, which the save's scenario note does not have")
+                self._leave_out(str(uid))
                 return
             rec: dict[str, Any] = n["model"] if isinstance(n.get("model"), dict) else {}
             player, record = header_units[uid]
@@ -1066,6 +1084,7 @@ class _Importer:
             return
         model = self._generic_model(obj, f)
         if model is None:
+            self._leave_out(name or key)
             return
         player = f.get("player")
         known = self._known_unit(obj, f)
@@ -1225,6 +1244,7 @@ class _Importer:
                     for o, _ in acc.models:
                         self.skip(o, f"unit {acc.name!r} names no player ('Player: NAME') and is not wholly in one "
                                      "deployment zone")
+                        self._leave_out(acc.name)
                     continue
             by_player.setdefault(acc.player, []).append(acc)
             if acc.player not in order:
@@ -1326,7 +1346,13 @@ class _Importer:
                                 "dawn-of-war-12in", location="--map", value=self.map_id)
         return name, depth
 
-    def _map_zones(self, players: list[str]) -> list[tuple[dict[str, Any], str]]:
+    def _map_zones(self, players: list[str], armies: list[dict[str, Any]] | None = None
+                   ) -> list[tuple[dict[str, Any], str]]:
+        """The map's two zones for the first two players: each player gets the zone its models
+        stand nearer (the sum of their centres' distances to each zone, the smaller assignment;
+        the save's army order on a tie or without positions), and a warning says who got which."""
+        from shapely.geometry import Point
+
         from planner.rules.wh40k_maps import polygon_points, zones
 
         assert self.map_spec is not None
@@ -1335,8 +1361,27 @@ class _Importer:
             raise ScenarioError("a deployment map needs two players with models in the save", location="--map",
                                 value=self.map_id)
         a, b = zones(name, dawn_of_war_depth_in=depth)
+        pair = players[:2]
+
+        def cost(player: str, poly: Any) -> float:
+            pts = [Point(m["x"], m["y"]) for army in armies or [] if army.get("player") == player
+                   for u in army.get("units", []) for m in u.get("models", [])
+                   if isinstance(m.get("x"), int | float) and isinstance(m.get("y"), int | float)]
+            return sum(poly.distance(q) for q in pts)
+
+        if armies is not None and cost(pair[0], b) + cost(pair[1], a) < cost(pair[0], a) + cost(pair[1], b) - 1e-9:
+            pair = [pair[1], pair[0]]  # the armies stand the other way round
+        if armies is not None:
+            self.warnings.append(f"--map {self.map_id}: zone {name}-{pair[0]} ({_side(a)}) to {pair[0]}, zone "
+                                 f"{name}-{pair[1]} ({_side(b)}) to {pair[1]}, by where their models stand")
         return [({"id": f"{name}-{p}", "player": p, "polygon": polygon_points(poly)}, f"--map {self.map_id}")
-                for p, poly in zip(players[:2], (a, b), strict=True)]
+                for p, poly in zip(pair, (a, b), strict=True)]
+
+
+def _side(poly: Any) -> str:
+    """Where a zone lies on the battlefield, in words: its bounds, 'x 0-60", y 0-10"'."""
+    x0, y0, x1, y1 = poly.bounds
+    return f"x {x0:g}-{x1:g}\", y {y0:g}-{y1:g}\""
 
 
 def _tags_of(annotation: Any) -> set[str]:

@@ -64,7 +64,7 @@ def enemies_on_battlefield(world: World, player: str) -> list[UnitInfo]:
     return [u for u in world.enemies_of(player) if placed_models(u)]
 
 
-def infiltrate_distances(ruleset: str, option: str = "--exclusion") -> InfiltrateDistances:
+def infiltrate_distances(ruleset: str, option: str = "--exclusion", value: str | None = None) -> InfiltrateDistances:
     """The Infiltrate distances of the ruleset with id ``ruleset``
     (:meth:`planner.rules.base.Ruleset.infiltrate_distances`: HH2's 9"/12", 40k's Infiltrators
     9" (10th) / 8" (11th) from enemy models and the enemy deployment zone).
@@ -73,8 +73,9 @@ def infiltrate_distances(ruleset: str, option: str = "--exclusion") -> Infiltrat
     ------
     ScenarioError
         If the ruleset is unknown, or has no Infiltrate set-up (e.g. wh40k5, wh40k7): the error
-        names ``option`` (``--exclusion``, ``--legal-area``; the web page's field) and the
-        rulesets that have one; exit 2, as an option the ruleset does not use.
+        names ``option`` (``--exclusion``, ``--legal-area``; the web page's field) with ``value``
+        (the option's value; the ruleset's id without one) and the rulesets that have one; exit 2,
+        as an option the ruleset does not use.
     """
     from planner.rules.registry import all_rulesets, find_ruleset
 
@@ -82,7 +83,7 @@ def infiltrate_distances(ruleset: str, option: str = "--exclusion") -> Infiltrat
     if d is None:
         have = ", ".join(r.id for r in all_rulesets() if r.infiltrate_distances() is not None)
         raise ScenarioError(f"ruleset {ruleset} has no Infiltrate set-up, so there are no Infiltrate distances to "
-                            f"draw (drawn for {have})", location=option, value=ruleset)
+                            f"draw (drawn for {have})", location=option, value=value if value is not None else ruleset)
     return d
 
 
@@ -128,7 +129,7 @@ class Exclusion:
     geom: BaseGeometry
 
 
-def infiltrate_exclusions(world: World, player: str, option: str = "--exclusion"
+def infiltrate_exclusions(world: World, player: str, option: str = "--exclusion", value: str | None = None
                           ) -> tuple[InfiltrateDistances, list[Exclusion]]:
     """The ruleset's Infiltrate distances and the areas an Infiltrator of ``player`` must keep out
     of, as the checker measures them: HH2, within the plain-sight distance (12") and within the
@@ -141,9 +142,9 @@ def infiltrate_exclusions(world: World, player: str, option: str = "--exclusion"
     Raises
     ------
     ScenarioError
-        A ruleset without Infiltrate distances (:func:`infiltrate_distances`, naming ``option``).
+        A ruleset without Infiltrate distances (:func:`infiltrate_distances`, naming ``option`` and ``value``: the option's value, the player without one).
     """
-    d = infiltrate_distances(world.scenario.ruleset, option)
+    d = infiltrate_distances(world.scenario.ruleset, option, value if value is not None else player)
     out: list[Exclusion] = []
     if d.hidden_in is None:
         out += [Exclusion(d.plain_in, "unit", p.unit.id, footprints_exclusion(p.footprints, d.plain_in))
@@ -237,7 +238,7 @@ def legal_area(world: World, unit_id: str, option: str = "--legal-area") -> Lega
         zone = Polygon(world.zones[zone_id].polygon)
         return LegalArea(u.id, zone.intersection(field), None, f"{u.id}: deployment zone {zone_id}")
     if method is SetupMethod.INFILTRATE:
-        d = infiltrate_distances(world.scenario.ruleset, option)
+        d = infiltrate_distances(world.scenario.ruleset, option, unit_id)
         if d.hidden_in is None:  # 40k Infiltrators: one distance, from the enemy zones and units
             rid = world.ruleset.id
             zones = [zone_exclusion(world, u.player, d.zone_in)] if d.zone_in is not None else []

@@ -520,7 +520,7 @@ def _draw_exclusion(ax, world: World, who: str, table, summary: RenderSummary, l
     if player not in world.players:
         raise ScenarioError(f"no player or unit with this name (players: {', '.join(world.players)})",
                             file=world.file, location="--exclusion", value=who)
-    d, areas = infiltrate_exclusions(world, player, "--exclusion")
+    d, areas = infiltrate_exclusions(world, player, "--exclusion", who)
     enemy_players = ", ".join(p for p in world.players if p != player)
     hh2 = d.hidden_in is not None
     styles: list[tuple[float, str, float, LineStyleType]] = (
