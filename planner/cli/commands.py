@@ -1312,7 +1312,7 @@ def main() -> None:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         refuse_repeated_options(sys.argv[1:])
-        rv = app(standalone_mode=False)
+        rv = app(standalone_mode=False, prog_name="planner")  # not "python -m pytest" (click guesses from __main__)
     except RepeatedOption as exc:
         Console(stderr=True, highlight=False, soft_wrap=True).print(
             f"[red]error:[/red] {escape(f'field {exc.param_hint}: {exc.message}')}")
