@@ -111,3 +111,27 @@ def test_cli_text_and_json(tmp_path):
     (u,) = json.loads(js.read_text())["suggestions"]["units"]
     assert (u["status"], u["family"], u["total_move_in"]) == ("optimal", "character_alone", 5.5)
     assert CliRunner().invoke(app, ["check", str(out)]).exit_code == 0
+
+
+def test_the_part_reach_covers_every_rulesets_coherency_range():
+    """The part-moved shapes go to every offset that ends the part within PART_REACH_IN of the
+    standing models: farther, the group cannot be coherent, only if no ruleset's range (edge to
+    edge, on the table) is wider."""
+    from planner.rules.registry import all_rulesets
+    from planner.solve.candidates import PART_REACH_IN
+
+    ranges = {(rs.id, name): getattr(rs, name) for rs in all_rulesets() for name in dir(rs)
+              if name.startswith("COHERENCY") and name.endswith("_IN") and name not in
+              ("COHERENCY_VERTICAL_IN", "COHERENCY_ALL_WITHIN_IN") and isinstance(getattr(rs, name), int | float)}
+    assert ("hh2", "COHERENCY_SKIRMISH_IN") in ranges and ("wh40k10", "COHERENCY_IN") in ranges
+    assert max(ranges.values()) == PART_REACH_IN == 3.0
+
+
+def test_moved_parts_names_the_character_the_host_and_the_cut_off_models():
+    from planner.solve.candidates import moved_parts
+
+    world = world_of(scenario(px=54.0, squad_x=(45.0, 51.5)))
+    models = world.units["squad"].models + world.units["praetor"].models
+    parts = moved_parts(models, 2.0)
+    assert parts == [("squad alone", frozenset({0, 1})), ("praetor alone", frozenset({2})),
+                     ("cut-off squad/1", frozenset({0}))]
