@@ -2,9 +2,10 @@
 
 The brute-force tests enumerate, without the planner's generator, every placement of the unit on
 the same candidate grid (the planner's formations at every grid point, the unit's shape as it
-stands moved by whole grid steps, and that shape with one model moved to a grid point within
-``REPAIR_RADIUS_IN``), judge each with the independent checker, and show that no legal one moves
-less than the suggestion (total of the centre-to-centre distances, inches).
+stands moved by whole grid steps, that shape with one model moved to a grid point within
+``REPAIR_RADIUS_IN``, and that shape with its cut-off models, each group of them and all together,
+moved by whole grid steps to anywhere), judge each with the independent checker, and show that no
+legal one moves less than the suggestion (total of the centre-to-centre distances, inches).
 """
 
 from __future__ import annotations
@@ -88,7 +89,26 @@ def grid_placements(data, uid, grid):
             d = math.hypot(gx - x, gy - y)
             if 1e-9 < d <= REPAIR_RADIUS_IN + 1e-9:
                 out.append(here[:i] + [(gx, gy, f)] + here[i + 1:])
+    for part in cut_off_parts(here, R32):
+        for i in range(-int(width / grid), int(width / grid) + 1):
+            for j in range(-int(depth / grid), int(depth / grid) + 1):
+                out.append([(x + i * grid, y + j * grid, f) if k in part else (x, y, f)
+                            for k, (x, y, f) in enumerate(here)])
     return out, here
+
+
+def cut_off_parts(here, radius, coherency=2.0):
+    """The models outside the largest group connected within ``coherency`` (round bases of one
+    ``radius``): each other group, and all of them together if more than one."""
+    groups: list[set[int]] = []
+    for k, (x, y, _) in enumerate(here):
+        near = [g for g in groups if any(math.hypot(x - here[j][0], y - here[j][1]) - 2 * radius <= coherency + 1e-9
+                                         for j in g)]
+        merged = {k}.union(*near)
+        groups = [g for g in groups if g not in near] + [merged]
+    groups.sort(key=lambda g: (-len(g), min(g)))
+    cut = groups[1:]
+    return cut + ([set().union(*cut)] if len(cut) > 1 else [])
 
 
 def brute_force_least_move(data, uid, grid):
@@ -112,6 +132,13 @@ CASES = {
                         [{"id": "squad", "setup": "deployment_zone",
                           "models": [marine(16, 3), marine(17.5, 3), marine(17.5, 3 + 2 * R32 + 3.0)]}]),
                   "squad"),
+    # five marines, two of them 7.5" (centres) from the other three: no one model can bridge them
+    # (within 2" of both needs centres at most 2 x 3.26" apart); the two move 4.5" each, together
+    "cut-off-pair": (small([{"id": "foe", "setup": "deployment_zone", "models": [marine(2, 5)]}],
+                           [{"id": "squad", "setup": "deployment_zone",
+                             "models": [marine(15, 2), marine(16.5, 2), marine(18, 2), marine(15, 9.5),
+                                        marine(16.5, 9.5)]}]),
+                     "squad"),
     # one model hanging 0.3" over the edge of its zone
     "zone-edge": (small([{"id": "foe", "setup": "deployment_zone", "models": [marine(2, 5)]}],
                         [{"id": "lone", "setup": "deployment_zone", "models": [marine(14 + R32 - 0.3, 5)]}]),
@@ -162,6 +189,18 @@ def test_every_suggestion_passes_the_checker(method, xy):
                                                                                                   strict=True)))
 
 
+def test_cut_off_pair_values():
+    """The two cut-off marines move together, 4.5" each straight in (y 9.5 -> 5: 3" centre to
+    centre, 1.74" edge to edge, from the marines at y 2), the other three stand: 9" in total. Before
+    the cut-off family no candidate moved only them (one model cannot bridge the gap)."""
+    data, uid = CASES["cut-off-pair"]
+    (s,) = suggest_moves(world_of(data), time_limit_s=10).units
+    assert s.status == "optimal" and s.legal_after and s.family == "unit_with_characters"
+    assert sorted((mv.model_id, mv.to_x, mv.to_y) for mv in s.moves) == [("4", 15.0, 5.0), ("5", 16.5, 5.0)]
+    assert s.total_move_in == pytest.approx(9.0)
+    assert "the models cut off" in s.proof and 'on the 0.5" grid' in s.proof
+
+
 def test_zone_edge_values():
     """The lone model moves to the nearest grid point that puts its base wholly within the zone."""
     data, uid = CASES["zone-edge"]
@@ -208,9 +247,13 @@ def test_bundled_every_illegal_unit(bundled):
         assert s.status == "optimal" and s.legal_after and s.moves, uid
         after = check_deployment(resolve(Scenario.model_validate(apply_moves(world, s.moves)), world.file))
         assert not any(v.unit == uid for v in after.violations), uid
-    assert by["we-tactical-2"].total_move_in == pytest.approx(math.hypot(2.0, 0.2))  # one marine back in
+    # one marine back in, by whole grid steps (cut off: it moves alone): 2", was 2.01" to a grid point
+    assert by["we-tactical-2"].total_move_in == pytest.approx(2.0)
     assert [m.model_id for m in by["we-tactical-2"].moves] == ["10"]
     assert by["ws-recon"].total_move_in == pytest.approx(2.5)  # five models 0.5" back: within 6"
+    # the ten marines 0.5" into the zone, their praetor (in coherency where it stands) standing: 5", was 5.5"
+    assert by["we-tactical-1"].total_move_in == pytest.approx(5.0)
+    assert {mv.unit_id for mv in by["we-tactical-1"].moves} == {"we-tactical-1"}
 
 
 def render(report: SuggestReport) -> str:
@@ -239,14 +282,15 @@ def test_bundled_formats(bundled, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["legal"] is False and data["suggestions"] == report.to_dict()
     tac2 = next(u for u in data["suggestions"]["units"] if u["unit_id"] == "we-tactical-2")
-    assert tac2["moves"][0]["to_x"] == 64.5 and tac2["moves"][0]["to_y"] == 29.5
+    assert tac2["moves"][0]["to_x"] == 64.5 and tac2["moves"][0]["to_y"] == 29.7
+    assert tac2["family"] == "unit_with_characters" and tac2["proof"].startswith("least over the candidate moves")
     check_output(world, legality, "markdown", None, console, verbose=False, suggestions=report)
     md = capsys.readouterr().out
-    assert "## Suggested moves" in md and "| we-tactical-2 | 10 | (66.50, 29.70) | (64.50, 29.50) | 2.010\" |" in md
+    assert "## Suggested moves" in md and "| we-tactical-2 | 10 | (66.50, 29.70) | (64.50, 29.70) | 2.000\" |" in md
     check_output(world, legality, "html", None, console, verbose=False, suggestions=report)
     html = capsys.readouterr().out
     assert '<section id="suggestions">' in html and html.index('id="suggestions"') < html.index("</body>")
-    assert "<td>we-tactical-2</td><td>10</td><td>(66.50, 29.70)</td><td>(64.50, 29.50)</td>" in html
+    assert "<td>we-tactical-2</td><td>10</td><td>(66.50, 29.70)</td><td>(64.50, 29.70)</td>" in html
 
 
 def test_cli_suggest_small(tmp_path):

@@ -21,8 +21,9 @@ def _xy(x: float, y: float) -> str:
 def heading(report: SuggestReport) -> str:
     """What the suggestions are: the measure, the grid, the other units fixed."""
     return (f"Suggested moves: for each illegal unit, the least total movement of its models (sum of the "
-            f"centre-to-centre distances, inches) found by the planner on its {report.grid_in:g}\" candidate "
-            f"grid, every other unit staying where it stands ({report.time_limit_s:g} s per unit)")
+            f"centre-to-centre distances, inches) over the candidate moves named on its line, found by the planner "
+            f"on its {report.grid_in:g}\" candidate grid, every other unit staying where it stands "
+            f"({report.time_limit_s:g} s per unit)")
 
 
 def summary(s: UnitSuggestion) -> str:
@@ -34,7 +35,8 @@ def summary(s: UnitSuggestion) -> str:
     if s.status in ("optimal", "feasible"):
         after = "the checker passes the unit after the move" if s.legal_after else \
             "the checker still finds the unit illegal after the move"
-        proof = "least on the grid" if s.status == "optimal" else "not proven least (time limit)"
+        proof = (s.proof or "least over the planner's candidate moves on the grid") if s.status == "optimal" else \
+            "not proven least (time limit) " + (s.proof or "on the grid").replace("least over", "over", 1)
         line = f"{s.unit_id} [{rules}]: move {s.total_move_in:.3f}\" in total{moved}, {proof}; {after}"
         if s.new_violations:
             line += "; the move would break: " + ", ".join(s.new_violations)

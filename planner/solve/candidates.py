@@ -22,6 +22,7 @@ from functools import cached_property
 import numpy as np
 
 from planner.geometry.measure import (
+    distance,
     is_more_than_distance,
     is_overlap_distance,
     is_wholly_within_clearance,
@@ -53,6 +54,8 @@ class Formation:
     """Each model's own facing (a shape kept as the models stand), else ``facing`` for all."""
     at: tuple[float, float] | None = None
     """Only placed at this grid point (a shape with one model moved), else at every anchor."""
+    still: frozenset[str] = frozenset()
+    """The units of the group whose models all stand where they stand, placed at ``at``."""
 
     def facing_of(self, i: int) -> float:
         """The facing of model ``i``, degrees."""
@@ -203,13 +206,62 @@ REPAIR_MAX_MODELS = 20
 """Units (with joined characters) of more models get no one-model-moved shapes (their number and
 coherency tests grow with the square of the unit's size)."""
 
+PART_REACH_IN = 3.0
+"""How far (edge to edge, inches) the moved part of a part-moved shape of :func:`kept_shapes` may
+end from the models that stand: the widest coherency range of any ruleset (HH2 Skirmish 3").
+Farther, no model of the part is within coherency of a standing model, so the unit cannot be
+coherent: the bound leaves out no coherent shape."""
 
-def kept_shapes(models: list[ModelInfo], grid_in: float) -> list[Formation]:
+
+def moved_parts(models: list[ModelInfo], coherency_in: float) -> list[tuple[str, frozenset[int]]]:
+    """The parts of a group that :func:`kept_shapes` moves alone, the rest standing: (name,
+    indices into ``models``). Each unit of a group of two or more units (a joined Independent
+    Character, or its host), and the models cut off as they stand: each group of models connected
+    within ``coherency_in`` (edge to edge, inches) other than the largest, and all of them together.
+    Duplicates and the whole group are left out."""
+    out: list[tuple[str, frozenset[int]]] = []
+    units = list(dict.fromkeys(m.unit_id for m in models))
+    if len(units) > 1:
+        out += [(f"{uid} alone", frozenset(i for i, m in enumerate(models) if m.unit_id == uid)) for uid in units]
+    fps = [footprint(m.base, float(m.x or 0.0), float(m.y or 0.0), m.facing) for m in models]
+    comp = list(range(len(models)))
+
+    def root(i: int) -> int:
+        while comp[i] != i:
+            comp[i] = comp[comp[i]]
+            i = comp[i]
+        return i
+
+    for i in range(len(fps)):
+        for j in range(i + 1, len(fps)):
+            if root(i) != root(j) and distance(fps[i], fps[j]) <= coherency_in + 1e-9:
+                comp[root(i)] = root(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(models)):
+        groups.setdefault(root(i), []).append(i)
+    parts = sorted(groups.values(), key=lambda g: (-len(g), g[0]))
+    cut = parts[1:]
+    together = [sorted(i for part in cut for i in part)] if len(cut) > 1 else []
+    for c in cut + together:
+        out.append(("cut-off " + ", ".join(f"{models[i].unit_id}/{models[i].id}" for i in c), frozenset(c)))
+    seen: set[frozenset[int]] = set()
+    uniq = []
+    for name, part in out:
+        if part and len(part) < len(models) and part not in seen:
+            seen.add(part)
+            uniq.append((name, part))
+    return uniq
+
+
+def kept_shapes(models: list[ModelInfo], grid_in: float, coherency_in: float = 2.0) -> list[Formation]:
     """The shapes of a unit as its models stand (for the ``stay_close`` goal): the arrangement
     itself, anchored at the grid point ``P`` nearest its centroid (so that at ``P`` nothing moves,
     and at any other grid point it is translated by a whole number of grid steps), and, only at
-    ``P``, the arrangement with one model moved to a grid point within ``REPAIR_RADIUS_IN`` of
-    where it stands (the others unmoved; units of at most ``REPAIR_MAX_MODELS`` models). Each
+    ``P``: the arrangement with one model moved to a grid point within ``REPAIR_RADIUS_IN`` of
+    where it stands (the others unmoved; units of at most ``REPAIR_MAX_MODELS`` models); and the
+    arrangement with one part (:func:`moved_parts`: a joined character or its host alone, the
+    models cut off as they stand) moved as it stands by whole grid steps, the rest unmoved, to
+    every offset that ends it within ``PART_REACH_IN`` of the rest and clear of their bases. Each
     model keeps its facing. Empty if a model has no position."""
     if not models or any(m.x is None or m.y is None for m in models):
         return []
@@ -218,6 +270,7 @@ def kept_shapes(models: list[ModelInfo], grid_in: float) -> list[Formation]:
     g = grid_in
     px, py = round(sum(xs) / len(xs) / g) * g, round(sum(ys) / len(ys) / g) * g
     facings = tuple(m.facing for m in models)
+    units = frozenset(m.unit_id for m in models)
     base = tuple((x - px, y - py) for x, y in zip(xs, ys, strict=True))
     fps = [footprint(m.base, x, y, f) for m, x, y, f in zip(models, xs, ys, facings, strict=True)]
     # the models' own bases may overlap as they stand (rule "no two bases overlap", the checker's
@@ -241,7 +294,38 @@ def kept_shapes(models: list[ModelInfo], grid_in: float) -> list[Formation]:
                 offs = list(base)
                 offs[i] = (gx - px, gy - py)
                 out.append(Formation(f"as placed, {models[i].id} to ({gx:g}, {gy:g})", tuple(offs), facings[0],
-                                     facings, at=(px, py)))
+                                     facings, at=(px, py), still=units - {models[i].unit_id}))
+    if bad:
+        return out
+    xy = np.array(list(zip(xs, ys, strict=True)))
+    ro = np.array([f.outer_radius for f in fps])
+    for name, part in moved_parts(models, coherency_in):
+        mv = sorted(part)
+        st = [j for j in range(len(models)) if j not in part]
+        # translations t with some moved bounding disc within PART_REACH_IN of a standing one
+        lo = (xy[st][None, :, :] - xy[mv][:, None, :]) - (ro[mv][:, None] + ro[st][None, :] + PART_REACH_IN)[..., None]
+        hi = (xy[st][None, :, :] - xy[mv][:, None, :]) + (ro[mv][:, None] + ro[st][None, :] + PART_REACH_IN)[..., None]
+        i0, i1 = math.floor(lo[..., 0].min() / g), math.ceil(hi[..., 0].max() / g)
+        j0, j1 = math.floor(lo[..., 1].min() / g), math.ceil(hi[..., 1].max() / g)
+        ti, tj = np.meshgrid(np.arange(i0, i1 + 1), np.arange(j0, j1 + 1), indexing="ij")
+        t = np.stack([ti.ravel(), tj.ravel()], axis=1) * g
+        moved = xy[mv][None, :, :] + t[:, None, :]
+        d = np.hypot(moved[:, :, None, 0] - xy[st][None, None, :, 0], moved[:, :, None, 1] - xy[st][None, None, :, 1])
+        near = (d <= (ro[mv][:, None] + ro[st][None, :] + PART_REACH_IN)[None] + 1e-9).any(axis=(1, 2))
+        still = frozenset(models[j].unit_id for j in st) - {models[i].unit_id for i in mv}
+        standing = [("", fps[j]) for j in st]
+        for k in np.nonzero(near)[0]:
+            tx, ty = float(t[k, 0]), float(t[k, 1])
+            if abs(tx) < 1e-9 and abs(ty) < 1e-9:
+                continue
+            if first_overlap([footprint(models[i].base, xs[i] + tx, ys[i] + ty, facings[i]) for i in mv],
+                             standing) is not None:
+                continue
+            offs = list(base)
+            for i in mv:
+                offs[i] = (xs[i] + tx - px, ys[i] + ty - py)
+            out.append(Formation(f"as placed, {name} moved ({tx:+g}, {ty:+g})", tuple(offs), facings[0], facings,
+                                 at=(px, py), still=still))
     return out
 
 
@@ -278,7 +362,10 @@ class CandidateStream:
         models = g.models
         rs = b.table.world.ruleset
         judge = b.rules_judge
-        shapes = formations(models) + (kept_shapes(models, b.grid) if b.keep_shape else [])
+        kept = kept_shapes(models, b.grid, getattr(rs, "COHERENCY_IN", 2.0)) if b.keep_shape else []
+        standing = b.standing & {u.id for u in g.members}
+        # units that must stand: only the shapes (at their one grid point) that leave them standing
+        shapes = [f for f in kept if f.at is not None and standing <= f.still] if standing else formations(models) + kept
         self.forms = [f for f in shapes if judge.coherent(rs, models,
             [footprint(m.base, dx, dy, f.facing_of(i)) for i, (m, (dx, dy)) in enumerate(zip(models, f.offsets,
                                                                                            strict=True))])]
@@ -543,6 +630,9 @@ class CandidateBuilder:
         self.waived: frozenset[str] = frozenset()
         """Units whose position-independent failures (eligibility, joining) do not reject their
         group's placements (``check --suggest`` moves a unit joined by an IC that may not join it)."""
+        self.standing: frozenset[str] = frozenset()
+        """Units whose models stand where they stand: their groups get only the shapes of
+        :func:`kept_shapes` that leave them there (``check --suggest`` moving a joined character alone)."""
         self.judged = 0
         self.deadline = math.inf
         self._judge_cache: dict = {}

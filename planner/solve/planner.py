@@ -1007,8 +1007,8 @@ def _below(inc: int | None, relaxed: int, rest: int, offered: int | None) -> int
 
 
 def plan_deployment(world: World, settings: SolverSettings | None = None, *, units: list[str] | None = None,
-                    on_progress: ProgressCallback | None = None, waived: frozenset[str] = frozenset()
-                    ) -> PlanResult:
+                    on_progress: ProgressCallback | None = None, waived: frozenset[str] = frozenset(),
+                    standing: frozenset[str] = frozenset()) -> PlanResult:
     """Place the units marked ``place: true`` (or only ``units`` and the ICs joining them),
     minimising the weighted goals of the scenario.
 
@@ -1028,6 +1028,10 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
         Placed units (joined Independent Characters) whose position-independent failures
         (eligibility, joining) do not reject their group's placements; the checker still reports
         them (``check --suggest``).
+    standing : frozenset of str
+        Placed units (of a group with a ``stay_close`` goal) whose models stay where they stand:
+        their group gets only the shapes that leave them there (``check --suggest`` moving a joined
+        Independent Character alone, its host standing).
 
     Returns
     -------
@@ -1055,7 +1059,7 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
     groups = _groups(world, units)
     if not groups:
         raise ScenarioError("no unit is marked 'place: true': nothing to plan", file=world.file, location="armies")
-    run = _Planning(world, settings, groups, on_progress, t0, waived)
+    run = _Planning(world, settings, groups, on_progress, t0, waived, standing)
     capacity = _capacity_conflicts(world, run.placing)
     if capacity:
         return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, conflicts=capacity,
@@ -1092,7 +1096,8 @@ class _Planning:
     candidates taken, the hint (``start``), the batch size and the rounds."""
 
     def __init__(self, world: World, settings: SolverSettings, groups: list[Group],
-                 on_progress: ProgressCallback | None, t0: float, waived: frozenset[str] = frozenset()):
+                 on_progress: ProgressCallback | None, t0: float, waived: frozenset[str] = frozenset(),
+                 standing: frozenset[str] = frozenset()):
         """Compile the goals and open one candidate stream per group (none judged yet)."""
         self.world, self.settings, self.groups, self.on_progress, self.t0 = world, settings, groups, on_progress, t0
         table = world.ruleset.table(world)
@@ -1101,6 +1106,7 @@ class _Planning:
         self.terms = compile_goals(world, table, groups[0].host.player, self.placing)
         self.builder = builder = CandidateBuilder(table, fixed, settings.grid_in, self.terms, settings.margin_in)
         builder.waived = waived
+        builder.standing = standing
         self.deadline = t0 + settings.time_limit_s
         builder.deadline = self.deadline - min(2.0, 0.2 * settings.time_limit_s)  # leave the solver some time
         self.streams = {g.id: builder.stream(g) for g in groups}
@@ -1108,11 +1114,15 @@ class _Planning:
         self.arrays: dict[str, _Arrays] = {}  # each unit's candidates taken, as arrays
         self.overlapping: Overlaps = {}  # overlapping pairs of the candidates taken (positions)
         self.measured: dict[tuple[int, int], tuple[int, int]] = {}  # (a, b) -> candidates of each measured
-        self.grid = (f"the {settings.grid_in:g}\" candidate grid (every formation of 1-3 ranks, two facings, at "
-                     f"every grid point of each unit's region" + (
-                         "; and the unit as its models stand, moved by whole grid steps, or with one model moved "
-                         f"to a grid point within {REPAIR_RADIUS_IN:g}\" of it (units of up to {REPAIR_MAX_MODELS} "
-                         "models))" if builder.keep_shape else ")"))
+        kept = ("the unit as its models stand, moved by whole grid steps, or with one model moved to a grid point "
+                f"within {REPAIR_RADIUS_IN:g}\" of it (units of up to {REPAIR_MAX_MODELS} models), or with one part "
+                "moved alone by whole grid steps (a joined character, its host, the models cut off as they stand)")
+        if standing:
+            self.grid = (f"the {settings.grid_in:g}\" candidate grid, {', '.join(sorted(standing))} standing where "
+                         f"it stands: only {kept} that leave it there)")
+        else:
+            self.grid = (f"the {settings.grid_in:g}\" candidate grid (every formation of 1-3 ranks, two facings, at "
+                         f"every grid point of each unit's region" + (f"; and {kept})" if builder.keep_shape else ")"))
         self.batch = settings.candidates_per_unit
         self.rounds = 0
         self.start: dict[str, Candidate] | None = None

@@ -5,13 +5,26 @@ Independent Characters joined to it, which move with it) of the distance each mo
 moves, centre to centre, in inches. The answer comes from the planner
 (:func:`planner.solve.planner.plan_deployment`) with one goal, ``stay_close`` (the sum of the
 centre distances from where the models stand), placing that unit alone with every other unit
-fixed where it stands; there is no second legality predicate here. The planner searches its
-candidate grid: every formation it knows at every grid point of the unit's region, the unit's
-shape as it stands moved by whole grid steps, and that shape with one model moved to a grid
-point within :data:`planner.solve.candidates.REPAIR_RADIUS_IN` of it. ``optimal`` means no
-candidate of that grid moves less, as the planner judges candidates (line of sight by its sound
-fast test: a placement it cannot prove hidden is not offered); a position off the grid may. The planner keeps no
-tape-measure margin here (``margin_in=0``): the suggestion is judged exactly as the checker judges.
+fixed where it stands; there is no second legality predicate here.
+
+The planner searches a family of candidate moves on its grid (:func:`planner.solve.candidates.kept_shapes`),
+named in each suggestion (``family`` and the text ``proof``):
+
+- ``unit_with_characters``: every formation it knows at every grid point of the unit's region;
+  the unit's shape as it stands (with its joined characters) moved by whole grid steps; that
+  shape with one model moved to a grid point within :data:`planner.solve.candidates.REPAIR_RADIUS_IN`
+  of it (groups of at most :data:`planner.solve.candidates.REPAIR_MAX_MODELS` models); and that
+  shape with one part moved alone by whole grid steps, the rest standing: a joined character, its
+  host, or the models cut off as they stand (:func:`planner.solve.candidates.moved_parts`).
+- ``character_alone``: for a finding of a joined Independent Character, tried first: only that
+  character moves (its shape by whole grid steps, or one of its models to a grid point within
+  ``REPAIR_RADIUS_IN``), its host and the other characters standing. Taken when it makes the
+  character legal; else the whole family above is searched.
+
+``optimal`` means no candidate of that family on that grid moves less, as the planner judges
+candidates (line of sight by its sound fast test: a placement it cannot prove hidden is not
+offered); a move outside the family or off the grid may. The planner keeps no tape-measure margin
+here (``margin_in=0``): the suggestion is judged exactly as the checker judges.
 
 The units are taken in scenario order, each with the moves suggested before it applied: when
 two units overlap, the first moves and the second, legal once it has, stays (``already_legal``,
@@ -35,6 +48,7 @@ from planner.errors import ScenarioError
 from planner.legality.checker import check_deployment
 from planner.legality.report import LegalityReport
 from planner.schema import RoundBase, Scenario, SetupMethod
+from planner.solve.candidates import REPAIR_MAX_MODELS, REPAIR_RADIUS_IN
 from planner.units import TOLERANCE_IN
 from planner.world import World, no_unit_text, resolve
 
@@ -72,6 +86,9 @@ class UnitSuggestion(BaseModel):
     legal_after: bool | None = Field(None, description="The checker's verdict on the unit after the moves.")
     new_violations: list[str] = Field(default_factory=list,
                                       description="'unit: rule' findings of other units the moves would cause.")
+    family: Literal["unit_with_characters", "character_alone"] | None = Field(
+        None, description="The candidate moves searched (see the module doc); None when nothing was searched.")
+    proof: str = Field("", description="What 'optimal' covers: the candidate moves searched and the grid.")
     message: str = ""
 
 
@@ -143,7 +160,9 @@ def suggest_moves(world: World, unit_ids: list[str] | None = None, time_limit_s:
     Returns
     -------
     SuggestReport
-        Per unit: status (``already_legal``; ``optimal``: no candidate of the grid moves less;
+        Per unit: status (``already_legal``; ``optimal``: no candidate move of the family searched
+        (``family``, said in ``proof``: the unit with its characters, or a joined character alone,
+        tried first for a character's finding) on the grid moves less;
         ``feasible``: a legal move, not proven least; ``infeasible``: no candidate of the grid is
         legal, or the rule broken does not depend on where the models stand; ``unknown``: no
         answer in time, or a set-up the planner does not place), the total move (inches), each
@@ -227,7 +246,30 @@ def _suggest_one(world: World, uid: str, rules: list[str], settings, before: set
         return UnitSuggestion(**base, status="infeasible",
                               message=f"no move can make it legal: {rule}" + (f" ({who})" if who else "")
                                       + " does not depend on where the models stand")
-    result = plan_deployment(planning, settings, units=[host.id], waived=waived)
+    grid = f"on the {settings.grid_in:g}\" grid"
+    if u.setup.joined:  # a joined character's finding: the character alone first, its host standing
+        others = [m for m in members if m != uid]
+        alone = _planned(world, planning, uid, members, settings, before, plan_deployment, waived,
+                         frozenset(others), base | {"moved_units": [uid], "family": "character_alone",
+                         "proof": f"least over the moves of {uid} alone ({', '.join(others)} standing): its shape "
+                                  f"moved by whole grid steps, or one of its models moved up to {REPAIR_RADIUS_IN:g}\" "
+                                  f"to a grid point (groups of up to {REPAIR_MAX_MODELS} models), {grid}"})
+        if alone.legal_after:
+            return alone
+    return _planned(world, planning, uid, members, settings, before, plan_deployment, waived, frozenset(),
+                    base | {"family": "unit_with_characters",
+                            "proof": "least over the candidate moves (the planner's formations at every grid "
+                                     "point; the shape as it stands moved by whole grid steps, with one model moved "
+                                     f"up to {REPAIR_RADIUS_IN:g}\" (groups of up to {REPAIR_MAX_MODELS} models), or "
+                                     "with one part moved alone: a joined character, its host, the models cut off), "
+                                     f"{grid}"})
+
+
+def _planned(world: World, planning: World, uid: str, members: list[str], settings, before: set[tuple[str, str]],
+             plan_deployment, waived: frozenset[str], standing: frozenset[str], base: dict) -> UnitSuggestion:
+    """The suggestion of one planner run (``standing``: the members that may not move)."""
+    result = plan_deployment(planning, settings, units=[world.units[members[0]].id], waived=waived,
+                             standing=standing)
     if result.status in ("infeasible", "unknown") or result.scenario is None:
         return UnitSuggestion(**base, status=result.status, message=result.message)
     moves = _moves(world, resolve(result.scenario, world.file), members)
