@@ -39,7 +39,9 @@ units that the move would cause).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
+import time
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -248,6 +250,10 @@ def _suggest_one(world: World, uid: str, rules: list[str], settings, before: set
                                       + " does not depend on where the models stand")
     grid = f"on the {settings.grid_in:g}\" grid"
     if u.setup.joined:  # a joined character's finding: the character alone first, its host standing
+        # within the one time limit of the unit: half for the character alone, the rest for the whole unit
+        t0 = time.monotonic()
+        whole = settings
+        settings = dataclasses.replace(settings, time_limit_s=settings.time_limit_s / 2)
         others = [m for m in members if m != uid]
         alone = _planned(world, planning, uid, members, settings, before, plan_deployment, waived,
                          frozenset(others), base | {"moved_units": [uid], "family": "character_alone",
@@ -256,6 +262,8 @@ def _suggest_one(world: World, uid: str, rules: list[str], settings, before: set
                                   f"to a grid point (groups of up to {REPAIR_MAX_MODELS} models), {grid}"})
         if alone.legal_after:
             return alone
+        settings = dataclasses.replace(whole, time_limit_s=max(whole.time_limit_s / 2,
+                                                               whole.time_limit_s - (time.monotonic() - t0)))
     return _planned(world, planning, uid, members, settings, before, plan_deployment, waived, frozenset(),
                     base | {"family": "unit_with_characters",
                             "proof": "least over the candidate moves (the planner's formations at every grid "
