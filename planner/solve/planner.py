@@ -1955,6 +1955,13 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
     leave no plan, and the answer is ``unknown`` with ``limit="formations"`` (exit 3), its
     conflicts those of the whole proof.
     """
+    ruled = [(g, words) for g in groups if (words := _rules_limit(g, builder)) is not None]
+    if ruled:  # the rules alone leave these units no placement, on the grid or off it
+        out = [Conflict(units=[g.id], rules=_rules_limit_rules(world, g),
+                        message=f"unit {g.host.label}: {words}") for g, words in ruled]
+        return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, rounds=rounds, conflicts=out,
+                          message="proven infeasible by the rules alone (on the grid or off it, any formation): "
+                                  + "; ".join(c.message for c in out))
     proof = _Assumptions(groups, cands)
     for g in groups:
         reasons = _rejection_reasons(g, streams[g.id], builder)
@@ -1998,6 +2005,35 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
                                   + "; ".join(c.message for c in out))
     return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, rounds=rounds, conflicts=out,
                       message=_proof_scope(grid, settings) + ". " + "; ".join(c.message for c in out))
+
+
+def _rules_limit(g: Group, builder: CandidateBuilder) -> str | None:
+    """When the rules alone leave unit ``g`` no placement wholly within its region (its deployment
+    zone, or the battlefield), whatever the formation, on the grid or off it: the phrase that says
+    why (:func:`planner.solve.packing.no_fit_words`: no base fits, or the bases' area exceeds the
+    region's, the packing bound by area's test); else None (not a proof that it fits)."""
+    from planner.geometry.shapes import footprint
+    from planner.solve.packing import no_fit_words
+
+    region = builder.region(g)
+    if region is None:
+        return None
+    u = g.host
+    if u.method is SetupMethod.DEPLOYMENT_ZONE:
+        zid = u.setup.zone or (z.id if (z := builder.table.world.zone_of(u.player)) else None)
+        where = f"deployment zone {zid}"
+    else:
+        where = "battlefield"
+    return no_fit_words(region, [(f"{m.unit_id}/{m.id}", footprint(m.base, 0.0, 0.0, 0.0)) for m in g.models], where)
+
+
+def _rules_limit_rules(world: World, g: Group) -> list[str]:
+    """The rule ids of a :func:`_rules_limit` proof: wholly within the region (the deployment zone,
+    or the battlefield) and the bases' no-overlap."""
+    ids = rule_ids(world.scenario.ruleset)
+    within = (world.ruleset.rid("deployment.wholly_within_zone") if g.host.method is SetupMethod.DEPLOYMENT_ZONE
+              else ids["battlefield"])
+    return [within, ids["overlap"]]
 
 
 def _formation_limit(g: Group, s: CandidateStream, builder: CandidateBuilder) -> str | None:
