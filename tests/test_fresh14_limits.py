@@ -101,6 +101,27 @@ def test_many_25mm_bases_in_a_ten_inch_zone_by_the_packing_area(tmp_path, n, cod
         assert "by the rules alone" not in data["message"]
 
 
+@pytest.mark.parametrize(("sizes", "code", "status"), [
+    ((44, 44, 44), 1, "infeasible"),  # 132 bases, 100.4 sq in, in 100: none alone, but together over
+    ((44, 44, 43), 3, "unknown"),  # 131 bases, 99.7 sq in: the area allows it
+])
+def test_units_sharing_a_zone_are_judged_by_their_bases_together(tmp_path, sizes, code, status):
+    data = _zone_plan([AUX], 10)
+    data["armies"][0]["units"] = [{"id": f"aux{k}", "place": True, "models": [AUX] * n}
+                                  for k, n in enumerate(sizes, start=1)]
+    got, _, report = _plan(tmp_path, data)
+    assert got == code and report["status"] == status
+    if status == "infeasible":
+        (c,) = report["conflicts"]
+        assert c["units"] == ["aux1", "aux2", "aux3"]
+        assert c["rules"] == ["hh2.deployment.wholly_within_zone", "hh2.bases.no_overlap"]
+        assert c["message"] == ("units aux1, aux2, aux3: the 132 bases of units aux1, aux2, aux3, which may not "
+                                "overlap, cover at least 100.4 sq in, more than their deployment zone red-zone "
+                                '(10" x 10") holds (100.0 sq in)')
+    else:
+        assert report["limit"] == "formations" and "by the rules alone" not in report["message"]
+
+
 @pytest.mark.parametrize(("width", "by_rules"), [(1.9, True), (2.1, False)])
 def test_a_hull_is_ruled_out_only_by_the_disc_it_surely_holds(tmp_path, width, by_rules):
     # a 4" x 2" hull holds a disc of radius 1" about its centre: a 1.9" wide zone cannot take it;
@@ -188,10 +209,10 @@ def test_threats_with_an_enemy_base_larger_than_the_table_is_a_proof_exit_1(tmp_
 def test_threats_with_an_enemy_base_the_table_holds_is_no_rules_proof(tmp_path):
     js = tmp_path / "threats.json"
     code, _, _ = _cli("threats", _write(tmp_path, "t.yaml", _threats_data(500)), "--enemy-unit", "inf",
-                      "--json", js)  # 19.69" across on a 21" deep table
+                      "--json", js)  # 19.69" across on a 21" deep table: it fits, but no grid point is legal
     report = json.loads(js.read_text())
-    assert "proven by the rules alone" not in report["message"]
-    assert code in (0, 1) and report["limit"] is None
+    assert code == 1 and (report["limit"], report["best"], report["legal_anchors"]) == (None, None, 0)
+    assert report["message"] == "no legal arrival for the enemy unit on the grid"  # over the grid, no rules claim
 
 
 # ------------------------------------------------------------------ 6: a deny goal with other goals

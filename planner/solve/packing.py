@@ -158,7 +158,8 @@ grows it by ``TOLERANCE_IN`` first), so that polygon arithmetic can never claim 
 that the checker would accept."""
 
 
-def no_fit_words(region: BaseGeometry, bases: Sequence[tuple[str, Footprint]], where: str) -> str | None:
+def no_fit_words(region: BaseGeometry, bases: Sequence[tuple[str, Footprint]], where: str,
+                 owner: str | None = None) -> str | None:
     """A proof by the rules alone (whatever the formation, the grid or a placement by hand) that
     the bases ``bases`` (each model's label and base footprint, at any position and facing) cannot
     all stand wholly within ``region`` (``where`` names it, e.g. "deployment zone bz") without
@@ -172,6 +173,7 @@ def no_fit_words(region: BaseGeometry, bases: Sequence[tuple[str, Footprint]], w
     (b) The bases' areas (lower bounds, :func:`pack_model`) sum to more than the region's: the
     packing bound by area's test (:func:`bases_exceed`), since bases may not overlap.
 
+    ``owner`` names the bases' owners in the phrase ("units a, b"; None: "the unit's N bases").
     Inches and square inches."""
     if not bases:
         return None
@@ -183,12 +185,12 @@ def no_fit_words(region: BaseGeometry, bases: Sequence[tuple[str, Footprint]], w
     if r > 0 and grown.buffer(-r * (1 - ERODE_SLACK)).is_empty:
         held = (f"a round base of radius {r:.3f}\"" if fp.kind == "circle"
                 else f"a disc of radius {r:.3f}\" (inside its base)")
-        return (f"the base of model {label} fits nowhere "
-                f"wholly within its {size}: {held} cannot be wholly within it")
+        return f"the base of model {label} fits nowhere wholly within its {size}: {held} cannot be wholly within it"
     total = sum(pack_model(f, 1.0).area for _, f in bases)
     if bases_exceed(grown, total):
-        return (f"the unit's {len(bases)} bases, which may not "
-                f"overlap, cover at least {total:.1f} sq in, more than its {size} holds ({float(region.area):.1f} sq in)")
+        them = f"the unit's {len(bases)} bases" if owner is None else f"the {len(bases)} bases of {owner}"
+        return (f"{them}, which may not overlap, cover at least {total:.1f} sq in, more than "
+                f"{'its' if owner is None else 'their'} {size} holds ({float(region.area):.1f} sq in)")
     return None
 
 
