@@ -636,6 +636,27 @@ def _check_goals(scenario: Scenario, rs: Ruleset, units: dict[str, UnitInfo], fi
                 if ref not in known:
                     where = f"goals[{gi}].{name}" + (f"[{j}]" if isinstance(value, list) else "")
                     raise _err(why, file, where, ref)
+        if g.kind == "deny":
+            _check_deny_units(g, gi, units, file)
+
+
+def deny_enemy_fields(g, gi: int) -> list[tuple[str, str]]:
+    """A deny goal's (``g``, ``goals[gi]``) enemy units with their fields: ``enemy_unit``, then
+    each of ``also``, as (field path, unit id)."""
+    return [(f"goals[{gi}].enemy_unit", g.enemy_unit), *((f"goals[{gi}].also[{j}]", a) for j, a in enumerate(g.also))]
+
+
+def _check_deny_units(g, gi: int, units: dict[str, UnitInfo], file: str | None) -> None:
+    """A deny goal's enemy units (:func:`deny_enemy_fields`; known units, checked before) are
+    each named once. (That none is of the player being planned is checked where the denial
+    starts, :func:`planner.cli.adversary.deny_goal`: the planner's own re-resolved worlds mark
+    the enemy unit ``place: true``.)"""
+    seen: set[str] = set()
+    for where, ref in deny_enemy_fields(g, gi):
+        if ref in seen:
+            raise _err(f"{ref} is named twice among the deny goal's enemy units (enemy_unit and also): name each "
+                       "once", file, where, ref)
+        seen.add(ref)
 
 
 GOAL_REFERENCES: dict[str, tuple[tuple[str, str], ...]] = {

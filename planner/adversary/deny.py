@@ -203,7 +203,8 @@ def off_table(world: World, unit_ids: set[str]) -> World:
 
 class NoCandidate(Exception):
     """A unit of mine has no legal candidate placement on the candidate grid, so a denial (or a
-    min-max) has no deployment to offer: ``status`` ``infeasible`` (every candidate of the grid
+    min-max) has no deployment to offer: ``status`` ``infeasible`` (the rules alone leave the unit
+    no placement, :func:`planner.solve.planner._rules_limit`, or every candidate of the grid
     rejected by the checker's exact predicates: a proof over the grid, exit 1) or ``unknown``
     (``limit`` ``"formations"``: no formation of the planner fits the unit's region, the rules may
     still allow one; or a rejection by the fast line-of-sight test the exact test overturns: not
@@ -218,11 +219,18 @@ class NoCandidate(Exception):
         """Why ``g`` (a :class:`planner.solve.planner.Group`) has no candidate in its exhausted
         ``stream``, judged as :func:`planner.solve.planner.plan_deployment` judges a unit without
         a plan (the same formation limit, the same exact re-judging of line of sight)."""
-        from planner.solve.planner import _formation_limit, _rejection_reasons
+        from planner.solve.planner import _formation_limit, _rejection_reasons, _rules_limit
 
+        name = g.host.label if g.host.label == g.id else f"{g.host.label} ({g.id})"
+        ruled = _rules_limit(g, builder)
+        if ruled is not None:
+            from planner.solve.planner import _rules_limit_rules
+
+            return cls(g.id, "infeasible", f"proven infeasible by the rules alone (on the grid or off it, any "
+                                           f"formation): unit {name} has no legal placement: {ruled}",
+                       _rules_limit_rules(world, g))
         reasons = _rejection_reasons(g, stream, builder)
         rules = sorted({r for r, _ in (reasons or stream.rejected)})
-        name = g.host.label if g.host.label == g.id else f"{g.host.label} ({g.id})"
         where = f"no legal candidate placement for unit {name} on the {grid_in:g}\" grid"
         limit = _formation_limit(g, stream, builder)
         if limit is not None:
@@ -390,6 +398,9 @@ class DenyResult(BaseModel):
     scenario: Scenario | None = None
     scenario_data: dict | None = None
     legal_cells: list[tuple[float, float]] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list, description="What the plan does not do that the scenario "
+                                                                  "asks for (e.g. its other goals, not used: the "
+                                                                  "deny goal is planned alone), also on stderr.")
     grid_in: float | None = Field(default=None, description="The enemy anchor grid (inches): each legal cell is "
                                                             "grid_in x grid_in.")
     recheck_grid_in: float | None = Field(

@@ -237,6 +237,15 @@ class ArrivalSpace:
         self.anchors = anchors
         self._sight_cache: dict[tuple[int, int], bool] = {}
 
+    def rules_limit(self) -> str | None:
+        """When the rules alone leave the unit no arrival wholly on the battlefield, whatever the
+        formation (no base fits, or its bases' area exceeds the battlefield's:
+        :func:`planner.solve.packing.no_fit_words`, the one test), the phrase that says why; else None."""
+        from planner.solve.packing import no_fit_words
+
+        return no_fit_words(self.table.battlefield, [(f"{m.unit_id}/{m.id}", footprint(m.base, 0.0, 0.0, 0.0))
+                                                     for m in self.group.models], "battlefield")
+
     def formation_limit(self) -> str | None:
         """When none of the formations tried (:attr:`forms`) fits on the battlefield, by its
         bounding box, the phrase that says the limit is the scan's formations, not the rules

@@ -367,7 +367,10 @@ def find_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in: float
     where = "on the grid" if space.judged == space.total_positions else "among the positions judged"
     msg = (f"best for the enemy ({goal.label}): {value:g}" if best is not None
            else f"no legal arrival for the enemy unit {where}" + (" meeting the goal" if legal else ""))
-    limit = space.formation_limit() if not legal and space.judged == space.total_positions else None
+    ruled = space.rules_limit() if not legal and space.judged == space.total_positions else None
+    limit = space.formation_limit() if not legal and space.judged == space.total_positions and ruled is None else None
+    if ruled is not None:
+        msg += f", proven by the rules alone (on the grid or off it, any formation): {ruled}"
     if limit is not None:
         msg += f", and that is not a proof: {limit}"
     result = ThreatResult(enemy_unit=enemy_unit, goal=goal.label, grid_in=space.grid, legal_anchors=len(

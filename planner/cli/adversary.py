@@ -18,12 +18,30 @@ from planner.world import World
 
 
 def deny_goal(world: World) -> tuple[int, DenyGoal] | None:
-    """The scenario's ``deny`` goal with its index, or None. Raises ScenarioError for more than one."""
+    """The scenario's ``deny`` goal with its index, or None.
+
+    Raises
+    ------
+    ScenarioError
+        More than one deny goal; an enemy unit of the goal (``enemy_unit``, ``also``) of the
+        player being planned (a player with a unit marked ``place: true``: the denial places
+        those against the enemy's), naming the goal's field.
+    """
+    from planner.world import deny_enemy_fields
+
     found = [(i, g) for i, g in enumerate(world.scenario.goals) if isinstance(g, DenyGoal)]
     if len(found) > 1:
         raise ScenarioError("one 'deny' goal at a time", file=world.file, location=f"goals[{found[1][0]}]",
                             value="deny")
-    return found[0] if found else None
+    if not found:
+        return None
+    planned = {u.player for u in world.units.values() if u.record.place}
+    for where, ref in deny_enemy_fields(found[0][1], found[0][0]):
+        u = world.units.get(ref)
+        if u is not None and u.player in planned:
+            raise ScenarioError(f"{ref} is a unit of the player being planned ({u.player}: units marked "
+                                "'place: true'), not an enemy unit", file=world.file, location=where, value=ref)
+    return found[0]
 
 
 def arriving_positions_note(world: World, enemy_unit: str) -> str | None:
@@ -119,10 +137,26 @@ def run_threats(world: World, enemy_unit: str, goal_text: str | None, grid_in: f
     return data, code
 
 
+def deny_alone_warning(world: World) -> str | None:
+    """The warning for a scenario whose ``deny`` goal comes with other goals: the denial planner
+    plans the deny goal alone, so the others (named by index and kind) are not used; None when the
+    deny goal is the only goal (or there is none)."""
+    found = deny_goal(world)
+    if found is None:
+        return None
+    others = [f"goals[{j}] ({g.kind})" for j, g in enumerate(world.scenario.goals) if j != found[0]]
+    if not others:
+        return None
+    return (f"the deny goal (goals[{found[0]}]) is planned alone: the other goal{'s' if len(others) > 1 else ''} "
+            f"{', '.join(others)} {'are' if len(others) > 1 else 'is'} not used (plan "
+            f"{'them' if len(others) > 1 else 'it'} in a scenario without the deny goal)")
+
+
 def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, console: Console, *,
                   quiet: bool = False, next_step: bool = False, units: list[str] | None = None):
     """``planner plan`` with a ``deny`` goal: solve, print the text report (unless ``quiet``: another
-    report format follows); return the DenyResult.
+    report format follows); return the DenyResult, its ``warnings`` holding
+    :func:`deny_alone_warning` (the scenario's other goals are not used).
 
     Raises
     ------
@@ -130,6 +164,15 @@ def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, cons
         ``--next`` or ``--unit`` (a deny goal places every marked unit of mine together), an enemy
         unit that cannot Infiltrate (an unknown one is refused when the scenario is loaded).
     """
+    r = _run_deny_plan(world, time_limit, workers, seed, console, quiet=quiet, next_step=next_step, units=units)
+    if (note := deny_alone_warning(world)) is not None:
+        r.warnings.append(note)
+    return r
+
+
+def _run_deny_plan(world: World, time_limit: float, workers: int, seed: int, console: Console, *,
+                   quiet: bool = False, next_step: bool = False, units: list[str] | None = None):
+    """:func:`run_deny_plan` without its warnings."""
     from planner.adversary.deny import DenyResult, DenySettings, NoCandidate, deny
     from planner.adversary.threats import ascii_map
     from planner.world import resolve

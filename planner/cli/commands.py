@@ -394,10 +394,12 @@ def plan(
         _check_writable(render_out, "--render")
         console = _console(json_out == "-" or form != "text")
         # --- adversary hook (issue #7): a 'deny' goal routes to the denial solver (plan_scenario: as the page's Plan)
-        from planner.cli.adversary import deny_goal
+        from planner.cli.adversary import deny_alone_warning, deny_goal
         from planner.cli.plan import illegal_table, placing_for, plan_scenario, player_units
 
         goal = deny_goal(world)
+        if goal is not None and (alone := deny_alone_warning(world)) is not None:  # JSON: the result's warnings
+            Console(stderr=True, highlight=False, soft_wrap=True).print(f"[yellow]warning:[/yellow] {escape(alone)}")
         only = unit or None
         if player is not None:
             only = player_units(world, player, only, next_step=next_step, deny=goal is not None)

@@ -132,7 +132,7 @@ def packing_bound(region: BaseGeometry, point: tuple[float, float], models: Sequ
     z = region.buffer(TOLERANCE_IN, join_style="mitre")
     areas = np.sort(np.array([m.area for m in models], dtype=float))
     sums = np.cumsum(areas)
-    if sums[-1] > z.area:
+    if bases_exceed(z, float(sums[-1])):
         return math.inf
     levels = area_levels(z, point, sums)  # ascending with k
     gap = float(z.distance(shapely.Point(point)))
@@ -142,6 +142,56 @@ def packing_bound(region: BaseGeometry, point: tuple[float, float], models: Sequ
     cost = w[:, None] * np.maximum(levels[None, :] - outer[:, None], least[:, None])  # (model, rank)
     cost = np.maximum(cost, 0.0)
     return _least_assignment(cost)
+
+
+def bases_exceed(grown: BaseGeometry, total: float) -> bool:
+    """The packing bound by area's test of "no placement at all": do bases whose areas (each a
+    lower bound, :func:`pack_model`) sum to ``total`` (sq in) exceed the area of ``grown`` (the
+    region the bases must lie wholly within, grown by ``TOLERANCE_IN``)? Bases may not overlap, so
+    then no placement of them all exists (used by :func:`packing_bound` and :func:`no_fit_words`)."""
+    return total > float(grown.area)
+
+
+ERODE_SLACK = 1e-3
+""":func:`no_fit_words` erodes the region by this fraction less than a base's inner radius (and
+grows it by ``TOLERANCE_IN`` first), so that polygon arithmetic can never claim a fit impossible
+that the checker would accept."""
+
+
+def no_fit_words(region: BaseGeometry, bases: Sequence[tuple[str, Footprint]], where: str,
+                 owner: str | None = None) -> str | None:
+    """A proof by the rules alone (whatever the formation, the grid or a placement by hand) that
+    the bases ``bases`` (each model's label and base footprint, at any position and facing) cannot
+    all stand wholly within ``region`` (``where`` names it, e.g. "deployment zone bz") without
+    overlapping: the phrase that says why, or None where neither test proves it (not a proof of a fit).
+
+    (a) Some base fits nowhere: a base holds a disc of its inner radius about its centre
+    (:attr:`Footprint.inner_radius`; the base itself for a round base), so a base wholly within
+    the region puts its centre in the region eroded by that radius. If that erosion (of the region
+    grown by ``TOLERANCE_IN``, by the radius less :data:`ERODE_SLACK` of it) is empty, no base of
+    that size fits: exact for round bases, sound (but weaker) for ovals and hulls.
+    (b) The bases' areas (lower bounds, :func:`pack_model`) sum to more than the region's: the
+    packing bound by area's test (:func:`bases_exceed`), since bases may not overlap.
+
+    ``owner`` names the bases' owners in the phrase ("units a, b"; None: "the unit's N bases").
+    Inches and square inches."""
+    if not bases:
+        return None
+    grown = region.buffer(TOLERANCE_IN, join_style="mitre")
+    x0, y0, x1, y1 = region.bounds
+    size = f"{where} ({x1 - x0:g}\" x {y1 - y0:g}\")"
+    label, fp = max(bases, key=lambda b: b[1].inner_radius)
+    r = fp.inner_radius
+    if r > 0 and grown.buffer(-r * (1 - ERODE_SLACK)).is_empty:
+        held = (f"a round base of radius {r:.3f}\"" if fp.kind == "circle"
+                else f"a disc of radius {r:.3f}\" (inside its base)")
+        return f"the base of model {label} fits nowhere wholly within its {size}: {held} cannot be wholly within it"
+    total = sum(pack_model(f, 1.0).area for _, f in bases)
+    if bases_exceed(grown, total):
+        them = f"the unit's {len(bases)} bases" if owner is None else f"the {len(bases)} bases of {owner}"
+        return (f"{them}, which may not overlap, cover at least {total:.1f} sq in, more than "
+                f"{'its' if owner is None else 'their'} {size} holds ({float(region.area):.1f} sq in)")
+    return None
 
 
 def _least_assignment(cost: np.ndarray) -> float:

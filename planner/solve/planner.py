@@ -1965,6 +1965,16 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
     leave no plan, and the answer is ``unknown`` with ``limit="formations"`` (exit 3), its
     conflicts those of the whole proof.
     """
+    ruled = [([g], words) for g in groups if (words := _rules_limit(g, builder)) is not None]
+    if not ruled:  # units sharing one region: their bases together
+        ruled = _shared_rules_limit(groups, builder)
+    if ruled:  # the rules alone leave these units no placement, on the grid or off it
+        out = [Conflict(units=[g.id for g in gs], rules=_rules_limit_rules(world, gs[0]),
+                        message=f"unit{'s' if len(gs) > 1 else ''} {', '.join(g.host.label for g in gs)}: {words}")
+               for gs, words in ruled]
+        return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, rounds=rounds, conflicts=out,
+                          message="proven infeasible by the rules alone (on the grid or off it, any formation): "
+                                  + "; ".join(c.message for c in out))
     proof = _Assumptions(groups, cands)
     for g in groups:
         reasons = _rejection_reasons(g, streams[g.id], builder)
@@ -2008,6 +2018,65 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
                                   + "; ".join(c.message for c in out))
     return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, rounds=rounds, conflicts=out,
                       message=_proof_scope(grid, settings) + ". " + "; ".join(c.message for c in out))
+
+
+def _region_words(g: Group, builder: CandidateBuilder) -> str:
+    """The name of ``g``'s region in a :func:`_rules_limit` phrase: "deployment zone ID" or "battlefield"."""
+    u = g.host
+    if u.method is SetupMethod.DEPLOYMENT_ZONE:
+        zid = u.setup.zone or (z.id if (z := builder.table.world.zone_of(u.player)) else None)
+        return f"deployment zone {zid}"
+    return "battlefield"
+
+
+def _bases(g: Group) -> list[tuple[str, Footprint]]:
+    """Each model of ``g`` (label unit/model) with its base at the origin, facing 0."""
+    from planner.geometry.shapes import footprint
+
+    return [(f"{m.unit_id}/{m.id}", footprint(m.base, 0.0, 0.0, 0.0)) for m in g.models]
+
+
+def _shared_rules_limit(groups: list[Group], builder: CandidateBuilder) -> list[tuple[list[Group], str]]:
+    """:func:`_rules_limit` for units that share one region (a deployment zone, or the
+    battlefield), two or more: their bases together (the same test, the area's part), one
+    (units, phrase) per region the rules alone leave them no placement in."""
+    from planner.solve.packing import no_fit_words
+
+    by_region: dict[str, list[Group]] = {}
+    for g in groups:
+        if builder.region(g) is not None:
+            by_region.setdefault(_region_words(g, builder), []).append(g)
+    out = []
+    for where, gs in by_region.items():
+        if len(gs) < 2:
+            continue
+        words = no_fit_words(builder.region(gs[0]), [b for g in gs for b in _bases(g)], where,
+                             owner=f"units {', '.join(g.id for g in gs)}")
+        if words is not None:
+            out.append((gs, words))
+    return out
+
+
+def _rules_limit(g: Group, builder: CandidateBuilder) -> str | None:
+    """When the rules alone leave unit ``g`` no placement wholly within its region (its deployment
+    zone, or the battlefield), whatever the formation, on the grid or off it: the phrase that says
+    why (:func:`planner.solve.packing.no_fit_words`: no base fits, or the bases' area exceeds the
+    region's, the packing bound by area's test); else None (not a proof that it fits)."""
+    from planner.solve.packing import no_fit_words
+
+    region = builder.region(g)
+    if region is None:
+        return None
+    return no_fit_words(region, _bases(g), _region_words(g, builder))
+
+
+def _rules_limit_rules(world: World, g: Group) -> list[str]:
+    """The rule ids of a :func:`_rules_limit` proof: wholly within the region (the deployment zone,
+    or the battlefield) and the bases' no-overlap."""
+    ids = rule_ids(world.scenario.ruleset)
+    within = (world.ruleset.rid("deployment.wholly_within_zone") if g.host.method is SetupMethod.DEPLOYMENT_ZONE
+              else ids["battlefield"])
+    return [within, ids["overlap"]]
 
 
 def _formation_limit(g: Group, s: CandidateStream, builder: CandidateBuilder) -> str | None:
