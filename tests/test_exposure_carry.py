@@ -126,20 +126,26 @@ def test_the_exposure_goal_measure_bounds_the_report_for_several_wounds_and_one(
         rep = exposure(w, "blue")
         ex = Exposure(w, "blue", judge_cover=False, exact=False)
         (t,) = ex.targets
-        shots = ex.threats_at(ex.placed_of(t))
-        goal = ex.goal_models_lost(t, shots)
-        assert rep.expected_models_lost <= goal + 1e-12
-        # the measure is the volleys' expected wounds over W 2 (more than their models added up)
-        assert goal == pytest.approx(sum(th.expected_wounds_lost for th in shots) / 2)
-        assert goal > sum(th.expected_models_lost for th in shots)
+        placed = ex.placed_of(t)
+        shots = ex.threats_at(placed)
+        goal = ex.goal_models_lost(t, shots, len(placed.footprints))
+        # every enemy unit shoots the one target in both: the goal is the report's figure, damage carried
+        assert len(shots) == len(rep.units[0].shot_by)
+        assert goal == pytest.approx(rep.expected_models_lost, abs=1e-12)
+        assert goal > sum(th.expected_models_lost for th in shots) + 0.01  # what the goal measured before
+        # one volley fewer measures less: more volleys never lower the measure
+        assert ex.goal_models_lost(t, shots[:-1], len(placed.footprints)) < goal
     w1 = _hh([(30.0 + 1.5 * k, 31.26) for k in range(3)], [[(30.0, 10.0), (31.3, 10.0)], [(40.0, 10.0)]])
     w1["armies"][1]["units"][0]["stats"] = {**HH_W2, "w": 1}
     one = _world(w1)
     ex = Exposure(one, "blue", judge_cover=False, exact=False)
     (t,) = ex.targets
-    shots = ex.threats_at(ex.placed_of(t))
+    placed = ex.placed_of(t)
+    shots = ex.threats_at(placed)
     # one-wound models: the goal is the volleys' expected models added up, as before
-    assert ex.goal_models_lost(t, shots) == sum(th.expected_models_lost for th in shots)
+    assert len(shots) == 2
+    assert ex.goal_models_lost(t, shots, 3) == sum(th.expected_models_lost for th in shots)
+    assert exposure(one, "blue").expected_models_lost <= ex.goal_models_lost(t, shots, 3) + 1e-12
 
 
 def _w40(targets: list[tuple[float, float]], attackers: int) -> dict:

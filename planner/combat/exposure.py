@@ -1016,23 +1016,16 @@ class Exposure:
             pmf = _at_least(pmf, _combine([th.result.models_lost for th in shots], size))
         return pmf, wounds, wpmf
 
-    def goal_models_lost(self, target: UnitInfo, shots: list[Threat]) -> float:
-        """The exposure goal's measure of ``target`` shot by ``shots`` (every enemy unit able to shoot
-        it, :meth:`threats_at`), in models: a bound of the mean of :meth:`losses`'s models lost for
-        those volleys, separable (a sum over the volleys). One-wound models: the volleys' expected
-        models lost summed (the capped sum is no more). Otherwise, with ``w`` the fewest wounds a
-        model has left (:meth:`model_wounds`): the larger of that sum and the volleys' expected
-        wounds lost summed over ``w`` (L wounds remove at most ``L / w`` models); a Horus Heresy
-        vehicle squadron (more than one vehicle): the two added (its losses are the larger of two
-        counts). Raises ScenarioError as :meth:`model_wounds`."""
-        models = sum(th.expected_models_lost for th in shots)
-        seq = self.model_wounds(target)
-        if not shots or (len(seq) == sum(seq) and not self.is_vehicle(target)):
-            return models
-        by_wounds = sum(th.expected_wounds_lost for th in shots) / min(seq)
-        if self.is_vehicle(target) and len(seq) > 1:
-            return models + by_wounds
-        return max(models, by_wounds)
+    def goal_models_lost(self, target: UnitInfo, shots: list[Threat], size: int) -> float:
+        """The exposure goal's measure of ``target`` (``size`` models) shot by ``shots`` (every enemy
+        unit able to shoot it, :meth:`threats_at`), in models. One-wound models: the volleys'
+        expected models lost added up (the capped sum :meth:`losses` reports is no more). Models of
+        several wounds and Horus Heresy vehicles: the mean of :meth:`losses`'s models lost for those
+        volleys (it grows with every volley added, so more volleys never measure less). Raises
+        ScenarioError as :meth:`model_wounds`."""
+        if self.unit_wounds(target) == size and not self.is_vehicle(target):
+            return sum(th.expected_models_lost for th in shots)
+        return mean(self.losses(target, shots, size)[0])
 
     def _control(self, units: list[UnitExposure], placed: dict[str, Placed], notes: list[str]) -> list[ObjectiveOC]:
         """40k: the expected OC of each of my units on each objective after the volleys the enemy

@@ -325,19 +325,19 @@ def _exposure_term(world, table: Table, g, units, player: str, cache: dict) -> t
     """``exposure``: the models a placed group loses if every enemy unit able to shoot it after a
     Normal move does (the separable model of :mod:`planner.combat.exposure`, measured by
     :meth:`planner.combat.exposure.Exposure.goal_models_lost`: the volleys' expected models lost
-    added up for one-wound models; for models of several wounds, no less than their expected wounds
-    lost over the fewest wounds a model has, as the report derives models from wounds lost), found
-    on the move lattice; a Marked for Death attacker counts as marking it. An upper bound of the
-    report's models lost under the enemy's target choice (more volleys, no cover, a fast sight
-    judge that never calls a visible unit hidden; each volley the attacker's best by expected models,
-    so not a proof). The enemy's moves are judged against the terrain and its own units, not against
-    the group being placed.
+    added up for one-wound models; for models of several wounds and vehicles, the report's own
+    combination of those volleys, damage carried from one to the next), found on the move lattice;
+    a Marked for Death attacker counts as marking it. An upper bound of the report's models lost
+    under the enemy's target choice (more volleys, no 40k benefit of cover, a fast sight judge that
+    never calls a visible unit hidden; each volley the attacker's best by expected models, so not a
+    proof). The enemy's moves are judged against the terrain and its own units, not against the
+    group being placed.
 
     Raises ScenarioError for an enemy unit without a profile or M."""
     ex, movers = _exposure_model(world, table, player, cache)
 
     def expected_loss(placed: Placed, fps: list[Footprint], mask: list[bool]) -> float:
-        return ex.goal_models_lost(placed.unit, ex.threats_at(placed, movers))
+        return ex.goal_models_lost(placed.unit, ex.threats_at(placed, movers), len(placed.footprints))
 
     return ("exposure (expected models lost if every enemy unit able to shoot a unit does, "
             f"{len(ex.attackers)} enemy units: an upper bound of planner exposure's figure)",
