@@ -213,3 +213,27 @@ def test_at_least_is_a_distribution_with_each_tail_the_larger(a, b):
     assert sum(got) == pytest.approx(1.0) and min(got) >= 0.0
     for k in range(max(len(a), len(b))):
         assert sum(got[k:]) == pytest.approx(max(sum(a[k:]), sum(b[k:])), abs=1e-12)
+
+
+def test_a_horus_heresy_vehicle_that_loses_its_hull_points_over_three_volleys_is_destroyed():
+    # a Rhino (HP 3, side AV 11) and three units of two Krak missiles: each shot takes a Hull Point with
+    # 1/3 (hits 2/3, then 3+ on D6 + 8 v 11 glances or penetrates, 1/2) and destroys nothing alone; 6 shots
+    rhino = {"id": "rhino", "type": "Vehicle", "stats": {"m": 12, "bs": 4, "av_front": 11, "av_side": 11,
+                                                          "av_rear": 10, "hp": 3},
+             "models": [{"base": {"shape": "hull", "length_in": 4.6, "width_in": 3.6}, "x": 36, "y": 20}]}
+    krak = {"name": "Krak missile", "range_in": 48, "s": 8, "ap": 3, "type": "Heavy", "shots": 1}
+    foes = [{"id": f"f{k}", "type": "Infantry", "stats": SHOOTER, "weapons": [krak],
+             "models": [{"base": {"diameter_mm": 32}, "x": 20 + 15 * k + 1.3 * i, "y": 40} for i in range(2)]}
+            for k in range(3)]
+    data = {"ruleset": "hh2", "battlefield": {"width": 72, "depth": 48},
+            "armies": [{"player": "me", "units": [rhino]}, {"player": "foe", "units": foes}]}
+    rep = exposure(_world(data), "me")
+    (u,) = rep.units
+    assert len(u.shot_by) == 3 and u.wounds == 3
+    for th in u.shot_by:
+        assert th.result.models_lost[0] == pytest.approx(1.0)  # no volley alone destroys it
+        assert th.result.wounds_lost == pytest.approx((4 / 9, 4 / 9, 1 / 9))
+    dead = 1 - sum(math.comb(6, k) * (1 / 3) ** k * (2 / 3) ** (6 - k) for k in range(3))
+    assert dead == pytest.approx(233 / 729)
+    assert u.wounds_lost[3] == pytest.approx(dead, abs=1e-12)
+    assert u.models_lost == pytest.approx((1 - dead, dead), abs=1e-12)  # before: (1.0,), never destroyed
