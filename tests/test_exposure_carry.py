@@ -237,3 +237,23 @@ def test_a_horus_heresy_vehicle_that_loses_its_hull_points_over_three_volleys_is
     assert dead == pytest.approx(233 / 729)
     assert u.wounds_lost[3] == pytest.approx(dead, abs=1e-12)
     assert u.models_lost == pytest.approx((1 - dead, dead), abs=1e-12)  # before: (1.0,), never destroyed
+
+
+def test_a_joined_independent_character_takes_its_wounds_last_across_volleys():
+    # three W1 models and a joined W2 Independent Character (the same T4 Sv3+: one save, so exact), shot by
+    # three units of two Gun shots: the IC is lost only after the three, and only by its second wound
+    data = _hh([(30.0 + 1.5 * k, 31.26) for k in range(3)],
+               [[(25.0 + 7 * k, 10.0), (26.3 + 7 * k, 10.0)] for k in range(3)])
+    data["armies"][1]["units"][0]["stats"] = {**HH_W2, "w": 1}
+    data["armies"][1]["units"].append({"id": "ic", "stats": HH_W2, "setup": {"joined": "target"},
+                                       "models": [{"base": {"diameter_mm": 32}, "type": "infantry",
+                                                   "x": 34.5, "y": 31.26}]})
+    w = _world(data)
+    rep = exposure(w, "blue")
+    (u,) = rep.units
+    assert u.unit == "target" and u.models == 4 and u.wounds == 5 and len(u.shot_by) == 3
+    ex = Exposure(w, "blue")
+    assert ex.model_wounds(w.units["target"]) == (1, 1, 1, 2)
+    got = list(u.models_lost) + [0.0] * (5 - len(u.models_lost))
+    assert got == pytest.approx(_sequential_oracle(6, P, [1, 1, 1, 2]), abs=1e-12)
+    assert got[4] == pytest.approx(u.wounds_lost[5], abs=1e-15)
