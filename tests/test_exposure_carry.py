@@ -71,6 +71,7 @@ def test_e5_one_model_is_lost_exactly_when_both_its_wounds_are():
     assert u.models_lost == pytest.approx((1 - two_or_more, two_or_more), abs=1e-12)
     assert u.models_lost[1] == pytest.approx(0.0636, abs=5e-5)  # fresh14 got 0.0245 (each volley's own chance)
     assert u.models_lost[-1] == u.wounds_lost[-1]  # the report agrees with itself
+    assert u.separable_models_lost == pytest.approx(two_or_more, abs=1e-12)  # the goal's measure: both shoot
     # each volley alone is unchanged (2 shots: both wounds with P^2)
     for th in u.shot_by:
         assert th.result.models_lost == pytest.approx((1 - P ** 2, P ** 2), abs=1e-12)

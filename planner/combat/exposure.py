@@ -215,7 +215,8 @@ class UnitExposure:
     """P(k wounds lost), k = 0 .. ``wounds``: the volleys' wounds lost summed, capped at ``wounds``
     (one-wound models: ``models_lost`` itself; :meth:`Exposure.losses`)."""
     separable_models_lost: float
-    """Expected models lost if every enemy unit able to shoot it did (the planning goal's measure)."""
+    """Models lost if every enemy unit able to shoot it did (the planning goal's measure,
+    :meth:`Exposure.goal_models_lost`, of this report's volleys)."""
 
     @property
     def expected_models_lost(self) -> float:
@@ -982,7 +983,7 @@ class Exposure:
             size = len(placed[t.id].footprints)
             pmf, wounds, wpmf = self.losses(t, shots, size)
             able = [a for (a, tid) in threats if tid == t.id]
-            sep = sum(th.expected_models_lost for (a, tid), th in threats.items() if tid == t.id)
+            sep = self.goal_models_lost(t, [th for (_, tid), th in threats.items() if tid == t.id], size)
             units.append(UnitExposure(t.id, size, able, unproven[t.id], shots, pmf, wounds, wpmf, sep))
         for th in threats.values():
             for s in th.result.interpretations:
