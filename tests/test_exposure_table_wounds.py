@@ -4,9 +4,9 @@
    :func:`planner.cli.plan.illegal_table`: exit 1, JSON status ``illegal_table``); with
    ``--allow-illegal-table`` a warning, and a unit's standing position always counts
    (:class:`planner.combat.exposure.Mover`).
-2. The wounds lost of several volleys are capped at the unit's wounds, from the same distribution
-   as the models lost (:meth:`planner.combat.exposure.Exposure.losses`), checked against closed forms
-   and a brute-force enumeration of the volleys' outcomes.
+2. The wounds lost of several volleys are capped at the unit's wounds, and the models lost of models of
+   several wounds come from them (:meth:`planner.combat.exposure.Exposure.losses`), checked against
+   closed forms and a brute-force enumeration of the volleys' outcomes.
 """
 
 from __future__ import annotations
@@ -199,14 +199,14 @@ def test_three_volleys_at_one_two_wound_model_closed_form():
     p, q = P_BOLT, 1 - P_BOLT
     assert _padded(u.wounds_lost, 3) == pytest.approx([q ** 3, 3 * p * q ** 2, 1 - q ** 3 - 3 * p * q ** 2], abs=1e-12)
     assert u.expected_wounds_lost == pytest.approx(3 * p * q ** 2 + 2 * (1 - q ** 3 - 3 * p * q ** 2))
-    # the stated approximation (the module docstring's example): no volley alone takes the model, and
-    # the damage one volley carries over to the next is not tracked
-    assert u.models_lost == (1.0,)
+    # the damage one volley leaves carries to the next (fresh14 finding 4; this test asserted (1.0,), no
+    # model lost, before): the model is lost exactly when its 2 wounds are
+    assert u.models_lost == pytest.approx((q ** 3 + 3 * p * q ** 2, 1 - q ** 3 - 3 * p * q ** 2), abs=1e-12)
 
 
 def test_a_multi_wound_unit_shot_by_several_squads_agrees_with_brute_force():
     # three W3 marines shot by three squads (two in half range): wounds summed over every combination
-    # of the volleys' outcomes and capped at 9, models the same way capped at 3
+    # of the volleys' outcomes and capped at 9, models from them (3 wounds a model)
     mine = [_unit("mine", [(36.0, 24.0), (37.5, 24.0), (39.0, 24.0)], stats={**MARINE, "w": 3, "sv": 4})]
     foe = [_unit("near", [(30.0 + 1.5 * k, 14.0) for k in range(5)]),
            _unit("mid", [(30.0 + 1.5 * k, 40.0) for k in range(5)]),
@@ -217,8 +217,11 @@ def test_a_multi_wound_unit_shot_by_several_squads_agrees_with_brute_force():
     volleys = [th.result.wounds_lost for th in u.shot_by]
     want = _brute(volleys, 9)
     assert _padded(u.wounds_lost, 10) == pytest.approx(want, abs=1e-12)
-    assert _padded(u.models_lost, 4) == pytest.approx(_brute([th.result.models_lost for th in u.shot_by], 3),
-                                                      abs=1e-12)
+    # models from the wounds lost, 3 a model (fresh14 finding 4; before: the volleys' models lost summed)
+    models = [sum(want[3 * k:3 * k + 3]) for k in range(3)] + [want[9]]
+    assert _padded(u.models_lost, 4) == pytest.approx(models, abs=1e-12)
+    assert u.expected_models_lost >= (  # never fewer than the volleys' own models lost added up
+        sum(k * p for k, p in enumerate(_brute([th.result.models_lost for th in u.shot_by], 3))) - 1e-12)
     assert u.expected_wounds_lost <= 9 and u.expected_models_lost <= 3
     # the plain sum of the volleys' wounds (fresh13's figure) is more than the capped one here
     plain = sum(th.expected_wounds_lost for th in u.shot_by)

@@ -64,7 +64,7 @@ def rows(report: ExposureReport) -> list[tuple[str, ...]]:
 def summary_lines(report: ExposureReport) -> list[str]:
     """The report's statements, one a line."""
     who = "the enemy" if report.first == "enemy" else "me"
-    lines = [f"First turn: {who}; {report.shooter} shoots at {report.player} ({report.ruleset})",
+    lines = [f"First turn: {who}; shooting side: {report.shooter}; side shot at: {report.player} ({report.ruleset})",
              f"Expected models lost: {report.expected_models_lost:.3f}; wounds lost: "
              f"{report.expected_wounds_lost:.3f}",
              "Targets (each attacking unit's choice, the worst for the side shot at): "

@@ -31,15 +31,27 @@ with the report, :data:`MODEL_NOTES`):
   the best mode for the enemy. 40k benefit of cover (:meth:`planner.legality.wh40k.WH40kTable.cover_for`)
   judged against the witness position's models.
 - **Target choice.** Each enemy unit shoots the one of my units where it does most expected damage
-  (models lost, then wounds lost): the worst for me. A unit shot by several enemy units: the models
-  lost add up, capped at the unit's models, and the wounds lost (Hull Points for a vehicle) add up,
-  capped at the unit's wounds (:meth:`Exposure.unit_wounds`): each the sum of the volleys'
-  independent distributions, each volley's from the unit at full strength (:func:`_combine`,
-  :meth:`Exposure.losses`). Ruling: for a unit of one-wound models a wound lost is a model lost,
-  so its wounds-lost distribution *is* its models-lost distribution (the same numbers; exact). For
-  models of several wounds both sums are an approximation: a wounded model's carried-over damage is
-  not tracked between volleys (so, say, three volleys that can each take one wound of a 2-wound
-  model count no model lost, but up to its 2 wounds lost).
+  (models lost, then wounds lost): the worst for me.
+- **Several volleys at one unit** (:meth:`Exposure.losses`). The wounds lost (Hull Points for a
+  vehicle) add up, capped at the unit's wounds (:meth:`Exposure.unit_wounds`): the sum of the
+  volleys' independent distributions, each volley's from the unit at full strength (:func:`_combine`).
+  One-wound models: the models lost add up the same way, capped at the unit's models, and the
+  wounds-lost distribution *is* the models-lost one. Models of several wounds: the models lost are
+  derived from those wounds lost, the wounds taken by the models in allocation order
+  (:meth:`Exposure.model_wounds`, :func:`models_from_wounds`; a unit of one W: ``min(L // W, models)``),
+  so the damage one volley leaves on a model carries to the next (fresh14: two volleys at one W2
+  model lose it with P(2 wounds lost), not with the sum of each volley's chance of taking both).
+  Exact when every unsaved wound takes one wound and the unit has one profile (HH2 without Instant
+  Death, 40k Damage 1, with one save for the whole unit). Otherwise an approximation, as each
+  volley's wounds are counted against the unit at full strength: with Instant Death or 40k Damage
+  above 1 a volley can take more wounds from a fresh model than from one already wounded (excess
+  damage is lost), so the count can be more than resolving the volleys in turn (the worse for me);
+  with models of different saves each volley meets the unit's first models' saves (either way);
+  Precision wounds (allocated out of order) likewise. For a unit of one W the count is never fewer
+  models than the volleys' own models lost added up. A Horus Heresy vehicle (destroyed by a
+  penetrating hit with Hull Points left): the larger of that count and the volleys' vehicles
+  destroyed added up (:func:`_at_least`). So the report never calls a model standing that lost all
+  its wounds.
 - **Marked for Death** (HH2, seed text 000): if a unit of the enemy has the rule, the marked unit is
   the one of mine that makes the enemy's total expected models lost largest.
 - **Vehicles** (HH2, Armour Values): shot by :func:`planner.combat.vehicles.shoot_vehicle` on the
@@ -55,7 +67,9 @@ Sources: RULES.md, seed texts 000, 001 (Move Through Cover, Relentless), 004.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -109,9 +123,13 @@ MODEL_NOTES = (
     "target.",
     "Target choice: each enemy unit shoots the one of my units where it does most expected damage (models lost, "
     "then wounds lost): the worst for me.",
-    "Several volleys at one unit: models lost add up, capped at the unit's models; wounds lost (Hull Points) add "
-    "up, capped at the unit's wounds; one-wound models: wounds lost are models lost (the same distribution, "
-    "exact); models of several wounds: a wounded model's carried-over damage is not tracked between volleys.",
+    "Several volleys at one unit: wounds lost (Hull Points) add up, capped at the unit's wounds; one-wound models: "
+    "models lost add up the same way, capped at the unit's models (the same distribution as the wounds lost, "
+    "exact); models of several wounds: models lost derived from the wounds lost, taken by the models in "
+    "allocation order (one W: wounds // W), so damage carries from volley to volley: exact when each unsaved "
+    "wound takes one wound and the unit has one profile; with Instant Death or Damage above 1 an approximation "
+    "(each volley's wounds counted against the unit at full strength: the worse for me); with mixed saves or "
+    "Precision wounds either way; a Horus Heresy vehicle: at least the volleys' vehicles destroyed added up.",
     "Marked for Death: the unit the enemy marks is the one of mine that makes its total expected models lost "
     "largest (the worst for me).",
 )
@@ -197,7 +215,8 @@ class UnitExposure:
     """P(k wounds lost), k = 0 .. ``wounds``: the volleys' wounds lost summed, capped at ``wounds``
     (one-wound models: ``models_lost`` itself; :meth:`Exposure.losses`)."""
     separable_models_lost: float
-    """Expected models lost if every enemy unit able to shoot it did (the planning goal's measure)."""
+    """Models lost if every enemy unit able to shoot it did (the planning goal's measure,
+    :meth:`Exposure.goal_models_lost`, of this report's volleys)."""
 
     @property
     def expected_models_lost(self) -> float:
@@ -596,18 +615,16 @@ def model_oc(world: World, model: ModelInfo, lookup: Lookup | None) -> tuple[int
     return int(st.oc), int(st.ld), int(st.w or 1)
 
 
-def oc_after(world: World, unit: OCUnit, volleys: list[VolleyResult | VehicleResult]) -> float:
-    """The expected OC of ``unit`` after ``volleys`` (independent, their models lost summed and capped
-    at the unit: :func:`planner.combat.control.combine_losses`; a one-model unit by its wounds)."""
-    from planner.combat.control import combine_losses, expected_oc
+def oc_after(world: World, unit: OCUnit, models_lost: Pmf, wounds_lost: Pmf | None = None) -> float:
+    """The expected OC of ``unit`` after losing models per ``models_lost`` (P(k models lost), as
+    :meth:`Exposure.losses` gives it for the volleys the unit takes), a one-model unit by its
+    ``wounds_lost`` (P(k wounds lost), the same method's) when given
+    (:func:`planner.combat.control.expected_oc`)."""
+    from planner.combat.control import expected_oc
 
-    n = len(unit.order)
-    lost = combine_losses([v.models_lost for v in volleys], n)
-    wounds_pmf = None
-    if unit.wounds is not None:
-        wounds_pmf = combine_losses([v.wounds_lost for v in volleys], unit.wounds)
-    return expected_oc(list(unit.order), lost, ruleset=world.ruleset, leadership=unit.leadership,
-                       wounds=unit.wounds, wounds_lost_pmf=wounds_pmf).expected
+    wounds_pmf = wounds_lost if unit.wounds is not None else None
+    return expected_oc(list(unit.order), models_lost, ruleset=world.ruleset, leadership=unit.leadership,
+                       wounds=unit.wounds if wounds_pmf is not None else None, wounds_lost_pmf=wounds_pmf).expected
 
 
 class Exposure:
@@ -663,6 +680,7 @@ class Exposure:
         self.targets = [u for u in self.targets if u.id not in self.joined]
         self._records: dict[str, Unit] = {}
         self._vehicle: dict[str, bool] = {}
+        self._model_wounds: dict[str, tuple[int, ...]] = {}
         self._last_threats: tuple[Placed, Any, list[Threat]] | None = None
         self.weapons = {u.id: ranged_weapons(u, self.lookup) for u in self.attackers}
         self.moves = {u.id: move_of(world, u, self.lookup) for u in self.attackers}
@@ -690,16 +708,41 @@ class Exposure:
         :func:`planner.combat.profiles.target_40k`); a Horus Heresy vehicle: its Hull Points times
         its vehicles (:func:`planner.combat.profiles.hh_vehicle`). Raises ScenarioError (with the
         file) for a missing W or HP."""
+        return sum(self.model_wounds(target))
+
+    def model_wounds(self, target: UnitInfo) -> tuple[int, ...]:
+        """Each model's wounds left (Hull Points for a Horus Heresy vehicle) in the order the dice
+        maths allocates wounds to them: Horus Heresy, the profile's groups in order (the unit's
+        models, joined Independent Characters last), each group's wounded model first; 40k, the
+        seed-004 order (:func:`planner.combat.wh40k.allocation_order`: non-CHARACTER groups, then
+        CHARACTER groups, wounded first); a vehicle squadron, its first vehicle (the one that has
+        lost Hull Points) first. Cached per unit. Raises ScenarioError (with the file) for a missing
+        W or HP."""
+        hit = self._model_wounds.get(target.id)
+        if hit is not None:
+            return hit
         rs = self.world.ruleset
         try:
             if self.is_vehicle(target):
                 v = hh_vehicle(target.record, lookup=self.lookup)
-                return v.hull_points * v.models - v.hull_points_lost
-            groups: Any = (hh_target(self.record(target), lookup=self.lookup).groups if rs.COMBAT_DICE == "heresy"
-                           else target_40k(self.record(target), lookup=self.lookup).groups)
+                out = (v.hull_points - v.hull_points_lost,) + (v.hull_points,) * (v.models - 1)
+            else:
+                if rs.COMBAT_DICE == "heresy":
+                    groups: Any = hh_target(self.record(target), lookup=self.lookup).groups
+                    order: list[int] = list(range(len(groups)))
+                else:
+                    groups = target_40k(self.record(target), lookup=self.lookup).groups
+                    order = wh40k.allocation_order(groups)
+                seq: list[int] = []
+                for i in order:
+                    g = groups[i]
+                    if g.models:
+                        seq += [g.wounds - g.wounded] + [g.wounds] * (g.models - 1)
+                out = tuple(seq)
         except ScenarioError as e:
             raise (e.with_file(self.world.file) if self.world.file else e) from None
-        return sum(g.models * g.wounds - g.wounded for g in groups)
+        self._model_wounds[target.id] = out
+        return out
 
     def placed_of(self, target: UnitInfo) -> Placed:
         """``target``'s models with those of the characters joining it, where they stand (ids ``unit/model``)."""
@@ -940,7 +983,7 @@ class Exposure:
             size = len(placed[t.id].footprints)
             pmf, wounds, wpmf = self.losses(t, shots, size)
             able = [a for (a, tid) in threats if tid == t.id]
-            sep = sum(th.expected_models_lost for (a, tid), th in threats.items() if tid == t.id)
+            sep = self.goal_models_lost(t, [th for (_, tid), th in threats.items() if tid == t.id], size)
             units.append(UnitExposure(t.id, size, able, unproven[t.id], shots, pmf, wounds, wpmf, sep))
         for th in threats.values():
             for s in th.result.interpretations:
@@ -956,15 +999,34 @@ class Exposure:
 
     def losses(self, target: UnitInfo, shots: list[Threat], size: int) -> tuple[Pmf, int, Pmf]:
         """The models-lost distribution of ``target`` (``size`` models) shot by ``shots``, its
-        wounds and its wounds-lost distribution (the module docstring's rulings): the volleys'
-        models lost summed, capped at ``size``; one-wound models: the wounds lost are the models
-        lost (that same distribution); otherwise the volleys' wounds lost summed, capped at the
-        unit's wounds (:meth:`unit_wounds`)."""
+        wounds and its wounds-lost distribution (the module docstring's rulings). Wounds lost: the
+        volleys' wounds lost summed, capped at the unit's wounds (:meth:`unit_wounds`). Models lost:
+        one-wound models, the volleys' models lost summed, capped at ``size`` (the same distribution
+        as the wounds lost); models of several wounds, derived from the wounds lost, taken by the
+        models in allocation order (:meth:`model_wounds`, :func:`models_from_wounds`: a unit of one
+        W loses ``min(L // W, models)`` models to L wounds), so damage carries from one volley to the
+        next; a Horus Heresy vehicle (which a penetrating hit can destroy with Hull Points left), the
+        larger of that and the volleys' vehicles destroyed summed (:func:`_at_least`)."""
         wounds = self.unit_wounds(target)
-        pmf = _combine([th.result.models_lost for th in shots], size)
         if wounds == size and not self.is_vehicle(target):
+            pmf = _combine([th.result.models_lost for th in shots], size)
             return pmf, wounds, pmf
-        return pmf, wounds, _combine([th.result.wounds_lost for th in shots], wounds)
+        wpmf = _combine([th.result.wounds_lost for th in shots], wounds)
+        pmf = models_from_wounds(wpmf, self.model_wounds(target))
+        if self.is_vehicle(target):
+            pmf = _at_least(pmf, _combine([th.result.models_lost for th in shots], size))
+        return pmf, wounds, wpmf
+
+    def goal_models_lost(self, target: UnitInfo, shots: list[Threat], size: int) -> float:
+        """The exposure goal's measure of ``target`` (``size`` models) shot by ``shots`` (every enemy
+        unit able to shoot it, :meth:`threats_at`), in models. One-wound models: the volleys'
+        expected models lost added up (the capped sum :meth:`losses` reports is no more). Models of
+        several wounds and Horus Heresy vehicles: the mean of :meth:`losses`'s models lost for those
+        volleys (it grows with every volley added, so more volleys never measure less). Raises
+        ScenarioError as :meth:`model_wounds`."""
+        if self.unit_wounds(target) == size and not self.is_vehicle(target):
+            return sum(th.expected_models_lost for th in shots)
+        return mean(self.losses(target, shots, size)[0])
 
     def _control(self, units: list[UnitExposure], placed: dict[str, Placed], notes: list[str]) -> list[ObjectiveOC]:
         """40k: the expected OC of each of my units on each objective after the volleys the enemy
@@ -979,7 +1041,7 @@ class Exposure:
                 full: dict[str, int] = {}
                 for u in units:
                     ou = oc_unit(self.world, placed[u.unit], o, self.lookup)
-                    oc[u.unit] = oc_after(self.world, ou, [th.result for th in u.shot_by])
+                    oc[u.unit] = oc_after(self.world, ou, u.models_lost, u.wounds_lost)
                     full[u.unit] = ou.full
                 out.append(ObjectiveOC(o.id, oc, full))
         except ScenarioError as e:
@@ -1004,6 +1066,29 @@ def _choose(threats: dict[tuple[str, str], Threat], attackers: list[UnitInfo]) -
             out[a.id] = max(opts, key=lambda th: (round(th.expected_models_lost, 12),
                                                   round(th.expected_wounds_lost, 12)))
     return out
+
+
+def models_from_wounds(wounds_lost: Pmf, model_wounds: tuple[int, ...]) -> Pmf:
+    """P(k models lost) from ``wounds_lost`` (P(L wounds lost), L = 0, 1, ...) when the wounds are
+    taken by the models in the order of ``model_wounds`` (each model's wounds left, in allocation
+    order, every wound to the first model still standing): k is the number of leading models whose
+    wounds add up to L or less (a unit of one W: ``min(L // W, models)``). Returns a trimmed pmf
+    over k = 0 .. ``len(model_wounds)``."""
+    bounds = list(itertools.accumulate(model_wounds))
+    out = [0.0] * (len(model_wounds) + 1)
+    for lost, p in enumerate(wounds_lost):
+        out[bisect.bisect_right(bounds, lost)] += p
+    return trim(tuple(out))
+
+
+def _at_least(a: Pmf, b: Pmf) -> Pmf:
+    """The distribution of the larger of two counts when their quantiles go together:
+    ``P(X >= k) = max(P(A >= k), P(B >= k))`` (never less than either)."""
+    n = max(len(a), len(b))
+    tail_a = [sum(a[k:]) for k in range(n)] + [0.0]
+    tail_b = [sum(b[k:]) for k in range(n)] + [0.0]
+    tail = [max(x, y) for x, y in zip(tail_a, tail_b, strict=True)]
+    return trim(tuple(max(0.0, tail[k] - tail[k + 1]) for k in range(n)))
 
 
 def _combine(pmfs: list[Pmf], cap: int) -> Pmf:

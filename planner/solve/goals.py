@@ -322,18 +322,22 @@ def _wh40k_term(world, table: Table, g, units, err) -> tuple[str, Term]:
 
 
 def _exposure_term(world, table: Table, g, units, player: str, cache: dict) -> tuple[str, Term]:
-    """``exposure``: the expected models a placed group loses if every enemy unit able to shoot it
-    after a Normal move does (the separable model of :mod:`planner.combat.exposure`: an upper
-    bound of its loss under the enemy's target choice, found on the move lattice; a Marked for
-    Death attacker counts as marking it). The enemy's
-    moves are judged against the terrain and its own units, not against the group being placed;
-    no 40k benefit of cover is counted (the worse for me), which keeps the measure an upper bound.
+    """``exposure``: the models a placed group loses if every enemy unit able to shoot it after a
+    Normal move does (the separable model of :mod:`planner.combat.exposure`, measured by
+    :meth:`planner.combat.exposure.Exposure.goal_models_lost`: the volleys' expected models lost
+    added up for one-wound models; for models of several wounds and vehicles, the report's own
+    combination of those volleys, damage carried from one to the next), found on the move lattice;
+    a Marked for Death attacker counts as marking it. An upper bound of the report's models lost
+    under the enemy's target choice (more volleys, no 40k benefit of cover, a fast sight judge that
+    never calls a visible unit hidden; each volley the attacker's best by expected models, so not a
+    proof). The enemy's moves are judged against the terrain and its own units, not against the
+    group being placed.
 
     Raises ScenarioError for an enemy unit without a profile or M."""
     ex, movers = _exposure_model(world, table, player, cache)
 
     def expected_loss(placed: Placed, fps: list[Footprint], mask: list[bool]) -> float:
-        return sum(th.expected_models_lost for th in ex.threats_at(placed, movers))
+        return ex.goal_models_lost(placed.unit, ex.threats_at(placed, movers), len(placed.footprints))
 
     return ("exposure (expected models lost if every enemy unit able to shoot a unit does, "
             f"{len(ex.attackers)} enemy units: an upper bound of planner exposure's figure)",
@@ -379,7 +383,8 @@ def _objective_control_term(world, table: Table, g, units, player: str, placing:
 
     def oc_lost(placed: Placed, fps: list[Footprint], mask: list[bool]) -> float:
         ou = oc_unit(world, placed, o, ex.lookup)
-        kept = oc_after(world, ou, [th.result for th in ex.threats_at(placed, movers)])
+        lost, _, wounds_lost = ex.losses(placed.unit, ex.threats_at(placed, movers), len(placed.footprints))
+        kept = oc_after(world, ou, lost, wounds_lost)
         return max(0.0, ou.full - kept)
 
     reach = _control_range(world)
