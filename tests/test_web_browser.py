@@ -172,7 +172,7 @@ def _positions(data: dict) -> dict[tuple[str, str], tuple[float, float, float]]:
 
 def test_apply_moves_the_joined_characters_as_the_command_line_does(page):
     """short-edge: Suggest then Apply gives the scenario of ``planner check --suggest --suggest-out``
-    (ws-centurion and we-praetor, joined characters, move with their units), and the verdict lists
+    (ws-centurion, a joined character, moves with its unit), and the verdict lists
     only the violations no move can fix."""
     pytest.importorskip("planner.solve.suggest", reason="the suggest engine (planner.solve.suggest) is not merged")
     from planner import load_scenario
@@ -185,7 +185,9 @@ def test_apply_moves_the_joined_characters_as_the_command_line_does(page):
     unfixable = {(m.unit_id, r) for m in report.units if m.status == "infeasible" for r in m.rule_ids}
     assert unfixable == {("ws-centurion", "hh2.infiltrate.eligible"), ("ws-centurion", "hh2.ic.infiltrate")}
     moved_ics = {mv.unit_id for u in report.units for mv in u.moves if mv.unit_id != u.unit_id}
-    assert moved_ics == {"ws-centurion", "we-praetor"}  # the case of the finding: moves of joined characters
+    # the case of the finding: moves of joined characters (we-tactical-1's least move now leaves its
+    # praetor standing, 5.0" against 5.5" with it: suggest2)
+    assert moved_ics == {"ws-centurion"}
 
     page.select_option("#bundled", label=path.name)
     page.wait_for_function(f"document.body.dataset.loaded && document.body.dataset.loaded.endsWith('{path.name}')")
