@@ -226,3 +226,37 @@ def test_a_mistyped_optional_key_gets_a_hint(tmp_path):
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     res = runner.invoke(app, ["check", str(path)])
     assert res.exit_code == 2 and "did you mean" not in res.stderr
+
+
+def test_a_ruling_given_twice_with_two_values_is_refused(tmp_path):
+    # fresh14b finding 3: the last one won silently; the same value twice is fine
+    x = 35 + _R32 + 2.0 + _R40
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(_ic_table(x)), encoding="utf-8")
+    res = runner.invoke(app, ["check", str(path), "--ruling", "ic-infiltrate=has", "--ruling", "ic-infiltrate=uses"])
+    assert res.exit_code == 2
+    assert ("field --ruling: ruling ic-infiltrate given twice, as has and as uses: give it once (value: "
+            "'ic-infiltrate=uses')") in " ".join(res.stderr.split())
+    same = runner.invoke(app, ["check", str(path), "--ruling", "ic-infiltrate=has", "--ruling", "ic-infiltrate=has"])
+    assert same.exit_code == 0
+
+
+def test_a_deny_enemy_that_cannot_infiltrate_is_named_by_the_goal_field(tmp_path):
+    # fresh14b finding 4: "field --unit" although no --unit was given
+    root = Path(__file__).resolve().parents[1]
+    data = yaml.safe_load((root / "tests" / "assets" / "deny-small.yaml").read_text())
+    enemy = next(u for a in data["armies"] for u in a["units"] if u["id"] == "inf")
+    player = next(a["player"] for a in data["armies"] if enemy in a["units"])
+    army = next(a for a in data["armies"] if a["player"] == player)
+    army["units"].append({"id": "plain", "models": [{"base": {"diameter_mm": 25}, "type": "Infantry"}],
+                          "setup": "reserves"})
+    for goal, where in (({"kind": "deny", "enemy_unit": "plain"}, "goals[0].enemy_unit"),
+                        ({"kind": "deny", "enemy_unit": "inf", "objective": "reply", "protect": [15, 12],
+                          "also": ["plain"]}, "goals[0].also[0]")):
+        data["goals"] = [goal]
+        path = tmp_path / "d.yaml"
+        path.write_text(yaml.safe_dump(data), encoding="utf-8")
+        res = runner.invoke(app, ["plan", str(path), "--time-limit", "5", "--out", str(tmp_path / "o.yaml")])
+        assert res.exit_code == 2, res.output
+        text = " ".join(res.stderr.split())
+        assert f"{path}: field {where}: this unit cannot Infiltrate" in text and "(value: 'plain')" in text

@@ -25,7 +25,8 @@ def deny_goal(world: World) -> tuple[int, DenyGoal] | None:
     ScenarioError
         More than one deny goal; an enemy unit of the goal (``enemy_unit``, ``also``) of the
         player being planned (a player with a unit marked ``place: true``: the denial places
-        those against the enemy's), naming the goal's field.
+        those against the enemy's), or one that cannot Infiltrate
+        (:func:`planner.adversary.legal_area.enemy_group`), naming the goal's field.
     """
     from planner.world import deny_enemy_fields
 
@@ -41,6 +42,10 @@ def deny_goal(world: World) -> tuple[int, DenyGoal] | None:
         if u is not None and u.player in planned:
             raise ScenarioError(f"{ref} is a unit of the player being planned ({u.player}: units marked "
                                 "'place: true'), not an enemy unit", file=world.file, location=where, value=ref)
+    from planner.adversary.legal_area import enemy_group
+
+    for where, ref in deny_enemy_fields(found[0][1], found[0][0]):
+        enemy_group(world, ref, where)  # an enemy unit that cannot Infiltrate: named by the goal's field
     return found[0]
 
 

@@ -62,14 +62,19 @@ def _parse_rulings(values: list[str] | None) -> dict[str, str]:
     Raises
     ------
     ScenarioError
-        For an option without ``=`` or with an empty key or value (field ``--ruling``).
+        For an option without ``=``, with an empty key or value, or a key given twice with two
+        values (field ``--ruling``).
     """
     out: dict[str, str] = {}
     for v in values or ():
         key, eq, value = v.partition("=")
         if not eq or not key.strip() or not value.strip():
             raise ScenarioError("give KEY=VALUE", location="--ruling", value=v)
-        out[key.strip()] = value.strip()
+        key, value = key.strip(), value.strip()
+        if key in out and out[key] != value:
+            raise ScenarioError(f"ruling {key} given twice, as {out[key]} and as {value}: give it once",
+                                location="--ruling", value=v)
+        out[key] = value
     return out
 
 
