@@ -22,13 +22,13 @@ from functools import cached_property
 import numpy as np
 
 from planner.geometry.measure import (
-    distance,
     is_more_than_distance,
     is_overlap_distance,
     is_wholly_within_clearance,
     overlaps,
 )
 from planner.geometry.shapes import Footprint, footprint
+from planner.legality.checks.coherency import linked_groups
 from planner.legality.checks.placement import first_overlap
 from planner.legality.table import Placed, Table
 from planner.schema import SetupMethod
@@ -224,22 +224,7 @@ def moved_parts(models: list[ModelInfo], coherency_in: float) -> list[tuple[str,
     if len(units) > 1:
         out += [(f"{uid} alone", frozenset(i for i, m in enumerate(models) if m.unit_id == uid)) for uid in units]
     fps = [footprint(m.base, float(m.x or 0.0), float(m.y or 0.0), m.facing) for m in models]
-    comp = list(range(len(models)))
-
-    def root(i: int) -> int:
-        while comp[i] != i:
-            comp[i] = comp[comp[i]]
-            i = comp[i]
-        return i
-
-    for i in range(len(fps)):
-        for j in range(i + 1, len(fps)):
-            if root(i) != root(j) and distance(fps[i], fps[j]) <= coherency_in + 1e-9:
-                comp[root(i)] = root(j)
-    groups: dict[int, list[int]] = {}
-    for i in range(len(models)):
-        groups.setdefault(root(i), []).append(i)
-    parts = sorted(groups.values(), key=lambda g: (-len(g), g[0]))
+    parts = linked_groups(fps, coherency_in)  # the checker's coherency groups, the largest first
     cut = parts[1:]
     together = [sorted(i for part in cut for i in part)] if len(cut) > 1 else []
     for c in cut + together:

@@ -96,6 +96,34 @@ def _tree_gap(dist: list[list[float]]) -> tuple[float, int, int]:
     return worst
 
 
+def _groups(dist: list[list[float]], rng: float) -> list[list[int]]:
+    """The linked groups of a distance matrix (models within ``rng`` inches, link by link: the
+    same predicate as the tree's gap), each in model order, the largest first (on a tie, the
+    group of the lowest model index first)."""
+    n = len(dist)
+    group = [-1] * n
+    for s in range(n):
+        if group[s] < 0:
+            group[s], todo = s, [s]
+            while todo:
+                k = todo.pop()
+                for i in range(n):
+                    if group[i] < 0 and is_within_distance(dist[k][i], rng):
+                        group[i] = s
+                        todo.append(i)
+    out = [[i for i in range(n) if group[i] == g] for g in dict.fromkeys(group)]
+    return sorted(out, key=lambda m: (-len(m), m[0]))
+
+
+def linked_groups(fps: Sequence[Footprint], rng: float,
+                  measure: Callable[[list[tuple[Footprint, Footprint]]], np.ndarray] = signed_distances
+                  ) -> list[list[int]]:
+    """The groups of bases ``fps`` linked within ``rng`` inches (edge to edge, link by link), as
+    lists of indices in order, the largest first (on a tie, the group of the lowest index): the
+    unit's coherency groups, whose first is the one :func:`cut_off` measures the others to."""
+    return _groups(_distance_matrix(fps, measure), rng) if len(fps) > 1 else [list(range(len(fps)))]
+
+
 def cut_off(fps: Sequence[Footprint], rng: float,
             measure: Callable[[list[tuple[Footprint, Footprint]]], np.ndarray] = signed_distances
             ) -> tuple[tuple[float, int, int], list[tuple[int, float, int]]]:
@@ -110,21 +138,11 @@ def cut_off(fps: Sequence[Footprint], rng: float,
     gap = _tree_gap(dist)
     if is_within_distance(gap[0], rng):
         return gap, []
-    group = [-1] * n  # the linked groups: the same within-the-range predicate as the tree's gap
-    for s in range(n):
-        if group[s] < 0:
-            group[s], todo = s, [s]
-            while todo:
-                k = todo.pop()
-                for i in range(n):
-                    if group[i] < 0 and is_within_distance(dist[k][i], rng):
-                        group[i] = s
-                        todo.append(i)
-    main = max(set(group), key=lambda g: (group.count(g), -g))
-    members = [i for i in range(n) if group[i] == main]
+    members = _groups(dist, rng)[0]
+    main = set(members)
     out = []
     for k in range(n):
-        if group[k] != main:
+        if k not in main:
             j = min(members, key=lambda i: dist[k][i])
             out.append((k, dist[k][j], j))
     return gap, out
