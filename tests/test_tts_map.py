@@ -237,11 +237,35 @@ def test_map_zones_go_to_the_armies_where_they_stand(tmp_path, first):
     _, output = _import(_export(tmp_path, data), out, "--ruleset", "wh40k10", "--map", "dawn-of-war-10in")
     zones = {z["player"]: z["polygon"] for z in yaml.safe_load(out.read_text())["deployment_zones"]}
     assert max(y for _, y in zones["blue"]) == pytest.approx(10) and min(y for _, y in zones["red"]) == pytest.approx(34)
+    # the scouts stand outside the blue zone (y 11 against 0-10): the assignment is by nearness, said so
     assert ("zone dawn-of-war-blue (x 0-60\", y 0-10\") to blue, zone dawn-of-war-red (x 0-60\", y 34-44\") to red, "
-            "by where their models stand") in " ".join(output.split())
+            "by which zone their models stand nearer (no model of blue stands in its zone: check the assignment)"
+            ) in " ".join(output.split())
     report = check_deployment(load_scenario(str(out)))
     assert not [f for u in report.units for f in u.findings
                 if not f.passed and f.rule == "wh40k10.deployment.wholly_within_zone"]
+
+
+@pytest.mark.parametrize(("blue_y", "red_y", "first", "why"), [
+    # blue y 8 -> 6 and red 40 -> 38 after the shift: each army has models in the zone it gets
+    (8, 40, "red", "by where their models stand"),
+    # everyone at y 24 -> 22, 12" from either zone: nothing tells them apart, the save's order decides
+    (24, 24, "red", "in the save's army order (where the models stand does not tell the two zones apart)"),
+])
+def test_the_map_warning_says_what_decided_the_zones(tmp_path, blue_y, red_y, first, why):
+    data = copy.deepcopy(SCOUTS_72X48)
+    data["armies"][0]["units"][0] = {"id": "scouts", "models": [{"profile": "sm-scout", "x": x, "y": blue_y}
+                                                               for x in (31, 33, 35)]}
+    for m in data["armies"][1]["units"][0]["models"]:
+        m["y"] = red_y
+    data["armies"].reverse()  # red first in the save
+    out = tmp_path / "dow.yaml"
+    report, output = _import(_export(tmp_path, data), out, "--ruleset", "wh40k10", "--map", "dawn-of-war-10in")
+    zones = {z["player"]: z["polygon"] for z in yaml.safe_load(out.read_text())["deployment_zones"]}
+    south = "blue" if blue_y < red_y else first  # a tie keeps the save's order: its first army gets the first zone
+    assert max(y for _, y in zones[south]) == pytest.approx(10)
+    warning = next(w for w in report["warnings"] if w.startswith("--map dawn-of-war-10in: zone"))
+    assert warning.endswith(why), warning
 
 
 def test_models_left_out_are_counted_in_one_warning(tmp_path):

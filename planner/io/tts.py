@@ -1350,7 +1350,10 @@ class _Importer:
                    ) -> list[tuple[dict[str, Any], str]]:
         """The map's two zones for the first two players: each player gets the zone its models
         stand nearer (the sum of their centres' distances to each zone, the smaller assignment;
-        the save's army order on a tie or without positions), and a warning says who got which."""
+        the save's army order on a tie or without positions), and a warning says who got which and
+        why: by where the models stand (some model of each player stands in its zone), by which
+        zone they stand nearer (a player has no model in its zone: a guess, said so), or by the
+        save's army order (the distances tie)."""
         from shapely.geometry import Point
 
         from planner.rules.wh40k_maps import polygon_points, zones
@@ -1363,17 +1366,28 @@ class _Importer:
         a, b = zones(name, dawn_of_war_depth_in=depth)
         pair = players[:2]
 
-        def cost(player: str, poly: Any) -> float:
-            pts = [Point(m["x"], m["y"]) for army in armies or [] if army.get("player") == player
-                   for u in army.get("units", []) for m in u.get("models", [])
-                   if isinstance(m.get("x"), int | float) and isinstance(m.get("y"), int | float)]
-            return sum(poly.distance(q) for q in pts)
+        def points(player: str) -> list[Any]:
+            return [Point(m["x"], m["y"]) for army in armies or [] if army.get("player") == player
+                    for u in army.get("units", []) for m in u.get("models", [])
+                    if isinstance(m.get("x"), int | float) and isinstance(m.get("y"), int | float)]
 
-        if armies is not None and cost(pair[0], b) + cost(pair[1], a) < cost(pair[0], a) + cost(pair[1], b) - 1e-9:
+        def cost(player: str, poly: Any) -> float:
+            return sum(poly.distance(q) for q in points(player))
+
+        kept, swapped = cost(pair[0], a) + cost(pair[1], b), cost(pair[0], b) + cost(pair[1], a)
+        if armies is not None and swapped < kept - 1e-9:
             pair = [pair[1], pair[0]]  # the armies stand the other way round
         if armies is not None:
+            if abs(swapped - kept) <= 1e-9:  # no position tells the two assignments apart
+                why = "in the save's army order (where the models stand does not tell the two zones apart)"
+            elif all(any(poly.covers(q) for q in points(p)) for p, poly in zip(pair, (a, b), strict=True)):
+                why = "by where their models stand"
+            else:  # nearer, but some player has no model in its zone: a guess worth a look
+                empty = [p for p, poly in zip(pair, (a, b), strict=True) if not any(poly.covers(q) for q in points(p))]
+                why = (f"by which zone their models stand nearer (no model of {' or '.join(empty)} stands in its "
+                       "zone: check the assignment)")
             self.warnings.append(f"--map {self.map_id}: zone {name}-{pair[0]} ({_side(a)}) to {pair[0]}, zone "
-                                 f"{name}-{pair[1]} ({_side(b)}) to {pair[1]}, by where their models stand")
+                                 f"{name}-{pair[1]} ({_side(b)}) to {pair[1]}, {why}")
         return [({"id": f"{name}-{p}", "player": p, "polygon": polygon_points(poly)}, f"--map {self.map_id}")
                 for p, poly in zip(pair, (a, b), strict=True)]
 
