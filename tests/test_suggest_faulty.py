@@ -13,6 +13,9 @@ The two cases, 32 mm marines (radius ``R32``) in the blue zone y 36-48 of a 72" 
 - ``cut``: ten in a line along x at y 42, 1.5" apart, models 1 and 10 each 3" further out (3.24"
   from the rest, edge to edge; coherency 2"). Was 16.5" (model 1 carried to the far end, between
   models 9 and 10); now each moves 1.5" back in: 3.0".
+- ``near`` (40k, 10th edition): ten Infiltrators in a line 9.5" from the enemy zone, models 1 and
+  10 (the ends) 8.5" from it (more than 9" needed). Was 10.0" (all ten 1" back); now the two ends
+  step back: (19.76, 20.76) -> (20, 22) and (33.26, 20.76) -> (33.5, 22), 1.263" each.
 """
 
 from __future__ import annotations
@@ -72,6 +75,24 @@ def cut():
     return scenario([marine(x, 42) for x in xs])
 
 
+def near():
+    x0 = 10 + 2 * R32 + 8.5
+    return {
+        "ruleset": "wh40k10",
+        "battlefield": {"width": 54, "depth": 48},
+        "deployment_zones": [
+            {"id": "red-zone", "player": "red", "polygon": [[0, 0], [54, 0], [54, 12], [0, 12]]},
+            {"id": "blue-zone", "player": "blue", "polygon": [[0, 36], [54, 36], [54, 48], [0, 48]]},
+        ],
+        "armies": [
+            {"player": "red", "units": [{"id": "left", "models": [marine(10, 11)]}]},
+            {"player": "blue", "units": [{"id": "scouts", "abilities": ["Infiltrators"], "setup": "infiltrate",
+                                          "models": [marine(x0 + 1.5 * i, 11 + 2 * R32 + (8.5 if i in (0, 9) else 9.5))
+                                                     for i in range(10)]}]},
+        ],
+    }
+
+
 def world_of(data):
     return resolve(Scenario.model_validate(data), require_positions=True)
 
@@ -103,6 +124,17 @@ def test_cut_two_models_out_of_coherency_move_back_in():
     assert s.status == "optimal" and s.legal_after
     assert sorted((mv.model_id, mv.to_x, mv.to_y) for mv in s.moves) == [("1", 18.5, 42.0), ("10", 35.0, 42.0)]
     assert s.total_move_in == pytest.approx(3.0) and s.total_move_in < CUT_BEFORE_IN
+    assert checked_after(world, s) == []
+
+
+def test_near_two_infiltrators_too_near_the_enemy_zone_step_back():
+    world = world_of(near())
+    assert [(v.rule, v.failing_models) for v in check_deployment(world).violations] == [
+        ("wh40k10.infiltrators.zone_distance", ["1", "10"])]
+    (s,) = suggest_moves(world, time_limit_s=10).units
+    assert s.status == "optimal" and s.legal_after
+    assert sorted((mv.model_id, mv.to_x, mv.to_y) for mv in s.moves) == [("1", 20.0, 22.0), ("10", 33.5, 22.0)]
+    assert s.total_move_in == pytest.approx(2 * math.hypot(0.24, 1.24)) and s.total_move_in < 10.0
     assert checked_after(world, s) == []
 
 
