@@ -3,14 +3,18 @@
 The brute-force tests enumerate, without the planner's generator, every placement of the unit on
 the same candidate grid (the planner's formations at every grid point, the unit's shape as it
 stands moved by whole grid steps, that shape with one model moved to a grid point within
-``REPAIR_RADIUS_IN``, and that shape with its cut-off models, each group of them and all together,
-moved by whole grid steps to anywhere), judge each with the independent checker, and show that no
-legal one moves less than the suggestion (total of the centre-to-centre distances, inches).
+``REPAIR_RADIUS_IN``, that shape with two or three of the models the checker names as failing a
+rule each standing or moved to a grid point within ``REPAIR_RADIUS_IN`` (every combination: no
+per-model filter, no cap), and that shape with its cut-off models, each group of them and all
+together, moved by whole grid steps to anywhere), judge each with the independent checker, and
+show that no legal one moves less than the suggestion (total of the centre-to-centre distances,
+inches).
 """
 
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import math
 from pathlib import Path
@@ -89,6 +93,16 @@ def grid_placements(data, uid, grid):
             d = math.hypot(gx - x, gy - y)
             if 1e-9 < d <= REPAIR_RADIUS_IN + 1e-9:
                 out.append(here[:i] + [(gx, gy, f)] + here[i + 1:])
+    faulty = sorted({i for v in check_deployment(w).violations if v.unit == uid
+                     for i, m in enumerate(models) if m.id in v.failing_models})
+    if 2 <= len(faulty) <= 3:
+        near = [[(x, y)] + [(gx, gy) for gx, gy in points if 1e-9 < math.hypot(gx - x, gy - y) <= REPAIR_RADIUS_IN + 1e-9]
+                for x, y, _ in (here[i] for i in faulty)]
+        for pick in itertools.product(*near):
+            where = list(here)
+            for i, (x, y) in zip(faulty, pick, strict=True):
+                where[i] = (x, y, here[i][2])
+            out.append(where)
     for part in cut_off_parts(here, R32):
         for i in range(-int(width / grid), int(width / grid) + 1):
             for j in range(-int(depth / grid), int(depth / grid) + 1):
@@ -251,8 +265,11 @@ def test_bundled_every_illegal_unit(bundled):
     assert by["we-tactical-2"].total_move_in == pytest.approx(2.0)
     assert [m.model_id for m in by["we-tactical-2"].moves] == ["10"]
     assert by["ws-recon"].total_move_in == pytest.approx(2.5)  # five models 0.5" back: within 6"
-    # the ten marines 0.5" into the zone, their praetor (in coherency where it stands) standing: 5", was 5.5"
-    assert by["we-tactical-1"].total_move_in == pytest.approx(5.0)
+    # the two marines out of the zone (models 1 and 6, one above the other) step in past their
+    # neighbours, the other eight and their praetor standing: 3.002", was 5" (all ten 0.5" in)
+    assert by["we-tactical-1"].total_move_in == pytest.approx(math.hypot(0.7, 1.5) + math.hypot(0.7, 1.15))
+    assert sorted((mv.model_id, mv.to_x, mv.to_y) for mv in by["we-tactical-1"].moves) == [
+        ("1", 55.0, 18.5), ("6", 55.0, 22.5)]
     assert {mv.unit_id for mv in by["we-tactical-1"].moves} == {"we-tactical-1"}
 
 

@@ -15,8 +15,10 @@ are left to the CP-SAT model, as pairwise conflicts that are also computed exact
 
 from __future__ import annotations
 
+import heapq
 import math
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -206,6 +208,15 @@ REPAIR_MAX_MODELS = 20
 """Units (with joined characters) of more models get no one-model-moved shapes (their number and
 coherency tests grow with the square of the unit's size)."""
 
+REPAIR_MAX_FAULTY = 3
+"""The faulty models (those the checker names as failing a rule, :attr:`CandidateBuilder.faulty`)
+that the shapes of :func:`kept_shapes` move together, each to a grid point within
+``REPAIR_RADIUS_IN``, at most; a unit with more gets none of these shapes."""
+
+REPAIR_MAX_COMBINATIONS = 2000
+"""The shapes with faulty models moved together, at most: the cheapest (least total movement)
+combinations of their grid points."""
+
 PART_REACH_IN = 3.0
 """How far (edge to edge, inches) the moved part of a part-moved shape of :func:`kept_shapes` may
 end from the models that stand: the widest coherency range of any ruleset (HH2 Skirmish 3").
@@ -238,16 +249,22 @@ def moved_parts(models: list[ModelInfo], coherency_in: float) -> list[tuple[str,
     return uniq
 
 
-def kept_shapes(models: list[ModelInfo], grid_in: float, coherency_in: float = 2.0) -> list[Formation]:
+def kept_shapes(models: list[ModelInfo], grid_in: float, coherency_in: float = 2.0,
+                faulty: Collection[int] = (), fits: Callable[[int, Footprint], bool] | None = None
+                ) -> list[Formation]:
     """The shapes of a unit as its models stand (for the ``stay_close`` goal): the arrangement
     itself, anchored at the grid point ``P`` nearest its centroid (so that at ``P`` nothing moves,
     and at any other grid point it is translated by a whole number of grid steps), and, only at
     ``P``: the arrangement with one model moved to a grid point within ``REPAIR_RADIUS_IN`` of
-    where it stands (the others unmoved; units of at most ``REPAIR_MAX_MODELS`` models); and the
-    arrangement with one part (:func:`moved_parts`: a joined character or its host alone, the
-    models cut off as they stand) moved as it stands by whole grid steps, the rest unmoved, to
-    every offset that ends it within ``PART_REACH_IN`` of the rest and clear of their bases. Each
-    model keeps its facing. Empty if a model has no position."""
+    where it stands (the others unmoved; units of at most ``REPAIR_MAX_MODELS`` models); the
+    arrangement with two or more of the ``faulty`` models (indices into ``models``, 2 to
+    ``REPAIR_MAX_FAULTY`` of them) moved at once, each to a grid point within ``REPAIR_RADIUS_IN``
+    of where it stands (:func:`faulty_moved`); and the arrangement with one part
+    (:func:`moved_parts`: a joined character or its host alone, the models cut off as they stand)
+    moved as it stands by whole grid steps, the rest unmoved, to every offset that ends it within
+    ``PART_REACH_IN`` of the rest and clear of their bases. Each model keeps its facing. Empty if
+    a model has no position. ``fits(i, footprint)``: may model ``i`` stand there (the planner's
+    judge on the model alone, :class:`CandidateStream`); None: everywhere."""
     if not models or any(m.x is None or m.y is None for m in models):
         return []
     xs = [float(m.x) for m in models if m.x is not None]
@@ -263,23 +280,18 @@ def kept_shapes(models: list[ModelInfo], grid_in: float, coherency_in: float = 2
     bad = [(i, j) for i in range(len(fps)) for j in range(i + 1, len(fps))
            if first_overlap([fps[i]], [("", fps[j])]) is not None]
     out = [] if bad else [Formation("as placed", base, facings[0], facings)]
-    k = math.ceil(REPAIR_RADIUS_IN / g)
     for i, (x, y) in enumerate(zip(xs, ys, strict=True) if len(models) <= REPAIR_MAX_MODELS else ()):
         if not all(i in pair for pair in bad):
             continue
         others = [("", f) for j, f in enumerate(fps) if j != i]
-        i0, j0 = round(x / g), round(y / g)
-        for di in range(-k, k + 1):
-            for dj in range(-k, k + 1):
-                gx, gy = (i0 + di) * g, (j0 + dj) * g
-                if math.hypot(gx - x, gy - y) > REPAIR_RADIUS_IN + 1e-9 or (abs(gx - x) < 1e-9 and abs(gy - y) < 1e-9):
-                    continue
-                if first_overlap([footprint(models[i].base, gx, gy, facings[i])], others) is not None:
-                    continue
-                offs = list(base)
-                offs[i] = (gx - px, gy - py)
-                out.append(Formation(f"as placed, {models[i].id} to ({gx:g}, {gy:g})", tuple(offs), facings[0],
-                                     facings, at=(px, py), still=units - {models[i].unit_id}))
+        for gx, gy in repair_points(x, y, g):
+            if first_overlap([footprint(models[i].base, gx, gy, facings[i])], others) is not None:
+                continue
+            offs = list(base)
+            offs[i] = (gx - px, gy - py)
+            out.append(Formation(f"as placed, {models[i].id} to ({gx:g}, {gy:g})", tuple(offs), facings[0],
+                                 facings, at=(px, py), still=units - {models[i].unit_id}))
+    out += faulty_moved(models, fps, g, (px, py), faulty, fits, bad)
     if bad:
         return out
     xy = np.array(list(zip(xs, ys, strict=True)))
@@ -311,6 +323,86 @@ def kept_shapes(models: list[ModelInfo], grid_in: float, coherency_in: float = 2
                 offs[i] = (xs[i] + tx - px, ys[i] + ty - py)
             out.append(Formation(f"as placed, {name} moved ({tx:+g}, {ty:+g})", tuple(offs), facings[0], facings,
                                  at=(px, py), still=still))
+    return out
+
+
+def repair_points(x: float, y: float, grid_in: float) -> list[tuple[float, float]]:
+    """The grid points a model standing at (``x``, ``y``) may move to in the repaired shapes of
+    :func:`kept_shapes`: within ``REPAIR_RADIUS_IN`` (centre to centre, inches), not its own spot."""
+    g = grid_in
+    k = math.ceil(REPAIR_RADIUS_IN / g)
+    i0, j0 = round(x / g), round(y / g)
+    out = []
+    for di in range(-k, k + 1):
+        for dj in range(-k, k + 1):
+            gx, gy = (i0 + di) * g, (j0 + dj) * g
+            if math.hypot(gx - x, gy - y) > REPAIR_RADIUS_IN + 1e-9 or (abs(gx - x) < 1e-9 and abs(gy - y) < 1e-9):
+                continue
+            out.append((gx, gy))
+    return out
+
+
+def faulty_moved(models: list[ModelInfo], fps: list[Footprint], grid_in: float, at: tuple[float, float],
+                 faulty: Collection[int], fits: Callable[[int, Footprint], bool] | None = None,
+                 bad: Collection[tuple[int, int]] = ()) -> list[Formation]:
+    """The shapes of :func:`kept_shapes` with faulty models moved together, placed at ``at``: each
+    of the ``faulty`` models (indices into ``models``; 2 to ``REPAIR_MAX_FAULTY`` of them, in a
+    unit of at most ``REPAIR_MAX_MODELS`` models, else none) stands where it stands or moves to a
+    grid point of :func:`repair_points`, at least two of them move, the other models stand. A
+    faulty model's places are those where ``fits`` passes it (None: all) and its base is clear of
+    the standing models' bases; the faulty models' bases are clear of each other (the checker's
+    overlap predicate). The ``REPAIR_MAX_COMBINATIONS`` cheapest combinations (least total
+    movement, centre to centre, inches; ties in a fixed order) are kept. ``fps``: the models'
+    footprints as they stand; ``bad``: the pairs of them that overlap there (a pair of standing
+    models: no shape)."""
+    mv = sorted(set(faulty))
+    if not 2 <= len(mv) <= REPAIR_MAX_FAULTY or len(models) > REPAIR_MAX_MODELS:
+        return []
+    if any(i not in mv and j not in mv for i, j in bad):
+        return []
+    st = [("", f) for j, f in enumerate(fps) if j not in mv]
+    places: list[list[tuple[float, float, float, Footprint]]] = []  # per faulty model: (move, x, y, base there)
+    for i in mv:
+        here = fps[i]
+        opts = []
+        for gx, gy in [(here.cx, here.cy)] + repair_points(here.cx, here.cy, grid_in):
+            f = fps[i] if (gx, gy) == (here.cx, here.cy) else footprint(models[i].base, gx, gy, models[i].facing)
+            if first_overlap([f], st) is None and (fits is None or fits(i, f)):
+                opts.append((math.hypot(gx - here.cx, gy - here.cy), gx, gy, f))
+        opts.sort(key=lambda o: (o[0], o[1], o[2]))
+        if not opts:
+            return []
+        places.append(opts)
+    units = frozenset(m.unit_id for m in models)
+    px, py = at
+    base = [(f.cx - px, f.cy - py) for f in fps]
+    out: list[Formation] = []
+    # best first over the product of the sorted places (each successor adds one step in one list)
+    start = (0,) * len(mv)
+    heap = [(sum(p[0][0] for p in places), start)]
+    seen = {start}
+    while heap and len(out) < REPAIR_MAX_COMBINATIONS:
+        _, pick = heapq.heappop(heap)
+        for k in range(len(mv)):
+            if pick[k] + 1 < len(places[k]):
+                nxt = pick[:k] + (pick[k] + 1,) + pick[k + 1:]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    heapq.heappush(heap, (sum(places[j][n][0] for j, n in enumerate(nxt)), nxt))
+        chosen = [places[k][n] for k, n in enumerate(pick)]
+        moving = [k for k, c in enumerate(chosen) if c[0] > 1e-9]
+        if len(moving) < 2:
+            continue  # none, or one model moved: a shape of one model moved
+        if any(first_overlap([chosen[a][3]], [("", chosen[b][3])]) is not None
+               for a in range(len(mv)) for b in range(a + 1, len(mv))):
+            continue
+        offs = list(base)
+        for k, (_, gx, gy, _) in enumerate(chosen):
+            offs[mv[k]] = (gx - px, gy - py)
+        name = ", ".join(f"{models[mv[k]].id} to ({chosen[k][1]:g}, {chosen[k][2]:g})" for k in moving)
+        out.append(Formation(f"as placed, {name}", tuple(offs), models[0].facing,
+                             tuple(m.facing for m in models), at=at,
+                             still=units - {models[mv[k]].unit_id for k in moving}))
     return out
 
 
@@ -347,7 +439,7 @@ class CandidateStream:
         models = g.models
         rs = b.table.world.ruleset
         judge = b.rules_judge
-        kept = kept_shapes(models, b.grid, getattr(rs, "COHERENCY_IN", 2.0)) if b.keep_shape else []
+        kept = kept_shapes(models, b.grid, getattr(rs, "COHERENCY_IN", 2.0), *self._faulty()) if b.keep_shape else []
         standing = b.standing & {u.id for u in g.members}
         # units that must stand: only the shapes (at their one grid point) that leave them standing
         shapes = [f for f in kept if f.at is not None and standing <= f.still] if standing else formations(models) + kept
@@ -387,6 +479,27 @@ class CandidateStream:
                 self._vals[fi] = vals
         heapq.heapify(heap)
         self.heap = heap
+
+    def _faulty(self) -> tuple[frozenset[int], Callable[[int, Footprint], bool] | None]:
+        """The group's faulty models (:attr:`CandidateBuilder.faulty`, indices into its models)
+        and where each may stand in :func:`faulty_moved`: where the planner's judge passes the
+        model alone (as a unit of that one model, its host's set-up), every rule the judge decides
+        being one that each model must pass (on the battlefield, within the zone, clear of
+        terrain and fixed bases, its distance to the enemy, hidden). A Scout redeploy (its
+        distances measured model by model from where the unit stood) is not judged alone: None."""
+        b, g = self.b, self.group
+        models = g.models
+        faulty = frozenset(i for i, m in enumerate(models) if f"{m.unit_id}/{m.id}" in b.faulty)
+        if not faulty or g.host.method is SetupMethod.SCOUT:
+            return faulty, None
+        if b.rules_judge.static_reason(b, g) is not None:  # cached per group id: the whole group's first
+            return frozenset(), None
+
+        def fits(i: int, fp: Footprint) -> bool:
+            alone = replace(g.host, models=[models[i]])
+            return b.judge(Group(alone, [alone]), [fp])[0] is None
+
+        return faulty, fits
 
     def _prefilter(self, xy: np.ndarray, radii: np.ndarray) -> list[Reason | None]:
         """For all-round bases, the judge's first two tests for every anchor of one formation at
@@ -615,6 +728,10 @@ class CandidateBuilder:
         self.waived: frozenset[str] = frozenset()
         """Units whose position-independent failures (eligibility, joining) do not reject their
         group's placements (``check --suggest`` moves a unit joined by an IC that may not join it)."""
+        self.faulty: frozenset[str] = frozenset()
+        """The models (``unit/model``) the checker names as failing a rule: with a stay_close goal,
+        their group also gets the shapes of :func:`kept_shapes` that move several of them at once
+        (:func:`faulty_moved`; ``check --suggest``)."""
         self.standing: frozenset[str] = frozenset()
         """Units whose models stand where they stand: their groups get only the shapes of
         :func:`kept_shapes` that leave them there (``check --suggest`` moving a joined character alone)."""

@@ -56,6 +56,8 @@ from planner.schema import Scenario, SetupMethod
 from planner.solve import cpsat, stop
 from planner.solve.candidates import (
     COST_SCALE,
+    REPAIR_MAX_COMBINATIONS,
+    REPAIR_MAX_FAULTY,
     REPAIR_MAX_MODELS,
     REPAIR_RADIUS_IN,
     Candidate,
@@ -1008,7 +1010,7 @@ def _below(inc: int | None, relaxed: int, rest: int, offered: int | None) -> int
 
 def plan_deployment(world: World, settings: SolverSettings | None = None, *, units: list[str] | None = None,
                     on_progress: ProgressCallback | None = None, waived: frozenset[str] = frozenset(),
-                    standing: frozenset[str] = frozenset()) -> PlanResult:
+                    standing: frozenset[str] = frozenset(), faulty: frozenset[str] = frozenset()) -> PlanResult:
     """Place the units marked ``place: true`` (or only ``units`` and the ICs joining them),
     minimising the weighted goals of the scenario.
 
@@ -1032,6 +1034,11 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
         Placed units (of a group with a ``stay_close`` goal) whose models stay where they stand:
         their group gets only the shapes that leave them there (``check --suggest`` moving a joined
         Independent Character alone, its host standing).
+    faulty : frozenset of str
+        Models (``unit/model``) the checker names as failing a rule: with a ``stay_close`` goal
+        their group also gets the shapes that move two or more of them at once, each to a grid
+        point near it, the rest standing (:func:`planner.solve.candidates.faulty_moved`;
+        ``check --suggest``).
 
     Returns
     -------
@@ -1059,7 +1066,7 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
     groups = _groups(world, units)
     if not groups:
         raise ScenarioError("no unit is marked 'place: true': nothing to plan", file=world.file, location="armies")
-    run = _Planning(world, settings, groups, on_progress, t0, waived, standing)
+    run = _Planning(world, settings, groups, on_progress, t0, waived, standing, faulty)
     capacity = _capacity_conflicts(world, run.placing)
     if capacity:
         return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, conflicts=capacity,
@@ -1097,7 +1104,7 @@ class _Planning:
 
     def __init__(self, world: World, settings: SolverSettings, groups: list[Group],
                  on_progress: ProgressCallback | None, t0: float, waived: frozenset[str] = frozenset(),
-                 standing: frozenset[str] = frozenset()):
+                 standing: frozenset[str] = frozenset(), faulty: frozenset[str] = frozenset()):
         """Compile the goals and open one candidate stream per group (none judged yet)."""
         self.world, self.settings, self.groups, self.on_progress, self.t0 = world, settings, groups, on_progress, t0
         table = world.ruleset.table(world)
@@ -1107,6 +1114,7 @@ class _Planning:
         self.builder = builder = CandidateBuilder(table, fixed, settings.grid_in, self.terms, settings.margin_in)
         builder.waived = waived
         builder.standing = standing
+        builder.faulty = faulty
         self.deadline = t0 + settings.time_limit_s
         builder.deadline = self.deadline - min(2.0, 0.2 * settings.time_limit_s)  # leave the solver some time
         self.streams = {g.id: builder.stream(g) for g in groups}
@@ -1115,8 +1123,12 @@ class _Planning:
         self.overlapping: Overlaps = {}  # overlapping pairs of the candidates taken (positions)
         self.measured: dict[tuple[int, int], tuple[int, int]] = {}  # (a, b) -> candidates of each measured
         kept = ("the unit as its models stand, moved by whole grid steps, or with one model moved to a grid point "
-                f"within {REPAIR_RADIUS_IN:g}\" of it (units of up to {REPAIR_MAX_MODELS} models), or with one part "
-                "moved alone by whole grid steps (a joined character, its host, the models cut off as they stand)")
+                f"within {REPAIR_RADIUS_IN:g}\" of it (units of up to {REPAIR_MAX_MODELS} models)"
+                + (f", or with 2-{REPAIR_MAX_FAULTY} of the models the checker names as failing a rule moved at once, "
+                   f"each up to {REPAIR_RADIUS_IN:g}\" to a grid point where the planner's judge passes it alone (the "
+                   f"{REPAIR_MAX_COMBINATIONS} least moves)" if faulty else "")
+                + ", or with one part moved alone by whole grid steps (a joined character, its host, the models cut "
+                  "off as they stand)")
         if standing:
             self.grid = (f"the {settings.grid_in:g}\" candidate grid, {', '.join(sorted(standing))} standing where "
                          f"it stands: only {kept} that leave it there)")

@@ -13,9 +13,15 @@ named in each suggestion (``family`` and the text ``proof``):
 - ``unit_with_characters``: every formation it knows at every grid point of the unit's region;
   the unit's shape as it stands (with its joined characters) moved by whole grid steps; that
   shape with one model moved to a grid point within :data:`planner.solve.candidates.REPAIR_RADIUS_IN`
-  of it (groups of at most :data:`planner.solve.candidates.REPAIR_MAX_MODELS` models); and that
-  shape with one part moved alone by whole grid steps, the rest standing: a joined character, its
-  host, or the models cut off as they stand (:func:`planner.solve.candidates.moved_parts`).
+  of it (groups of at most :data:`planner.solve.candidates.REPAIR_MAX_MODELS` models); that shape
+  with two or more of the models the checker names as failing a rule (``failing_models``, 2 to
+  :data:`planner.solve.candidates.REPAIR_MAX_FAULTY` of them) moved at once, each to a grid point
+  within ``REPAIR_RADIUS_IN`` of it where the planner's judge passes it alone, the rest standing
+  (the :data:`planner.solve.candidates.REPAIR_MAX_COMBINATIONS` least moves,
+  :func:`planner.solve.candidates.faulty_moved`): two models poking out of the zone at either end
+  of a line move, not the whole unit; and that shape with one part moved alone by whole grid
+  steps, the rest standing: a joined character, its host, or the models cut off as they stand
+  (:func:`planner.solve.candidates.moved_parts`).
 - ``character_alone``: for a finding of a joined Independent Character, tried first: only that
   character moves (its shape by whole grid steps, or one of its models to a grid point within
   ``REPAIR_RADIUS_IN``), its host and the other characters standing. Taken when it makes the
@@ -50,7 +56,12 @@ from planner.errors import ScenarioError
 from planner.legality.checker import check_deployment
 from planner.legality.report import LegalityReport
 from planner.schema import RoundBase, Scenario, SetupMethod
-from planner.solve.candidates import REPAIR_MAX_MODELS, REPAIR_RADIUS_IN
+from planner.solve.candidates import (
+    REPAIR_MAX_COMBINATIONS,
+    REPAIR_MAX_FAULTY,
+    REPAIR_MAX_MODELS,
+    REPAIR_RADIUS_IN,
+)
 from planner.units import TOLERANCE_IN
 from planner.world import World, no_unit_text, resolve
 
@@ -214,7 +225,7 @@ def suggest_moves(world: World, unit_ids: list[str] | None = None, time_limit_s:
                                       message="legal where it stands" if not was else
                                       f"legal where it stands once {', '.join(moved_by)} moved as suggested above"))
             continue
-        s = _suggest_one(current, uid, now, settings, _failing(report), plan_deployment)
+        s = _suggest_one(current, uid, now, settings, _failing(report), plan_deployment, _faulty(report))
         out.append(s)
         if s.moves:
             current = resolve(Scenario.model_validate(apply_moves(current, s.moves)), world.file)
@@ -226,8 +237,15 @@ def _failing(report: LegalityReport) -> set[tuple[str, str]]:
     return {(v.unit, v.rule) for v in report.violations if v.unit is not None}
 
 
+def _faulty(report: LegalityReport) -> frozenset[str]:
+    """The models (``unit/model``) the checker names as failing a rule: every one of a rule
+    judged model by model (``failing_models``), else the finding's model."""
+    return frozenset(f"{v.unit}/{m}" for v in report.violations if v.unit is not None
+                     for m in (v.failing_models or ([v.model] if v.model is not None else [])))
+
+
 def _suggest_one(world: World, uid: str, rules: list[str], settings, before: set[tuple[str, str]],
-                 plan_deployment) -> UnitSuggestion:
+                 plan_deployment, faulty: frozenset[str] = frozenset()) -> UnitSuggestion:
     """The planner's stay-close answer for unit ``uid`` (moved with its group)."""
     u = world.units[uid]
     host = world.units[u.setup.joined] if u.setup.joined else u
@@ -256,7 +274,7 @@ def _suggest_one(world: World, uid: str, rules: list[str], settings, before: set
         settings = dataclasses.replace(settings, time_limit_s=settings.time_limit_s / 2)
         others = [m for m in members if m != uid]
         alone = _planned(world, planning, uid, members, settings, before, plan_deployment, waived,
-                         frozenset(others), base | {"moved_units": [uid], "family": "character_alone",
+                         frozenset(others), frozenset(), base | {"moved_units": [uid], "family": "character_alone",
                          "proof": f"least over the moves of {uid} alone ({', '.join(others)} standing): its shape "
                                   f"moved by whole grid steps, or one of its models moved up to {REPAIR_RADIUS_IN:g}\" "
                                   f"to a grid point (groups of up to {REPAIR_MAX_MODELS} models), {grid}"})
@@ -264,20 +282,25 @@ def _suggest_one(world: World, uid: str, rules: list[str], settings, before: set
             return alone
         settings = dataclasses.replace(whole, time_limit_s=max(whole.time_limit_s / 2,
                                                                whole.time_limit_s - (time.monotonic() - t0)))
-    return _planned(world, planning, uid, members, settings, before, plan_deployment, waived, frozenset(),
+    return _planned(world, planning, uid, members, settings, before, plan_deployment, waived, frozenset(), faulty,
                     base | {"family": "unit_with_characters",
                             "proof": "least over the candidate moves (the planner's formations at every grid "
                                      "point; the shape as it stands moved by whole grid steps, with one model moved "
-                                     f"up to {REPAIR_RADIUS_IN:g}\" (groups of up to {REPAIR_MAX_MODELS} models), or "
-                                     "with one part moved alone: a joined character, its host, the models cut off), "
+                                     f"up to {REPAIR_RADIUS_IN:g}\" (groups of up to {REPAIR_MAX_MODELS} models), "
+                                     f"with 2-{REPAIR_MAX_FAULTY} of the models the checker names moved at once, each "
+                                     f"up to {REPAIR_RADIUS_IN:g}\" to a grid point where the planner's judge passes "
+                                     f"it alone (the {REPAIR_MAX_COMBINATIONS} least moves), or with one part moved "
+                                     "alone: a joined character, its host, the models cut off), "
                                      f"{grid}"})
 
 
 def _planned(world: World, planning: World, uid: str, members: list[str], settings, before: set[tuple[str, str]],
-             plan_deployment, waived: frozenset[str], standing: frozenset[str], base: dict) -> UnitSuggestion:
-    """The suggestion of one planner run (``standing``: the members that may not move)."""
+             plan_deployment, waived: frozenset[str], standing: frozenset[str], faulty: frozenset[str],
+             base: dict) -> UnitSuggestion:
+    """The suggestion of one planner run (``standing``: the members that may not move; ``faulty``:
+    the models the checker names, moved together in some candidates)."""
     result = plan_deployment(planning, settings, units=[world.units[members[0]].id], waived=waived,
-                             standing=standing)
+                             standing=standing, faulty=faulty)
     if result.status in ("infeasible", "unknown") or result.scenario is None:
         return UnitSuggestion(**base, status=result.status, message=result.message)
     moves = _moves(world, resolve(result.scenario, world.file), members)
