@@ -265,12 +265,18 @@ def test_bundled_every_illegal_unit(bundled):
     assert by["we-tactical-2"].total_move_in == pytest.approx(2.0)
     assert [m.model_id for m in by["we-tactical-2"].moves] == ["10"]
     assert by["ws-recon"].total_move_in == pytest.approx(2.5)  # five models 0.5" back: within 6"
-    # the two marines out of the zone (models 1 and 6, one above the other) step in past their
-    # neighbours, the other eight and their praetor standing: 3.002", was 5" (all ten 0.5" in)
-    assert by["we-tactical-1"].total_move_in == pytest.approx(math.hypot(0.7, 1.5) + math.hypot(0.7, 1.15))
-    assert sorted((mv.model_id, mv.to_x, mv.to_y) for mv in by["we-tactical-1"].moves) == [
-        ("1", 55.0, 18.5), ("6", 55.0, 22.5)]
-    assert {mv.unit_id for mv in by["we-tactical-1"].moves} == {"we-tactical-1"}
+    # the two marines out of the zone (models 1 and 6, one above the other) could step in past their
+    # neighbours, the other eight and their praetor standing (3.002"), but that puts a marine in
+    # sight of ws-seekers, legal where they stand: the least move that breaks nothing is taken
+    # instead, all ten 0.5" in (5"), and the message names the smaller one and what it would break
+    t1 = by["we-tactical-1"]
+    assert t1.total_move_in == pytest.approx(5.0) and t1.new_violations == []
+    assert sorted(mv.model_id for mv in t1.moves) == [str(i) for i in sorted(range(1, 11), key=str)]
+    assert {mv.unit_id for mv in t1.moves} == {"we-tactical-1"}
+    small = math.hypot(0.7, 1.5) + math.hypot(0.7, 1.15)
+    assert (f'a move of {small:.3f}" (the named models moved together) would break ws-seekers: '
+            'hh2.infiltrate.hidden: this one breaks nothing') in t1.message
+    assert not [v for s in by.values() for v in s.new_violations]
 
 
 def render(report: SuggestReport) -> str:

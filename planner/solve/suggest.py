@@ -282,16 +282,33 @@ def _suggest_one(world: World, uid: str, rules: list[str], settings, before: set
             return alone
         settings = dataclasses.replace(whole, time_limit_s=max(whole.time_limit_s / 2,
                                                                whole.time_limit_s - (time.monotonic() - t0)))
-    return _planned(world, planning, uid, members, settings, before, plan_deployment, waived, frozenset(), faulty,
-                    base | {"family": "unit_with_characters",
-                            "proof": "least over the candidate moves (the planner's formations at every grid "
-                                     "point; the shape as it stands moved by whole grid steps, with one model moved "
-                                     f"up to {REPAIR_RADIUS_IN:g}\" (groups of up to {REPAIR_MAX_MODELS} models), "
-                                     f"with 2-{REPAIR_MAX_FAULTY} of the models the checker names moved at once, each "
-                                     f"up to {REPAIR_RADIUS_IN:g}\" to a grid point where the planner's judge passes "
-                                     f"it alone (the {REPAIR_MAX_COMBINATIONS} least moves), or with one part moved "
-                                     "alone: a joined character, its host, the models cut off), "
-                                     f"{grid}"})
+    family = ("the planner's formations at every grid point; the shape as it stands moved by whole grid steps, "
+              f"with one model moved up to {REPAIR_RADIUS_IN:g}\" (groups of up to {REPAIR_MAX_MODELS} models), ")
+    together = (f"with 2-{REPAIR_MAX_FAULTY} of the models the checker names moved at once, each up to "
+                f"{REPAIR_RADIUS_IN:g}\" to a grid point where the planner's judge passes it alone (the "
+                f"{REPAIR_MAX_COMBINATIONS} least moves), ")
+    parts = "or with one part moved alone: a joined character, its host, the models cut off"
+    t0 = time.monotonic()
+    least = _planned(world, planning, uid, members, settings, before, plan_deployment, waived, frozenset(), faulty,
+                     base | {"family": "unit_with_characters",
+                             "proof": f"least over the candidate moves ({family}{together}{parts}), {grid}"})
+    if not (faulty and least.legal_after and least.new_violations):
+        return least
+    # The least move breaks a unit that was legal (an Infiltrator it now stands near, say): a user
+    # would rather move a little more and break nothing. The family without the moves of the named
+    # models together is searched again, within what is left of the unit's time limit.
+    rest = dataclasses.replace(settings, time_limit_s=max(settings.time_limit_s / 2,
+                                                          settings.time_limit_s - (time.monotonic() - t0)))
+    clean = _planned(world, planning, uid, members, rest, before, plan_deployment, waived, frozenset(), frozenset(),
+                     base | {"family": "unit_with_characters",
+                             "proof": f"least over the candidate moves ({family}{parts}), {grid}; the least move "
+                                      f"with the named models moved together ({least.total_move_in:.3f}\") would "
+                                      f"break {', '.join(least.new_violations)}"})
+    if clean.legal_after and not clean.new_violations:
+        clean.message = (f"{clean.message}; a move of {least.total_move_in:.3f}\" (the named models moved together) "
+                         f"would break {', '.join(least.new_violations)}: this one breaks nothing").lstrip("; ")
+        return clean
+    return least
 
 
 def _planned(world: World, planning: World, uid: str, members: list[str], settings, before: set[tuple[str, str]],
