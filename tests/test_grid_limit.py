@@ -1,0 +1,143 @@
+"""No plan on the planner's candidate grid is a proof over the grid only, not over the rules: a
+placement off the grid (or made by hand) may still be legal. So it is status ``unknown`` with
+``limit: "grid"``, exit 3 (no answer within the limits), in ``plan``, a deny goal and
+``threats``; what the rules alone rule out (on the grid or off it) stays ``infeasible``, exit 1."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from typer.testing import CliRunner
+
+from planner.cli.commands import app
+
+ROOT = Path(__file__).resolve().parents[1]
+MARINE = {"profile": "legion-tactical-marine"}
+BASE_32 = {"type": "Infantry", "base": {"diameter_mm": 32}}  # 1.260" across
+
+
+def _cli(*args: object) -> tuple[int, str]:
+    r = CliRunner().invoke(app, [str(a) for a in args])
+    return r.exit_code, r.stdout
+
+
+def _write(tmp_path: Path, name: str, data: dict) -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def _pocket(model: dict) -> dict:
+    """hh2: red's 1.4" x 1.4" zone from (10.2, 10.2): a 32 mm base's centre must lie within
+    [10.83, 10.97] on both axes, where no point of the 1" grid is."""
+    zones = [{"id": "red-zone", "player": "red",
+              "polygon": [[10.2, 10.2], [11.6, 10.2], [11.6, 11.6], [10.2, 11.6]]},
+             {"id": "blue-zone", "player": "blue", "polygon": [[0, 38], [72, 38], [72, 48], [0, 48]]}]
+    return {"ruleset": "hh2", "battlefield": {"width": 72, "depth": 48}, "deployment_zones": zones,
+            "goals": [{"kind": "near_point", "x": 0, "y": 0}],
+            "armies": [{"player": "red", "units": [{"id": "aux", "models": [model]}]},
+                       {"player": "blue", "units": [{"id": "tac", "models": [{**MARINE, "x": 36, "y": 44}]}]}]}
+
+
+def test_a_unit_whose_only_legal_spots_are_off_the_grid_is_unknown_limit_grid_exit_3(tmp_path):
+    data = _pocket(dict(BASE_32))
+    data["armies"][0]["units"][0]["place"] = True
+    js = tmp_path / "plan.json"
+    out_file = tmp_path / "planned.yaml"
+    code, out = _cli("plan", _write(tmp_path, "pocket.yaml", data), "--time-limit", "10", "--json", js,
+                     "--out", out_file)
+    report = json.loads(js.read_text())
+    assert code == 3, out
+    assert (report["status"], report["solver_status"], report["limit"]) == ("unknown", "unknown", "grid")
+    assert report["message"] == (
+        'no plan on the 1" candidate grid (every formation of 1-3 ranks, two facings, at every grid point of '
+        "each unit's region) (proven over that grid only: judged with the checker's exact predicates (line of "
+        "sight re-judged exactly), keeping the planner's 0.1\" tape-measure margin on 'more than' distances), "
+        "not proven infeasible by the rules: a placement off the grid may exist; place the models by hand and "
+        "check them with 'planner check'. unit aux: no position on the 1\" grid is wholly within its "
+        "deployment zone")
+    # what rejected the grid's placements is still said
+    assert report["conflicts"] == [{"units": ["aux"], "rules": ["hh2.deployment.wholly_within_zone"],
+                                    "message": 'unit aux: no position on the 1" grid is wholly within its '
+                                               "deployment zone"}]
+    assert report["placements"] == [] and not out_file.exists()
+    assert 'Solver status: unknown - no plan on the 1" candidate grid' in out
+    # the rules allow it: the model placed by hand at (10.9, 10.9), off the grid, passes the checker
+    code, out = _cli("check", _write(tmp_path, "hand.yaml", _pocket({**BASE_32, "x": 10.9, "y": 10.9})))
+    assert code == 0, out
+    # and 0.1" to the side (11.0, 10.9: 0.03" past the zone's edge) it does not
+    code, out = _cli("check", _write(tmp_path, "hand2.yaml", _pocket({**BASE_32, "x": 11.0, "y": 10.9})))
+    assert code == 1, out
+
+
+def test_too_many_bases_for_the_zone_is_still_proven_infeasible_by_the_rules_exit_1(tmp_path):
+    # two 32 mm bases (1.247 sq in each) cannot both be in the 1.96 sq in pocket, on the grid or off it
+    data = _pocket(dict(BASE_32))
+    data["armies"][0]["units"][0].update(place=True, models=[dict(BASE_32), dict(BASE_32)])
+    js = tmp_path / "plan.json"
+    code, out = _cli("plan", _write(tmp_path, "two.yaml", data), "--time-limit", "10", "--json", js)
+    report = json.loads(js.read_text())
+    assert code == 1, out
+    assert (report["status"], report["limit"]) == ("infeasible", None)
+    assert report["message"] == (
+        "proven infeasible by the rules alone (on the grid or off it, any formation): unit aux: the unit's 2 "
+        "bases, which may not overlap, cover at least 2.5 sq in, more than its deployment zone red-zone "
+        '(1.4" x 1.4") holds (2.0 sq in)')
+
+
+def test_a_rule_that_does_not_depend_on_the_position_is_a_proof_exit_1(tmp_path):
+    # a praetor without Infiltrate joined to Infiltrators: no position anywhere makes it legal
+    data = {"ruleset": "hh2",
+            "deployment_zones": [
+                {"id": "red-zone", "player": "red", "polygon": [[0, 0], [72, 0], [72, 12], [0, 12]]},
+                {"id": "blue-zone", "player": "blue", "polygon": [[0, 36], [72, 36], [72, 48], [0, 48]]}],
+            "goals": [{"kind": "near_point", "x": 36, "y": 24}],
+            "armies": [
+                {"player": "red", "units": [{"id": "tactical", "models": [{**MARINE, "x": 36, "y": 6}]}]},
+                {"player": "blue", "units": [
+                    {"id": "recon", "rules": ["Infiltrate"], "setup": "infiltrate", "place": True,
+                     "models": [MARINE, MARINE]},
+                    {"id": "praetor", "place": True, "setup": {"method": "infiltrate", "joined": "recon"},
+                     "models": [{"profile": "legion-praetor"}]}]}]}
+    js = tmp_path / "plan.json"
+    code, out = _cli("plan", _write(tmp_path, "ic.yaml", data), "--time-limit", "10", "--json", js)
+    report = json.loads(js.read_text())
+    assert code == 1, out
+    assert (report["status"], report["limit"]) == ("infeasible", None)
+    assert report["conflicts"] == [{
+        "units": ["recon"], "rules": ["hh2.infiltrate.eligible"],
+        "message": "unit recon: no position, on the grid or off it, is set up by Infiltrate (praetor has no model "
+                   "with Infiltrate) (a rule that does not depend on where the models stand)"}]
+    assert report["message"] == ("proven infeasible by the rules alone (on the grid or off it, any formation): "
+                                 + report["conflicts"][0]["message"])
+
+
+def _threats(diameter_mm: float) -> dict:
+    """tests/assets/deny-small.yaml (a 36" x 21" table) with my units standing and the enemy
+    Infiltrator 'inf' on one round base of ``diameter_mm``."""
+    data = yaml.safe_load((ROOT / "tests" / "assets" / "deny-small.yaml").read_text(encoding="utf-8"))
+    data.pop("goals")
+    for u, xs in zip(data["armies"][0]["units"], ([5], [20, 22]), strict=True):
+        u.pop("place")
+        for m, x in zip(u["models"], xs, strict=True):
+            m.update(x=x, y=2)
+    data["armies"][1]["units"][0]["models"] = [{"base": {"diameter_mm": diameter_mm}}]
+    return data
+
+
+def test_threats_with_no_arrival_on_the_grid_only_is_unknown_limit_grid_exit_3(tmp_path):
+    # 530 mm is 20.87" across: on the 21" deep table its centre must be within 10.43"-10.57" of the
+    # edge, where no point of the 2" grid is (540 mm, 21.26", cannot stand anywhere: exit 1)
+    js = tmp_path / "threats.json"
+    code, out = _cli("threats", _write(tmp_path, "t.yaml", _threats(530)), "--enemy-unit", "inf", "--json", js)
+    report = json.loads(js.read_text())
+    assert code == 3, out
+    assert (report["limit"], report["legal_anchors"], report["best"], report["complete"]) == ("grid", 0, None, True)
+    assert report["message"] == (
+        'no legal arrival for the enemy unit on the grid, and that is not a proof: every arrival position on the '
+        '2" grid judged, none legal, so no legal arrival is proven over the grid only, not by the rules: an '
+        "arrival off the grid may be legal; try a finer --grid")
+    code, _ = _cli("threats", _write(tmp_path, "t2.yaml", _threats(540)), "--enemy-unit", "inf")
+    assert code == 1
