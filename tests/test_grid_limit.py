@@ -1,7 +1,9 @@
 """No plan on the planner's candidate grid is a proof over the grid only, not over the rules: a
 placement off the grid (or made by hand) may still be legal. So it is status ``unknown`` with
-``limit: "grid"``, exit 3 (no answer within the limits), in ``plan``, a deny goal and
-``threats``; what the rules alone rule out (on the grid or off it) stays ``infeasible``, exit 1."""
+``limit: "grid"``, exit 3 (no answer within the limits); what the rules alone rule out (on the
+grid or off it: the bases' area, the Infiltrate distance, a rule independent of the position)
+stays ``infeasible``, exit 1. (The deny goal and ``threats``: tests/test_limits14.py,
+tests/test_fresh13_deny.py, tests/test_fresh14_limits.py, tests/test_threat_map.py.)"""
 
 from __future__ import annotations
 
@@ -114,30 +116,44 @@ def test_a_rule_that_does_not_depend_on_the_position_is_a_proof_exit_1(tmp_path)
                                  + report["conflicts"][0]["message"])
 
 
-def _threats(diameter_mm: float) -> dict:
-    """tests/assets/deny-small.yaml (a 36" x 21" table) with my units standing and the enemy
-    Infiltrator 'inf' on one round base of ``diameter_mm``."""
-    data = yaml.safe_load((ROOT / "tests" / "assets" / "deny-small.yaml").read_text(encoding="utf-8"))
-    data.pop("goals")
-    for u, xs in zip(data["armies"][0]["units"], ([5], [20, 22]), strict=True):
-        u.pop("place")
-        for m, x in zip(u["models"], xs, strict=True):
-            m.update(x=x, y=2)
-    data["armies"][1]["units"][0]["models"] = [{"base": {"diameter_mm": diameter_mm}}]
-    return data
+def _strip(width: float) -> dict:
+    """hh2: a ``width`` x 2" table, red's marine tac at (0.63, 1) at its left end, blue's
+    Infiltrator recon (one marine, 32 mm) to place: its centre must be more than 9" + 1.26" =
+    10.26" from tac's, so x > 10.89, and at most width - 0.63 to stand wholly on the table."""
+    zones = [{"id": "red-zone", "player": "red", "polygon": [[0, 0], [2, 0], [2, 2], [0, 2]]},
+             {"id": "blue-zone", "player": "blue",
+              "polygon": [[width - 1.4, 0], [width, 0], [width, 2], [width - 1.4, 2]]}]
+    return {"ruleset": "hh2", "battlefield": {"width": width, "depth": 2}, "deployment_zones": zones,
+            "goals": [{"kind": "near_point", "x": width, "y": 1}],
+            "armies": [{"player": "red", "units": [{"id": "tac", "models": [{**MARINE, "x": 0.63, "y": 1}]}]},
+                       {"player": "blue", "units": [{"id": "recon", "rules": ["Infiltrate"], "setup": "infiltrate",
+                                                     "place": True, "models": [MARINE]}]}]}
 
 
-def test_threats_with_no_arrival_on_the_grid_only_is_unknown_limit_grid_exit_3(tmp_path):
-    # 530 mm is 20.87" across: on the 21" deep table its centre must be within 10.43"-10.57" of the
-    # edge, where no point of the 2" grid is (540 mm, 21.26", cannot stand anywhere: exit 1)
-    js = tmp_path / "threats.json"
-    code, out = _cli("threats", _write(tmp_path, "t.yaml", _threats(530)), "--enemy-unit", "inf", "--json", js)
+def test_an_infiltrator_that_cannot_be_more_than_9_inches_away_anywhere_is_infeasible_by_the_rules_exit_1(
+        tmp_path):
+    # 11.4" long: x <= 10.77 < 10.89, nowhere on the table or off the grid
+    js = tmp_path / "plan.json"
+    code, out = _cli("plan", _write(tmp_path, "short.yaml", _strip(11.4)), "--time-limit", "10", "--json", js)
+    report = json.loads(js.read_text())
+    assert code == 1, out
+    assert (report["status"], report["limit"]) == ("infeasible", None)
+    assert report["conflicts"] == [{
+        "units": ["recon"], "rules": ["hh2.battlefield", "hh2.infiltrate.distance"],
+        "message": 'unit recon: model recon/1 (a round base of radius 0.630") can stand nowhere wholly on the '
+                   'battlefield more than 9" from every enemy unit (tac)'}]
+    assert report["message"] == ("proven infeasible by the rules alone (on the grid or off it, any formation): "
+                                 + report["conflicts"][0]["message"])
+
+
+def test_an_infiltrator_the_9_inch_rule_leaves_a_sliver_is_not_claimed_infeasible_by_it(tmp_path):
+    # 11.6" long: 10.89 < x <= 10.97 is more than 9" away (off the 1" grid): no rules proof claimed
+    js = tmp_path / "plan.json"
+    code, out = _cli("plan", _write(tmp_path, "long.yaml", _strip(11.6)), "--time-limit", "10", "--json", js)
     report = json.loads(js.read_text())
     assert code == 3, out
-    assert (report["limit"], report["legal_anchors"], report["best"], report["complete"]) == ("grid", 0, None, True)
-    assert report["message"] == (
-        'no legal arrival for the enemy unit on the grid, and that is not a proof: every arrival position on the '
-        '2" grid judged, none legal, so no legal arrival is proven over the grid only, not by the rules: an '
-        "arrival off the grid may be legal; try a finer --grid")
-    code, _ = _cli("threats", _write(tmp_path, "t2.yaml", _threats(540)), "--enemy-unit", "inf")
-    assert code == 1
+    assert (report["status"], report["limit"]) == ("unknown", "grid")
+    assert report["conflicts"] == [{
+        "units": ["recon"], "rules": ["hh2.battlefield", "hh2.infiltrate.distance"],
+        "message": 'unit recon: no position on the 1" grid is more than 9" from enemy unit tac and wholly on the '
+                   "battlefield"}]

@@ -225,6 +225,7 @@ class NoCandidate(Exception):
             _formation_limit,
             _rejection_reasons,
             _rules_limit,
+            distance_limit,
             grid_limit_words,
             static_conflict,
         )
@@ -237,6 +238,10 @@ class NoCandidate(Exception):
             return cls(g.id, "infeasible", f"proven infeasible by the rules alone (on the grid or off it, any "
                                            f"formation): unit {name} has no legal placement: {ruled}",
                        _rules_limit_rules(world, g))
+        far = distance_limit(g, builder)
+        if far is not None:
+            return cls(g.id, "infeasible", f"proven infeasible by the rules alone (on the grid or off it, any "
+                                           f"formation): unit {name} has no legal placement: {far[1]}", far[0])
         static = static_conflict(world, g, builder)
         if static is not None:
             return cls(g.id, "infeasible", f"proven infeasible by the rules alone (on the grid or off it, any "

@@ -1968,7 +1968,7 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
 
     The answer is ``infeasible`` (exit 1) only when the rules alone leave some units no placement,
     on the grid or off it (:func:`_rules_limit`, :func:`_shared_rules_limit`,
-    :func:`static_conflict`). Otherwise a proof over the grid is not a proof over the rules: the
+    :func:`distance_limit`, :func:`static_conflict`). Otherwise a proof over the grid is not a proof over the rules: the
     answer is ``unknown`` (exit 3), with ``limit="grid"``, its conflicts those of the proof. When
     no formation of some units fits their region (:func:`_formation_limit`), the proof is sought
     again without those units' literals (and their pairs): if it holds, the limit is the grid; if
@@ -1981,6 +1981,9 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
     out = [Conflict(units=[g.id for g in gs], rules=_rules_limit_rules(world, gs[0]),
                     message=f"unit{'s' if len(gs) > 1 else ''} {', '.join(g.host.label for g in gs)}: {words}")
            for gs, words in ruled]
+    out += [Conflict(units=[g.id], rules=rules, message=f"unit {g.host.label}: {words}") for g in groups
+            if not any(g.id in c.units for c in out) and (far := distance_limit(g, builder)) is not None
+            for rules, words in [far]]
     out += [c for g in groups if (c := static_conflict(world, g, builder)) is not None]
     if out:  # the rules alone leave these units no placement, on the grid or off it
         return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, rounds=rounds, conflicts=out,
@@ -2105,6 +2108,53 @@ def _rules_limit(g: Group, builder: CandidateBuilder) -> str | None:
     if region is None:
         return None
     return no_fit_words(region, _bases(g), _region_words(g, builder))
+
+
+def distance_limit(g: Group, builder: CandidateBuilder) -> tuple[list[str], str] | None:
+    """When the distance rules alone leave unit ``g`` no placement, on the grid or off it (an
+    Infiltrator that cannot be more than 9" from the enemy anywhere): (the rule ids, the phrase
+    that says why); else None (not a proof that it fits). What a model must be more than a distance
+    from, and the rule ids, are the ruleset judge's own (``far_from``: the rules of its candidates'
+    tests, e.g. ``hh2.infiltrate.distance``; 40k's Infiltrators distance to enemy models and zones).
+
+    A base holds a disc of its inner radius ``r`` about its centre, so a model wholly within its
+    region (its deployment zone, or the battlefield) more than ``D`` inches from a shape has its
+    centre in the region eroded by ``r`` and outside the shape grown by ``D + r``. When that set is
+    empty for the unit's largest such disc, no model of it can stand anywhere: a proof over the
+    rules. Sound under polygon arithmetic: the region is grown by ``TOLERANCE_IN`` first, both radii
+    are shrunk by :data:`planner.solve.packing.ERODE_SLACK` of themselves, and curved shapes and
+    their growth are inscribed polygons (each inside the true shape)."""
+    from planner.solve.packing import ERODE_SLACK
+
+    region = builder.region(g)
+    far = [f for f in builder.rules_judge.far_from(builder, g.host) if f[3]]
+    label, fp = max(_bases(g), key=lambda b: b[1].inner_radius)
+    r = fp.inner_radius
+    if region is None or not far or r <= 0:
+        return None
+    keep = 1.0 - ERODE_SLACK
+    centres = region.buffer(TOLERANCE_IN, join_style="mitre").buffer(-r * keep)
+    grown = [shapely.union_all([shape.buffer((d + r) * keep) for _, shape in shapes]) for _, d, _, shapes in far]
+
+    def nowhere(kept: list[int]) -> bool:
+        return bool(kept) and centres.difference(shapely.union_all([grown[k] for k in kept])).is_empty
+
+    kept = list(range(len(far)))
+    if not nowhere(kept):
+        return None
+    for k in list(kept):  # name only the rules the proof needs
+        if nowhere([j for j in kept if j != k]):
+            kept.remove(k)
+    far = [far[k] for k in kept]
+    held = (f"a round base of radius {r:.3f}\"" if fp.kind == "circle"
+            else f"a disc of radius {r:.3f}\" (inside its base)")
+    parts = []
+    for _, d, what, shapes in far:
+        ids = sorted({i for i, _ in shapes})
+        parts.append(f"more than {d:g}\" from every {what} ({', '.join(ids) if len(ids) <= 6 else f'{len(ids)} of them'})")
+    return ([_rules_limit_rules(builder.table.world, g)[0], *(f[0] for f in far)],
+            f"model {label} ({held}) can stand nowhere wholly on the {_region_words(g, builder)} "
+            + " and ".join(parts))
 
 
 def _rules_limit_rules(world: World, g: Group) -> list[str]:
