@@ -2127,7 +2127,8 @@ def distance_limit(g: Group, builder: CandidateBuilder) -> tuple[list[str], str]
     from planner.solve.packing import ERODE_SLACK
 
     region = builder.region(g)
-    far = [f for f in builder.rules_judge.far_from(builder, g.host) if f[3]]
+    far_from = getattr(builder.rules_judge, "far_from", None)  # optional: a judge without it proves nothing here
+    far = [f for f in far_from(builder, g.host) if f[3]] if far_from is not None else []
     label, fp = max(_bases(g), key=lambda b: b[1].inner_radius)
     r = fp.inner_radius
     if region is None or not far or r <= 0:
