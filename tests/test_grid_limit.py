@@ -157,3 +157,43 @@ def test_an_infiltrator_the_9_inch_rule_leaves_a_sliver_is_not_claimed_infeasibl
         "units": ["recon"], "rules": ["hh2.battlefield", "hh2.infiltrate.distance"],
         "message": 'unit recon: no position on the 1" grid is more than 9" from enemy unit tac and wholly on the '
                    "battlefield"}]
+
+
+def _deny_far(line_y: float) -> dict:
+    """hh2, a deny goal on a 36" x 12" table: my unit a (my 3" deep zone) and my Infiltrator b to
+    place; the enemy's line of 18 marines' bases (32 mm) at y = ``line_y`` across its zone (y 10-12):
+    b's centre must be below line_y - 10.26."""
+    return {"ruleset": "hh2", "battlefield": {"width": 36, "depth": 12},
+            "deployment_zones": [{"id": "me-z", "player": "me", "polygon": [[0, 0], [36, 0], [36, 3], [0, 3]]},
+                                 {"id": "en-z", "player": "en", "polygon": [[0, 10], [36, 10], [36, 12], [0, 12]]}],
+            "armies": [{"player": "me", "units": [
+                {"id": "a", "type": "Infantry", "place": True, "models": [{"base": {"diameter_mm": 32}}]},
+                {"id": "b", "type": "Infantry", "rules": ["Infiltrate"], "setup": "infiltrate", "place": True,
+                 "models": [{"base": {"diameter_mm": 32}}]}]},
+                {"player": "en", "units": [
+                    {"id": "line", "type": "Infantry",
+                     "models": [{"base": {"diameter_mm": 32}, "x": 1 + 2 * k, "y": line_y} for k in range(18)]},
+                    {"id": "inf", "type": "Infantry", "rules": ["Infiltrate"], "setup": "reserves",
+                     "models": [{"base": {"diameter_mm": 32}}]}]}],
+            "goals": [{"kind": "deny", "enemy_unit": "inf"}]}
+
+
+def test_a_deny_goal_whose_infiltrator_cannot_be_9_inches_away_is_infeasible_by_the_rules_exit_1(tmp_path):
+    # line at y 10.7: b below 0.44, but its base needs y >= 0.63: nowhere, on the grid or off it
+    js = tmp_path / "deny.json"
+    code, out = _cli("plan", _write(tmp_path, "deny.yaml", _deny_far(10.7)), "--time-limit", "10", "--json", js)
+    report = json.loads(js.read_text())
+    assert code == 1, out
+    assert (report["status"], report["limit"]) == ("infeasible", None)
+    assert report["message"] == (
+        "proven infeasible by the rules alone (on the grid or off it, any formation): unit b has no legal "
+        'placement: model b/1 (a round base of radius 0.630") can stand nowhere wholly on the battlefield more '
+        'than 9" from every enemy unit (line)')
+    # line at y 11.3: y 0.63-1.04 is more than 9" away (not on my 2" grid): no rules proof claimed
+    code, out = _cli("plan", _write(tmp_path, "deny2.yaml", _deny_far(11.3)), "--time-limit", "10", "--json", js)
+    report = json.loads(js.read_text())
+    assert code == 3, out
+    assert (report["status"], report["limit"]) == ("unknown", "grid")
+    assert report["message"].startswith('no deployment of mine on the 2" candidate grid (proven over that grid only')
+    assert report["message"].endswith("no legal candidate placement for unit b on the 2\" grid (rules: "
+                                      "hh2.battlefield, hh2.infiltrate.distance)")
