@@ -87,13 +87,14 @@ def test_deny_grid_in_refines_the_proof_grid(tmp_path):
     assert r["recheck_best"]["value"] == pytest.approx(4.870, abs=1e-3)
     assert "optimal over the candidate placements and the 1\" enemy grid" in p.stdout
     assert "no legal arrival on the 1\" grid may have a base within it" in p.stdout
-    # the finest grid: no screen of these candidates keeps the disc clear; said over that grid
+    # the finest grid: no screen of these candidates keeps the disc clear; said over that grid (not a
+    # proof over the rules: no answer, exit 3)
     f = _deny_file(tmp_path, protect=[15, 12], radius=5, grid_in=0.5)
     js = tmp_path / "g05.json"
     p = _cli("plan", f, "--time-limit", "30", "--workers", "1", "--json", js)
-    assert p.returncode == 1, p.stdout + p.stderr
+    assert p.returncode == 3, p.stdout + p.stderr
     r = json.loads(js.read_text())
-    assert r["status"] == "infeasible" and r["recheck_grid_in"] is None
+    assert (r["status"], r["limit"], r["recheck_grid_in"]) == ("unknown", "grid", None)
     assert "the 0.5\" enemy grid" in r["message"]
 
 
@@ -112,14 +113,18 @@ def test_deny_recheck_grid_is_half_the_grid_and_never_below_half_an_inch(tmp_pat
     assert "4.395\" from the point: outside the 4\" radius" in p.stdout
 
 
-def test_an_infeasible_denial_names_its_grid(tmp_path):
+def test_a_denial_without_answer_on_its_grids_names_them_and_is_unknown_limit_grid_exit_3(tmp_path):
     f = _deny_file(tmp_path, protect=[15, 12], radius=5, grid_in=0.75)
     js = tmp_path / "inf.json"
     p = _in_process("plan", f, "--time-limit", "30", "--workers", "1", "--json", js)
-    assert p.returncode == 1, p.stdout
+    assert p.returncode == 3, p.stdout
     r = json.loads(js.read_text())
-    assert r["status"] == "infeasible" and r["grid_in"] == 0.75 and r["recheck_grid_in"] is None
-    assert "proven over the candidates and the 0.75\" enemy grid" in r["message"]
+    assert (r["status"], r["limit"], r["grid_in"], r["recheck_grid_in"]) == ("unknown", "grid", 0.75, None)
+    assert r["message"] == (
+        "no deployment of the candidates keeps every legal arrival out of the protected disc (proven over my 2\" "
+        "candidate grid, 40 candidates per unit, and the 0.75\" enemy grid only), not proven infeasible by the "
+        "rules: a deployment off my candidates may exist; place the units by hand and check them with "
+        "'planner threats'")
 
 
 @pytest.mark.parametrize("value", [0.25, 13, "fine"])

@@ -72,11 +72,12 @@ def test_five_25mm_bases_in_a_half_inch_zone_are_infeasible_by_the_rules_exit_1(
 def test_one_base_the_zone_just_holds_is_not_claimed_impossible(tmp_path, side, by_rules):
     # a 25 mm base is 0.98425" across: a 0.98" zone cannot hold it, a 0.985" one can (off the grid)
     code, _, data = _plan(tmp_path, _zone_plan([AUX], side))
-    assert code == 1 and data["status"] == "infeasible"  # no 1" grid point holds it either way
+    # no 1" grid point holds it either way: by the rules (exit 1), or over the grid only (exit 3)
+    assert (code, data["status"], data["limit"]) == ((1, "infeasible", None) if by_rules else (3, "unknown", "grid"))
     assert data["message"].startswith("proven infeasible by the rules alone") is by_rules
     if not by_rules:
-        assert data["message"].startswith('proven infeasible over the 1" candidate grid')
-        assert "not a proof for positions off the grid" in data["message"]
+        assert data["message"].startswith('no plan on the 1" candidate grid')
+        assert "not proven infeasible by the rules: a placement off the grid may exist" in data["message"]
 
 
 # ------------------------------------------------------------------ 3: the bases' area exceeds the region's
@@ -206,13 +207,17 @@ def test_threats_with_an_enemy_base_larger_than_the_table_is_a_proof_exit_1(tmp_
     assert "not a proof" not in out
 
 
-def test_threats_with_an_enemy_base_the_table_holds_is_no_rules_proof(tmp_path):
+def test_threats_with_an_enemy_base_the_table_holds_is_no_rules_proof_but_the_grid_limit_exit_3(tmp_path):
     js = tmp_path / "threats.json"
     code, _, _ = _cli("threats", _write(tmp_path, "t.yaml", _threats_data(500)), "--enemy-unit", "inf",
                       "--json", js)  # 19.69" across on a 21" deep table: it fits, but no grid point is legal
     report = json.loads(js.read_text())
-    assert code == 1 and (report["limit"], report["best"], report["legal_anchors"]) == (None, None, 0)
-    assert report["message"] == "no legal arrival for the enemy unit on the grid"  # over the grid, no rules claim
+    assert code == 3
+    assert (report["limit"], report["best"], report["legal_anchors"], report["complete"]) == ("grid", None, 0, True)
+    assert report["message"] == (  # over the grid only, no rules claim
+        'no legal arrival for the enemy unit on the grid, and that is not a proof: every arrival position on the '
+        '2" grid judged, none legal, so no legal arrival is proven over the grid only, not by the rules: an '
+        "arrival off the grid may be legal; try a finer --grid")
 
 
 # ------------------------------------------------------------------ 6: a deny goal with other goals

@@ -162,7 +162,9 @@ def test_the_threats_exit_code_of_a_partial_answer():
 
     legal = EnemyPlacement(unit="e", formation="f", anchor=(0, 0), value=1.0, models={}, legal=True)
     assert result(best=legal).exit_code == 0
-    assert result(best=None).exit_code == 1  # proven over the grid: no legal arrival
+    assert result(best=None).exit_code == 1  # proven by the rules alone: no legal arrival
+    assert result(best=None, limit="grid").exit_code == 3  # over the grid only: not a proof
+    assert result(best=None, limit="formations").exit_code == 3
     assert result(best=legal, complete=False, interrupted=True).exit_code == 3  # no proof yet
     assert result(best=None, complete=False, interrupted=True).exit_code == 3  # none found *yet*
     assert result(best=legal, complete=False, interrupted=True, deployment_legal=False).exit_code == 1

@@ -66,9 +66,10 @@ def test_forty_models_in_a_ten_inch_zone_is_unknown_exit_3_not_infeasible_and_a_
     assert code == 0, out
 
 
-def test_another_units_rules_alone_leaving_no_plan_stays_infeasible_exit_1(tmp_path):
+def test_another_units_candidates_alone_leaving_no_plan_is_the_grid_limit_not_the_formations_exit_3(tmp_path):
     # aux (40 models, no formation fits) and recon, which must Infiltrate out of sight or more than 12"
-    # from tac on a 16" table where nothing hides it: recon's rules alone leave no plan
+    # from tac on a 16" table where nothing hides it: recon's candidates alone leave no plan on the grid
+    # (a proof over the grid, not over the rules: the limit is the grid, not aux's formations)
     zones = [{"id": "red-zone", "player": "red", "polygon": [[0, 0], [16, 0], [16, 10], [0, 10]]},
              {"id": "blue-zone", "player": "blue", "polygon": [[0, 13], [16, 13], [16, 16], [0, 16]]}]
     recon = {"id": "recon", "rules": ["Infiltrate"], "setup": "infiltrate", "place": True, "models": [MARINE] * 5}
@@ -80,9 +81,10 @@ def test_another_units_rules_alone_leaving_no_plan_stays_infeasible_exit_1(tmp_p
     js = tmp_path / "plan.json"
     code, _, _ = _cli("plan", _write(tmp_path, "both.yaml", data), "--time-limit", "30", "--json", js)
     out = json.loads(js.read_text())
-    assert code == 1
-    assert (out["status"], out["limit"]) == ("infeasible", None)
-    assert out["message"].startswith('proven infeasible over the 1" candidate grid')
+    assert code == 3
+    assert (out["status"], out["limit"]) == ("unknown", "grid")
+    assert out["message"].startswith('no plan on the 1" candidate grid')
+    assert "not proven infeasible by the rules: a placement off the grid may exist" in out["message"]
     (c,) = out["conflicts"]
     assert c["units"] == ["recon"] and "hh2.infiltrate.hidden" in c["rules"]
     assert "formations" not in c["message"]
@@ -233,9 +235,9 @@ def test_hh2_aim_point_off_the_table_stays_invalid_input(tmp_path):
 @pytest.mark.parametrize(("objective", "n", "code", "status", "limit"), [
     ("area", 100, 3, "unknown", "formations"),  # 3x34 (51.1" wide) in a 36" x 5" zone: the formations
     ("reply", 100, 3, "unknown", "formations"),
-    ("area", 60, 1, "infeasible", None),  # 3x20 fits the zone's box, but no 2" grid point holds it wholly
+    ("area", 60, 3, "unknown", "grid"),  # 3x20 fits the zone's box, but no 2" grid point holds it wholly
 ])
-def test_a_deny_goal_whose_unit_has_no_candidate_is_unknown_or_infeasible_never_invalid_input(
+def test_a_deny_goal_whose_unit_has_no_candidate_is_unknown_never_invalid_input(
         tmp_path, objective, n, code, status, limit):
     data = yaml.safe_load((ROOT / "tests" / "assets" / "deny-small.yaml").read_text(encoding="utf-8"))
     data["armies"][0]["units"][1]["models"] = [{"base": {"diameter_mm": 32}}] * n
@@ -246,9 +248,12 @@ def test_a_deny_goal_whose_unit_has_no_candidate_is_unknown_or_infeasible_never_
     report = json.loads(js.read_text())
     assert got == code, out
     assert (report["status"], report["solver_status"], report["limit"]) == (status, status, limit)
-    assert report["message"].startswith('no legal candidate placement for unit b on the 2" grid' if limit else
-                                        'proven infeasible over the 2" candidate grid')
-    if limit:
+    assert report["message"].startswith('no legal candidate placement for unit b on the 2" grid'
+                                        if limit == "formations" else
+                                        'no deployment of mine on the 2" candidate grid (proven over that grid '
+                                        "only: judged with the checker's exact predicates), not proven infeasible "
+                                        "by the rules: a placement off the grid may exist")
+    if limit == "formations":
         assert "not proven infeasible: the limit is the planner's formations, not the rules" in report["message"]
         assert '3x34@90 (51.1" x 4.3"), does not fit in its deployment zone (36" x 5")' in report["message"]
     else:

@@ -100,20 +100,19 @@ def test_infiltrator_hides_behind_a_wall_between_9_and_12_inches():
     assert hidden and hidden[0].passed and hidden[0].evidence.blocking_features == ["wall"]
 
 
-def test_no_legal_place_on_the_grid_is_proven_infeasible_and_explained():
+def test_no_legal_place_more_than_9_inches_away_is_proven_infeasible_by_the_rules_and_explained():
     # enemies every 8" over the whole table: no point is more than 9" from all of them
     enemy = [{"id": f"e{i}{j}", "type": "Infantry", "models": [marine(4 + 8 * i, 4 + 8 * j)]}
              for i in range(9) for j in range(6)]
     data = scenario(enemy, [{"id": "inf", "type": "Infantry", "rules": ["Infiltrate"], "setup": "infiltrate",
                              "place": True, "models": [marine()]}])
     result = plan_deployment(world_of(data), SolverSettings(time_limit_s=20, workers=1, candidates_per_unit=5))
-    assert result.status == "infeasible"
-    assert result.exit_code == 1
-    assert "proven infeasible over the 1\" candidate grid" in result.message
+    assert (result.status, result.limit, result.exit_code) == ("infeasible", None, 1)
     (c,) = result.conflicts
-    assert c.units == ["inf"]
-    assert "hh2.infiltrate.distance" in c.rules
-    assert "more than 9\" from enemy units" in c.message
+    assert c.units == ["inf"] and c.rules == ["hh2.battlefield", "hh2.infiltrate.distance"]
+    assert c.message == ('unit inf: model inf/1 (a round base of radius 0.630") can stand nowhere wholly on the '
+                         'battlefield more than 9" from every enemy unit (54 of them)')
+    assert result.message == "proven infeasible by the rules alone (on the grid or off it, any formation): " + c.message
 
 
 def test_nothing_marked_is_an_input_error():

@@ -152,9 +152,9 @@ def test_weighted_goals_combine_and_match_brute_force():
     assert sum(result.terms.values()) == pytest.approx(result.objective, abs=2e-3)
 
 
-def test_no_legal_place_is_infeasible_naming_distance_sight_and_battlefield():
+def test_no_legal_place_on_the_grid_is_the_grid_limit_naming_distance_sight_and_battlefield():
     # a 20" x 12" table with a Rapier battery in the middle: every point more than 9" from it is
-    # within 12" and in plain sight
+    # within 12" and in plain sight (proven over the grid: unknown, limit grid, exit 3)
     data = small([{"id": "rapier", "name": "Rapier Battery", "type": "Infantry", "models": [marine(10, 6)]}],
                  [{"id": "recon", "name": "Recon Squad", "type": "Infantry", "rules": ["Infiltrate"],
                    "setup": "infiltrate", "place": True, "models": [marine()]}],
@@ -162,8 +162,7 @@ def test_no_legal_place_is_infeasible_naming_distance_sight_and_battlefield():
                      {"id": "red-zone", "player": "red", "polygon": [[0, 0], [20, 0], [20, 2], [0, 2]]},
                      {"id": "blue-zone", "player": "blue", "polygon": [[0, 10], [20, 10], [20, 12], [0, 12]]}])
     result = plan_deployment(world_of(data), EXACT)
-    assert result.status == "infeasible"
-    assert result.exit_code == 1
+    assert (result.status, result.limit, result.exit_code) == ("unknown", "grid", 3)
     (c,) = result.conflicts
     assert c.units == ["recon"]
     assert set(c.rules) == {"hh2.infiltrate.distance", "hh2.infiltrate.hidden", "hh2.battlefield"}
@@ -342,7 +341,7 @@ def test_infiltrate_alternation_step_by_step_on_the_command_line(tmp_path):
     assert r.returncode == 2 and "nobody is next" in r.stderr
 
 
-def test_cli_infeasible_exits_1_with_the_conflict_in_the_json(tmp_path):
+def test_cli_no_plan_on_the_grid_exits_3_with_the_conflict_in_the_json(tmp_path):
     import json
     import subprocess
     import sys
@@ -363,11 +362,11 @@ def test_cli_infeasible_exits_1_with_the_conflict_in_the_json(tmp_path):
     r = subprocess.run([sys.executable, "-m", "planner", "plan", str(src), "--out", str(out), "--json",
                         str(tmp_path / "r.json"), "--workers", "1", "--time-limit", "20", "--allow-illegal-table"],
                        capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
-    assert r.returncode == 1, r.stdout + r.stderr
-    assert "infeasible" in r.stdout and "Recon Squad" in r.stdout
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert 'Solver status: unknown - no plan on the 1" candidate grid' in r.stdout and "Recon Squad" in r.stdout
     assert not out.exists()  # no plan, nothing written
     report = json.loads((tmp_path / "r.json").read_text())
-    assert report["status"] == "infeasible"
+    assert (report["status"], report["limit"]) == ("unknown", "grid")
     # with the planner's default 0.1" tape-measure margin, the corners (9.04" away) are too close
     # already: distance and battlefield conflict without line of sight (margin 0: see above)
     assert set(report["conflicts"][0]["rules"]) == {"hh2.infiltrate.distance", "hh2.battlefield"}

@@ -193,8 +193,8 @@ def test_every_suggestion_passes_the_checker(method, xy):
     if unit_legal(data, "u", here):
         assert s.status == "already_legal"
         return
-    assert s.status in ("optimal", "feasible", "infeasible")
-    if s.status == "infeasible":
+    assert s.status in ("optimal", "feasible", "infeasible") or (s.status, s.limit) == ("unknown", "grid")
+    if s.status in ("infeasible", "unknown"):
         return
     moved = {mv.model_id: (mv.to_x, mv.to_y, mv.to_facing) for mv in s.moves}
     after = [moved.get(m.id, (m.x, m.y, m.facing)) for m in world.units["u"].models]

@@ -59,11 +59,12 @@ def test_threat_map_marks_legal_anchors_and_my_models(tmp_path, kind):
 
 def test_threats_exit_codes_as_the_readme_states_them(tmp_path):
     """fu14 #3 (README, threats): 0 a legal arrival exists and its best placement passes the
-    checker; 1 no legal arrival on the grid, proven (a perfect screen: best null on a legal
-    deployment); 1 also when my units already on the table break a rule (status illegal_table)."""
+    checker; 3 no legal arrival on the grid, proven over the grid only (limit grid: a screen on that
+    grid, best null on a legal deployment, not a proof over the rules); 1 when my units already on
+    the table break a rule (status illegal_table)."""
     # 12" x 12": every point is within 12" of my marine and in its sight, so none is hidden: no legal arrival
     cases = {"screened": (scenario([{"id": "a", "type": "Infantry", "models": [marine(6, 2.5)]}], width=12, depth=12,
-                                   terrain=[]), 1),
+                                   terrain=[]), 3),
              "open": (scenario([{"id": "a", "type": "Infantry", "models": [marine(3, 2)]}], width=24, depth=30,
                                terrain=[]), 0),
              "illegal": (scenario([{"id": "a", "type": "Infantry", "models": [marine(3, 9)]}], width=24, depth=30,
@@ -77,5 +78,6 @@ def test_threats_exit_codes_as_the_readme_states_them(tmp_path):
         got[name] = json.loads(js.read_text())
     assert got["screened"]["best"] is None and got["screened"]["deployment_legal"] is True
     assert got["screened"]["legal_anchors"] == 0 and got["screened"]["complete"] is True
+    assert got["screened"]["limit"] == "grid"
     assert got["open"]["best"]["legal"] is True and got["open"]["legal_anchors"] > 0
     assert got["illegal"]["status"] == "illegal_table" and got["illegal"]["violations"]

@@ -34,19 +34,19 @@ def _plan(data, settings=SETTINGS):
 
 
 @pytest.mark.parametrize("ruleset", ["wh40k10", "wh40k11"])
-def test_infiltrators_with_no_legal_place_are_infeasible_in_the_editions_words(ruleset):
-    # the red zone starts 8" from the blue edge: no point is more than 8" (let alone 9") from it
+def test_infiltrators_with_no_legal_place_are_infeasible_by_the_rules_in_the_editions_words(ruleset):
+    # the red zone starts 8" from the blue edge: no point is more than 8" (let alone 9") from it, on
+    # the grid or off it: a proof by the rules alone (the zone distance), exit 1
     zones = [{"id": "blue-dz", "player": "blue", "polygon": [[0, 0], [60, 0], [60, 8], [0, 8]]},
              {"id": "red-dz", "player": "red", "polygon": [[0, 8], [60, 8], [60, 44], [0, 44]]}]
     inf = unit("inf", [model(None, None)], abilities=["Infiltrators"], setup="infiltrate", place=True)
     result = _plan(_data(ruleset, [inf], [unit("red-line", [model(30, 40)])], zones=zones))
-    assert result.status == "infeasible"
-    assert result.exit_code == 1
+    assert (result.status, result.limit, result.exit_code) == ("infeasible", None, 1)
     (c,) = result.conflicts
     assert c.units == ["inf"]
-    assert f"{ruleset}.infiltrators.zone_distance" in c.rules
-    assert all(r.startswith(ruleset + ".") for r in c.rules)
-    assert f"more than {LIMIT[ruleset]}\" from the enemy deployment zone red-dz" in c.message
+    assert c.rules == [f"{ruleset}.battlefield", f"{ruleset}.infiltrators.zone_distance"]
+    assert c.message == (f'unit inf: model inf/1 (a round base of radius 0.630") can stand nowhere wholly on the '
+                         f'battlefield more than {LIMIT[ruleset]}" from every enemy deployment zone (red-dz)')
     assert "hh2" not in result.message
 
 

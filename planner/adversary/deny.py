@@ -204,11 +204,13 @@ def off_table(world: World, unit_ids: set[str]) -> World:
 class NoCandidate(Exception):
     """A unit of mine has no legal candidate placement on the candidate grid, so a denial (or a
     min-max) has no deployment to offer: ``status`` ``infeasible`` (the rules alone leave the unit
-    no placement, :func:`planner.solve.planner._rules_limit`, or every candidate of the grid
-    rejected by the checker's exact predicates: a proof over the grid, exit 1) or ``unknown``
-    (``limit`` ``"formations"``: no formation of the planner fits the unit's region, the rules may
-    still allow one; or a rejection by the fast line-of-sight test the exact test overturns: not
-    a proof; exit 3), the ``rules`` that rejected them, the ``message``."""
+    no placement, on the grid or off it: :func:`planner.solve.planner._rules_limit`,
+    :func:`planner.solve.planner.static_conflict`; exit 1) or ``unknown`` (exit 3: ``limit``
+    ``"grid"``, every candidate of the grid rejected by the checker's exact predicates, a proof
+    over the grid only, a placement off it may be legal; ``"formations"``: no formation of the
+    planner fits the unit's region, the rules may still allow one; or a rejection by the fast
+    line-of-sight test the exact test overturns: not a proof), the ``rules`` that rejected them,
+    the ``message``."""
 
     def __init__(self, unit: str, status: str, message: str, rules: list[str], limit: str | None = None):
         super().__init__(message)
@@ -219,7 +221,14 @@ class NoCandidate(Exception):
         """Why ``g`` (a :class:`planner.solve.planner.Group`) has no candidate in its exhausted
         ``stream``, judged as :func:`planner.solve.planner.plan_deployment` judges a unit without
         a plan (the same formation limit, the same exact re-judging of line of sight)."""
-        from planner.solve.planner import _formation_limit, _rejection_reasons, _rules_limit
+        from planner.solve.planner import (
+            _formation_limit,
+            _rejection_reasons,
+            _rules_limit,
+            distance_limit,
+            grid_limit_words,
+            static_conflict,
+        )
 
         name = g.host.label if g.host.label == g.id else f"{g.host.label} ({g.id})"
         ruled = _rules_limit(g, builder)
@@ -229,6 +238,14 @@ class NoCandidate(Exception):
             return cls(g.id, "infeasible", f"proven infeasible by the rules alone (on the grid or off it, any "
                                            f"formation): unit {name} has no legal placement: {ruled}",
                        _rules_limit_rules(world, g))
+        far = distance_limit(g, builder)
+        if far is not None:
+            return cls(g.id, "infeasible", f"proven infeasible by the rules alone (on the grid or off it, any "
+                                           f"formation): unit {name} has no legal placement: {far[1]}", far[0])
+        static = static_conflict(world, g, builder)
+        if static is not None:
+            return cls(g.id, "infeasible", f"proven infeasible by the rules alone (on the grid or off it, any "
+                                           f"formation): {static.message}", static.rules)
         reasons = _rejection_reasons(g, stream, builder)
         rules = sorted({r for r, _ in (reasons or stream.rejected)})
         where = f"no legal candidate placement for unit {name} on the {grid_in:g}\" grid"
@@ -238,9 +255,10 @@ class NoCandidate(Exception):
         if reasons is None:
             return cls(g.id, "unknown", f"{where} with the fast line-of-sight test, but the exact test proves some "
                                         "rejected placements hidden; not a proof of infeasibility", rules)
-        return cls(g.id, "infeasible", f"proven infeasible over the {grid_in:g}\" candidate grid (judged with the "
-                                       f"checker's exact predicates; not a proof for positions off the grid): "
-                                       f"{where} (rules: {', '.join(rules) or 'none'})", rules)
+        return cls(g.id, "unknown", grid_limit_words(f"the {grid_in:g}\" candidate grid", "judged with the checker's exact predicates",
+                                                     "place the unit by hand and check it with 'planner check'",
+                                                     "deployment of mine")
+                   + f": {where} (rules: {', '.join(rules) or 'none'})", rules, "grid")
 
 
 def build_screen(world: World, enemy_units: list[str], settings: DenySettings,
@@ -365,11 +383,14 @@ class DenyResult(BaseModel):
     """The denial (screening) report."""
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
-    status: str = Field(description="optimal (proven over candidates and grid), feasible (gap left), infeasible, "
-                                    "unknown")
-    limit: Literal["formations"] | None = Field(default=None, description="Status unknown because no formation "
-                                                "of the planner fits the region of a unit of mine (exit 3; the "
-                                                "rules may still allow one), as a plan's limit; None otherwise.")
+    status: str = Field(description="optimal (proven over candidates and grid), feasible (gap left), infeasible "
+                                    "(proven by the rules alone), unknown (see limit)")
+    limit: Literal["formations", "grid"] | None = Field(
+        default=None, description="Status unknown because of a limit of the planner, as a plan's limit (exit 3): "
+                                  "'formations' (no formation of the planner fits the region of a unit of mine; the "
+                                  "rules may still allow one), 'grid' (no answer over my candidate grid and the "
+                                  "enemy grid, proven over those grids only, not by the rules: a deployment off "
+                                  "them may exist); None otherwise.")
     message: str
     enemy_unit: str
     protect: tuple[float, float, float] | None = None
@@ -514,6 +535,7 @@ def deny(world: World, enemy_unit: str, settings: DenySettings | None = None,
     iterations = 0
     solve_s = 0.0
     status = "unknown"
+    limit: Literal["grid"] | None = None
     anchors = sp.anchors
     while True:
         iterations += 1
@@ -545,8 +567,8 @@ def deny(world: World, enemy_unit: str, settings: DenySettings | None = None,
         if st == cp_model.MODEL_INVALID:
             raise SolverError(f"CP-SAT model invalid: {cp.validate()}")
         if st == cp_model.INFEASIBLE:
-            if best_exact is None:
-                status = "infeasible"
+            if best_exact is None:  # over the candidates and the enemy grid only: not a proof over the rules
+                status, limit = "unknown", "grid"
             break
         if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             break
@@ -568,9 +590,11 @@ def deny(world: World, enemy_unit: str, settings: DenySettings | None = None,
             break
     if best_exact is None:
         msg = ("no deployment of the candidates keeps every legal arrival out of the protected disc (proven over "
-               f"the candidates and the {sp.grid:g}\" enemy grid)" if status == "infeasible"
+               f"my {settings.grid_in:g}\" candidate grid, {settings.candidates_per_unit} candidates per unit, and the "
+               f"{sp.grid:g}\" enemy grid only), not proven infeasible by the rules: a deployment off my candidates "
+               "may exist; place the units by hand and check them with 'planner threats'" if limit == "grid"
                else "no answer within the time limit")
-        return DenyResult(status=status, message=msg, enemy_unit=enemy_unit, protect=protect, grid_in=sp.grid,
+        return DenyResult(status=status, limit=limit, message=msg, enemy_unit=enemy_unit, protect=protect, grid_in=sp.grid,
                           area_before_sq_in=area_before, greedy_area_sq_in=g_area, greedy_time_s=g_time,
                           iterations=iterations, exact_sight_pairs=screen.exact_pairs, build_time_s=screen.build_s,
                           wall_time_s=time.monotonic() - t0)

@@ -25,6 +25,7 @@ from planner.adversary.threats import (
     ThreatGoal,
     ThreatResult,
     cut_short,
+    grid_only_words,
     point_distance,
     violation_lines,
 )
@@ -99,13 +100,15 @@ def deepstrike_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in:
                                    legal=not judge_landing(st, x, y, form).mishap)
     limit = st.rules.more_than_in
     base = _deployment_report(world, enemy_unit)
+    gridded = best is None and judged == nx * ny  # every anchor judged, none legal: a proof over the grid only
     msg = (f"best Deep Strike arrival for the enemy ({goal.label}): {best[0]:g}" if best is not None
-           else f"no legal Deep Strike arrival (more than {limit:g}\" from my models) on the grid")
+           else f"no legal Deep Strike arrival (more than {limit:g}\" from my models) on the grid"
+           + (grid_only_words(g) if gridded else ""))
     result = ThreatResult(enemy_unit=enemy_unit, goal=goal.label, grid_in=g, legal_anchors=len(legal),
                           legal_area_sq_in=len(legal) * g * g, best=placement, message=msg,
                           wall_time_s=time.monotonic() - t0, deployment_legal=base is None or base.legal,
                           deployment_violations=violation_lines(base), legal_cells=legal, positions_judged=judged,
-                          positions=nx * ny)
+                          positions=nx * ny, limit="grid" if gridded else None)
     if stoppable:
         cut_short(result, time_limit_s=time_limit_s, deadline=deadline)
     return result

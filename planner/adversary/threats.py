@@ -149,10 +149,12 @@ class ThreatResult(BaseModel):
     legal_cells: list[tuple[float, float]] = Field(default_factory=list)
     interrupted: bool = Field(default=False, description="Ctrl-C was pressed while the threats were sought (the "
                                                          "message says when).")
-    limit: Literal["formations"] | None = Field(default=None, description="No legal arrival because no formation "
-                                                "the scan tries fits on the battlefield: the limit is the "
-                                                "scan's formations, not the rules (exit 3, not a proof); None "
-                                                "otherwise.")
+    limit: Literal["formations", "grid"] | None = Field(
+        default=None, description="No legal arrival, and that is not a proof over the rules (exit 3): "
+                                  "'formations' (no formation the scan tries fits on the battlefield: the limit is "
+                                  "the scan's formations), 'grid' (every arrival position of the grid judged, none "
+                                  "legal: an arrival off the grid may be; try a finer --grid); None otherwise (a "
+                                  "best arrival, a scan cut short, or no arrival proven by the rules alone).")
     time_limit_s: float | None = Field(default=None, description="The time limit of the scan and the valuing, "
                                                                  "wall-clock seconds (None: none).")
     time_limit_reached: bool = Field(default=False, description="The time limit cut the scan or the valuing "
@@ -170,15 +172,23 @@ class ThreatResult(BaseModel):
 
     @property
     def exit_code(self) -> int:
-        """0 a best placement that passes the checker on a legal deployment; 1 none (proven over the
-        grid), or it or the deployment illegal; 3 an answer cut short by Ctrl-C or the time limit
-        (:attr:`complete` False) that proves nothing illegal, or no arrival because of the scan's
-        formations (:attr:`limit`): no answer within the limits."""
+        """0 a best placement that passes the checker on a legal deployment; 1 none (proven by the
+        rules alone), or it or the deployment illegal; 3 an answer cut short by Ctrl-C or the time
+        limit (:attr:`complete` False) that proves nothing illegal, or no arrival because of the
+        scan's formations or its grid (:attr:`limit`): no answer within the limits."""
         if not self.deployment_legal or (self.best is not None and self.best.legal is False):
             return 1
         if not self.complete or self.limit is not None:
             return 3
         return 0 if self.best is not None and self.best.legal else 1
+
+
+def grid_only_words(grid_in: float) -> str:
+    """What a scan that judged every position of its ``grid_in`` inch grid and found no legal
+    arrival proves (``limit="grid"``, exit 3): the phrase added to its message."""
+    return (f", and that is not a proof: every arrival position on the {grid_in:g}\" grid judged, none legal, so "
+            "no legal arrival is proven over the grid only, not by the rules: an arrival off the grid may be legal; "
+            "try a finer --grid")
 
 
 def cut_short(result: ThreatResult, valued: int | None = None, legal: int | None = None, *,
@@ -373,13 +383,16 @@ def find_threats(world: World, enemy_unit: str, goal: ThreatGoal, grid_in: float
         msg += f", proven by the rules alone (on the grid or off it, any formation): {ruled}"
     if limit is not None:
         msg += f", and that is not a proof: {limit}"
+    gridded = not legal and space.judged == space.total_positions and ruled is None and limit is None
+    if gridded:  # every position of the grid judged, none legal: a proof over the grid only
+        msg += grid_only_words(space.grid)
     result = ThreatResult(enemy_unit=enemy_unit, goal=goal.label, grid_in=space.grid, legal_anchors=len(
         {p.anchor for p in legal}), legal_area_sq_in=space.area(legal), distance_region_sq_in=region, best=placement,
         message=msg, wall_time_s=time.monotonic() - t0,
         deployment_legal=base_report.legal if base_report is not None else True,
         deployment_violations=violation_lines(base_report), legality=report,
         legal_cells=sorted({p.anchor for p in legal}), positions_judged=space.judged,
-        positions=space.total_positions, limit="formations" if limit is not None else None)
+        positions=space.total_positions, limit="formations" if limit is not None else "grid" if gridded else None)
     if stoppable:
         cut_short(result, valued, len(legal), time_limit_s=time_limit_s, deadline=deadline)
     return result

@@ -198,7 +198,7 @@ def _run_deny_plan(world: World, time_limit: float, workers: int, seed: int, con
         if goal.objective == "reply":
             return run_minmax_plan(world, goal, settings, console)
         r = deny(world, goal.enemy_unit, settings, protect=protect)
-    except NoCandidate as none:  # no deployment of mine to offer: a proof over the grid (1), or the formations (3)
+    except NoCandidate as none:  # no deployment of mine to offer: by the rules (1), or the grid or the formations (3)
         who = ", ".join([goal.enemy_unit, *goal.also]) if goal.objective == "reply" else goal.enemy_unit
         r = DenyResult(status=none.status, limit=none.limit, message=none.message, enemy_unit=who, protect=protect,
                        wall_time_s=time.monotonic() - t0)

@@ -1,7 +1,8 @@
 """The ``planner`` command line. One convention for every command:
 
-exit 0 = done and legal; 1 = illegal or proven infeasible; 2 = invalid input;
-3 = no answer within the limits; 4 = internal error (a bug: the message names the log file that
+exit 0 = done and legal; 1 = illegal or proven infeasible (by the rules, not only over the
+planner's candidate grid); 2 = invalid input; 3 = no answer within the limits (the time, the
+planner's formations or its candidate grid); 4 = internal error (a bug: the message names the log file that
 holds the traceback). Outputs never land on an input (:mod:`planner.io.outputs`).
 ``--json PATH|-`` writes the machine-readable report ('-' = standard output).
 """
@@ -40,7 +41,8 @@ app = typer.Typer(
     name="planner",
     help="Check and plan army deployments. Rulesets: Horus Heresy 2.0 (hh2); Warhammer 40,000 10th and 11th "
          "edition (wh40k10, wh40k11); older 40k Deep Strike (wh40k5, wh40k7). Exit codes: 0 done and legal, "
-         "1 illegal or proven infeasible, 2 invalid input, 3 no answer within the limits, 4 internal error.",
+         "1 illegal or proven infeasible (by the rules), 2 invalid input, 3 no answer within the limits (the "
+         "time, the planner's formations or its candidate grid), 4 internal error.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -373,10 +375,13 @@ def plan(
     the written file (every imported unit is marked place: true).
     The units already on the table are checked first: if they break a rule, exit 1 before
     planning (or, with --allow-illegal-table, a warning and a plan reported illegal).
-    Exit 0 with a legal plan, 1 when proven infeasible or illegal, 3 when no plan was found
-    within the limits (the time, or the planner's formations: status unknown, JSON limit
-    "formations", when none of them fits a unit's region; the rules may still allow one). Ctrl-C stops the search and keeps the best plan found so far (written as
-    at the time limit; exit 3 unless it is proven optimal); a second Ctrl-C ends at once.
+    Exit 0 with a legal plan, 1 when illegal or proven infeasible by the rules alone (on the
+    grid or off it), 3 when no plan was found within the limits: the time, the planner's
+    formations (status unknown, JSON limit "formations", when none of them fits a unit's region;
+    the rules may still allow one) or its 1" candidate grid (status unknown, JSON limit "grid",
+    when no plan exists on the grid: a placement off it, or made by hand, may be legal). Ctrl-C
+    stops the search and keeps the best plan found so far (written as at the time limit; exit 3
+    unless it is proven optimal); a second Ctrl-C ends at once.
     """
 
     def go() -> int:
@@ -823,9 +828,11 @@ def threats(
     deployment, and its legal area. Positions the enemy unit (or a character joined to it) already has in
     the scenario are disregarded: it is the unit arriving (a warning says so; JSON "warnings").
 
-    Exit 0 with a best placement that passes the checker, 1 if there is none (or it or the deployment is
-    illegal: the units already on the table are checked first, see --allow-illegal-table), 2 for invalid input,
-    3 when Ctrl-C or --time-limit cut the scan: the threats found so far are reported and written, marked
+    Exit 0 with a best placement that passes the checker, 1 if there is none by the rules alone (or it or the
+    deployment is illegal: the units already on the table are checked first, see --allow-illegal-table), 2 for
+    invalid input, 3 when none is legal on the --grid only (JSON limit "grid": an arrival off the grid may be;
+    try a finer --grid) or none of the scan's formations fits (limit "formations"), or when Ctrl-C or
+    --time-limit cut the scan: the threats found so far are reported and written, marked
     interrupted or time_limit_reached (a second Ctrl-C ends at once, writing nothing).
     """
 

@@ -2,8 +2,9 @@
 standard library only), so that the entry point (:func:`planner.cli.main`) can use them before the
 command line's heavy imports (typer, pydantic, shapely, ...).
 
-Exit codes: 0 done and legal; 1 illegal or proven infeasible; 2 invalid input; 3 no answer within
-the limits (a Ctrl-C included); 4 internal error (a bug in the planner).
+Exit codes: 0 done and legal; 1 illegal or proven infeasible (by the rules, not only over the
+planner's candidate grid); 2 invalid input; 3 no answer within the limits (the time, the planner's
+formations or its candidate grid; a Ctrl-C included); 4 internal error (a bug in the planner).
 """
 
 from __future__ import annotations

@@ -52,7 +52,8 @@ class PuzzleLabel(_L):
     goal: tuple[float, float] = Field(
         description="The goal point [x, y], inches (the scenario's near_point goal).")
     status: Literal["optimal", "feasible", "infeasible", "unknown"] = Field(
-        description="The solver's proof status over the candidate placements (see optimal_on_grid).")
+        description="The solver's proof status over the candidate placements (see optimal_on_grid): infeasible "
+                    "only when the rules alone leave no placement; no answer on the grid only is unknown.")
     grid_in: float = Field(description="The planner's candidate grid step, inches.")
     margin_in: float = Field(description="The planner's margin kept on 'more than' distances, inches.")
     optimal_on_grid: bool = Field(

@@ -218,7 +218,7 @@ def plan_json(result, exclude: set[str]) -> dict:
 
 def plan_lines(result) -> list[str]:
     """The solver's account of a plan (status, objective, bound, gap, time, each goal term, and
-    the conflicts of an infeasibility proof), one statement a line."""
+    the conflicts of an infeasibility proof, or of a proof over the grid only), one statement a line."""
     illegal = result.legal is False and result.status in ("optimal", "feasible")
     # an illegal plan's solver message is the solver's claim over its candidates, said as such
     lines = [f"Solver status: {status_words(result)} - " + (f"the solver's account: {result.message}" if illegal

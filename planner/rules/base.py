@@ -385,7 +385,8 @@ class Ruleset:
 
     def planner_judge(self) -> Any:
         """The planner's candidate judge for this ruleset (a module or object with the judge
-        functions of :mod:`planner.solve.hh2_judge`).
+        functions of :mod:`planner.solve.hh2_judge`; ``far_from`` is optional: without it no
+        distance proof by the rules alone, :func:`planner.solve.planner.distance_limit`, is sought).
 
         Raises
         ------

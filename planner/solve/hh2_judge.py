@@ -70,6 +70,18 @@ def prefilter_rules(builder: Any, unit: Any) -> tuple[str, str, float, list[Plac
             builder._enemies(unit))
 
 
+def far_from(builder: Any, unit: Any) -> list[tuple[str, float, str, list[tuple[str, Any]]]]:
+    """What a model of ``unit`` must be more than a distance from wherever it stands, by rule
+    alone (for :func:`planner.solve.planner.distance_limit`): (rule id, inches, what they are,
+    [(enemy unit id, shapely geometry of a base)]), the same rule, distance and enemy units as
+    :func:`prefilter_rules` (Infiltrate: more than 9" from every enemy unit, hidden or not); []
+    for another set-up."""
+    if unit.method is not SetupMethod.INFILTRATE:
+        return []
+    _, rule, limit, enemies = prefilter_rules(builder, unit)
+    return [(rule, limit, "enemy unit", [(e.unit.id, f.polygon()) for e in enemies for f in e.footprints])]
+
+
 def scout_limit(builder: Any, group: Any) -> float:
     """The Scout redeploy distance of the group's host unit, inches (6" or 12" by unit type)."""
     return checks.scout_limit(group.host, _rs(builder))

@@ -23,8 +23,10 @@ least ``LB = min_u next(u) + sum_{v != u} m(v)``. When the optimum over the take
 at most ``LB``, it is optimal over the *whole candidate grid* (every formation at every grid point
 of every unit's region); otherwise the units whose ``next(u)`` could still pay take more
 candidates and the model is solved again. ``feasible`` reports ``min(CP-SAT bound, LB)`` as the
-bound. ``infeasible`` is proven over the same grid, and explained with one CP-SAT assumption
-literal per (rule, unit) (``sufficient_assumptions_for_infeasibility``, then shrunk).
+bound. No plan over the same grid is proven, and explained, with one CP-SAT assumption literal
+per (rule, unit) (``sufficient_assumptions_for_infeasibility``, then shrunk): that is not a proof
+over the rules (a placement off the grid may be legal), so it is ``unknown`` with ``limit="grid"``
+(exit 3); ``infeasible`` (exit 1) only when the rules alone leave no plan, on the grid or off it.
 
 Every plan returned is re-checked by the independent checker, and the report includes that
 verdict.
@@ -144,13 +146,16 @@ class PlanResult(BaseModel):
     terms: dict[str, float] = Field(default_factory=dict, description="Each goal's cost (weight * value), by name.")
     goals: list[GoalValue] = Field(default_factory=list)
     conflicts: list[Conflict] = Field(default_factory=list, description="Why no plan exists (infeasible); with "
-                                      "limit 'formations': what rejected every placement of the planner's "
-                                      "formations (not a proof over the rules).")
-    limit: Literal["formations"] | None = Field(default=None, description="Status unknown because of a limit of "
-                                                "the planner, not of the time: 'formations' (no formation of the "
-                                                "planner, 1-3 ranks in two facings, fits a unit's region: a "
-                                                "deeper formation, or models placed by hand, may fit; exit 3); "
-                                                "None otherwise.")
+                                      "limit 'formations' or 'grid': what rejected every placement of the "
+                                      "planner's candidates (not a proof over the rules).")
+    limit: Literal["formations", "grid"] | None = Field(default=None, description="Status unknown because of a "
+                                                        "limit of the planner, not of the time (exit 3): "
+                                                        "'formations' (no formation of the planner, 1-3 ranks in "
+                                                        "two facings, fits a unit's region: a deeper formation, "
+                                                        "or models placed by hand, may fit); 'grid' (no plan on "
+                                                        "the candidate grid, proven over the grid only, not by "
+                                                        "the rules: a placement off the grid, or made by hand, "
+                                                        "may be legal); None otherwise.")
     wall_time_s: float
     solver_time_s: float = Field(default=0.0, description="CP-SAT's own time, seconds, over every solve of "
                                  "the run (rounds, local search, relaxation-induced neighbourhoods).")
@@ -172,9 +177,9 @@ class PlanResult(BaseModel):
 
     @property
     def exit_code(self) -> int:
-        """0 legal (and, when :attr:`interrupted`, proven optimal), 1 illegal or infeasible, 3 no
-        answer within the limits (an interrupted feasible plan has no proof: 3 too; so is status
-        unknown, with :attr:`limit` ``formations`` too)."""
+        """0 legal (and, when :attr:`interrupted`, proven optimal), 1 illegal or infeasible (proven
+        by the rules), 3 no answer within the limits (an interrupted feasible plan has no proof: 3
+        too; so is status unknown, with :attr:`limit` ``formations`` or ``grid`` too)."""
         if self.status in ("optimal", "feasible"):
             if not self.legal:
                 return 1
@@ -1045,9 +1050,11 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
     PlanResult
         Status (optimal / feasible / infeasible / unknown) with what it is proven over, the
         objective and its named terms, the bound, the placements, the planned scenario and the
-        checker's verdict on it; for ``infeasible`` the conflicting rules by unit; ``unknown``
-        with ``limit="formations"`` (and the conflicts) when no formation of the planner fits a
-        unit's region and no proof without such units exists (not a proof over the rules).
+        checker's verdict on it; for ``infeasible`` (proven by the rules alone, on the grid or off
+        it) the conflicting rules by unit; ``unknown`` with ``limit="formations"`` (and the
+        conflicts) when no formation of the planner fits a unit's region and no proof without such
+        units exists, or with ``limit="grid"`` (and the conflicts) when there is no plan on the
+        candidate grid (proven over the grid, not over the rules).
 
     Raises
     ------
@@ -1971,19 +1978,26 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
     mutual no-overlap. CP-SAT's sufficient assumptions are then shrunk by deletion. Candidates
     the fast line-of-sight test rejected are judged again with the exact test.
 
-    When no formation of some units fits their region (:func:`_formation_limit`), the proof is
-    sought again without those units' literals (and their pairs): if it holds, the answer is
-    ``infeasible`` by the other units' rules; if not, the planner's formations, not the rules,
-    leave no plan, and the answer is ``unknown`` with ``limit="formations"`` (exit 3), its
-    conflicts those of the whole proof.
+    The answer is ``infeasible`` (exit 1) only when the rules alone leave some units no placement,
+    on the grid or off it (:func:`_rules_limit`, :func:`_shared_rules_limit`,
+    :func:`distance_limit`, :func:`static_conflict`). Otherwise a proof over the grid is not a proof over the rules: the
+    answer is ``unknown`` (exit 3), with ``limit="grid"``, its conflicts those of the proof. When
+    no formation of some units fits their region (:func:`_formation_limit`), the proof is sought
+    again without those units' literals (and their pairs): if it holds, the limit is the grid; if
+    not, the planner's formations leave no plan, and the limit is ``"formations"``, its conflicts
+    those of the whole proof.
     """
     ruled = [([g], words) for g in groups if (words := _rules_limit(g, builder)) is not None]
     if not ruled:  # units sharing one region: their bases together
         ruled = _shared_rules_limit(groups, builder)
-    if ruled:  # the rules alone leave these units no placement, on the grid or off it
-        out = [Conflict(units=[g.id for g in gs], rules=_rules_limit_rules(world, gs[0]),
-                        message=f"unit{'s' if len(gs) > 1 else ''} {', '.join(g.host.label for g in gs)}: {words}")
-               for gs, words in ruled]
+    out = [Conflict(units=[g.id for g in gs], rules=_rules_limit_rules(world, gs[0]),
+                    message=f"unit{'s' if len(gs) > 1 else ''} {', '.join(g.host.label for g in gs)}: {words}")
+           for gs, words in ruled]
+    out += [Conflict(units=[g.id], rules=rules, message=f"unit {g.host.label}: {words}") for g in groups
+            if not any(g.id in c.units for c in out) and (far := distance_limit(g, builder)) is not None
+            for rules, words in [far]]
+    out += [c for g in groups if (c := static_conflict(world, g, builder)) is not None]
+    if out:  # the rules alone leave these units no placement, on the grid or off it
         return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, rounds=rounds, conflicts=out,
                           message="proven infeasible by the rules alone (on the grid or off it, any formation): "
                                   + "; ".join(c.message for c in out))
@@ -2028,8 +2042,34 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
                                   f"fits the region of unit{'s' if len(limits) > 1 else ''} "
                                   f"{', '.join(sorted(limits))}, so the rules may still allow a deployment. "
                                   + "; ".join(c.message for c in out))
-    return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, rounds=rounds, conflicts=out,
-                      message=_proof_scope(grid, settings) + ". " + "; ".join(c.message for c in out))
+    # a proof over the grid only: a placement off the grid may be legal, so no answer (exit 3), not a proof
+    return PlanResult(status="unknown", limit="grid", wall_time_s=time.monotonic() - t0, rounds=rounds, conflicts=out,
+                      message=grid_limit_words(grid, _proof_scope(settings),
+                                               "place the models by hand and check them with 'planner check'")
+                      + ". " + "; ".join(c.message for c in out))
+
+
+def grid_limit_words(grid: str, scope: str, try_next: str, what: str = "plan") -> str:
+    """The one wording of the grid limit (``limit="grid"``, exit 3): no ``what`` (a plan, a
+    deployment) on ``grid`` (e.g. 'the 1" candidate grid (...)'), proven over that grid only
+    (``scope`` says how), not by the rules, so a placement off the grid may exist; ``try_next``
+    says what to try (a finer grid, a placement by hand)."""
+    return (f"no {what} on {grid} (proven over that grid only: {scope}), not proven infeasible by the rules: "
+            f"a placement off the grid may exist; {try_next}")
+
+
+def static_conflict(world: World, g: Group, builder: CandidateBuilder) -> Conflict | None:
+    """When a rule that does not depend on where the models stand leaves unit ``g`` no legal
+    placement, on the grid or off it (the ruleset judge's ``static_reason``: eligibility for the
+    set-up, an Independent Character that may not join, ...), the conflict that says so (a proof
+    over the rules); else None."""
+    why = builder.rules_judge.static_reason(builder, g)
+    if why is None:
+        return None
+    return Conflict(units=[g.id], rules=[why[0]],
+                    message=f"unit {g.host.label}: no position, on the grid or off it, is "
+                            + " and ".join(_describe_all(world, g.host, [why]))
+                            + " (a rule that does not depend on where the models stand)")
 
 
 def _region_words(g: Group, builder: CandidateBuilder) -> str:
@@ -2080,6 +2120,54 @@ def _rules_limit(g: Group, builder: CandidateBuilder) -> str | None:
     if region is None:
         return None
     return no_fit_words(region, _bases(g), _region_words(g, builder))
+
+
+def distance_limit(g: Group, builder: CandidateBuilder) -> tuple[list[str], str] | None:
+    """When the distance rules alone leave unit ``g`` no placement, on the grid or off it (an
+    Infiltrator that cannot be more than 9" from the enemy anywhere): (the rule ids, the phrase
+    that says why); else None (not a proof that it fits). What a model must be more than a distance
+    from, and the rule ids, are the ruleset judge's own (``far_from``: the rules of its candidates'
+    tests, e.g. ``hh2.infiltrate.distance``; 40k's Infiltrators distance to enemy models and zones).
+
+    A base holds a disc of its inner radius ``r`` about its centre, so a model wholly within its
+    region (its deployment zone, or the battlefield) more than ``D`` inches from a shape has its
+    centre in the region eroded by ``r`` and outside the shape grown by ``D + r``. When that set is
+    empty for the unit's largest such disc, no model of it can stand anywhere: a proof over the
+    rules. Sound under polygon arithmetic: the region is grown by ``TOLERANCE_IN`` first, both radii
+    are shrunk by :data:`planner.solve.packing.ERODE_SLACK` of themselves, and curved shapes and
+    their growth are inscribed polygons (each inside the true shape)."""
+    from planner.solve.packing import ERODE_SLACK
+
+    region = builder.region(g)
+    far_from = getattr(builder.rules_judge, "far_from", None)  # optional: a judge without it proves nothing here
+    far = [f for f in far_from(builder, g.host) if f[3]] if far_from is not None else []
+    label, fp = max(_bases(g), key=lambda b: b[1].inner_radius)
+    r = fp.inner_radius
+    if region is None or not far or r <= 0:
+        return None
+    keep = 1.0 - ERODE_SLACK
+    centres = region.buffer(TOLERANCE_IN, join_style="mitre").buffer(-r * keep)
+    grown = [shapely.union_all([shape.buffer((d + r) * keep) for _, shape in shapes]) for _, d, _, shapes in far]
+
+    def nowhere(kept: list[int]) -> bool:
+        return bool(kept) and centres.difference(shapely.union_all([grown[k] for k in kept])).is_empty
+
+    kept = list(range(len(far)))
+    if not nowhere(kept):
+        return None
+    for k in list(kept):  # name only the rules the proof needs
+        if nowhere([j for j in kept if j != k]):
+            kept.remove(k)
+    far = [far[k] for k in kept]
+    held = (f"a round base of radius {r:.3f}\"" if fp.kind == "circle"
+            else f"a disc of radius {r:.3f}\" (inside its base)")
+    parts = []
+    for _, d, what, shapes in far:
+        ids = sorted({i for i, _ in shapes})
+        parts.append(f"more than {d:g}\" from every {what} ({', '.join(ids) if len(ids) <= 6 else f'{len(ids)} of them'})")
+    return ([_rules_limit_rules(builder.table.world, g)[0], *(f[0] for f in far)],
+            f"model {label} ({held}) can stand nowhere wholly on the {_region_words(g, builder)} "
+            + " and ".join(parts))
 
 
 def _rules_limit_rules(world: World, g: Group) -> list[str]:
@@ -2246,9 +2334,7 @@ def _core_conflicts(world: World, groups: list[Group], core: list[tuple], ids: d
     return out
 
 
-def _proof_scope(grid: str, settings: SolverSettings) -> str:
-    """What the infeasibility proof covers: the grid, the exact predicates, the planner's margin."""
-    return (f"proven infeasible over {grid}, judged with the checker's exact predicates (line of sight re-judged "
-            "exactly)" + (f", keeping the planner's {settings.margin_in:g}\" tape-measure margin on "
-                          "'more than' distances" if settings.margin_in > 0 else "")
-            + "; not a proof for positions off the grid")
+def _proof_scope(settings: SolverSettings) -> str:
+    """How the grid proof judged the grid's placements: the exact predicates, the planner's margin."""
+    return ("judged with the checker's exact predicates (line of sight re-judged exactly)" + (f", keeping the planner's {settings.margin_in:g}\" tape-measure margin on "
+                          "'more than' distances" if settings.margin_in > 0 else ""))

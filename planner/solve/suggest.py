@@ -102,6 +102,10 @@ class UnitSuggestion(BaseModel):
     family: Literal["unit_with_characters", "character_alone"] | None = Field(
         None, description="The candidate moves searched (see the module doc); None when nothing was searched.")
     proof: str = Field("", description="What 'optimal' covers: the candidate moves searched and the grid.")
+    limit: Literal["formations", "grid"] | None = Field(
+        None, description="Status unknown because of a limit of the planner (its PlanResult.limit): 'grid' (no "
+                          "legal move on the candidate grid, proven over the grid only: a move off it may be "
+                          "legal), 'formations'; None otherwise.")
     message: str = ""
 
 
@@ -176,9 +180,10 @@ def suggest_moves(world: World, unit_ids: list[str] | None = None, time_limit_s:
         Per unit: status (``already_legal``; ``optimal``: no candidate move of the family searched
         (``family``, said in ``proof``: the unit with its characters, or a joined character alone,
         tried first for a character's finding) on the grid moves less;
-        ``feasible``: a legal move, not proven least; ``infeasible``: no candidate of the grid is
-        legal, or the rule broken does not depend on where the models stand; ``unknown``: no
-        answer in time, or a set-up the planner does not place), the total move (inches), each
+        ``feasible``: a legal move, not proven least; ``infeasible``: the rules alone leave no
+        legal position (e.g. the rule broken does not depend on where the models stand);
+        ``unknown``: no answer in time, a set-up the planner does not place, or no candidate of
+        the grid legal, ``limit`` ``"grid"``: proven over the grid only), the total move (inches), each
         model's move (centre to centre), the rules broken where it stands, and the checker's
         verdict with the moves applied.
 
@@ -319,7 +324,7 @@ def _planned(world: World, planning: World, uid: str, members: list[str], settin
     result = plan_deployment(planning, settings, units=[world.units[members[0]].id], waived=waived,
                              standing=standing, faulty=faulty)
     if result.status in ("infeasible", "unknown") or result.scenario is None:
-        return UnitSuggestion(**base, status=result.status, message=result.message)
+        return UnitSuggestion(**base, status=result.status, limit=result.limit, message=result.message)
     moves = _moves(world, resolve(result.scenario, world.file), members)
     after = result.legality
     assert after is not None  # every plan is re-checked

@@ -16,6 +16,8 @@ margin. Rule ids and numbers: :mod:`planner.rules.wh40k10`, :mod:`planner.rules.
 
 from __future__ import annotations
 
+from typing import Any
+
 from planner.geometry.measure import farthest_from, is_more_than_distance, is_within_distance
 from planner.geometry.shapes import Footprint, distance_to_polygon
 from planner.legality.checks.coherency import is_coherent_40k
@@ -107,6 +109,20 @@ def prefilter_rules(builder, unit) -> tuple[str, str, float, list[Placed]]:
     rs = t.world.scenario.ruleset
     return (f"{rs}.battlefield", f"{rs}.infiltrators.distance", edition(rs).INFILTRATORS_MORE_THAN_IN,
             [t.first(e) for e in t.enemy_units(unit.player)])
+
+
+def far_from(builder, unit) -> list[tuple[str, float, str, list[tuple[str, Any]]]]:
+    """What a model of ``unit`` must be more than a distance from wherever it stands, by rule
+    alone (for :func:`planner.solve.planner.distance_limit`): (rule id, inches, what they are,
+    [(id, shapely geometry)]). Infiltrators (:func:`judge`'s tests): more than the edition's distance from every
+    enemy model where it was set up, and from every enemy deployment zone; [] for another set-up."""
+    if unit.method is not SetupMethod.INFILTRATE:
+        return []
+    t = builder.table
+    _, rule, limit, enemies = prefilter_rules(builder, unit)
+    zones = [(z.id, t.zone_polys[z.id]) for z in t.world.zones.values() if z.player != unit.player]
+    return [(rule, limit, "enemy unit", [(e.unit.id, f.polygon()) for e in enemies for f in e.footprints]),
+            (f"{t.world.scenario.ruleset}.infiltrators.zone_distance", limit, "enemy deployment zone", zones)]
 
 
 def enemies_final(t, u) -> list[Placed]:

@@ -542,6 +542,7 @@ async function plan() {
     const r = JSON.parse(e.data);
     let text = `status: ${r.status}`;
     if (r.status === "feasible" && r.gap != null) text += ` (gap ${(100 * r.gap).toFixed(2)}%)`;
+    if (r.limit) text += ` (limit: ${r.limit}, not a proof over the rules)`;
     if (r.objective !== null && r.objective !== undefined) text += `, objective ${fmt(r.objective)}`;
     if (r.conflicts && r.conflicts.length) text += "; conflicting rules: " + r.conflicts.map((c) => `${c.units.join(", ")}: ${c.rules.join(", ")} (${c.message})`).join("; ");
     if (r.violations) text += "; " + r.violations.map((v) => `${v.unit} [${v.rule}]`).join(", ");

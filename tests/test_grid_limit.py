@@ -1,0 +1,199 @@
+"""No plan on the planner's candidate grid is a proof over the grid only, not over the rules: a
+placement off the grid (or made by hand) may still be legal. So it is status ``unknown`` with
+``limit: "grid"``, exit 3 (no answer within the limits); what the rules alone rule out (on the
+grid or off it: the bases' area, the Infiltrate distance, a rule independent of the position)
+stays ``infeasible``, exit 1. (The deny goal and ``threats``: tests/test_limits14.py,
+tests/test_fresh13_deny.py, tests/test_fresh14_limits.py, tests/test_threat_map.py.)"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from typer.testing import CliRunner
+
+from planner.cli.commands import app
+
+ROOT = Path(__file__).resolve().parents[1]
+MARINE = {"profile": "legion-tactical-marine"}
+BASE_32 = {"type": "Infantry", "base": {"diameter_mm": 32}}  # 1.260" across
+
+
+def _cli(*args: object) -> tuple[int, str]:
+    r = CliRunner().invoke(app, [str(a) for a in args])
+    return r.exit_code, r.stdout
+
+
+def _write(tmp_path: Path, name: str, data: dict) -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def _pocket(model: dict) -> dict:
+    """hh2: red's 1.4" x 1.4" zone from (10.2, 10.2): a 32 mm base's centre must lie within
+    [10.83, 10.97] on both axes, where no point of the 1" grid is."""
+    zones = [{"id": "red-zone", "player": "red",
+              "polygon": [[10.2, 10.2], [11.6, 10.2], [11.6, 11.6], [10.2, 11.6]]},
+             {"id": "blue-zone", "player": "blue", "polygon": [[0, 38], [72, 38], [72, 48], [0, 48]]}]
+    return {"ruleset": "hh2", "battlefield": {"width": 72, "depth": 48}, "deployment_zones": zones,
+            "goals": [{"kind": "near_point", "x": 0, "y": 0}],
+            "armies": [{"player": "red", "units": [{"id": "aux", "models": [model]}]},
+                       {"player": "blue", "units": [{"id": "tac", "models": [{**MARINE, "x": 36, "y": 44}]}]}]}
+
+
+def test_a_unit_whose_only_legal_spots_are_off_the_grid_is_unknown_limit_grid_exit_3(tmp_path):
+    data = _pocket(dict(BASE_32))
+    data["armies"][0]["units"][0]["place"] = True
+    js = tmp_path / "plan.json"
+    out_file = tmp_path / "planned.yaml"
+    code, out = _cli("plan", _write(tmp_path, "pocket.yaml", data), "--time-limit", "10", "--json", js,
+                     "--out", out_file)
+    report = json.loads(js.read_text())
+    assert code == 3, out
+    assert (report["status"], report["solver_status"], report["limit"]) == ("unknown", "unknown", "grid")
+    assert report["message"] == (
+        'no plan on the 1" candidate grid (every formation of 1-3 ranks, two facings, at every grid point of '
+        "each unit's region) (proven over that grid only: judged with the checker's exact predicates (line of "
+        "sight re-judged exactly), keeping the planner's 0.1\" tape-measure margin on 'more than' distances), "
+        "not proven infeasible by the rules: a placement off the grid may exist; place the models by hand and "
+        "check them with 'planner check'. unit aux: no position on the 1\" grid is wholly within its "
+        "deployment zone")
+    # what rejected the grid's placements is still said
+    assert report["conflicts"] == [{"units": ["aux"], "rules": ["hh2.deployment.wholly_within_zone"],
+                                    "message": 'unit aux: no position on the 1" grid is wholly within its '
+                                               "deployment zone"}]
+    assert report["placements"] == [] and not out_file.exists()
+    assert 'Solver status: unknown - no plan on the 1" candidate grid' in out
+    # the rules allow it: the model placed by hand at (10.9, 10.9), off the grid, passes the checker
+    code, out = _cli("check", _write(tmp_path, "hand.yaml", _pocket({**BASE_32, "x": 10.9, "y": 10.9})))
+    assert code == 0, out
+    # and 0.1" to the side (11.0, 10.9: 0.03" past the zone's edge) it does not
+    code, out = _cli("check", _write(tmp_path, "hand2.yaml", _pocket({**BASE_32, "x": 11.0, "y": 10.9})))
+    assert code == 1, out
+
+
+def test_too_many_bases_for_the_zone_is_still_proven_infeasible_by_the_rules_exit_1(tmp_path):
+    # two 32 mm bases (1.247 sq in each) cannot both be in the 1.96 sq in pocket, on the grid or off it
+    data = _pocket(dict(BASE_32))
+    data["armies"][0]["units"][0].update(place=True, models=[dict(BASE_32), dict(BASE_32)])
+    js = tmp_path / "plan.json"
+    code, out = _cli("plan", _write(tmp_path, "two.yaml", data), "--time-limit", "10", "--json", js)
+    report = json.loads(js.read_text())
+    assert code == 1, out
+    assert (report["status"], report["limit"]) == ("infeasible", None)
+    assert report["message"] == (
+        "proven infeasible by the rules alone (on the grid or off it, any formation): unit aux: the unit's 2 "
+        "bases, which may not overlap, cover at least 2.5 sq in, more than its deployment zone red-zone "
+        '(1.4" x 1.4") holds (2.0 sq in)')
+
+
+def test_a_rule_that_does_not_depend_on_the_position_is_a_proof_exit_1(tmp_path):
+    # a praetor without Infiltrate joined to Infiltrators: no position anywhere makes it legal
+    data = {"ruleset": "hh2",
+            "deployment_zones": [
+                {"id": "red-zone", "player": "red", "polygon": [[0, 0], [72, 0], [72, 12], [0, 12]]},
+                {"id": "blue-zone", "player": "blue", "polygon": [[0, 36], [72, 36], [72, 48], [0, 48]]}],
+            "goals": [{"kind": "near_point", "x": 36, "y": 24}],
+            "armies": [
+                {"player": "red", "units": [{"id": "tactical", "models": [{**MARINE, "x": 36, "y": 6}]}]},
+                {"player": "blue", "units": [
+                    {"id": "recon", "rules": ["Infiltrate"], "setup": "infiltrate", "place": True,
+                     "models": [MARINE, MARINE]},
+                    {"id": "praetor", "place": True, "setup": {"method": "infiltrate", "joined": "recon"},
+                     "models": [{"profile": "legion-praetor"}]}]}]}
+    js = tmp_path / "plan.json"
+    code, out = _cli("plan", _write(tmp_path, "ic.yaml", data), "--time-limit", "10", "--json", js)
+    report = json.loads(js.read_text())
+    assert code == 1, out
+    assert (report["status"], report["limit"]) == ("infeasible", None)
+    assert report["conflicts"] == [{
+        "units": ["recon"], "rules": ["hh2.infiltrate.eligible"],
+        "message": "unit recon: no position, on the grid or off it, is set up by Infiltrate (praetor has no model "
+                   "with Infiltrate) (a rule that does not depend on where the models stand)"}]
+    assert report["message"] == ("proven infeasible by the rules alone (on the grid or off it, any formation): "
+                                 + report["conflicts"][0]["message"])
+
+
+def _strip(width: float) -> dict:
+    """hh2: a ``width`` x 2" table, red's marine tac at (0.63, 1) at its left end, blue's
+    Infiltrator recon (one marine, 32 mm) to place: its centre must be more than 9" + 1.26" =
+    10.26" from tac's, so x > 10.89, and at most width - 0.63 to stand wholly on the table."""
+    zones = [{"id": "red-zone", "player": "red", "polygon": [[0, 0], [2, 0], [2, 2], [0, 2]]},
+             {"id": "blue-zone", "player": "blue",
+              "polygon": [[width - 1.4, 0], [width, 0], [width, 2], [width - 1.4, 2]]}]
+    return {"ruleset": "hh2", "battlefield": {"width": width, "depth": 2}, "deployment_zones": zones,
+            "goals": [{"kind": "near_point", "x": width, "y": 1}],
+            "armies": [{"player": "red", "units": [{"id": "tac", "models": [{**MARINE, "x": 0.63, "y": 1}]}]},
+                       {"player": "blue", "units": [{"id": "recon", "rules": ["Infiltrate"], "setup": "infiltrate",
+                                                     "place": True, "models": [MARINE]}]}]}
+
+
+def test_an_infiltrator_that_cannot_be_more_than_9_inches_away_anywhere_is_infeasible_by_the_rules_exit_1(
+        tmp_path):
+    # 11.4" long: x <= 10.77 < 10.89, nowhere on the table or off the grid
+    js = tmp_path / "plan.json"
+    code, out = _cli("plan", _write(tmp_path, "short.yaml", _strip(11.4)), "--time-limit", "10", "--json", js)
+    report = json.loads(js.read_text())
+    assert code == 1, out
+    assert (report["status"], report["limit"]) == ("infeasible", None)
+    assert report["conflicts"] == [{
+        "units": ["recon"], "rules": ["hh2.battlefield", "hh2.infiltrate.distance"],
+        "message": 'unit recon: model recon/1 (a round base of radius 0.630") can stand nowhere wholly on the '
+                   'battlefield more than 9" from every enemy unit (tac)'}]
+    assert report["message"] == ("proven infeasible by the rules alone (on the grid or off it, any formation): "
+                                 + report["conflicts"][0]["message"])
+
+
+def test_an_infiltrator_the_9_inch_rule_leaves_a_sliver_is_not_claimed_infeasible_by_it(tmp_path):
+    # 11.6" long: 10.89 < x <= 10.97 is more than 9" away (off the 1" grid): no rules proof claimed
+    js = tmp_path / "plan.json"
+    code, out = _cli("plan", _write(tmp_path, "long.yaml", _strip(11.6)), "--time-limit", "10", "--json", js)
+    report = json.loads(js.read_text())
+    assert code == 3, out
+    assert (report["status"], report["limit"]) == ("unknown", "grid")
+    assert report["conflicts"] == [{
+        "units": ["recon"], "rules": ["hh2.battlefield", "hh2.infiltrate.distance"],
+        "message": 'unit recon: no position on the 1" grid is more than 9" from enemy unit tac and wholly on the '
+                   "battlefield"}]
+
+
+def _deny_far(line_y: float) -> dict:
+    """hh2, a deny goal on a 36" x 12" table: my unit a (my 3" deep zone) and my Infiltrator b to
+    place; the enemy's line of 18 marines' bases (32 mm) at y = ``line_y`` across its zone (y 10-12):
+    b's centre must be below line_y - 10.26."""
+    return {"ruleset": "hh2", "battlefield": {"width": 36, "depth": 12},
+            "deployment_zones": [{"id": "me-z", "player": "me", "polygon": [[0, 0], [36, 0], [36, 3], [0, 3]]},
+                                 {"id": "en-z", "player": "en", "polygon": [[0, 10], [36, 10], [36, 12], [0, 12]]}],
+            "armies": [{"player": "me", "units": [
+                {"id": "a", "type": "Infantry", "place": True, "models": [{"base": {"diameter_mm": 32}}]},
+                {"id": "b", "type": "Infantry", "rules": ["Infiltrate"], "setup": "infiltrate", "place": True,
+                 "models": [{"base": {"diameter_mm": 32}}]}]},
+                {"player": "en", "units": [
+                    {"id": "line", "type": "Infantry",
+                     "models": [{"base": {"diameter_mm": 32}, "x": 1 + 2 * k, "y": line_y} for k in range(18)]},
+                    {"id": "inf", "type": "Infantry", "rules": ["Infiltrate"], "setup": "reserves",
+                     "models": [{"base": {"diameter_mm": 32}}]}]}],
+            "goals": [{"kind": "deny", "enemy_unit": "inf"}]}
+
+
+def test_a_deny_goal_whose_infiltrator_cannot_be_9_inches_away_is_infeasible_by_the_rules_exit_1(tmp_path):
+    # line at y 10.7: b below 0.44, but its base needs y >= 0.63: nowhere, on the grid or off it
+    js = tmp_path / "deny.json"
+    code, out = _cli("plan", _write(tmp_path, "deny.yaml", _deny_far(10.7)), "--time-limit", "10", "--json", js)
+    report = json.loads(js.read_text())
+    assert code == 1, out
+    assert (report["status"], report["limit"]) == ("infeasible", None)
+    assert report["message"] == (
+        "proven infeasible by the rules alone (on the grid or off it, any formation): unit b has no legal "
+        'placement: model b/1 (a round base of radius 0.630") can stand nowhere wholly on the battlefield more '
+        'than 9" from every enemy unit (line)')
+    # line at y 11.3: y 0.63-1.04 is more than 9" away (not on my 2" grid): no rules proof claimed
+    code, out = _cli("plan", _write(tmp_path, "deny2.yaml", _deny_far(11.3)), "--time-limit", "10", "--json", js)
+    report = json.loads(js.read_text())
+    assert code == 3, out
+    assert (report["status"], report["limit"]) == ("unknown", "grid")
+    assert report["message"].startswith('no deployment of mine on the 2" candidate grid (proven over that grid only')
+    assert report["message"].endswith("no legal candidate placement for unit b on the 2\" grid (rules: "
+                                      "hh2.battlefield, hh2.infiltrate.distance)")
