@@ -142,6 +142,7 @@ def test_every_puzzle_answer_passes_the_checker(puzzle_deepstrike_set, tmp_path)
     for line in puzzles:
         lab = line["label"]
         assert lab["status"] == "optimal" and lab["optimal_on_grid"] is True and lab["legal"] is True
+        assert lab["limit"] is None  # an answer: no limit of the planner stopped it
         assert lab["unique_on_grid"] in (True, False) and lab["better_candidates"] == 0 and lab["ties"] >= 1
         # the claims are named for the grid they hold on (the fields 'optimal'/'unique' read as a
         # claim about every legal placement: a placement off the grid may be nearer)
@@ -340,3 +341,23 @@ def load_scenario_data(data: dict):
     from planner.world import resolve
 
     return resolve(Scenario.model_validate(data), require_positions=True)
+
+
+def test_a_puzzle_with_no_answer_on_the_grid_says_so_in_its_label(monkeypatch):
+    """A planner answer of status unknown with limit 'grid' (no placement on the candidate grid,
+    proven over that grid only) is labelled so: 'limit' is in the line's schema, and the label keeps
+    the planner's message."""
+    import numpy as np
+
+    import planner.solve.planner as solve_planner
+    from planner.generate.distributions import GeneratorParams
+    from planner.generate.lines import PuzzleLabel
+    from planner.generate.puzzles import puzzle_item
+
+    said = "no plan on the 1\" candidate grid (proven over that grid only), not proven infeasible by the rules"
+    monkeypatch.setattr(solve_planner, "plan_deployment", lambda world, settings: solve_planner.PlanResult(
+        status="unknown", limit="grid", message=said, wall_time_s=0.0))
+    lab = puzzle_item(np.random.default_rng(5), GeneratorParams(), 0)["label"]
+    assert (lab["status"], lab["limit"], lab["answer"], lab["objective"], lab["message"]) == (
+        "unknown", "grid", None, None, said)
+    assert PuzzleLabel.model_validate(lab).limit == "grid"

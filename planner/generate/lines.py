@@ -54,6 +54,11 @@ class PuzzleLabel(_L):
     status: Literal["optimal", "feasible", "infeasible", "unknown"] = Field(
         description="The solver's proof status over the candidate placements (see optimal_on_grid): infeasible "
                     "only when the rules alone leave no placement; no answer on the grid only is unknown.")
+    limit: Literal["formations", "grid"] | None = Field(
+        default=None,
+        description="Why the status is unknown when the time did not run out: 'grid' (no placement on the "
+                    "candidate grid, proven over that grid only: one off the grid may be legal), 'formations' "
+                    "(no formation of the planner fits the unit's region); None otherwise.")
     grid_in: float = Field(description="The planner's candidate grid step, inches.")
     margin_in: float = Field(description="The planner's margin kept on 'more than' distances, inches.")
     optimal_on_grid: bool = Field(

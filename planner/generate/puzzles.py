@@ -99,6 +99,7 @@ def puzzle_item(rng: np.random.Generator, p: GeneratorParams, index: int, rulese
         "setup": "infiltrate" if infiltrate else "deployment_zone",
         "goal": [r4(gx), r4(gy)],
         "status": result.status,
+        "limit": result.limit,
         # on the planner's candidate grid only: a placement off the grid may be better (fresh user:
         # an answer labelled optimal and unique moved 0.6" off the grid was legal and nearer)
         "grid_in": settings.grid_in,
