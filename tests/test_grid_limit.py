@@ -57,8 +57,9 @@ def test_a_unit_whose_only_legal_spots_are_off_the_grid_is_unknown_limit_grid_ex
         'no plan on the 1" candidate grid (every formation of 1-3 ranks, two facings, at every grid point of '
         "each unit's region) (proven over that grid only: judged with the checker's exact predicates (line of "
         "sight re-judged exactly), keeping the planner's 0.1\" tape-measure margin on 'more than' distances), "
-        "not proven infeasible by the rules: a placement off the grid may exist; place the models by hand and "
-        "check them with 'planner check'. unit aux: no position on the 1\" grid is wholly within its "
+        "not proven infeasible by the rules: a placement off the grid may exist; try a finer grid ('planner plan "
+        "--grid 0.5') or place the models by hand and check them with 'planner check'. unit aux: no position on "
+        "the 1\" grid is wholly within its "
         "deployment zone")
     # what rejected the grid's placements is still said
     assert report["conflicts"] == [{"units": ["aux"], "rules": ["hh2.deployment.wholly_within_zone"],
@@ -72,6 +73,31 @@ def test_a_unit_whose_only_legal_spots_are_off_the_grid_is_unknown_limit_grid_ex
     # and 0.1" to the side (11.0, 10.9: 0.03" past the zone's edge) it does not
     code, out = _cli("check", _write(tmp_path, "hand2.yaml", _pocket({**BASE_32, "x": 11.0, "y": 10.9})))
     assert code == 1, out
+
+
+def test_a_finer_grid_given_by_plan_grid_finds_the_spot_the_default_grid_misses(tmp_path):
+    """The pocket moved 0.4" down and left: a 32 mm base's centre must lie within [10.43, 10.57] on
+    both axes; the 1" grid has no point there (exit 3, limit grid), the 0.5" grid has (10.5, 10.5)."""
+    data = _pocket(dict(BASE_32))
+    data["deployment_zones"][0]["polygon"] = [[9.8, 9.8], [11.2, 9.8], [11.2, 11.2], [9.8, 11.2]]
+    data["armies"][0]["units"][0]["place"] = True
+    path = _write(tmp_path, "pocket.yaml", data)
+    js = tmp_path / "plan.json"
+    code, out = _cli("plan", path, "--time-limit", "10", "--json", js)
+    assert code == 3, out
+    assert json.loads(js.read_text())["limit"] == "grid"
+    planned = tmp_path / "planned.yaml"
+    code, out = _cli("plan", path, "--time-limit", "10", "--grid", "0.5", "--json", js, "--out", planned)
+    report = json.loads(js.read_text())
+    assert code == 0, out
+    assert (report["status"], report["legal"], report["limit"]) == ("optimal", True, None)
+    model = yaml.safe_load(planned.read_text())["armies"][0]["units"][0]["models"][0]
+    assert (model["x"], model["y"]) == (10.5, 10.5)
+    code, _ = _cli("check", planned)
+    assert code == 0
+    # out of its range: an input error naming the option (exit 2), nothing planned
+    r = CliRunner().invoke(app, ["plan", str(path), "--grid", "0.1"])
+    assert r.exit_code == 2 and "--grid" in r.output
 
 
 def test_too_many_bases_for_the_zone_is_still_proven_infeasible_by_the_rules_exit_1(tmp_path):
@@ -197,3 +223,11 @@ def test_a_deny_goal_whose_infiltrator_cannot_be_9_inches_away_is_infeasible_by_
     assert report["message"].startswith('no deployment of mine on the 2" candidate grid (proven over that grid only')
     assert report["message"].endswith("no legal candidate placement for unit b on the 2\" grid (rules: "
                                       "hh2.battlefield, hh2.infiltrate.distance)")
+    assert "try a finer grid ('planner plan --grid 1')" in report["message"]
+    # --grid sets my grid for a deny goal too: 1.5" has no point in y 0.63-1.04 either
+    code, out = _cli("plan", _write(tmp_path, "deny2.yaml", _deny_far(11.3)), "--time-limit", "10", "--grid", "1.5",
+                     "--json", js)
+    report = json.loads(js.read_text())
+    assert code == 3, out
+    assert report["message"].startswith('no deployment of mine on the 1.5" candidate grid (proven over that grid')
+    assert "try a finer grid ('planner plan --grid 0.75')" in report["message"]

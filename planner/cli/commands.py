@@ -358,6 +358,11 @@ def plan(
                                                     "independent check and the report come after it).")] = 20.0,
     workers: Annotated[int, typer.Option("--workers", min=1, max=64, help="CP-SAT worker threads.")] = 2,
     seed: Annotated[int, typer.Option("--seed", min=0, max=2**31 - 1, help="CP-SAT random seed (0 to 2147483647).")] = 0,
+    grid: Annotated[float | None, typer.Option("--grid", min=0.25, max=6.0,
+                                               help="The planner's candidate grid, inches (0.25 to 6; default 1, "
+                                                    "2 for a deny goal): every formation at every grid point; a "
+                                                    "finer grid finds placements a coarser one misses, with more "
+                                                    "candidates to judge.")] = None,
     next_step: Annotated[bool, typer.Option("--next", metavar="",
                                             help="Place only the next Infiltrator of the alternation (with --unit ID: that one, if it is that player's turn and no order is fixed; else exit 2).")] = False,
     unit: Annotated[list[str] | None, typer.Option("--unit", help="Place only this marked unit (repeatable).")] = None,
@@ -378,8 +383,9 @@ def plan(
     Exit 0 with a legal plan, 1 when illegal or proven infeasible by the rules alone (on the
     grid or off it), 3 when no plan was found within the limits: the time, the planner's
     formations (status unknown, JSON limit "formations", when none of them fits a unit's region;
-    the rules may still allow one) or its 1" candidate grid (status unknown, JSON limit "grid",
-    when no plan exists on the grid: a placement off it, or made by hand, may be legal). Ctrl-C
+    the rules may still allow one) or its candidate grid (--grid, 1" by default; status unknown,
+    JSON limit "grid", when no plan exists on the grid: a placement off it, on a finer grid or made
+    by hand, may be legal). Ctrl-C
     stops the search and keeps the best plan found so far (written as at the time limit; exit 3
     unless it is proven optimal); a second Ctrl-C ends at once.
     """
@@ -425,11 +431,13 @@ def plan(
         # search (while the plan is checked or written) lets the outputs be written whole and then
         # says so; a second one ends at once ("interrupted", exit 3, nothing more written)
         with stop.ctrl_c_stops():
-            settings = SolverSettings(time_limit_s=time_limit, workers=workers, seed=seed)
+            settings = SolverSettings(time_limit_s=time_limit, workers=workers, seed=seed,
+                                      grid_in=SolverSettings.grid_in if grid is None else grid)
             shown = SolveProgress(console, time_limit_s=time_limit) if goal is None else contextlib.nullcontext()
             with shown as progress:
                 result, note = plan_scenario(world, settings, console, quiet=form != "text", next_step=next_step,
-                                             units=only, on_progress=progress.update if progress is not None else None)
+                                             units=only, on_progress=progress.update if progress is not None else None,
+                                             deny_grid_in=grid)
             # --- end of adversary hook
             if result.interrupted and result.status == "unknown":
                 raise KeyboardInterrupt  # interrupted before any plan: as any Ctrl-C (exit 3, nothing written)

@@ -2045,7 +2045,8 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
     # a proof over the grid only: a placement off the grid may be legal, so no answer (exit 3), not a proof
     return PlanResult(status="unknown", limit="grid", wall_time_s=time.monotonic() - t0, rounds=rounds, conflicts=out,
                       message=grid_limit_words(grid, _proof_scope(settings),
-                                               "place the models by hand and check them with 'planner check'")
+                                               (f"try a finer grid ('planner plan --grid {settings.grid_in / 2:g}') or "
+                                                "place the models by hand and check them with 'planner check'"))
                       + ". " + "; ".join(c.message for c in out))
 
 
