@@ -231,3 +231,25 @@ def test_a_deny_goal_whose_infiltrator_cannot_be_9_inches_away_is_infeasible_by_
     assert code == 3, out
     assert report["message"].startswith('no deployment of mine on the 1.5" candidate grid (proven over that grid')
     assert "try a finer grid ('planner plan --grid 0.75')" in report["message"]
+
+
+def test_a_unit_whose_player_has_no_deployment_zone_is_infeasible_by_the_checkers_rule(tmp_path):
+    """fresh16 finding 4: no zone for the player was a grid limit blaming hh2.battlefield; the
+    checker says "player 'a' has no deployment zone" under hh2.deployment.wholly_within_zone, and so
+    does the planner now, as a proof by the rules (exit 1)."""
+    unit = {"id": "u", "type": "Infantry", "models": [{"base": {"diameter_mm": 32}}]}
+    data = {"ruleset": "hh2", "battlefield": {"width": 72, "depth": 48},
+            "armies": [{"player": "a", "units": [{**unit, "place": True}]}]}
+    js = tmp_path / "plan.json"
+    code, out = _cli("plan", _write(tmp_path, "nz.yaml", data), "--time-limit", "5", "--json", js)
+    report = json.loads(js.read_text())
+    assert code == 1, out
+    assert (report["status"], report["limit"]) == ("infeasible", None)
+    assert report["conflicts"] == [{"units": ["u"], "rules": ["hh2.deployment.wholly_within_zone"],
+                                    "message": "unit u: player 'a' has no deployment zone"}]
+    placed = {**data, "armies": [{"player": "a", "units": [{**unit, "models": [{**unit["models"][0], "x": 5,
+                                                                                   "y": 5}]}]}]}
+    code, out = _cli("check", _write(tmp_path, "nz-placed.yaml", placed), "--format", "json")
+    found = [f for u in json.loads(out)["units"] for f in u["findings"] if not f["passed"]]
+    assert code == 1 and [(f["rule"], f["message"]) for f in found] == [
+        ("hh2.deployment.wholly_within_zone", "player 'a' has no deployment zone")]

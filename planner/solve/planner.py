@@ -2114,11 +2114,14 @@ def _rules_limit(g: Group, builder: CandidateBuilder) -> str | None:
     """When the rules alone leave unit ``g`` no placement wholly within its region (its deployment
     zone, or the battlefield), whatever the formation, on the grid or off it: the phrase that says
     why (:func:`planner.solve.packing.no_fit_words`: no base fits, or the bases' area exceeds the
-    region's, the packing bound by area's test); else None (not a proof that it fits)."""
+    region's, the packing bound by area's test; or, set up in its deployment zone, its player has
+    none: the checker's ``deployment.wholly_within_zone`` finding); else None (not a proof that it fits)."""
     from planner.solve.packing import no_fit_words
 
     region = builder.region(g)
     if region is None:
+        if g.host.method is SetupMethod.DEPLOYMENT_ZONE:  # the checker's finding, in its words
+            return f"player {g.host.player!r} has no deployment zone"
         return None
     return no_fit_words(region, _bases(g), _region_words(g, builder))
 
@@ -2177,6 +2180,8 @@ def _rules_limit_rules(world: World, g: Group) -> list[str]:
     ids = rule_ids(world.scenario.ruleset)
     within = (world.ruleset.rid("deployment.wholly_within_zone") if g.host.method is SetupMethod.DEPLOYMENT_ZONE
               else ids["battlefield"])
+    if g.host.method is SetupMethod.DEPLOYMENT_ZONE and world.zone_of(g.host.player) is None and not g.host.setup.zone:
+        return [within]  # no zone at all: the bases' overlap plays no part
     return [within, ids["overlap"]]
 
 
