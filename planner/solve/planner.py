@@ -1311,10 +1311,24 @@ class _Planning:
                             time.monotonic() + max(0.0, share), below=self.todo_extra[g.id])
 
     def no_candidates_answer(self) -> PlanResult | None:
-        """Infeasible or unknown when some unit has no candidate yet; None when every unit has one."""
+        """Infeasible or unknown when some unit has no candidate yet; None when every unit has one.
+
+        The time the builder leaves the solver (its deadline, before the planning's) is of no use
+        to a unit without a candidate: such units search on until the planning's own deadline."""
         empty = [g for g in self.groups if not self.cands[g.id]]
         if not empty:
             return None
+        if stop.clock() < self.deadline and any(not self.streams[g.id].exhausted for g in empty):
+            saved, self.builder.deadline = self.builder.deadline, self.deadline
+            try:
+                for k, g in enumerate(empty):
+                    share = (self.deadline - time.monotonic()) / (len(empty) - k)
+                    self.extend(g, 1, time.monotonic() + max(0.0, share))
+            finally:
+                self.builder.deadline = saved
+            empty = [g for g in self.groups if not self.cands[g.id]]
+            if not empty:
+                return None
         if all(self.streams[g.id].exhausted for g in empty):
             return _infeasible(self.world, empty, self.cands, self.streams, self.builder, self.settings, self.t0,
                                self.grid, self.rounds)
