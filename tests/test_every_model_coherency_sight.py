@@ -53,7 +53,7 @@ def test_40k_11th_names_every_model_more_than_9_from_another_and_to_whom():
     u = unit("tac", [model(10, 6), model(11.5, 6), model(13, 6), model(25, 6), model(26.5, 6)])
     f = _one(check("wh40k11", [u], [RED_LINE]), "tac", "wh40k11.coherency")
     assert f.model == "tac/1" and f.margin == pytest.approx(9 - (16.5 - 2 * R32))
-    assert f.message.startswith('model tac/1 is more than 9" from model tac/5 of its unit (by 6.240"); also '
+    assert f.message.startswith('model tac/1 is more than 9" from model tac/5 of its unit (by 6.240": 15.240" apart); also '
                                 'model tac/5 (more than 9" from tac/1 by 6.240"), model tac/2 (more than 9" from '
                                 'tac/5 by 4.740"), model tac/4'), f.message
     assert f.failing_models == ["tac/1", "tac/5", "tac/2", "tac/4", "tac/3"]

@@ -110,7 +110,8 @@ def test_40k_11th_also_entry_of_a_model_failing_both_parts_shows_both():
     over3 = 8.0 + 1.0 + 2 * R32 - 9.0
     over4 = 10.0 + 8.0 + 1.0 + 4 * R32 - 9.0
     assert f.model == "tac/1" and f.margin == pytest.approx(-over4)
-    assert f.message.startswith(f'model tac/1 is more than 9" from model tac/4 of its unit (by {over4:.3f}"); '
+    assert f.message.startswith(f'model tac/1 is more than 9" from model tac/4 of its unit (by {over4:.3f}": '
+                                f'{9 + over4:.3f}" apart); '
                                 f'also model tac/4 (more than 9" from tac/1 by {over4:.3f}"; short by 8.000"; its '
                                 'nearest: tac/3), '), f.message
     (d3,) = [d for d in f.failing_details if d.model == "tac/3"]

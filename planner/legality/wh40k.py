@@ -461,7 +461,7 @@ class WH40kChecker:
             msg = f"{unit_word} of {n} models in coherency; tightest: model {who}, margin {_f(margin)}"
         elif part == "every":
             msg = (f"model {who} is more than {R.COHERENCY_ALL_WITHIN_IN:g}\" from model {placed.model_id(other)} of "
-                   f"its {unit_word} (by {_f(-margin)}){both}{also}")
+                   f"its {unit_word} (by {_f(-margin)}: {_f(limit(part) - margin)} apart){both}{also}")
         else:
             msg = (f"model {who} is not within {R.COHERENCY_IN:g}\" of {k} other model(s) (short by {_f(-margin)}; "
                    f"{nearest}: model {placed.model_id(other)}){both}{also}")
