@@ -246,8 +246,9 @@ def parse_rule(text: str) -> tuple[SpecialRule, int | None]:
     name = m.group("name").strip().lower()
     arg = m.group("arg")
     if name not in _RULE_LOOKUP:
-        known = ", ".join(r.value for r in SpecialRule)
-        raise ValueError(f"unknown special rule {text!r}; known: {known} (other rules go in other_rules)")
+        known = ", ".join(f"{r.value} (X)" if r is SpecialRule.BULKY else r.value for r in SpecialRule)
+        raise ValueError(f"unknown special rule {text!r}; known: {known} (e.g. 'Bulky (3)' for Very Bulky; other "
+                         "rules go in other_rules)")
     rule = _RULE_LOOKUP[name]
     if rule is SpecialRule.BULKY:
         if arg is None:
