@@ -17,8 +17,8 @@ from planner.geometry.measure import (
     is_overlap_distance,
     is_within_distance,
 )
-from planner.geometry.shapes import Footprint, distance_to_polygon, signed_distance
-from planner.legality.checks.coherency import coherency_range, cut_off
+from planner.geometry.shapes import Footprint, distance_to_polygon
+from planner.legality.checks.coherency import coherency_range, cut_off, joined_gap
 from planner.legality.checks.distance import (
     InfiltrateDistance,
     each_too_close,
@@ -406,13 +406,12 @@ class HH2Checker:
 
         Returns ``(d, rng, ok)`` in inches: ``d`` closest point to closest point (0 where bases touch or
         overlap), ``rng`` the coherency range of the joined unit, ``ok`` whether ``d`` is within it
-        (HH2 p.241, hh2.ic.coherency). Both units must be positioned on the battlefield.
+        (HH2 p.241, hh2.ic.coherency; the one predicate, :func:`joined_gap`: within range of a model
+        of ``host`` itself, not through another joined character). Both units must be positioned on
+        the battlefield.
         """
-        a = self.table.final(ic).footprints
-        b = self.table.final(host).footprints
-        rng = coherency_range(list(ic.models) + list(host.models), self.R)
-        d = min(max(0.0, signed_distance(x, y)) for x in a for y in b)
-        return d, rng, is_within_distance(d, rng)
+        return joined_gap(ic.models, self.table.final(ic).footprints, host.models,
+                          self.table.final(host).footprints, self.R)
 
     # ------------------------------------------------------------------ Infiltrate
     def _observers(self, u: UnitInfo) -> list[Placed]:

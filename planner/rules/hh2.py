@@ -156,8 +156,11 @@ class HorusHeresy2(Ruleset):
         RuleInfo("ic.unit_type",
                  "an IC cannot join a unit with Vehicle, Dreadnought, Automata or Monstrous models unless it shares the "
                  "type; Infantry units only take Infantry or Primarch ICs", "HH2 rulebook p.241, p.195"),
-        RuleInfo("ic.coherency", "an IC joined at deployment is set up in unit coherency with the unit",
-                 "HH2 rulebook p.241 (Independent Character)"),
+        RuleInfo("ic.coherency", "an IC joined at deployment is set up in unit coherency with the unit: within "
+                 "the coherency range of a model of the unit itself (a stated ruling: a chain through another joined "
+                 "IC does not count; the stricter reading, so a deployment legal here is legal under the chain "
+                 "reading too)",
+                 "HH2 rulebook p.241 (Independent Character); RULES.md §1.6"),
         RuleInfo("ic.eligible", "only a unit with Independent Character joins another unit",
                  "HH2 rulebook p.241 (Independent Character)"),
         RuleInfo("transport.capacity",

@@ -176,12 +176,33 @@ def _cell(models: list[ModelInfo]) -> tuple[float, float]:
     return along + FORMATION_GAP_IN, across + FORMATION_GAP_IN
 
 
+def host_centred(models: list[ModelInfo], offsets: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The slots ``offsets`` (inches, about the formation's centre) given out again for a unit
+    with characters joined to it (``models``: the host's first, as :attr:`Group.models`): the
+    host's models take the slots nearest the centre (in model order), then each character's model
+    the free slot nearest a host slot (centre to centre; ties: nearer the centre, then the lower
+    slot), so that each character stands beside a model of the host itself, not at the end of a
+    chain through another character (the ruling of ``hh2.ic.coherency``)."""
+    host = models[0].unit_id
+    order = sorted(range(len(offsets)), key=lambda k: (math.hypot(*offsets[k]), k))
+    n_host = sum(1 for m in models if m.unit_id == host)
+    host_slots, free = order[:n_host], order[n_host:]
+    free.sort(key=lambda k: (min(math.hypot(offsets[k][0] - offsets[h][0], offsets[k][1] - offsets[h][1])
+                                 for h in host_slots), math.hypot(*offsets[k]), k))
+    it_host, it_free = iter(host_slots), iter(free)
+    return [offsets[next(it_host) if m.unit_id == host else next(it_free)] for m in models]
+
+
 def formations(models: list[ModelInfo]) -> list[Formation]:
     """Compact formations for ``len(models)`` models: lines and blocks of 2-3 ranks, two facings.
 
-    Models stand shoulder to shoulder across the facing (``FORMATION_GAP_IN`` apart) in ranks.
+    Models stand shoulder to shoulder across the facing (``FORMATION_GAP_IN`` apart) in ranks,
+    in model order. A unit with characters joined to it (models of more than one unit, the
+    host's first) also gets each of these shapes with its slots given out by
+    :func:`host_centred` (named ``... host-centred``), where it differs.
     """
     n = len(models)
+    joined = len({m.unit_id for m in models}) > 1
     along, across = _cell(models)
     ranks_options = sorted({1, 2, 3} if n >= 4 else {1, 2} if n >= 2 else {1})
     out: list[Formation] = []
@@ -198,6 +219,8 @@ def formations(models: list[ModelInfo]) -> list[Formation]:
                 b = (c - (per_rank - 1) / 2) * across
                 offs.append((a * fx + b * sx, a * fy + b * sy))
             out.append(Formation(f"{ranks}x{per_rank}@{facing:g}", tuple(offs), facing))
+            if joined and (centred := host_centred(models, offs)) != offs:
+                out.append(Formation(f"{ranks}x{per_rank}@{facing:g} host-centred", tuple(centred), facing))
     return out
 
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from planner.geometry.shapes import Footprint
 from planner.legality import hh2 as checks
-from planner.legality.checks.coherency import is_coherent
+from planner.legality.checks.coherency import is_joined_coherent
 from planner.legality.checks.distance import (
     InfiltrateDistance,
     infiltrate_distance,
@@ -58,8 +58,12 @@ def sight_rule(rs: HorusHeresy2) -> str | None:
 
 
 def coherent(rs: HorusHeresy2, models: list, fps: list[Footprint]) -> bool:
-    """Is a formation of ``models`` at ``fps`` in unit coherency (the checker's range and gap)?"""
-    return is_coherent(models, fps, rs)
+    """Is a formation of ``models`` at ``fps`` in unit coherency, by the checker's predicates
+    (:func:`~planner.legality.checks.coherency.is_joined_coherent`): ``models`` the host unit's
+    first, then the joined Independent Characters' (:attr:`planner.solve.candidates.Group.models`);
+    each character within coherency of a model of the host itself (``hh2.ic.coherency``, not
+    through another character) and the whole group linked (``hh2.coherency``)."""
+    return is_joined_coherent(models, fps, rs)
 
 
 def prefilter_rules(builder: Any, unit: Any) -> tuple[str, str, float, list[Placed]]:

@@ -39,7 +39,9 @@ table the last suggestion was checked on.
 
 Every suggestion is re-checked by the independent checker on the whole scenario with the moves
 applied (``legal_after``: no failing finding of the unit; ``new_violations``: findings of other
-units that the move would cause).
+units that the move would cause). A move the checker does not pass is never ``optimal`` or
+``feasible``: it would be the planner and the checker disagreeing, and the suggestion is
+``unknown``, with no moves, its message saying so.
 """
 
 from __future__ import annotations
@@ -330,7 +332,15 @@ def _planned(world: World, planning: World, uid: str, members: list[str], settin
     assert after is not None  # every plan is re-checked
     legal_after = not any(v.unit == uid for v in after.violations)
     new = sorted(f"{w}: {r}" for w, r in _failing(after) - before if w not in (uid,) and w not in members)
-    return UnitSuggestion(**base, status=result.status, total_move_in=sum(m.distance_in for m in moves),
+    total = sum(m.distance_in for m in moves)
+    if not legal_after:
+        # the planner judged its move legal and the checker does not: no suggestion (never 'optimal')
+        rules = sorted({v.rule for v in after.violations if v.unit == uid})
+        return UnitSuggestion(**base, status="unknown", legal_after=False, new_violations=new,
+                              message=f"the planner's least candidate move ({total:.3f}\") does not pass the "
+                                      f"independent checker ({', '.join(rules)}): the planner and the checker "
+                                      "disagree, no move is suggested (please report it)")
+    return UnitSuggestion(**base, status=result.status, total_move_in=total,
                           moves=[m for m in moves if m.distance_in > TOLERANCE_IN or m.from_facing != m.to_facing],
                           legal_after=legal_after, new_violations=new, message=result.message)
 

@@ -154,6 +154,46 @@ def is_coherent(models: Sequence[ModelInfo], fps: list[Footprint], R: HorusHeres
     return is_within_distance(coherency_gap(fps)[0], coherency_range(models, R))
 
 
+def joined_gap(ic_models: Sequence[ModelInfo], ic_fps: Sequence[Footprint], host_models: Sequence[ModelInfo],
+               host_fps: Sequence[Footprint], R: HorusHeresy2) -> tuple[float, float, bool]:
+    """Horus Heresy ``hh2.ic.coherency``: is a joined Independent Character within unit coherency
+    of a model of the host unit itself (p.241)?
+
+    A stated ruling: a chain through another joined character does not count (RULES.md §1.6 says
+    "deployed in unit coherency with the unit" and "may join other ICs"; the stricter reading is
+    the safe one: a deployment legal under it is legal under the chain reading too). The one
+    predicate of the rule: the checker's finding and the planner's formations
+    (:func:`is_joined_coherent`) both call it.
+
+    Returns ``(d, rng, ok)`` in inches: ``d`` the closest distance from the character's bases
+    ``ic_fps`` to the host's ``host_fps`` (closest point to closest point, 0 where bases touch or
+    overlap), ``rng`` the coherency range of the character and host models together
+    (:func:`coherency_range`), ``ok`` whether ``d`` is within it. Both lists must be non-empty.
+    """
+    rng = coherency_range(list(ic_models) + list(host_models), R)
+    d = min(max(0.0, signed_distance(x, y)) for x in ic_fps for y in host_fps)
+    return d, rng, is_within_distance(d, rng)
+
+
+def is_joined_coherent(models: Sequence[ModelInfo], fps: list[Footprint], R: HorusHeresy2) -> bool:
+    """Horus Heresy unit coherency of a unit with Independent Characters joined to it, standing at
+    ``fps``: ``models`` are the host unit's first, then each character's (grouped by
+    ``unit_id``, as :attr:`planner.solve.candidates.Group.models` lists them). Each character is
+    within coherency of a model of the host itself (:func:`joined_gap`, ``hh2.ic.coherency``), and
+    all the models are one linked group (:func:`is_coherent`, ``hh2.coherency``, as the checker
+    judges the unit with the characters in range of it). A single unit: :func:`is_coherent`."""
+    if not models:
+        return True
+    host = models[0].unit_id
+    host_models = [m for m in models if m.unit_id == host]
+    host_fps = [f for m, f in zip(models, fps, strict=True) if m.unit_id == host]
+    for uid in dict.fromkeys(m.unit_id for m in models if m.unit_id != host):
+        ic = [(m, f) for m, f in zip(models, fps, strict=True) if m.unit_id == uid]
+        if not joined_gap([m for m, _ in ic], [f for _, f in ic], host_models, host_fps, R)[2]:
+            return False
+    return is_coherent(models, fps, R)
+
+
 def coherency_shortfall(fps: list[Footprint], R: Warhammer40k,
                         levels: Sequence[tuple[float, float]] | None = None) -> tuple[float, int, str]:
     """How far a group of models is from coherency under ruleset module ``R``.
