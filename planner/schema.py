@@ -436,7 +436,10 @@ class WeaponProfile(Record):
     d: DiceValue | None = Field(default=None, description="40k Damage.")
     keywords: Annotated[list[str], AfterValidator(_weapon_keywords)] = Field(
         default_factory=list, description="40k weapon keywords, HH special rules.")
-    count: Count | None = Field(default=None, ge=0, description="On a unit: how many models carry it (none: all).")
+    count: Count | None = Field(default=None, ge=0, description=(
+        "On a unit: how many of its models carry it, among those without a weapon of that name of their own "
+        "(none: all of them). On a model (or a catalogue entry): how many of it the model carries, e.g. 2 "
+        "sponson lascannons (none: one)."))
 
 
 # --------------------------------------------------------------------------- catalogue
