@@ -1029,7 +1029,9 @@ class Unit(Record):
     setup: Setup = Field(default_factory=Setup)
     place: bool = False
     stats: Characteristics | None = Field(default=None, description="Characteristics of every model.")
-    weapons: list[WeaponProfile] = Field(default_factory=list, description="Wargear every model carries.")
+    weapons: list[WeaponProfile] = Field(default_factory=list, description=(
+        "Wargear of the unit's models: each weapon on every model without its own of that name, or on "
+        "``count`` of them."))
     restrictions: list[Restriction] = Field(default_factory=list, max_length=MAX_ITEMS,
                                             description="No enemy set-up within X\" of this unit (by method).")
     permissions: list[Permission] = Field(default_factory=list, max_length=MAX_ITEMS,

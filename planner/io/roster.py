@@ -38,6 +38,11 @@ How a roster becomes an army:
   rule); models neither covers are reported together, once each with their place
   (:class:`UnknownModelsError`), or, with ``default_base_mm``, get a round base of that size and are
   marked in ``other_rules``;
+- characteristics and weapons from the profiles (:mod:`planner.io.roster_profiles`), with the
+  roster's counts (:meth:`_ArmyBuilder.unit_wargear`, :func:`_shares`): a model selection's wargear
+  shared among its models (two sponson lascannons on one Land Raider: ``count: 2`` on it), the
+  unit's on the models without their own weapon of that name (number 1: the squad's wargear, every
+  one of them; fewer than them: ``count`` on the unit, "Meltagun" 2 of 10);
 - a roster not written with the ruleset's edition data (:func:`edition_problem`, e.g. HH1 data for
   ``hh2``) gets a warning, or with ``strict`` is an error.
 """
