@@ -437,7 +437,10 @@ class WeaponProfile(Record):
     d: DiceValue | None = Field(default=None, description="40k Damage.")
     keywords: Annotated[list[str], AfterValidator(_weapon_keywords)] = Field(
         default_factory=list, description="40k weapon keywords, HH special rules.")
-    count: Count | None = Field(default=None, ge=0, description="On a unit: how many models carry it (none: all).")
+    count: Count | None = Field(default=None, ge=0, description=(
+        "On a unit: how many of its models carry it, among those without a weapon of that name of their own "
+        "(none: all of them). On a model (or a catalogue entry): how many of it the model carries, e.g. 2 "
+        "sponson lascannons (none: one)."))
 
 
 # --------------------------------------------------------------------------- catalogue
@@ -1027,7 +1030,9 @@ class Unit(Record):
     setup: Setup = Field(default_factory=Setup)
     place: bool = False
     stats: Characteristics | None = Field(default=None, description="Characteristics of every model.")
-    weapons: list[WeaponProfile] = Field(default_factory=list, description="Wargear every model carries.")
+    weapons: list[WeaponProfile] = Field(default_factory=list, description=(
+        "Wargear of the unit's models: each weapon on every model without its own of that name, or on "
+        "``count`` of them."))
     restrictions: list[Restriction] = Field(default_factory=list, max_length=MAX_ITEMS,
                                             description="No enemy set-up within X\" of this unit (by method).")
     permissions: list[Permission] = Field(default_factory=list, max_length=MAX_ITEMS,

@@ -63,7 +63,9 @@ def test_the_exposure_plan_loses_less_than_the_near_point_plan_and_is_legal(tmp_
     (goal,) = [g for g in result["goals"] if g["kind"] == "exposure"]
     near, exposed = _lost(plain, tmp_path), _lost(planned, tmp_path)
     # the near-point plan (proven optimal) leaves the Tactical Squad in reach of four Iron Hands units
-    assert near > 5.0  # measured 6.649
+    # measured 3.888, the figure scenarios/README.md quotes (6.649 when the import gave all ten Breachers a
+    # meltagun and the Land Raider Phobos one lascannon)
+    assert near == pytest.approx(3.888, abs=0.05)
     # the goal's value is an upper bound of planner exposure's figure, whatever the plan's status
     assert exposed <= goal["value"] + 1e-9
     # the near-point plan is the optimum of its goal over the candidate grid (the same grid and rules
@@ -74,4 +76,4 @@ def test_the_exposure_plan_loses_less_than_the_near_point_plan_and_is_legal(tmp_
     if goal["value"] >= near:  # cut short before the Tactical Squad was drawn back (a loaded machine)
         pytest.xfail(f"the exposure plan ({result['status']}, {EXPOSURE_LIMIT_S:g} s) was cut short at an "
                      f"exposure value of {goal['value']:.3f} models, not below the near-point plan's {near:.3f}")
-    assert exposed < near  # measured: 6.649 -> about 2.1 (the Tactical Squad drawn back)
+    assert exposed < near  # measured: 3.888 -> about 2.1 (the Tactical Squad drawn back)

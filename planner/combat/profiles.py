@@ -40,15 +40,20 @@ def model_stats(unit: Unit, model: Model, lookup: Lookup | None = None) -> Chara
     return unit.stats
 
 
-def model_weapons(unit: Unit, model: Model, lookup: Lookup | None = None) -> list[WeaponProfile]:
-    """The weapons of ``model``: its own (else its catalogue entry's), then the unit's wargear."""
-    own: list[WeaponProfile] = []
+def _own_weapons(model: Model, lookup: Lookup | None) -> list[WeaponProfile]:
+    """The weapons of ``model`` itself: its own, else its catalogue entry's."""
     if model.weapons is not None:
-        own = model.weapons
-    elif model.profile and lookup is not None:
+        return model.weapons
+    if model.profile and lookup is not None:
         entry = lookup(model.profile)
         if entry is not None:
-            own = entry.weapons
+            return entry.weapons
+    return []
+
+
+def model_weapons(unit: Unit, model: Model, lookup: Lookup | None = None) -> list[WeaponProfile]:
+    """The weapons of ``model``: its own (else its catalogue entry's), then the unit's wargear."""
+    own = _own_weapons(model, lookup)
     names = {w.name for w in own}
     return [*own, *(w for w in unit.weapons if w.name not in names)]
 
@@ -77,15 +82,25 @@ def _stat_groups(unit: Unit, lookup: Lookup | None) -> list[tuple[Characteristic
 
 
 def _weapon(unit: Unit, name: str, lookup: Lookup | None) -> tuple[WeaponProfile, int]:
-    """The weapon and how many models fire it (a unit weapon's ``count`` when given)."""
-    carried = [w for m in unit.models for w in model_weapons(unit, m, lookup) if w.name == name]
-    if not carried:
+    """The weapon and how many of it the unit fires (:class:`planner.schema.WeaponProfile` ``count``):
+    each model's own, as many as its entry's ``count`` (none: one), then each unit wargear entry of
+    that name on the models without their own: ``count`` of them (none: all)."""
+    wargear = [w for w in unit.weapons if w.name == name]
+    first: WeaponProfile | None = None
+    n = bare = 0
+    for m in unit.models:
+        mine = [w for w in _own_weapons(m, lookup) if w.name == name]
+        if mine:
+            n += sum(1 if w.count is None else w.count for w in mine)
+        else:
+            bare += 1
+        first = first or next(iter(mine or wargear), None)
+    for w in wargear:
+        n += bare if w.count is None else min(w.count, bare)
+    if first is None:
         raise ScenarioError(f"unit {unit.id!r} has no weapon named {name!r}", location=f"units[{unit.id}].weapons",
                             value=name)
-    w = carried[0]
-    if w.count is not None and any(u is w for u in unit.weapons):
-        return w, min(w.count, len(unit.models)) if w.count else 0
-    return w, len(carried)
+    return first, n
 
 
 def hh_target(unit: Unit, *, cover: int | None = None, stupefied: bool = False,

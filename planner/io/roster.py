@@ -38,6 +38,11 @@ How a roster becomes an army:
   rule); models neither covers are reported together, once each with their place
   (:class:`UnknownModelsError`), or, with ``default_base_mm``, get a round base of that size and are
   marked in ``other_rules``;
+- characteristics and weapons from the profiles (:mod:`planner.io.roster_profiles`), with the
+  roster's counts (:meth:`_ArmyBuilder.unit_wargear`, :func:`_shares`): a model selection's wargear
+  shared among its models (two sponson lascannons on one Land Raider: ``count: 2`` on it), the
+  unit's on the models without their own weapon of that name (number 1: the squad's wargear, every
+  one of them; fewer than them: ``count`` on the unit, "Meltagun" 2 of 10);
 - a roster not written with the ruleset's edition data (:func:`edition_problem`, e.g. HH1 data for
   ``hh2``) gets a warning, or with ``strict`` is an error.
 """
@@ -73,6 +78,7 @@ from planner.schema import (
     SubType,
     Unit,
     UnitType,
+    WeaponProfile,
     parse_rule,
 )
 
@@ -705,6 +711,18 @@ def _strip_parens(text: str) -> str:
     return " ".join(re.sub(r"\([^)]*\)", " ", text).split())
 
 
+def _shares(total: int, models: int) -> list[int]:
+    """How many of ``total`` weapons each of ``models`` models carries: as evenly as they go, the
+    first ones one more (``_shares(2, 10)``: two models one each, eight none)."""
+    q, r = divmod(total, models)
+    return [q + 1 if i < r else q for i in range(models)]
+
+
+def _copies(weapon: WeaponProfile, k: int) -> WeaponProfile:
+    """``weapon`` as a model's own weapon of which it carries ``k`` (``count`` k; none for one)."""
+    return weapon.model_copy(update={"count": k if k != 1 else None})
+
+
 @dataclass
 class _ModelSpec:
     sel: Selection
@@ -1009,10 +1027,7 @@ class _ArmyBuilder:
         if cap is not None and SpecialRule.TRANSPORT not in unit_rules.found:
             rules.append("Transport")
         display = f"{sel.custom_name} ({name})" if sel.custom_name else name
-        from planner.io.roster_profiles import weapons_of  # the unit's wargear (issue 20)
-
-        own = {w.name for m in models for w in (m.weapons or [])}
-        weapons = [w for w in weapons_of(sel, file=self.roster.file, warn=self.warnings.append) if w.name not in own]
+        models, weapons = self.unit_wargear(spec, models)
         # the characteristics most models share go on the unit, a model keeping only its own different
         # ones; not when some model has none (the unit's would then stand for them)
         counts = Counter(m.stats.model_dump_json() for m in models if m.stats is not None)
@@ -1028,6 +1043,37 @@ class _ArmyBuilder:
                     subtypes=sorted(common, key=lambda s: list(SubType).index(s)), rules=rules,
                     other_rules=other, transport_capacity=cap, place=self.place, stats=stats, weapons=weapons,
                     models=models)
+
+    def unit_wargear(self, spec: _UnitSpec, models: list[Model]) -> tuple[list[Model], list[WeaponProfile]]:
+        """The unit's wargear (weapons of its non-model selections), shared among its models that do
+        not carry a weapon of that name of their own (a sergeant's own Bolter): a selection of number 1
+        (or a profile on the unit selection) is the roster's wargear of the whole squad ("Standard
+        Wargear: Bolters" 1 in a squad of 10), every one of them carries it (no ``count``); number N of
+        them as well; fewer is ``count`` N ("Meltagun" 2 of 10); more gives each of them its share as
+        its own weapons (:func:`_shares`). A unit that is itself one of its models (a Praetor, a
+        Land Raider) has no wargear besides that model's. Returns the models and the unit's weapons."""
+        from planner.io.roster_profiles import weapons_of  # the unit's wargear (issue 20)
+
+        if any(ms.sel is spec.sel for ms in spec.models):
+            return models, []
+        weapons: list[WeaponProfile] = []
+        for c in weapons_of(spec.sel, file=self.roster.file, warn=self.warnings.append):
+            name = c.weapon.name
+            bare = [i for i, m in enumerate(models) if not any(w.name == name for w in m.weapons or [])]
+            if not bare:
+                continue
+            if any(n is None or n == 1 for n in c.numbers):
+                weapons.append(c.weapon)
+                continue
+            total = c.total(len(models))
+            if total <= len(bare):
+                weapons.append(c.weapon if total == len(bare) else c.weapon.model_copy(update={"count": total}))
+                continue
+            models = list(models)
+            for i, k in zip(bare, _shares(total, len(bare)), strict=True):
+                models[i] = models[i].model_copy(update={"weapons": [*(models[i].weapons or []),
+                                                                     _copies(c.weapon, k)]})
+        return models, weapons
 
     def warn_no_stats(self, uid: str, models: list[Model]) -> None:
         """A warning for a unit some of whose models have characteristics in the roster and some not
@@ -1119,13 +1165,19 @@ class _ArmyBuilder:
 
         if (stats := characteristics_of(ms.sel, file=self.roster.file, warn=warn)) is not None:
             data["stats"] = stats
-        if weapons := weapons_of(ms.sel, file=self.roster.file, warn=warn):
-            data["weapons"] = weapons
         if found is None and self.default_base_mm is not None:
             note = f"base assumed {self.default_base_mm:g} mm (not in catalogue): {ms.sel.name}"
             if note not in other:
                 other.append(note)
-        return [Model(**data) for _ in range(ms.count)]
+        # the row's weapons, shared among its models: "Bolt Pistols" 4 in 4 marines is one each,
+        # "Twin-linked Lascannon Sponsons" 2 on one Land Raider two on it (count 2)
+        carried = weapons_of(ms.sel, file=self.roster.file, warn=warn)
+        shares = [_shares(c.total(ms.count), ms.count) for c in carried]
+        out = []
+        for i in range(ms.count):
+            weapons = [_copies(c.weapon, sh[i]) for c, sh in zip(carried, shares, strict=True) if sh[i] > 0]
+            out.append(Model(**data, **({"weapons": weapons} if weapons else {})))
+        return out
 
     def capacity(self, sel: Selection, unit_rules: _Rules, rows: list[_Row]) -> int | None:
         """The unit's transport capacity: its first Transport profile's, else (if it has the rule

@@ -5,7 +5,9 @@
 ``InSv``), and only when the profile has both T and W (a partial profile, such as a "Unit Type"
 alone, gives none). :func:`weapons_of` reads the Weapon / Ranged Weapons / Melee Weapons profiles
 of a selection and of its non-model children (HH ``Range Str AP Type``, the shots from the type:
-"Heavy 2" is 2 shots; 40k ``Range A BS|WS S AP D Keywords``), again only those with a Strength.
+"Heavy 2" is 2 shots; 40k ``Range A BS|WS S AP D Keywords``), again only those with a Strength,
+each with the ``number`` of the selections giving it (:class:`Carried`: "Meltagun" number 2 is two
+meltaguns; how they are shared among the models is :mod:`planner.io.roster`'s).
 Real rosters hold values that are not numbers ("Infinite", "Template", "12\" - 60\"", AP "3/2",
 Strength "User"): ranges "Infinite" read as 1000", a range band as its longest, "-"/"Melee" as
 melee, "Template" as melee range plus the keyword Template; any other value that is not a number
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from planner.errors import ScenarioError
@@ -121,23 +124,37 @@ def _weapon(prof: Profile, sel: Selection, file: str | None, warn: Warn | None) 
         return None
 
 
-def weapons_of(sel: Selection, *, file: str | None = None, warn: Warn | None = None) -> list[WeaponProfile]:
-    """Weapons on ``sel`` and its wargear (children that are not models themselves), in roster order."""
-    out: list[WeaponProfile] = []
+@dataclass(frozen=True)
+class Carried:
+    """A weapon profile of a selection and the ``number`` of each selection that gives it, in roster
+    order: ``None`` for a profile on the selection itself (one for each model it stands for), else the
+    wargear selection's ``number``. BattleScribe writes the number of a selection nested in a model
+    selection of number N as the total over those N models (4 marines: "Bolt Pistols" number 4), so
+    the numbers are not multiplied through the selections that hold them."""
+
+    weapon: WeaponProfile
+    numbers: tuple[int | None, ...]
+
+    def total(self, models: int) -> int:
+        """How many of the weapon the selection's ``models`` models carry in all."""
+        return sum(models if n is None else n for n in self.numbers)
+
+
+def weapons_of(sel: Selection, *, file: str | None = None, warn: Warn | None = None) -> list[Carried]:
+    """Weapons on ``sel`` and its wargear (children that are not models themselves), in roster order,
+    one per profile name (the first profile of that name), with the numbers of the selections
+    giving it (:class:`Carried`; a selection of number 0 gives none)."""
+    found: dict[str, tuple[WeaponProfile, list[int | None]]] = {}
 
     def walk(s: Selection) -> None:
         for prof in s.profiles:
             if prof.type_name.strip().lower() in _WEAPON_TYPES:
                 w = _weapon(prof, s, file, warn)
                 if w is not None:
-                    out.extend([w] * max(1, s.number if s is not sel else 1))
+                    found.setdefault(w.name, (w, []))[1].append(None if s is sel else s.number)
         for c in s.children:
-            if not c.is_model_like:
+            if not c.is_model_like and c.number > 0:
                 walk(c)
 
     walk(sel)
-    # one entry per weapon name: the model carries it
-    seen: dict[str, WeaponProfile] = {}
-    for w in out:
-        seen.setdefault(w.name, w)
-    return list(seen.values())
+    return [Carried(w, tuple(numbers)) for w, numbers in found.values()]
