@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.geometry.measure import farthest_from, is_more_than_distance, is_within_distance
 from planner.geometry.shapes import Footprint
+from planner.units import TOLERANCE_IN
 
 if TYPE_CHECKING:
     from planner.legality.table import Placed
@@ -103,7 +104,20 @@ def within_vertically(a: Level, b: Level, limit_in: float) -> bool:
 
 def moved_within(before: Footprint, after: Footprint, limit_in: float) -> bool:
     """A move of "up to X"" / "entirely within X" of its position": no part of the base at
-    ``after`` is more than ``limit_in`` from where it stood (its base at ``before``)."""
+    ``after`` is more than ``limit_in`` from where it stood (its base at ``before``).
+
+    The verdict of :func:`~planner.geometry.measure.farthest_from`, with two certificates first
+    (``c`` the centre move, ``R``/``r`` the outer/inner radii, each base holding the disc of its
+    inner radius about its centre): every point of ``after`` lies within ``c + R_after`` of
+    ``before``'s centre, so within ``c + R_after - r_before`` of ``before``; and the point of
+    ``after``'s inner disc farthest from ``before``'s centre lies ``c + r_after`` from it, so at
+    least ``c + r_after - R_before`` from ``before``. Only a move between the two is measured
+    exactly (a Scout redeploy of oval bases: 18.5 s of a 23 s plan went to exact scans)."""
+    c = math.hypot(after.cx - before.cx, after.cy - before.cy)
+    if c + after.outer_radius - before.inner_radius <= limit_in:
+        return True
+    if c + after.inner_radius - before.outer_radius > limit_in + TOLERANCE_IN + 1e-9:
+        return False
     return is_within_distance(farthest_from(before, after), limit_in)
 
 
