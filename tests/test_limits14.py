@@ -214,6 +214,9 @@ def test_hh2_deep_strike_aim_in_impassable_terrain_is_not_legal_exit_1_with_the_
     assert data["legal"] is False and data["rules_failed"] == ["hh2.deepstrike_assault.impassable_within_1"]
     assert "assault_odds" not in data  # no odds at a point the first model may not be placed
     assert "NOT LEGAL" in out and "hh2.deepstrike_assault.impassable_within_1: " in out
+    # the rule's meaning speaks of the scatter; the line says the aim point itself breaks it (fresh16 7c)
+    assert ("Rule broken (1), by the aim point itself (each rule's meaning is its test after the scatter, the "
+            "same distance):") in " ".join(out.split())
 
 
 def test_hh2_deep_strike_aim_clear_of_terrain_has_its_odds_and_is_legal_exit_0(tmp_path):

@@ -495,7 +495,8 @@ def _print_refused_aim(console: Console, st, refused, x: float, y: float) -> Non
                   f"{st.rules.ruleset}: [red]NOT LEGAL[/red] (no odds: the first model may not be placed there)",
                   highlight=False)
     console.print(escape(f"  {refused.message}"), highlight=False)
-    console.print(f"Rule{'s' if len(refused.rules) > 1 else ''} broken ({len(refused.rules)}):")
+    console.print(f"Rule{'s' if len(refused.rules) > 1 else ''} broken ({len(refused.rules)}), by the aim point "
+                  "itself (each rule's meaning is its test after the scatter, the same distance):")
     for rid in refused.rules:
         console.print(escape(f"  {rid}: {rs.rule(rid).meaning}"), highlight=False)
 
