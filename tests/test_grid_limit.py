@@ -100,6 +100,21 @@ def test_a_finer_grid_given_by_plan_grid_finds_the_spot_the_default_grid_misses(
     assert r.exit_code == 2 and "--grid" in r.output
 
 
+def test_at_the_finest_grid_the_advice_is_to_place_by_hand_only(tmp_path):
+    # fresh16b finding 4: at --grid 0.25 the message advised --grid 0.125, which --grid refuses
+    data = _pocket(dict(BASE_32))
+    data["armies"][0]["units"][0]["place"] = True
+    data["deployment_zones"][0]["polygon"] = [[10.2, 10.2], [11.6, 10.2], [11.6, 11.6], [10.2, 11.6]]
+    js = tmp_path / "plan.json"
+    code, out = _cli("plan", _write(tmp_path, "pocket.yaml", data), "--time-limit", "10", "--grid", "0.25",
+                     "--json", js)
+    report = json.loads(js.read_text())
+    assert code == 3 and report["limit"] == "grid", out
+    assert "finer grid" not in report["message"]
+    assert "a placement off the grid may exist; place the models by hand and check them with 'planner check'" \
+        in report["message"]
+
+
 def test_too_many_bases_for_the_zone_is_still_proven_infeasible_by_the_rules_exit_1(tmp_path):
     # two 32 mm bases (1.247 sq in each) cannot both be in the 1.96 sq in pocket, on the grid or off it
     data = _pocket(dict(BASE_32))
@@ -223,14 +238,15 @@ def test_a_deny_goal_whose_infiltrator_cannot_be_9_inches_away_is_infeasible_by_
     assert report["message"].startswith('no deployment of mine on the 2" candidate grid (proven over that grid only')
     assert report["message"].endswith("no legal candidate placement for unit b on the 2\" grid (rules: "
                                       "hh2.battlefield, hh2.infiltrate.distance)")
-    assert "try a finer grid ('planner plan --grid 1')" in report["message"]
-    # --grid sets my grid for a deny goal too: 1.5" has no point in y 0.63-1.04 either
+    # a deny goal has its own grid (each unit's 40 candidates nearest its goal: a finer grid covered less
+    # ground and screened worse, fresh16b): --grid is refused with it, exit 2, naming the option
+    assert "--grid" not in report["message"]
     code, out = _cli("plan", _write(tmp_path, "deny2.yaml", _deny_far(11.3)), "--time-limit", "10", "--grid", "1.5",
                      "--json", js)
     report = json.loads(js.read_text())
-    assert code == 3, out
-    assert report["message"].startswith('no deployment of mine on the 1.5" candidate grid (proven over that grid')
-    assert "try a finer grid ('planner plan --grid 0.75')" in report["message"]
+    assert code == 2, out
+    assert (report["location"], report["value"]) == ("--grid", "1.5")
+    assert 'field --grid: a deny goal places my units on its own 2" grid' in report["error"]
 
 
 def test_a_unit_whose_player_has_no_deployment_zone_is_infeasible_by_the_checkers_rule(tmp_path):

@@ -256,7 +256,6 @@ class NoCandidate(Exception):
             return cls(g.id, "unknown", f"{where} with the fast line-of-sight test, but the exact test proves some "
                                         "rejected placements hidden; not a proof of infeasibility", rules)
         return cls(g.id, "unknown", grid_limit_words(f"the {grid_in:g}\" candidate grid", "judged with the checker's exact predicates",
-                                                     f"try a finer grid ('planner plan --grid {grid_in / 2:g}') or "
                                                      "place the unit by hand and check it with 'planner check'",
                                                      "deployment of mine")
                    + f": {where} (rules: {', '.join(rules) or 'none'})", rules, "grid")

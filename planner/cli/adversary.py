@@ -4,7 +4,6 @@ functions in :mod:`planner.cli` are thin wrappers)."""
 from __future__ import annotations
 
 import copy
-import dataclasses
 import io
 import time
 
@@ -159,12 +158,10 @@ def deny_alone_warning(world: World) -> str | None:
 
 
 def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, console: Console, *,
-                  quiet: bool = False, next_step: bool = False, units: list[str] | None = None,
-                  grid_in: float | None = None):
+                  quiet: bool = False, next_step: bool = False, units: list[str] | None = None):
     """``planner plan`` with a ``deny`` goal: solve, print the text report (unless ``quiet``: another
     report format follows); return the DenyResult, its ``warnings`` holding
-    :func:`deny_alone_warning` (the scenario's other goals are not used). ``grid_in``: my candidate
-    grid, inches (None: :class:`planner.adversary.deny.DenySettings`' default).
+    :func:`deny_alone_warning` (the scenario's other goals are not used).
 
     Raises
     ------
@@ -172,16 +169,14 @@ def run_deny_plan(world: World, time_limit: float, workers: int, seed: int, cons
         ``--next`` or ``--unit`` (a deny goal places every marked unit of mine together), an enemy
         unit that cannot Infiltrate (an unknown one is refused when the scenario is loaded).
     """
-    r = _run_deny_plan(world, time_limit, workers, seed, console, quiet=quiet, next_step=next_step, units=units,
-                       grid_in=grid_in)
+    r = _run_deny_plan(world, time_limit, workers, seed, console, quiet=quiet, next_step=next_step, units=units)
     if (note := deny_alone_warning(world)) is not None:
         r.warnings.append(note)
     return r
 
 
 def _run_deny_plan(world: World, time_limit: float, workers: int, seed: int, console: Console, *,
-                   quiet: bool = False, next_step: bool = False, units: list[str] | None = None,
-                   grid_in: float | None = None):
+                   quiet: bool = False, next_step: bool = False, units: list[str] | None = None):
     """:func:`run_deny_plan` without its warnings."""
     from planner.adversary.deny import DenyResult, DenySettings, NoCandidate, deny
     from planner.adversary.threats import ascii_map
@@ -196,8 +191,6 @@ def _run_deny_plan(world: World, time_limit: float, workers: int, seed: int, con
         console = Console(file=_Null(), highlight=False)
     # (the goal's unit ids are checked when the scenario is loaded: planner.world._check_goals)
     settings = DenySettings(time_limit_s=time_limit, workers=workers, seed=seed, enemy_grid_in=goal.grid_in)
-    if grid_in is not None:
-        settings = dataclasses.replace(settings, grid_in=grid_in)
     t0 = time.monotonic()
     protect = (goal.protect[0], goal.protect[1], goal.radius) if goal.protect is not None and goal.radius is not None \
         else None

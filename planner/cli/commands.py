@@ -358,11 +358,11 @@ def plan(
                                                     "independent check and the report come after it).")] = 20.0,
     workers: Annotated[int, typer.Option("--workers", min=1, max=64, help="CP-SAT worker threads.")] = 2,
     seed: Annotated[int, typer.Option("--seed", min=0, max=2**31 - 1, help="CP-SAT random seed (0 to 2147483647).")] = 0,
-    grid: Annotated[float | None, typer.Option("--grid", min=0.25, max=6.0,
-                                               help="The planner's candidate grid, inches (0.25 to 6; default 1, "
-                                                    "2 for a deny goal): every formation at every grid point; a "
-                                                    "finer grid finds placements a coarser one misses, with more "
-                                                    "candidates to judge.")] = None,
+    grid: Annotated[float | None, typer.Option("--grid", min=0.25, max=6.0,  # planner.solve.planner.FINEST_GRID_IN
+                                               help="The planner's candidate grid, inches (0.25 to 6; default 1; "
+                                                    "not with a deny goal, which has its own): every formation at "
+                                                    "every grid point; a finer grid finds placements a coarser one "
+                                                    "misses, with more candidates to judge.")] = None,
     next_step: Annotated[bool, typer.Option("--next", metavar="",
                                             help="Place only the next Infiltrator of the alternation (with --unit ID: that one, if it is that player's turn and no order is fixed; else exit 2).")] = False,
     unit: Annotated[list[str] | None, typer.Option("--unit", help="Place only this marked unit (repeatable).")] = None,
@@ -414,6 +414,12 @@ def plan(
         from planner.cli.plan import illegal_table, placing_for, plan_scenario, player_units
 
         goal = deny_goal(world)
+        if goal is not None and grid is not None:
+            # measured (fresh16b): the denial takes each unit's 40 candidates nearest its goal, so a finer
+            # grid covers less ground and screened worse (156 -> 200 sq in left at 0.5")
+            raise ScenarioError("a deny goal places my units on its own 2\" grid (40 candidates per unit, the "
+                                "enemy's grid from the goal's grid_in); --grid is for the other goals",
+                                file=world.file, location="--grid", value=f"{grid:g}")
         if goal is not None and (alone := deny_alone_warning(world)) is not None:  # JSON: the result's warnings
             Console(stderr=True, highlight=False, soft_wrap=True).print(f"[yellow]warning:[/yellow] {escape(alone)}")
         only = unit or None
@@ -436,8 +442,7 @@ def plan(
             shown = SolveProgress(console, time_limit_s=time_limit) if goal is None else contextlib.nullcontext()
             with shown as progress:
                 result, note = plan_scenario(world, settings, console, quiet=form != "text", next_step=next_step,
-                                             units=only, on_progress=progress.update if progress is not None else None,
-                                             deny_grid_in=grid)
+                                             units=only, on_progress=progress.update if progress is not None else None)
             # --- end of adversary hook
             if result.interrupted and result.status == "unknown":
                 raise KeyboardInterrupt  # interrupted before any plan: as any Ctrl-C (exit 3, nothing written)

@@ -140,13 +140,11 @@ def placing_for(world: World, units: list[str] | None, *, next_step: bool = Fals
 
 
 def plan_scenario(world: World, settings: SolverSettings, console, *, quiet: bool = False, next_step: bool = False,
-                  units: list[str] | None = None, on_progress: ProgressCallback | None = None,
-                  deny_grid_in: float | None = None):
+                  units: list[str] | None = None, on_progress: ProgressCallback | None = None):
     """Plan as ``planner plan`` does (the command and the page's Plan, :mod:`planner.web.jobs`, both
     come here): a scenario with a ``deny`` goal goes to the denial planner
     (:func:`planner.cli.adversary.run_deny_plan`, whose text report is printed on ``console``
-    unless ``quiet``; ``on_progress`` is not called; ``deny_grid_in``: its candidate grid, None for
-    its default), any other to :func:`run_plan`. Returns the
+    unless ``quiet``; ``on_progress`` is not called), any other to :func:`run_plan`. Returns the
     result (a :class:`planner.solve.planner.PlanResult`, or a
     :class:`planner.adversary.deny.DenyResult`) and a note for the report, or None.
 
@@ -160,7 +158,7 @@ def plan_scenario(world: World, settings: SolverSettings, console, *, quiet: boo
 
     if deny_goal(world) is not None:
         return run_deny_plan(world, settings.time_limit_s, settings.workers, settings.seed, console, quiet=quiet,
-                             next_step=next_step, units=units, grid_in=deny_grid_in), None
+                             next_step=next_step, units=units), None
     return run_plan(world, settings, next_step=next_step, units=units, on_progress=on_progress)
 
 

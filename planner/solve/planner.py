@@ -2059,9 +2059,21 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
     # a proof over the grid only: a placement off the grid may be legal, so no answer (exit 3), not a proof
     return PlanResult(status="unknown", limit="grid", wall_time_s=time.monotonic() - t0, rounds=rounds, conflicts=out,
                       message=grid_limit_words(grid, _proof_scope(settings),
-                                               (f"try a finer grid ('planner plan --grid {settings.grid_in / 2:g}') or "
-                                                "place the models by hand and check them with 'planner check'"))
+                                               finer_grid_advice(settings.grid_in, "place the models by hand and "
+                                                                 "check them with 'planner check'"))
                       + ". " + "; ".join(c.message for c in out))
+
+
+FINEST_GRID_IN = 0.25
+"""The finest candidate grid ``planner plan --grid`` takes, inches."""
+
+
+def finer_grid_advice(grid_in: float, by_hand: str) -> str:
+    """What to try after a grid limit: half the grid (``planner plan --grid``) where that is allowed
+    (:data:`FINEST_GRID_IN`), and ``by_hand`` (placing by hand and checking)."""
+    half = grid_in / 2
+    return f"try a finer grid ('planner plan --grid {half:g}') or {by_hand}" if half >= FINEST_GRID_IN - 1e-9 \
+        else by_hand
 
 
 def grid_limit_words(grid: str, scope: str, try_next: str, what: str = "plan") -> str:
