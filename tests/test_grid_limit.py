@@ -269,3 +269,35 @@ def test_a_unit_whose_player_has_no_deployment_zone_is_infeasible_by_the_checker
     found = [f for u in json.loads(out)["units"] for f in u["findings"] if not f["passed"]]
     assert code == 1 and [(f["rule"], f["message"]) for f in found] == [
         ("hh2.deployment.wholly_within_zone", "player 'a' has no deployment zone")]
+
+
+def test_no_coherent_formation_is_the_planners_formation_limit_not_no_grid_point(tmp_path):
+    """fresh16b finding 3: three joined characters on 60 mm bases about a one-model unit on 25 mm:
+    none of the planner's formations is in coherency (the diagonal slot is just over 2"), which
+    read "no grid point in its region" (hh2.battlefield) and advised a finer grid. It is the
+    planner's formation limit (exit 3), under the joined characters' coherency rule; by hand, the
+    three stand about the trooper and pass the checker."""
+    def ic(i: int) -> dict:
+        return {"id": f"ic{i}", "rules": ["Independent Character"], "setup": {"joined": "sq"},
+                "models": [{"type": "infantry", "base": {"diameter_mm": 60}}]}
+    data = _pocket(dict(BASE_32))
+    data["deployment_zones"][0]["polygon"] = [[0, 0], [72, 0], [72, 12], [0, 12]]
+    data["armies"][0]["units"] = [{"id": "sq", "place": True, "models": [{"type": "infantry",
+                                                                          "base": {"diameter_mm": 25}}]},
+                                  *({**ic(i), "place": True} for i in range(3))]
+    js = tmp_path / "plan.json"
+    code, out = _cli("plan", _write(tmp_path, "bigic.yaml", data), "--time-limit", "10", "--json", js)
+    report = json.loads(js.read_text())
+    assert code == 3, out
+    assert (report["status"], report["limit"]) == ("unknown", "formations")
+    assert "no formation of the planner is in coherency for unit sq" in report["message"]
+    assert "finer grid" not in report["message"] and "no grid point" not in report["message"]
+    assert [(c["units"], c["rules"]) for c in report["conflicts"]] == [(["sq"], ["hh2.ic.coherency"])]
+    # by hand: the trooper at (20, 6), the characters 1.9" from it edge to edge on three sides
+    r = 0.5 * 25 / 25.4 + 1.9 + 0.5 * 60 / 25.4
+    hand = {**data, "armies": [{"player": "red", "units": [
+        {"id": "sq", "models": [{"type": "infantry", "base": {"diameter_mm": 25}, "x": 20, "y": 6}]},
+        *({**ic(i), "models": [{**ic(i)["models"][0], "x": 20 + r * dx, "y": 6 + r * dy}]}
+          for i, (dx, dy) in enumerate(((1, 0), (-1, 0), (0, 1))))]}, data["armies"][1]]}
+    code, out = _cli("check", _write(tmp_path, "bigic-hand.yaml", hand))
+    assert code == 0, out

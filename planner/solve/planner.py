@@ -2041,10 +2041,12 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
             limits = {}
     core = proof.shrink(core)
     out = _core_conflicts(world, groups, core, ids, settings)
-    if not out:  # a unit whose region holds no grid point at all
+    if not out:  # a unit whose region holds no grid point at all, or none of whose formations is coherent
         out = [Conflict(units=[g.id], rules=[ids["battlefield"]],
-                        message=f"unit {g.host.label}: no grid point in its region") for g in groups
-               if not proof.legal[g.id] and not streams[g.id].rejected]
+                        message=f"unit {g.host.label}: no grid point in its region") if streams[g.id].forms else
+               Conflict(units=[g.id], rules=[_coherency_rule(world, g)],
+                        message=f"unit {g.host.label}: no formation of the planner is in unit coherency")
+               for g in groups if not proof.legal[g.id] and not streams[g.id].rejected]
     for c in out:
         limit = _formation_limit(next(g for g in groups if g.id == c.units[0]), streams[c.units[0]], builder)
         if limit is not None:
@@ -2053,7 +2055,9 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
         return PlanResult(status="unknown", limit="formations", wall_time_s=time.monotonic() - t0, rounds=rounds,
                           conflicts=out,
                           message=f"no plan over {grid}, and not proven infeasible: no formation of the planner "
-                                  f"fits the region of unit{'s' if len(limits) > 1 else ''} "
+                                  + ("is in coherency for" if set(limits.values()) == {NO_COHERENT_FORMATION} else
+                                     "fits the region of")
+                                  + f" unit{'s' if len(limits) > 1 else ''} "
                                   f"{', '.join(sorted(limits))}, so the rules may still allow a deployment. "
                                   + "; ".join(c.message for c in out))
     # a proof over the grid only: a placement off the grid may be legal, so no answer (exit 3), not a proof
@@ -2097,6 +2101,17 @@ def static_conflict(world: World, g: Group, builder: CandidateBuilder) -> Confli
                     message=f"unit {g.host.label}: no position, on the grid or off it, is "
                             + " and ".join(_describe_all(world, g.host, [why]))
                             + " (a rule that does not depend on where the models stand)")
+
+
+def _coherency_rule(world: World, g: Group) -> str:
+    """The coherency rule a group without a coherent formation breaks: its joined characters'
+    (``ic.coherency``) where it has some and the ruleset has that rule, else the unit's."""
+    if len(g.members) > 1:
+        try:
+            return world.ruleset.rid("ic.coherency")
+        except KeyError:
+            pass
+    return world.ruleset.rid("coherency")
 
 
 def _region_words(g: Group, builder: CandidateBuilder) -> str:
@@ -2211,13 +2226,23 @@ def _rules_limit_rules(world: World, g: Group) -> list[str]:
     return [within, ids["overlap"]]
 
 
+NO_COHERENT_FORMATION = ("the limit is the planner's formations, not the rules: none of its formations of the unit "
+                         "(1-3 ranks, two facings, each joined character beside a model of its unit) is in unit "
+                         "coherency; models placed by hand may be")
+"""The formation limit when no formation of a unit passes the coherency rules at all (e.g. three
+joined characters on 60 mm bases about a one-model unit on 25 mm)."""
+
+
 def _formation_limit(g: Group, s: CandidateStream, builder: CandidateBuilder) -> str | None:
     """What the grid holds, when that is the limit: if none of the unit's formations (1-3 ranks,
     two facings: :func:`planner.solve.candidates.formations`) fits, by its bounding box, in the
     bounding box of the unit's region (its deployment zone, or the battlefield), no placement of
     the grid can be wholly within that region, whatever the other rules say, and the phrase says
-    so and that a deeper formation is not tried; else None (:func:`formation_limit_words`)."""
+    so and that a deeper formation is not tried (:func:`formation_limit_words`); or, when no formation
+    of the unit is in coherency at all, :data:`NO_COHERENT_FORMATION`; else None."""
     region = builder.region(g)
+    if region is not None and not s.forms:
+        return NO_COHERENT_FORMATION
     forms = [fi for fi, f in enumerate(s.forms) if f.at is None]
     if region is None or not forms or not len(s.anchors):
         return None
