@@ -249,6 +249,10 @@ def test_map_zones_go_to_the_armies_where_they_stand(tmp_path, first):
 @pytest.mark.parametrize(("blue_y", "red_y", "first", "why"), [
     # blue y 8 -> 6 and red 40 -> 38 after the shift: each army has models in the zone it gets
     (8, 40, "red", "by where their models stand"),
+    # both armies in the south zone (blue y 6 -> 4, red 10 -> 8): blue, nearer it, gets it, and the
+    # warning says the zone is shared (fresh16b finding 6: it said only that red had no model in its zone)
+    (6, 10, "red", "by which zone their models stand nearer (both armies have models in zone "
+                   "dawn-of-war-blue: check the assignment)"),
     # everyone at y 24 -> 22, 12" from either zone: nothing tells them apart, the save's order decides
     (24, 24, "red", "in the save's army order (where the models stand does not tell the two zones apart)"),
 ])

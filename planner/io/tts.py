@@ -1384,8 +1384,11 @@ class _Importer:
                 why = "by where their models stand"
             else:  # nearer, but some player has no model in its zone: a guess worth a look
                 empty = [p for p, poly in zip(pair, (a, b), strict=True) if not any(poly.covers(q) for q in points(p))]
-                why = (f"by which zone their models stand nearer (no model of {' or '.join(empty)} stands in its "
-                       "zone: check the assignment)")
+                shared = [f"{name}-{p}" for p, poly in zip(pair, (a, b), strict=True)
+                          if all(any(poly.covers(q) for q in points(w)) for w in pair)]
+                why = ("by which zone their models stand nearer (" + (
+                    f"both armies have models in zone {' and '.join(shared)}" if shared else
+                    f"no model of {' or '.join(empty)} stands in its zone") + ": check the assignment)")
             self.warnings.append(f"--map {self.map_id}: zone {name}-{pair[0]} ({_side(a)}) to {pair[0]}, zone "
                                  f"{name}-{pair[1]} ({_side(b)}) to {pair[1]}, {why}")
         return [({"id": f"{name}-{p}", "player": p, "polygon": polygon_points(poly)}, f"--map {self.map_id}")
