@@ -85,12 +85,12 @@ def test_a_finer_grid_given_by_plan_grid_finds_the_spot_the_default_grid_misses(
     js = tmp_path / "plan.json"
     code, out = _cli("plan", path, "--time-limit", "10", "--json", js)
     assert code == 3, out
-    assert json.loads(js.read_text())["limit"] == "grid"
+    assert (json.loads(js.read_text())["limit"], json.loads(js.read_text())["grid_in"]) == ("grid", 1.0)
     planned = tmp_path / "planned.yaml"
     code, out = _cli("plan", path, "--time-limit", "10", "--grid", "0.5", "--json", js, "--out", planned)
     report = json.loads(js.read_text())
     assert code == 0, out
-    assert (report["status"], report["legal"], report["limit"]) == ("optimal", True, None)
+    assert (report["status"], report["legal"], report["limit"], report["grid_in"]) == ("optimal", True, None, 0.5)
     model = yaml.safe_load(planned.read_text())["armies"][0]["units"][0]["models"][0]
     assert (model["x"], model["y"]) == (10.5, 10.5)
     code, _ = _cli("check", planned)

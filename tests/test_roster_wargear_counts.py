@@ -121,3 +121,13 @@ def test_cli_shoot_fires_the_rosters_counts() -> None:
     las = _shoot("--attacker", "ih-breacher-phobos", "--target", "rg-tactical", "--weapon", "Twin-Linked Lascannon")
     assert las["attacks"] == 2
     assert las["models_lost"]["mean"] == pytest.approx(10 / 9, abs=1e-9)
+
+
+def test_cli_shoot_names_the_weapon_in_any_case() -> None:
+    # fresh16b finding 8: --weapon meltagun was "no weapon named 'meltagun'" (exit 2)
+    melta = _shoot("--attacker", "ih-breacher", "--target", "rg-tactical", "--weapon", "meltagun")
+    assert (melta["weapon"], melta["attacks"]) == ("Meltagun", 2)
+    r = subprocess.run([sys.executable, "-m", "planner", "shoot", str(SCENARIO), "--attacker", "ih-breacher",
+                        "--target", "rg-tactical", "--weapon", "plasma cannon"], capture_output=True, text=True,
+                       cwd=ROOT, timeout=120)
+    assert r.returncode == 2 and "has no weapon named 'plasma cannon'" in " ".join(r.stderr.split())

@@ -84,12 +84,14 @@ def _stat_groups(unit: Unit, lookup: Lookup | None) -> list[tuple[Characteristic
 def _weapon(unit: Unit, name: str, lookup: Lookup | None) -> tuple[WeaponProfile, int]:
     """The weapon and how many of it the unit fires (:class:`planner.schema.WeaponProfile` ``count``):
     each model's own, as many as its entry's ``count`` (none: one), then each unit wargear entry of
-    that name on the models without their own: ``count`` of them (none: all)."""
-    wargear = [w for w in unit.weapons if w.name == name]
+    that name on the models without their own: ``count`` of them (none: all). Names match in any case
+    (``--weapon meltagun`` is the Meltagun), as unit types are read."""
+    key = name.casefold()
+    wargear = [w for w in unit.weapons if w.name.casefold() == key]
     first: WeaponProfile | None = None
     n = bare = 0
     for m in unit.models:
-        mine = [w for w in _own_weapons(m, lookup) if w.name == name]
+        mine = [w for w in _own_weapons(m, lookup) if w.name.casefold() == key]
         if mine:
             n += sum(1 if w.count is None else w.count for w in mine)
         else:

@@ -156,6 +156,9 @@ class PlanResult(BaseModel):
                                                         "the candidate grid, proven over the grid only, not by "
                                                         "the rules: a placement off the grid, or made by hand, "
                                                         "may be legal); None otherwise.")
+    grid_in: float | None = Field(default=None, description="The candidate grid the plan was sought on, inches "
+                                  "(SolverSettings.grid_in: `planner plan --grid`); None for an answer found "
+                                  "before any grid (the rules alone, the units' capacity).")
     wall_time_s: float
     solver_time_s: float = Field(default=0.0, description="CP-SAT's own time, seconds, over every solve of "
                                  "the run (rounds, local search, relaxation-induced neighbourhoods).")
@@ -1079,6 +1082,7 @@ def plan_deployment(world: World, settings: SolverSettings | None = None, *, uni
         return PlanResult(status="infeasible", wall_time_s=time.monotonic() - t0, conflicts=capacity,
                           message="proven infeasible: " + "; ".join(c.message for c in capacity))
     result = run.plan()
+    result.grid_in = settings.grid_in
     if stop.requested():  # Ctrl-C (planner.solve.stop): the answer is what the steps had by then
         result.interrupted = True
         if result.status == "feasible" and stop.INTERRUPTED not in result.message:  # the limit came first
