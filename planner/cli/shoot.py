@@ -72,10 +72,8 @@ def run_shoot(world: World, attacker: str, target: str, weapon: str | None, *, m
             raise ScenarioError(f"unit {attacker!r} has no weapon with a range", location="--attacker",
                                 value=attacker)
         weapon = ranged[0].name
-    else:  # named in any case (planner.combat.profiles._weapon): reported by the unit's own name
-        own = {w.name.casefold(): w.name for w in a_unit.weapons}
-        own |= {w.name.casefold(): w.name for m in a_unit.models for w in pr.model_weapons(a_unit, m, lookup)}
-        weapon = own.get(weapon.casefold(), weapon)
+    else:  # named in any case: reported by the unit's own name
+        weapon = pr.weapon_named(a_unit, weapon, lookup).name
     result: Any
     how = ""
     if facing is not None and facing not in FACINGS:

@@ -105,6 +105,17 @@ def _weapon(unit: Unit, name: str, lookup: Lookup | None) -> tuple[WeaponProfile
     return first, n
 
 
+def weapon_named(unit: Unit, name: str, lookup: Lookup | None = None) -> WeaponProfile:
+    """The weapon of ``unit`` called ``name`` (in any case), as the dice maths take it.
+
+    Raises
+    ------
+    ScenarioError
+        If no model of the unit carries a weapon of that name.
+    """
+    return _weapon(unit, name, lookup)[0]
+
+
 def hh_target(unit: Unit, *, cover: int | None = None, stupefied: bool = False,
               lookup: Lookup | None = None) -> hh2.HHTarget:
     """A Horus Heresy target: groups of models with the same characteristics, in the unit's order."""
