@@ -113,17 +113,24 @@ def roster_instance(path: Path) -> dict:
     }
 
 
-def worker(n_units: int | str, seed: int, time_limit: float) -> dict:
-    """Plan one instance (a unit count, or a roster file) in this process (whatever ``planner`` imports)."""
+def worker(n_units: int | str, seed: int, time_limit: float, grid_in: float | None = None,
+           formation_gap_in: float | None = None) -> dict:
+    """Plan one instance (a unit count, or a roster file) in this process (whatever ``planner`` imports):
+    on the candidate grid ``grid_in`` (None: the planner's default), and, as an experiment, with
+    ``planner.solve.candidates.FORMATION_GAP_IN`` set to ``formation_gap_in``."""
     import planner
+    import planner.solve.candidates as candidates
     from planner.schema import Scenario
     from planner.solve.planner import SolverSettings, plan_deployment
     from planner.world import resolve
 
+    if formation_gap_in is not None:
+        candidates.FORMATION_GAP_IN = formation_gap_in
     data = roster_instance(Path(n_units)) if isinstance(n_units, str) else instance(n_units, seed)
     world = resolve(Scenario.model_validate(data), f"<plan scaling {n_units}>")
+    grid = {} if grid_in is None else {"grid_in": grid_in}
     t0, c0 = time.monotonic(), time.process_time()
-    res = plan_deployment(world, SolverSettings(time_limit_s=time_limit, workers=2, seed=0))
+    res = plan_deployment(world, SolverSettings(time_limit_s=time_limit, workers=2, seed=0, **grid))
     return {"planner": str(Path(planner.__file__).resolve().parent), "units": n_units, "status": res.status,
             "placed": len(res.placements),
             "time_s": time.monotonic() - t0, "cpu_s": time.process_time() - c0, "objective": res.objective,
@@ -132,11 +139,11 @@ def worker(n_units: int | str, seed: int, time_limit: float) -> dict:
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def _run(tree: Path, n: int | str, seed: int, time_limit: float) -> dict:
+def _run(tree: Path, n: int | str, seed: int, time_limit: float, extra: list[str]) -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree))
     what = ["--roster", n] if isinstance(n, str) else ["--sizes", str(n)]
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", *what, "--seed", str(seed),
-           "--time-limit", str(time_limit)]
+           "--time-limit", str(time_limit), *extra]
     res = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False, cwd=str(tree),
                          timeout=time_limit * 4 + 120)
     if res.returncode != 0:
@@ -163,12 +170,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write-instance", type=Path, help="write the instance of the first size as a scenario")
     ap.add_argument("--rosters", type=Path, help="also plan each *.rosz roster of this folder in full "
                     "(e.g. /work/shared/data/rosters)")
+    ap.add_argument("--grid", type=float, help="the planner's candidate grid, inches (default: the planner's)")
+    ap.add_argument("--formation-gap", type=float, help="experiment: the gap between bases in the planner's "
+                    "formations, inches (sets planner.solve.candidates.FORMATION_GAP_IN; default: the planner's)")
     ap.add_argument("--roster", help=argparse.SUPPRESS)
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     sizes: list = [int(s) for s in args.sizes.split(",") if s]
     if args.worker:
-        print(json.dumps(worker(args.roster or sizes[0], args.seed, args.time_limit)))
+        print(json.dumps(worker(args.roster or sizes[0], args.seed, args.time_limit, args.grid, args.formation_gap)))
         return 0
     if args.rosters:
         sizes += [str(p) for p in sorted(args.rosters.glob("*.rosz"))]
@@ -176,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
         import yaml
 
         args.write_instance.write_text(yaml.safe_dump(instance(sizes[0], args.seed), sort_keys=False))
+    extra = ([] if args.grid is None else ["--grid", str(args.grid)]) + (
+        [] if args.formation_gap is None else ["--formation-gap", str(args.formation_gap)])
     versions = {"after": HERE.parent} | ({"before": args.before.resolve()} if args.before else {})
     load0 = os.getloadavg()
     runs: dict[str, dict[int, dict]] = {v: {} for v in versions}
@@ -186,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         got: dict[str, list[dict]] = {v: [] for v in versions}
         for k in range(args.repeat):  # before first, then after; the other way round next time
             for v in sorted(versions, reverse=k % 2 == 0):
-                got[v].append(_run(versions[v], n, args.seed, args.time_limit))
+                got[v].append(_run(versions[v], n, args.seed, args.time_limit, extra))
         for v in versions:
             rs = sorted(got[v], key=lambda r: r.get("time_s", 0.0))
             runs[v][n] = rs[len(rs) // 2]
@@ -197,7 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     if "before" in runs:
         head += " | before: status, time s, objective, gap, RSS MB, legal | time after/before"
     print(f"plan_deployment, {args.time_limit:g} s limit, 2 workers, seed {args.seed}: n Infiltrate units of 5 "
-          "vs 20 enemy units, 12 blocking features, 72\"x48\"")
+          "vs 20 enemy units, 12 blocking features, 72\"x48\""
+          + ("" if args.grid is None else f"; grid {args.grid:g}\"")
+          + ("" if args.formation_gap is None else f"; formation gap {args.formation_gap:g}\""))
     print(head)
     ok = True
     for n in sizes:
