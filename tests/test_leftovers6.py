@@ -43,6 +43,10 @@ def test_a_300_model_unit_no_formation_fits_names_the_planners_formations_as_the
     assert 'the most compact of them, 3x100@90 (150.7" x 4.3"), does not fit in its deployment zone (72" x 12")' \
         in c["message"]
     assert c["message"] in data["message"]
+    # the rule is the zone's (the formations, wider than the table, were rejected off the battlefield first)
+    assert c["rules"] == ["hh2.deployment.wholly_within_zone"]
+    assert c["message"].startswith("unit horde: no formation of the planner fits wholly within its deployment zone "
+                                   "red-zone (")
 
 
 def test_a_unit_whose_formations_fit_says_nothing_of_formations(tmp_path):

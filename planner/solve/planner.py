@@ -2052,7 +2052,13 @@ def _infeasible(world: World, groups: list[Group], cands: dict[str, list[Candida
                         message=f"unit {g.host.label}: no formation of the planner is in unit coherency")
                for g in groups if not proof.legal[g.id] and not streams[g.id].rejected]
     for c in out:
-        limit = _formation_limit(next(g for g in groups if g.id == c.units[0]), streams[c.units[0]], builder)
+        g = next(g for g in groups if g.id == c.units[0])
+        limit = _formation_limit(g, streams[c.units[0]], builder)
+        if limit is not None and limit != NO_COHERENT_FORMATION and len(c.units) == 1:
+            # no formation fits the unit's region by its size: the rule is that region's (a zone
+            # unit's formations wider than the table were rejected off the battlefield first)
+            c.rules = _rules_limit_rules(world, g)[:1]
+            c.message = f"unit {g.host.label}: no formation of the planner fits wholly within its {_region_words(g, builder)}"
         if limit is not None:
             c.message += f" ({limit})"
     if limits:  # the planner's formations, not the rules, leave no plan: no answer, not a proof (exit 3)
