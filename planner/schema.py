@@ -88,6 +88,29 @@ ID_FIELDS = frozenset({"id", "player", "zone", "in_", "joined", "profile", "obje
 _BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
+_BOUND_KEYWORDS = {"ge": "minimum", "le": "maximum", "gt": "exclusiveMinimum", "lt": "exclusiveMaximum"}
+"""pydantic's names of a number's limits, as they leak into a schema where ``Field(ge=...)`` bounds an
+optional number (``Num | None``), and JSON Schema's keywords for them."""
+
+
+def json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12, by alias) of ``model``, with every number's limits under JSON
+    Schema's own keywords (``minimum``, ``maximum``, ``exclusiveMinimum``, ``exclusiveMaximum``):
+    pydantic writes ``ge``/``le``/``gt``/``lt`` in the ``anyOf`` branch of an optional number, which
+    a standard validator ignores."""
+
+    def fix(node: Any) -> Any:
+        if isinstance(node, dict):
+            numeric = node.get("type") in ("number", "integer")
+            return {(_BOUND_KEYWORDS[k] if numeric and k in _BOUND_KEYWORDS and isinstance(v, int | float) else k):
+                    fix(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [fix(v) for v in node]
+        return node
+
+    return fix(model.model_json_schema(by_alias=True))
+
+
 def text_problem(text: str, *, is_id: bool) -> str | None:
     """Why ``text`` cannot be a scenario string, or None: an id must be printable (no control,
     format, bidirectional-override or line-separator characters, no space other than ' '); any

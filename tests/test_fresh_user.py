@@ -87,5 +87,7 @@ def test_api_check_names_the_units_still_to_place(tmp_path):
         data["armies"][0]["units"][0]["place"] = False
         body = client.post("/api/check", json={"scenario": data}).json()
         assert body["to_place"] == ["blue-line", "blue-scouts"] and body["message"].startswith("legal so far")
-        body = client.post("/api/check", json={"scenario": {"ruleset": "hh2"}}).json()
-        assert body["to_place"] == [] and body["message"].startswith("no units to check")
+        # no units: refused as the command line refuses it (exit 2), never legal (fresh17 finding 4)
+        res = client.post("/api/check", json={"scenario": {"ruleset": "hh2"}})
+        assert res.status_code == 400 and "legal" not in res.json()
+        assert res.json()["error"].endswith("field armies: the scenario has no units to check (add armies with units)")

@@ -302,6 +302,10 @@ def test_a_40k_list_imports_into_a_new_wh40k10_scenario(page):
     page.select_option("#new-map", "dawn-of-war")
     page.click("#new")
     page.wait_for_function("document.body.dataset.loaded === 'new'")
+    # no units yet: no verdict, never LEGAL (the API refuses to check it, as the command line does)
+    page.wait_for_function("document.getElementById('message').textContent === "
+                           "'no units to check yet: add armies with units (import a roster)'")
+    assert "LEGAL" not in page.inner_text("#verdict")
     page.select_option("#roster-player", "red")
     page.set_input_files("#roster-file", str(ROOT / "tests" / "data" / "lists40k" / "gw-app.txt"))
     seq = started(page)

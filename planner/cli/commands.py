@@ -489,7 +489,7 @@ def schema(
 
     def go() -> int:
         from planner.legality.report import LegalityReport
-        from planner.schema import Catalogue, Scenario
+        from planner.schema import Catalogue, Scenario, json_schema
 
         _check_writable(json_out, "--json")
         models: dict[str, Any] = {"scenario": Scenario, "report": LegalityReport, "catalogue": Catalogue}
@@ -500,7 +500,7 @@ def schema(
         if what not in models:
             raise ScenarioError(f"unknown schema; choose one of {', '.join([*models, 'plan'])}", location="WHAT",
                                 value=what)
-        found = models[what].model_json_schema(by_alias=True)
+        found = json_schema(models[what])
         if json_out != "-":
             sys.stdout.write(json.dumps(found, indent=2) + "\n")
         _write_json(json_out, {"schema": what, "json_schema": found}, [])

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner.legality.report import Finding
-from planner.schema import Scenario
+from planner.schema import Scenario, json_schema
 
 
 class _L(BaseModel):
@@ -136,4 +136,4 @@ class ScenarioLine(Scenario):
 
 def line_schema() -> dict:
     """The JSON Schema of a line."""
-    return ScenarioLine.model_json_schema(by_alias=True)
+    return json_schema(ScenarioLine)

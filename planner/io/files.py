@@ -10,6 +10,7 @@ to write over any file the command reads.
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import functools
 import json
@@ -103,6 +104,12 @@ def validation_error(exc: ValidationError, data: Any, file: str | None) -> Scena
         msg, value = f"too many items: at most {err['ctx']['max_length']} are allowed", err["ctx"]["actual_length"]
     elif given is not None:
         msg += f", got {given}"
+    elif err.get("type") == "string_type" and (unquoted := _unquoted_kind(value)) is not None:
+        # YAML reads `off`, `no`, `12`, `007`, `2024-01-01` unquoted as a boolean, a number or a date
+        key = next((p for p in reversed(loc) if isinstance(p, str)), "id")
+        msg += f", got {unquoted} ({_UNQUOTED[unquoted]}): write it in quotes, {key}: \"...\""
+        if isinstance(value, datetime.date):
+            value = value.isoformat()
     if err.get("type") == TOO_MANY_MODELS:  # the scenario's model limit, at armies: the count is the value
         value = err["ctx"]["count"]
     more = len(exc.errors()) - 1
@@ -155,6 +162,21 @@ def _without_tags(loc: tuple[Any, ...], data: Any) -> tuple[Any, ...]:
         else:
             cur = None
     return tuple(out)
+
+
+_UNQUOTED = {"a boolean": "unquoted, yes, no, on, off, true and false are one",
+             "a number": "unquoted, 12 and 007 are one", "a date": "unquoted, 2024-01-01 is one"}
+
+
+def _unquoted_kind(value: Any) -> str | None:
+    """What a text field was given instead of text ("a boolean", "a number", "a date"), or None."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, datetime.date):
+        return "a date"
+    return None
 
 
 def _kind_given(err: Any) -> str | None:

@@ -534,6 +534,9 @@ def create_app(scenario: str | None = None, root: str | Path | None = None,
 
         t0 = time.perf_counter()
         world = _world(body, root_dir)
+        if not world.units:  # nothing to judge is not a legal deployment: the command line's exit 2
+            raise ScenarioError("the scenario has no units to check (add armies with units)", file=body.file,
+                                location="armies")
         t1 = time.perf_counter()
         report = _check(world)
         t2 = time.perf_counter()
@@ -784,6 +787,8 @@ def _deny_units(world, goal, units: list[str] | None) -> None:
 def _check_or_none(world) -> dict[str, Any] | None:
     from planner.errors import UnknownRulesetError
 
+    if not world.units:  # nothing to judge: no verdict (never legal), as /api/check refuses it
+        return None
     try:
         return _check(world)
     except UnknownRulesetError:

@@ -218,6 +218,10 @@ function verdictOf(uid) {
   return r.legal ? ["legal", "legal"] : ["ILLEGAL", "illegal"];
 }
 
+function hasUnits() {
+  return (S.scenario.armies || []).some((a) => (a.units || []).length);
+}
+
 function unplaced() {
   // units on the battlefield with a model without a position: not checked (the command line's exit 2)
   return (S.board ? S.board.units : []).filter((u) => u.on_battlefield && u.models.some((m) => m.x === null || m.y === null));
@@ -353,6 +357,15 @@ async function check() {
   if (!S.scenario) return;
   const seq = ++S.checkSeq;
   document.body.dataset.pending = String(seq);  // tests wait for checked === pending
+  if (!hasUnits()) {
+    // nothing to judge (the API's 400, the command line's exit 2): no verdict, not LEGAL
+    S.report = null;
+    message("no units to check yet: add armies with units (import a roster)");
+    draw();
+    panels();
+    document.body.dataset.checked = String(seq);
+    return;
+  }
   try {
     const r = await api("/api/check", {scenario: S.scenario, file: S.file});
     if (seq !== S.checkSeq) return;  // a newer change is being checked
@@ -576,7 +589,8 @@ function loaded(r) {
   S.scenario = r.scenario; S.file = r.file; S.board = r.board; S.report = r.report;
   S.selected = null; S.detailUnit = null; S.overlay = null; S.suggestion = null; S.planPlayerChosen = false;
   $("overlay-legend").textContent = "";
-  if (unplaced().length) message(`opened: ${unplaced().length} unit(s) to place (no positions yet)`);
+  if (!hasUnits()) message("no units to check yet: add armies with units (import a roster)");
+  else if (unplaced().length) message(`opened: ${unplaced().length} unit(s) to place (no positions yet)`);
   else if (!S.report) message("opened (not checked: no checker for this ruleset)");
   else message(S.report.legal ? "legal: every rule checked passed" : `illegal: ${S.report.violations.length} violations`);
   draw(); panels();

@@ -1,0 +1,81 @@
+"""A new user's findings of session 17 (4 Dec 2026): the printed JSON Schemas' limits, unquoted YAML
+values in text fields, the web API on a scenario without units."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from planner.cli.commands import app
+
+SCENARIO = """ruleset: hh2
+battlefield: {width: 72, depth: 48}
+armies:
+  - player: red
+    units:
+      - id: ID
+        type: Infantry
+        models: [{base: {diameter_mm: 32}, x: 10, y: 10}]
+"""
+
+
+def _walk(node, path=""):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield path, k, v
+            yield from _walk(v, f"{path}/{k}")
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _walk(v, f"{path}[{i}]")
+
+
+@pytest.mark.parametrize("what", ["scenario", "plan", "catalogue", "report"])
+def test_the_printed_schemas_use_json_schemas_own_keywords_for_limits(what):
+    res = CliRunner().invoke(app, ["schema", what])
+    assert res.exit_code == 0
+    schema = json.loads(res.output)
+    numeric = [(p, k) for p, k, v in _walk(schema)
+               if k in ("ge", "le", "gt", "lt") and isinstance(v, int | float)]
+    assert numeric == []
+
+
+def test_an_optional_numbers_limits_bind_a_standard_validator():
+    schema = json.loads(CliRunner().invoke(app, ["schema", "scenario"]).output)
+    x = schema["$defs"]["Model"]["properties"]["x"]["anyOf"][0]
+    assert x == {"type": "number", "minimum": -1000, "maximum": 2000}
+    radius = schema["$defs"]["DenyGoal"]["properties"]["radius"]["anyOf"][0]
+    assert radius["exclusiveMinimum"] == 0 and radius["maximum"] == 1000
+    jsonschema = pytest.importorskip("jsonschema")
+    import yaml
+
+    data = yaml.safe_load(SCENARIO)
+    jsonschema.validate(data, schema)  # the file itself is valid
+    data["armies"][0]["units"][0]["models"][0]["x"] = 5000  # planner check refuses it: so does the schema
+    with pytest.raises(jsonschema.ValidationError, match="5000 is greater than the maximum of 2000"):
+        jsonschema.validate(data, schema)
+
+
+@pytest.mark.parametrize(("written", "field", "kind", "value"), [
+    ("id: off", "armies[0].units[0].id", "a boolean (unquoted, yes, no, on, off, true and false are one)", "False"),
+    ("id: 007", "armies[0].units[0].id", "a number (unquoted, 12 and 007 are one)", "7"),
+    ("id: 12", "armies[0].units[0].id", "a number (unquoted, 12 and 007 are one)", "12"),
+    ("id: 2024-01-01", "armies[0].units[0].id", "a date (unquoted, 2024-01-01 is one)", "'2024-01-01'"),
+])
+def test_an_unquoted_value_yaml_reads_as_no_text_says_to_quote_it(tmp_path, written, field, kind, value):
+    path = tmp_path / "s.yaml"
+    path.write_text(SCENARIO.replace("id: ID", written))
+    res = CliRunner().invoke(app, ["check", str(path)])
+    assert res.exit_code == 2
+    key = field.rsplit(".", 1)[-1]
+    assert res.stderr == (f"error: {path}: field {field}: Input should be a valid string, got {kind}: write it in "
+                          f"quotes, {key}: \"...\" (value: {value})\n")
+
+
+def test_a_quoted_value_is_text(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(SCENARIO.replace("id: ID", 'id: "007"'))
+    res = CliRunner().invoke(app, ["check", str(path), "--json", "-"])
+    assert res.exit_code == 1  # no deployment zone for red: illegal, but read
+    assert json.loads(res.stdout)["units"][0]["unit"] == "007"
