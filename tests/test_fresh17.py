@@ -79,3 +79,65 @@ def test_a_quoted_value_is_text(tmp_path):
     res = CliRunner().invoke(app, ["check", str(path), "--json", "-"])
     assert res.exit_code == 1  # no deployment zone for red: illegal, but read
     assert json.loads(res.stdout)["units"][0]["unit"] == "007"
+
+
+# --------------------------------------------------------------------- planner shoot and the table
+
+SHOOT = """ruleset: hh2
+battlefield: {width: 72, depth: 48}
+deployment_zones:
+  - {id: red-zone, player: red, polygon: [[0, 0], [72, 0], [72, 12], [0, 12]]}
+  - {id: blue-zone, player: blue, polygon: [[0, 36], [72, 36], [72, 48], [0, 48]]}
+armies:
+  - player: red
+    units:
+      - id: shooter
+        type: Infantry
+        stats: {m: 7, ws: 4, bs: 4, s: 4, t: 4, w: 1, i: 4, a: 1, ld: 8, sv: 3}
+        weapons: [{name: Bolt pistol, range_in: 12, s: 4, ap: 5, type: Pistol, shots: 1}]
+        models: [{base: {diameter_mm: 32}, x: 36, y: 10}]
+  - player: blue
+    units:
+      - id: target
+        type: Infantry
+        stats: {m: 7, ws: 4, bs: 4, s: 4, t: 4, w: 1, i: 4, a: 1, ld: 8, sv: 3}
+        models: [{base: {diameter_mm: 32}, x: 36, y: Y}]
+"""
+
+
+@pytest.mark.parametrize(("gap", "where"), [(12.0, "within"), (12.01, "OUT OF")])
+def test_shoot_says_whether_the_placed_units_are_within_the_weapons_range(tmp_path, gap, where):
+    path = tmp_path / "shoot.yaml"
+    path.write_text(SHOOT.replace("y: Y", f"y: {10 + 2 * 0.62992125984252 + gap!r}"))
+    res = CliRunner().invoke(app, ["shoot", str(path), "--attacker", "shooter", "--target", "target",
+                                   "--json", "-"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout[res.stdout.index("{"):])
+    note = next(n for n in data["interpretations"] if n.startswith("On the table"))
+    assert note.startswith(f"On the table the closest models are {gap:.3f}\" apart: {where} the weapon's 12\" range.")
+    assert "range, line of sight and cover are not read" in note
+    shown = "note: On the table the closest models are" in res.stderr + res.stdout
+    assert shown == (where == "OUT OF")  # out of range is said before the long list
+
+
+def test_shoot_of_units_not_placed_says_the_table_is_not_read(tmp_path):
+    path = tmp_path / "shoot.yaml"
+    path.write_text(SHOOT.replace(", x: 36, y: Y", "").replace("      - id: target\n", "      - id: target\n        place: true\n"))
+    res = CliRunner().invoke(app, ["shoot", str(path), "--attacker", "shooter", "--target", "target",
+                                   "--json", "-"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout[res.stdout.index("{"):])
+    assert not any(n.startswith("On the table") for n in data["interpretations"])
+    assert any(n.startswith("The dice maths assume the shot is made") for n in data["interpretations"])
+
+
+def test_exposure_without_stats_says_where_they_come_from():
+    from pathlib import Path
+
+    path = Path(__file__).parent.parent / "scenarios" / "long-edge-ravenguard-vs-ironhands.yaml"
+    res = CliRunner().invoke(app, ["exposure", str(path), "--player", "raven-guard"])
+    assert res.exit_code == 2
+    assert res.stderr == (f"error: {path}: field armies[0].units[0].stats: unit 'rg-tactical' has no profile (stats), "
+                          "which the exposure needs: give 'stats' (and 'weapons') on the unit, a 'profile' of the "
+                          "catalogue, or import a list that carries them (a 40k text or JSON list, a BattleScribe "
+                          "roster with profiles)\n")

@@ -33,6 +33,30 @@ def _vehicle_facing(world: World, attacker: str, target: str, vehicle: Any) -> t
     return facing, f"Facing hit: {facing}, from the placed models (the closest model's arc)."
 
 
+def _positions_note(world: World, attacker: str, target: str, weapon: str, lookup: Any) -> str:
+    """What the dice maths take from the table: nothing but a vehicle's facing. Where both units are
+    placed, the closest models' distance (closest point to closest point, inches) against the weapon's
+    range (within range: not more than it, :func:`planner.geometry.measure.is_within_distance`)."""
+    from planner.combat import profiles as pr
+    from planner.geometry.measure import is_within_distance, nearest
+    from planner.geometry.shapes import footprint
+
+    words = ("The dice maths assume the shot is made: range, line of sight and cover are not read from where the "
+             "models stand (give --half-range, --cover or --in-cover; 'planner exposure' reads the table).")
+    a, t = world.units[attacker], world.units[target]
+    if not (a.on_battlefield and t.on_battlefield and a.is_positioned and t.is_positioned):
+        return words
+    fps = [[footprint(m.base, float(m.x), float(m.y), m.facing) for m in u.models if m.x is not None and m.y is not None]
+           for u in (a, t)]
+    d = nearest(fps[0], fps[1]).distance
+    rng = next((w.range_in for m in a.record.models for w in pr.model_weapons(a.record, m, lookup)
+                if w.name == weapon and w.range_in), None)
+    if rng is None:
+        return words
+    where = "within" if is_within_distance(d, float(rng)) else "OUT OF"
+    return f"On the table the closest models are {d:.3f}\" apart: {where} the weapon's {float(rng):g}\" range. " + words
+
+
 def run_shoot(world: World, attacker: str, target: str, weapon: str | None, *, moved: bool, half_range: bool,
               cover: int | None, in_cover: bool, attached: bool, console: Console,
               facing: str | None = None) -> tuple[dict[str, Any], int]:
@@ -103,6 +127,8 @@ def run_shoot(world: World, attacker: str, target: str, weapon: str | None, *, m
                             location="ruleset",
                             value=rs.id)
     data = {"weapon": weapon, **result.to_json()}
+    on_table = _positions_note(world, attacker, target, weapon, lookup)
+    data["interpretations"].append(on_table)
     if how:
         data["interpretations"].append(how)
     if joined_note:
@@ -119,6 +145,9 @@ def run_shoot(world: World, attacker: str, target: str, weapon: str | None, *, m
     console.print(f"expected models lost {result.expected_models_lost:.3f}, "
                   f"{'hull points' if how else 'wounds'} lost {result.expected_wounds_lost:.3f} "
                   f"({result.attacks} attacks)")
+    if "OUT OF" in on_table:  # said before the long list: the number is not what this table allows
+        console.print(f"[bold]note:[/bold] {escape(on_table.split(' The dice maths', 1)[0])} The figures above "
+                      "assume the shot is made.")
     console.print("Interpretations:")
     for note in data["interpretations"]:
         console.print(f"  - {escape(note)}")

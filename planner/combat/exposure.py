@@ -667,7 +667,10 @@ class Exposure:
         self.attackers = [u for u in on if u.player != player]
         for u in [*self.targets, *self.attackers]:
             if not _has_profile(u, self.lookup):
-                raise ScenarioError(f"unit {u.id!r} has no profile (stats), which the exposure needs",
+                raise ScenarioError(f"unit {u.id!r} has no profile (stats), which the exposure needs: give "
+                                    "'stats' (and 'weapons') on the unit, a 'profile' of the catalogue, or import "
+                                    "a list that carries them (a 40k text or JSON list, a BattleScribe roster "
+                                    "with profiles)",
                                     file=world.file, location=f"{u.path}.stats", value=None)
         # Horus Heresy vehicles (armour values, no T): shot by planner.combat.vehicles on the facing hit
         self.vehicles = {u.id for u in self.targets if rs.COMBAT_DICE == "heresy" and _armour_only(u, self.lookup)}
