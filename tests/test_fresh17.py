@@ -141,3 +141,54 @@ def test_exposure_without_stats_says_where_they_come_from():
                           "which the exposure needs: give 'stats' (and 'weapons') on the unit, a 'profile' of the "
                           "catalogue, or import a list that carries them (a 40k text or JSON list, a BattleScribe "
                           "roster with profiles)\n")
+
+
+def test_shoot_errors_name_the_file(tmp_path):
+    path = tmp_path / "shoot.yaml"
+    path.write_text(SHOOT.replace("y: Y", "y: 30"))
+    res = CliRunner().invoke(app, ["shoot", str(path), "--attacker", "shooter", "--target", "nobody"])
+    assert res.exit_code == 2
+    assert res.stderr == f"error: {path}: field --target: no unit 'nobody' in the scenario (value: 'nobody')\n"
+
+
+def test_version():
+    from importlib.metadata import version
+
+    import planner
+
+    res = CliRunner().invoke(app, ["--version"])
+    assert res.exit_code == 0
+    assert res.stdout == f"planner (deployment-planner) {planner.__version__}\n"
+    assert planner.__version__ == version("deployment-planner")  # the package's own, not a second number
+
+
+DS = """ruleset: RULESET
+battlefield: {width: 72, depth: 48}
+deployment_zones:
+  - {id: red-zone, player: red, polygon: [[0, 0], [72, 0], [72, 12], [0, 12]]}
+  - {id: blue-zone, player: blue, polygon: [[0, 36], [72, 36], [72, 48], [0, 48]]}
+armies:
+  - player: red
+    units:
+      - id: ds
+        rules: [Deep Strike]
+        setup: {method: reserves, arrival: deep_strike}
+        models: [{base: {diameter_mm: 25}, type: Infantry}]
+  - player: blue
+    units:
+      - id: enemy
+        models: [{base: {diameter_mm: 32}, type: Infantry, x: 36, y: 24}]
+"""
+
+
+@pytest.mark.parametrize("ruleset", ["hh2", "wh40k7"])
+@pytest.mark.parametrize("at", ["80,24", "-0.01,24"])
+def test_deepstrike_an_aim_point_off_the_table_prints_only_the_error(tmp_path, ruleset, at):
+    path = tmp_path / "ds.yaml"
+    path.write_text(DS.replace("RULESET", ruleset))
+    res = CliRunner().invoke(app, ["deepstrike", str(path), "--unit", "ds", "--at", at])
+    assert res.exit_code == 2
+    assert res.stdout == ""  # no header of a run that never starts
+    assert res.stderr == f"error: field --at: the aim point must be on the 72\" x 48\" battlefield (value: '{at}')\n"
+    ok = CliRunner().invoke(app, ["deepstrike", str(path), "--unit", "ds", "--at", "0,24"])  # the edge is on it
+    assert ok.exit_code in (0, 1) and ok.stdout.startswith("Deep Strike")

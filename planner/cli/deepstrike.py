@@ -142,8 +142,7 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
                             location="--near", value=near)
     if at is None and not best and map_file is None:
         raise ScenarioError("give --at X,Y (the aim point), or --best, or --map FILE", location="--at")
-    if at is not None:
-        parse_point(at, "--at")
+    aim = _aim_point(at, world)
     code = 0
     n = len(st.unit.models)
     console.print(f"[bold]Deep Strike[/bold] of {escape(st.unit.label)} ({n} model{'' if n == 1 else 's'}) "
@@ -154,12 +153,8 @@ def run_deepstrike(world, unit: str, at: str | None, ruleset: str | None, orient
                       "their true shape in the mishap tests; the rings are spaced by "
                       + ("their true outlines in contact" if st.ring_spacing == "true-shape"
                          else "their circumscribed discs") + f" (ds-ring-spacing={st.ring_spacing})")
-    if at is not None:
-        x, y = parse_point(at, "--at")
-        bf = world.scenario.battlefield
-        if not bf.holds(x, y):
-            raise ScenarioError(f"the aim point must be on the {bf.width:g}\" x {bf.depth:g}\" battlefield",
-                                location="--at", value=at)
+    if aim is not None:
+        x, y = aim
         chosen = not R.scatter and not asked  # 10th/11th: the controller's legal formation, if any
         o = odds(st, x, y, within=wgoal, fixed=not chosen, step_deg=formation_step)
         data["odds"] = asdict(o)
@@ -416,6 +411,23 @@ def _print_best_formation(console: Console, b) -> None:
     console.print(f"exact over the candidates: closed-form arcs, error <= {b.error_bound:.1g}")
 
 
+def _aim_point(at: str | None, world) -> tuple[float, float] | None:
+    """``--at X,Y`` as a point on the battlefield (inches), or None without it.
+
+    Raises
+    ------
+    ScenarioError
+        A point that is not two numbers, or one off the battlefield (field ``--at``)."""
+    if at is None:
+        return None
+    x, y = parse_point(at, "--at")
+    bf = world.scenario.battlefield
+    if not bf.holds(x, y):
+        raise ScenarioError(f"the aim point must be on the {bf.width:g}\" x {bf.depth:g}\" battlefield",
+                            location="--at", value=at)
+    return x, y
+
+
 def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, seed, console: Console):
     """HH2 Deep Strike Assault: the first model's odds (:mod:`planner.deepstrike.assault`); exit 0,
     or 1 for an aim point where the first model may not be placed (as a 10th/11th arrival that is
@@ -427,16 +439,13 @@ def _run_assault(st, data: dict, at, map_file, resolution, best, near, n_sim, se
                             location="--best" if best else "--near")
     if at is None and map_file is None:
         raise ScenarioError("give --at X,Y (the aim point) or --map FILE", location="--at")
+    aim = _aim_point(at, st.world)  # before anything is printed: a bad point is input, not a result
     igs = st.rules.scale < 1.0
     console.print(f"[bold]Deep Strike Assault[/bold] (HH2) of {escape(st.unit.label)}: the first model"
                   + (", Inertial Guidance System (scatter halved)" if igs else ""))
     data["inertial_guidance"] = igs
-    if at is not None:
-        x, y = parse_point(at, "--at")
-        bf = st.world.scenario.battlefield
-        if not bf.holds(x, y):
-            raise ScenarioError(f"the aim point must be on the {bf.width:g}\" x {bf.depth:g}\" battlefield",
-                                location="--at", value=at)
+    if aim is not None:
+        x, y = aim
         refused = aim_refusal(st, x, y)
         data |= {"legal": refused is None, "rules_failed": list(refused.rules) if refused else []}
         if refused is not None:  # a legal question with the answer no (exit 1), not malformed input

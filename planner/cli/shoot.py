@@ -73,10 +73,10 @@ def run_shoot(world: World, attacker: str, target: str, weapon: str | None, *, m
 
     for opt, uid in (("--attacker", attacker), ("--target", target)):
         if uid not in world.units:
-            raise ScenarioError(f"no unit {uid!r} in the scenario", location=opt, value=uid)
+            raise ScenarioError(f"no unit {uid!r} in the scenario", file=world.file, location=opt, value=uid)
     if world.units[attacker].player == world.units[target].player:
         raise ScenarioError(f"a unit of the attacker's own player ({world.units[target].player!r}); shoot an "
-                            "enemy unit", location="--target", value=target)
+                            "enemy unit", file=world.file, location="--target", value=target)
     rs = world.ruleset
     cat = load_catalogue(rs.catalogue) if getattr(rs, "catalogue", None) else None
     lookup = cat.get if cat is not None else None
@@ -93,7 +93,7 @@ def run_shoot(world: World, attacker: str, target: str, weapon: str | None, *, m
     if weapon is None:
         ranged = [w for m in a_unit.models for w in pr.model_weapons(a_unit, m, lookup) if w.range_in]
         if not ranged:
-            raise ScenarioError(f"unit {attacker!r} has no weapon with a range", location="--attacker",
+            raise ScenarioError(f"unit {attacker!r} has no weapon with a range", file=world.file, location="--attacker",
                                 value=attacker)
         weapon = ranged[0].name
     else:  # named in any case: reported by the unit's own name
