@@ -192,3 +192,11 @@ def test_deepstrike_an_aim_point_off_the_table_prints_only_the_error(tmp_path, r
     assert res.stderr == f"error: field --at: the aim point must be on the 72\" x 48\" battlefield (value: '{at}')\n"
     ok = CliRunner().invoke(app, ["deepstrike", str(path), "--unit", "ds", "--at", "0,24"])  # the edge is on it
     assert ok.exit_code in (0, 1) and ok.stdout.startswith("Deep Strike")
+
+
+def test_help_reflows_a_docstrings_paragraphs():
+    res = CliRunner().invoke(app, ["deepstrike", "--help"], env={"COLUMNS": "200", "TERMINAL_WIDTH": "200"})
+    assert res.exit_code == 0
+    # one paragraph of the docstring, broken over source lines, reads as one line on a wide terminal
+    assert "each mishap result and trigger, dangerous terrain, a goal point; hh2: the Deep Strike Assault" in res.stdout
+    assert "wh40k10.deepstrike.distance" in res.stdout  # the rule ids as written (no markdown emphasis)

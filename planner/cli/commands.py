@@ -46,6 +46,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",  # a docstring's paragraphs reflowed to the terminal, not its source lines
 )
 
 
@@ -58,7 +59,7 @@ def _print_version(value: bool) -> None:
 
 
 @app.callback()
-def _options(version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+def _options(version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True, metavar="",
                                                    help="Print the version and exit.")] = False) -> None:
     pass
 
