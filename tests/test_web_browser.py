@@ -365,3 +365,18 @@ def test_save_reload_and_screenshot(page, server):
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     if os.environ.get("PLANNER_UPDATE_SCREENSHOT") == "1":
         shutil.copy(shot, ROOT / "planner" / "web" / "static" / "screenshot.png")
+
+
+def test_unit_labels_stay_on_the_battlefield_and_clear_of_each_other(page, server):
+    """fresh17 finding 6: on a crowded table the labels ran off the left edge and into each other."""
+    shutil.copy(ROOT / "scenarios" / "short-edge-chogorian-vs-berserkers.yaml", server[1] / "crowded.yaml")
+    open_file(page, "crowded.yaml")
+    boxes = page.evaluate("""() => [...document.querySelectorAll('#labels text.label')].map((t) => {
+        const b = t.getBBox(); return {id: t.id, x0: b.x, x1: b.x + b.width, y0: b.y, y1: b.y + b.height}; })""")
+    width = 72  # the scenario's battlefield (its labels' x are battlefield inches)
+    assert len(boxes) >= 14
+    off = [b["id"] for b in boxes if b["x0"] < -1e-3 or b["x1"] > width + 1e-3]
+    assert off == [], [b for b in boxes if b["id"] in off]
+    clash = [(a["id"], b["id"]) for i, a in enumerate(boxes) for b in boxes[i + 1:]
+             if a["x0"] < b["x1"] - 1e-6 and b["x0"] < a["x1"] - 1e-6 and a["y0"] < b["y1"] - 0.3 and b["y0"] < a["y1"] - 0.3]
+    assert clash == []

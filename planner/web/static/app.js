@@ -99,6 +99,7 @@ function draw() {
   el("rect", {x: 0, y: 0, width: W, height: D}, clip);
   const world = el("g", {id: "world", transform: `matrix(1 0 0 -1 0 ${D})`}, svg);
   const labels = el("g", {id: "labels"}, svg);
+  const placed = [];  // the labels' boxes so far (terrain, then units): each new one is moved clear of them
   el("rect", {id: "battlefield", class: "table-area", x: 0, y: 0, width: W, height: D}, world);
   const colour = {};
   for (const p of S.board.players) colour[p.player] = p.colour;
@@ -123,6 +124,7 @@ function draw() {
     const cy = t.footprint.reduce((a, p) => a + p[1], 0) / t.footprint.length;
     const txt = el("text", {class: "label", x: cx, y: D - cy, "text-anchor": "middle"}, labels);
     txt.textContent = (t.name || t.id) + (t.height ? ` (${t.height}")` : "");
+    placeLabel(txt, cx, D - cy, W, placed);
   }
   for (const o of S.board.objectives) {
     el("circle", {id: `objective-${o.id}`, class: "objective", cx: o.x, cy: o.y, r: 0.4}, world);
@@ -156,6 +158,7 @@ function draw() {
     if (n) {
       const txt = el("text", {id: `label-${u.id}`, class: "label", x: sx / n, y: D - top - 0.3, "text-anchor": "middle"}, labels);
       txt.textContent = u.label || u.id;
+      placeLabel(txt, sx / n, D - top - 0.3, W, placed);
     }
   }
   if (detail) {
@@ -216,6 +219,21 @@ function verdictOf(uid) {
   const r = S.report && S.report.units.find((u) => u.unit === uid);
   if (!r) return ["-", ""];
   return r.legal ? ["legal", "legal"] : ["ILLEGAL", "illegal"];
+}
+
+function placeLabel(txt, cx, y, W, placed) {
+  // a unit's label wholly on the battlefield (its middle moved in from an edge) and clear of the
+  // labels drawn before it (moved up a line at a time, at most 6 lines)
+  const w = (txt.getComputedTextLength ? txt.getComputedTextLength() : 0) + 0.3;  // and the glyphs' overhang
+  const x = w >= W ? W / 2 : Math.min(Math.max(cx, w / 2), W - w / 2);
+  const h = 1.2;  // a line of the label's 1.1px font
+  let top = y;
+  for (let k = 0; k < 6 && placed.some((b) => x - w / 2 < b.x1 && b.x0 < x + w / 2 && top - h < b.y1 && b.y0 < top); k++) {
+    top -= h;
+  }
+  txt.setAttribute("x", x);
+  txt.setAttribute("y", top);
+  placed.push({x0: x - w / 2, x1: x + w / 2, y0: top - h, y1: top});
 }
 
 function hasUnits() {
