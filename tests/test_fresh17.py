@@ -83,15 +83,17 @@ def test_a_quoted_value_is_text(tmp_path):
 
 # --------------------------------------------------------------------- planner shoot and the table
 
-SHOOT = """ruleset: hh2
-battlefield: {width: 72, depth: 48}
+TABLE = """battlefield: {width: 72, depth: 48}
 deployment_zones:
   - {id: red-zone, player: red, polygon: [[0, 0], [72, 0], [72, 12], [0, 12]]}
   - {id: blue-zone, player: blue, polygon: [[0, 36], [72, 36], [72, 48], [0, 48]]}
 armies:
   - player: red
     units:
-      - id: shooter
+"""
+"""The 72\" x 48\" table with 12\" zones, up to the red army's units (YAML)."""
+
+SHOOT = "ruleset: hh2\n" + TABLE + """      - id: shooter
         type: Infantry
         stats: {m: 7, ws: 4, bs: 4, s: 4, t: 4, w: 1, i: 4, a: 1, ld: 8, sv: 3}
         weapons: [{name: Bolt pistol, range_in: 12, s: 4, ap: 5, type: Pistol, shots: 1}]
@@ -162,15 +164,7 @@ def test_version():
     assert planner.__version__ == version("deployment-planner")  # the package's own, not a second number
 
 
-DS = """ruleset: RULESET
-battlefield: {width: 72, depth: 48}
-deployment_zones:
-  - {id: red-zone, player: red, polygon: [[0, 0], [72, 0], [72, 12], [0, 12]]}
-  - {id: blue-zone, player: blue, polygon: [[0, 36], [72, 36], [72, 48], [0, 48]]}
-armies:
-  - player: red
-    units:
-      - id: ds
+DS = "ruleset: RULESET\n" + TABLE + """      - id: ds
         rules: [Deep Strike]
         setup: {method: reserves, arrival: deep_strike}
         models: [{base: {diameter_mm: 25}, type: Infantry}]
